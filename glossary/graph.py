@@ -1,0 +1,96 @@
+"""The concept graph: relations stated once, shown from both sides, and its checks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from newsroom.build.model import Content
+from newsroom.diagnostics import Diagnostic
+
+#: Display groups of an entry page, in page order.
+GROUPS = ("broader", "narrower", "related", "similar")
+INVERSE = {"broader": "narrower", "narrower": "broader", "related": "related", "similar": "similar"}
+
+
+@dataclass(frozen=True)
+class Link:
+    """One related concept as an entry page shows it."""
+
+    slug: str
+    exists: bool
+    note: Mapping[str, str] | None = None  # similar: how it differs, per language
+
+
+def relations_of(content: Content) -> dict[str, dict[str, list[Link]]]:
+    """Every entry's related concepts by group, each relation seen from both of its ends."""
+    graph: dict[str, dict[str, list[Link]]] = {slug: {g: [] for g in GROUPS} for slug in content.entries}
+
+    def add(owner: str, group: str, link: Link) -> None:
+        links = graph[owner][group]
+        if link.slug != owner and all(existing.slug != link.slug for existing in links):
+            links.append(link)
+
+    for slug, entry in content.entries.items():
+        relations = entry.data.get("relations") or {}
+        for group in GROUPS:
+            for item in relations.get(group) or []:
+                target = item["entry"] if group == "similar" else item
+                note = item.get("note") if group == "similar" else None
+                add(slug, group, Link(target, target in content.entries, note))
+                if target in content.entries:
+                    add(target, INVERSE[group], Link(slug, True, note))
+    return graph
+
+
+def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnostic]:
+    """Missing targets, self-relations, notes missing a language, broader/narrower cycles."""
+    problems: list[Diagnostic] = []
+    parents: dict[str, set[str]] = {slug: set() for slug in content.entries}
+    for slug, entry in content.entries.items():
+        relations = entry.data.get("relations") or {}
+        for group in GROUPS:
+            for i, item in enumerate(relations.get(group) or []):
+                target = item["entry"] if group == "similar" else item
+                field = f"relations.{group}[{i}]"
+                if target == slug:
+                    problems.append(Diagnostic(entry.location, None, field, "an entry cannot be related to itself"))
+                elif target not in content.entries:
+                    problems.append(Diagnostic(entry.location, None, field,
+                                               f"no entry {target!r}: shown as plain text until it is written"))
+                elif group == "broader":
+                    parents[slug].add(target)
+                elif group == "narrower":
+                    parents[target].add(slug)
+                if group == "similar":
+                    note = item.get("note") or {}
+                    for lang in languages:
+                        if not note.get(lang):
+                            problems.append(Diagnostic(entry.location, None, f"{field}.note.{lang}",
+                                                       "a confusable needs a note saying how it differs"))
+    problems.extend(_cycles(content, parents))
+    return problems
+
+
+def _cycles(content: Content, parents: dict[str, set[str]]) -> list[Diagnostic]:
+    """One diagnostic per broader/narrower cycle, named by its members in order."""
+    problems, state, reported = [], {}, set()
+
+    def visit(slug: str, trail: list[str]) -> None:
+        state[slug] = "open"
+        for parent in sorted(parents[slug]):
+            if state.get(parent) == "open":
+                cycle = trail[trail.index(parent):] + [parent] if parent in trail else [slug, parent]
+                key = frozenset(cycle)
+                if key not in reported:
+                    reported.add(key)
+                    problems.append(Diagnostic(content.entries[cycle[0]].location, None, "relations.broader",
+                                               "broader/narrower cycle: " + " → ".join(cycle)))
+            elif parent not in state:
+                visit(parent, [*trail, parent])
+        state[slug] = "done"
+
+    for slug in sorted(parents):
+        if slug not in state:
+            visit(slug, [slug])
+    return problems

@@ -1,0 +1,170 @@
+"""Linking the first mention of each glossary term in rendered HTML.
+
+The fragment is tokenised with `html.parser.HTMLParser`, never with a regex
+over raw HTML. Tags, attributes, comments and untouched text are copied byte
+for byte; only a text run that gets a link is cut, and it is cut at offsets
+of its own raw source, so entities such as ``&amp;`` stay as written and no
+markup can appear inside a link.
+
+Text inside ``<a>``, ``<code>``, ``<pre>``, ``<kbd>``, ``<samp>``, headings,
+``<script>``, ``<style>`` and ``<textarea>`` is never linked; the first
+mention counted is the first one outside them. A term split across elements
+("<em>AWS</em> Trainium") is not found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from html import escape, unescape
+from html.parser import HTMLParser
+
+from glossary.matching import TermMatcher
+
+NO_LINK_TAGS = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "textarea",
+                          "h1", "h2", "h3", "h4", "h5", "h6"})
+"""Elements whose text is never linked."""
+
+# The character references `html.unescape` decodes, matched the same way.
+_CHARREF = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
+
+
+@dataclass(frozen=True)
+class _Token:
+    """A piece of the fragment: its raw span and, for text, its decoded text."""
+
+    start: int
+    end: int
+    text: str | None     # decoded text; None for markup
+    linkable: bool       # text outside every NO_LINK_TAGS element
+
+
+class _Tokeniser(HTMLParser):
+    """Splits a fragment into raw spans and tells which text runs may be linked."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
+        self._source = source
+        self._depth = dict.fromkeys(NO_LINK_TAGS, 0)
+        self.marks: list[tuple[int, str | None, bool]] = []  # (offset, text, linkable)
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self._line_starts[line - 1] + column
+
+    def _markup(self) -> None:
+        self.marks.append((self._offset(), None, False))
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._markup()
+        if tag in self._depth:
+            self._depth[tag] += 1
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._markup()
+
+    def handle_endtag(self, tag: str) -> None:
+        self._markup()
+        if self._depth.get(tag, 0) > 0:
+            self._depth[tag] -= 1
+
+    def handle_data(self, data: str) -> None:
+        linkable = not any(self._depth.values())
+        self.marks.append((self._offset(), data, linkable))
+
+    def handle_comment(self, data: str) -> None:
+        self._markup()
+
+    def handle_decl(self, decl: str) -> None:
+        self._markup()
+
+    def handle_pi(self, data: str) -> None:
+        self._markup()
+
+    def unknown_decl(self, data: str) -> None:
+        self._markup()
+
+
+def _tokens(source: str) -> list[_Token]:
+    """The fragment as consecutive tokens; adjacent text events are merged."""
+    parser = _Tokeniser(source)
+    parser.feed(source)
+    parser.close()
+    tokens: list[_Token] = []
+    marks = parser.marks + [(len(source), None, False)]
+    for (start, text, linkable), (end, _, _) in zip(marks, marks[1:]):
+        previous = tokens[-1] if tokens else None
+        if text is not None and previous is not None and previous.text is not None \
+                and previous.linkable == linkable:
+            tokens[-1] = _Token(previous.start, end, previous.text + text, linkable)
+        else:
+            tokens.append(_Token(start, end, text, linkable))
+    return tokens
+
+
+def _decoded_offsets(raw: str) -> tuple[str, dict[int, int]]:
+    """Decode `raw` text; map each decoded offset that starts a raw piece to it."""
+    decoded: list[str] = []
+    offsets: dict[int, int] = {}
+    length = 0
+    position = 0
+    for match in [*_CHARREF.finditer(raw), None]:
+        literal_end = match.start() if match else len(raw)
+        for index in range(position, literal_end):
+            offsets[length] = index
+            decoded.append(raw[index])
+            length += 1
+        if match:
+            offsets[length] = match.start()
+            piece = unescape(match.group())
+            decoded.append(piece)
+            length += len(piece)
+            position = match.end()
+    offsets[length] = len(raw)
+    return "".join(decoded), offsets
+
+
+def _link_text(raw: str, links: list[tuple[int, int, str]]) -> str:
+    """`raw` with each raw span (start, end, href) wrapped in a term link."""
+    parts: list[str] = []
+    position = 0
+    for start, end, href in links:
+        parts.append(raw[position:start])
+        parts.append(f'<a class="term" href="{escape(href, quote=True)}">{raw[start:end]}</a>')
+        position = end
+    parts.append(raw[position:])
+    return "".join(parts)
+
+
+def link_first_mentions(html: str, matcher: TermMatcher,
+                        href_for: Callable[[str], str | None], *,
+                        skip: Collection[str] = ()) -> str:
+    """Wrap the first mention of each term in ``<a class="term" href="…">``.
+
+    `href_for(slug)` gives the link target, or None to leave the term as
+    text; slugs in `skip` (e.g. the entry's own page) are never linked.
+    Returns the new fragment; everything else is copied unchanged.
+    """
+    done: set[str] = set(skip)
+    hrefs: dict[str, str | None] = {}
+    output: list[str] = []
+    for token in _tokens(html):
+        raw = html[token.start:token.end]
+        links: list[tuple[int, int, str]] = []
+        if token.text is not None and token.linkable:
+            decoded, offsets = _decoded_offsets(raw)
+            if decoded == token.text and "<" not in raw:  # else the parser read it otherwise
+                for mention in matcher.find(decoded):
+                    start, end = offsets.get(mention.start), offsets.get(mention.end)
+                    if mention.slug in done or start is None or end is None:
+                        continue  # already linked, or cut inside a character reference
+                    if mention.slug not in hrefs:
+                        hrefs[mention.slug] = href_for(mention.slug)
+                    href = hrefs[mention.slug]
+                    if href is not None:
+                        links.append((start, end, href))
+                        done.add(mention.slug)
+        output.append(_link_text(raw, links) if links else raw)
+    return "".join(output)

@@ -1,0 +1,233 @@
+"""Finding mentions of glossary terms in story text.
+
+A `TermMatcher` compiles every label of one language into two trie-shaped
+regular expressions – one for labels matched case-sensitively, one for the
+rest – so a story is scanned once, not once per term (the naive loop over
+~8,000 labels per story would be thousands of times slower).
+
+Rules, in the editors' terms:
+
+- whole words only: a letter, digit or underscore on either side blocks the
+  match ("Trainium2" is not "Trainium", "STPU" is not "TPU");
+- a label with a capital after its first letter, or a lone capital ("GPU",
+  "AWS Inferentia", "MI-chip", "iPhone", "C"), matches only as written;
+  other labels ignore case ("Adatközpont" matches "adatközpont");
+- accents are significant, after NFC normalisation of both sides;
+- whitespace in a label matches any run of whitespace (incl. no-break space);
+- Hungarian allows a suffix of lowercase letters ("Trainiummal",
+  "adatközpontokban") or a hyphen and lowercase letters ("GPU-kat",
+  "Trainium2-vel"); English allows only plural and possessive endings
+  ("GPUs", "data centers", "AWS’s");
+- mentions never overlap; scanning left to right, the longest label wins.
+
+Known limitation: without a dictionary a Hungarian suffix cannot be told from
+a compound, so "chipset" is a mention of "chip", "korszak" of "kor", and
+"GPU-gyártó" of "GPU" (the surface spans the whole hyphenated word). Words
+known to be false friends can be listed in ``exclude``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+
+_HU_LOWER = "a-záéíóöőúüűàâãäåæçèêëìîïðñòôõøùûýþÿß"
+_SUFFIX = {
+    "hu": rf"(?:[{_HU_LOWER}]+|-[{_HU_LOWER}]+)?",
+    "en": r"(?:es['’]|s['’]|['’]s|es|s)?",
+}
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary entry as the matcher sees it."""
+
+    slug: str                 # the glossary entry
+    labels: tuple[str, ...]   # headword, aliases and match-only forms in ONE language
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Where a term occurs in a text; offsets index the text given to `find`."""
+
+    slug: str
+    start: int
+    end: int
+    surface: str   # the text as found, suffix included
+
+
+@dataclass
+class _Node:
+    """A trie node; keys are characters, or " " for a whitespace run."""
+
+    children: dict[str, _Node] = field(default_factory=dict)
+    terminal: bool = False
+
+
+def is_case_sensitive(label: str) -> bool:
+    """Whether `label` is written like an acronym and so must match as written.
+
+    "GPU", "AWS Inferentia", "MI-chip", "iPhone" and "C" are; "Trainium",
+    "Adatközpont" and "data center" are not.
+    """
+    for word in re.split(r"[\s\-]+", label):
+        if any(char.isupper() for char in word[1:]):
+            return True
+        if word[:1].isupper() and not any(char.islower() for char in word):
+            return True
+    return False
+
+
+def _normalise_label(label: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", label).split())
+
+
+def _fold(text: str) -> str:
+    """The lookup key of a case-insensitive label or stem."""
+    return "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
+
+
+def _atom(key: str, case_sensitive: bool) -> str:
+    """The regex for one trie edge."""
+    if key == " ":
+        return r"\s+"
+    if case_sensitive:
+        return re.escape(key)
+    variants = sorted({v for v in (key, key.lower(), key.upper(), key.title()) if len(v) == 1})
+    if len(variants) == 1:
+        return re.escape(key)
+    return "[" + "".join(re.escape(v) for v in variants) + "]"
+
+
+def _render(node: _Node, atoms: dict[str, str]) -> str:
+    """The regex of a trie: longer continuations are tried before stopping here.
+
+    `atoms` maps each edge key to its regex, memoised across the trie.
+    """
+    branches = []
+    for key, child in sorted(node.children.items()):
+        chain = [atoms[key]]
+        while len(child.children) == 1 and not child.terminal:  # a run of one-way nodes
+            ((key, child),) = child.children.items()
+            chain.append(atoms[key])
+        branches.append("".join(chain) + _render(child, atoms))
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    return "(?:" + body + ")?" if node.terminal else body
+
+
+def _compile(keys: Iterable[str], case_sensitive: bool, suffix: str) -> re.Pattern[str] | None:
+    root = _Node()
+    for key in keys:
+        node = root
+        for char in key:
+            node = node.children.setdefault(char, _Node())
+        node.terminal = True
+    if not root.children:
+        return None
+    keys_used: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        keys_used.update(node.children)
+        stack.extend(node.children.values())
+    trie = _render(root, {key: _atom(key, case_sensitive) for key in keys_used})
+    return re.compile(rf"(?<!\w)(?P<stem>{trie})(?P<suffix>{suffix})(?!\w)")
+
+
+def _normalise_text(text: str) -> tuple[str, list[int], list[int]]:
+    """NFC-normalise `text` per base character plus its combining marks.
+
+    Returns the normalised text and, for each of its characters, the start
+    and end offset in `text` of the cluster it came from, so mentions can be
+    reported in the caller's offsets.
+    """
+    if unicodedata.is_normalized("NFC", text):
+        offsets = list(range(len(text)))
+        return text, offsets, [offset + 1 for offset in offsets]
+    parts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    cluster_start = 0
+    for index in range(1, len(text) + 1):
+        if index < len(text) and unicodedata.combining(text[index]):
+            continue
+        cluster = unicodedata.normalize("NFC", text[cluster_start:index])
+        parts.append(cluster)
+        starts.extend([cluster_start] * len(cluster))
+        ends.extend([index] * len(cluster))
+        cluster_start = index
+    return "".join(parts), starts, ends
+
+
+class TermMatcher:
+    """Finds mentions of glossary terms in texts of one language ("hu" or "en").
+
+    Build it once per language and reuse it: compiling is the expensive part.
+    A label claimed by two terms belongs to the first one given.
+    """
+
+    def __init__(self, terms: Iterable[Term], lang: str, *, exclude: Collection[str] = ()) -> None:
+        """`exclude` lists words (lowercase) that are never mentions, e.g. "chipset"."""
+        if lang not in _SUFFIX:
+            raise ValueError(f"unsupported matching language: {lang!r} (expected 'hu' or 'en')")
+        self.lang = lang
+        self._exclude = tuple(sorted({_fold(word) for word in exclude if word}))
+        self._sensitive: dict[str, str] = {}
+        self._insensitive: dict[str, str] = {}
+        for term in terms:
+            for raw_label in term.labels:
+                label = _normalise_label(raw_label)
+                if not label:
+                    continue
+                if is_case_sensitive(label):
+                    self._sensitive.setdefault(label, term.slug)
+                else:
+                    self._insensitive.setdefault(_fold(label), term.slug)
+        suffix = _SUFFIX[lang]
+        self._patterns = [
+            (pattern, lookup, fold)
+            for pattern, lookup, fold in (
+                (_compile(self._sensitive, True, suffix), self._sensitive, False),
+                (_compile(self._insensitive, False, suffix), self._insensitive, True),
+            )
+            if pattern is not None
+        ]
+
+    def find(self, text: str) -> list[Mention]:
+        """Mentions in `text`, left to right, non-overlapping, longest label first."""
+        normal, starts, ends = _normalise_text(text)
+        pending: list[tuple[re.Match[str], str] | None] = [
+            self._next(normal, 0, index) for index in range(len(self._patterns))]
+        mentions: list[Mention] = []
+        while found := [hit for hit in pending if hit is not None]:
+            match, slug = min(found, key=lambda hit: (hit[0].start(), -hit[0].end("stem")))
+            start, end = starts[match.start()], ends[match.end() - 1]
+            if not mentions or start >= mentions[-1].end:
+                mentions.append(Mention(slug, start, end, text[start:end]))
+            # Only a pattern whose next match overlaps this one searches again.
+            pending = [self._next(normal, match.end(), index)
+                       if hit is not None and hit[0].start() < match.end() else hit
+                       for index, hit in enumerate(pending)]
+        return mentions
+
+    def slugs(self, text: str) -> set[str]:
+        """The slugs of every term mentioned in `text`."""
+        return {mention.slug for mention in self.find(text)}
+
+    def _next(self, text: str, position: int, index: int) -> tuple[re.Match[str], str] | None:
+        """The next acceptable match of pattern `index` at or after `position`."""
+        pattern, lookup, fold = self._patterns[index]
+        while (match := pattern.search(text, position)) is not None:
+            stem = " ".join(match["stem"].split())
+            slug = lookup.get(_fold(stem) if fold else stem)
+            if slug is not None and not self._excluded(match.group()):
+                return match, slug
+            position = match.start() + 1
+        return None
+
+    def _excluded(self, surface: str) -> bool:
+        return bool(self._exclude) and _fold(surface).startswith(self._exclude)

@@ -1,0 +1,84 @@
+"""Glossary entries, their per-language texts and their relations."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import Date, ForeignKey, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from newsroom.db.base import Base, IntPK
+
+LEVELS = ("basic", "intermediate", "advanced")
+TRENDS = ("emerging", "spreading", "mainstream", "fading")
+RELATION_KINDS = ("broader", "narrower", "related", "similar")
+
+
+class Entry(Base):
+    """One concept of the glossary; language-independent fields."""
+
+    __tablename__ = "entries"
+
+    id: Mapped[IntPK]
+    slug: Mapped[str] = mapped_column(String(120), unique=True)
+    category: Mapped[str] = mapped_column(String(120))
+    level: Mapped[str] = mapped_column(String(20))
+    trend: Mapped[str] = mapped_column(String(20))
+    english_term: Mapped[str | None]
+    status_month: Mapped[dt.date] = mapped_column(Date)  # day is always 1
+    sources: Mapped[list[Any]]
+    provenance: Mapped[dict[str, Any] | None]
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    updated_at: Mapped[dt.datetime]
+    texts: Mapped[list[EntryText]] = relationship(
+        back_populates="entry", cascade="all, delete-orphan", order_by="EntryText.lang"
+    )
+    relations: Mapped[list[Relation]] = relationship(
+        back_populates="entry", cascade="all, delete-orphan", order_by="Relation.position"
+    )
+
+    __mapper_args__ = {"version_id_col": version}
+
+
+class EntryText(Base):
+    """An entry's texts in one language."""
+
+    __tablename__ = "entry_texts"
+
+    entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"), primary_key=True)
+    lang: Mapped[str] = mapped_column(String(8), primary_key=True)
+    headword: Mapped[str | None]
+    definition: Mapped[str | None]
+    plain_terms: Mapped[str | None]
+    analogy: Mapped[str | None]
+    how_it_works: Mapped[list[Any]]
+    example: Mapped[str | None]
+    affected: Mapped[list[Any]]  # [{audiences: [...], text, section}]
+    myth: Mapped[str | None]
+    reality: Mapped[str | None]
+    limits: Mapped[str | None]
+    history: Mapped[str | None]
+    current_state: Mapped[str | None]
+    aliases: Mapped[list[Any]]
+    match_forms: Mapped[list[Any]]
+    entry: Mapped[Entry] = relationship(back_populates="texts")
+
+
+class Relation(Base):
+    """A relation stated once, in the file of `entry`; its inverse is derived.
+
+    `target` is a slug that need not exist: a missing target is shown as text
+    and reported by `check`, never rendered as a dead link.
+    """
+
+    __tablename__ = "relations"
+
+    id: Mapped[IntPK]
+    entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    target: Mapped[str] = mapped_column(String(120), index=True)
+    position: Mapped[int]
+    note: Mapped[dict[str, Any] | None]  # similar: {lang: how it differs}
+    entry: Mapped[Entry] = relationship(back_populates="relations")

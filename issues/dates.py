@@ -1,0 +1,129 @@
+"""Dates, months and week ranges as readers see them, in Hungarian and English.
+
+Every function takes the language explicitly and hands it to Babel as
+`locale=`; nothing reads the process locale or the clock. The wording comes
+from CLDR (via Babel), not from our own patterns, so the two languages stay
+idiomatic: CLDR writes a week as "Nov 2 – 8, 2026" (en) and "2026. nov. 2–8."
+(hu). Its interval separator is an en dash; it sets that dash between thin
+spaces (U+2009) except in the Hungarian same-month form, where it is closed up.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from babel import Locale
+from babel.dates import (
+    format_date as babel_format_date,
+    format_datetime as babel_format_datetime,
+    format_interval,
+    format_skeleton,
+    get_date_format,
+    get_datetime_format,
+    get_time_format,
+)
+
+SITE_TIME_ZONE = "Europe/Budapest"
+
+#: CLDR skeleton of a week range: year, abbreviated month, day.
+WEEK_SKELETON = "yMMMd"
+#: CLDR skeleton of a "Where things stand" month: year and full month name.
+MONTH_SKELETON = "yMMMM"
+#: Between an issue's number and its week.
+ISSUE_LINE_SEPARATOR = " · "
+#: Where the (already translated) word for "issue" goes relative to the number, per language.
+ISSUE_LABELS = {
+    "en": "{word} {number}",  # Issue 13
+    "hu": "{number}. {word}",  # 13. szám
+}
+
+DateForm = Literal["long", "medium"]
+
+
+def format_week(start: dt.date, end: dt.date, lang: str) -> str:
+    """The week (or any span of days) an issue covers, e.g. "2026. nov. 2–8.".
+
+    CLDR's interval formats drop what the two ends share, so the year and
+    month appear only once when they can.
+    """
+    _require_plain_date(start, "start")
+    _require_plain_date(end, "end")
+    if end < start:
+        raise ValueError(f"a week cannot end ({end}) before it starts ({start})")
+    return format_interval(start, end, WEEK_SKELETON, locale=Locale.parse(lang))
+
+
+def format_month(d: dt.date, lang: str) -> str:
+    """A month as a heading: "November 2026", "2026. november"; the day of `d` is ignored."""
+    _require_plain_date(d, "d")
+    return format_skeleton(MONTH_SKELETON, d, locale=Locale.parse(lang))
+
+
+def format_date(d: dt.date, lang: str, form: DateForm = "long") -> str:
+    """A calendar date: long "November 2, 2026" / "2026. november 2.", medium "Nov 2, 2026" / "2026. nov. 2."."""
+    _require_plain_date(d, "d")
+    if form not in ("long", "medium"):
+        raise ValueError(f"form must be 'long' or 'medium', not {form!r}")
+    return babel_format_date(d, format=form, locale=Locale.parse(lang))
+
+
+def format_datetime(moment: dt.datetime, lang: str, tz: str = SITE_TIME_ZONE) -> str:
+    """A moment in the site's time zone: long date, short time and the zone's short name.
+
+    For example "November 9, 2026, 7:00 AM +0100" and "2026. november 9. 7:00 CET".
+    The zone name keeps the hour unambiguous around the autumn DST change, when
+    the same wall-clock hour happens twice. Naive datetimes are refused: their
+    meaning would depend on the machine that builds the site.
+    """
+    if not isinstance(moment, dt.datetime):
+        raise TypeError(f"expected a datetime, not {type(moment).__name__}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"naive datetime {moment.isoformat()}: give it a time zone or an offset")
+    zone = ZoneInfo(tz)
+    locale = Locale.parse(lang)
+    # Compose the pattern from CLDR's own parts: the locale's long-date and
+    # short-time patterns, glued the way the locale glues long date-times.
+    pattern = (
+        get_datetime_format("long", locale=locale)
+        .replace("{1}", get_date_format("long", locale=locale).pattern)
+        .replace("{0}", get_time_format("short", locale=locale).pattern + " z")
+    )
+    return babel_format_datetime(moment.astimezone(zone), pattern, tzinfo=zone, locale=locale)
+
+
+def issue_line(number: int, start: dt.date, end: dt.date, lang: str, issue_word: str) -> str:
+    """An issue's byline: "Issue 13 · Nov 2 – 8, 2026", "13. szám · 2026. nov. 2–8.".
+
+    `issue_word` comes translated from the gettext catalog; only the order of
+    word and number (and Hungarian's ordinal period) is decided here.
+    """
+    if lang not in ISSUE_LABELS:
+        raise ValueError(f"no issue-label rule for language {lang!r} (known: {', '.join(ISSUE_LABELS)})")
+    if number < 1:
+        raise ValueError(f"issue numbers start at 1, not {number}")
+    label = ISSUE_LABELS[lang].format(word=issue_word, number=number)
+    return f"{label}{ISSUE_LINE_SEPARATOR}{format_week(start, end, lang)}"
+
+
+def iso_week_bounds(year: int, week: int) -> tuple[dt.date, dt.date]:
+    """Monday and Sunday of ISO week `week` of `year` (2026-W53 exists; 2027-W53 does not)."""
+    try:
+        monday = dt.date.fromisocalendar(year, week, 1)
+    except ValueError as error:
+        raise ValueError(f"{year}-W{week:02d} is not an ISO week: {error}") from None
+    return monday, monday + dt.timedelta(days=6)
+
+
+def next_week_after(d: dt.date) -> tuple[dt.date, dt.date]:
+    """Monday and Sunday of the week after the one containing `d`: the next issue's week."""
+    _require_plain_date(d, "d")
+    monday = d - dt.timedelta(days=d.weekday()) + dt.timedelta(weeks=1)
+    return monday, monday + dt.timedelta(days=6)
+
+
+def _require_plain_date(value: object, name: str) -> None:
+    """Dates only: a datetime here would silently drop its time zone (and maybe change day)."""
+    if isinstance(value, dt.datetime) or not isinstance(value, dt.date):
+        raise TypeError(f"{name} must be a date, not {type(value).__name__}")

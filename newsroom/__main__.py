@@ -1,0 +1,3 @@
+from newsroom.cli import main
+
+main()

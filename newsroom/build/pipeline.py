@@ -1,0 +1,48 @@
+"""The build: load → check → plan → render → write. Each stage hands the next a value."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from newsroom.build.model import load_content
+from newsroom.build.pages import plan
+from newsroom.build.urls import file_path
+from newsroom.build.writer import WriteStats, collect, write_site
+from newsroom.checks import check_content
+from newsroom.db.session import session_factory
+from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.render.html import render
+from newsroom.render.sitemap import render_sitemap
+from newsroom.settings import Settings
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    pages: int
+    files: int
+    stats: WriteStats
+    warnings: list[Diagnostic]
+
+
+def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool = False) -> BuildResult:
+    """Build the whole site into `out`, replacing it atomically; nothing is written on error."""
+    # First gather every record, so all pages see one consistent state of the content.
+    with session_factory(engine)() as session:
+        content = load_content(session)
+    # Check before rendering: a broken link must stop the build, not ship.
+    problems = check_content(content, settings, today)
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise ContentError(errors)
+    pages = plan(content, settings, drafts=drafts)
+    outputs = [(file_path(page.url), render(page.template, page.lang, page.context)) for page in pages]
+    outputs.append(("sitemap.xml", render_sitemap(pages, settings.base_url, settings.default_language)))
+    outputs.append(("index.html", render("root.html", settings.default_language, {
+        "lang": settings.default_language, "languages": settings.languages, "href": lambda u: u})))
+    files = collect(outputs)
+    stats = write_site(out, files)
+    return BuildResult(len(pages), len(files), stats, [p for p in problems if p.severity == "warning"])

@@ -1,0 +1,52 @@
+"""Where every page lives. One function per page type; twins differ only by language.
+
+Paths are relative to the site root, without a leading slash, and end in
+`/` for pages written as `index.html` in their folder.
+"""
+
+from __future__ import annotations
+
+
+def home(lang: str) -> str:
+    return f"{lang}/"
+
+
+def issue(lang: str, number: int) -> str:
+    return f"{lang}/issues/{number}/"
+
+
+def editions(lang: str) -> str:
+    return f"{lang}/issues/"
+
+
+def archive(lang: str) -> str:
+    return f"{lang}/archive/"
+
+
+def glossary_index(lang: str) -> str:
+    return f"{lang}/glossary/"
+
+
+def entry(lang: str, slug: str) -> str:
+    return f"{lang}/glossary/{slug}/"
+
+
+def category(lang: str, slug: str) -> str:
+    return f"{lang}/glossary/category/{slug}/"
+
+
+def reference(lang: str, slug: str) -> str:
+    return f"{lang}/reference/{slug}/"
+
+
+def page(lang: str, slug: str) -> str:
+    return f"{lang}/{slug}/"
+
+
+def feeds(lang: str) -> str:
+    return f"{lang}/feeds/"
+
+
+def file_path(url: str) -> str:
+    """The file a URL path is written to."""
+    return url + "index.html" if url.endswith("/") or not url else url

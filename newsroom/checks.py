@@ -1,0 +1,128 @@
+"""`newsroom check`: every problem in the stored content, found before publishing."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from glossary.graph import graph_problems
+from newsroom.build.model import Content, Record
+from newsroom.diagnostics import Diagnostic
+from newsroom.render.markdown import find_references
+from newsroom.settings import Settings
+
+#: Per-language fields every record of a kind must have in every language.
+REQUIRED_TEXTS = {
+    "entry": ("headword", "definition"),
+    "issue": ("title",),
+    "story": ("headline", "summary"),
+    "reference": ("title", "sections"),
+    "page": ("title", "body"),
+}
+
+
+def check_content(content: Content, settings: Settings, today: dt.date) -> list[Diagnostic]:
+    """All problems, sorted: errors block publishing, warnings are for editors to review."""
+    problems: list[Diagnostic] = []
+    languages = settings.languages
+    records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
+               *content.stories.values()]
+    for record in records:
+        problems.extend(_translations(record, languages))
+        problems.extend(_references(record, content, languages))
+    problems.extend(_site_names(content, languages))
+    problems.extend(graph_problems(content, languages))
+    problems.extend(_stale(content, settings, today))
+    for story in content.stories.values():
+        if not story.data.get("sources"):
+            problems.append(Diagnostic(story.location, None, "sources", "a story needs at least one source"))
+        for i, term in enumerate(story.data.get("terms") or []):
+            if term not in content.entries:
+                problems.append(Diagnostic(story.location, None, f"terms[{i}]", f"no glossary entry {term!r}"))
+    return sorted(set(problems), key=lambda d: (d.location, d.field, d.message))
+
+
+#: Per-language fields that belong to one language only, so need no translation.
+LANGUAGE_OWN = {"match_forms"}
+
+
+def _translations(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """A required field missing in a language, or a field present in one language only."""
+    present = {lang: _filled_paths(record.text(lang)) - LANGUAGE_OWN for lang in languages}
+    required = set(REQUIRED_TEXTS.get(record.kind, ()))
+    everywhere = set().union(*present.values()) | required
+    for lang in languages:
+        for path in sorted(everywhere - present[lang]):
+            others = [other for other in languages if path in present[other]]
+            detail = f" (present in {', '.join(others)})" if others else ""
+            yield Diagnostic(record.location, None, f"{lang}.{path}", f"missing translation{detail}")
+
+
+def _filled_paths(block: Mapping[str, Any]) -> set[str]:
+    return {name for name, value in block.items() if value not in (None, "", [], {})}
+
+
+def _markdown_fields(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """(path, text) for every string inside a record's language block."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _markdown_fields(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _markdown_fields(item, f"{path}[{i}]")
+
+
+def _references(record: Record, content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """Citations without a source, links to entries, pages or issues that do not exist."""
+    sources = len(record.data.get("sources") or [])
+    targets = {"entry": content.entries, "page": content.pages}
+    for lang in languages:
+        for path, text in _markdown_fields(record.text(lang), lang):
+            refs = find_references(text)
+            for n in refs.citations:
+                if not 1 <= n <= sources:
+                    yield Diagnostic(record.location, None, path, f"citation [{n}] has no source "
+                                     f"({sources} source{'s' if sources != 1 else ''} listed)")
+            for kind, slugs in (("entry", refs.entries), ("page", refs.pages)):
+                for slug in slugs:
+                    if slug not in targets[kind]:
+                        yield Diagnostic(record.location, None, path, f"link to a missing {kind} {slug!r}")
+            for number in refs.issues:
+                if number not in content.issues:
+                    yield Diagnostic(record.location, None, path, f"link to a missing issue {number}")
+        yield from _table_cells(record, lang, sources)
+
+
+def _table_cells(record: Record, lang: str, sources: int) -> Iterator[Diagnostic]:
+    for s, section in enumerate(record.text(lang).get("sections") or []):
+        for layer in ("simple", "deep"):
+            table = (section.get(layer) or {}).get("table")
+            for r, row in enumerate((table or {}).get("rows") or []):
+                for c, cell in enumerate(row):
+                    source = cell.get("source") if isinstance(cell, Mapping) else None
+                    if source is not None and not 1 <= source <= sources:
+                        yield Diagnostic(record.location, None,
+                                         f"{lang}.sections[{s}].{layer}.table.rows[{r}][{c}].source",
+                                         f"cites source {source}, which is not listed")
+
+
+def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    for field in ("sections", "categories", "audiences"):
+        for i, item in enumerate(content.site.get(field, [])):
+            for lang in languages:
+                if not item.get(lang):
+                    yield Diagnostic("site", None, f"{field}[{i}].{lang}",
+                                     f"{item['slug']!r} has no name in this language")
+
+
+def _stale(content: Content, settings: Settings, today: dt.date) -> Iterator[Diagnostic]:
+    limit = settings.stale_after_months
+    for entry in content.entries.values():
+        year, month = map(int, entry.data["status"].split("-"))
+        age = (today.year - year) * 12 + today.month - month
+        if age > limit:
+            yield Diagnostic(entry.location, None, "status",
+                             f"'Where things stand' is {age} months old (limit {limit}); re-review it", "warning")

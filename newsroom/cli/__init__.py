@@ -1,0 +1,122 @@
+"""The `newsroom` command line: it parses arguments and calls the domain, nothing more."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+from sqlalchemy import Engine
+from sqlalchemy.exc import OperationalError, ProgrammingError
+from sqlalchemy.orm import Session
+
+from newsroom import settings as settings_module
+from newsroom.db.migrate import current_revision, head_revision
+from newsroom.db.session import database_url, make_engine, transaction
+from newsroom.diagnostics import ContentError, Diagnostic
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class App:
+    """What every command gets: the database URL, the settings and the clock."""
+
+    db_url: str
+    quiet: bool = False
+    _engine: Engine | None = field(default=None, repr=False)
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            self._engine = make_engine(self.db_url)
+        return self._engine
+
+    @property
+    def settings(self) -> settings_module.Settings:
+        return settings_module.load()
+
+    def now(self) -> dt.datetime:
+        return dt.datetime.now(dt.timezone.utc)
+
+    def today(self) -> dt.date:
+        return self.now().astimezone(self.settings.zone).date()
+
+    def require_schema(self) -> None:
+        """Refuse to work on a database that `newsroom init` has not migrated."""
+        try:
+            current = current_revision(self.engine)
+        except (OperationalError, ProgrammingError) as error:
+            raise click.ClickException(f"cannot open the database {self.db_url}: {error.orig}") from None
+        if current is None:
+            raise click.ClickException(f"the database {self.db_url} is empty: run `newsroom init` first")
+        if current != head_revision():
+            raise click.ClickException(f"the database {self.db_url} is at schema {current}, this version needs "
+                                       f"{head_revision()}: run `newsroom init` to upgrade it")
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        self.require_schema()
+        with transaction(self.engine) as session:
+            yield session
+
+    def close(self) -> None:
+        """Release connections (SQLite checkpoints its WAL when the last one closes)."""
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+    def say(self, message: str) -> None:
+        if not self.quiet:
+            click.echo(message)
+
+
+def report(diagnostics: list[Diagnostic]) -> None:
+    for diagnostic in sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message)):
+        click.echo(str(diagnostic), err=True)
+
+
+def content_errors(func: F) -> F:
+    """Turn a ContentError into its diagnostics on stderr and exit status 1, never a traceback."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ContentError as error:
+            report(error.diagnostics)
+            errors = sum(1 for d in error.diagnostics if d.severity == "error")
+            click.echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was changed", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+pass_app = click.make_pass_decorator(App)
+
+
+@click.group()
+@click.option("--db", "db_url", envvar="NEWSROOM_DB", help="SQLAlchemy database URL (default: sqlite:///newsroom.db).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only problems.")
+@click.version_option(package_name="newsroom")
+@click.pass_context
+def main(ctx: click.Context, db_url: str | None, quiet: bool) -> None:
+    """Publish a bilingual weekly newsletter, its glossary and reference pages."""
+    ctx.obj = App(database_url(db_url), quiet)
+    ctx.call_on_close(ctx.obj.close)
+
+
+def _register() -> None:
+    from newsroom.cli import build, content
+
+    for module in (content, build):
+        for command in module.COMMANDS:
+            main.add_command(command)
+
+
+_register()

@@ -1,0 +1,32 @@
+"""The build command."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from newsroom.build.pipeline import build as build_site
+from newsroom.cli import App, content_errors, pass_app, report
+
+
+@click.command()
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_site"), show_default=True)
+@click.option("--base-url", help="Absolute URL the site is served from.")
+@click.option("--drafts", is_flag=True, help="Preview: include draft and scheduled issues.")
+@pass_app
+@content_errors
+def build(app: App, out: Path, base_url: str | None, drafts: bool) -> None:
+    """Build the static site in both languages into OUT."""
+    app.require_schema()
+    settings = app.settings.replace(base_url=base_url)
+    started = time.perf_counter()
+    result = build_site(app.engine, settings, out, app.today(), drafts=drafts)
+    report(result.warnings)
+    stats = result.stats
+    app.say(f"{result.files} files ({result.pages} pages): {stats.written} written, {stats.unchanged} unchanged, "
+            f"{stats.removed} removed in {time.perf_counter() - started:.2f}s → {out}")
+
+
+COMMANDS = [build]

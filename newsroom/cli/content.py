@@ -1,0 +1,77 @@
+"""Commands that move content: init, import, export, check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from newsroom import SAMPLE_DIR
+from newsroom.build.model import load_content
+from newsroom.checks import check_content
+from newsroom.cli import App, content_errors, pass_app, report
+from newsroom.content.exporter import export_all
+from newsroom.content.importer import ImportResult, import_records
+from newsroom.content.reader import read_files
+from newsroom.db.migrate import upgrade
+
+
+def _import(app: App, paths: list[Path]) -> ImportResult:
+    languages = app.settings.languages
+    loaded = read_files(paths, languages)
+    with app.transaction() as session:
+        return import_records(session, loaded, languages, app.now())
+
+
+@click.command()
+@click.option("--sample", is_flag=True, help="Also load the bundled sample publication.")
+@pass_app
+@content_errors
+def init(app: App, sample: bool) -> None:
+    """Create or upgrade the database schema (Alembic migrations)."""
+    upgrade(app.engine)
+    app.say(f"database ready: {app.db_url}")
+    if sample:
+        result = _import(app, [SAMPLE_DIR])
+        app.say(f"sample publication: {result.summary()}")
+
+
+@click.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@pass_app
+@content_errors
+def import_(app: App, paths: tuple[Path, ...]) -> None:
+    """Upsert content files (files or folders) in one transaction."""
+    result = _import(app, list(paths))
+    app.say(result.summary())
+
+
+@click.command()
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@pass_app
+@content_errors
+def export(app: App, out: Path) -> None:
+    """Write every record back to content files under OUT (a full backup)."""
+    with app.transaction() as session:
+        count = export_all(session, out, app.settings.languages)
+    app.say(f"{count} files exported to {out}")
+
+
+@click.command()
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@pass_app
+@content_errors
+def check(app: App, strict: bool) -> None:
+    """Report every problem in the stored content; exit 1 on errors."""
+    with app.transaction() as session:
+        content = load_content(session)
+    problems = check_content(content, app.settings, app.today())
+    report(problems)
+    errors = [p for p in problems if p.severity == "error" or strict]
+    if problems:
+        click.echo(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s)", err=True)
+    if errors:
+        raise SystemExit(1)
+
+
+COMMANDS = [init, import_, export, check]

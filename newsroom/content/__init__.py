@@ -1,0 +1,1 @@
+"""Content files: reading, validating, importing and exporting records."""

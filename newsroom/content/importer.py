@@ -1,0 +1,161 @@
+"""Importing validated records: upsert by stable id, in one transaction, with counts."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from glossary.models import Entry
+from glossary.records import apply_entry, entry_to_record
+from issues.models import Issue, Story
+from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
+from newsroom.content.reader import LoadedRecord, record_hash
+from newsroom.content.records import apply_page, apply_site, page_to_record, site_to_record
+from newsroom.content.schema import Validator
+from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.models import Page, Revision, VocabularyTerm
+
+ORDER = ("site", "entry", "reference", "page", "issue", "story")
+
+
+@dataclass
+class ImportResult:
+    created: Counter[str] = field(default_factory=Counter)
+    updated: Counter[str] = field(default_factory=Counter)
+    unchanged: Counter[str] = field(default_factory=Counter)
+
+    def summary(self) -> str:
+        total = lambda c: sum(c.values())  # noqa: E731
+        return f"{total(self.created)} created, {total(self.updated)} updated, {total(self.unchanged)} unchanged"
+
+
+def canonical(record: dict[str, Any], languages: tuple[str, ...], location: str) -> dict[str, Any]:
+    """Pass a record built from rows through the validator, so export is canonical."""
+    validator = Validator(location, {}, languages)
+    result = validator.record(record)
+    if result is None or validator.problems:
+        raise ContentError(validator.problems)
+    return result
+
+
+def import_records(
+    session: Session, loaded: list[LoadedRecord], languages: tuple[str, ...], now: dt.datetime,
+    author: str = "import",
+) -> ImportResult:
+    """Upsert every record into the session; raises ContentError and changes nothing on bad input.
+
+    The caller owns the transaction: on ContentError it rolls back.
+    """
+    by_kind = sorted(loaded, key=lambda item: ORDER.index(item.kind))
+    _check_references(session, by_kind, languages)
+    result = ImportResult()
+    for item in by_kind:
+        status = _upsert(session, item, languages, now, author)
+        getattr(result, status)[item.kind] += 1
+        if item.kind in ("site", "issue"):
+            session.flush()  # later kinds look these up
+    return result
+
+
+def _upsert(session: Session, item: LoadedRecord, languages: tuple[str, ...], now: dt.datetime, author: str) -> str:
+    record, digest = item.record, item.content_hash
+    if item.kind == "site":
+        current = site_to_record(session)
+        if current is not None and record_hash(canonical(current, languages, item.location)) == digest:
+            return "unchanged"
+        apply_site(session, record, languages)
+        return "created" if current is None else "updated"
+    model, to_record = _MODELS[item.kind]
+    row = _find(session, item)
+    if row is not None and row.content_hash == digest:
+        return "unchanged"
+    if row is not None:
+        previous = canonical(to_record(row), languages, item.location)
+        changed = sorted(k for k in {*previous, *record} if previous.get(k) != record.get(k))
+        session.add(Revision(record_kind=item.kind, record_key=item.key, version=row.version, snapshot=previous,
+                             changed_fields=changed, changed_by=author, changed_at=now))
+    else:
+        row = model()
+    if item.kind == "story":
+        issue = session.scalars(select(Issue).where(Issue.number == record["issue"])).one()
+        section = session.scalars(select(VocabularyTerm).where(
+            VocabularyTerm.kind == "section", VocabularyTerm.slug == record["section"])).one()
+        apply_story(row, record, languages, issue, section)
+    elif item.kind == "entry":
+        apply_entry(row, record, languages)
+    elif item.kind == "issue":
+        apply_issue(row, record, languages)
+    else:
+        apply_page(row, record, languages)
+    row.content_hash = digest
+    row.updated_at = now
+    session.add(row)
+    return "updated" if row.id else "created"
+
+
+_MODELS: dict[str, tuple[type, Any]] = {
+    "entry": (Entry, entry_to_record), "reference": (Page, page_to_record), "page": (Page, page_to_record),
+    "issue": (Issue, issue_to_record), "story": (Story, story_to_record),
+}
+
+
+def _find(session: Session, item: LoadedRecord) -> Any:
+    if item.kind == "entry":
+        query = select(Entry).where(Entry.slug == item.key).options(
+            selectinload(Entry.texts), selectinload(Entry.relations))
+    elif item.kind in ("reference", "page"):
+        query = select(Page).where(Page.slug == item.key).options(selectinload(Page.texts))
+    elif item.kind == "issue":
+        query = select(Issue).where(Issue.number == int(item.key)).options(selectinload(Issue.texts))
+    else:
+        query = select(Story).where(Story.slug == item.key).options(selectinload(Story.texts))
+    return session.scalars(query).one_or_none()
+
+
+def _vocabulary(session: Session, loaded: list[LoadedRecord]) -> dict[str, set[str]]:
+    site = next((item.record for item in loaded if item.kind == "site"), None)
+    if site is not None:
+        return {kind: {t["slug"] for t in site.get(field, [])}
+                for field, kind in (("sections", "section"), ("categories", "category"), ("audiences", "audience"))}
+    vocabulary: dict[str, set[str]] = {"section": set(), "category": set(), "audience": set()}
+    for term in session.scalars(select(VocabularyTerm)):
+        vocabulary[term.kind].add(term.slug)
+    return vocabulary
+
+
+def _check_references(session: Session, loaded: list[LoadedRecord], languages: tuple[str, ...]) -> None:
+    """Refuse records that point at a section, category, audience or issue that does not exist."""
+    vocabulary = _vocabulary(session, loaded)
+    issues = {item.record["number"] for item in loaded if item.kind == "issue"}
+    issues |= set(session.scalars(select(Issue.number)))
+    problems: list[Diagnostic] = []
+
+    def need(item: LoadedRecord, field: str, value: Any, known: set[Any], what: str) -> None:
+        if value not in known:
+            listed = ", ".join(sorted(map(str, known))) or "none defined"
+            problems.append(Diagnostic(item.location, None, field, f"unknown {what} {value!r}; known: {listed}"))
+
+    for item in loaded:
+        record = item.record
+        if item.kind == "story":
+            need(item, "section", record["section"], vocabulary["section"], "section")
+            need(item, "issue", record["issue"], issues, "issue number")
+            for i, audience in enumerate(record.get("audiences", [])):
+                need(item, f"audiences[{i}]", audience, vocabulary["audience"], "audience")
+        elif item.kind == "entry":
+            need(item, "category", record["category"], vocabulary["category"], "category")
+            for lang in languages:
+                for i, line in enumerate(record.get(lang, {}).get("affected", [])):
+                    for j, audience in enumerate(line.get("audiences", [])):
+                        need(item, f"{lang}.affected[{i}].audiences[{j}]", audience, vocabulary["audience"],
+                             "audience")
+                    if "section" in line:
+                        need(item, f"{lang}.affected[{i}].section", line["section"], vocabulary["section"],
+                             "section")
+    if problems:
+        raise ContentError(problems)

@@ -1,0 +1,108 @@
+"""Reading content files from disk into validated records."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from newsroom.content.schema import Validator, kinds
+from newsroom.content.yamlio import parse
+from newsroom.diagnostics import ContentError, Diagnostic
+
+SUFFIXES = (".yaml", ".yml")
+#: A content file larger than this is refused rather than read into memory.
+MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LoadedRecord:
+    """One validated content file."""
+
+    kind: str
+    key: str  # the stable id: slug, issue number, or "site"
+    record: dict[str, Any]
+    location: str
+
+    @property
+    def content_hash(self) -> str:
+        return record_hash(self.record)
+
+
+def record_hash(record: dict[str, Any]) -> str:
+    """A hash of the canonical record: equal content, equal hash."""
+    encoded = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+
+
+def record_key(kind: str, record: dict[str, Any]) -> str:
+    key_field = kinds()[kind].key
+    return str(record.get(key_field)) if key_field else kind
+
+
+def find_files(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnostic]]:
+    """Content files under `paths` (files or folders), in a stable order."""
+    found: list[Path] = []
+    problems: list[Diagnostic] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            problems.append(Diagnostic(str(path), None, "", "no such file or folder"))
+    return found, problems
+
+
+def read_text(path: Path, location: str) -> str:
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ContentError([Diagnostic(location, None, "", f"file is larger than {MAX_FILE_BYTES // 1024} KiB; "
+                                       "split it or shorten its fields")])
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ContentError([Diagnostic(location, None, "", f"not UTF-8 text (byte {error.start})")]) from None
+
+
+def validate_text(text: str, location: str, languages: tuple[str, ...]) -> LoadedRecord:
+    """Parse and validate one file's text; raises ContentError with every problem found."""
+    data, lines = parse(text, location)
+    validator = Validator(location, lines, languages)
+    record = validator.record(data)
+    if validator.problems or record is None:
+        raise ContentError(validator.problems)
+    return LoadedRecord(record["kind"], record_key(record["kind"], record), record, location)
+
+
+def read_files(paths: Iterable[Path], languages: tuple[str, ...]) -> list[LoadedRecord]:
+    """Read and validate every content file; raises ContentError listing all problems."""
+    files, problems = find_files(paths)
+    loaded: list[LoadedRecord] = []
+    seen: dict[tuple[str, str], str] = {}
+    for path in files:
+        location = str(path)
+        try:
+            item = validate_text(read_text(path, location), location, languages)
+        except ContentError as error:
+            problems.extend(error.diagnostics)
+            continue
+        identity = (_table(item.kind), item.key)
+        if identity in seen:
+            key_field = kinds()[item.kind].key or "kind"
+            problems.append(Diagnostic(location, None, key_field,
+                                       f"duplicate {key_field} {item.key!r}: also in {seen[identity]}"))
+            continue
+        seen[identity] = location
+        loaded.append(item)
+    if not files and not problems:
+        problems.append(Diagnostic(", ".join(str(p) for p in paths) or ".", None, "", "no content files found"))
+    if problems:
+        raise ContentError(problems)
+    return loaded
+
+
+def _table(kind: str) -> str:
+    return "page" if kind == "reference" else kind

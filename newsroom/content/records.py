@@ -1,0 +1,70 @@
+"""Site texts, vocabularies and pages between their records and their rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from newsroom.content.rows import apply_texts
+from newsroom.models import Page, PageText, SiteText, VocabularyName, VocabularyTerm
+
+VOCABULARIES = {"sections": "section", "categories": "category", "audiences": "audience"}
+
+
+def site_to_record(session: Session) -> dict[str, Any] | None:
+    texts = session.scalars(select(SiteText).order_by(SiteText.lang)).all()
+    terms = session.scalars(select(VocabularyTerm).order_by(VocabularyTerm.kind, VocabularyTerm.position)).all()
+    if not texts and not terms:
+        return None
+    record: dict[str, Any] = {"kind": "site"}
+    for field, kind in VOCABULARIES.items():
+        record[field] = [
+            {"slug": term.slug, **{name.lang: name.name for name in term.names}}
+            for term in terms if term.kind == kind
+        ]
+    for text in texts:
+        record[text.lang] = {"name": text.name, "tagline": text.tagline}
+    return record
+
+
+def apply_site(session: Session, record: dict[str, Any], languages: tuple[str, ...]) -> None:
+    """Make the stored site texts and vocabularies match the record.
+
+    Vocabulary terms are updated in place (stories point at sections), new ones
+    added; terms no longer listed are kept if something still uses them.
+    """
+    texts = {text.lang: text for text in session.scalars(select(SiteText))}
+    for lang in languages:
+        block = record.get(lang) or {}
+        text = texts.get(lang) or SiteText(lang=lang)
+        text.name, text.tagline = block.get("name", ""), block.get("tagline", "")
+        session.add(text)
+    terms = {(t.kind, t.slug): t for t in session.scalars(select(VocabularyTerm))}
+    for field, kind in VOCABULARIES.items():
+        for position, item in enumerate(record.get(field, [])):
+            term = terms.get((kind, item["slug"])) or VocabularyTerm(kind=kind, slug=item["slug"])
+            term.position = position
+            apply_texts(term.names, VocabularyName, {lang: {"name": item[lang]} for lang in languages if lang in item},
+                        languages, ("name",))
+            session.add(term)
+
+
+def page_to_record(page: Page) -> dict[str, Any]:
+    record: dict[str, Any] = {"kind": page.kind, "slug": page.slug}
+    if page.kind == "reference":
+        record["sources"] = page.sources
+    for text in page.texts:
+        if page.kind == "reference":
+            record[text.lang] = {"title": text.title, "summary": text.summary, "sections": text.sections}
+        else:
+            record[text.lang] = {"title": text.title, "summary": text.summary, "body": text.body}
+    return record
+
+
+def apply_page(page: Page, record: dict[str, Any], languages: tuple[str, ...]) -> None:
+    page.kind = record["kind"]
+    page.slug = record["slug"]
+    page.sources = record.get("sources", [])
+    apply_texts(page.texts, PageText, record, languages, ("title", "summary", "body", "sections"))

@@ -1,0 +1,316 @@
+"""What each kind of content file may contain, and the validator that enforces it.
+
+A file is validated into a *record*: plain JSON-like data (str, int, list,
+dict) in canonical form — dates as ISO strings, text stripped, empty optional
+values left out — so that the same content always hashes and exports to the
+same bytes. Unknown fields are errors; they are never silently dropped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from newsroom.content.yamlio import Path, dotted
+from newsroom.diagnostics import Diagnostic
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MONTH_RE = re.compile(r"^(\d{4})-(\d{2})$")
+LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$")
+
+
+@dataclass(frozen=True)
+class Field:
+    """The expected shape of one value."""
+
+    type: str  # text | md | slug | int | date | month | datetime | enum | url | list | map | langmap | cell
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    of: Field | None = None
+    fields: Mapping[str, Field] = field(default_factory=dict)
+    expects: str = ""  # what to tell an editor who got it wrong
+    named: bool = False  # a map that also carries one name per language ({slug, hu, en})
+
+
+TEXT = Field("text")
+MD = Field("md")
+SLUG = Field("slug")
+SLUGS = Field("list", of=SLUG)
+TEXTS = Field("list", of=TEXT)
+
+
+def mapping(required: tuple[str, ...] = (), **fields: Field) -> Field:
+    return Field("map", fields={k: (Field(**{**v.__dict__, "required": True}) if k in required else v)
+                                for k, v in fields.items()})
+
+
+SOURCE = mapping(("title", "url"), publisher=TEXT, title=TEXT, url=Field("url"), date=Field("date"))
+SOURCES = Field("list", of=SOURCE)
+TABLE = mapping(("columns", "rows"), columns=TEXTS, rows=Field("list", of=Field("list", of=Field("cell", True))))
+LAYER = mapping(text=MD, table=TABLE, after=MD)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of content file: its language-independent and per-language fields."""
+
+    name: str
+    key: str  # the stable id field: "slug" or "number"
+    fields: Mapping[str, Field]
+    texts: Mapping[str, Field]
+
+
+def _kinds() -> dict[str, Kind]:
+    from glossary.models import LEVELS, TRENDS
+    from issues.models import STATUSES
+
+    vocabulary = Field("list", of=Field("map", fields={"slug": Field("slug", True)}, named=True))
+    relation_similar = mapping(("entry",), entry=SLUG, note=Field("langmap"))
+    return {
+        "site": Kind(
+            "site", "", {"sections": vocabulary, "categories": vocabulary, "audiences": vocabulary},
+            {"name": TEXT, "tagline": TEXT},
+        ),
+        "entry": Kind(
+            "entry", "slug",
+            {
+                "slug": Field("slug", True), "category": Field("slug", True),
+                "level": Field("enum", True, LEVELS), "trend": Field("enum", True, TRENDS),
+                "english_term": TEXT, "status": Field("month", True),
+                "relations": mapping(
+                    broader=SLUGS, narrower=SLUGS, related=SLUGS, similar=Field("list", of=relation_similar)
+                ),
+                "sources": SOURCES,
+                "provenance": mapping(
+                    ("method",), method=TEXT, review=TEXT, written=Field("date"), reviewed=Field("date")
+                ),
+            },
+            {
+                "headword": TEXT, "definition": TEXT, "plain_terms": MD, "analogy": MD,
+                "how_it_works": Field("list", of=MD), "example": MD,
+                "affected": Field("list", of=mapping(("text",), audiences=SLUGS, text=TEXT, section=SLUG)),
+                "misconception": mapping(myth=TEXT, reality=TEXT),
+                "limits": MD, "history": MD, "current_state": MD, "aliases": TEXTS, "match_forms": TEXTS,
+            },
+        ),
+        "reference": Kind(
+            "reference", "slug", {"slug": Field("slug", True), "sources": SOURCES},
+            {
+                "title": TEXT, "summary": TEXT,
+                "sections": Field("list", of=mapping(("title",), title=TEXT, simple=LAYER, deep=LAYER)),
+            },
+        ),
+        "page": Kind("page", "slug", {"slug": Field("slug", True)}, {"title": TEXT, "summary": TEXT, "body": MD}),
+        "issue": Kind(
+            "issue", "number",
+            {
+                "number": Field("int", True),
+                "week": mapping(("start", "end"), start=Field("date"), end=Field("date")),
+                "status": Field("enum", True, STATUSES), "published_at": Field("datetime"),
+            },
+            {"title": TEXT, "lead": MD, "editor_note": MD},
+        ),
+        "story": Kind(
+            "story", "slug",
+            {
+                "slug": Field("slug", True), "issue": Field("int", True), "section": Field("slug", True),
+                "position": Field("int", True), "tags": TEXTS, "audiences": SLUGS, "terms": SLUGS,
+                "suppress_terms": SLUGS, "sources": SOURCES,
+            },
+            {"headline": TEXT, "summary": MD, "body": MD},
+        ),
+    }
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def kinds() -> dict[str, Kind]:
+    if not KINDS:
+        KINDS.update(_kinds())
+    return KINDS
+
+
+EXPECTS = {
+    "text": "text", "md": "Markdown text", "slug": "a slug: lowercase letters, digits and hyphens",
+    "int": "a whole number", "date": "a date as YYYY-MM-DD", "month": "a month as YYYY-MM",
+    "datetime": "a date and time with a UTC offset, as 2026-11-09T07:00:00+01:00",
+    "url": "an http(s) or mailto URL", "list": "a list", "map": "a mapping of fields",
+    "langmap": "one text per language, as {hu: …, en: …}",
+    "cell": "text, {value: …, source: n} or {not_published: …}",
+}
+
+
+@dataclass
+class Validator:
+    """Validates one parsed file against its kind, collecting every problem."""
+
+    location: str
+    lines: dict[Path, int]
+    languages: tuple[str, ...]
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    def fail(self, path: Path, message: str) -> None:
+        line = next((self.lines[path[:i]] for i in range(len(path), -1, -1) if path[:i] in self.lines), None)
+        self.problems.append(Diagnostic(self.location, line, dotted(path), message))
+
+    def record(self, data: Any) -> dict[str, Any] | None:
+        if not isinstance(data, dict):
+            self.fail((), "a content file must be a mapping with a `kind` field")
+            return None
+        kind_name = data.get("kind")
+        if kind_name not in kinds():
+            self.fail(("kind",), f"unknown kind {kind_name!r}; expected one of {', '.join(kinds())}")
+            return None
+        kind = kinds()[kind_name]
+        out: dict[str, Any] = {"kind": kind_name}
+        for name, value in data.items():
+            if name == "kind":
+                continue
+            if name in kind.fields:
+                continue
+            if name in self.languages:
+                if value is not None and not isinstance(value, dict):
+                    self.fail((name,), f"expected the {name} texts as a mapping of fields")
+            elif LANGUAGE_RE.match(name) and name not in kind.texts:
+                self.fail((name,), f"unknown language {name!r}; this site publishes in {', '.join(self.languages)}")
+            else:
+                self.fail((name,), f"unknown field for a {kind_name}; expected one of "
+                          f"{', '.join([*kind.fields, *self.languages])}")
+        for name, spec in kind.fields.items():
+            value = self.value((name,), data.get(name), spec)
+            if not _empty(value):
+                out[name] = value
+        for lang in self.languages:
+            block = data.get(lang)
+            if isinstance(block, dict):
+                texts = self.value((lang,), block, Field("map", fields=kind.texts))
+                if texts:
+                    out[lang] = texts
+        return out
+
+    def value(self, path: Path, value: Any, spec: Field) -> Any:
+        if value is None or value == "" or value == [] or value == {}:
+            if spec.required:
+                self.fail(path, f"required; expected {spec.expects or EXPECTS[spec.type]}")
+            return None
+        check = getattr(self, f"_{spec.type}")
+        return check(path, value, spec)
+
+    def _wrong(self, path: Path, value: Any, spec: Field) -> None:
+        shown = repr(value) if len(repr(value)) < 60 else repr(value)[:57] + "..."
+        self.fail(path, f"expected {spec.expects or EXPECTS[spec.type]}, got {shown}")
+
+    def _text(self, path: Path, value: Any, spec: Field) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            return self._wrong(path, value, spec)
+        return str(value).strip() or None
+
+    def _md(self, path: Path, value: Any, spec: Field) -> str | None:
+        if not isinstance(value, str):
+            return self._text(path, value, spec)
+        return value.strip("\n").rstrip() or None
+
+    def _url(self, path: Path, value: Any, spec: Field) -> str | None:
+        if not isinstance(value, str) or not re.match(r"^(https?://[^\s]+|mailto:[^\s]+)$", value.strip()):
+            return self._wrong(path, value, spec)
+        return value.strip()
+
+    def _slug(self, path: Path, value: Any, spec: Field) -> str | None:
+        if not isinstance(value, str) or not SLUG_RE.match(value):
+            return self._wrong(path, value, spec)
+        return value
+
+    def _int(self, path: Path, value: Any, spec: Field) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return self._wrong(path, value, spec)
+        return value
+
+    def _enum(self, path: Path, value: Any, spec: Field) -> str | None:
+        if value not in spec.choices:
+            self.fail(path, f"expected one of {', '.join(spec.choices)}, got {value!r}")
+            return None
+        return str(value)
+
+    def _date(self, path: Path, value: Any, spec: Field) -> str | None:
+        if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+            return value.isoformat()
+        try:
+            return dt.date.fromisoformat(str(value)).isoformat() if re.match(r"^\d{4}-\d{2}-\d{2}$", str(value)) \
+                else self._wrong(path, value, spec)
+        except ValueError:
+            return self._wrong(path, value, spec)
+
+    def _month(self, path: Path, value: Any, spec: Field) -> str | None:
+        match = MONTH_RE.match(str(value))
+        if not match or not 1 <= int(match.group(2)) <= 12:
+            return self._wrong(path, value, spec)
+        return str(value)
+
+    def _datetime(self, path: Path, value: Any, spec: Field) -> str | None:
+        try:
+            parsed = value if isinstance(value, dt.datetime) else dt.datetime.fromisoformat(str(value))
+        except ValueError:
+            return self._wrong(path, value, spec)
+        if parsed.tzinfo is None:
+            self.fail(path, f"expected {EXPECTS['datetime']}: the UTC offset is missing")
+            return None
+        # Canonical form is UTC, so the same moment always hashes the same.
+        return parsed.astimezone(dt.timezone.utc).isoformat()
+
+    def _list(self, path: Path, value: Any, spec: Field) -> list[Any] | None:
+        if not isinstance(value, list):
+            return self._wrong(path, value, spec)
+        assert spec.of is not None
+        items = [self.value((*path, i), item, spec.of) for i, item in enumerate(value)]
+        return [item for item in items if not _empty(item)]
+
+    def _map(self, path: Path, value: Any, spec: Field) -> dict[str, Any] | None:
+        if not isinstance(value, dict):
+            return self._wrong(path, value, spec)
+        for name in value:
+            if name not in spec.fields and not (spec.named and name in self.languages):
+                self.fail((*path, name), f"unknown field; expected one of {', '.join(spec.fields)}")
+        out = {}
+        for name, sub in spec.fields.items():
+            item = self.value((*path, name), value.get(name), sub)
+            if not _empty(item):
+                out[name] = item
+        if spec.named:
+            for lang in self.languages:
+                name = self._text((*path, lang), value.get(lang), TEXT) if value.get(lang) is not None else None
+                if name:
+                    out[lang] = name
+        return out
+
+    def _langmap(self, path: Path, value: Any, spec: Field) -> dict[str, str] | None:
+        if not isinstance(value, dict):
+            return self._wrong(path, value, spec)
+        out = {}
+        for lang, text in value.items():
+            if lang not in self.languages:
+                self.fail((*path, str(lang)), f"unknown language {lang!r}; expected {', '.join(self.languages)}")
+                continue
+            item = self._text((*path, lang), text, TEXT)
+            if item:
+                out[lang] = item
+        return out
+
+    def _cell(self, path: Path, value: Any, spec: Field) -> Any:
+        if isinstance(value, dict):
+            if set(value) == {"not_published"}:
+                return {"not_published": self._text((*path, "not_published"), value["not_published"], TEXT)}
+            if set(value) in ({"value", "source"}, {"value"}):
+                cell: dict[str, Any] = {"value": self._text((*path, "value"), value["value"], TEXT)}
+                if "source" in value:
+                    cell["source"] = self._int((*path, "source"), value["source"], Field("int"))
+                return cell
+            return self._wrong(path, value, spec)
+        return self._text(path, value, spec)
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}

@@ -1,0 +1,92 @@
+"""YAML in and out: parsing that remembers the line of every value, canonical dumping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from newsroom.diagnostics import ContentError, Diagnostic
+
+Path = tuple[str | int, ...]
+
+
+def parse(text: str, location: str) -> tuple[Any, dict[Path, int]]:
+    """Parse one YAML document; returns the data and the line of every value by path.
+
+    Raises ContentError (with the parser's line) for malformed YAML and for
+    duplicate keys, which plain YAML loaders silently collapse.
+    """
+    loader = yaml.SafeLoader(text)
+    lines: dict[Path, int] = {}
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, lines
+        return _construct(loader, node, (), lines, location), lines
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark else None
+        problem = " ".join(p for p in (error.context, error.problem) if p)
+        raise ContentError([Diagnostic(location, line, "", f"malformed YAML: {problem}")]) from None
+    except yaml.YAMLError as error:
+        raise ContentError([Diagnostic(location, None, "", f"malformed YAML: {error}")]) from None
+    finally:
+        loader.dispose()
+
+
+def _construct(loader: yaml.SafeLoader, node: Node, path: Path, lines: dict[Path, int], location: str) -> Any:
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, MappingNode):
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True) if isinstance(key_node, ScalarNode) else None
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
+                raise ContentError(
+                    [Diagnostic(location, key_node.start_mark.line + 1, _dotted(path), "keys must be plain names")]
+                )
+            key = str(key)
+            if key in result:
+                raise ContentError(
+                    [Diagnostic(location, key_node.start_mark.line + 1, _dotted((*path, key)), "duplicate key")]
+                )
+            result[key] = _construct(loader, value_node, (*path, key), lines, location)
+            lines[(*path, key)] = key_node.start_mark.line + 1  # editors look for the key
+        return result
+    if isinstance(node, SequenceNode):
+        return [_construct(loader, item, (*path, i), lines, location) for i, item in enumerate(node.value)]
+    return loader.construct_object(node, deep=True)
+
+
+def _dotted(path: Path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+dotted = _dotted
+
+
+class _CanonicalDumper(yaml.SafeDumper):
+    """Block scalars for multi-line text, no aliases, keys in the order given."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if "\n" in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value + "\n", style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_CanonicalDumper.add_representer(str, _represent_str)
+
+
+def dump(data: Any) -> str:
+    """Serialise a record canonically: same record, same bytes."""
+    return yaml.dump(
+        data, Dumper=_CanonicalDumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
+    )

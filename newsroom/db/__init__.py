@@ -1,0 +1,1 @@
+"""Database layer: declarative base, engine and session, Alembic migrations."""

@@ -1,0 +1,63 @@
+"""Diagnostics: a problem with a place (`file:line` or `kind:key`), a field and a message.
+
+Every stage collects diagnostics instead of stopping at the first one; the
+CLI reports them sorted, and errors make it exit non-zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    location: str  # "entries/trainium.yaml" or "entry:trainium"
+    line: int | None
+    field: str  # dotted path: "hu.affected[1].section"; "" for the whole record
+    message: str
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        place = f"{self.location}:{self.line}" if self.line else self.location
+        label = "" if self.severity == "error" else f"{self.severity}: "
+        if self.field:
+            return f"{place}: {self.field}: {label}{self.message}"
+        return f"{place}: {label}{self.message}"
+
+
+@dataclass
+class Report:
+    """An ordered collection of diagnostics."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        self.items.append(diagnostic)
+
+    def extend(self, diagnostics: list[Diagnostic] | Report) -> None:
+        self.items.extend(diagnostics.items if isinstance(diagnostics, Report) else diagnostics)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity == "warning"]
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(set(self.items), key=lambda d: (d.location, d.line or 0, d.field, d.message))
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+
+class ContentError(Exception):
+    """Raised when content cannot be accepted; carries every diagnostic found."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field))
+        super().__init__("\n".join(str(d) for d in self.diagnostics))

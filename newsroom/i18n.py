@@ -1,0 +1,43 @@
+"""Gettext catalogs for interface strings, compiled from the `.po` files in memory.
+
+Compiling at load time means there is no committed `.mo` file that can go
+stale: what the build uses is always what `locale/*/LC_MESSAGES/messages.po`
+says. Every function takes the language explicitly.
+"""
+
+from __future__ import annotations
+
+import io
+from functools import lru_cache
+from pathlib import Path
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+
+from newsroom import PROJECT_ROOT
+
+LOCALE_DIR = PROJECT_ROOT / "locale"
+DOMAIN = "messages"
+
+
+def catalog_path(lang: str, locale_dir: Path = LOCALE_DIR) -> Path:
+    return locale_dir / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@lru_cache(maxsize=16)
+def _compiled(path: Path, mtime_ns: int, lang: str) -> NullTranslations:
+    with path.open("rb") as handle:
+        catalog = read_po(handle, locale=lang)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    buffer.seek(0)
+    return Translations(buffer, domain=DOMAIN)
+
+
+def translations(lang: str, locale_dir: Path = LOCALE_DIR) -> NullTranslations:
+    """The interface translations of `lang`; message ids (English) when there is no catalog."""
+    path = catalog_path(lang, locale_dir)
+    if not path.exists():
+        return NullTranslations()
+    return _compiled(path, path.stat().st_mtime_ns, lang)

@@ -1,0 +1,107 @@
+"""Publication-wide records: the site's own texts, its vocabularies, pages and revisions.
+
+Domain records live with their domain (`glossary.models`, `issues.models`);
+this module holds what belongs to the publication as a whole. Importing it
+registers every model on `Base.metadata`, which is what Alembic compares.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from newsroom.db.base import Base, IntPK, Lang, Slug
+
+
+class SiteText(Base):
+    """The publication's name and tagline in one language."""
+
+    __tablename__ = "site_texts"
+
+    lang: Mapped[str] = mapped_column(String(8), primary_key=True)
+    name: Mapped[str]
+    tagline: Mapped[str]
+
+
+class VocabularyTerm(Base):
+    """A named slug of a fixed list: a section (rubric), a category or an audience.
+
+    `position` is the order the site's configuration gives (sections appear
+    in every issue in this order).
+    """
+
+    __tablename__ = "vocabulary"
+    __table_args__ = (UniqueConstraint("kind", "slug", name="uq_vocabulary_kind_slug"),)
+
+    id: Mapped[IntPK]
+    kind: Mapped[str] = mapped_column(String(20))
+    slug: Mapped[Slug]
+    position: Mapped[int]
+    names: Mapped[list[VocabularyName]] = relationship(
+        back_populates="term", cascade="all, delete-orphan", order_by="VocabularyName.lang"
+    )
+
+
+class VocabularyName(Base):
+    __tablename__ = "vocabulary_names"
+
+    term_id: Mapped[int] = mapped_column(ForeignKey("vocabulary.id", ondelete="CASCADE"), primary_key=True)
+    lang: Mapped[str] = mapped_column(String(8), primary_key=True)
+    name: Mapped[str]
+    term: Mapped[VocabularyTerm] = relationship(back_populates="names")
+
+
+class Page(Base):
+    """A reference page (Simple / Deep dive sections, sources) or a site page (Method)."""
+
+    __tablename__ = "pages"
+
+    id: Mapped[IntPK]
+    slug: Mapped[str] = mapped_column(String(120), unique=True)
+    kind: Mapped[str] = mapped_column(String(20))  # "reference" | "page"
+    sources: Mapped[list[Any]]
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    updated_at: Mapped[dt.datetime]
+    texts: Mapped[list[PageText]] = relationship(
+        back_populates="page", cascade="all, delete-orphan", order_by="PageText.lang"
+    )
+
+    __mapper_args__ = {"version_id_col": version}
+
+
+class PageText(Base):
+    __tablename__ = "page_texts"
+
+    page_id: Mapped[int] = mapped_column(ForeignKey("pages.id", ondelete="CASCADE"), primary_key=True)
+    lang: Mapped[str] = mapped_column(String(8), primary_key=True)
+    title: Mapped[str | None]
+    summary: Mapped[str | None]
+    body: Mapped[str | None]  # site pages: Markdown
+    sections: Mapped[list[Any] | None]  # reference pages: [{title, simple, deep}]
+    page: Mapped[Page] = relationship(back_populates="texts")
+
+
+class Revision(Base):
+    """A previous version of a record, kept on every change (history, corrections)."""
+
+    __tablename__ = "revisions"
+
+    id: Mapped[IntPK]
+    record_kind: Mapped[str] = mapped_column(String(20), index=True)
+    record_key: Mapped[str] = mapped_column(String(120), index=True)
+    version: Mapped[int]
+    snapshot: Mapped[dict[str, Any]]
+    changed_fields: Mapped[list[Any]]
+    changed_by: Mapped[str] = mapped_column(String(200))
+    changed_at: Mapped[dt.datetime]
+    reason: Mapped[str | None]
+
+
+def register_all() -> None:
+    """Import every model module so that `Base.metadata` knows every table."""
+    import glossary.models  # noqa: F401
+    import issues.models  # noqa: F401

@@ -1,0 +1,378 @@
+"""Markdown to safe HTML and plain text, with `[n]` citations and internal links.
+
+Content is untrusted: editors paste text, and Markdown may carry raw HTML. So
+markdown-it-py parses (CommonMark + tables + strikethrough), an inline rule turns
+`[n]` into citation tokens, a token walk resolves `entry:`/`page:`/`issue:`
+links and marks outside links, markdown-it renders, and nh3 (ammonia) cleans
+the result against an allow-list. Nothing here touches a file or a database.
+
+Citation marks render as
+`<sup class="cite"><a href="{citation_href(n)}" id="{prefix}-{n}-{k}">n</a></sup>`,
+where k counts the occurrences of source n in one rendered text, from 1, in
+document order; `citation_backrefs()` lists the same ids for a source list.
+Pages that render several texts against one source list pass a distinct
+`anchor_prefix` per text so the ids stay unique.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import nh3
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from markupsafe import Markup
+
+DEFAULT_MAX_NESTING = 20
+INTERNAL_KINDS = frozenset({"entry", "page", "issue"})
+OUTSIDE_SCHEMES = frozenset({"http", "https", "mailto"})
+OUTSIDE_REL = "noopener noreferrer"
+
+ALLOWED_TAGS = frozenset({
+    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details",
+    "dfn", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
+    "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span",
+    "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr",
+    "ul", "var", "wbr",
+})
+#: Dropped together with their content: code, styling, embedded documents and forms.
+DROPPED_WITH_CONTENT = frozenset({
+    "applet", "embed", "frame", "frameset", "iframe", "math", "noembed", "noframes",
+    "noscript", "object", "script", "select", "style", "svg", "template", "textarea", "title",
+    "xmp",
+})
+_ALIGN_CLASSES = {"align-left", "align-center", "align-right"}
+
+_CITATION = re.compile(r"\[([0-9]{1,9})\]")  # at most 9 digits: int() of any length is a DoS
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+_ISSUE_NUMBER = re.compile(r"[0-9]{1,9}\Z")
+_ANCHOR_PREFIX = re.compile(r"[a-z][a-z0-9-]*\Z")
+_ANCHOR_ID = re.compile(r"[a-z][a-z0-9-]*-[0-9]+-[0-9]+\Z")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SPACES = re.compile(r"[ \t]{2,}")
+
+
+@dataclass(frozen=True)
+class References:
+    """What a Markdown text points at, for `newsroom check`; repeats are kept, in order of appearance."""
+
+    entries: tuple[str, ...] = ()  # slugs from [x](entry:slug)
+    pages: tuple[str, ...] = ()  # slugs from [x](page:slug)
+    issues: tuple[int, ...] = ()  # numbers from [x](issue:13)
+    citations: tuple[int, ...] = ()  # n from [n]
+    malformed: tuple[str, ...] = ()  # internal links whose target is no slug/number, e.g. "issue:abc"
+
+
+class LinkResolver(Protocol):
+    """Maps an internal link (kind in {"entry", "page", "issue"}) to an href, or None if it doesn't exist."""
+
+    def __call__(self, kind: str, target: str) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class _Link:
+    """How a Markdown link's href is treated: internal (kind, target), outside, relative or refused."""
+
+    treatment: str
+    kind: str = ""
+    target: str | None = None  # None for an internal link whose target is malformed
+
+
+def _classify(href: str) -> _Link:
+    match = _SCHEME.match(href)
+    if match is None:
+        # Protocol-relative "//host/…" leaves the site just like "https://host/…".
+        return _Link("outside" if href.startswith("//") else "relative")
+    scheme = match.group(1).lower()
+    if scheme in OUTSIDE_SCHEMES:
+        return _Link("outside")
+    if scheme not in INTERNAL_KINDS:
+        return _Link("refused")
+    target = href[match.end():]
+    if scheme == "issue":
+        return _Link("internal", scheme, str(int(target)) if _ISSUE_NUMBER.match(target) else None)
+    return _Link("internal", scheme, target if _SLUG.match(target) else None)
+
+
+def _citation_rule(state: StateInline, silent: bool) -> bool:
+    """`[n]` that is not a link: runs after markdown-it's `link` rule, so real links win.
+
+    Silent (validation) mode is only used to scan link labels; matching there
+    would make "[see [4]](url)" look like a nested link and break it.
+    """
+    if silent or state.linkLevel > 0 or state.src[state.pos] != "[":
+        return False  # inside link text a citation mark would nest <a> in <a>
+    match = _CITATION.match(state.src, state.pos, state.posMax)
+    if match is None:
+        return False
+    end = match.end()
+    if end < state.posMax and state.src[end] == "(":
+        return False  # "[4](…)" that failed as a link (e.g. a refused URL) is not a citation either
+    token = state.push("citation", "", 0)
+    token.content = match.group(0)
+    token.meta = {"number": int(match.group(1))}
+    state.pos = end
+    return True
+
+
+def _render_citation(self: object, tokens: list[Token], idx: int, options: object, env: object) -> str:
+    token = tokens[idx]
+    href = token.meta.get("href")
+    if href is None:
+        return escapeHtml(token.content)
+    return (f'<sup class="cite"><a href="{escapeHtml(href)}" id="{token.meta["id"]}">'
+            f'{token.meta["number"]}</a></sup>')
+
+
+def _parser(max_nesting: int) -> MarkdownIt:
+    """CommonMark with raw HTML (cleaned later by nh3), tables, strikethrough and citations."""
+    if max_nesting < 1:
+        raise ValueError(f"max_nesting must be at least 1, not {max_nesting}")
+    md = MarkdownIt("commonmark", {"html": True, "maxNesting": max_nesting})
+    md.enable(["table", "strikethrough"])
+    md.inline.ruler.after("link", "citation", _citation_rule)
+    md.add_render_rule("citation", _render_citation)
+    return md
+
+
+def _parse(md: MarkdownIt, text: str, *, inline: bool = False) -> list[Token]:
+    text = _SURROGATE.sub("\ufffd", text)  # lone surrogates cannot cross into nh3 (Rust strings)
+    return md.parseInline(text, {}) if inline else md.parse(text, {})
+
+
+def _inline_runs(tokens: list[Token]) -> Iterator[Token]:
+    """The inline tokens of a block stream; their children (not image alt text) hold links and citations."""
+    return (token for token in tokens if token.type == "inline" and token.children)
+
+
+def _keep_id(tag: str, attribute: str, value: str) -> str | None:
+    """nh3 attribute filter: only citation anchor ids survive, so raw HTML cannot plant ids."""
+    if attribute == "id":
+        return value if tag == "a" and _ANCHOR_ID.match(value) else None
+    return value
+
+
+def _html_cleaner() -> nh3.Cleaner:
+    return nh3.Cleaner(
+        tags=set(ALLOWED_TAGS),
+        clean_content_tags=set(DROPPED_WITH_CONTENT),
+        attributes={
+            "a": {"href", "title", "id"}, "abbr": {"title"}, "span": {"lang"},
+            "img": {"src", "alt", "title"}, "ol": {"start"}, "details": {"open"},
+            "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan", "scope"},
+        },
+        attribute_filter=_keep_id,
+        link_rel=None,  # set by the token walk on outside links only
+        tag_attribute_values={"a": {"rel": {OUTSIDE_REL}}},
+        url_schemes=set(OUTSIDE_SCHEMES),
+        allowed_classes={"sup": {"cite"}, "th": _ALIGN_CLASSES, "td": _ALIGN_CLASSES},
+        strip_comments=True,
+    )
+
+
+def _text_cleaner() -> nh3.Cleaner:
+    return nh3.Cleaner(tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT), attributes={})
+
+
+@dataclass(frozen=True)
+class MarkdownRenderer:
+    """Renders content Markdown to sanitized HTML; internal links go through `resolve`.
+
+    `citation_href` gives the target of citation n (e.g. `lambda n: f"#source-{n}"`);
+    None shows citations as plain "[n]". Nesting deeper than `max_nesting` is not
+    rendered (markdown-it's maxNesting) instead of recursing.
+    """
+
+    resolve: LinkResolver
+    citation_href: Callable[[int], str] | None = None
+    max_nesting: int = DEFAULT_MAX_NESTING
+    _md: MarkdownIt = field(init=False, repr=False, compare=False)
+    _cleaner: nh3.Cleaner = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_md", _parser(self.max_nesting))
+        object.__setattr__(self, "_cleaner", _html_cleaner())
+
+    def html(self, text: str, *, anchor_prefix: str = "cite") -> Markup:
+        """Block HTML of `text`, safe to insert into a page as is."""
+        return self._render(_parse(self._md, text), anchor_prefix)
+
+    def inline(self, text: str, *, anchor_prefix: str = "cite") -> Markup:
+        """Inline HTML of one paragraph (headlines, one-liners): no <p>, block syntax stays text."""
+        return self._render(_parse(self._md, text, inline=True), anchor_prefix)
+
+    def _render(self, tokens: list[Token], anchor_prefix: str) -> Markup:
+        if not _ANCHOR_PREFIX.match(anchor_prefix):
+            raise ValueError(f"anchor_prefix must be lowercase letters, digits and hyphens: {anchor_prefix!r}")
+        counts: dict[int, int] = {}
+        for token in tokens:
+            if token.type in ("th_open", "td_open"):
+                _alignment_as_class(token)
+            elif token.type == "inline" and token.children:
+                token.children = self._prepare_inline(token.children, anchor_prefix, counts)
+        html = self._md.renderer.render(tokens, self._md.options, {})
+        return Markup(self._cleaner.clean(html))
+
+    def _prepare_inline(self, children: list[Token], prefix: str, counts: dict[int, int]) -> list[Token]:
+        """Number citations, resolve internal links, unwrap links that must not be links."""
+        kept: list[Token] = []
+        unwrapped: list[bool] = []  # per open link: was its <a> dropped?
+        for token in children:
+            if token.type == "citation":
+                number = token.meta["number"]
+                counts[number] = counts.get(number, 0) + 1
+                token.meta["id"] = f"{prefix}-{number}-{counts[number]}"
+                token.meta["href"] = self.citation_href(number) if self.citation_href else None
+            elif token.type == "link_open":
+                unwrapped.append(not self._prepare_link(token))
+                if unwrapped[-1]:
+                    continue
+            elif token.type == "link_close" and unwrapped and unwrapped.pop():
+                continue
+            kept.append(token)
+        return kept
+
+    def _prepare_link(self, token: Token) -> bool:
+        """Set the link's final href and rel; False when it should show as text only."""
+        link = _classify(str(token.attrGet("href") or ""))
+        if link.treatment == "refused":
+            return False
+        if link.treatment == "outside":
+            token.attrSet("rel", OUTSIDE_REL)
+        elif link.treatment == "internal":
+            href = self.resolve(link.kind, link.target) if link.target is not None else None
+            if href is None:
+                return False
+            token.attrSet("href", href)
+        return True
+
+
+def _alignment_as_class(token: Token) -> None:
+    """markdown-it aligns table cells with style="text-align:…"; styles are not allowed, classes are."""
+    style = token.attrs.pop("style", None)
+    if isinstance(style, str) and style.startswith("text-align:"):
+        token.attrSet("class", "align-" + style.removeprefix("text-align:"))
+
+
+def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> References:
+    """Internal links and citations in `text`, parsed the way the renderer parses it."""
+    found: dict[str, list[str]] = {"entry": [], "page": [], "issue": []}
+    citations: list[int] = []
+    malformed: list[str] = []
+    for owner in _inline_runs(_parse(_parser(max_nesting), text)):
+        for token in owner.children or ():
+            if token.type == "citation":
+                citations.append(token.meta["number"])
+            elif token.type == "link_open":
+                href = str(token.attrGet("href") or "")
+                link = _classify(href)
+                if link.treatment == "internal":
+                    if link.target is None:
+                        malformed.append(href)
+                    else:
+                        found[link.kind].append(link.target)
+    return References(
+        entries=tuple(found["entry"]), pages=tuple(found["page"]),
+        issues=tuple(int(n) for n in found["issue"]), citations=tuple(citations),
+        malformed=tuple(malformed),
+    )
+
+
+def citation_backrefs(text: str, *, anchor_prefix: str = "cite",
+                      max_nesting: int = DEFAULT_MAX_NESTING) -> dict[int, tuple[str, ...]]:
+    """For each cited source number, the ids of its citation marks in `text`, for links back."""
+    ids: dict[int, list[str]] = {}
+    for number in find_references(text, max_nesting=max_nesting).citations:
+        ids.setdefault(number, []).append(f"{anchor_prefix}-{number}-{len(ids.get(number, [])) + 1}")
+    return {number: tuple(anchors) for number, anchors in sorted(ids.items())}
+
+
+def plain_text(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
+    """Readable plain text of `text` for email text parts, meta descriptions and search.
+
+    No markup; links show their text, citations are dropped, list items start
+    with "- " or "n. ", table rows join their cells with " | ", and blocks are
+    separated by a blank line. The result is text, not HTML: escape it on output.
+    """
+    md = _parser(max_nesting)
+    writer = _PlainTextWriter(md, _text_cleaner())
+    for token in _parse(md, text):
+        writer.feed(token)
+    return "\n\n".join(writer.blocks)
+
+
+@dataclass
+class _PlainTextWriter:
+    """Collects the plain-text blocks of one token stream (lists and tables are one block each)."""
+
+    md: MarkdownIt
+    cleaner: nh3.Cleaner
+    blocks: list[str] = field(default_factory=list)
+    lists: list[str] = field(default_factory=list)  # "-" or "." per open list
+    lines: list[str] = field(default_factory=list)  # of the open list or table
+    marker: str | None = None  # of a list item whose first line is pending
+    cells: list[str] = field(default_factory=list)
+    in_table: bool = False
+
+    def feed(self, token: Token) -> None:
+        kind = token.type
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            self.lists.append("-" if kind == "bullet_list_open" else ".")
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            self.lists.pop()
+            if not self.lists:
+                self._flush()
+        elif kind == "list_item_open":
+            self.marker = "- " if self.lists[-1] == "-" else f"{token.info or '1'}{token.markup} "
+        elif kind == "table_open":
+            self.in_table = True
+        elif kind == "table_close":
+            self.in_table = False
+            self._flush()
+        elif kind == "tr_close":
+            self.lines.append(" | ".join(self.cells))
+            self.cells = []
+        elif kind == "inline":
+            self._add(self._inline_text(token.children or []))
+        elif kind in ("fence", "code_block"):
+            self._add(token.content.rstrip("\n"))
+        elif kind == "html_block":
+            self._add(html_lib.unescape(self.cleaner.clean(token.content)).strip())
+
+    def _add(self, text: str) -> None:
+        if self.in_table:
+            self.cells.append(text)
+        elif self.lists:
+            indent = "  " * (len(self.lists) - 1)
+            first, *rest = text.split("\n") or [""]
+            self.lines.append(indent + (self.marker or "  ") + first)
+            self.lines.extend(indent + "  " + line for line in rest)
+            self.marker = None
+        elif text:
+            self.blocks.append(text)
+
+    def _flush(self) -> None:
+        block = "\n".join(line.rstrip() for line in self.lines).strip("\n")
+        if block:
+            self.blocks.append(block)
+        self.lines = []
+
+    def _inline_text(self, children: list[Token]) -> str:
+        """The text of one inline run: citations (and the space before them) dropped, tags stripped."""
+        kept: list[Token] = []
+        for token in children:
+            if token.type == "citation":
+                if kept and kept[-1].type == "text":
+                    kept[-1].content = kept[-1].content.rstrip(" \t")
+                continue
+            kept.append(Token("text", "", 0, content=" ") if token.type == "softbreak" else token)
+        html = self.md.renderer.renderInline(kept, self.md.options, {})
+        # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
+        return _SPACES.sub(" ", html_lib.unescape(self.cleaner.clean(html))).strip()

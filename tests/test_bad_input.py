@@ -1,0 +1,171 @@
+"""Bad content files: a clear message naming file, line and field; exit 1; nothing stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SITE = """\
+kind: site
+hu: {name: Hírek, tagline: Hetente}
+en: {name: News, tagline: Weekly}
+sections:
+  - {slug: code, hu: Kód, en: Code}
+categories:
+  - {slug: infrastructure, hu: Infrastruktúra, en: Infrastructure}
+audiences:
+  - {slug: developer, hu: fejlesztő, en: developer}
+"""
+
+ISSUE = """\
+kind: issue
+number: 1
+week: {start: 2026-11-02, end: 2026-11-08}
+status: published
+published_at: 2026-11-09T07:00:00+01:00
+hu: {title: Első szám}
+en: {title: First issue}
+"""
+
+STORY = """\
+kind: story
+slug: a-story
+issue: 1
+section: code
+position: 1
+sources:
+  - {publisher: Example, title: Example story, url: "https://example.org/a"}
+hu:
+  headline: Címsor
+  summary: Összefoglaló.
+en:
+  headline: Headline
+  summary: Summary.
+"""
+
+ENTRY = """\
+kind: entry
+slug: gpu
+category: infrastructure
+level: basic
+trend: mainstream
+status: 2026-11
+hu:
+  headword: GPU
+  definition: Grafikus processzor.
+en:
+  headword: GPU
+  definition: Graphics processor.
+"""
+
+
+def _stored(cli, tmp_path: Path) -> dict[str, bytes]:
+    out = tmp_path / f"snapshot-{len(list(tmp_path.iterdir()))}"
+    cli("export", str(out))
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def base(cli, write_files):
+    cli("init")
+    cli("import", str(write_files({"site.yaml": SITE, "issues/1.yaml": ISSUE, "stories/a.yaml": STORY,
+                                   "entries/gpu.yaml": ENTRY})))
+    return cli
+
+
+CASES = {
+    "malformed YAML": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\nheadline: [unclosed")},
+        "stories/b.yaml:4: malformed YAML: while parsing a flow sequence",
+    ),
+    "unknown field": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\nauthor: me")},
+        "stories/b.yaml:3: author: unknown field for a story; expected one of slug, issue, section, position, tags,"
+        " audiences, terms, suppress_terms, sources, hu, en",
+    ),
+    "unknown field in a language": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("  headline: Headline",
+                                                                                    "  headlne: Headline")},
+        "stories/b.yaml:12: en.headlne: unknown field; expected one of headline, summary, body",
+    ),
+    "wrong type": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("position: 1", "position: first")},
+        "stories/b.yaml:5: position: expected a whole number, got 'first'",
+    ),
+    "date in the wrong format": (
+        {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("start: 2026-11-02", "start: 02.11.2026")},
+        "issues/2.yaml:3: week.start: expected a date as YYYY-MM-DD, got '02.11.2026'",
+    ),
+    "month in the wrong format": (
+        {"entries/tpu.yaml": ENTRY.replace("slug: gpu", "slug: tpu").replace("status: 2026-11", "status: 2026-13")},
+        "entries/tpu.yaml:6: status: expected a month as YYYY-MM, got '2026-13'",
+    ),
+    "unknown language": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story") + "de:\n  headline: Schlagzeile\n"},
+        "stories/b.yaml:14: de: unknown language 'de'; this site publishes in hu, en",
+    ),
+    "unknown section": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("section: code", "section: sport")},
+        "stories/b.yaml: section: unknown section 'sport'; known: code",
+    ),
+    "unknown issue": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("issue: 1", "issue: 9")},
+        "stories/b.yaml: issue: unknown issue number 9; known: 1",
+    ),
+    "time without offset": (
+        {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("+01:00", "")},
+        "issues/2.yaml:5: published_at: expected a date and time with a UTC offset, as 2026-11-09T07:00:00+01:00:"
+        " the UTC offset is missing",
+    ),
+    "duplicate slug": (
+        {"stories/b.yaml": STORY, "stories/c.yaml": STORY},
+        "stories/c.yaml: slug: duplicate slug 'a-story': also in ",
+    ),
+    "duplicate key": (
+        {"stories/b.yaml": STORY.replace("position: 1", "position: 1\nposition: 2")},
+        "stories/b.yaml:6: position: duplicate key",
+    ),
+    "not a mapping": (
+        {"stories/b.yaml": "- just\n- a list\n"},
+        "stories/b.yaml:1: a content file must be a mapping with a `kind` field",
+    ),
+    "unknown kind": (
+        {"stories/b.yaml": "kind: podcast\n"},
+        "stories/b.yaml:1: kind: unknown kind 'podcast'; expected one of site, entry, reference, page, issue, story",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input_is_refused_with_its_place_and_nothing_is_stored(base, write_files, tmp_path, case):
+    files, expected = CASES[case]
+    before = _stored(base, tmp_path)
+    good = {"stories/good.yaml": STORY.replace("slug: a-story", "slug: good-story").replace(
+        "Headline", "Changed headline")}
+    folder = write_files({**good, **files})
+    result = base("import", str(folder), expect=1)
+    lines = [line.removeprefix(str(folder) + "/") for line in result.stderr.splitlines()]
+    assert any(line.startswith(expected) for line in lines), result.stderr
+    assert lines[-1].endswith("nothing was changed")
+    assert "Traceback" not in result.stderr
+    assert _stored(base, tmp_path) == before  # the good file in the same run was not stored either
+
+
+def test_every_problem_of_a_run_is_reported_not_just_the_first(base, write_files):
+    folder = write_files({name: files[next(iter(files))] for name, (files, _) in
+                          [(f"stories/x{i}.yaml", CASES[c]) for i, c in enumerate(["unknown field", "wrong type"])]})
+    result = base("import", str(folder), expect=1)
+    assert "author: unknown field" in result.stderr and "position: expected a whole number" in result.stderr
+    assert "2 errors; nothing was changed" in result.stderr
+
+
+def test_a_missing_path_is_reported(base, tmp_path):
+    result = base("import", str(tmp_path / "nowhere"), expect=1)
+    assert f"{tmp_path / 'nowhere'}: no such file or folder" in result.stderr
+
+
+def test_a_file_too_large_is_refused(base, write_files):
+    folder = write_files({"stories/big.yaml": STORY.replace("Summary.", "x" * (3 * 1024 * 1024))})
+    result = base("import", str(folder), expect=1)
+    assert "file is larger than 2048 KiB" in result.stderr

@@ -1,0 +1,454 @@
+"""Markdown rendering: citations, internal links, sanitizing, plain text, nesting limits."""
+
+from __future__ import annotations
+
+import re
+import time
+from xml.etree.ElementTree import Element
+
+import html5lib
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jinja2 import Environment
+from markupsafe import Markup
+
+from newsroom.render.markdown import (
+    MarkdownRenderer,
+    References,
+    citation_backrefs,
+    find_references,
+    plain_text,
+)
+
+KNOWN = {("entry", "gpu"): "/en/glossary/gpu/", ("entry", "trainium"): "/en/glossary/trainium/",
+         ("page", "method"): "/en/method/", ("issue", "13"): "/en/issues/13/"}
+
+
+def resolve(kind: str, target: str) -> str | None:
+    return KNOWN.get((kind, target))
+
+
+def source_href(n: int) -> str:
+    return f"#source-{n}"
+
+
+@pytest.fixture
+def renderer() -> MarkdownRenderer:
+    return MarkdownRenderer(resolve=resolve, citation_href=source_href)
+
+
+def fragment(html: str) -> Element:
+    """Parse rendered HTML the way a browser would."""
+    return html5lib.parseFragment(html, treebuilder="etree", namespaceHTMLElements=False)
+
+
+def elements(html: str, tag: str | None = None) -> list[Element]:
+    root = fragment(html)
+    return [el for el in root.iter() if el is not root and (tag is None or el.tag == tag)]
+
+
+def text_of(html: str) -> str:
+    return "".join(fragment(html).itertext())
+
+
+def cite(n: int, k: int, prefix: str = "cite") -> str:
+    return f'<sup class="cite"><a href="#source-{n}" id="{prefix}-{n}-{k}">{n}</a></sup>'
+
+
+# --- citations ---------------------------------------------------------------
+
+def test_single_citation_markup(renderer: MarkdownRenderer) -> None:
+    assert renderer.html("Trainium is fast [4].") == f"<p>Trainium is fast {cite(4, 1)}.</p>\n"
+
+
+def test_several_and_repeated_citations_get_unique_ids(renderer: MarkdownRenderer) -> None:
+    html = renderer.html("A [1], B [2], A again [1] and [1].")
+    assert html == f"<p>A {cite(1, 1)}, B {cite(2, 1)}, A again {cite(1, 2)} and {cite(1, 3)}.</p>\n"
+    ids = [a.get("id") for a in elements(html, "a")]
+    assert len(ids) == len(set(ids))
+
+
+def test_adjacent_citations_are_each_a_citation(renderer: MarkdownRenderer) -> None:
+    assert renderer.inline("cheap [5][6]") == f"cheap {cite(5, 1)}{cite(6, 1)}"
+
+
+def test_citations_in_lists_and_tables(renderer: MarkdownRenderer) -> None:
+    html = renderer.html("- one [1]\n- two [2]\n  1. nested [1]\n\n| Spec | Value |\n|---|---|\n| Node | 5 nm [3] |\n")
+    assert cite(1, 1) in html and cite(2, 1) in html and cite(1, 2) in html and cite(3, 1) in html
+    (cell,) = [td for td in elements(html, "td") if td.find("sup") is not None]
+    assert cell.find("sup/a").get("href") == "#source-3"
+
+
+def test_number_in_brackets_followed_by_parenthesis_is_a_link(renderer: MarkdownRenderer) -> None:
+    html = renderer.inline("[4](http://x.example)")
+    assert html == '<a href="http://x.example" rel="noopener noreferrer">4</a>'
+
+
+def test_refused_link_with_a_number_is_not_a_citation(renderer: MarkdownRenderer) -> None:
+    html = renderer.inline("[4](javascript:alert(1))")
+    assert elements(html, "sup") == [] and elements(html, "a") == []
+    assert text_of(html) == "[4](javascript:alert(1))"
+
+
+def test_reference_definition_makes_number_a_link(renderer: MarkdownRenderer) -> None:
+    html = renderer.html("See [4].\n\n[4]: https://example.com/four\n")
+    assert elements(html, "sup") == []
+    assert [a.get("href") for a in elements(html, "a")] == ["https://example.com/four"]
+
+
+def test_citation_inside_link_text_stays_text(renderer: MarkdownRenderer) -> None:
+    html = renderer.inline("[see [4]](entry:gpu)")
+    assert html == '<a href="/en/glossary/gpu/">see [4]</a>'
+    assert find_references("[see [4]](entry:gpu)").citations == ()
+
+
+@pytest.mark.parametrize("text", [r"\[4]", "`[4]`", "[a4]", "[4a]", "[ 4]", "[-4]", "[1234567890]", "[４]"])
+def test_not_citations(renderer: MarkdownRenderer, text: str) -> None:
+    assert elements(renderer.inline(text), "sup") == []
+    assert find_references(text).citations == ()
+
+
+def test_citations_without_href_show_as_plain_brackets() -> None:
+    plain = MarkdownRenderer(resolve=resolve)
+    assert plain.html("Fast [4] and [5].") == "<p>Fast [4] and [5].</p>\n"
+
+
+def test_anchor_prefix_and_backrefs_agree(renderer: MarkdownRenderer) -> None:
+    text = "A [2], B [1], C [2]."
+    html = renderer.html(text, anchor_prefix="s3-simple")
+    assert html == f"<p>A {cite(2, 1, 's3-simple')}, B {cite(1, 1, 's3-simple')}, C {cite(2, 2, 's3-simple')}.</p>\n"
+    assert citation_backrefs(text, anchor_prefix="s3-simple") == {
+        1: ("s3-simple-1-1",), 2: ("s3-simple-2-1", "s3-simple-2-2")}
+    rendered_ids = sorted(a.get("id") for a in elements(html, "a"))
+    assert rendered_ids == sorted(i for ids in citation_backrefs(text, anchor_prefix="s3-simple").values() for i in ids)
+
+
+@pytest.mark.parametrize("prefix", ["", "Cite", "1cite", 'x" onclick="y', "cite_"])
+def test_bad_anchor_prefix_is_refused(renderer: MarkdownRenderer, prefix: str) -> None:
+    with pytest.raises(ValueError, match="anchor_prefix"):
+        renderer.html("[1]", anchor_prefix=prefix)
+
+
+def test_citation_href_is_escaped() -> None:
+    odd = MarkdownRenderer(resolve=resolve, citation_href=lambda n: f'#s{n}"><script>x</script>')
+    html = odd.html("[1]")
+    assert elements(html, "script") == []
+    assert elements(html, "a")[0].get("href") == '#s1"><script>x</script>'
+
+
+# --- internal and outside links -----------------------------------------------
+
+def test_internal_links_resolved(renderer: MarkdownRenderer) -> None:
+    html = renderer.inline("[GPU](entry:gpu), [Method](page:method), [13](issue:13)")
+    assert html == ('<a href="/en/glossary/gpu/">GPU</a>, <a href="/en/method/">Method</a>, '
+                    '<a href="/en/issues/13/">13</a>')
+
+
+def test_resolver_sees_kind_and_target() -> None:
+    calls: list[tuple[str, str]] = []
+
+    def recording(kind: str, target: str) -> str | None:
+        calls.append((kind, target))
+        return None
+
+    MarkdownRenderer(resolve=recording).html("[a](entry:gpu) [b](page:method) [c](issue:013) [d](issue:x) [e](entry:Bad_Slug)")
+    assert calls == [("entry", "gpu"), ("page", "method"), ("issue", "13")]
+
+
+def test_unresolved_links_become_escaped_text(renderer: MarkdownRenderer) -> None:
+    html = renderer.inline("[1 < 2 & *c*](entry:missing), [x](page:nope), [14](issue:14), [bad](issue:abc)")
+    assert html == "1 &lt; 2 &amp; <em>c</em>, x, 14, bad"
+    assert elements(html, "a") == []
+
+
+@pytest.mark.parametrize("markdown", ["[x](https://example.com)", "[x](http://example.com/a?b=1)",
+                                      "[x](mailto:desk@example.com)", "<https://example.com>",
+                                      "<desk@example.com>", "[x](//example.com/path)"])
+def test_outside_links_get_rel(renderer: MarkdownRenderer, markdown: str) -> None:
+    (link,) = elements(renderer.html(markdown), "a")
+    assert link.get("rel") == "noopener noreferrer"
+    assert link.get("href")
+
+
+@pytest.mark.parametrize("markdown", ["[x](/about/)", "[x](#history)", "[x](../trainium/)"])
+def test_relative_links_kept_without_rel(renderer: MarkdownRenderer, markdown: str) -> None:
+    (link,) = elements(renderer.html(markdown), "a")
+    assert link.get("rel") is None and link.get("href")
+
+
+@pytest.mark.parametrize("markdown", ["[x](ftp://example.com)", "[x](tel:+3612345)", "[x](file:///etc/passwd)"])
+def test_other_schemes_are_not_links(renderer: MarkdownRenderer, markdown: str) -> None:
+    html = renderer.html(markdown)
+    assert [a for a in elements(html, "a") if a.get("href")] == []
+    assert "x" in text_of(html)
+
+
+def test_rel_cannot_be_forged_in_raw_html(renderer: MarkdownRenderer) -> None:
+    (link,) = elements(renderer.html('<a href="https://example.com" rel="opener" target="_blank">x</a>'), "a")
+    assert link.get("rel") is None and link.get("target") is None
+
+
+# --- find_references ------------------------------------------------------------
+
+def test_find_references_in_order_with_repeats() -> None:
+    text = ("See [GPU](entry:gpu) [2], then [Method](page:method) and [last week](issue:12).\n\n"
+            "- [Trainium](entry:trainium) [1]\n- [GPU again](entry:gpu) [2]\n\n"
+            "`[9]` and [x](https://example.com) and [bad](issue:twelve)\n")
+    assert find_references(text) == References(
+        entries=("gpu", "trainium", "gpu"), pages=("method",), issues=(12,), citations=(2, 1, 2),
+        malformed=("issue:twelve",))
+
+
+def test_find_references_of_plain_text_is_empty() -> None:
+    assert find_references("Nothing to see here.") == References()
+
+
+def test_find_references_in_tables_and_headings() -> None:
+    text = "# Title [1]\n\n| a | b |\n|---|---|\n| [x](entry:gpu) | [3] |\n"
+    refs = find_references(text)
+    assert refs.citations == (1, 3) and refs.entries == ("gpu",)
+
+
+# --- sanitizing -----------------------------------------------------------------
+
+XSS_PAYLOADS = [
+    "<script>alert(1)</script>",
+    "text <script>alert(1)</script> more",
+    "<SCRIPT SRC=//evil.example/x.js></SCRIPT>",
+    "<img src=x onerror=alert(1)>",
+    "<img src=\"javascript:alert(1)\">",
+    "<IMG SRC=JaVaScRiPt:alert(1)>",
+    "[x](javascript:alert(1))",
+    "[x](JAVASCRIPT:alert(1))",
+    "[x](  javascript:alert(1) )",
+    "[x](<javascript:alert(1)>)",
+    "[x](java\tscript:alert(1))",
+    "[x]: javascript:alert(1)\n\n[x]",
+    "<javascript:alert(1)>",
+    "![x](javascript:alert(1))",
+    '<a href="JaVaScRiPt:alert(1)">x</a>',
+    '<a href="  javascript:alert(1)">x</a>',
+    '<a href="jav&#x09;ascript:alert(1)">x</a>',
+    '<a href="javascript&#58;alert(1)">x</a>',
+    '<a href="&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;alert(1)">x</a>',
+    "[x](javascript&#58;alert(1))",
+    "[x](&#106;avascript:alert(1))",
+    '<a href="vbscript:msgbox(1)">x</a>',
+    "[x](vbscript:msgbox(1))",
+    '<a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">x</a>',
+    "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+    "![x](data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=)",
+    "![x](data:image/png;base64,iVBORw0KGgo=)",
+    "<svg onload=alert(1)>",
+    "<svg><script>alert(1)</script></svg>",
+    "<math><mtext><script>alert(1)</script></mtext></math>",
+    "<iframe src=\"https://evil.example\"></iframe>",
+    "<iframe srcdoc=\"<script>alert(1)</script>\"></iframe>",
+    "<style>body{background:url(javascript:alert(1))}</style>",
+    '<p style="background:url(javascript:alert(1))">x</p>',
+    '<span style="position:fixed;top:0">x</span>',
+    "<details open ontoggle=alert(1)><summary>x</summary>y</details>",
+    '<body onload="alert(1)">',
+    '<div onmouseover="alert(1)">hover</div>',
+    "<object data=\"javascript:alert(1)\"></object>",
+    "<embed src=\"javascript:alert(1)\">",
+    "<form action=\"javascript:alert(1)\"><button>go</button></form>",
+    "<input onfocus=alert(1) autofocus>",
+    "<base href=\"javascript:alert(1)//\">",
+    "<meta http-equiv=\"refresh\" content=\"0;url=javascript:alert(1)\">",
+    "<link rel=stylesheet href=\"javascript:alert(1)\">",
+    "<a href=\"https://ok.example\" onclick=\"alert(1)\">x</a>",
+    "<img src=\"x\" alt=\"\" onerror=\"alert(1)\"/>",
+    "<<script>script>alert(1)<</script>/script>",
+    "<scr<script>ipt>alert(1)</script>",
+    "<!--<script>alert(1)</script>-->",
+    "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\">",
+    "<template><script>alert(1)</script></template>",
+    "<textarea><script>alert(1)</script></textarea>",
+    "<table><tr><td background=\"javascript:alert(1)\">x</td></tr></table>",
+    "[x [4]](javascript:alert(1))",
+    "[x](entry:gpu\"onmouseover=\"alert(1))",
+    "<abbr title=\"x\" onmouseover=alert(1)>AI</abbr>",
+    "<span lang=\"en\" onclick=\"alert(1)\">x</span>",
+    "<sup class=\"cite\" onclick=\"alert(1)\">1</sup>",
+    "<a id=\"cite-1-1\" name=\"location\" href=\"#\">clobber</a>",
+    "```\n<script>alert(1)</script>\n```",
+    "`<script>alert(1)</script>`",
+]
+
+DANGEROUS_ELEMENTS = {"script", "style", "iframe", "svg", "math", "object", "embed", "form", "input",
+                      "button", "base", "meta", "link", "body", "template", "textarea", "noscript", "frame"}
+SAFE_URL = re.compile(r"^(https?:|mailto:|[#/.]|[^:]*$)", re.IGNORECASE)
+
+
+def assert_safe(html: str) -> None:
+    for el in elements(html):
+        assert el.tag not in DANGEROUS_ELEMENTS, html
+        for name, value in el.attrib.items():
+            assert not name.lower().startswith("on"), html
+            assert name.lower() not in {"style", "srcdoc", "formaction", "action", "background", "target"}, html
+            if name.lower() in {"href", "src"}:
+                cleaned = re.sub(r"[\x00-\x20]", "", value)
+                assert SAFE_URL.match(cleaned), (name, value, html)
+            if name == "id":
+                assert re.fullmatch(r"[a-z][a-z0-9-]*-\d+-\d+", value), html
+
+
+@pytest.mark.parametrize("payload", XSS_PAYLOADS)
+def test_xss_payloads_are_neutralised(renderer: MarkdownRenderer, payload: str) -> None:
+    assert_safe(renderer.html(payload))
+    assert_safe(renderer.inline(payload))
+    assert_safe(renderer.html(f"- item\n\n  > {payload}\n"))
+
+
+def test_xss_payloads_are_neutralised_all_at_once(renderer: MarkdownRenderer) -> None:
+    assert_safe(renderer.html("\n\n".join(XSS_PAYLOADS)))
+    assert_safe(renderer.html(" ".join(XSS_PAYLOADS)))
+
+
+def test_script_content_is_dropped_not_shown(renderer: MarkdownRenderer) -> None:
+    assert "alert" not in text_of(renderer.html("Hello <script>alert(1)</script> world"))
+
+
+def test_allowed_raw_html_survives(renderer: MarkdownRenderer) -> None:
+    html = renderer.html('<details><summary>More</summary>\n\nHidden [2]\n\n</details>\n\n'
+                         'An <abbr title="artificial intelligence">AI</abbr> said '
+                         '<span lang="en" style="color:red" class="x">hello</span>.')
+    assert [el.tag for el in elements(html) if el.tag in {"details", "summary", "abbr", "span", "sup"}] == [
+        "details", "summary", "sup", "abbr", "span"]
+    (span,) = elements(html, "span")
+    assert span.attrib == {"lang": "en"}
+    assert elements(html, "abbr")[0].attrib == {"title": "artificial intelligence"}
+
+
+def test_comments_are_stripped(renderer: MarkdownRenderer) -> None:
+    assert "secret" not in renderer.html("a <!-- secret --> b\n\n<!-- secret block -->\n")
+
+
+def test_table_alignment_uses_classes_not_styles(renderer: MarkdownRenderer) -> None:
+    html = renderer.html("| a | b | c |\n|:--|:-:|--:|\n| 1 | 2 | 3 |\n")
+    assert [th.get("class") for th in elements(html, "th")] == ["align-left", "align-center", "align-right"]
+    assert all("style" not in el.attrib for el in elements(html))
+
+
+def test_output_is_markup_safe_for_templates(renderer: MarkdownRenderer) -> None:
+    html = renderer.html("Fast & cheap [1] <script>x</script>")
+    assert isinstance(html, Markup)
+    template = Environment(autoescape=True).from_string("<div>{{ body }}</div><div>{{ raw|safe }}</div>")
+    page = template.render(body=html, raw=str(html))
+    assert page == f"<div>{html}</div><div>{html}</div>"
+    assert "&amp;amp;" not in page
+
+
+def test_inline_has_no_paragraph_and_ignores_block_syntax(renderer: MarkdownRenderer) -> None:
+    assert renderer.inline("# Not a heading, *em* [3]") == f"# Not a heading, <em>em</em> {cite(3, 1)}"
+
+
+def test_rendering_is_deterministic(renderer: MarkdownRenderer) -> None:
+    text = "\n\n".join(["# T [1]", "[GPU](entry:gpu) [2] [1]", "| a |\n|---|\n| [3] |", *XSS_PAYLOADS[:10]])
+    assert renderer.html(text) == renderer.html(text) == MarkdownRenderer(resolve, source_href).html(text)
+
+
+# --- plain text ------------------------------------------------------------------
+
+def test_plain_text_of_representative_input() -> None:
+    text = """# Trainium [1]
+
+Trainium is **Amazon's** chip [4], cheap [5][6].
+It runs [large models](https://example.com) and [GPU](entry:gpu) work.  
+Hard break.
+
+- one
+- two [2]
+  1. nested
+  2. more
+
+> Quoted &amp; <b>bold</b> <script>evil()</script> `code [7]`
+
+| Spec | Value |
+|---|---|
+| Node | 5 nm [3] |
+
+```
+code block
+```
+
+<details><summary>More</summary>
+
+Hidden.
+
+</details>
+"""
+    assert plain_text(text) == (
+        "Trainium\n\n"
+        "Trainium is Amazon's chip, cheap. It runs large models and GPU work.\nHard break.\n\n"
+        "- one\n- two\n  1. nested\n  2. more\n\n"
+        "Quoted & bold code [7]\n\n"
+        "Spec | Value\nNode | 5 nm\n\n"
+        "code block\n\n"
+        "More\n\n"
+        "Hidden."
+    )
+
+
+def test_plain_text_has_no_markup_and_keeps_entities_as_characters() -> None:
+    assert plain_text("A &lt;tag&gt; &amp; <em>x</em> *y* [z](entry:missing) [1]") == "A <tag> & x y z"
+
+
+def test_plain_text_of_empty_input() -> None:
+    assert plain_text("") == "" and plain_text("\n\n  \n") == ""
+
+
+# --- nesting and robustness --------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    ">" * 10_000 + " deep [1]",
+    "\n".join(">" * i + " x" for i in range(1, 2_000)),
+    "- " * 10_000 + "x",
+    "1. " * 10_000 + "x",
+    "[" * 10_000 + "x" + "]" * 10_000,
+    "*" * 10_000 + "x" + "*" * 10_000,
+    "<div>" * 5_000 + "x",
+    "[x](entry:gpu)" * 5_000,
+])
+def test_deep_nesting_degrades_without_recursion_error(renderer: MarkdownRenderer, text: str) -> None:
+    start = time.monotonic()
+    html = renderer.html(text)
+    plain_text(text)
+    find_references(text)
+    assert time.monotonic() - start < 20
+    assert len(elements(html, "blockquote")) <= renderer.max_nesting
+    assert len(elements(html, "li")) <= renderer.max_nesting
+
+
+def test_max_nesting_is_configurable() -> None:
+    shallow = MarkdownRenderer(resolve=resolve, max_nesting=5)
+    html = shallow.html(">" * 50 + " x")
+    assert 1 <= len(elements(html, "blockquote")) <= 5
+    with pytest.raises(ValueError):
+        MarkdownRenderer(resolve=resolve, max_nesting=0)
+
+
+def test_lone_surrogates_do_not_raise(renderer: MarkdownRenderer) -> None:
+    assert "\ufffd" in renderer.html("broken \ud800 text")
+    assert plain_text("broken \udfff text") == "broken \ufffd text"
+
+
+MARKDOWN_PIECES = st.sampled_from(list("[]()<>!*_`#>-|:\\/&;=\"' \n\t0123456789abcjsvxy")
+                                  + ["entry:", "page:", "issue:", "javascript:", "http://", "<script>",
+                                     "<a href=", "onerror=", "&#58;", "\x00", "\ud800", "é", "ő"])
+MARKDOWNISH = st.lists(MARKDOWN_PIECES, max_size=120).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.one_of(st.text(max_size=300), MARKDOWNISH))
+def test_never_raises_and_stays_safe(text: str) -> None:
+    renderer = MarkdownRenderer(resolve=resolve, citation_href=source_href)
+    html = renderer.html(text)
+    assert html == renderer.html(text)
+    assert_safe(html)
+    assert_safe(renderer.inline(text))
+    plain_text(text)
+    refs = find_references(text)
+    assert sum(len(ids) for ids in citation_backrefs(text).values()) == len(refs.citations)

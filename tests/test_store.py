@@ -1,0 +1,99 @@
+"""The content store: migrations, import/export round trip, idempotent import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import create_engine, inspect
+
+from newsroom.db.base import Base
+from newsroom.db.migrate import head_revision, upgrade
+from newsroom.models import register_all
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_init_migrates_an_empty_database_and_is_repeatable(cli):
+    cli("init")
+    cli("init")
+    engine = create_engine(cli.db_url)
+    tables = set(inspect(engine).get_table_names())
+    assert {"entries", "entry_texts", "relations", "issues", "stories", "story_texts", "pages", "page_texts",
+            "vocabulary", "vocabulary_names", "site_texts", "revisions", "alembic_version"} <= tables
+    engine.dispose()
+
+
+def test_models_and_migrations_agree(db_url):
+    """The schema the migrations build is the schema the models describe."""
+    engine = create_engine(db_url)
+    upgrade(engine)
+    register_all()
+    with engine.connect() as connection:
+        diff = compare_metadata(MigrationContext.configure(connection, opts={"compare_type": True}), Base.metadata)
+    engine.dispose()
+    assert diff == []
+
+
+def test_a_database_made_by_the_first_version_upgrades(cli):
+    engine = create_engine(cli.db_url)
+    upgrade(engine, "0001")
+    engine.dispose()
+    result = cli("init")
+    assert "database ready" in result.stdout
+    engine = create_engine(cli.db_url)
+    with engine.connect() as connection:
+        assert MigrationContext.configure(connection).get_current_revision() == head_revision()
+    engine.dispose()
+
+
+def test_commands_refuse_an_uninitialised_database(cli):
+    result = cli("check", expect=1)
+    assert "run `newsroom init` first" in result.stderr
+
+
+def test_sample_loads_with_counts(cli):
+    result = cli("init", "--sample")
+    created = int(result.stdout.split("sample publication: ")[1].split(" created")[0])
+    assert created >= 1 + 13 + 2 + 4 + 32  # site, entries, pages, issues, stories
+
+
+def test_importing_the_same_files_twice_changes_nothing(sample_cli):
+    from newsroom import SAMPLE_DIR
+
+    result = sample_cli("import", str(SAMPLE_DIR))
+    assert result.stdout.strip().startswith("0 created, 0 updated, ")
+    assert "unchanged" in result.stdout
+
+
+def test_export_import_export_is_byte_identical(sample_cli, tmp_path, databases):
+    first, second = tmp_path / "first", tmp_path / "second"
+    sample_cli("export", str(first))
+    fresh = type(sample_cli)(databases.new(), sample_cli.cwd)
+    fresh("init")
+    result = fresh("import", str(first))
+    assert " 0 updated, 0 unchanged" in result.stdout
+    fresh("export", str(second))
+    assert _tree(first) == _tree(second)
+    again = fresh("import", str(second))
+    assert again.stdout.startswith("0 created, 0 updated")
+
+
+def test_an_edit_updates_one_record_and_keeps_a_revision(sample_cli, tmp_path):
+    out = tmp_path / "export"
+    sample_cli("export", str(out))
+    path = out / "entries" / "trainium.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("level: advanced", "level: intermediate"), encoding="utf-8")
+    result = sample_cli("import", str(out))
+    assert result.stdout.startswith("0 created, 1 updated")
+    engine = create_engine(sample_cli.db_url)
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT record_key, changed_fields FROM revisions WHERE record_kind = 'entry'").all()
+    engine.dispose()
+    assert rows[0][0] == "trainium"
+    assert "level" in str(rows[0][1])
