@@ -14,10 +14,13 @@ Rules, in the editors' terms:
   other labels ignore case ("Adatközpont" matches "adatközpont");
 - accents are significant, after NFC normalisation of both sides;
 - whitespace in a label matches any run of whitespace (incl. no-break space);
-- Hungarian allows a suffix of lowercase letters ("Trainiummal",
-  "adatközpontokban") or a hyphen and lowercase letters ("GPU-kat",
-  "Trainium2-vel"); English allows only plural and possessive endings
-  ("GPUs", "data centers", "AWS’s");
+- Hungarian allows a suffix of lowercase letters after a label ending in a
+  lowercase letter ("Trainiummal", "adatközpontokban", with a final a/e
+  lengthened: "intelligenciát"), or a hyphen and lowercase letters after any
+  label ("GPU-kat", "Trainium2-vel", "Shakespeare-rel"); "GPUk" and "AWSome"
+  are not mentions. Other stem changes (kő → követ, bokor → bokrot) are not
+  recognised: list such forms as match-only labels. English allows only
+  plural and possessive endings ("GPUs", "data centers", "AWS’s");
 - mentions never overlap; scanning left to right, the longest label wins.
 
 Known limitation: without a dictionary a Hungarian suffix cannot be told from
@@ -35,7 +38,9 @@ from dataclasses import dataclass, field
 
 _HU_LOWER = "a-záéíóöőúüűàâãäåæçèêëìîïðñòôõøùûýþÿß"
 _SUFFIX = {
-    "hu": rf"(?:[{_HU_LOWER}]+|-[{_HU_LOWER}]+)?",
+    # Letters attach directly only to a stem ending in a lowercase letter
+    # ("Trainiumot"); after a capital or digit Hungarian needs a hyphen ("GPU-t").
+    "hu": rf"(?:(?<=[{_HU_LOWER}])[{_HU_LOWER}]+|-[{_HU_LOWER}]+)?",
     "en": r"(?:es['’]|s['’]|['’]s|es|s)?",
 }
 
@@ -82,6 +87,14 @@ def is_case_sensitive(label: str) -> bool:
 
 def _normalise_label(label: str) -> str:
     return " ".join(unicodedata.normalize("NFC", label).split())
+
+
+def _inflection_stems(label: str, lang: str) -> tuple[str, ...]:
+    """`label` and, in Hungarian, its stem with a final a/e lengthened before a
+    suffix ("intelligencia" → "intelligenciát", "szoftvere" → "szoftverét")."""
+    if lang == "hu" and label[-1:] in ("a", "e"):
+        return (label, label[:-1] + {"a": "á", "e": "é"}[label[-1]])
+    return (label,)
 
 
 def _fold(text: str) -> str:
@@ -183,10 +196,11 @@ class TermMatcher:
                 label = _normalise_label(raw_label)
                 if not label:
                     continue
-                if is_case_sensitive(label):
-                    self._sensitive.setdefault(label, term.slug)
-                else:
-                    self._insensitive.setdefault(_fold(label), term.slug)
+                for form in _inflection_stems(label, lang):
+                    if is_case_sensitive(form):
+                        self._sensitive.setdefault(form, term.slug)
+                    else:
+                        self._insensitive.setdefault(_fold(form), term.slug)
         suffix = _SUFFIX[lang]
         self._patterns = [
             (pattern, lookup, fold)

@@ -14,16 +14,8 @@ import datetime as dt
 from typing import Literal
 from zoneinfo import ZoneInfo
 
+import babel.dates
 from babel import Locale
-from babel.dates import (
-    format_date as babel_format_date,
-    format_datetime as babel_format_datetime,
-    format_interval,
-    format_skeleton,
-    get_date_format,
-    get_datetime_format,
-    get_time_format,
-)
 
 SITE_TIME_ZONE = "Europe/Budapest"
 
@@ -52,13 +44,13 @@ def format_week(start: dt.date, end: dt.date, lang: str) -> str:
     _require_plain_date(end, "end")
     if end < start:
         raise ValueError(f"a week cannot end ({end}) before it starts ({start})")
-    return format_interval(start, end, WEEK_SKELETON, locale=Locale.parse(lang))
+    return babel.dates.format_interval(start, end, WEEK_SKELETON, locale=Locale.parse(lang))
 
 
 def format_month(d: dt.date, lang: str) -> str:
     """A month as a heading: "November 2026", "2026. november"; the day of `d` is ignored."""
     _require_plain_date(d, "d")
-    return format_skeleton(MONTH_SKELETON, d, locale=Locale.parse(lang))
+    return babel.dates.format_skeleton(MONTH_SKELETON, d, locale=Locale.parse(lang))
 
 
 def format_date(d: dt.date, lang: str, form: DateForm = "long") -> str:
@@ -66,7 +58,7 @@ def format_date(d: dt.date, lang: str, form: DateForm = "long") -> str:
     _require_plain_date(d, "d")
     if form not in ("long", "medium"):
         raise ValueError(f"form must be 'long' or 'medium', not {form!r}")
-    return babel_format_date(d, format=form, locale=Locale.parse(lang))
+    return babel.dates.format_date(d, format=form, locale=Locale.parse(lang))
 
 
 def format_datetime(moment: dt.datetime, lang: str, tz: str = SITE_TIME_ZONE) -> str:
@@ -86,11 +78,11 @@ def format_datetime(moment: dt.datetime, lang: str, tz: str = SITE_TIME_ZONE) ->
     # Compose the pattern from CLDR's own parts: the locale's long-date and
     # short-time patterns, glued the way the locale glues long date-times.
     pattern = (
-        get_datetime_format("long", locale=locale)
-        .replace("{1}", get_date_format("long", locale=locale).pattern)
-        .replace("{0}", get_time_format("short", locale=locale).pattern + " z")
+        str(babel.dates.get_datetime_format("long", locale=locale))
+        .replace("{1}", babel.dates.get_date_format("long", locale=locale).pattern)
+        .replace("{0}", babel.dates.get_time_format("short", locale=locale).pattern + " z")
     )
-    return babel_format_datetime(moment.astimezone(zone), pattern, tzinfo=zone, locale=locale)
+    return babel.dates.format_datetime(moment.astimezone(zone), pattern, tzinfo=zone, locale=locale)
 
 
 def issue_line(number: int, start: dt.date, end: dt.date, lang: str, issue_word: str) -> str:

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import ChainableUndefined, Environment, FileSystemLoader, select_autoescape
 
 from newsroom import PROJECT_ROOT
 from newsroom.i18n import translations
@@ -22,7 +22,7 @@ def environment(lang: str, templates: Path = TEMPLATES) -> Environment:
         loader=FileSystemLoader(str(templates)),
         autoescape=select_autoescape(("html", "xml"), default_for_string=True),
         extensions=["jinja2.ext.i18n"],
-        undefined=StrictUndefined,
+        undefined=ChainableUndefined,  # optional record fields are simply absent
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=False,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -34,19 +34,13 @@ INTERNAL_KINDS = frozenset({"entry", "page", "issue"})
 OUTSIDE_SCHEMES = frozenset({"http", "https", "mailto"})
 OUTSIDE_REL = "noopener noreferrer"
 
-ALLOWED_TAGS = frozenset({
-    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details",
-    "dfn", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
-    "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span",
-    "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr",
-    "ul", "var", "wbr",
-})
+#: The prose and table set, plus sup, details/summary, abbr and span (with lang).
+ALLOWED_TAGS = frozenset("""a abbr b blockquote br caption cite code dd del details dfn dl dt em
+    figcaption figure h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span strong
+    sub summary sup table tbody td tfoot th thead tr ul var wbr""".split())
 #: Dropped together with their content: code, styling, embedded documents and forms.
-DROPPED_WITH_CONTENT = frozenset({
-    "applet", "embed", "frame", "frameset", "iframe", "math", "noembed", "noframes",
-    "noscript", "object", "script", "select", "style", "svg", "template", "textarea", "title",
-    "xmp",
-})
+DROPPED_WITH_CONTENT = frozenset("""applet embed frame frameset iframe math noembed noframes noscript
+    object script select style svg template textarea title xmp""".split())
 _ALIGN_CLASSES = {"align-left", "align-center", "align-right"}
 
 _CITATION = re.compile(r"\[([0-9]{1,9})\]")  # at most 9 digits: int() of any length is a DoS
@@ -147,11 +141,6 @@ def _parse(md: MarkdownIt, text: str, *, inline: bool = False) -> list[Token]:
     return md.parseInline(text, {}) if inline else md.parse(text, {})
 
 
-def _inline_runs(tokens: list[Token]) -> Iterator[Token]:
-    """The inline tokens of a block stream; their children (not image alt text) hold links and citations."""
-    return (token for token in tokens if token.type == "inline" and token.children)
-
-
 def _keep_id(tag: str, attribute: str, value: str) -> str | None:
     """nh3 attribute filter: only citation anchor ids survive, so raw HTML cannot plant ids."""
     if attribute == "id":
@@ -175,10 +164,6 @@ def _html_cleaner() -> nh3.Cleaner:
         allowed_classes={"sup": {"cite"}, "th": _ALIGN_CLASSES, "td": _ALIGN_CLASSES},
         strip_comments=True,
     )
-
-
-def _text_cleaner() -> nh3.Cleaner:
-    return nh3.Cleaner(tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT), attributes={})
 
 
 @dataclass(frozen=True)
@@ -266,8 +251,9 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
     found: dict[str, list[str]] = {"entry": [], "page": [], "issue": []}
     citations: list[int] = []
     malformed: list[str] = []
-    for owner in _inline_runs(_parse(_parser(max_nesting), text)):
-        for token in owner.children or ():
+    for block in _parse(_parser(max_nesting), text):
+        # Only an inline run's own children: image alt text renders as text, never as marks.
+        for token in block.children if block.type == "inline" and block.children else ():
             if token.type == "citation":
                 citations.append(token.meta["number"])
             elif token.type == "link_open":
@@ -302,67 +288,59 @@ def plain_text(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
     separated by a blank line. The result is text, not HTML: escape it on output.
     """
     md = _parser(max_nesting)
-    writer = _PlainTextWriter(md, _text_cleaner())
+    writer = _PlainText(md, nh3.Cleaner(tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT)))
     for token in _parse(md, text):
         writer.feed(token)
     return "\n\n".join(writer.blocks)
 
 
 @dataclass
-class _PlainTextWriter:
-    """Collects the plain-text blocks of one token stream (lists and tables are one block each)."""
+class _PlainText:
+    """Collects the plain-text blocks of a token stream; a whole list or table is one block."""
 
     md: MarkdownIt
     cleaner: nh3.Cleaner
     blocks: list[str] = field(default_factory=list)
-    lists: list[str] = field(default_factory=list)  # "-" or "." per open list
-    lines: list[str] = field(default_factory=list)  # of the open list or table
-    marker: str | None = None  # of a list item whose first line is pending
-    cells: list[str] = field(default_factory=list)
-    in_table: bool = False
+    lines: list[str] = field(default_factory=list)  # of the open top-level list or table
+    lists: list[bool] = field(default_factory=list)  # per open list: is it ordered?
+    marker: str = ""  # of the list item whose first line is still to come
+    cells: list[str] | None = None  # of the open table row
 
     def feed(self, token: Token) -> None:
         kind = token.type
         if kind in ("bullet_list_open", "ordered_list_open"):
-            self.lists.append("-" if kind == "bullet_list_open" else ".")
+            self.lists.append(kind == "ordered_list_open")
         elif kind in ("bullet_list_close", "ordered_list_close"):
             self.lists.pop()
-            if not self.lists:
-                self._flush()
         elif kind == "list_item_open":
-            self.marker = "- " if self.lists[-1] == "-" else f"{token.info or '1'}{token.markup} "
-        elif kind == "table_open":
-            self.in_table = True
-        elif kind == "table_close":
-            self.in_table = False
-            self._flush()
-        elif kind == "tr_close":
-            self.lines.append(" | ".join(self.cells))
+            self.marker = f"{token.info}{token.markup} " if self.lists[-1] else "- "
+        elif kind == "tr_open":
             self.cells = []
+        elif kind == "tr_close" and self.cells is not None:
+            self.lines.append(" | ".join(self.cells))
+            self.cells = None
         elif kind == "inline":
             self._add(self._inline_text(token.children or []))
         elif kind in ("fence", "code_block"):
             self._add(token.content.rstrip("\n"))
         elif kind == "html_block":
             self._add(html_lib.unescape(self.cleaner.clean(token.content)).strip())
+        if kind in ("bullet_list_close", "ordered_list_close", "table_close") and not self.lists:
+            block = "\n".join(line.rstrip() for line in self.lines).strip("\n")
+            self.blocks.extend([block] if block else [])
+            self.lines = []
 
     def _add(self, text: str) -> None:
-        if self.in_table:
+        if self.cells is not None:
             self.cells.append(text)
         elif self.lists:
             indent = "  " * (len(self.lists) - 1)
-            first, *rest = text.split("\n") or [""]
+            first, *rest = text.split("\n")
             self.lines.append(indent + (self.marker or "  ") + first)
             self.lines.extend(indent + "  " + line for line in rest)
-            self.marker = None
+            self.marker = ""
         elif text:
             self.blocks.append(text)
-
-    def _flush(self) -> None:
-        block = "\n".join(line.rstrip() for line in self.lines).strip("\n")
-        if block:
-            self.blocks.append(block)
-        self.lines = []
 
     def _inline_text(self, children: list[Token]) -> str:
         """The text of one inline run: citations (and the space before them) dropped, tags stripped."""
@@ -373,6 +351,6 @@ class _PlainTextWriter:
                     kept[-1].content = kept[-1].content.rstrip(" \t")
                 continue
             kept.append(Token("text", "", 0, content=" ") if token.type == "softbreak" else token)
-        html = self.md.renderer.renderInline(kept, self.md.options, {})
+        html = self.md.renderer.render([Token("inline", "", 0, children=kept)], self.md.options, {})
         # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
         return _SPACES.sub(" ", html_lib.unescape(self.cleaner.clean(html))).strip()
