@@ -49,6 +49,7 @@ class _Tokeniser(HTMLParser):
         self._source = source
         self._depth = dict.fromkeys(NO_LINK_TAGS, 0)
         self.marks: list[tuple[int, str | None, bool]] = []  # (offset, text, linkable)
+        self.hrefs: set[str] = set()  # targets of the links already in the fragment
 
     def _offset(self) -> int:
         line, column = self.getpos()
@@ -61,6 +62,8 @@ class _Tokeniser(HTMLParser):
         self._markup()
         if tag in self._depth:
             self._depth[tag] += 1
+        if tag == "a":
+            self.hrefs.update(value for name, value in attrs if name == "href" and value)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._markup()
@@ -87,8 +90,8 @@ class _Tokeniser(HTMLParser):
         self._markup()
 
 
-def _tokens(source: str) -> list[_Token]:
-    """The fragment as consecutive tokens; adjacent text events are merged."""
+def _tokens(source: str) -> tuple[list[_Token], set[str]]:
+    """The fragment as consecutive tokens (adjacent text merged), and its link targets."""
     parser = _Tokeniser(source)
     parser.feed(source)
     parser.close()
@@ -101,7 +104,7 @@ def _tokens(source: str) -> list[_Token]:
             tokens[-1] = _Token(previous.start, end, previous.text + text, linkable)
         else:
             tokens.append(_Token(start, end, text, linkable))
-    return tokens
+    return tokens, parser.hrefs
 
 
 def _decoded_offsets(raw: str) -> tuple[str, dict[int, int]]:
@@ -144,13 +147,16 @@ def link_first_mentions(html: str, matcher: TermMatcher,
     """Wrap the first mention of each term in ``<a class="term" href="…">``.
 
     `href_for(slug)` gives the link target, or None to leave the term as
-    text; slugs in `skip` (e.g. the entry's own page) are never linked.
-    Returns the new fragment; everything else is copied unchanged.
+    text; slugs in `skip` (e.g. the entry's own page) are never linked, nor
+    is a term the fragment already links to by hand (same href), which also
+    makes linking idempotent. Returns the new fragment; everything else is
+    copied unchanged.
     """
     done: set[str] = set(skip)
     hrefs: dict[str, str | None] = {}
     output: list[str] = []
-    for token in _tokens(html):
+    tokens, existing = _tokens(html)
+    for token in tokens:
         raw = html[token.start:token.end]
         links: list[tuple[int, int, str]] = []
         if token.text is not None and token.linkable:
@@ -163,7 +169,7 @@ def link_first_mentions(html: str, matcher: TermMatcher,
                     if mention.slug not in hrefs:
                         hrefs[mention.slug] = href_for(mention.slug)
                     href = hrefs[mention.slug]
-                    if href is not None:
+                    if href is not None and href not in existing:
                         links.append((start, end, href))
                         done.add(mention.slug)
         output.append(_link_text(raw, links) if links else raw)
