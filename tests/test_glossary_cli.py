@@ -68,6 +68,8 @@ def test_glossary_stale_lists_oldest_first(sample_cli, write_files):
     lines = sample_cli("glossary", "stale").stdout.splitlines()
     assert lines[0].startswith("1999-05  oldest  oldest  (")
     assert lines[1].startswith("2000-01  newer-old  newer-old  (")
+    listed = [line.split()[0] for line in sample_cli("glossary", "list", "--stale").stdout.splitlines()]
+    assert {"oldest", "newer-old"} <= set(listed)
 
 
 def test_glossary_list_filters_and_sorts_by_language(sample_cli):
