@@ -19,14 +19,6 @@ METHODS = ("machine-edited", "machine-assisted", "human-written")
 REVIEWS = ("machine-expert-review", "human-expert-review", "editor-review", "none")
 
 
-def is_machine_made(provenance: dict[str, str] | None) -> bool:
-    """True when no human took editorial responsibility: machine-written and not human-reviewed."""
-    if not provenance:
-        return False
-    return provenance.get("method") == "machine-edited" and provenance.get("review") not in (
-        "human-expert-review", "editor-review")
-
-
 def provenance_problems(content: Content) -> Iterator[Diagnostic]:
     """Unknown method or review codes: the page could not say in words what they mean."""
     for entry in content.entries.values():

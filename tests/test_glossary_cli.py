@@ -6,6 +6,7 @@ import datetime as dt
 import re
 
 import pytest
+from conftest import Cli
 from rdflib import RDF, SKOS, Graph, Literal, URIRef
 
 from glossary.staleness import stale_entries
@@ -23,6 +24,15 @@ status: {status}
 hu: {{headword: {slug}, definition: Régi.}}
 en: {{headword: {slug}, definition: Old.}}
 """
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Cli:
+    """The sample publication in SQLite, for commands that only read (one database for the module)."""
+    folder = tmp_path_factory.mktemp("glossary-cli")
+    cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
+    cli("init", "--sample")
+    return cli
 
 
 def _content(statuses: dict[str, str]) -> Content:
@@ -72,9 +82,9 @@ def test_glossary_stale_lists_oldest_first(sample_cli, write_files):
     assert {"oldest", "newer-old"} <= set(listed)
 
 
-def test_glossary_list_filters_and_sorts_by_language(sample_cli):
+def test_glossary_list_filters_and_sorts_by_language(sample):
     def slugs(*args: str) -> list[str]:
-        return [line.split()[0] for line in sample_cli("glossary", "list", *args).stdout.splitlines()]
+        return [line.split()[0] for line in sample("glossary", "list", *args).stdout.splitlines()]
 
     assert slugs("--level", "advanced") == ["aws-inferentia", "trainium", "trainium2", "trainium3"]
     assert slugs("--category", "business") == ["cloud-service", "project-rainier"]  # felhőszolgáltatás < Rainier
@@ -82,15 +92,15 @@ def test_glossary_list_filters_and_sorts_by_language(sample_cli):
     everything = slugs()
     assert len(everything) == 13 and everything[:2] == ["data-center", "aws-inferentia"]  # adatközpont < AWS
     assert slugs("--lang", "en")[:2] == ["ai-accelerator", "ai-chip"]
-    assert "--lang" in sample_cli("glossary", "list", "--lang", "de", expect=2).stderr
+    assert "--lang" in sample("glossary", "list", "--lang", "de", expect=2).stderr
 
 
-def test_glossary_show_gives_relations_from_both_sides(sample_cli):
-    out = sample_cli("glossary", "show", "trainium2").stdout.splitlines()
+def test_glossary_show_gives_relations_from_both_sides(sample):
+    out = sample("glossary", "show", "trainium2").stdout.splitlines()
     assert out[0] == "trainium2: hu: Trainium2 / en: Trainium2"
     assert "broader: trainium" in out
     assert any(line.startswith("in the news: ") for line in out)
-    assert "no glossary entry 'nope'" in sample_cli("glossary", "show", "nope", expect=1).stderr
+    assert "no glossary entry 'nope'" in sample("glossary", "show", "nope", expect=1).stderr
 
 
 def test_new_writes_a_template_that_must_be_filled_before_it_imports(sample_cli):
@@ -127,14 +137,14 @@ def test_new_writes_a_template_that_must_be_filled_before_it_imports(sample_cli)
     assert "new-term" in sample_cli("glossary", "show", "new-term").stdout
 
 
-def test_new_refuses_a_bad_slug(sample_cli):
-    assert "SLUG" in sample_cli("glossary", "new", "Not A Slug", expect=2).stderr
+def test_new_refuses_a_bad_slug(sample):
+    assert "SLUG" in sample("glossary", "new", "Not A Slug", expect=2).stderr
 
 
-def test_export_skos_parses_and_has_one_concept_per_entry(sample_cli):
-    entries = len(sample_cli("glossary", "list").stdout.splitlines())
-    target = sample_cli.cwd / "glossary.ttl"
-    assert f"{entries} concepts written" in sample_cli("export", "--skos", str(target)).stdout
+def test_export_skos_parses_and_has_one_concept_per_entry(sample):
+    entries = len(sample("glossary", "list").stdout.splitlines())
+    target = sample.cwd / "glossary.ttl"
+    assert f"{entries} concepts written" in sample("export", "--skos", str(target)).stdout
     graph = Graph().parse(target, format="turtle")
     concepts = set(graph.subjects(RDF.type, SKOS.Concept))
     assert len(concepts) == entries == 13
@@ -150,8 +160,8 @@ def test_export_skos_parses_and_has_one_concept_per_entry(sample_cli):
     assert (URIRef(base + "google-tpu"), SKOS.related, trainium) in graph
 
 
-def test_export_needs_a_folder_or_skos(sample_cli):
-    assert "give a folder OUT, --skos FILE, or both" in sample_cli("export", expect=2).stderr
+def test_export_needs_a_folder_or_skos(sample):
+    assert "give a folder OUT, --skos FILE, or both" in sample("export", expect=2).stderr
 
 
 @pytest.mark.parametrize("code, message", [

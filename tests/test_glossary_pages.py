@@ -24,6 +24,51 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "_site"
 
 
+EXTRA = {
+    "entries/bare.yaml": """\
+kind: entry
+slug: bare-entry
+category: methods
+level: basic
+trend: emerging
+status: 2026-11
+hu: {headword: Csupasz, definition: Egy mondat.}
+en: {headword: Bare, definition: One sentence.}
+""",
+}
+EVIL = "Evil</script><script>alert(1)</script><!--"
+EXTRA["entries/evil.yaml"] = f"""\
+kind: entry
+slug: evil
+category: methods
+level: basic
+trend: emerging
+status: 2026-11
+hu: {{headword: "{EVIL}", definition: Egy mondat., aliases: ["a</SCRIPT >b"]}}
+en: {{headword: "{EVIL}", definition: One sentence., aliases: ["a</SCRIPT >b"]}}
+"""
+DIGRAPH_WORDS = ["ab", "áb", "az", "áz", "comb", "cukor", "csak", "dzsem", "egér", "éger", "gyár", "lyuk",
+                 "Menyhért", "mennybolt", "nyár", "ó", "ön", "sző", "tz", "tty", "ügy", "zsák"]
+for i, word in enumerate(reversed(DIGRAPH_WORDS)):
+    EXTRA[f"entries/w{i}.yaml"] = (f"kind: entry\nslug: w{i}\ncategory: methods\nlevel: basic\n"
+                                   f"trend: emerging\nstatus: 2026-11\nhu: {{headword: {word}, definition: X.}}\n"
+                                   f"en: {{headword: {word}, definition: X.}}\n")
+
+
+@pytest.fixture(scope="module")
+def extra_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample plus a bare entry, an entry with hostile text and words for every digraph, built once."""
+    folder = tmp_path_factory.mktemp("glossary-extra")
+    for relative, text in EXTRA.items():
+        (folder / "content" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / "content" / relative).write_text(text, encoding="utf-8")
+    cli = Cli(f"sqlite:///{folder / 'extra.db'}", folder)
+    cli("init", "--sample")
+    cli("import", str(folder / "content"))
+    cli("build", "--out", str(folder / "_site"))
+    return folder / "_site"
+
+
 def parse(path: Path):
     return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(path.read_bytes())
 
@@ -81,6 +126,7 @@ def test_the_english_page_matches_the_seed_content(site):
     sources = section(document, "sources").findall(".//ol/li")
     assert len(sources) == 6 and sources[0].get("id") == "source-1"
     assert sources[0].find("a").get("href") == "https://aws.amazon.com/machine-learning/trainium/"
+    assert "Tranium" not in words(document)  # a match-only form, never shown to readers
     provenance = next(p for p in document.iter("p") if p.get("class") == "provenance")
     assert words(provenance) == ("This entry was machine-edited and has undergone machine expert review; the "
                                  "“In the news” section updates automatically from the newsletter's stories.")
@@ -131,20 +177,8 @@ def test_in_the_news_is_newest_first_with_issue_number_and_date(site):
     assert first.find("a").get("href").startswith("/en/issues/13/#story-")
 
 
-def test_empty_sections_are_left_out(sample_cli, write_files):
-    sample_cli("import", str(write_files({"entries/bare.yaml": """\
-kind: entry
-slug: bare-entry
-category: methods
-level: basic
-trend: emerging
-status: 2026-11
-hu: {headword: Csupasz, definition: Egy mondat.}
-en: {headword: Bare, definition: One sentence.}
-"""})))
-    out = sample_cli.cwd / "_site"
-    sample_cli("build", "--out", str(out))
-    document = parse(out / "en" / "glossary" / "bare-entry" / "index.html")
+def test_empty_sections_are_left_out(extra_site):
+    document = parse(extra_site / "en" / "glossary" / "bare-entry" / "index.html")
     assert headings(document) == []
     assert not any(p.get("class") == "provenance" for p in document.iter("p"))
 
@@ -176,26 +210,13 @@ def test_the_index_carries_a_defined_term_set(site):
             "url": f"{BASE}en/glossary/trainium/"} in term_set["hasDefinedTerm"]
 
 
-def test_json_ld_cannot_be_closed_by_content(sample_cli, write_files):
-    evil = "Evil</script><script>alert(1)</script><!--"
-    sample_cli("import", str(write_files({"entries/evil.yaml": f"""\
-kind: entry
-slug: evil
-category: methods
-level: basic
-trend: emerging
-status: 2026-11
-hu: {{headword: "{evil}", definition: Egy mondat., aliases: ["a</SCRIPT >b"]}}
-en: {{headword: "{evil}", definition: One sentence., aliases: ["a</SCRIPT >b"]}}
-"""})))
-    out = sample_cli.cwd / "_site"
-    sample_cli("build", "--out", str(out))
-    raw = (out / "en" / "glossary" / "evil" / "index.html").read_text(encoding="utf-8")
+def test_json_ld_cannot_be_closed_by_content(extra_site):
+    raw = (extra_site / "en" / "glossary" / "evil" / "index.html").read_text(encoding="utf-8")
     assert "<script>alert" not in raw
-    document = parse(out / "en" / "glossary" / "evil" / "index.html")
+    document = parse(extra_site / "en" / "glossary" / "evil" / "index.html")
     assert [s.get("type") for s in document.iter("script")] == ["application/ld+json"]
     term = _jsonld(document)
-    assert term["name"] == evil and term["alternateName"] == ["a</SCRIPT >b"]
+    assert term["name"] == EVIL and term["alternateName"] == ["a</SCRIPT >b"]
 
 
 HU_SAMPLE_ORDER = ["adatközpont", "AWS Inferentia", "felhőszolgáltatás", "Google TPU", "GPU (grafikus processzor)",
@@ -229,23 +250,11 @@ def test_the_english_index_is_in_english_order(site):
     assert list(groups)[0] == "A" and groups["T"] == ["Trainium", "Trainium2", "Trainium3"]
 
 
-DIGRAPH_WORDS = ["ab", "áb", "az", "áz", "comb", "cukor", "csak", "dzsem", "egér", "éger", "gyár", "lyuk",
-                 "Menyhért", "mennybolt", "nyár", "ó", "ön", "sző", "tz", "tty", "ügy", "zsák"]
-
-
-def test_a_built_index_follows_hungarian_collation_on_every_digraph(sample_cli, write_files):
-    files = {}
-    for i, word in enumerate(reversed(DIGRAPH_WORDS)):
-        files[f"entries/w{i}.yaml"] = (f"kind: entry\nslug: w{i}\ncategory: methods\nlevel: basic\n"
-                                       f"trend: emerging\nstatus: 2026-11\nhu: {{headword: {word}, definition: X.}}\n"
-                                       f"en: {{headword: {word}, definition: X.}}\n")
-    sample_cli("import", str(write_files(files)))
-    out = sample_cli.cwd / "_site"
-    sample_cli("build", "--out", str(out))
-    _, groups = _index(out / "hu" / "glossary" / "index.html")
+def test_a_built_index_follows_hungarian_collation_on_every_digraph(extra_site):
+    _, groups = _index(extra_site / "hu" / "glossary" / "index.html")
     built = [word for group in groups.values() for word in group if word in DIGRAPH_WORDS]
     assert built == DIGRAPH_WORDS
-    assert groups["Cs"] == ["csak"] and groups["Dzs"] == ["dzsem"] and groups["Ny"] == ["nyár"]
+    assert groups["Cs"] == ["csak", "Csupasz"] and groups["Dzs"] == ["dzsem"] and groups["Ny"] == ["nyár"]
     assert groups["O"][-1] == "ó" and groups["Ö"][0] == "ön" and groups["Ty"] == ["tty"]
     assert groups["M"][:2] == ["Menyhért", "mennybolt"]
 
