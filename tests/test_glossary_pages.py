@@ -10,6 +10,7 @@ import pytest
 from conftest import Cli
 
 from glossary.collation import HU_ALPHABET_HEADINGS
+from glossary.views import index_letters
 
 BASE = "https://news.example.org/"
 
@@ -257,6 +258,14 @@ def test_a_built_index_follows_hungarian_collation_on_every_digraph(extra_site):
     assert groups["Cs"] == ["csak", "Csupasz"] and groups["Dzs"] == ["dzsem"] and groups["Ny"] == ["nyár"]
     assert groups["O"][-1] == "ó" and groups["Ö"][0] == "ön" and groups["Ty"] == ["tty"]
     assert groups["M"][:2] == ["Menyhért", "mennybolt"]
+
+
+def test_index_groups_keep_every_letter_and_put_digits_first():
+    groups = index_letters([{"headword": word} for word in ("zsák", "3D-nyomtatás", "cukor", "csak", "Ábra")], "hu")
+    assert [g["letter"] for g in groups] == ["#", *HU_ALPHABET_HEADINGS]
+    filled = {g["letter"]: [item["headword"] for item in g["items"]] for g in groups if g["items"]}
+    assert filled == {"#": ["3D-nyomtatás"], "A": ["Ábra"], "C": ["cukor"], "Cs": ["csak"], "Zs": ["zsák"]}
+    assert [g["anchor"] for g in groups][:3] == ["letter-other", "letter-A", "letter-B"]
 
 
 def test_every_entry_is_listed_under_its_category_and_its_level(site):

@@ -64,7 +64,10 @@ def stale(app: App) -> None:
     """List entries whose 'Where things stand' is older than the limit, oldest first."""
     content = _content(app)
     limit = app.settings.stale_after_months
-    for item in stale_entries(content, app.today(), limit):
+    stale_ones = stale_entries(content, app.today(), limit)
+    if not stale_ones:
+        app.say(f"no entry is older than {limit} months")
+    for item in stale_ones:
         headword = content.entries[item.slug].text(app.settings.default_language).get("headword") or item.slug
         click.echo(f"{item.status}  {item.slug}  {headword}  ({item.age_months} months)")
 
