@@ -40,6 +40,8 @@ GMAIL_CLIP_BYTES = 102 * 1024
 #: Tags kept in story text inside an email: as in feeds, minus images (their size is unknown).
 EMAIL_TAGS = FEED_TAGS - {"img"}
 WRAP = 72
+#: Stands for the subscriber's token in a prepared email; replaced per copy.
+PLACEHOLDER = b"SUBSCRIBER-TOKEN"
 INLINER = css_inline.CSSInliner(keep_at_rules=True, load_remote_stylesheets=False)
 
 
@@ -184,20 +186,53 @@ def build_message(settings: Settings, context: Mapping[str, Any], html: bytes, t
     return message
 
 
-def render_email(content: Content, derived: Derived, settings: Settings, lang: str, number: int, *,
-                 draft: bool = False, recipient: Recipient | None = None) -> IssueEmail:
-    """The HTML, text and `.eml` of issue `number` in `lang`, for `recipient` or for the archive."""
+@dataclass(frozen=True)
+class PreparedEmail:
+    """An issue's email in one language, rendered once; personalised copies differ only in the token."""
+
+    number: int
+    lang: str
+    context: Mapping[str, Any]
+    html: bytes
+    text: bytes
+    date: str
+
+    @property
+    def subject(self) -> str:
+        return str(self.context["subject"])
+
+    def message(self, settings: Settings, recipient: Recipient | None = None) -> tuple[str, EmailMessage]:
+        """The Message-ID and the message itself, for `recipient` or (None) for the archive."""
+        html, text, context = self.html, self.text, dict(self.context)
+        if recipient is not None:
+            token = recipient.token.encode("ascii")
+            html, text = html.replace(PLACEHOLDER, token), text.replace(PLACEHOLDER, token)
+            context["unsubscribe_url"] = unsubscribe_url(settings, recipient)
+        mid = message_id(settings, self.number, self.lang, recipient)
+        return mid, build_message(settings, context, html, text, date=self.date, message_id=mid, recipient=recipient)
+
+
+def prepare_email(content: Content, derived: Derived, settings: Settings, lang: str, number: int, *,
+                  draft: bool = False, personal: bool = False) -> PreparedEmail:
+    """Render issue `number` in `lang` once; `personal` leaves a token placeholder in the unsubscribe link."""
     check_email(content, settings, number, lang, draft)
     planner = Planner(content, derived, settings, lang)
-    context = email_context(planner, number, recipient)
+    placeholder = Recipient("", PLACEHOLDER.decode("ascii")) if personal else None
+    context = email_context(planner, number, placeholder)
     html, text = render_parts(context)
     if len(html) > GMAIL_CLIP_BYTES:
         raise ContentError([Diagnostic(f"issue:{number}", None, lang, f"the email's HTML is {len(html) // 1024} KB; "
                                        f"Gmail clips messages over {GMAIL_CLIP_BYTES // 1024} KB")])
-    mid = message_id(settings, number, lang, recipient)
     date = format_datetime(publication_time(content.issues[number], settings))
-    message = build_message(settings, context, html, text, date=date, message_id=mid, recipient=recipient)
-    return IssueEmail(number, lang, context["subject"], mid, html, text, message.as_bytes())
+    return PreparedEmail(number, lang, context, html, text, date)
+
+
+def render_email(content: Content, derived: Derived, settings: Settings, lang: str, number: int, *,
+                 draft: bool = False) -> IssueEmail:
+    """The HTML, text and `.eml` of issue `number` in `lang` as archived (no subscriber's token)."""
+    prepared = prepare_email(content, derived, settings, lang, number, draft=draft)
+    mid, message = prepared.message(settings)
+    return IssueEmail(number, lang, prepared.subject, mid, prepared.html, prepared.text, message.as_bytes())
 
 
 def latest_email(content: Content, derived: Derived, settings: Settings, lang: str) -> list[tuple[str, bytes]]:
