@@ -71,6 +71,42 @@ def publication_time(issue: Record, settings: Settings) -> dt.datetime:
     return dt.datetime.combine(end, dt.time(7), settings.zone).astimezone(dt.timezone.utc)
 
 
+class FeedPlanner(Planner):
+    """A planner that renders each story once although the issues and section feeds both show it."""
+
+    def __init__(self, content: Content, derived: Derived, settings: Settings, lang: str) -> None:
+        super().__init__(content, derived, settings, lang)
+        self._stories: dict[str, dict[str, Any]] = {}
+
+    def story_context(self, story: Record) -> dict[str, Any]:
+        if story.key not in self._stories:
+            self._stories[story.key] = super().story_context(story)
+        return self._stories[story.key]
+
+
+class LanguageLinks:
+    """Atom entry links with `hreflang`: the entry's own page and its other-language twins.
+
+    feedgen 1.0 drops `rel`/`hreflang` from entry links (its loop variable
+    shadows the link it reads), so they are written by this entry extension.
+    The own link comes last because readers (feedparser among them) take the
+    last `alternate` link as the entry's link.
+    """
+
+    def __init__(self) -> None:
+        self.links: list[tuple[str, str]] = []
+
+    def extend_ns(self) -> dict[str, str]:
+        return {}
+
+    def extend_atom(self, entry: Any) -> Any:
+        for lang, href in self.links:
+            element = entry.makeelement("link", {"href": href, "rel": "alternate", "type": "text/html",
+                                                 "hreflang": lang})
+            entry.append(element)
+        return entry
+
+
 def published_issues(content: Content) -> list[int]:
     """Published issues, newest first: drafts and scheduled issues never reach a feed or an email."""
     return sorted((n for n, issue in content.issues.items() if issue.data["status"] == "published"), reverse=True)
@@ -174,10 +210,11 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
         entry.id(item.id)
         entry.guid(item.id, permalink=False)
         entry.title(item.title)
-        entry.link(href=item.link, rel="alternate", hreflang=link.lang)
         if link.fmt == "atom":
-            for other, url in item.twins:
-                entry.link(href=url, rel="alternate", hreflang=other)
+            entry.register_extension("language_links", LanguageLinks, atom=True, rss=False)
+            entry.language_links.links = [*item.twins, (link.lang, item.link)]
+        else:
+            entry.link(href=item.link)
         entry.published(item.published)
         entry.updated(item.published)
         entry.author(author)
@@ -191,7 +228,7 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
 
 def render_feeds(content: Content, derived: Derived, settings: Settings, lang: str) -> list[tuple[str, bytes]]:
     """Every feed of one language as (path, bytes)."""
-    planner = Planner(content, derived, settings, lang)
+    planner = FeedPlanner(content, derived, settings, lang)
     site = dict(content.site.get(lang) or {})
     home = settings.base_url + urls.home(lang)
     issues = list(issue_items(planner))
