@@ -178,9 +178,9 @@ def build_message(settings: Settings, context: Mapping[str, Any], html: bytes, t
     message["List-Unsubscribe"] = (f"<{context['unsubscribe_url']}>, "
                                    f"<mailto:{settings.unsubscribe_mailto}?subject=unsubscribe>")
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    message["Content-Language"] = context["lang"]
     message.set_content(text.decode("utf-8"), subtype="plain", charset="utf-8", cte="quoted-printable")
     message.add_alternative(html.decode("utf-8"), subtype="html", charset="utf-8", cte="quoted-printable")
+    message["Content-Language"] = context["lang"]  # after the parts: set_content clears Content-* headers
     # A boundary from the content instead of a random one: the same issue gives the same bytes.
     message.set_boundary("=_" + hashlib.sha256(html + text + message_id.encode()).hexdigest()[:40])
     return message
