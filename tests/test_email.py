@@ -9,6 +9,7 @@ from pathlib import Path
 
 import html5lib
 import pytest
+from conftest import Cli
 
 BASE = "https://news.example.org/"
 DRAFT = """\
@@ -29,11 +30,20 @@ hu: {title: Csak magyarul}
 """
 
 
-@pytest.fixture
-def emails(sample_cli) -> Path:
-    out = sample_cli.cwd / "mail"
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Cli:
+    """One sample database for the read-only tests (rendering does not depend on the backend)."""
+    folder = tmp_path_factory.mktemp("email")
+    cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
+    cli("init", "--sample")
+    return cli
+
+
+@pytest.fixture(scope="module")
+def emails(sample: Cli) -> Path:
+    out = sample.cwd / "mail"
     for lang in ("hu", "en"):
-        result = sample_cli("email", "13", "--lang", lang, "--out", str(out), "--base-url", BASE)
+        result = sample("email", "13", "--lang", lang, "--out", str(out), "--base-url", BASE)
         assert f"{lang}/issue-13.eml" in result.stdout
     return out
 
@@ -72,9 +82,9 @@ def test_the_eml_is_multipart_alternative_with_list_headers_and_encoded_hungaria
     assert text.replace("\r\n", "\n") == (emails / "hu/issue-13.txt").read_text(encoding="utf-8")
 
 
-def test_the_same_issue_gives_the_same_bytes(sample_cli, emails):
-    again = sample_cli.cwd / "again"
-    sample_cli("email", "13", "--lang", "hu", "--out", str(again), "--base-url", BASE)
+def test_the_same_issue_gives_the_same_bytes(sample, emails):
+    again = sample.cwd / "again"
+    sample("email", "13", "--lang", "hu", "--out", str(again), "--base-url", BASE)
     for suffix in ("html", "txt", "eml"):
         assert (again / f"hu/issue-13.{suffix}").read_bytes() == (emails / f"hu/issue-13.{suffix}").read_bytes()
 
@@ -125,12 +135,12 @@ def test_the_text_part_is_for_reading_with_numbered_links(emails):
     assert max(len(line) for line in body.splitlines()) <= 100
 
 
-def test_build_writes_the_latest_issues_email_beside_the_site(sample_cli):
-    sample_cli("build", "--out", str(sample_cli.cwd / "_site"), "--base-url", BASE)
+def test_build_writes_the_latest_issues_email_beside_the_site(sample):
+    sample("build", "--out", str(sample.cwd / "_site"), "--base-url", BASE)
     for lang in ("hu", "en"):
         for suffix in ("html", "txt", "eml"):
-            assert (sample_cli.cwd / "_email" / lang / f"issue-13.{suffix}").is_file()
-    assert not list((sample_cli.cwd / "_site").rglob("*.eml"))
+            assert (sample.cwd / "_email" / lang / f"issue-13.{suffix}").is_file()
+    assert not list((sample.cwd / "_site").rglob("*.eml"))
 
 
 def test_an_unpublished_issue_is_refused_unless_draft(sample_cli, write_files):

@@ -7,6 +7,7 @@ from pathlib import Path
 import feedparser
 import html5lib
 import pytest
+from conftest import Cli
 
 BASE = "https://news.example.org/"
 FEEDS = ("issues", "glossary", "section-code", "section-money", "section-policy", "section-science",
@@ -38,13 +39,26 @@ def _build(cli, name: str, *extra: str) -> Path:
     return out
 
 
+def _ids(site: Path) -> dict[str, list[str]]:
+    return {r: [e.id for e in feedparser.parse(p.read_bytes()).entries] for r, p in _feeds(site).items()}
+
+
 def _feeds(site: Path) -> dict[str, Path]:
     return {p.relative_to(site).as_posix(): p for p in sorted(site.glob("*/feeds/*")) if p.suffix in (".xml", ".atom")}
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The sample built twice (read-only tests share it; rendering does not depend on the database backend)."""
+    folder = tmp_path_factory.mktemp("feeds")
+    cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
+    cli("init", "--sample")
+    return _build(cli, "_site"), _build(cli, "_again")
+
+
 @pytest.fixture
-def site(sample_cli) -> Path:
-    return _build(sample_cli, "_site")
+def site(built) -> Path:
+    return built[0]
 
 
 def test_every_feed_parses_without_errors_in_its_language_with_unique_ids_newest_first(site):
@@ -98,27 +112,25 @@ def test_glossary_feed_ids_name_the_status_month(site):
     assert trainium.id == "tag:news.example.org,2026:en/glossary/trainium/2026-11"
 
 
-def test_two_builds_give_the_same_bytes_and_a_correction_keeps_every_id(sample_cli, site, tmp_path):
-    again = _build(sample_cli, "_again")
+def test_two_builds_give_the_same_bytes(built):
+    site, again = built
     for relative, path in _feeds(site).items():
         assert (again / relative).read_bytes() == path.read_bytes(), relative
-    before = {r: [e.id for e in feedparser.parse(p.read_bytes()).entries] for r, p in _feeds(site).items()}
+
+
+def test_a_correction_keeps_every_id_and_drafts_never_reach_a_feed(sample_cli, write_files, tmp_path, site):
+    before = _ids(site)  # the same sample, built before the correction
     exported = tmp_path / "export"
     sample_cli("export", str(exported))
     issue = exported / "issues" / "0013.yaml"
     issue.write_text(issue.read_text(encoding="utf-8").replace("a saját chipek hete", "a saját chipek hete (javítva)"),
                      encoding="utf-8")
     sample_cli("import", str(exported))
-    corrected = _build(sample_cli, "_corrected")
-    after = {r: [e.id for e in feedparser.parse(p.read_bytes()).entries] for r, p in _feeds(corrected).items()}
-    assert after == before
-    assert "(javítva)" in (corrected / "hu/feeds/issues.xml").read_text(encoding="utf-8")
-
-
-def test_drafts_never_reach_a_feed_even_in_a_preview_build(sample_cli, write_files):
     sample_cli("import", str(write_files({"issues/0014.yaml": DRAFT, "stories/s.yaml": DRAFT_STORY})))
     preview = _build(sample_cli, "_preview", "--drafts")
-    assert (preview / "hu/issues/14/index.html").is_file()  # the preview shows it…
+    assert _ids(preview) == before
+    assert "(javítva)" in (preview / "hu/feeds/issues.xml").read_text(encoding="utf-8")
+    assert (preview / "hu/issues/14/index.html").is_file()  # the preview shows the draft…
     for relative, path in _feeds(preview).items():  # …no feed does
         text = path.read_text(encoding="utf-8")
         assert "issues/14/" not in text and "Titkos" not in text and "Secret headline" not in text, relative
