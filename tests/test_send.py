@@ -53,6 +53,13 @@ class Mailbox:
     def __init__(self) -> None:
         self.messages: list[tuple[str, email.message.EmailMessage]] = []
         self.kill: tuple[int, subprocess.Popen] | None = None  # (after how many messages, the sender)
+        self.refuse: set[str] = set()
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):  # noqa: ANN001
+        if address in self.refuse:
+            return "550 5.1.1 No such mailbox"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):  # noqa: ANN001 - aiosmtpd's hook signature
         if self.kill and len(self.messages) >= self.kill[0]:
@@ -139,6 +146,18 @@ def test_a_sender_killed_midway_resumes_and_nobody_gets_two(sample_cli, smtp, su
     assert "3 sent, 2 already sent" in rerun.stdout
     assert mailbox.count() == Counter(list(VALID))  # every subscriber exactly once
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == len(VALID)
+
+
+def test_a_refused_recipient_is_reported_not_recorded_and_sent_on_the_next_run(sample_cli, smtp, subscribers):
+    mailbox, server = smtp
+    mailbox.refuse = {"eva@example.org"}
+    result = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, expect=1)
+    assert f"{subscribers}: eva@example.org: refused by the server (550 5.1.1 No such mailbox)" in result.stderr
+    assert "4 sent" in result.stdout and "1 refused" in result.stdout
+    mailbox.refuse = set()
+    result = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, expect=1)
+    assert "1 sent, 4 already sent" in result.stdout
+    assert mailbox.count() == Counter(list(VALID))
 
 
 def test_an_unreachable_smtp_server_is_reported_and_nothing_is_recorded(sample_cli, subscribers):

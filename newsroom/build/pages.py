@@ -213,7 +213,7 @@ class Planner:
 
     def feeds(self) -> PageSpec:
         """The page the navigation's RSS item leads to: every feed, in every language."""
-        languages = [{"lang": other, "name": Locale.parse(other).get_display_name(other).capitalize(),
+        languages = [{"lang": other, "name": (Locale.parse(other).get_display_name(other) or other).capitalize(),
                       "feeds": feed_links(self.content, self.settings, other)} for other in self.settings.languages]
         return self.spec(urls.feeds(self.lang), "feeds.html", {"feed_languages": languages}, urls.feeds)
 

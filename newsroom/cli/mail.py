@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from newsroom.build.model import load_content
-from newsroom.build.pages import derive
+from newsroom.build.model import Content, load_content
+from newsroom.build.pages import Derived, derive
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.db.session import session_factory
 from newsroom.diagnostics import ContentError
@@ -21,7 +21,8 @@ from newsroom.render.email import prepare_email, render_email
 from newsroom.settings import Settings
 
 
-def _content(app: App, settings: Settings, drafts: bool):  # type: ignore[no-untyped-def]
+def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Derived]:
+    """Everything stored, and what the build derives from it (drafts only for a preview)."""
     app.require_schema()
     with session_factory(app.engine)() as session:
         content = load_content(session)
@@ -90,7 +91,7 @@ def send(app: App, number: int, subscriber_file: Path, smtp: str, languages: tup
         raise click.ClickException(f"{error}; nothing was sent") from None
     try:
         result = send_issue(app.engine, settings, emails, listed, session, app.now,
-                            limiter=RateLimiter(per_second), progress=None if sys.stderr.isatty() else False)
+                            limiter=RateLimiter(per_second))
     except SmtpUnavailable as error:
         raise click.ClickException(str(error)) from None
     finally:

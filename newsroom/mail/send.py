@@ -98,7 +98,7 @@ def connect(host: str, port: int, timeout: float = 30.0) -> smtplib.SMTP:
 
 def send_issue(engine: Engine, settings: Settings, emails: dict[str, PreparedEmail],
                listed: Iterable[ListedSubscriber], smtp: smtplib.SMTP, now: Callable[[], dt.datetime], *,
-               limiter: RateLimiter | None = None, progress: bool | None = None) -> SendReport:
+               limiter: RateLimiter | None = None) -> SendReport:
     """Send the prepared issue (one email per language in `emails`) to every listed subscriber not yet sent.
 
     Subscribers whose language has no prepared email are left for a run in
@@ -121,8 +121,8 @@ def send_issue(engine: Engine, settings: Settings, emails: dict[str, PreparedEma
                 pending.append((subscriber.id, subscriber.email, subscriber.lang, subscriber.token))
     envelope_from = parseaddr(settings.email_from)[1]
     limiter = limiter or RateLimiter(None)
-    for subscriber_id, address, lang, token in tqdm(pending, unit="msg", disable=None if progress is None
-                                                     else not progress, desc=f"issue {number}"):
+    # disable=None: a progress bar on a terminal, silence in logs and pipes.
+    for subscriber_id, address, lang, token in tqdm(pending, unit="msg", disable=None, desc=f"issue {number}"):
         limiter.wait()
         message_id, message = emails[lang].message(settings, Recipient(address, token))
         try:
@@ -154,12 +154,12 @@ def _send_one(engine: Engine, smtp: smtplib.SMTP, message: object, envelope_from
 
 
 def _smtp_reason(error: Exception) -> str:
+    """The server's answer to one message, e.g. "refused by the server (550 no such user)"."""
     if isinstance(error, smtplib.SMTPRecipientsRefused):
-        code, text = next(iter(error.recipients.values()))
-        return f"refused by the server ({code} {text.decode(errors='replace')})"
-    code = getattr(error, "smtp_code", "")
-    text = getattr(error, "smtp_error", b"")
-    if isinstance(text, bytes):
-        text = text.decode(errors="replace")
-    return f"refused by the server ({code} {text})".strip()
-
+        code, refusal = next(iter(error.recipients.values()))
+        return f"refused by the server ({code} {refusal.decode(errors='replace')})"
+    if isinstance(error, smtplib.SMTPResponseException):
+        answer: bytes | str = error.smtp_error
+        text = answer.decode(errors="replace") if isinstance(answer, bytes) else answer
+        return f"refused by the server ({error.smtp_code} {text})"
+    return f"refused by the server ({error})"
