@@ -238,3 +238,19 @@ def test_get_only_confirms_and_one_click_post_unsubscribes(sample_cli, smtp, sub
     result = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--base-url", BASE, expect=1)
     assert "4 sent, 0 already sent, 1 unsubscribed" in result.stdout
     assert "bela@example.org" not in [r for r, m in mailbox.messages if "13" in m["Message-ID"]]
+
+
+def test_the_unsubscribe_server_command_serves_a_confirmation_page(sample_cli):
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen([sys.executable, "-m", "newsroom", "--db", sample_cli.db_url, "unsubscribe-server",
+                               "--port", "0"], cwd=ROOT, env=environment, stdout=subprocess.PIPE, text=True)
+    try:
+        announced = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", announced).group(0)
+        with pytest.raises(urllib.error.HTTPError) as unknown:
+            urllib.request.urlopen(f"{url}unsubscribe?t={'f' * 32}", timeout=10)
+        assert unknown.value.code == 404
+        assert "Ismeretlen leiratkozási hivatkozás" in unknown.value.read().decode()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
