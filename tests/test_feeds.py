@@ -9,6 +9,8 @@ import html5lib
 import pytest
 from conftest import Cli
 
+from newsroom import SAMPLE_DIR
+
 BASE = "https://news.example.org/"
 FEEDS = ("issues", "glossary", "section-code", "section-money", "section-policy", "section-science",
          "section-society")
@@ -118,15 +120,12 @@ def test_two_builds_give_the_same_bytes(built):
         assert (again / relative).read_bytes() == path.read_bytes(), relative
 
 
-def test_a_correction_keeps_every_id_and_drafts_never_reach_a_feed(sample_cli, write_files, tmp_path, site):
+def test_a_correction_keeps_every_id_and_drafts_never_reach_a_feed(sample_cli, write_files, site):
     before = _ids(site)  # the same sample, built before the correction
-    exported = tmp_path / "export"
-    sample_cli("export", str(exported))
-    issue = exported / "issues" / "0013.yaml"
-    issue.write_text(issue.read_text(encoding="utf-8").replace("a saját chipek hete", "a saját chipek hete (javítva)"),
-                     encoding="utf-8")
-    sample_cli("import", str(exported))
-    sample_cli("import", str(write_files({"issues/0014.yaml": DRAFT, "stories/s.yaml": DRAFT_STORY})))
+    corrected = (SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8").replace(
+        "a saját chipek hete", "a saját chipek hete (javítva)")
+    sample_cli("import", str(write_files({"issues/0013.yaml": corrected, "issues/0014.yaml": DRAFT,
+                                          "stories/s.yaml": DRAFT_STORY})))
     preview = _build(sample_cli, "_preview", "--drafts")
     assert _ids(preview) == before
     assert "(javítva)" in (preview / "hu/feeds/issues.xml").read_text(encoding="utf-8")
