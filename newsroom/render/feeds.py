@@ -23,13 +23,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 from email.utils import parseaddr
+from typing import Any
 from urllib.parse import urlsplit
 
 import nh3
 from feedgen.feed import FeedGenerator
-from markupsafe import Markup
 
 from newsroom import __version__
 from newsroom.build import urls
@@ -113,6 +112,7 @@ def published_issues(content: Content) -> list[int]:
 
 
 def tag_id(settings: Settings, path: str) -> str:
+    """A tag: URI (RFC 4151) that no rebuild or correction changes."""
     host = urlsplit(settings.base_url).hostname or "localhost"
     return f"tag:{host},{settings.feed_id_date}:{path}"
 
@@ -131,9 +131,13 @@ def issue_html(planner: Planner, number: int) -> str:
 
 
 def issue_items(planner: Planner) -> Iterator[FeedItem]:
+    """The newest published issues, each with its full text and the names of its sections."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     section_names = planner.names("sections")
-    for number in published_issues(content)[: settings.feed_limit]:
+    # Newest publication first; the number breaks ties.
+    numbers = sorted(published_issues(content), key=lambda n: (publication_time(content.issues[n], settings), n),
+                     reverse=True)
+    for number in numbers[: settings.feed_limit]:
         issue = content.issues[number]
         text = planner.text(issue)[0]
         sections = {s.data["section"] for s in content.stories_of(number)}
@@ -147,6 +151,7 @@ def issue_items(planner: Planner) -> Iterator[FeedItem]:
 
 
 def section_items(planner: Planner, section: str) -> Iterator[FeedItem]:
+    """The newest published stories of one section, dated by their issue's publication."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     name = planner.names("sections").get(section, section)
     stories = [(publication_time(content.issues[s.data["issue"]], settings), s.data["position"], s)
@@ -166,6 +171,7 @@ def section_items(planner: Planner, section: str) -> Iterator[FeedItem]:
 
 
 def glossary_items(planner: Planner) -> Iterator[FeedItem]:
+    """Entries by status month, newest first: one item per entry and status month (see the module doc)."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     categories = planner.names("categories")
 
@@ -181,7 +187,7 @@ def glossary_items(planner: Planner) -> Iterator[FeedItem]:
         yield FeedItem(
             id=tag_id(settings, f"{lang}/glossary/{entry.key}/{entry.data['status']}"),
             title=text.get("headword") or entry.key, link=page, published=status(entry),
-            summary=plain_text(text.get("definition") or ""), content=absolute_html(str(Markup(definition)), page),
+            summary=plain_text(text.get("definition") or ""), content=absolute_html(definition, page),
             categories=(categories.get(entry.data["category"], entry.data["category"]),),
             twins=tuple((other, settings.base_url + urls.entry(other, entry.key))
                         for other in settings.languages if other != lang and entry.has(other)))
