@@ -114,6 +114,21 @@ def test_glossary_feed_ids_name_the_status_month(site):
     assert trainium.id == "tag:news.example.org,2026:en/glossary/trainium/2026-11"
 
 
+def test_a_glossary_entry_returns_to_the_feed_only_when_its_status_month_moves(sample_cli, write_files, site):
+    entries = SAMPLE_DIR / "entries"
+    gpu = (entries / "gpu.yaml").read_text(encoding="utf-8").replace("status: 2026-10", "status: 2026-11")
+    trainium = (entries / "trainium.yaml").read_text(encoding="utf-8").replace(
+        "Trainium is Amazon's own custom-designed chip", "Trainium is Amazon's own custom-built chip")
+    sample_cli("import", str(write_files({"entries/gpu.yaml": gpu, "entries/trainium.yaml": trainium})))
+    after = _ids(_build(sample_cli, "_updated"))["en/feeds/glossary.atom"]
+    before = _ids(site)["en/feeds/glossary.atom"]
+    assert "tag:news.example.org,2026:en/glossary/gpu/2026-11" in after  # substantially updated: a new item
+    assert "tag:news.example.org,2026:en/glossary/gpu/2026-10" in before
+    assert "tag:news.example.org,2026:en/glossary/trainium/2026-11" in before and \
+        "tag:news.example.org,2026:en/glossary/trainium/2026-11" in after  # an edit without a new status: same item
+    assert "custom-built" in (sample_cli.cwd / "_updated/en/feeds/glossary.atom").read_text(encoding="utf-8")
+
+
 def test_two_builds_give_the_same_bytes(built):
     site, again = built
     for relative, path in _feeds(site).items():
