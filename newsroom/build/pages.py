@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from babel import Locale
 from markupsafe import Markup
 
 from glossary.graph import GROUPS, relations_of
@@ -24,6 +25,7 @@ from glossary.staleness import status_month
 from glossary.views import by_headword, index_letters
 from issues.dates import format_date, format_month, format_week
 from newsroom.build import urls
+from newsroom.build.feedlinks import feed_links
 from newsroom.build.model import Content, Record
 from newsroom.render.markdown import MarkdownRenderer, plain_text
 from newsroom.settings import Settings
@@ -116,6 +118,7 @@ class Planner:
             "lang": self.lang, "languages": self.settings.languages, "site": site, "url": url,
             "canonical": self.settings.base_url + url, "href": self.href, "twins": twins,
             "latest_issue": issue_line, "urls": urls, "base_url": self.settings.base_url,
+            "feed_links": feed_links(self.content, self.settings, self.lang, sections=False),
         }
 
     def spec(self, url: str, template: str, context: dict[str, Any], make_url: Callable[[str], str],
@@ -125,7 +128,7 @@ class Planner:
 
     # -- pages ---------------------------------------------------------------------
     def pages(self) -> list[PageSpec]:
-        specs = [self.home(), self.glossary_index(), self.editions()]
+        specs = [self.home(), self.glossary_index(), self.editions(), self.feeds()]
         specs += [self.issue(number) for number in self.derived.visible_issues]
         specs += [self.entry(slug) for slug in self.content.entries]
         specs += [self.glossary_list("category", slug) for slug in self.categories()]
@@ -315,6 +318,12 @@ class Planner:
                                                  dt.date.fromisoformat(week["end"]), self.lang)})
         return self.spec(urls.editions(self.lang), "editions.html", {"editions": editions}, urls.editions)
 
+    def feeds(self) -> PageSpec:
+        """The page the navigation's RSS item leads to: every feed, in every language."""
+        languages = [{"lang": other, "name": (Locale.parse(other).get_display_name(other) or other).capitalize(),
+                      "feeds": feed_links(self.content, self.settings, other)} for other in self.settings.languages]
+        return self.spec(urls.feeds(self.lang), "feeds.html", {"feed_languages": languages}, urls.feeds)
+
     def page(self, slug: str) -> PageSpec:
         page = self.content.pages[slug]
         text, text_lang = self.text(page)
@@ -326,7 +335,6 @@ class Planner:
         return self.spec(urls.page(self.lang, slug), "page.html", context, lambda lang: urls.page(lang, slug))
 
 
-def plan(content: Content, settings: Settings, drafts: bool = False) -> list[PageSpec]:
+def plan(content: Content, settings: Settings, derived: Derived) -> list[PageSpec]:
     """Every page of the site in every language, in a stable order."""
-    derived = derive(content, settings, drafts)
     return [spec for lang in settings.languages for spec in Planner(content, derived, settings, lang).pages()]

@@ -47,6 +47,11 @@ def feeds(lang: str) -> str:
     return f"{lang}/feeds/"
 
 
+def feed(lang: str, name: str, fmt: str) -> str:
+    """A feed file: `name` is "issues", "glossary" or "section-<slug>"; `fmt` is "rss" or "atom"."""
+    return f"{lang}/feeds/{name}.{'xml' if fmt == 'rss' else 'atom'}"
+
+
 def file_path(url: str) -> str:
     """The file a URL path is written to."""
     return url + "index.html" if url.endswith("/") or not url else url

@@ -112,9 +112,9 @@ def main(ctx: click.Context, db_url: str | None, quiet: bool) -> None:
 
 
 def _register() -> None:
-    from newsroom.cli import build, content, glossary
+    from newsroom.cli import build, content, glossary, mail
 
-    for module in (content, build, glossary):
+    for module in (content, build, glossary, mail):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -15,14 +15,16 @@ from newsroom.cli import App, content_errors, pass_app, report
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_site"), show_default=True)
 @click.option("--base-url", help="Absolute URL the site is served from.")
 @click.option("--drafts", is_flag=True, help="Preview: include draft and scheduled issues.")
+@click.option("--email-out", type=click.Path(file_okay=False, path_type=Path), default=Path("_email"),
+              show_default=True, help="Folder for the latest published issue's emails (.html, .txt, .eml).")
 @pass_app
 @content_errors
-def build(app: App, out: Path, base_url: str | None, drafts: bool) -> None:
+def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Path) -> None:
     """Build the static site in both languages into OUT."""
     app.require_schema()
     settings = app.settings.replace(base_url=base_url)
     started = time.perf_counter()
-    result = build_site(app.engine, settings, out, app.today(), drafts=drafts)
+    result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out)
     report(result.warnings)
     stats = result.stats
     app.say(f"{result.files} files ({result.pages} pages): {stats.written} written, {stats.unchanged} unchanged, "
