@@ -17,9 +17,14 @@ from markupsafe import Markup
 from glossary.collation import letter_heading, sort_key
 from glossary.graph import GROUPS, relations_of
 from glossary.mentions import in_the_news, matchers, story_mentions
-from issues.dates import format_month, format_week
+from issues import archive
+from issues.dates import format_datetime, format_month, format_week, issue_line
+from issues.jsonld import issue_jsonld, script_json
+from issues.visibility import is_public, visible_numbers
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
+from newsroom.build.reference import reference_sections
+from newsroom.i18n import translations
 from newsroom.render.markdown import MarkdownRenderer, plain_text
 from newsroom.settings import Settings
 
@@ -46,9 +51,10 @@ class Derived:
     relations: Mapping[str, Mapping[str, list[Any]]]
 
 
-def derive(content: Content, settings: Settings, drafts: bool) -> Derived:
-    visible = tuple(sorted((n for n, issue in content.issues.items()
-                            if drafts or issue.data["status"] == "published"), reverse=True))
+def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime | None = None) -> Derived:
+    """Visibility (see issues.visibility: drafts only in a preview; scheduled ones once `now` passes their
+    time), mentions, "in the news" and relations, computed once per build."""
+    visible = visible_numbers(content, drafts, now)
     mentions = story_mentions(content, matchers(content, settings.languages))
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content))
 
@@ -56,8 +62,10 @@ def derive(content: Content, settings: Settings, drafts: bool) -> Derived:
 class Planner:
     """Builds the page specs of one language."""
 
-    def __init__(self, content: Content, derived: Derived, settings: Settings, lang: str) -> None:
+    def __init__(self, content: Content, derived: Derived, settings: Settings, lang: str,
+                 now: dt.datetime | None = None) -> None:
         self.content, self.derived, self.settings, self.lang = content, derived, settings, lang
+        self.now = now
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
 
     # -- helpers used by templates -------------------------------------------------
@@ -118,51 +126,117 @@ class Planner:
 
     # -- pages ---------------------------------------------------------------------
     def pages(self) -> list[PageSpec]:
-        specs = [self.home(), self.glossary_index(), self.editions()]
+        specs = [self.home(), self.glossary_index(), self.editions(), self.archive()]
         specs += [self.issue(number) for number in self.derived.visible_issues]
+        specs += [self.archive_section(slug) for slug in self.content.vocabulary("sections")]
+        specs += [self.archive_tag(slug) for slug in archive.tags(self.archive_stories())]
         specs += [self.entry(slug) for slug in self.content.entries]
         specs += [self.page(slug) for slug in self.content.pages]
         return specs
 
     def home(self) -> PageSpec:
-        latest = self.derived.visible_issues[0] if self.derived.visible_issues else None
-        context = self.issue_context(latest) if latest is not None else {"issue": None}
+        """The latest public issue; a preview build never puts a draft on the home page."""
+        public = [n for n in self.derived.visible_issues if is_public(self.content.issues[n], self.now)]
+        context = self.issue_context(public[0]) if public else {"issue": None}
         return self.spec(urls.home(self.lang), "home.html", context, urls.home)
 
     def issue(self, number: int) -> PageSpec:
-        return self.spec(urls.issue(self.lang, number), "issue.html", self.issue_context(number),
-                         lambda lang: urls.issue(lang, number))
+        context = self.issue_context(number)
+        return self.spec(urls.issue(self.lang, number), "issue.html", context,
+                         lambda lang: urls.issue(lang, number), context["modified_date"])
+
+    def issue_line(self, number: int) -> str:
+        """"Issue 13 · Nov 2 – 8, 2026" / "13. szám · 2026. nov. 2–8."."""
+        week = self.content.issues[number].data["week"]
+        return issue_line(number, dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]),
+                          self.lang, translations(self.lang).gettext("Issue"))
 
     def issue_context(self, number: int) -> dict[str, Any]:
         issue = self.content.issues[number]
         text, text_lang = self.text(issue)
         week = issue.data["week"]
-        sections = []
         stories = self.content.stories_of(number)
         section_names = self.names("sections")
-        for slug in section_names:
+        sections = []
+        for slug in section_names:  # the site's fixed order
             in_section = sorted((s for s in stories if s.data["section"] == slug), key=lambda s: s.data["position"])
             if in_section:
-                sections.append({"slug": slug, "name": section_names[slug],
-                                 "stories": [self.story_context(s) for s in in_section]})
+                sections.append({"slug": slug, "name": section_names[slug], "href": self.href(urls.section(
+                    self.lang, slug)), "stories": [self.story_context(s) for s in in_section]})
         visible = self.derived.visible_issues
         index = visible.index(number)
+        corrections = self.content.corrections.get(number, ())
+        published = issue.data.get("published_at")
+        modified = max([published, *(c.changed_at.isoformat() for c in corrections)]) if published else None
+        zone = self.settings.zone
         return {
             "issue": issue.data, "text": text, "text_lang": text_lang, "md": self.markdown(issue),
             "week": format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), self.lang),
-            "sections": sections,
+            "issue_line": self.issue_line(number), "sections": sections,
+            "draft": not is_public(issue, self.now),
+            "published": format_datetime(dt.datetime.fromisoformat(published), self.lang, self.settings.timezone)
+            if published else None,
+            "published_iso": dt.datetime.fromisoformat(published).astimezone(zone).isoformat() if published else None,
+            "corrections": [self.correction_context(c) for c in corrections],
             "newer": visible[index - 1] if index > 0 else None,
             "older": visible[index + 1] if index + 1 < len(visible) else None,
+            "jsonld": script_json(self.issue_jsonld(number, text, sections, published, modified)),
+            "modified_date": dt.datetime.fromisoformat(modified).astimezone(zone).date() if modified else None,
         }
 
+    def correction_context(self, correction: Any) -> dict[str, Any]:
+        """A correction as readers see it: when, what (issue or story headline, fields), why."""
+        what = None
+        if correction.record_kind == "story" and correction.record_key in self.content.stories:
+            what = self.text(self.content.stories[correction.record_key])[0].get("headline")
+        return {"when": format_datetime(correction.changed_at, self.lang, self.settings.timezone),
+                "what": what, "anchor": f"story-{correction.record_key}" if what else None,
+                "fields": correction.changed_fields, "reason": correction.reason}
+
+    def issue_jsonld(self, number: int, text: Mapping[str, Any], sections: list[dict[str, Any]],
+                     published: str | None, modified: str | None) -> dict[str, Any]:
+        url = self.settings.base_url + urls.issue(self.lang, number)
+        zone = self.settings.zone
+        local = lambda moment: dt.datetime.fromisoformat(moment).astimezone(zone).isoformat()  # noqa: E731
+        changed: dict[str, str] = {}
+        for correction in self.content.corrections.get(number, ()):
+            if correction.record_kind == "story":
+                changed[correction.record_key] = correction.changed_at.isoformat()
+        stories = []
+        for section in sections:
+            for item in section["stories"]:
+                story: dict[str, Any] = {
+                    "headline": item["text"].get("headline"), "inLanguage": item["text_lang"],
+                    "url": f"{url}#story-{item['slug']}", "articleSection": section["name"],
+                    "isBasedOn": [source["url"] for source in item["data"].get("sources") or []],
+                }
+                if item["data"].get("tags"):
+                    story["keywords"] = list(item["data"]["tags"])
+                if published:
+                    story["datePublished"] = local(published)
+                    story["dateModified"] = local(max(published, changed.get(item["slug"], published)))
+                stories.append(story)
+        site = self.content.site.get(self.lang) or {}
+        return issue_jsonld(number=number, name=text.get("title"), lang=self.lang, url=url,
+                            published=local(published) if published else None,
+                            modified=local(modified) if modified else None,
+                            periodical={"name": site.get("name", ""),
+                                        "url": self.settings.base_url + urls.home(self.lang)},
+                            stories=stories)
+
     def story_context(self, story: Record) -> dict[str, Any]:
+        """A story with its own source list: citations [n] point at its n-th source link."""
         text, text_lang = self.text(story)
-        md = self.markdown(story)
+        anchor = f"story-{story.key}-source"
+        md = MarkdownRenderer(resolve=self.resolve, citation_href=(lambda n: f"#{anchor}-{n}")
+                              if story.data.get("sources") else None)
+        prefix = f"cite-{story.key}"
         terms = [{"slug": slug, "headword": self.headword(slug), "href": self.resolve("entry", slug)}
                  for slug in self.derived.mentions.get(story.key, ())]
         return {"slug": story.key, "data": story.data, "text": text, "text_lang": text_lang,
-                "summary": Markup(md.html(text.get("summary") or "")),
-                "body": Markup(md.html(text.get("body") or "")), "terms": terms}
+                "source_anchor": anchor,
+                "summary": Markup(md.html(text.get("summary") or "", anchor_prefix=f"{prefix}-summary")),
+                "body": Markup(md.html(text.get("body") or "", anchor_prefix=f"{prefix}-body")), "terms": terms}
 
     def entry(self, slug: str) -> PageSpec:
         entry = self.content.entries[slug]
@@ -198,15 +272,55 @@ class Planner:
                          urls.glossary_index)
 
     def editions(self) -> PageSpec:
+        """Every issue this build shows, newest first (drafts only in a preview, marked)."""
         editions = []
         for number in self.derived.visible_issues:
             issue = self.content.issues[number]
-            week = issue.data["week"]
             editions.append({"number": number, "title": self.text(issue)[0].get("title"),
-                             "href": self.href(urls.issue(self.lang, number)),
-                             "week": format_week(dt.date.fromisoformat(week["start"]),
-                                                 dt.date.fromisoformat(week["end"]), self.lang)})
+                             "href": self.href(urls.issue(self.lang, number)), "line": self.issue_line(number),
+                             "draft": not is_public(issue, self.now)})
         return self.spec(urls.editions(self.lang), "editions.html", {"editions": editions}, urls.editions)
+
+    def archive_stories(self) -> list[Record]:
+        return archive.archive_stories(self.content, self.derived.visible_issues)
+
+    def story_links(self, stories: list[Record]) -> list[dict[str, Any]]:
+        """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
+        sections = self.names("sections")
+        months = []
+        for month, items in archive.by_month(stories, self.content, self.settings.zone):
+            rows = []
+            for story in items:
+                number = story.data["issue"]
+                text, text_lang = self.text(story)
+                rows.append({"headline": text.get("headline"), "text_lang": text_lang,
+                             "href": self.href(urls.issue(self.lang, number)) + f"#story-{story.key}",
+                             "issue_line": self.issue_line(number), "section": sections.get(story.data["section"]),
+                             "section_href": self.href(urls.section(self.lang, story.data["section"])),
+                             "draft": not is_public(self.content.issues[number], self.now)})
+            months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
+        return months
+
+    def archive(self) -> PageSpec:
+        """All stories by month, with links to every section's and tag's own listing."""
+        stories = self.archive_stories()
+        context = {"months": self.story_links(stories), "heading": None,
+                   "sections": [{"name": name, "href": self.href(urls.section(self.lang, slug))}
+                                for slug, name in self.names("sections").items()],
+                   "tags": [{"name": name, "href": self.href(urls.tag(self.lang, slug))}
+                            for slug, name in archive.tags(stories).items()]}
+        return self.spec(urls.archive(self.lang), "archive.html", context, urls.archive)
+
+    def archive_section(self, slug: str) -> PageSpec:
+        stories = archive.in_section(self.archive_stories(), slug)
+        context = {"months": self.story_links(stories), "heading": self.names("sections")[slug], "kind": "section"}
+        return self.spec(urls.section(self.lang, slug), "archive_list.html", context,
+                         lambda lang: urls.section(lang, slug))
+
+    def archive_tag(self, slug: str) -> PageSpec:
+        stories = archive.with_tag(self.archive_stories(), slug)
+        context = {"months": self.story_links(stories), "heading": archive.tags(stories)[slug], "kind": "tag"}
+        return self.spec(urls.tag(self.lang, slug), "archive_list.html", context, lambda lang: urls.tag(lang, slug))
 
     def page(self, slug: str) -> PageSpec:
         page = self.content.pages[slug]
@@ -214,12 +328,16 @@ class Planner:
         context = {"page": page.data, "text": text, "text_lang": text_lang, "md": self.markdown(page),
                    "description": text.get("summary") or ""}
         if page.kind == "reference":
+            sections, backrefs = reference_sections(list(text.get("sections") or []), self.markdown(page))
+            context.update(sections=sections, backrefs=backrefs)
             return self.spec(urls.reference(self.lang, slug), "reference.html", context,
                              lambda lang: urls.reference(lang, slug))
         return self.spec(urls.page(self.lang, slug), "page.html", context, lambda lang: urls.page(lang, slug))
 
 
-def plan(content: Content, settings: Settings, drafts: bool = False) -> list[PageSpec]:
+def plan(content: Content, settings: Settings, drafts: bool = False, now: dt.datetime | None = None
+         ) -> list[PageSpec]:
     """Every page of the site in every language, in a stable order."""
-    derived = derive(content, settings, drafts)
-    return [spec for lang in settings.languages for spec in Planner(content, derived, settings, lang).pages()]
+    derived = derive(content, settings, drafts, now)
+    return [spec for lang in settings.languages
+            for spec in Planner(content, derived, settings, lang, now).pages()]

@@ -50,3 +50,13 @@ def feeds(lang: str) -> str:
 def file_path(url: str) -> str:
     """The file a URL path is written to."""
     return url + "index.html" if url.endswith("/") or not url else url
+
+
+def section(lang: str, slug: str) -> str:
+    """The archive of one section's stories."""
+    return f"{lang}/archive/section/{slug}/"
+
+
+def tag(lang: str, slug: str) -> str:
+    """The archive of one tag's stories."""
+    return f"{lang}/archive/tag/{slug}/"

@@ -22,7 +22,7 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool) -> None:
     app.require_schema()
     settings = app.settings.replace(base_url=base_url)
     started = time.perf_counter()
-    result = build_site(app.engine, settings, out, app.today(), drafts=drafts)
+    result = build_site(app.engine, settings, out, app.today(), drafts=drafts, now=app.now())
     report(result.warnings)
     stats = result.stats
     app.say(f"{result.files} files ({result.pages} pages): {stats.written} written, {stats.unchanged} unchanged, "
