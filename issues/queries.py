@@ -74,7 +74,7 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
     issues = {issue.id: issue for issue in session.scalars(query)}
     if not issues:
         return {}
-    slugs = dict(session.execute(select(Story.slug, Story.issue_id).where(Story.issue_id.in_(list(issues)))).tuples().all())
+    slugs = dict(session.execute(select(Story.slug, Story.issue_id).where(Story.issue_id.in_(list(issues)))).all())
     revisions = session.scalars(select(Revision).where(Revision.record_kind.in_(("issue", "story"))).order_by(
         Revision.id)).all()
     by_number = {str(issue.number): issue for issue in issues.values()}

@@ -66,6 +66,8 @@ class Planner:
                  now: dt.datetime | None = None) -> None:
         self.content, self.derived, self.settings, self.lang = content, derived, settings, lang
         self.now = now
+        self._archive: list[Record] | None = None
+        self._tagged: dict[str, list[Record]] | None = None
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
 
     # -- helpers used by templates -------------------------------------------------
@@ -129,7 +131,7 @@ class Planner:
         specs = [self.home(), self.glossary_index(), self.editions(), self.archive()]
         specs += [self.issue(number) for number in self.derived.visible_issues]
         specs += [self.archive_section(slug) for slug in self.content.vocabulary("sections")]
-        specs += [self.archive_tag(slug) for slug in archive.tags(self.archive_stories())]
+        specs += [self.archive_tag(slug) for slug in self.tagged()]
         specs += [self.entry(slug) for slug in self.content.entries]
         specs += [self.page(slug) for slug in self.content.pages]
         return specs
@@ -282,7 +284,16 @@ class Planner:
         return self.spec(urls.editions(self.lang), "editions.html", {"editions": editions}, urls.editions)
 
     def archive_stories(self) -> list[Record]:
-        return archive.archive_stories(self.content, self.derived.visible_issues)
+        """Every visible story, newest issue first (computed once per planner)."""
+        if self._archive is None:
+            self._archive = archive.archive_stories(self.content, self.derived.visible_issues)
+        return self._archive
+
+    def tagged(self) -> dict[str, list[Record]]:
+        """{tag slug: its stories}, computed once per planner."""
+        if self._tagged is None:
+            self._tagged = archive.by_tag(self.archive_stories())
+        return self._tagged
 
     def story_links(self, stories: list[Record]) -> list[dict[str, Any]]:
         """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
@@ -318,7 +329,7 @@ class Planner:
                          lambda lang: urls.section(lang, slug))
 
     def archive_tag(self, slug: str) -> PageSpec:
-        stories = archive.with_tag(self.archive_stories(), slug)
+        stories = self.tagged()[slug]
         context = {"months": self.story_links(stories), "heading": archive.tags(stories)[slug], "kind": "tag"}
         return self.spec(urls.tag(self.lang, slug), "archive_list.html", context, lambda lang: urls.tag(lang, slug))
 
