@@ -31,6 +31,7 @@ def test_publication_times_are_shown_in_the_site_time_zone():
     assert format_datetime(moment, "en") == "November 9, 2026, 7:00\u202fAM +0100"
 
 
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
 def test_built_pages_use_the_translated_issue_line(sample_cli, monkeypatch):
     monkeypatch.setenv("NEWSROOM_NOW", "2027-01-04T09:00:00+01:00")
     for week, title in (("2026-W49", "Month"), ("2026-W53", "Year")):
