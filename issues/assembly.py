@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from issues.models import Issue, Story
@@ -38,7 +39,7 @@ class Week:
 
 
 def new_issue(session: Session, change: Change, week: Week, number: int | None = None,
-              texts: dict[str, dict[str, str]] | None = None) -> Issue:
+              texts: dict[str, dict[str, str | None]] | None = None) -> Issue:
     """Create a draft issue: the next number unless given; refuses a taken number or an overlapping week."""
     number = next_number(session) if number is None else number
     location = f"issue:{number}"
@@ -104,7 +105,18 @@ def section_by_slug(session: Session, slug: str, location: str) -> VocabularyTer
         if term.slug == slug:
             return term
     listed = ", ".join(term.slug for term in known) or "none defined in site.yaml"
+    if not slug:
+        raise refuse(location, "section", f"required; give --section (known: {listed})")
     raise refuse(location, "section", f"unknown section {slug!r}; known: {listed}")
+
+
+def _require_audiences(session: Session, audiences: list[str], location: str) -> None:
+    known = set(session.scalars(select(VocabularyTerm.slug).where(VocabularyTerm.kind == "audience")))
+    problems = [Diagnostic(location, None, f"audiences[{i}]", f"unknown audience {audience!r}; known: "
+                           f"{', '.join(sorted(known)) or 'none defined'}")
+                for i, audience in enumerate(audiences) if audience not in known]
+    if problems:
+        raise ContentError(problems)
 
 
 def story_slug(session: Session, number: int, headline: str) -> str:
@@ -137,6 +149,7 @@ def add_story(session: Session, change: Change, number: int, record: dict[str, A
     if record.get("issue") not in (None, number):
         raise refuse(location, "issue", f"the file says issue {record['issue']}, the command issue {number}")
     section = section_by_slug(session, str(record.get("section") or ""), location)
+    _require_audiences(session, list(record.get("audiences") or []), location)
     siblings = _section_stories(issue, section.slug)
     position = record.get("position")
     position = len(siblings) + 1 if position is None else min(max(int(position), 1), len(siblings) + 1)
@@ -189,6 +202,7 @@ def edit_story(session: Session, change: Change, slug: str, fields: dict[str, An
     if story is None:
         raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
     require_changeable(story.issue, correction)
+    _require_audiences(session, list(fields.get("audiences") or []), f"story:{slug}")
     record = current_story_record(story, change.languages)
     record.update({name: value for name, value in fields.items() if value is not None})
     _merge_texts(record, texts)

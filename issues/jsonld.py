@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -16,7 +16,7 @@ def script_json(data: Mapping[str, Any]) -> Markup:
 
 
 def issue_jsonld(*, number: int, name: str | None, lang: str, url: str, published: str | None, modified: str | None,
-                 periodical: Mapping[str, str], stories: list[Mapping[str, Any]]) -> dict[str, Any]:
+                 periodical: Mapping[str, str], stories: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The issue page's structured data; dates are ISO 8601 with an offset."""
     data: dict[str, Any] = {
         "@context": "https://schema.org",

@@ -13,13 +13,13 @@ from issues.models import Issue, Story
 from newsroom.models import Revision, VocabularyTerm
 
 
-def issue_by_number(number: int) -> Select[tuple[Issue]]:
+def issue_by_number(number: int) -> Select[Issue]:
     return select(Issue).where(Issue.number == number).options(
         selectinload(Issue.texts), selectinload(Issue.stories).selectinload(Story.texts),
         selectinload(Issue.stories).selectinload(Story.section))
 
 
-def overlapping_issues(start: dt.date, end: dt.date) -> Select[tuple[Issue]]:
+def overlapping_issues(start: dt.date, end: dt.date) -> Select[Issue]:
     """Issues whose week shares at least one day with start–end."""
     return select(Issue).where(Issue.week_start <= end, Issue.week_end >= start).order_by(Issue.number)
 
@@ -28,19 +28,19 @@ def next_number(session: Session) -> int:
     return (session.scalar(select(func.max(Issue.number))) or 0) + 1
 
 
-def story_by_slug(slug: str) -> Select[tuple[Story]]:
+def story_by_slug(slug: str) -> Select[Story]:
     return select(Story).where(Story.slug == slug).options(
         selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section))
 
 
-def sections() -> Select[tuple[VocabularyTerm]]:
+def sections() -> Select[VocabularyTerm]:
     """The site's sections in their configured order."""
     return select(VocabularyTerm).where(VocabularyTerm.kind == "section").order_by(VocabularyTerm.position).options(
         selectinload(VocabularyTerm.names))
 
 
 def slug_taken(session: Session, slug: str) -> bool:
-    return session.scalar(select(func.count()).select_from(Story).where(Story.slug == slug)) > 0
+    return (session.scalar(select(func.count()).select_from(Story).where(Story.slug == slug)) or 0) > 0
 
 
 @dataclass(frozen=True)

@@ -200,6 +200,14 @@ BAD_INPUT = [
     (["issue", "schedule", "12", "--at", "2026-11-01T07:00+01:00"], "issue:12: status: issue 12 is already "
      "published (at 2026-11-02T06:00:00+00:00)"),
     (["issue", "publish", "99"], "issue:99: number: no issue 99"),
+    (["story", "add", "12", "--headline-hu", "x", "--correction"], "story:i12-x: section: required; give "
+     "--section (known: code, money, policy, science, society)"),
+    (["story", "add", "12", *story_args(1), "--audience", "robots", "--correction"], "story:i12-story-1: "
+     "audiences[0]: unknown audience 'robots'; known: bank-customer, developer, entrepreneur, everyone, "
+     "executive, investor, policymaker, researcher, student"),
+    (["story", "move", "i13-vllm-trainium-backend", "--position", "2"], "issue:13: status: issue 13 is "
+     "published; to change it, add --correction (and --reason): the change is recorded and shown as a correction"),
+    (["issue", "new", "--week", "2026-W60"], "--week: 2026-W60 is not an ISO week: Invalid week: 60"),
 ]
 
 

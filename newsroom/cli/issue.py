@@ -255,7 +255,8 @@ def _story_file(path: Path, languages: tuple[str, ...]) -> dict[str, Any]:
 
 
 def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:
-    for decorator in reversed([
+    """The options `story add` and `story edit` share."""
+    decorators: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         click.option("--section", help="Section slug (from site.yaml)."),
         text_options(*STORY_TEXTS),
         click.option("--source-url", multiple=True, help="Source URL (repeatable)."),
@@ -264,7 +265,8 @@ def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--tag", "tags", multiple=True, help="Tag (repeatable)."),
         click.option("--term", "terms", multiple=True, help="Glossary entry slug it mentions (repeatable)."),
         click.option("--audience", "audiences", multiple=True, help="Audience slug (repeatable)."),
-    ]):
+    ]
+    for decorator in reversed(decorators):
         func = decorator(func)
     return func
 
