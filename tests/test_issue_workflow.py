@@ -65,7 +65,7 @@ def test_weekly_scenario_new_issue_eight_stories_publish(desk):
     new_issue(desk)
     sections = ["code", "code", "money", "money", "policy", "science", "society", "society"]
     for n, section in enumerate(sections, start=1):
-        desk("story", "add", "14", *story_args(n, section))
+        desk("story", "add", "14", *story_args(n, section), *(["--term", "trainium"] if n == 3 else []))
     site = build(desk)
     assert not (site / "en" / "issues" / "14").exists(), "a draft must never appear in a normal build"
     assert "Test issue" not in (site / "en" / "issues" / "index.html").read_text(encoding="utf-8")
@@ -88,6 +88,18 @@ def test_weekly_scenario_new_issue_eight_stories_publish(desk):
     assert data["datePublished"] == data["dateModified"] == "2026-11-06T10:00:00+01:00"
     assert [part["headline"] for part in data["hasPart"]] == [f"Story {n}" for n in range(1, 9)]
     assert all(part["@type"] == "NewsArticle" for part in data["hasPart"])
+    links = {a.get("rel") or a.text: a.get("href") for a in en.iter("a")}
+    assert links["prev"] == "/en/issues/13/" and "next" not in links
+    assert links["Trainium"] == "/en/glossary/trainium/", "terms a story mentions link to the glossary"
+    assert links["Code"] == "/en/archive/section/code/"
+    assert (site / "en" / "archive" / "section" / "code" / "index.html").is_file()
+    tag_page = parse(site / "en" / "archive" / "tag" / "chips" / "index.html")
+    assert "Story 1" in text_of(tag_page)
+    older = {a.get("rel"): a.get("href") for a in parse(site / "en" / "issues" / "13" / "index.html").iter("a")}
+    assert older["next"] == "/en/issues/14/"
+    citation = next(sup.find("a") for sup in en.iter("sup") if sup.get("class") == "cite")
+    assert citation.get("href") == "#story-i14-story-1-source-1"
+    assert any(a.get("id") == "story-i14-story-1-source-1" for a in en.iter("a"))
 
 
 @sqlite_only
@@ -124,6 +136,10 @@ en: {headline: From a file, summary: English text.}
 """})
     result = desk("story", "add", "14", "--file", str(folder / "story.yaml"))
     assert result.stdout.strip() == "story i14-from-a-file added to issue 14, science #1"
+    bad = write_files({"story.yaml": "section: science\nsources:\n  - {title: T, url: not-a-url}\n"})
+    result = desk("story", "add", "14", "--file", str(bad / "story.yaml"), expect=1)
+    assert f"{bad / 'story.yaml'}:3: sources[0].url: expected an http(s) or mailto URL, got 'not-a-url'" \
+        in result.stderr.splitlines()
 
 
 def test_stories_move_between_sections_and_positions(desk):

@@ -109,7 +109,8 @@ class Planner:
 
     def chrome(self, url: str, twins: Mapping[str, str]) -> dict[str, Any]:
         site = self.content.site.get(self.lang) or {}
-        latest = self.derived.visible_issues[0] if self.derived.visible_issues else None
+        public = (n for n in self.derived.visible_issues if is_public(self.content.issues[n], self.now))
+        latest = next(public, None)  # the masthead names the latest published issue, even in a preview
         issue_line = None
         if latest is not None:
             week = self.content.issues[latest].data["week"]

@@ -23,6 +23,7 @@ from issues.queries import corrections as list_corrections
 from issues.revisions import Change
 from newsroom.cli import App, content_errors, pass_app
 from newsroom.content.reader import read_text
+from newsroom.content.schema import Validator
 from newsroom.content.yamlio import parse
 from newsroom.diagnostics import ContentError, Diagnostic
 
@@ -241,16 +242,23 @@ def _sources(urls: tuple[str, ...], publishers: tuple[str, ...], titles: tuple[s
     return sources
 
 
-def _story_file(path: Path, languages: tuple[str, ...]) -> dict[str, Any]:
+def _story_file(path: Path, number: int, languages: tuple[str, ...]) -> dict[str, Any]:
+    """A story file's fields, checked with file:line places; issue, slug, section and position may be left
+    out (the command and the issue supply them)."""
     location = str(path)
     try:
-        data, _lines = parse(read_text(path, location), location)
+        data, lines = parse(read_text(path, location), location)
     except OSError as error:
         raise ContentError([Diagnostic(location, None, "", f"cannot read: {error.strerror}")]) from None
     if not isinstance(data, dict):
         raise ContentError([Diagnostic(location, None, "", "a story file must be a mapping of fields")])
     if data.get("kind", "story") != "story":
         raise ContentError([Diagnostic(location, None, "kind", f"expected a story, got {data.get('kind')!r}")])
+    defaults = {"slug": "story", "issue": number, "section": "section", "position": 1}
+    validator = Validator(location, lines, languages)
+    validator.record({**defaults, **data, "kind": "story"})
+    if validator.problems:
+        raise ContentError(validator.problems)
     return {key: value for key, value in data.items() if key != "kind"}
 
 
@@ -285,7 +293,7 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
         slug: str | None, position: int | None, file: Path | None, editor: str, correction: bool,
         reason: str | None, **options: Any) -> None:
     """Add a story to issue ISSUE, from options or from --file (options override the file)."""
-    record = _story_file(file, app.settings.languages) if file else {}
+    record = _story_file(file, number, app.settings.languages) if file else {}
     for lang, fields in _texts(STORY_TEXTS, options).items():
         record[lang] = {**(record.get(lang) or {}), **fields}
     given = {"section": section, "slug": slug, "position": position, "tags": list(tags) or None,
