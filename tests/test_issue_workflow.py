@@ -287,7 +287,7 @@ def test_a_correction_is_recorded_listed_and_shown(desk, monkeypatch):
     site = build(desk)
     page = parse(site / "en" / "issues" / "14" / "index.html")
     corrections = page.find(".//section[@id='corrections']")
-    assert "Story one (en.headline) – typo in headline" in " ".join(" ".join(corrections.itertext()).split())
+    assert "Story one (headline [ENG]) – typo in headline" in " ".join(" ".join(corrections.itertext()).split())
     data = json.loads(next(s.text for s in page.iter("script") if s.get("type") == "application/ld+json"))
     assert data["datePublished"] == "2026-11-06T10:00:00+01:00"
     assert data["dateModified"] == "2026-11-07T12:30:00+01:00"

@@ -192,9 +192,15 @@ class Planner:
         what = None
         if correction.record_kind == "story" and correction.record_key in self.content.stories:
             what = self.text(self.content.stories[correction.record_key])[0].get("headline")
+        fields = []
+        for name in correction.changed_fields:  # "en.headline" → ("headline", "en")
+            lang, _, field_name = name.rpartition(".") if name.split(".")[0] in self.settings.languages \
+                else ("", "", name)
+            fields.append({"field": field_name, "lang": lang})
         return {"when": format_datetime(correction.changed_at, self.lang, self.settings.timezone),
+                "iso": correction.changed_at.astimezone(self.settings.zone).isoformat(),
                 "what": what, "anchor": f"story-{correction.record_key}" if what else None,
-                "fields": correction.changed_fields, "reason": correction.reason}
+                "fields": fields, "reason": correction.reason}
 
     def issue_jsonld(self, number: int, text: Mapping[str, Any], sections: list[dict[str, Any]],
                      published: str | None, modified: str | None) -> dict[str, Any]:
