@@ -315,3 +315,16 @@ def test_jsonld_escapes_script_end_tags(desk):
     script = raw.split('<script type="application/ld+json">', 1)[1].split("</script>", 1)[0]
     assert "<" not in script
     assert json.loads(script)["name"] == "Break </script><script>alert(1)</script>"
+
+
+def test_the_editor_defaults_to_the_os_user(desk, monkeypatch):
+    import getpass
+
+    monkeypatch.delenv("NEWSROOM_EDITOR")
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("issue", "publish", "14")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-08T09:00:00+01:00")
+    desk("issue", "edit", "14", "--title-en", "Better title", "--correction")
+    listed = desk("issue", "corrections", "14").stdout.strip()
+    assert listed == f"November 8, 2026, 9:00\u202fAM +0100  {getpass.getuser()}  issue:14  en.title"
