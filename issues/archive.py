@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from zoneinfo import ZoneInfo
 
 from newsroom.build.model import Content, Record
@@ -63,7 +63,3 @@ def by_tag(stories: Iterable[Record]) -> dict[str, list[Record]]:
 
 def in_section(stories: Iterable[Record], slug: str) -> list[Record]:
     return [s for s in stories if s.data["section"] == slug]
-
-
-def section_names(content: Content, lang: str) -> Mapping[str, str]:
-    return {slug: item.get(lang) or slug for slug, item in content.vocabulary("sections").items()}
