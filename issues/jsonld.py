@@ -1,18 +1,12 @@
-"""schema.org JSON-LD for issue pages: the issue as a PublicationIssue (a CreativeWork), its stories as NewsArticles."""
+"""schema.org JSON-LD for issue pages: the issue as a PublicationIssue (a CreativeWork), its stories as NewsArticles.
+
+Pages embed it with `glossary.jsonld.script_json`, which escapes `<`, `>` and `&`.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-from markupsafe import Markup
-
-
-def script_json(data: Mapping[str, Any]) -> Markup:
-    """JSON safe inside <script>: `<`, `>` and `&` escaped, so content can never close the element."""
-    text = json.dumps(data, ensure_ascii=False, sort_keys=False, indent=None, separators=(",", ":"))
-    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def issue_jsonld(*, number: int, name: str | None, lang: str, url: str, published: str | None, modified: str | None,

@@ -52,8 +52,12 @@ def file_path(url: str) -> str:
     return url + "index.html" if url.endswith("/") or not url else url
 
 
+def level(lang: str, slug: str) -> str:
+    return f"{lang}/glossary/level/{slug}/"
+
+
 def section(lang: str, slug: str) -> str:
-    """The archive of one section's stories."""
+    """One newsletter section's archive: every story filed under it."""
     return f"{lang}/archive/section/{slug}/"
 
 

@@ -126,9 +126,9 @@ def main(ctx: click.Context, db_url: str | None, quiet: bool) -> None:
 
 
 def _register() -> None:
-    from newsroom.cli import build, content, issue
+    from newsroom.cli import build, content, glossary, issue
 
-    for module in (content, build, issue):
+    for module in (content, build, glossary, issue):
         for command in module.COMMANDS:
             main.add_command(command)
 
