@@ -33,6 +33,7 @@ def check_content(content: Content, settings: Settings, today: dt.date) -> list[
     for record in records:
         problems.extend(_translations(record, languages))
         problems.extend(_references(record, content, languages))
+        problems.extend(_uncited_sources(record, languages))
     problems.extend(_site_names(content, languages))
     problems.extend(graph_problems(content, languages))
     problems.extend(_stale(content, settings, today))
@@ -100,16 +101,53 @@ def _references(record: Record, content: Content, languages: tuple[str, ...]) ->
 
 
 def _table_cells(record: Record, lang: str, sources: int) -> Iterator[Diagnostic]:
+    """Spec-table cells citing a source that is not listed, and blank cells (never blank: a value or
+    an explicit "not published")."""
     for s, section in enumerate(record.text(lang).get("sections") or []):
         for layer in ("simple", "deep"):
             table = (section.get(layer) or {}).get("table")
             for r, row in enumerate((table or {}).get("rows") or []):
                 for c, cell in enumerate(row):
+                    place = f"{lang}.sections[{s}].{layer}.table.rows[{r}][{c}]"
+                    if _blank(cell):
+                        yield Diagnostic(record.location, None, place, "blank cell: give a value with its source, "
+                                         "or {not_published: …} saying the maker has not published it")
+                        continue
                     source = cell.get("source") if isinstance(cell, Mapping) else None
                     if source is not None and not 1 <= source <= sources:
-                        yield Diagnostic(record.location, None,
-                                         f"{lang}.sections[{s}].{layer}.table.rows[{r}][{c}].source",
+                        yield Diagnostic(record.location, None, f"{place}.source",
                                          f"cites source {source}, which is not listed")
+
+
+def _blank(cell: Any) -> bool:
+    if isinstance(cell, Mapping):
+        return not any(str(cell.get(key) or "").strip() for key in ("value", "not_published"))
+    return cell is None or not str(cell).strip()
+
+
+def _cited(record: Record, lang: str) -> set[int]:
+    """Source numbers a language's text cites: `[n]` in its Markdown and spec-table cells."""
+    cited = {n for _path, text in _markdown_fields(record.text(lang), lang) for n in find_references(text).citations}
+    for section in record.text(lang).get("sections") or []:
+        for layer in ("simple", "deep"):
+            for row in ((section.get(layer) or {}).get("table") or {}).get("rows") or []:
+                cited |= {cell["source"] for cell in row if isinstance(cell, Mapping) and cell.get("source")}
+    return cited
+
+
+def _uncited_sources(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """A reference page's source that no citation in a language points at (a warning: readers
+    cannot tell what it supports)."""
+    if record.kind != "reference":
+        return
+    for lang in languages:
+        if not record.has(lang):
+            continue
+        cited = _cited(record, lang)
+        for i, _source in enumerate(record.data.get("sources") or []):
+            if i + 1 not in cited:
+                yield Diagnostic(record.location, None, f"sources[{i}]",
+                                 f"source {i + 1} is never cited in the {lang} text", "warning")
 
 
 def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:

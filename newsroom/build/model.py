@@ -8,7 +8,7 @@ shape. Nothing here touches the database after `load_content` returns.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, selectinload
 from glossary.models import Entry
 from glossary.records import entry_to_record
 from issues.models import Issue, Story
+from issues.queries import Correction, all_corrections
 from issues.records import issue_to_record, story_to_record
 from newsroom.content.records import page_to_record, site_to_record
 from newsroom.models import Page
@@ -51,6 +52,8 @@ class Content:
     pages: Mapping[str, Record]
     issues: Mapping[int, Record]
     stories: Mapping[str, Record]
+    #: Changes made to published issues and their stories, by issue number, oldest first.
+    corrections: Mapping[int, tuple[Correction, ...]] = field(default_factory=dict)
 
     def vocabulary(self, field: str) -> dict[str, Mapping[str, str]]:
         """{slug: {lang: name}} for "sections", "categories" or "audiences", in configured order."""
@@ -74,4 +77,5 @@ def load_content(session: Session) -> Content:
         pages={p.slug: Record(p.kind, p.slug, page_to_record(p), p.content_hash) for p in pages},
         issues={i.number: Record("issue", str(i.number), issue_to_record(i), i.content_hash) for i in issues},
         stories={s.slug: Record("story", s.slug, story_to_record(s), s.content_hash) for s in stories},
+        corrections={number: tuple(items) for number, items in all_corrections(session).items()},
     )

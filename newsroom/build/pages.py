@@ -23,10 +23,15 @@ from glossary.mentions import in_the_news, matchers, story_mentions
 from glossary.models import LEVELS
 from glossary.staleness import status_month
 from glossary.views import by_headword, index_letters
-from issues.dates import format_date, format_month, format_week
+from issues import archive
+from issues.dates import format_date, format_datetime, format_month, format_week, issue_line
+from issues.jsonld import issue_jsonld
+from issues.visibility import is_public, visible_numbers
 from newsroom.build import urls
 from newsroom.build.feedlinks import feed_links
 from newsroom.build.model import Content, Record
+from newsroom.build.reference import reference_sections
+from newsroom.i18n import translations
 from newsroom.render.markdown import MarkdownRenderer, plain_text
 from newsroom.settings import Settings
 
@@ -54,9 +59,10 @@ class Derived:
     matchers: Mapping[str, TermMatcher] = field(default_factory=dict)  # lang → every entry's labels
 
 
-def derive(content: Content, settings: Settings, drafts: bool) -> Derived:
-    visible = tuple(sorted((n for n, issue in content.issues.items()
-                            if drafts or issue.data["status"] == "published"), reverse=True))
+def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime | None = None) -> Derived:
+    """Visibility (see issues.visibility: drafts only in a preview; scheduled ones once `now` passes their
+    time), mentions, "in the news", relations and term matchers, computed once per build."""
+    visible = visible_numbers(content, drafts, now)
     by_lang = matchers(content, settings.languages)
     mentions = story_mentions(content, by_lang)
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang)
@@ -65,8 +71,12 @@ def derive(content: Content, settings: Settings, drafts: bool) -> Derived:
 class Planner:
     """Builds the page specs of one language."""
 
-    def __init__(self, content: Content, derived: Derived, settings: Settings, lang: str) -> None:
+    def __init__(self, content: Content, derived: Derived, settings: Settings, lang: str,
+                 now: dt.datetime | None = None) -> None:
         self.content, self.derived, self.settings, self.lang = content, derived, settings, lang
+        self.now = now
+        self._archive: list[Record] | None = None
+        self._tagged: dict[str, list[Record]] | None = None
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
 
     # -- helpers used by templates -------------------------------------------------
@@ -108,7 +118,8 @@ class Planner:
 
     def chrome(self, url: str, twins: Mapping[str, str]) -> dict[str, Any]:
         site = self.content.site.get(self.lang) or {}
-        latest = self.derived.visible_issues[0] if self.derived.visible_issues else None
+        public = (n for n in self.derived.visible_issues if is_public(self.content.issues[n], self.now))
+        latest = next(public, None)  # the masthead names the latest published issue, even in a preview
         issue_line = None
         if latest is not None:
             week = self.content.issues[latest].data["week"]
@@ -128,8 +139,10 @@ class Planner:
 
     # -- pages ---------------------------------------------------------------------
     def pages(self) -> list[PageSpec]:
-        specs = [self.home(), self.glossary_index(), self.editions(), self.feeds()]
+        specs = [self.home(), self.glossary_index(), self.editions(), self.archive(), self.feeds()]
         specs += [self.issue(number) for number in self.derived.visible_issues]
+        specs += [self.archive_section(slug) for slug in self.content.vocabulary("sections")]
+        specs += [self.archive_tag(slug) for slug in self.tagged()]
         specs += [self.entry(slug) for slug in self.content.entries]
         specs += [self.glossary_list("category", slug) for slug in self.categories()]
         specs += [self.glossary_list("level", level) for level in self.levels()]
@@ -137,54 +150,128 @@ class Planner:
         return specs
 
     def home(self) -> PageSpec:
-        latest = self.derived.visible_issues[0] if self.derived.visible_issues else None
-        context = self.issue_context(latest) if latest is not None else {"issue": None}
+        """The latest public issue; a preview build never puts a draft on the home page."""
+        public = [n for n in self.derived.visible_issues if is_public(self.content.issues[n], self.now)]
+        context = self.issue_context(public[0]) if public else {"issue": None}
         return self.spec(urls.home(self.lang), "home.html", context, urls.home)
 
     def issue(self, number: int) -> PageSpec:
-        return self.spec(urls.issue(self.lang, number), "issue.html", self.issue_context(number),
-                         lambda lang: urls.issue(lang, number))
+        context = self.issue_context(number)
+        return self.spec(urls.issue(self.lang, number), "issue.html", context,
+                         lambda lang: urls.issue(lang, number), context["modified_date"])
+
+    def issue_line(self, number: int) -> str:
+        """"Issue 13 · Nov 2 – 8, 2026" / "13. szám · 2026. nov. 2–8."."""
+        week = self.content.issues[number].data["week"]
+        return issue_line(number, dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]),
+                          self.lang, translations(self.lang).gettext("Issue"))
 
     def issue_context(self, number: int) -> dict[str, Any]:
         issue = self.content.issues[number]
         text, text_lang = self.text(issue)
         week = issue.data["week"]
-        sections = []
         stories = self.content.stories_of(number)
         section_names = self.names("sections")
-        for slug in section_names:
+        sections = []
+        for slug in section_names:  # the site's fixed order
             in_section = sorted((s for s in stories if s.data["section"] == slug), key=lambda s: s.data["position"])
             if in_section:
-                sections.append({"slug": slug, "name": section_names[slug],
-                                 "stories": [self.story_context(s) for s in in_section]})
+                sections.append({"slug": slug, "name": section_names[slug], "href": self.href(urls.section(
+                    self.lang, slug)), "stories": [self.story_context(s) for s in in_section]})
         visible = self.derived.visible_issues
         index = visible.index(number)
+        corrections = self.content.corrections.get(number, ())
+        published = issue.data.get("published_at")
+        modified = max([published, *(c.changed_at.isoformat() for c in corrections)]) if published else None
+        zone = self.settings.zone
         return {
             "issue": issue.data, "text": text, "text_lang": text_lang, "md": self.markdown(issue),
             "week": format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), self.lang),
-            "sections": sections,
+            "issue_line": self.issue_line(number), "sections": sections,
+            "draft": not is_public(issue, self.now),
+            "published": format_datetime(dt.datetime.fromisoformat(published), self.lang, self.settings.timezone)
+            if published else None,
+            "published_iso": dt.datetime.fromisoformat(published).astimezone(zone).isoformat() if published else None,
+            "corrections": [self.correction_context(c) for c in corrections],
             "newer": visible[index - 1] if index > 0 else None,
             "older": visible[index + 1] if index + 1 < len(visible) else None,
+            "jsonld": script_json(self.issue_jsonld(number, text, sections, published, modified)),
+            "modified_date": dt.datetime.fromisoformat(modified).astimezone(zone).date() if modified else None,
         }
 
+    def correction_context(self, correction: Any) -> dict[str, Any]:
+        """A correction as readers see it: when, what (issue or story headline, fields), why."""
+        what = None
+        if correction.record_kind == "story" and correction.record_key in self.content.stories:
+            what = self.text(self.content.stories[correction.record_key])[0].get("headline")
+        fields = []
+        for name in correction.changed_fields:  # "en.headline" → ("headline", "en")
+            lang, _, field_name = name.rpartition(".") if name.split(".")[0] in self.settings.languages \
+                else ("", "", name)
+            fields.append({"field": field_name, "lang": lang})
+        return {"when": format_datetime(correction.changed_at, self.lang, self.settings.timezone),
+                "iso": correction.changed_at.astimezone(self.settings.zone).isoformat(),
+                "what": what, "anchor": f"story-{correction.record_key}" if what else None,
+                "fields": fields, "reason": correction.reason}
+
+    def issue_jsonld(self, number: int, text: Mapping[str, Any], sections: list[dict[str, Any]],
+                     published: str | None, modified: str | None) -> dict[str, Any]:
+        url = self.settings.base_url + urls.issue(self.lang, number)
+        zone = self.settings.zone
+        local = lambda moment: dt.datetime.fromisoformat(moment).astimezone(zone).isoformat()  # noqa: E731
+        changed: dict[str, str] = {}
+        for correction in self.content.corrections.get(number, ()):
+            if correction.record_kind == "story":
+                changed[correction.record_key] = correction.changed_at.isoformat()
+        stories = []
+        for section in sections:
+            for item in section["stories"]:
+                story: dict[str, Any] = {
+                    "headline": item["text"].get("headline"), "inLanguage": item["text_lang"],
+                    "url": f"{url}#story-{item['slug']}", "articleSection": section["name"],
+                    "isBasedOn": [source["url"] for source in item["data"].get("sources") or []],
+                }
+                if item["data"].get("tags"):
+                    story["keywords"] = list(item["data"]["tags"])
+                if published:
+                    story["datePublished"] = local(published)
+                    story["dateModified"] = local(max(published, changed.get(item["slug"], published)))
+                stories.append(story)
+        site = self.content.site.get(self.lang) or {}
+        return issue_jsonld(number=number, name=text.get("title"), lang=self.lang, url=url,
+                            published=local(published) if published else None,
+                            modified=local(modified) if modified else None,
+                            periodical={"name": site.get("name", ""),
+                                        "url": self.settings.base_url + urls.home(self.lang)},
+                            stories=stories)
+
     def story_context(self, story: Record) -> dict[str, Any]:
+        """A story with its own source list: citations [n] point at its n-th source link."""
         text, text_lang = self.text(story)
-        md = self.markdown(story)
+        anchor = f"story-{story.key}-source"
+        md = MarkdownRenderer(resolve=self.resolve, citation_href=(lambda n: f"#{anchor}-{n}")
+                              if story.data.get("sources") else None)
+        prefix = f"cite-{story.key}"
         terms = [{"slug": slug, "headword": self.headword(slug), "href": self.resolve("entry", slug)}
                  for slug in self.derived.mentions.get(story.key, ())]
-        summary, body = self.link_terms(story, text_lang, text.get("summary") or "", text.get("body") or "")
+        summary, body = self.link_terms(story, text_lang, text.get("summary") or "", text.get("body") or "",
+                                        md=md, prefixes=(f"{prefix}-summary", f"{prefix}-body"))
         return {"slug": story.key, "data": story.data, "text": text, "text_lang": text_lang,
-                "summary": summary, "body": body, "terms": terms}
+                "source_anchor": anchor, "summary": summary, "body": body, "terms": terms}
 
-    def link_terms(self, story: Record, text_lang: str, *fields: str) -> list[Markup]:
+    def link_terms(self, story: Record, text_lang: str, *fields: str, md: MarkdownRenderer | None = None,
+                   prefixes: tuple[str, ...] = ()) -> list[Markup]:
         """Each Markdown field as HTML, the first mention of each glossary term in the story linked.
 
-        A term linked in an earlier field is not linked again; suppressed terms stay text.
+        A term linked in an earlier field is not linked again; suppressed terms stay text. `prefixes`
+        gives each field's citation anchor prefix (unique ids when several stories share a page).
         """
-        md = self.markdown(story)
+        md = md or self.markdown(story)
+        rendered = [md.html(text, anchor_prefix=prefix)
+                    for text, prefix in zip(fields, prefixes or ("cite",) * len(fields))]
         matcher = self.derived.matchers.get(text_lang)
         if matcher is None:
-            return [md.html(text) for text in fields]
+            return rendered
         suppressed = set(story.data.get("suppress_terms") or [])
 
         def href_for(slug: str) -> str | None:
@@ -192,8 +279,8 @@ class Planner:
 
         linked: list[Markup] = []
         done: set[str] = set()
-        for text in fields:
-            linked.append(Markup(link_first_mentions(str(md.html(text)), matcher, href_for, skip=done)))
+        for text, html in zip(fields, rendered):
+            linked.append(Markup(link_first_mentions(str(html), matcher, href_for, skip=done)))
             done |= {mention.slug for mention in matcher.find(plain_text(text))}
         return linked
 
@@ -308,14 +395,13 @@ class Planner:
         return self.spec(make(self.lang, slug), "glossary_list.html", context, lambda lang: make(lang, slug))
 
     def editions(self) -> PageSpec:
+        """Every issue this build shows, newest first (drafts only in a preview, marked)."""
         editions = []
         for number in self.derived.visible_issues:
             issue = self.content.issues[number]
-            week = issue.data["week"]
             editions.append({"number": number, "title": self.text(issue)[0].get("title"),
-                             "href": self.href(urls.issue(self.lang, number)),
-                             "week": format_week(dt.date.fromisoformat(week["start"]),
-                                                 dt.date.fromisoformat(week["end"]), self.lang)})
+                             "href": self.href(urls.issue(self.lang, number)), "line": self.issue_line(number),
+                             "draft": not is_public(issue, self.now)})
         return self.spec(urls.editions(self.lang), "editions.html", {"editions": editions}, urls.editions)
 
     def feeds(self) -> PageSpec:
@@ -323,6 +409,55 @@ class Planner:
         languages = [{"lang": other, "name": (Locale.parse(other).get_display_name(other) or other).capitalize(),
                       "feeds": feed_links(self.content, self.settings, other)} for other in self.settings.languages]
         return self.spec(urls.feeds(self.lang), "feeds.html", {"feed_languages": languages}, urls.feeds)
+    def archive_stories(self) -> list[Record]:
+        """Every visible story, newest issue first (computed once per planner)."""
+        if self._archive is None:
+            self._archive = archive.archive_stories(self.content, self.derived.visible_issues)
+        return self._archive
+
+    def tagged(self) -> dict[str, list[Record]]:
+        """{tag slug: its stories}, computed once per planner."""
+        if self._tagged is None:
+            self._tagged = archive.by_tag(self.archive_stories())
+        return self._tagged
+
+    def story_links(self, stories: list[Record]) -> list[dict[str, Any]]:
+        """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
+        sections = self.names("sections")
+        months = []
+        for month, items in archive.by_month(stories, self.content, self.settings.zone):
+            rows = []
+            for story in items:
+                number = story.data["issue"]
+                text, text_lang = self.text(story)
+                rows.append({"headline": text.get("headline"), "text_lang": text_lang,
+                             "href": self.href(urls.issue(self.lang, number)) + f"#story-{story.key}",
+                             "issue_line": self.issue_line(number), "section": sections.get(story.data["section"]),
+                             "section_href": self.href(urls.section(self.lang, story.data["section"])),
+                             "draft": not is_public(self.content.issues[number], self.now)})
+            months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
+        return months
+
+    def archive(self) -> PageSpec:
+        """All stories by month, with links to every section's and tag's own listing."""
+        stories = self.archive_stories()
+        context = {"months": self.story_links(stories), "heading": None,
+                   "sections": [{"name": name, "href": self.href(urls.section(self.lang, slug))}
+                                for slug, name in self.names("sections").items()],
+                   "tags": [{"name": name, "href": self.href(urls.tag(self.lang, slug))}
+                            for slug, name in archive.tags(stories).items()]}
+        return self.spec(urls.archive(self.lang), "archive.html", context, urls.archive)
+
+    def archive_section(self, slug: str) -> PageSpec:
+        stories = archive.in_section(self.archive_stories(), slug)
+        context = {"months": self.story_links(stories), "heading": self.names("sections")[slug], "kind": "section"}
+        return self.spec(urls.section(self.lang, slug), "archive_list.html", context,
+                         lambda lang: urls.section(lang, slug))
+
+    def archive_tag(self, slug: str) -> PageSpec:
+        stories = self.tagged()[slug]
+        context = {"months": self.story_links(stories), "heading": archive.tags(stories)[slug], "kind": "tag"}
+        return self.spec(urls.tag(self.lang, slug), "archive_list.html", context, lambda lang: urls.tag(lang, slug))
 
     def page(self, slug: str) -> PageSpec:
         page = self.content.pages[slug]
@@ -330,11 +465,15 @@ class Planner:
         context = {"page": page.data, "text": text, "text_lang": text_lang, "md": self.markdown(page),
                    "description": text.get("summary") or ""}
         if page.kind == "reference":
+            sections, backrefs = reference_sections(list(text.get("sections") or []), self.markdown(page))
+            context.update(sections=sections, backrefs=backrefs)
             return self.spec(urls.reference(self.lang, slug), "reference.html", context,
                              lambda lang: urls.reference(lang, slug))
         return self.spec(urls.page(self.lang, slug), "page.html", context, lambda lang: urls.page(lang, slug))
 
 
-def plan(content: Content, settings: Settings, derived: Derived) -> list[PageSpec]:
+def plan(content: Content, settings: Settings, derived: Derived, now: dt.datetime | None = None
+         ) -> list[PageSpec]:
     """Every page of the site in every language, in a stable order."""
-    return [spec for lang in settings.languages for spec in Planner(content, derived, settings, lang).pages()]
+    return [spec for lang in settings.languages
+            for spec in Planner(content, derived, settings, lang, now).pages()]

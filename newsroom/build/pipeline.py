@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy import Engine
 
+from issues.visibility import unpublished_locations, visible_numbers
 from newsroom.build.model import load_content
 from newsroom.build.pages import derive, plan
 from newsroom.build.urls import file_path
@@ -31,22 +32,27 @@ class BuildResult:
 
 
 def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool = False,
-          email_out: Path | None = None) -> BuildResult:
+          email_out: Path | None = None, now: dt.datetime | None = None) -> BuildResult:
     """Build the whole site into `out` (and the latest issue's emails into `email_out`), atomically.
 
     Emails go to their own folder: they are not pages of the site (and must not be served as such).
+    `now` is the build clock: scheduled issues whose time has passed are public (see issues.visibility).
     Nothing is written on error.
     """
     # First gather every record, so all pages see one consistent state of the content.
     with session_factory(engine)() as session:
         content = load_content(session)
     # Check before rendering: a broken link must stop the build, not ship.
-    problems = check_content(content, settings, today)
+    # Unpublished issues are work in progress: their problems are checked when they are
+    # scheduled or published, and in a preview they are only warnings.
+    unpublished = unpublished_locations(content, visible_numbers(content, False, now))
+    problems = [p if p.location not in unpublished or p.severity == "warning" else replace(p, severity="warning")
+                for p in check_content(content, settings, today) if drafts or p.location not in unpublished]
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise ContentError(errors)
-    derived = derive(content, settings, drafts)
-    pages = plan(content, settings, derived)
+    derived = derive(content, settings, drafts, now)
+    pages = plan(content, settings, derived, now)
     outputs = [(file_path(page.url), render(page.template, page.lang, page.context)) for page in pages]
     # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
     emails: list[tuple[str, bytes]] = []

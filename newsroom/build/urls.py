@@ -64,3 +64,8 @@ def level(lang: str, slug: str) -> str:
 def section(lang: str, slug: str) -> str:
     """One newsletter section's archive: every story filed under it."""
     return f"{lang}/archive/section/{slug}/"
+
+
+def tag(lang: str, slug: str) -> str:
+    """The archive of one tag's stories."""
+    return f"{lang}/archive/tag/{slug}/"

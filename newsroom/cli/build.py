@@ -24,7 +24,7 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
     app.require_schema()
     settings = app.settings.replace(base_url=base_url)
     started = time.perf_counter()
-    result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out)
+    result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out, now=app.now())
     report(result.warnings)
     stats = result.stats
     app.say(f"{result.files} files ({result.pages} pages): {stats.written} written, {stats.unchanged} unchanged, "
