@@ -47,6 +47,19 @@ def feeds(lang: str) -> str:
     return f"{lang}/feeds/"
 
 
+def search(lang: str) -> str:
+    return f"{lang}/search/"
+
+
+def search_index(lang: str) -> str:
+    """The folder of the language's static search index (see newsroom/render/search.py)."""
+    return f"{lang}/search/index/"
+
+
+def not_found(lang: str) -> str:
+    return f"{lang}/404.html"
+
+
 def file_path(url: str) -> str:
     """The file a URL path is written to."""
     return url + "index.html" if url.endswith("/") or not url else url

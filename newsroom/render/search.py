@@ -1,0 +1,138 @@
+"""The static search index: accent-folded tokens → document ids, one set of small files per language.
+
+Readers search with JavaScript in the browser (templates/assets/search.js), so
+the index must be cheap to fetch: tokens are sharded by their first folded
+character (a query for "kozpont" downloads only the "k" shard) and the
+documents (title, link, snippet) are split into numbered chunks fetched only
+for the hits shown. `fold` and `tokens` here define the rules; the script
+repeats them, and `search` below runs a query against the built files the
+same way the script does, so tests exercise the real index.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from newsroom.build import urls
+from newsroom.build.pages import Planner
+from newsroom.render.markdown import plain_text
+
+#: Documents per chunk file: a query's hits fetch few chunks, and each chunk stays a few kilobytes.
+CHUNK = 64
+#: Characters that start a shard of their own; every other token goes to the "_" shard.
+SHARD_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+SNIPPET_CHARS = 180
+
+
+def fold(text: str) -> str:
+    """Lowercase without accents: "Központ" → "kozpont", "Őrült" → "orult" (NFKD, drop marks).
+
+    The script does the same: `toLowerCase().normalize("NFKD").replace(/\\p{M}/gu, "")`.
+    """
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.category(ch).startswith("M"))
+
+
+def tokens(text: str) -> list[str]:
+    """The folded words of `text`, in order (letters and digits; hyphens and punctuation split)."""
+    return _WORD.findall(fold(text))
+
+
+def shard_of(token: str) -> str:
+    first = token[:1]
+    return first if first and first in SHARD_CHARS else "_"
+
+
+@dataclass(frozen=True)
+class SearchDocument:
+    """One searchable page or story: what is shown for a hit and the text that finds it."""
+
+    kind: str  # "entry" or "story"
+    title: str
+    url: str
+    snippet: str
+    text: str
+
+
+def documents(planner: Planner) -> list[SearchDocument]:
+    """The glossary entries (headword, aliases, definition) and stories of the planner's language."""
+    docs = []
+    content = planner.content
+    for slug, entry in content.entries.items():
+        if not planner.available(entry):
+            continue
+        text = planner.text(entry)[0]
+        definition = plain_text(text.get("definition") or "")
+        searchable = " ".join([text.get("headword") or slug, *(text.get("aliases") or []), definition])
+        docs.append(SearchDocument("entry", text.get("headword") or slug,
+                                   planner.href(urls.entry(planner.lang, slug)), _snippet(definition), searchable))
+    for slug, story in content.stories.items():
+        number = story.data["issue"]
+        if number not in planner.issues or not planner.available(story):
+            continue
+        text = planner.text(story)[0]
+        summary = plain_text(text.get("summary") or "")
+        searchable = " ".join([text.get("headline") or "", summary, plain_text(text.get("body") or "")])
+        docs.append(SearchDocument("story", text.get("headline") or slug,
+                                   planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
+                                   _snippet(summary), searchable))
+    return docs
+
+
+def _snippet(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+def index_files(docs: Iterable[SearchDocument]) -> dict[str, bytes]:
+    """{path relative to the index folder: bytes}: meta.json, shards/<c>.json and docs/<n>.json.
+
+    A shard maps each token to the sorted ids of the documents containing it;
+    document `i` lives in chunk `i // CHUNK` as `[kind, title, url, snippet]`.
+    """
+    docs = list(docs)
+    postings: dict[str, dict[str, set[int]]] = {}
+    for number, doc in enumerate(docs):
+        for token in set(tokens(doc.text)):
+            postings.setdefault(shard_of(token), {}).setdefault(token, set()).add(number)
+    files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK,
+                                 "shards": sorted(postings)})}
+    for shard, table in postings.items():
+        files[f"shards/{shard}.json"] = _json({token: sorted(ids) for token, ids in sorted(table.items())})
+    for start in range(0, len(docs), CHUNK):
+        files[f"docs/{start // CHUNK}.json"] = _json(
+            [[d.kind, d.title, d.url, d.snippet] for d in docs[start:start + CHUNK]])
+    return files
+
+
+def _json(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
+
+
+def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]]:
+    """Run `query` against a built index as the browser does: every word must match a token prefix.
+
+    `index` is the index folder on disk or the mapping `index_files` returns.
+    Hits come in document order (entries first, then stories).
+    """
+    read = (lambda rel: (index / rel).read_bytes() if (index / rel).exists() else None) if isinstance(index, Path) \
+        else (lambda rel: index.get(rel))
+    meta = json.loads(read("meta.json"))
+    hits: set[int] | None = None
+    for word in tokens(query):
+        raw = read(f"shards/{shard_of(word)}.json")
+        table = json.loads(raw) if raw else {}
+        found = {i for token, ids in table.items() if token.startswith(word) for i in ids}
+        hits = found if hits is None else hits & found
+    results = []
+    for number in sorted(hits or ()):
+        chunk = json.loads(read(f"docs/{number // meta['chunk']}.json"))
+        kind, title, url, snippet = chunk[number % meta["chunk"]]
+        results.append({"kind": kind, "title": title, "url": url, "snippet": snippet})
+    return results
