@@ -29,7 +29,7 @@ def check_content(content: Content, settings: Settings, today: dt.date) -> list[
     records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
                *content.stories.values()]
     for record in records:
-        problems.extend(_translations(record, languages))
+        problems.extend(_translations(record, languages, settings.missing_translation))
         problems.extend(_references(record, content, languages))
     problems.extend(_site_names(content, languages))
     problems.extend(graph_problems(content, languages))
@@ -47,12 +47,21 @@ def check_content(content: Content, settings: Settings, today: dt.date) -> list[
 LANGUAGE_OWN = {"match_forms"}
 
 
-def _translations(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
-    """A required field missing in a language, or a field present in one language only."""
+def _translations(record: Record, languages: tuple[str, ...], policy: str = "fallback") -> Iterator[Diagnostic]:
+    """A required field missing in a language, or a field present in one language only.
+
+    A record with no text at all in a language is a warning: the `missing_translation`
+    policy decides what readers see (the other language, marked; or no page), and the
+    warning says which. A partly translated record stays an error: that would be a silent mix.
+    """
     present = {lang: _filled_paths(record.text(lang)) - LANGUAGE_OWN for lang in languages}
     required = set(REQUIRED_TEXTS.get(record.kind, ()))
     everywhere = set().union(*present.values()) | required
     for lang in languages:
+        if not present[lang] and any(present.values()):
+            effect = f"left out of {lang}" if policy == "omit" else f"shown in {lang} in another language, marked"
+            yield Diagnostic(record.location, None, lang, f"missing translation ({effect})", "warning")
+            continue
         for path in sorted(everywhere - present[lang]):
             others = [other for other in languages if path in present[other]]
             detail = f" (present in {', '.join(others)})" if others else ""

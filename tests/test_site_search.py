@@ -1,0 +1,63 @@
+"""The static search index: accent-folded queries find glossary entries and stories in each language."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sitebuild import build_sample, parse
+
+from newsroom.render.search import SearchDocument, fold, index_files, search, shard_of, tokens
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return build_sample(tmp_path_factory.mktemp("search"))
+
+
+def test_folding_drops_accents_and_case():
+    assert fold("Központ ŐRÜLT Ütő") == "kozpont orult uto"
+    assert tokens("Az MI-korszak hírei, 2026-ban!") == ["az", "mi", "korszak", "hirei", "2026", "ban"]
+    assert shard_of(fold("ütő")) == "u" and shard_of("日本") == "_"
+
+
+def test_an_unaccented_query_finds_the_accented_word():
+    docs = [SearchDocument("entry", "Adatközpont", "/hu/glossary/data-center/", "", "adatközpont központ"),
+            SearchDocument("story", "Más", "/hu/issues/1/#story-x", "", "semmi köze")]
+    files = index_files(docs)
+    assert [hit["title"] for hit in search(files, "kozpont")] == ["Adatközpont"]
+    assert [hit["title"] for hit in search(files, "KÖZP")] == ["Adatközpont"]  # a word's beginning is enough
+    assert search(files, "kozpont semmi") == []  # every word must match
+
+
+def test_the_built_index_finds_entries_by_headword_alias_and_definition_and_stories(site):
+    hu = site / "hu/search/index"
+    titles = [hit["title"] for hit in search(hu, "adatkozpont")]
+    assert "adatközpont" in titles  # headword, typed without accents
+    assert any(hit["kind"] == "story" for hit in search(hu, "adatkozpont"))
+    assert "Trainium" in [hit["title"] for hit in search(hu, "amazon trainium chip")]  # alias
+    en = site / "en/search/index"
+    hits = search(en, "trainium")
+    assert {hit["kind"] for hit in hits} == {"entry", "story"}
+    assert all(hit["url"].startswith("/en/") for hit in hits)
+    story = next(hit for hit in hits if hit["kind"] == "story")
+    assert "#story-" in story["url"] and (site / story["url"].split("#")[0].lstrip("/") / "index.html").is_file()
+
+
+def test_the_first_query_downloads_little(site):
+    for lang in ("hu", "en"):
+        folder = site / lang / "search/index"
+        meta = json.loads((folder / "meta.json").read_bytes())
+        assert meta["documents"] > 40
+        shards = list((folder / "shards").glob("*.json"))
+        assert len(shards) > 10 and max(p.stat().st_size for p in shards) < 16_000
+        assert max(p.stat().st_size for p in (folder / "docs").glob("*.json")) < 24_000
+
+
+def test_the_search_page_points_its_script_at_the_index(site):
+    document = parse(site / "hu/search/index.html")
+    form = next(f for f in document.iter("form") if f.get("data-search-index"))
+    assert form.get("data-search-index") == "/hu/search/index/"
+    assert form.get("data-one") == "%(num)s találat" and form.get("data-none")
+    scripts = [s.get("src") for s in document.iter("script") if s.get("src")]
+    assert len(scripts) == 1 and (site / scripts[0].lstrip("/")).is_file()
