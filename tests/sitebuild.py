@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import html5lib
@@ -11,6 +14,7 @@ from click.testing import CliRunner
 from newsroom.cli import main
 
 BASE = "https://news.example.org/"
+_SAMPLE_DB: list[Path] = []  # the sample database, loaded once per test session and copied
 
 
 def run(folder: Path, *args: str, expect: int = 0) -> str:
@@ -31,7 +35,12 @@ def build_sample(folder: Path, files: dict[str, str] | None = None, settings: st
     folder.mkdir(parents=True, exist_ok=True)
     if settings:
         (folder / "newsroom.toml").write_text(settings, encoding="utf-8")
-    run(folder, "init", "--sample")
+    if not _SAMPLE_DB:
+        template = Path(tempfile.mkdtemp(prefix="newsroom-sample-"))
+        atexit.register(shutil.rmtree, template, True)
+        run(template, "init", "--sample")
+        _SAMPLE_DB.append(template / "site.db")
+    shutil.copyfile(_SAMPLE_DB[0], folder / "site.db")
     if files:
         content = folder / "extra"
         for relative, text in files.items():
