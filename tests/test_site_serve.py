@@ -16,6 +16,14 @@ from newsroom.db.session import make_engine
 from newsroom.serve import Preview
 from newsroom.settings import Settings
 
+DRAFT_ISSUE = """\
+kind: issue
+number: 14
+week: {start: 2026-11-09, end: 2026-11-15}
+status: draft
+hu: {title: Készülő szám}
+en: {title: Issue in the making}
+"""
 TIMEOUT = 60  # generous: a bound on waiting, not a timing assertion
 
 
@@ -45,6 +53,8 @@ def preview(tmp_path_factory):
     content = tmp_path / "content"
     (content / "entries").mkdir(parents=True)
     shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", content / "entries")
+    (content / "issues").mkdir()
+    (content / "issues" / "0014.yaml").write_text(DRAFT_ISSUE, encoding="utf-8")
     engine = make_engine(f"sqlite:///{work / 'site.db'}")
     server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
                      now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
@@ -65,8 +75,11 @@ def test_drafts_are_visible_and_marked_only_in_the_preview(preview):
     server, _, work = preview
     _, body = _get(server.url + "hu/")
     assert 'class="preview-banner"' in body
+    status, draft = _get(server.url + "hu/issues/14/")
+    assert status == 200 and "Készülő szám" in draft and 'class="draft"' in draft
     built = (work / "_site" / "hu" / "index.html").read_text(encoding="utf-8")
     assert "__build_id" not in built and "preview-banner" not in built
+    assert not (work / "_site" / "hu" / "issues" / "14").exists()
 
 
 def test_a_changed_content_file_is_imported_rebuilt_and_served(preview):
