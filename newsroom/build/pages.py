@@ -54,6 +54,28 @@ def derive(content: Content, settings: Settings, drafts: bool) -> Derived:
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content))
 
 
+class PageMarkdown:
+    """One page's Markdown renderer: each field it renders gets its own citation-anchor prefix.
+
+    A page renders many fields that cite the same sources; with one prefix their
+    anchors (`cite-1-1`) would repeat, which is invalid HTML. The first field keeps
+    `cite`, later ones get `cite2`, `cite3`, … in template order, so output stays deterministic.
+    """
+
+    def __init__(self, renderer: MarkdownRenderer) -> None:
+        self.renderer, self.fields = renderer, 0
+
+    def _prefix(self) -> str:
+        self.fields += 1
+        return "cite" if self.fields == 1 else f"cite{self.fields}"
+
+    def html(self, text: str, *, anchor_prefix: str | None = None) -> Markup:
+        return self.renderer.html(text, anchor_prefix=anchor_prefix or self._prefix())
+
+    def inline(self, text: str, *, anchor_prefix: str | None = None) -> Markup:
+        return self.renderer.inline(text, anchor_prefix=anchor_prefix or self._prefix())
+
+
 #: Templates whose pages are articles for Open Graph (og:type); the rest are "website".
 ARTICLE_TEMPLATES = frozenset({"issue.html", "entry.html", "reference.html", "page.html"})
 
@@ -101,9 +123,10 @@ class Planner:
             return self.href(urls.issue(self.lang, int(target)))
         return None
 
-    def markdown(self, record: Record | None = None) -> MarkdownRenderer:
+    def markdown(self, record: Record | None = None) -> PageMarkdown:
         cites = bool(record and record.data.get("sources"))
-        return MarkdownRenderer(resolve=self.resolve, citation_href=(lambda n: f"#source-{n}") if cites else None)
+        return PageMarkdown(MarkdownRenderer(resolve=self.resolve,
+                                             citation_href=(lambda n: f"#source-{n}") if cites else None))
 
     def text(self, record: Record) -> tuple[Mapping[str, Any], str]:
         """The record's text in this language, or the fallback language's, and which it is."""
@@ -212,8 +235,10 @@ class Planner:
         terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
                  for slug in self.derived.mentions.get(story.key, ())]
         return {"slug": story.key, "data": story.data, "text": text, "text_lang": text_lang,
-                "summary": Markup(md.html(text.get("summary") or "")),
-                "body": Markup(md.html(text.get("body") or "")), "terms": terms}
+                # Many stories share one issue page: anchors carry the story, or their ids would clash.
+                "summary": Markup(md.html(text.get("summary") or "", anchor_prefix=f"cite-{story.key}-summary")),
+                "body": Markup(md.html(text.get("body") or "", anchor_prefix=f"cite-{story.key}-body")),
+                "terms": terms}
 
     def entry(self, slug: str) -> PageSpec:
         entry = self.content.entries[slug]
