@@ -61,3 +61,7 @@ def test_the_search_page_points_its_script_at_the_index(site):
     assert form.get("data-one") == "%(num)s találat" and form.get("data-none")
     scripts = [s.get("src") for s in document.iter("script") if s.get("src")]
     assert len(scripts) == 1 and (site / scripts[0].lstrip("/")).is_file()
+
+
+def test_a_headword_compound_is_found_by_its_last_part(site):
+    assert "adatközpont" in [hit["title"] for hit in search(site / "hu/search/index", "kozpont")]

@@ -28,6 +28,8 @@ CHUNK = 64
 SHARD_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 SNIPPET_CHARS = 180
+#: Shortest word ending of a name that is indexed (Hungarian compounds: adat|központ).
+MIN_SUFFIX = 4
 
 
 def fold(text: str) -> str:
@@ -58,6 +60,8 @@ class SearchDocument:
     url: str
     snippet: str
     text: str
+    #: Headword and aliases: their word endings are indexed too, so "kozpont" finds "adatközpont".
+    names: str = ""
 
 
 def documents(planner: Planner) -> list[SearchDocument]:
@@ -70,8 +74,10 @@ def documents(planner: Planner) -> list[SearchDocument]:
         text = planner.text(entry)[0]
         definition = plain_text(text.get("definition") or "")
         searchable = " ".join([text.get("headword") or slug, *(text.get("aliases") or []), definition])
+        names = " ".join([text.get("headword") or slug, *(text.get("aliases") or [])])
         docs.append(SearchDocument("entry", text.get("headword") or slug,
-                                   planner.href(urls.entry(planner.lang, slug)), _snippet(definition), searchable))
+                                   planner.href(urls.entry(planner.lang, slug)), _snippet(definition), searchable,
+                                   names))
     for slug, story in content.stories.items():
         number = story.data["issue"]
         if number not in planner.issues or not planner.available(story):
@@ -90,6 +96,11 @@ def _snippet(text: str) -> str:
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
 
 
+def name_suffixes(names: str) -> set[str]:
+    """Word endings of a headword or alias, so a compound is found by its last part."""
+    return {token[start:] for token in tokens(names) for start in range(1, len(token) - MIN_SUFFIX + 1)}
+
+
 def index_files(docs: Iterable[SearchDocument]) -> dict[str, bytes]:
     """{path relative to the index folder: bytes}: meta.json, shards/<c>.json and docs/<n>.json.
 
@@ -99,7 +110,7 @@ def index_files(docs: Iterable[SearchDocument]) -> dict[str, bytes]:
     docs = list(docs)
     postings: dict[str, dict[str, set[int]]] = {}
     for number, doc in enumerate(docs):
-        for token in set(tokens(doc.text)):
+        for token in set(tokens(doc.text)) | name_suffixes(doc.names):
             postings.setdefault(shard_of(token), {}).setdefault(token, set()).add(number)
     files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK,
                                  "shards": sorted(postings)})}
