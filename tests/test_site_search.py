@@ -65,3 +65,17 @@ def test_the_search_page_points_its_script_at_the_index(site):
 
 def test_a_headword_compound_is_found_by_its_last_part(site):
     assert "adatközpont" in [hit["title"] for hit in search(site / "hu/search/index", "kozpont")]
+
+
+def test_a_large_letter_is_split_into_two_letter_shards_and_still_found(monkeypatch):
+    from newsroom.render import search as search_module
+
+    monkeypatch.setattr(search_module, "SPLIT_BYTES", 200)
+    words = [f"kozpont{i}" for i in range(40)] + ["kar", "k"]
+    docs = [SearchDocument("story", word, f"/s/{word}", "", word) for word in words]
+    files = index_files(docs)
+    keys = json.loads(files["meta.json"])["shards"]
+    assert "k" not in keys and {"ko", "ka", "k_"} <= set(keys)
+    assert len(search(files, "központ1")) == 11  # központ1, központ10…19
+    assert [hit["title"] for hit in search(files, "kar")] == ["kar"]
+    assert len(search(files, "k")) == len(words)  # a one-letter word reads every "k" shard

@@ -24,6 +24,9 @@ from newsroom.render.markdown import plain_text
 
 #: Documents per chunk file: a query's hits fetch few chunks, and each chunk stays a few kilobytes.
 CHUNK = 64
+#: A letter's shard bigger than this is split by the first two characters (a large archive's
+#: common letters); the sample's shards stay whole.
+SPLIT_BYTES = 48_000
 #: Characters that start a shard of their own; every other token goes to the "_" shard.
 SHARD_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -47,8 +50,27 @@ def tokens(text: str) -> list[str]:
 
 
 def shard_of(token: str) -> str:
+    """The one-character shard key of a token ("_" for tokens that start outside a–z, 0–9)."""
     first = token[:1]
     return first if first and first in SHARD_CHARS else "_"
+
+
+def split_key(token: str) -> str:
+    """The two-character key used once a letter's shard is split: "ko", "k_" for "k" or "kø…"."""
+    second = token[1:2]
+    return shard_of(token) + (second if second and second in SHARD_CHARS else "_")
+
+
+def shards_for(word: str, keys: Iterable[str]) -> list[str]:
+    """The shard files a query word needs: its letter's shard, or after a split its two-letter one
+    (a one-letter word then needs every shard of the letter)."""
+    keys = set(keys)
+    first = shard_of(word)
+    if first in keys:
+        return [first]
+    if len(word) < 2:
+        return sorted(key for key in keys if len(key) == 2 and key[0] == first)
+    return [split_key(word)] if split_key(word) in keys else []
 
 
 @dataclass(frozen=True)
@@ -112,10 +134,19 @@ def index_files(docs: Iterable[SearchDocument]) -> dict[str, bytes]:
     for number, doc in enumerate(docs):
         for token in set(tokens(doc.text)) | name_suffixes(doc.names):
             postings.setdefault(shard_of(token), {}).setdefault(token, set()).add(number)
-    files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK,
-                                 "shards": sorted(postings)})}
-    for shard, table in postings.items():
-        files[f"shards/{shard}.json"] = _json({token: sorted(ids) for token, ids in sorted(table.items())})
+    shards: dict[str, bytes] = {}
+    for key, table in postings.items():
+        data = _json({token: sorted(ids) for token, ids in sorted(table.items())})
+        if len(data) <= SPLIT_BYTES or key == "_":
+            shards[key] = data
+            continue
+        halves: dict[str, dict[str, set[int]]] = {}
+        for token, ids in table.items():
+            halves.setdefault(split_key(token), {})[token] = ids
+        for half, part in halves.items():
+            shards[half] = _json({token: sorted(ids) for token, ids in sorted(part.items())})
+    files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK, "shards": sorted(shards)})}
+    files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
     for start in range(0, len(docs), CHUNK):
         files[f"docs/{start // CHUNK}.json"] = _json(
             [[d.kind, d.title, d.url, d.snippet] for d in docs[start:start + CHUNK]])
@@ -137,8 +168,9 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
     meta = json.loads(read("meta.json"))
     hits: set[int] | None = None
     for word in tokens(query):
-        raw = read(f"shards/{shard_of(word)}.json")
-        table = json.loads(raw) if raw else {}
+        table = {}
+        for key in shards_for(word, meta["shards"]):
+            table.update(json.loads(read(f"shards/{key}.json")))
         found = {i for token, ids in table.items() if token.startswith(word) for i in ids}
         hits = found if hits is None else hits & found
     results = []

@@ -14,6 +14,14 @@
   function fold(text) { return text.toLowerCase().normalize("NFKD").replace(/\p{M}/gu, ""); }
   function tokens(text) { return fold(text).match(/[\p{L}\p{N}]+/gu) || []; }
   function shardOf(token) { return /^[a-z0-9]/.test(token) ? token[0] : "_"; }
+  function splitKey(token) { return shardOf(token) + (/^[a-z0-9]$/.test(token.charAt(1)) ? token.charAt(1) : "_"); }
+  // Same rule as shards_for() in newsroom/render/search.py: a letter's shard, or its two-letter part once split.
+  function shardsFor(word, keys) {
+    var first = shardOf(word);
+    if (keys.indexOf(first) >= 0) { return [first]; }
+    if (word.length < 2) { return keys.filter(function (k) { return k.length === 2 && k[0] === first; }); }
+    return keys.indexOf(splitKey(word)) >= 0 ? [splitKey(word)] : [];
+  }
   function load(path) {
     if (!cache[path]) {
       cache[path] = fetch(base + path).then(function (r) { return r.ok ? r.json() : null; });
@@ -30,14 +38,16 @@
     list.textContent = "";
     if (!words.length) { say(""); return; }
     load("meta.json").then(function (meta) {
-      return Promise.all(words.map(function (w) { return load("shards/" + shardOf(w) + ".json"); }))
-        .then(function (shards) {
+      return Promise.all(words.map(function (w) {
+        return Promise.all(shardsFor(w, meta.shards).map(function (k) { return load("shards/" + k + ".json"); }));
+      })).then(function (shards) {
           var hits = null;
           words.forEach(function (word, i) {
             var found = new Set();
-            var table = shards[i] || {};
-            Object.keys(table).forEach(function (token) {
-              if (token.indexOf(word) === 0) { table[token].forEach(function (id) { found.add(id); }); }
+            shards[i].forEach(function (table) {
+              Object.keys(table || {}).forEach(function (token) {
+                if (token.indexOf(word) === 0) { table[token].forEach(function (id) { found.add(id); }); }
+              });
             });
             hits = hits === null ? found : new Set(Array.from(hits).filter(function (id) { return found.has(id); }));
           });
