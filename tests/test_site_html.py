@@ -94,3 +94,27 @@ def test_the_stylesheet_has_dark_print_and_focus_rules(site):
     assert "prefers-color-scheme: dark" in css
     assert "@media print" in css and "details::details-content" in css
     assert ":focus-visible" in css
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_text_colours_meet_wcag_aa_contrast_in_light_and_dark_schemes(site):
+    css = next((site / "assets").glob("site.*.css")).read_text()
+    schemes = re.findall(r":root \{([^}]*)\}", css)[:2]  # light, then the dark override
+    assert len(schemes) == 2
+    for block in schemes:
+        colours = dict(re.findall(r"--([a-z-]+): (#[0-9a-f]{6})", block))
+        for text in ("ink", "muted", "accent"):
+            assert _contrast(colours[text], colours["paper"]) >= 4.5, (text, block)
+            assert _contrast(colours[text], colours["panel"]) >= 4.5, (text, "on panel")
+        assert _contrast(colours["accent-ink"], colours["accent"]) >= 4.5  # button label
+        assert _contrast(colours["ink"], colours["mark"]) >= 4.5  # the "not yet translated" note
