@@ -118,3 +118,19 @@ def test_text_colours_meet_wcag_aa_contrast_in_light_and_dark_schemes(site):
             assert _contrast(colours[text], colours["panel"]) >= 4.5, (text, "on panel")
         assert _contrast(colours["accent-ink"], colours["accent"]) >= 4.5  # button label
         assert _contrast(colours["ink"], colours["mark"]) >= 4.5  # the "not yet translated" note
+
+
+def test_every_in_page_link_has_its_target(site):
+    for path in html_pages(site):
+        document = parse(path)
+        ids = {element.get("id") for element in document.iter() if isinstance(element.tag, str) and element.get("id")}
+        fragments = {a.get("href")[1:] for a in document.iter("a") if (a.get("href") or "").startswith("#")}
+        assert fragments <= ids, f"{page_url(site, path)}: no target for {sorted(fragments - ids)}"
+
+
+def test_the_root_leads_to_hungarian_without_script_or_guessing(site):
+    document = parse(site / "index.html")
+    assert document.get("lang") == "hu" and not list(document.iter("script"))
+    refresh = [m.get("content") for m in document.iter("meta") if m.get("http-equiv") == "refresh"]
+    assert refresh == ["0; url=hu/"]
+    assert [a.get("href") for a in document.find(".//main").iter("a")] == ["hu/"]

@@ -231,7 +231,9 @@ class Planner:
 
     def story_context(self, story: Record) -> dict[str, Any]:
         text, text_lang = self.text(story)
-        md = self.markdown(story)
+        # On an issue page a story's [n] points at its own n-th source link, not the page's.
+        md = PageMarkdown(MarkdownRenderer(resolve=self.resolve,
+                                           citation_href=lambda n: f"#story-{story.key}-source-{n}"))
         terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
                  for slug in self.derived.mentions.get(story.key, ())]
         return {"slug": story.key, "data": story.data, "text": text, "text_lang": text_lang,
