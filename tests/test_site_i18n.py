@@ -9,6 +9,7 @@ import pytest
 from sitebuild import BASE, build_sample, html_pages, page_url, parse, text_of
 
 from newsroom.render.html import environment
+from newsroom.render.search import search
 
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
@@ -126,6 +127,9 @@ def test_fallback_shows_the_other_language_marked_and_noted(fallback_site):
     story = next(a for a in parse(site / "en/issues/13/index.html").iter("article")
                  if a.get("id") == "story-i13-csak-magyar")
     assert story.get("lang") == "hu" and story.find(".//p[@class='untranslated']") is not None
+    hits = search(site / "en/search/index", "hutokor")
+    assert [(hit["title"], hit["lang"]) for hit in hits] == [("Hűtőkör", "hu")]
+    assert all(hit["lang"] == "" for hit in search(site / "en/search/index", "trainium"))
 
 
 def test_omit_leaves_the_page_out_of_that_language_everywhere(omit_site):

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from sitebuild import build_sample, parse
 
-from newsroom.render.search import SearchDocument, fold, index_files, search, shard_of, tokens
+from newsroom.render.search import SearchDocument, fold, index_files, search, shard_of, split_key, tokens
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +85,15 @@ def test_a_large_letter_is_split_into_two_letter_shards_and_still_found(monkeypa
     assert len(search(files, "központ1")) == 11  # központ1, központ10…19
     assert [hit["title"] for hit in search(files, "kar")] == ["kar"]
     assert len(search(files, "k")) == len(words)  # a one-letter word reads every "k" shard
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the browser script's functions")
+def test_the_browser_script_folds_and_shards_like_the_index_builder():
+    source = (ROOT / "templates/assets/search.js").read_text(encoding="utf-8")
+    functions = "\n".join(re.findall(r"^  function (?:fold|tokens|shardOf|splitKey)\(.*$", source, re.MULTILINE))
+    samples = ["Központ ŐRÜLT Ütő", "Az MI-korszak hírei, 2026-ban!", "Crème brûlée – naïve café", "kø ß 日本語"]
+    script = functions + "\nconst s = JSON.parse(process.argv[1]);\n" \
+        "console.log(JSON.stringify(s.map(t => tokens(t).map(w => [w, shardOf(w), splitKey(w)]))));"
+    output = subprocess.run(["node", "-e", script, json.dumps(samples)], capture_output=True, text=True, check=True)
+    expected = [[[w, shard_of(w), split_key(w)] for w in tokens(text)] for text in samples]
+    assert json.loads(output.stdout) == expected

@@ -84,6 +84,8 @@ class SearchDocument:
     text: str
     #: Headword and aliases: their word endings are indexed too, so "kozpont" finds "adatközpont".
     names: str = ""
+    #: The language of title and snippet when it is not the index's (a fallback), else "".
+    text_lang: str = ""
 
 
 def documents(planner: Planner) -> list[SearchDocument]:
@@ -93,23 +95,23 @@ def documents(planner: Planner) -> list[SearchDocument]:
     for slug, entry in content.entries.items():
         if not planner.available(entry):
             continue
-        text = planner.text(entry)[0]
+        text, text_lang = planner.text(entry)
         definition = plain_text(text.get("definition") or "")
         searchable = " ".join([text.get("headword") or slug, *(text.get("aliases") or []), definition])
         names = " ".join([text.get("headword") or slug, *(text.get("aliases") or [])])
         docs.append(SearchDocument("entry", text.get("headword") or slug,
                                    planner.href(urls.entry(planner.lang, slug)), _snippet(definition), searchable,
-                                   names))
+                                   names, "" if text_lang == planner.lang else text_lang))
     for slug, story in content.stories.items():
         number = story.data["issue"]
         if number not in planner.issues or not planner.available(story):
             continue
-        text = planner.text(story)[0]
+        text, text_lang = planner.text(story)
         summary = plain_text(text.get("summary") or "")
         searchable = " ".join([text.get("headline") or "", summary, plain_text(text.get("body") or "")])
         docs.append(SearchDocument("story", text.get("headline") or slug,
                                    planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
-                                   _snippet(summary), searchable))
+                                   _snippet(summary), searchable, "", "" if text_lang == planner.lang else text_lang))
     return docs
 
 
@@ -127,7 +129,8 @@ def index_files(docs: Iterable[SearchDocument]) -> dict[str, bytes]:
     """{path relative to the index folder: bytes}: meta.json, shards/<c>.json and docs/<n>.json.
 
     A shard maps each token to the sorted ids of the documents containing it;
-    document `i` lives in chunk `i // CHUNK` as `[kind, title, url, snippet]`.
+    document `i` lives in chunk `i // CHUNK` as `[kind, title, url, snippet]`, plus the text's
+    language when it is a fallback (the page shows it marked as not yet translated).
     """
     docs = list(docs)
     postings: dict[str, dict[str, set[int]]] = {}
@@ -149,7 +152,8 @@ def index_files(docs: Iterable[SearchDocument]) -> dict[str, bytes]:
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
     for start in range(0, len(docs), CHUNK):
         files[f"docs/{start // CHUNK}.json"] = _json(
-            [[d.kind, d.title, d.url, d.snippet] for d in docs[start:start + CHUNK]])
+            [[d.kind, d.title, d.url, d.snippet, *([d.text_lang] if d.text_lang else [])]
+             for d in docs[start:start + CHUNK]])
     return files
 
 
@@ -176,6 +180,7 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
     results = []
     for number in sorted(hits or ()):
         chunk = json.loads(read(f"docs/{number // meta['chunk']}.json"))
-        kind, title, url, snippet = chunk[number % meta["chunk"]]
-        results.append({"kind": kind, "title": title, "url": url, "snippet": snippet})
+        kind, title, url, snippet, *text_lang = chunk[number % meta["chunk"]]
+        results.append({"kind": kind, "title": title, "url": url, "snippet": snippet,
+                        "lang": text_lang[0] if text_lang else ""})
     return results

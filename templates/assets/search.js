@@ -74,7 +74,15 @@
     kind.textContent = form.getAttribute("data-kind-" + doc[0]);
     var snippet = document.createElement("p");
     snippet.textContent = doc[3];
-    item.append(link, kind, snippet);
+    item.append(link, kind);
+    if (doc[4]) {  // another language's text, shown under the fallback policy: mark it
+      link.lang = snippet.lang = doc[4];
+      var note = document.createElement("small");
+      note.className = "untranslated-mark";
+      note.textContent = form.getAttribute("data-untranslated");
+      item.append(" ", note);
+    }
+    item.append(snippet);
     list.append(item);
   }
 
