@@ -7,6 +7,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from glossary.graph import graph_problems
+from glossary.provenance import provenance_problems
+from glossary.staleness import stale_problems
 from newsroom.build.model import Content, Record
 from newsroom.diagnostics import Diagnostic
 from newsroom.render.markdown import find_references
@@ -34,6 +36,7 @@ def check_content(content: Content, settings: Settings, today: dt.date) -> list[
     problems.extend(_site_names(content, languages))
     problems.extend(graph_problems(content, languages))
     problems.extend(_stale(content, settings, today))
+    problems.extend(provenance_problems(content))
     for story in content.stories.values():
         if not story.data.get("sources"):
             problems.append(Diagnostic(story.location, None, "sources", "a story needs at least one source"))
@@ -128,10 +131,4 @@ def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagno
 
 
 def _stale(content: Content, settings: Settings, today: dt.date) -> Iterator[Diagnostic]:
-    limit = settings.stale_after_months
-    for entry in content.entries.values():
-        year, month = map(int, entry.data["status"].split("-"))
-        age = (today.year - year) * 12 + today.month - month
-        if age > limit:
-            yield Diagnostic(entry.location, None, "status",
-                             f"'Where things stand' is {age} months old (limit {limit}); re-review it", "warning")
+    yield from stale_problems(content, today, settings.stale_after_months)

@@ -122,8 +122,10 @@ def test_fallback_shows_the_other_language_marked_and_noted(fallback_site):
     assert text_of(article.find(".//h1")) == "Hűtőkör"
     assert _switch(entry) == {"hu": "/hu/glossary/csak-magyar/"}
     index = parse(site / "en/glossary/index.html")
-    marked = [span for span in index.iter("span") if span.get("lang") == "hu"]
-    assert "Hűtőkör" in [text_of(span) for span in marked]
+    marked = [text_of(element) for element in index.iter() if element.get("lang") == "hu"]
+    assert "Hűtőkör" in marked  # the headword, in its own language
+    notes = [text_of(small) for small in index.iter("small") if small.get("class") == "untranslated-mark"]
+    assert notes == ["not yet translated"]  # and a visible note on its row
     story = next(a for a in parse(site / "en/issues/13/index.html").iter("article")
                  if a.get("id") == "story-i13-csak-magyar")
     assert story.get("lang") == "hu" and story.find(".//p[@class='untranslated']") is not None

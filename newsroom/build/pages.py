@@ -14,10 +14,15 @@ from typing import Any
 
 from markupsafe import Markup
 
-from glossary.collation import letter_heading, sort_key
 from glossary.graph import GROUPS, relations_of
+from glossary.jsonld import defined_term, defined_term_set, script_json, term_set_ref
+from glossary.linking import link_first_mentions
+from glossary.matching import TermMatcher
 from glossary.mentions import in_the_news, matchers, story_mentions
-from issues.dates import format_month, format_week
+from glossary.models import LEVELS
+from glossary.staleness import status_month
+from glossary.views import by_headword, index_letters
+from issues.dates import format_date, format_month, format_week
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
 from newsroom.i18n import translations
@@ -45,13 +50,15 @@ class Derived:
     mentions: Mapping[str, tuple[str, ...]]  # story → entries
     news: Mapping[str, list[str]]  # entry → stories, newest first
     relations: Mapping[str, Mapping[str, list[Any]]]
+    matchers: Mapping[str, TermMatcher] = field(default_factory=dict)  # lang → every entry's labels
 
 
 def derive(content: Content, settings: Settings, drafts: bool) -> Derived:
     visible = tuple(sorted((n for n, issue in content.issues.items()
                             if drafts or issue.data["status"] == "published"), reverse=True))
-    mentions = story_mentions(content, matchers(content, settings.languages))
-    return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content))
+    by_lang = matchers(content, settings.languages)
+    mentions = story_mentions(content, by_lang)
+    return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang)
 
 
 class PageMarkdown:
@@ -105,8 +112,8 @@ class Planner:
         """A short text for a list or link; fallback text carries its `lang` and a visible note."""
         if not value or text_lang == self.lang:
             return value
-        return Markup('<span lang="{}">{}</span> <small class="untranslated-mark">{}</small>').format(
-            text_lang, value, self.gettext("not yet translated"))
+        return Markup('<span lang="{}">{}</span> <small class="untranslated-mark" lang="{}">{}</small>').format(
+            text_lang, value, self.lang, self.gettext("not yet translated"))
 
     # -- helpers used by templates -------------------------------------------------
     def href(self, url: str) -> str:
@@ -181,6 +188,8 @@ class Planner:
         specs = [self.home(), self.glossary_index(), self.editions(), self.search()]
         specs += [self.issue(number) for number in self.issues]
         specs += [self.entry(slug) for slug, entry in self.content.entries.items() if self.available(entry)]
+        specs += [self.glossary_list("category", slug) for slug in self.categories()]
+        specs += [self.glossary_list("level", level) for level in self.levels()]
         specs += [self.page(slug) for slug, page in self.content.pages.items() if self.available(page)]
         return specs
 
@@ -231,53 +240,151 @@ class Planner:
 
     def story_context(self, story: Record) -> dict[str, Any]:
         text, text_lang = self.text(story)
-        # On an issue page a story's [n] points at its own n-th source link, not the page's.
-        md = PageMarkdown(MarkdownRenderer(resolve=self.resolve,
-                                           citation_href=lambda n: f"#story-{story.key}-source-{n}"))
         terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
                  for slug in self.derived.mentions.get(story.key, ())]
+        summary, body = self.link_terms(story, text_lang, text.get("summary") or "", text.get("body") or "")
         return {"slug": story.key, "data": story.data, "text": text, "text_lang": text_lang,
-                # Many stories share one issue page: anchors carry the story, or their ids would clash.
-                "summary": Markup(md.html(text.get("summary") or "", anchor_prefix=f"cite-{story.key}-summary")),
-                "body": Markup(md.html(text.get("body") or "", anchor_prefix=f"cite-{story.key}-body")),
-                "terms": terms}
+                "summary": summary, "body": body, "terms": terms}
 
+    def link_terms(self, story: Record, text_lang: str, *fields: str) -> list[Markup]:
+        """Each Markdown field as HTML, the first mention of each glossary term in the story linked.
+
+        A term linked in an earlier field is not linked again; suppressed terms stay text.
+        """
+        # On an issue page a story's [n] points at its own n-th source link, and its citation
+        # anchors carry the story and the field: many stories share the page.
+        md = MarkdownRenderer(resolve=self.resolve, citation_href=lambda n: f"#story-{story.key}-source-{n}")
+        prefixes = [f"cite-{story.key}-f{index}" for index in range(1, len(fields) + 1)]
+        matcher = self.derived.matchers.get(text_lang)
+        if matcher is None:
+            return [md.html(text, anchor_prefix=prefix) for text, prefix in zip(fields, prefixes)]
+        suppressed = set(story.data.get("suppress_terms") or [])
+
+        def href_for(slug: str) -> str | None:
+            return None if slug in suppressed else self.resolve("entry", slug)
+
+        linked: list[Markup] = []
+        done: set[str] = set()
+        for text, prefix in zip(fields, prefixes):
+            html = str(md.html(text, anchor_prefix=prefix))
+            linked.append(Markup(link_first_mentions(html, matcher, href_for, skip=done)))
+            done |= {mention.slug for mention in matcher.find(plain_text(text))}
+        return linked
+
+    # -- glossary ------------------------------------------------------------------
     def entry(self, slug: str) -> PageSpec:
         entry = self.content.entries[slug]
         text, text_lang = self.text(entry)
-        groups = {group: [{"label": self.headword_label(link.slug), "href": self.resolve("entry", link.slug),
-                           "note": (link.note or {}).get(self.lang)}
-                          for link in self.derived.relations[slug][group]] for group in GROUPS}
-        news = []
-        for story_slug in self.derived.news.get(slug, []):
-            story = self.content.stories[story_slug]
-            if not self.available(story) or story.data["issue"] not in self.issues:
-                continue
-            headline, headline_lang = self.text(story)[0].get("headline"), self.text(story)[1]
-            news.append({"headline": self.marked(headline, headline_lang), "issue": story.data["issue"],
-                         "href": self.href(urls.issue(self.lang, story.data["issue"])) + f"#story-{story_slug}"})
-        year, month = map(int, entry.data["status"].split("-"))
+        status = status_month(entry)
+        url = urls.entry(self.lang, slug)
+        definition = plain_text(text.get("definition") or "")
+        jsonld = defined_term(
+            name=text.get("headword") or slug, description=definition, url=self.settings.base_url + url,
+            alternate_names=[*(text.get("aliases") or []), entry.data.get("english_term") or ""],
+            lang=text_lang, date_modified=status.isoformat(), term_set=self.term_set(), code=slug)
         context = {
             "entry": entry.data, "text": text, "text_lang": text_lang, "md": self.markdown(entry),
-            "groups": groups, "news": news, "status_month": format_month(dt.date(year, month, 1), self.lang),
+            "groups": self.relation_groups(slug), "news": self.news(slug), "affected": self.affected(text),
+            "status_month": format_month(status, self.lang), "status_date": status.isoformat(),
             "category_name": self.names("categories").get(entry.data["category"], entry.data["category"]),
-            "audience_names": self.names("audiences"), "section_names": self.names("sections"),
-            "description": plain_text(text.get("definition") or ""),
+            "category_href": self.href(urls.category(self.lang, entry.data["category"])),
+            "level_href": self.href(urls.level(self.lang, entry.data["level"])),
+            "description": definition, "jsonld": script_json(jsonld),
         }
-        return self.spec(urls.entry(self.lang, slug), "entry.html", context, lambda lang: urls.entry(lang, slug),
-                         dt.date(year, month, 1), record=entry)
+        return self.spec(url, "entry.html", context, lambda lang: urls.entry(lang, slug), status, record=entry)
+
+    def relation_groups(self, slug: str) -> dict[str, list[dict[str, Any]]]:
+        """Related concepts by group; a missing target has no href and is shown as text."""
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for group in GROUPS:
+            groups[group] = []
+            for link in self.derived.relations[slug][group]:
+                notes = link.note or {}
+                note_lang = self.lang if notes.get(self.lang) else next(iter(notes), self.lang)
+                groups[group].append({"label": self.headword_label(link.slug),
+                                      "href": self.resolve("entry", link.slug),
+                                      "note": notes.get(note_lang), "note_lang": note_lang})
+        return groups
+
+    def news(self, slug: str) -> list[dict[str, Any]]:
+        """The stories mentioning an entry, newest issue first, with issue number and date."""
+        items = []
+        for story_slug in self.derived.news.get(slug, []):
+            story = self.content.stories[story_slug]
+            number = story.data["issue"]
+            if not self.available(story) or number not in self.issues:
+                continue
+            issue = self.content.issues[number].data
+            published = issue.get("published_at")
+            day = (dt.datetime.fromisoformat(published).astimezone(self.settings.zone).date() if published
+                   else dt.date.fromisoformat(issue["week"]["start"]))
+            headline, headline_lang = self.text(story)
+            items.append({"headline": self.marked(headline.get("headline"), headline_lang), "lang": headline_lang,
+                          "issue": number,
+                          "date": format_date(day, self.lang), "iso_date": day.isoformat(),
+                          "href": self.href(urls.issue(self.lang, number)) + f"#story-{story_slug}"})
+        return items
+
+    def affected(self, text: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """"Who is affected" lines: audience names and the newsletter section they point to."""
+        audiences, sections = self.names("audiences"), self.names("sections")
+        lines = []
+        for line in text.get("affected") or []:
+            section = line.get("section")
+            lines.append({"audiences": [audiences.get(a, a) for a in line.get("audiences") or []],
+                          "text": line.get("text"), "section": sections.get(section, section) if section else None,
+                          "section_href": self.href(urls.section(self.lang, section)) if section else None})
+        return lines
+
+    def term_set(self) -> dict[str, Any]:
+        site = self.content.site.get(self.lang) or {}
+        return term_set_ref(self.settings.base_url + urls.glossary_index(self.lang),
+                            site.get("name") or "", self.lang)
+
+    def entry_rows(self, slugs: list[str]) -> list[dict[str, Any]]:
+        """Entries for a list page, in the dictionary order of this language."""
+        rows = []
+        for slug in slugs:
+            entry = self.content.entries[slug]
+            text, text_lang = self.text(entry)
+            # The definition carries the visible "not yet translated" note; the headword stays plain for sorting.
+            rows.append({"slug": slug, "headword": text.get("headword") or slug, "lang": text_lang,
+                         "href": self.href(urls.entry(self.lang, slug)), "level": entry.data["level"],
+                         "definition": self.marked(plain_text(text.get("definition") or ""), text_lang)})
+        return by_headword(rows, self.lang, lambda row: row["headword"])
+
+    def categories(self) -> list[str]:
+        """Categories with at least one entry: configured ones in order, then any others."""
+        used = {entry.data["category"] for entry in self.content.entries.values() if self.available(entry)}
+        named = [slug for slug in self.content.vocabulary("categories") if slug in used]
+        return named + sorted(used - set(named))
+
+    def levels(self) -> list[str]:
+        used = {entry.data["level"] for entry in self.content.entries.values() if self.available(entry)}
+        return [level for level in LEVELS if level in used]
 
     def glossary_index(self) -> PageSpec:
-        rows = sorted(((self.headword(slug), slug) for slug, entry in self.content.entries.items()
-                       if self.available(entry)), key=lambda row: sort_key(row[0], self.lang))
-        letters: dict[str, list[dict[str, Any]]] = {}
-        for headword, slug in rows:
-            text, text_lang = self.text(self.content.entries[slug])
-            letters.setdefault(letter_heading(headword, self.lang), []).append(
-                {"headword": self.marked(headword, text_lang), "href": self.href(urls.entry(self.lang, slug)),
-                 "definition": self.marked(plain_text(text.get("definition") or ""), text_lang)})
-        return self.spec(urls.glossary_index(self.lang), "glossary_index.html", {"letters": letters},
-                         urls.glossary_index)
+        rows = self.entry_rows([slug for slug, entry in self.content.entries.items() if self.available(entry)])
+        url = urls.glossary_index(self.lang)
+        terms = [{"name": row["headword"], "url": self.settings.base_url + urls.entry(self.lang, row["slug"])}
+                 for row in rows]
+        jsonld = defined_term_set(name=self.term_set()["name"], url=self.settings.base_url + url,
+                                  lang=self.lang, terms=terms)
+        context = {"letters": index_letters(rows, self.lang), "jsonld": script_json(jsonld),
+                   "categories": [(self.names("categories").get(slug, slug), self.href(urls.category(self.lang, slug)))
+                                  for slug in self.categories()],
+                   "levels": [(level, self.href(urls.level(self.lang, level))) for level in self.levels()]}
+        return self.spec(url, "glossary_index.html", context, urls.glossary_index)
+
+    def glossary_list(self, kind: str, slug: str) -> PageSpec:
+        """The entries of one category or one level ("kind"), in dictionary order."""
+        field_name = "category" if kind == "category" else "level"
+        make = urls.category if kind == "category" else urls.level
+        rows = self.entry_rows([key for key, entry in self.content.entries.items()
+                                if entry.data[field_name] == slug and self.available(entry)])
+        context = {"kind": kind, "slug": slug, "entries": rows,
+                   "name": self.names("categories").get(slug, slug) if kind == "category" else slug}
+        return self.spec(make(self.lang, slug), "glossary_list.html", context, lambda lang: make(lang, slug))
 
     def editions(self) -> PageSpec:
         editions = []

@@ -63,3 +63,12 @@ def not_found(lang: str) -> str:
 def file_path(url: str) -> str:
     """The file a URL path is written to."""
     return url + "index.html" if url.endswith("/") or not url else url
+
+
+def level(lang: str, slug: str) -> str:
+    return f"{lang}/glossary/level/{slug}/"
+
+
+def section(lang: str, slug: str) -> str:
+    """One newsletter section's archive: every story filed under it."""
+    return f"{lang}/archive/section/{slug}/"

@@ -112,9 +112,9 @@ def main(ctx: click.Context, db_url: str | None, quiet: bool) -> None:
 
 
 def _register() -> None:
-    from newsroom.cli import build, content, serve
+    from newsroom.cli import build, content, glossary, serve
 
-    for module in (content, build, serve):
+    for module in (content, build, glossary, serve):
         for command in module.COMMANDS:
             main.add_command(command)
 
