@@ -29,7 +29,7 @@ def publication_problems(session: Session, settings: Settings, number: int, toda
     session.flush()
     content = load_content(session)
     mine = {f"issue:{number}"} | {story.location for story in content.stories_of(number)}
-    problems = check_content(content, settings, today)
+    problems = check_content(content, settings, today, complete_translations=True)
     return [p for p in problems if p.severity == "error" and (
         p.location in mine or (p.location == "site" and p.field.startswith("sections")))]
 

@@ -24,14 +24,19 @@ REQUIRED_TEXTS = {
 }
 
 
-def check_content(content: Content, settings: Settings, today: dt.date) -> list[Diagnostic]:
-    """All problems, sorted: errors block publishing, warnings are for editors to review."""
+def check_content(content: Content, settings: Settings, today: dt.date, *,
+                  complete_translations: bool = False) -> list[Diagnostic]:
+    """All problems, sorted: errors block publishing, warnings are for editors to review.
+
+    `complete_translations` (publishing an issue) makes every missing translated field an
+    error, even of a record whose whole language the missing-translation policy would cover.
+    """
     problems: list[Diagnostic] = []
     languages = settings.languages
     records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
                *content.stories.values()]
     for record in records:
-        problems.extend(_translations(record, languages))
+        problems.extend(_translations(record, languages, settings.missing_translation, complete_translations))
         problems.extend(_references(record, content, languages))
         problems.extend(_uncited_sources(record, languages))
     problems.extend(_site_names(content, languages))
@@ -51,12 +56,22 @@ def check_content(content: Content, settings: Settings, today: dt.date) -> list[
 LANGUAGE_OWN = {"match_forms"}
 
 
-def _translations(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
-    """A required field missing in a language, or a field present in one language only."""
+def _translations(record: Record, languages: tuple[str, ...], policy: str = "fallback",
+                  complete: bool = False) -> Iterator[Diagnostic]:
+    """A required field missing in a language, or a field present in one language only.
+
+    A record with no text at all in a language is a warning: the `missing_translation`
+    policy decides what readers see (the other language, marked; or no page), and the
+    warning says which. A partly translated record stays an error: that would be a silent mix.
+    """
     present = {lang: _filled_paths(record.text(lang)) - LANGUAGE_OWN for lang in languages}
     required = set(REQUIRED_TEXTS.get(record.kind, ()))
     everywhere = set().union(*present.values()) | required
     for lang in languages:
+        if not present[lang] and any(present.values()) and not complete:
+            effect = f"left out of {lang}" if policy == "omit" else f"shown in {lang} in another language, marked"
+            yield Diagnostic(record.location, None, lang, f"missing translation ({effect})", "warning")
+            continue
         for path in sorted(everywhere - present[lang]):
             others = [other for other in languages if path in present[other]]
             detail = f" (present in {', '.join(others)})" if others else ""

@@ -80,7 +80,7 @@ def test_weekly_scenario_new_issue_eight_stories_publish(desk):
     assert "Published: November 6, 2026, 10:00\u202fAM +0100" in text_of(en)
     home = parse(site / "hu" / "index.html")
     assert "14. szám · 2026. nov. 9–15." in text_of(home), "home shows the latest published issue"
-    editions = [a.text for a in parse(site / "en" / "issues" / "index.html").iter("a")
+    editions = [a.text for a in parse(site / "en" / "issues" / "index.html").find(".//main").iter("a")
                 if (a.get("href") or "").startswith("/en/issues/1")]
     assert editions[0].startswith("Issue 14") and editions[1].startswith("Issue 13"), "newest first"
     data = json.loads(next(s.text for s in en.iter("script") if s.get("type") == "application/ld+json"))

@@ -68,6 +68,32 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang)
 
 
+class PageMarkdown:
+    """One page's Markdown renderer: each field it renders gets its own citation-anchor prefix.
+
+    A page renders many fields that cite the same sources; with one prefix their
+    anchors (`cite-1-1`) would repeat, which is invalid HTML. The first field keeps
+    `cite`, later ones get `cite2`, `cite3`, … in template order, so output stays deterministic.
+    """
+
+    def __init__(self, renderer: MarkdownRenderer) -> None:
+        self.renderer, self.fields = renderer, 0
+
+    def _prefix(self) -> str:
+        self.fields += 1
+        return "cite" if self.fields == 1 else f"cite{self.fields}"
+
+    def html(self, text: str, *, anchor_prefix: str | None = None) -> Markup:
+        return self.renderer.html(text, anchor_prefix=anchor_prefix or self._prefix())
+
+    def inline(self, text: str, *, anchor_prefix: str | None = None) -> Markup:
+        return self.renderer.inline(text, anchor_prefix=anchor_prefix or self._prefix())
+
+
+#: Templates whose pages are articles for Open Graph (og:type); the rest are "website".
+ARTICLE_TEMPLATES = frozenset({"issue.html", "entry.html", "reference.html", "page.html"})
+
+
 class Planner:
     """Builds the page specs of one language."""
 
@@ -78,25 +104,51 @@ class Planner:
         self._archive: list[Record] | None = None
         self._tagged: dict[str, list[Record]] | None = None
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
+        self.omit = settings.missing_translation == "omit"
+        self.gettext = translations(lang).gettext
+        #: The issues this build shows in this language, newest first.
+        self.issues = tuple(n for n in derived.visible_issues if self.available(content.issues[n]))
+
+    # -- the missing-translation policy ----------------------------------------------
+    def languages_of(self, record: Record) -> tuple[str, ...]:
+        """The languages `record` has a page in: all of them under "fallback", its own under "omit"."""
+        own = tuple(lang for lang in self.settings.languages if record.has(lang))
+        return own if self.omit else (self.settings.languages if own else ())
+
+    def available(self, record: Record) -> bool:
+        """Whether `record` appears in this language (its page, index rows, links, feeds, sitemap)."""
+        return self.lang in self.languages_of(record)
+
+    def marked(self, value: str | None, text_lang: str) -> str | Markup | None:
+        """A short text for a list or link; fallback text carries its `lang` and a visible note."""
+        if not value or text_lang == self.lang:
+            return value
+        return Markup('<span lang="{}">{}</span> <small class="untranslated-mark" lang="{}">{}</small>').format(
+            text_lang, value, self.lang, self.gettext("not yet translated"))
+
+    def public_issues(self) -> list[int]:
+        """Shown issues that are public (not drafts), newest first: what the home page and masthead name."""
+        return [n for n in self.issues if is_public(self.content.issues[n], self.now)]
 
     # -- helpers used by templates -------------------------------------------------
     def href(self, url: str) -> str:
         return self.base_path + url
 
     def resolve(self, kind: str, target: str) -> str | None:
-        if kind == "entry" and target in self.content.entries:
+        if kind == "entry" and target in self.content.entries and self.available(self.content.entries[target]):
             return self.href(urls.entry(self.lang, target))
-        if kind == "page" and target in self.content.pages:
+        if kind == "page" and target in self.content.pages and self.available(self.content.pages[target]):
             page = self.content.pages[target]
             make = urls.reference if page.kind == "reference" else urls.page
             return self.href(make(self.lang, target))
-        if kind == "issue" and target.isdigit() and int(target) in self.derived.visible_issues:
+        if kind == "issue" and target.isdigit() and int(target) in self.issues:
             return self.href(urls.issue(self.lang, int(target)))
         return None
 
-    def markdown(self, record: Record | None = None) -> MarkdownRenderer:
+    def markdown(self, record: Record | None = None) -> PageMarkdown:
         cites = bool(record and record.data.get("sources"))
-        return MarkdownRenderer(resolve=self.resolve, citation_href=(lambda n: f"#source-{n}") if cites else None)
+        return PageMarkdown(MarkdownRenderer(resolve=self.resolve,
+                                             citation_href=(lambda n: f"#source-{n}") if cites else None))
 
     def text(self, record: Record) -> tuple[Mapping[str, Any], str]:
         """The record's text in this language, or the fallback language's, and which it is."""
@@ -116,10 +168,18 @@ class Planner:
             return slug.replace("-", " ")
         return self.text(entry)[0].get("headword") or slug
 
-    def chrome(self, url: str, twins: Mapping[str, str]) -> dict[str, Any]:
+    def headword_label(self, slug: str) -> str | Markup:
+        """The headword for a link or list, marked when it is another language's."""
+        entry = self.content.entries.get(slug)
+        if entry is None:
+            return self.headword(slug)
+        return self.marked(self.headword(slug), self.text(entry)[1]) or slug
+
+    def chrome(self, url: str, twins: Mapping[str, str], template: str = "") -> dict[str, Any]:
+        """What base.html needs on every page: language, twins, canonical URL, the current issue line."""
         site = self.content.site.get(self.lang) or {}
-        public = (n for n in self.derived.visible_issues if is_public(self.content.issues[n], self.now))
-        latest = next(public, None)  # the masthead names the latest published issue, even in a preview
+        public = self.public_issues()
+        latest = public[0] if public else None  # the masthead names the latest published issue, even in a preview
         issue_line = None
         if latest is not None:
             week = self.content.issues[latest].data["week"]
@@ -130,35 +190,53 @@ class Planner:
             "canonical": self.settings.base_url + url, "href": self.href, "twins": twins,
             "latest_issue": issue_line, "urls": urls, "base_url": self.settings.base_url,
             "feed_links": feed_links(self.content, self.settings, self.lang, sections=False),
+            "og_type": "article" if template in ARTICLE_TEMPLATES else "website", "noindex": False,
         }
 
     def spec(self, url: str, template: str, context: dict[str, Any], make_url: Callable[[str], str],
-             lastmod: dt.date | None = None) -> PageSpec:
-        twins = {lang: make_url(lang) for lang in self.settings.languages}
-        return PageSpec(url, self.lang, template, {**self.chrome(url, twins), **context}, twins, lastmod)
+             lastmod: dt.date | None = None, record: Record | None = None) -> PageSpec:
+        """One page; its twins are the languages the record has a page in (every language without one)."""
+        languages = self.languages_of(record) if record is not None else self.settings.languages
+        twins = {lang: make_url(lang) for lang in languages}
+        return PageSpec(url, self.lang, template, {**self.chrome(url, twins, template), **context}, twins, lastmod)
 
     # -- pages ---------------------------------------------------------------------
     def pages(self) -> list[PageSpec]:
-        specs = [self.home(), self.glossary_index(), self.editions(), self.archive(), self.feeds()]
-        specs += [self.issue(number) for number in self.derived.visible_issues]
+        specs = [self.home(), self.glossary_index(), self.editions(), self.archive(), self.feeds(), self.search()]
+        specs += [self.issue(number) for number in self.issues]
         specs += [self.archive_section(slug) for slug in self.content.vocabulary("sections")]
         specs += [self.archive_tag(slug) for slug in self.tagged()]
-        specs += [self.entry(slug) for slug in self.content.entries]
+        specs += [self.entry(slug) for slug, entry in self.content.entries.items() if self.available(entry)]
         specs += [self.glossary_list("category", slug) for slug in self.categories()]
         specs += [self.glossary_list("level", level) for level in self.levels()]
-        specs += [self.page(slug) for slug in self.content.pages]
+        specs += [self.page(slug) for slug, page in self.content.pages.items() if self.available(page)]
         return specs
+
+    def search(self) -> PageSpec:
+        """The search page; its script reads the static index at urls.search_index()."""
+        entries = sum(1 for entry in self.content.entries.values() if self.available(entry))
+        stories = sum(1 for story in self.content.stories.values()
+                      if story.data["issue"] in self.issues and self.available(story))
+        context = {"index_href": self.href(urls.search_index(self.lang)), "entry_count": entries,
+                   "story_count": stories}
+        return self.spec(urls.search(self.lang), "search.html", context, urls.search)
+
+    def not_found(self) -> PageSpec:
+        """The 404 page of this language (not in the sitemap, not indexed)."""
+        spec = self.spec(urls.not_found(self.lang), "404.html", {}, urls.not_found)
+        return PageSpec(spec.url, spec.lang, spec.template, {**spec.context, "noindex": True}, spec.twins)
 
     def home(self) -> PageSpec:
         """The latest public issue; a preview build never puts a draft on the home page."""
-        public = [n for n in self.derived.visible_issues if is_public(self.content.issues[n], self.now)]
+        public = self.public_issues()
         context = self.issue_context(public[0]) if public else {"issue": None}
         return self.spec(urls.home(self.lang), "home.html", context, urls.home)
 
     def issue(self, number: int) -> PageSpec:
         context = self.issue_context(number)
         return self.spec(urls.issue(self.lang, number), "issue.html", context,
-                         lambda lang: urls.issue(lang, number), context["modified_date"])
+                         lambda lang: urls.issue(lang, number), context["modified_date"],
+                         record=self.content.issues[number])
 
     def issue_line(self, number: int) -> str:
         """"Issue 13 · Nov 2 – 8, 2026" / "13. szám · 2026. nov. 2–8."."""
@@ -170,7 +248,7 @@ class Planner:
         issue = self.content.issues[number]
         text, text_lang = self.text(issue)
         week = issue.data["week"]
-        stories = self.content.stories_of(number)
+        stories = [s for s in self.content.stories_of(number) if self.available(s)]
         section_names = self.names("sections")
         sections = []
         for slug in section_names:  # the site's fixed order
@@ -178,7 +256,7 @@ class Planner:
             if in_section:
                 sections.append({"slug": slug, "name": section_names[slug], "href": self.href(urls.section(
                     self.lang, slug)), "stories": [self.story_context(s) for s in in_section]})
-        visible = self.derived.visible_issues
+        visible = self.issues
         index = visible.index(number)
         corrections = self.content.corrections.get(number, ())
         published = issue.data.get("published_at")
@@ -252,7 +330,7 @@ class Planner:
         md = MarkdownRenderer(resolve=self.resolve, citation_href=(lambda n: f"#{anchor}-{n}")
                               if story.data.get("sources") else None)
         prefix = f"cite-{story.key}"
-        terms = [{"slug": slug, "headword": self.headword(slug), "href": self.resolve("entry", slug)}
+        terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
                  for slug in self.derived.mentions.get(story.key, ())]
         summary, body = self.link_terms(story, text_lang, text.get("summary") or "", text.get("body") or "",
                                         md=md, prefixes=(f"{prefix}-summary", f"{prefix}-body"))
@@ -304,7 +382,7 @@ class Planner:
             "level_href": self.href(urls.level(self.lang, entry.data["level"])),
             "description": definition, "jsonld": script_json(jsonld),
         }
-        return self.spec(url, "entry.html", context, lambda lang: urls.entry(lang, slug), status)
+        return self.spec(url, "entry.html", context, lambda lang: urls.entry(lang, slug), status, record=entry)
 
     def relation_groups(self, slug: str) -> dict[str, list[dict[str, Any]]]:
         """Related concepts by group; a missing target has no href and is shown as text."""
@@ -314,7 +392,8 @@ class Planner:
             for link in self.derived.relations[slug][group]:
                 notes = link.note or {}
                 note_lang = self.lang if notes.get(self.lang) else next(iter(notes), self.lang)
-                groups[group].append({"label": self.headword(link.slug), "href": self.resolve("entry", link.slug),
+                groups[group].append({"label": self.headword_label(link.slug),
+                                      "href": self.resolve("entry", link.slug),
                                       "note": notes.get(note_lang), "note_lang": note_lang})
         return groups
 
@@ -324,12 +403,15 @@ class Planner:
         for story_slug in self.derived.news.get(slug, []):
             story = self.content.stories[story_slug]
             number = story.data["issue"]
+            if not self.available(story) or number not in self.issues:
+                continue
             issue = self.content.issues[number].data
             published = issue.get("published_at")
             day = (dt.datetime.fromisoformat(published).astimezone(self.settings.zone).date() if published
                    else dt.date.fromisoformat(issue["week"]["start"]))
             headline, headline_lang = self.text(story)
-            items.append({"headline": headline.get("headline"), "lang": headline_lang, "issue": number,
+            items.append({"headline": self.marked(headline.get("headline"), headline_lang), "lang": headline_lang,
+                          "issue": number,
                           "date": format_date(day, self.lang), "iso_date": day.isoformat(),
                           "href": self.href(urls.issue(self.lang, number)) + f"#story-{story_slug}"})
         return items
@@ -358,21 +440,22 @@ class Planner:
             text, text_lang = self.text(entry)
             rows.append({"slug": slug, "headword": text.get("headword") or slug, "lang": text_lang,
                          "href": self.href(urls.entry(self.lang, slug)), "level": entry.data["level"],
-                         "definition": plain_text(text.get("definition") or "")})
+                         # The definition carries the "not yet translated" note; the headword stays plain for sorting.
+                         "definition": self.marked(plain_text(text.get("definition") or ""), text_lang)})
         return by_headword(rows, self.lang, lambda row: row["headword"])
 
     def categories(self) -> list[str]:
         """Categories with at least one entry: configured ones in order, then any others."""
-        used = {entry.data["category"] for entry in self.content.entries.values()}
+        used = {entry.data["category"] for entry in self.content.entries.values() if self.available(entry)}
         named = [slug for slug in self.content.vocabulary("categories") if slug in used]
         return named + sorted(used - set(named))
 
     def levels(self) -> list[str]:
-        used = {entry.data["level"] for entry in self.content.entries.values()}
+        used = {entry.data["level"] for entry in self.content.entries.values() if self.available(entry)}
         return [level for level in LEVELS if level in used]
 
     def glossary_index(self) -> PageSpec:
-        rows = self.entry_rows(list(self.content.entries))
+        rows = self.entry_rows([slug for slug, entry in self.content.entries.items() if self.available(entry)])
         url = urls.glossary_index(self.lang)
         terms = [{"name": row["headword"], "url": self.settings.base_url + urls.entry(self.lang, row["slug"])}
                  for row in rows]
@@ -389,7 +472,7 @@ class Planner:
         field_name = "category" if kind == "category" else "level"
         make = urls.category if kind == "category" else urls.level
         rows = self.entry_rows([key for key, entry in self.content.entries.items()
-                                if entry.data[field_name] == slug])
+                                if entry.data[field_name] == slug and self.available(entry)])
         context = {"kind": kind, "slug": slug, "entries": rows,
                    "name": self.names("categories").get(slug, slug) if kind == "category" else slug}
         return self.spec(make(self.lang, slug), "glossary_list.html", context, lambda lang: make(lang, slug))
@@ -397,9 +480,11 @@ class Planner:
     def editions(self) -> PageSpec:
         """Every issue this build shows, newest first (drafts only in a preview, marked)."""
         editions = []
-        for number in self.derived.visible_issues:
+        for number in self.issues:
             issue = self.content.issues[number]
-            editions.append({"number": number, "title": self.text(issue)[0].get("title"),
+            text, text_lang = self.text(issue)
+            editions.append({"number": number, "title": self.marked(text.get("title"), text_lang),
+                             "stories": sum(1 for s in self.content.stories_of(number) if self.available(s)),
                              "href": self.href(urls.issue(self.lang, number)), "line": self.issue_line(number),
                              "draft": not is_public(issue, self.now)})
         return self.spec(urls.editions(self.lang), "editions.html", {"editions": editions}, urls.editions)
@@ -409,10 +494,12 @@ class Planner:
         languages = [{"lang": other, "name": (Locale.parse(other).get_display_name(other) or other).capitalize(),
                       "feeds": feed_links(self.content, self.settings, other)} for other in self.settings.languages]
         return self.spec(urls.feeds(self.lang), "feeds.html", {"feed_languages": languages}, urls.feeds)
+
     def archive_stories(self) -> list[Record]:
         """Every visible story, newest issue first (computed once per planner)."""
         if self._archive is None:
-            self._archive = archive.archive_stories(self.content, self.derived.visible_issues)
+            self._archive = [story for story in archive.archive_stories(self.content, self.issues)
+                             if self.available(story)]
         return self._archive
 
     def tagged(self) -> dict[str, list[Record]]:
@@ -430,7 +517,7 @@ class Planner:
             for story in items:
                 number = story.data["issue"]
                 text, text_lang = self.text(story)
-                rows.append({"headline": text.get("headline"), "text_lang": text_lang,
+                rows.append({"headline": self.marked(text.get("headline"), text_lang), "text_lang": text_lang,
                              "href": self.href(urls.issue(self.lang, number)) + f"#story-{story.key}",
                              "issue_line": self.issue_line(number), "section": sections.get(story.data["section"]),
                              "section_href": self.href(urls.section(self.lang, story.data["section"])),
@@ -468,8 +555,9 @@ class Planner:
             sections, backrefs = reference_sections(list(text.get("sections") or []), self.markdown(page))
             context.update(sections=sections, backrefs=backrefs)
             return self.spec(urls.reference(self.lang, slug), "reference.html", context,
-                             lambda lang: urls.reference(lang, slug))
-        return self.spec(urls.page(self.lang, slug), "page.html", context, lambda lang: urls.page(lang, slug))
+                             lambda lang: urls.reference(lang, slug), record=page)
+        return self.spec(urls.page(self.lang, slug), "page.html", context, lambda lang: urls.page(lang, slug),
+                         record=page)
 
 
 def plan(content: Content, settings: Settings, derived: Derived, now: dt.datetime | None = None

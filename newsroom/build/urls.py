@@ -50,6 +50,17 @@ def feeds(lang: str) -> str:
 def feed(lang: str, name: str, fmt: str) -> str:
     """A feed file: `name` is "issues", "glossary" or "section-<slug>"; `fmt` is "rss" or "atom"."""
     return f"{lang}/feeds/{name}.{'xml' if fmt == 'rss' else 'atom'}"
+def search(lang: str) -> str:
+    return f"{lang}/search/"
+
+
+def search_index(lang: str) -> str:
+    """The folder of the language's static search index (see newsroom/render/search.py)."""
+    return f"{lang}/search/index/"
+
+
+def not_found(lang: str) -> str:
+    return f"{lang}/404.html"
 
 
 def file_path(url: str) -> str:
