@@ -9,12 +9,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import hypothesis
 import pytest
 from click.testing import CliRunner, Result
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from newsroom.cli import main
+
+# Property-based tests: reproducible in CI (CI=1 or HYPOTHESIS_PROFILE=ci), exploring anew on a workstation.
+# Example counts stay in the tests themselves, small enough to keep the suite fast.
+hypothesis.settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+hypothesis.settings.register_profile("dev", deadline=None)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 #: Server URL for the PostgreSQL leg, e.g. postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 POSTGRES_ENV = "NEWSROOM_TEST_POSTGRES"

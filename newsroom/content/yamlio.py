@@ -18,8 +18,12 @@ def parse(text: str, location: str) -> tuple[Any, dict[Path, int]]:
     Raises ContentError (with the parser's line) for malformed YAML and for
     duplicate keys, which plain YAML loaders silently collapse.
     """
-    loader = yaml.SafeLoader(text)
     lines: dict[Path, int] = {}
+    try:
+        # The reader refuses control characters already here, so this belongs inside the try.
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as error:
+        raise ContentError([Diagnostic(location, None, "", f"malformed YAML: {error}")]) from None
     try:
         node = loader.get_single_node()
         if node is None:
