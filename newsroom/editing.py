@@ -13,6 +13,7 @@ commits between the check and the write still cannot be overwritten.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +77,7 @@ def _query(kind: str, key: str) -> Any:
         selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section))
 
 
-_TO_RECORD = {"entry": entry_to_record, "reference": page_to_record, "page": page_to_record,
+_TO_RECORD: dict[str, Callable[[Any], dict[str, Any]]] = {"entry": entry_to_record, "reference": page_to_record, "page": page_to_record,
               "issue": issue_to_record, "story": story_to_record}
 
 

@@ -79,3 +79,18 @@ def test_what_the_fuzzers_found_is_reported(text, message):
     with pytest.raises(ContentError) as caught:
         validate_text(text, "fuzz.yaml", LANGUAGES)
     assert any(str(d).startswith(message) for d in caught.value.diagnostics), caught.value.diagnostics
+
+
+def test_a_file_changed_between_validation_and_storing_is_refused(write_files):
+    """A large import keeps only hashes in memory and reads each file again to store it: it must be the same file."""
+    from newsroom.content.reader import read_files
+
+    folder = write_files({"pages/p.yaml": "kind: page\nslug: p\nen:\n  title: First\n"})
+    (item,) = read_files([folder], LANGUAGES, keep=False)
+    assert item.record["en"]["title"] == "First"
+    (folder / "pages" / "p.yaml").write_text("kind: page\nslug: p\nen:\n  title: Second\n", encoding="utf-8")
+    with pytest.raises(ContentError) as caught:
+        item.record
+    assert [str(d) for d in caught.value.diagnostics] == [
+        f"{folder / 'pages' / 'p.yaml'}: the file changed while it was being imported; nothing was stored: "
+        "run the import again"]

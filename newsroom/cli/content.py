@@ -20,7 +20,7 @@ from newsroom.db.migrate import upgrade
 
 def _import(app: App, paths: list[Path], force: bool = False) -> ImportResult:
     languages = app.settings.languages
-    loaded = read_files(paths, languages)
+    loaded = read_files(paths, languages, keep=False)
     bases = None if force else manifest.bases_for(loaded)
     with app.transaction() as session:
         return import_records(session, loaded, languages, app.now(), bases=bases)

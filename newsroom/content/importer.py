@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ from glossary.records import apply_entry, entry_to_record
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.manifest import Base
-from newsroom.content.reader import LoadedRecord, record_hash
+from newsroom.content.reader import FileRecord, LoadedRecord, record_hash
 from newsroom.content.records import apply_page, apply_site, page_to_record, site_to_record
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -52,7 +52,7 @@ def canonical(record: dict[str, Any], languages: tuple[str, ...], location: str)
 
 def changed_fields(before: dict[str, Any], after: dict[str, Any], languages: tuple[str, ...]) -> list[str]:
     """The fields that differ between two canonical records; per-language fields as `hu.headline`."""
-    changed = []
+    changed: list[str] = []
     for name in sorted({*before, *after}):
         old, new = before.get(name), after.get(name)
         if old == new:
@@ -65,7 +65,7 @@ def changed_fields(before: dict[str, Any], after: dict[str, Any], languages: tup
 
 
 def import_records(
-    session: Session, loaded: list[LoadedRecord], languages: tuple[str, ...], now: dt.datetime,
+    session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...], now: dt.datetime,
     author: str = "import", bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None,
 ) -> ImportResult:
     """Upsert every record into the session; raises ContentError and changes nothing on bad input.
@@ -98,8 +98,10 @@ def import_records(
     return result
 
 
-def _conflict(session: Session, item: LoadedRecord, row: Any, base: Base, previous: dict[str, Any],
-              languages: tuple[str, ...]) -> Diagnostic:
+def _conflict(
+    session: Session, item: LoadedRecord | FileRecord, row: Any, base: Base, previous: dict[str, Any],
+    languages: tuple[str, ...],
+) -> Diagnostic:
     """The message for a file edited while its record also changed in the database."""
     kinds = ("reference", "page") if item.kind in ("reference", "page") else (item.kind,)
     snapshot = session.scalars(select(Revision.snapshot).where(
@@ -111,8 +113,10 @@ def _conflict(session: Session, item: LoadedRecord, row: Any, base: Base, previo
         f"Export again and reapply your edit (see `newsroom history {item.kind}:{item.key}`)"))
 
 
-def _upsert(session: Session, item: LoadedRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
-            base: Base | None = None) -> str | Diagnostic:
+def _upsert(
+    session: Session, item: LoadedRecord | FileRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
+    base: Base | None = None,
+) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     if item.kind == "site":
         current = site_to_record(session)
@@ -158,7 +162,7 @@ _MODELS: dict[str, tuple[type, Any]] = {
 }
 
 
-def _find(session: Session, item: LoadedRecord) -> Any:
+def _find(session: Session, item: LoadedRecord | FileRecord) -> Any:
     if item.kind == "entry":
         query = select(Entry).where(Entry.slug == item.key).options(
             selectinload(Entry.texts), selectinload(Entry.relations))
@@ -171,8 +175,8 @@ def _find(session: Session, item: LoadedRecord) -> Any:
     return session.scalars(query).one_or_none()
 
 
-def _vocabulary(session: Session, loaded: list[LoadedRecord]) -> dict[str, set[str]]:
-    site = next((item.record for item in loaded if item.kind == "site"), None)
+def _vocabulary(session: Session, loaded: Sequence[LoadedRecord | FileRecord]) -> dict[str, set[str]]:
+    site = next((item.references for item in loaded if item.kind == "site"), None)
     if site is not None:
         return {kind: {t["slug"] for t in site.get(field, [])}
                 for field, kind in (("sections", "section"), ("categories", "category"), ("audiences", "audience"))}
@@ -182,20 +186,20 @@ def _vocabulary(session: Session, loaded: list[LoadedRecord]) -> dict[str, set[s
     return vocabulary
 
 
-def _check_references(session: Session, loaded: list[LoadedRecord], languages: tuple[str, ...]) -> None:
+def _check_references(session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...]) -> None:
     """Refuse records that point at a section, category, audience or issue that does not exist."""
     vocabulary = _vocabulary(session, loaded)
-    issues = {item.record["number"] for item in loaded if item.kind == "issue"}
+    issues = {item.references["number"] for item in loaded if item.kind == "issue"}
     issues |= set(session.scalars(select(Issue.number)))
     problems: list[Diagnostic] = []
 
-    def need(item: LoadedRecord, field: str, value: Any, known: set[Any], what: str) -> None:
+    def need(item: LoadedRecord | FileRecord, field: str, value: Any, known: set[Any], what: str) -> None:
         if value not in known:
             listed = ", ".join(sorted(map(str, known))) or "none defined"
             problems.append(Diagnostic(item.location, None, field, f"unknown {what} {value!r}; known: {listed}"))
 
     for item in loaded:
-        record = item.record
+        record = item.references
         if item.kind == "story":
             need(item, "section", record["section"], vocabulary["section"], "section")
             need(item, "issue", record["issue"], issues, "issue number")

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from newsroom.content.reader import LoadedRecord
+from newsroom.content.reader import FileRecord, LoadedRecord
 
 NAME = ".newsroom-export.json"
 FORMAT = 1
@@ -59,7 +59,7 @@ def _read(folder: Path) -> dict[str, Base]:
         return {}  # a missing or damaged manifest means: no base known, import as usual
 
 
-def bases_for(loaded: Iterable[LoadedRecord]) -> dict[tuple[str, str], tuple[Base, str]]:
+def bases_for(loaded: Iterable[LoadedRecord | FileRecord]) -> dict[tuple[str, str], tuple[Base, str]]:
     """(kind, key) → (base, file location) for every loaded file that a manifest above it describes."""
     manifests: dict[Path, dict[str, Base]] = {}
     found: dict[tuple[str, str], tuple[Base, str]] = {}
