@@ -160,3 +160,10 @@ def test_an_untouched_stale_file_keeps_the_newer_database_version(sample_cli, tm
         ", 1 kept (newer in the database)\n")
     assert "level: basic" in sample_cli("edit", "entry:trainium").stdout
     assert "level: intermediate" in sample_cli("edit", "entry:gpu").stdout
+
+
+def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
+    sample_cli("edit", "i13-anthropic-rainier-expansion", "--set", "en.headline=Chips: the week",
+               "--set", "tags=[a, b]", "--set", "position=2")
+    record = yaml.safe_load(sample_cli("edit", "story:i13-anthropic-rainier-expansion").stdout)
+    assert (record["en"]["headline"], record["tags"], record["position"]) == ("Chips: the week", ["a", "b"], 2)

@@ -21,7 +21,7 @@ from newsroom import PROJECT_ROOT
 from tests.conftest import Cli
 from tests.sitegen import write_site
 
-SEEDS = (1, 2, 3)
+SEEDS = (1, 2)
 
 
 def _run_killed(cli: Cli, seed: int | None, span: float, *args: str) -> float:
@@ -53,7 +53,7 @@ def _export(cli: Cli, folder: Path) -> dict[str, bytes]:
 
 
 def test_a_killed_import_leaves_the_database_as_before_or_fully_imported(sample_cli, databases, tmp_path):
-    incoming = write_site(tmp_path / "incoming", 150)
+    incoming = write_site(tmp_path / "incoming", 100)
     before = _export(sample_cli, tmp_path / "before")
     finished = Cli(databases.new("sample"), sample_cli.cwd)
     span = _run_killed(finished, None, 0, "import", str(incoming))
@@ -92,7 +92,7 @@ def test_a_killed_build_leaves_the_old_site_or_the_new_one(sqlite_sample, tmp_pa
             sqlite_sample("edit", "entry:g-00001", "--set", f"en.headword=Concept one, seed {seed}")
     sqlite_sample("build", "--out", str(out))
     new = _tree(out)
-    for seed in SEEDS[:2]:
+    for seed in SEEDS[:1]:
         _run_killed(sqlite_sample, seed + 10, span, "build", "--out", str(out))
         assert _tree(out) == new  # nothing changed, so a killed rebuild must leave exactly this tree
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith("._site")]

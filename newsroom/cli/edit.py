@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import re
 from typing import Any
 
 import click
@@ -23,17 +24,25 @@ def _author() -> str:
 
 
 def _parse_assignment(text: str) -> tuple[str, Any]:
-    """`field=value`, the value read as YAML (so `tags=[a, b]` is a list); `field=` removes the field."""
+    """`field=value`: `[a, b]` and `{…}` are read as YAML, whole numbers as numbers, the rest as text as typed.
+
+    `field=` removes the field. Plain text is never read as YAML, so `en.headline=Chips: the week`
+    stays a headline instead of turning into a mapping.
+    """
     if "=" not in text:
         raise click.BadParameter(f"{text!r}: expected FIELD=VALUE, e.g. en.headline='A new headline'")
     path, raw = text.split("=", 1)
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else None
-    except yaml.YAMLError:
-        value = raw
-    if not isinstance(value, (str, int, float, list, dict)) or isinstance(value, bool):
-        value = raw if raw.strip() else None  # dates, booleans: keep the editor's text, the schema judges it
-    return path.strip(), value
+    stripped = raw.strip()
+    if not stripped:
+        return path.strip(), None
+    if stripped[0] in "[{":
+        try:
+            return path.strip(), yaml.safe_load(stripped)
+        except yaml.YAMLError as error:
+            raise click.BadParameter(f"{text!r}: not a valid YAML list or mapping ({error})") from None
+    if re.fullmatch(r"-?[0-9]{1,18}", stripped):
+        return path.strip(), int(stripped)
+    return path.strip(), raw
 
 
 def _open(app: App, session: Any, key: str, kind: str | None) -> editing.Loaded:
