@@ -21,7 +21,8 @@ from newsroom import PROJECT_ROOT
 from tests.conftest import Cli
 from tests.sitegen import write_site
 
-SEEDS = (1, 2)
+#: Kill points per test; raise NEWSROOM_KILL_SEEDS for a longer hunt by hand.
+SEEDS = tuple(range(1, 1 + int(os.environ.get("NEWSROOM_KILL_SEEDS", "2"))))
 
 
 def _run_killed(cli: Cli, seed: int | None, span: float, *args: str) -> float:
@@ -81,19 +82,19 @@ def sqlite_sample(tmp_path: Path) -> Cli:
 def test_a_killed_build_leaves_the_old_site_or_the_new_one(sqlite_sample, tmp_path):
     out = tmp_path / "_site"
     span = _run_killed(sqlite_sample, None, 0, "build", "--out", str(out))
-    old = _tree(out)
-    sqlite_sample("edit", "entry:g-00001", "--set", "en.headword=Concept one, renamed")
+    published = _tree(out)
     for seed in SEEDS:
+        sqlite_sample("edit", "entry:g-00001", "--set", f"en.headword=Concept one, take {seed}")
         _run_killed(sqlite_sample, seed, span, "build", "--out", str(out))
         state = _tree(out)
-        assert state == old or "Concept one, renamed" in (out / "en" / "glossary" / "g-00001" / "index.html").read_text(
-            encoding="utf-8"), f"seed {seed}: the site is neither the old nor the new one"
-        if state != old:
-            sqlite_sample("edit", "entry:g-00001", "--set", f"en.headword=Concept one, seed {seed}")
-    sqlite_sample("build", "--out", str(out))
-    new = _tree(out)
+        sqlite_sample("build", "--out", str(tmp_path / f"complete-{seed}"))
+        assert state in (published, _tree(tmp_path / f"complete-{seed}")), \
+            f"seed {seed}: the site is neither the old nor the new one"
+        published = state
     for seed in SEEDS[:1]:
+        sqlite_sample("build", "--out", str(out))
+        published = _tree(out)
         _run_killed(sqlite_sample, seed + 10, span, "build", "--out", str(out))
-        assert _tree(out) == new  # nothing changed, so a killed rebuild must leave exactly this tree
+        assert _tree(out) == published  # nothing changed, so a killed rebuild must leave exactly this tree
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith("._site")]
     assert all(name.startswith(("._site.new-", "._site.old-")) for name in leftovers)
