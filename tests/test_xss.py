@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import email
 import email.policy
+import json
 import re
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
@@ -74,7 +75,7 @@ def _entry(i: int) -> dict[str, Any]:
             "relations": {"related": [f"x-{(i + 1) % RECORDS}"],
                           "similar": [{"entry": f"x-{(i + 2) % RECORDS}",
                                        "note": {"hu": _p(i + 21), "en": _p(i + 22)}}]},
-            "sources": _sources(i), "provenance": {"method": _p(i + 23), "review": _p(i + 24)},
+            "sources": _sources(i), "provenance": {"method": "machine-edited", "review": "editor-review"},
             "hu": texts(0), "en": texts(1)}
 
 
@@ -128,36 +129,61 @@ def hostile_content(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The hostile content set, imported and built (with drafts) once, on SQLite: sanitising is backend-free."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:  # the folder holding _site and _email
+    """The hostile content set, imported and built (with drafts and emails) once, on SQLite: sanitising is backend-free."""
     work = tmp_path_factory.mktemp("xss")
     cli = Cli(f"sqlite:///{work / 'xss.db'}", work)
     cli("init")
     cli("import", str(hostile_content(work / "content")))
-    cli("build", "--out", str(work / "_site"), "--base-url", "https://news.example/", "--drafts")
-    return work / "_site"
+    cli("build", "--out", str(work / "_site"), "--base-url", "https://news.example/", "--drafts",
+        "--email-out", str(work / "_email"))
+    return work
 
 
-def _html_problems(document: Any, where: str) -> list[str]:
-    """Everything executable or injected in one parsed HTML tree."""
+def _template_blocks() -> set[str]:
+    """The literal text of every <script> and <style> our templates write: those are ours."""
+    from newsroom.render.html import TEMPLATES
+
+    blocks = set()
+    for template in TEMPLATES.rglob("*.html"):
+        for match in re.finditer(r"<(script|style)\b[^>]*>(.*?)</\1>", template.read_text(encoding="utf-8"), re.S):
+            if "{{" not in match.group(2) and "{%" not in match.group(2):
+                blocks.add(match.group(2).strip())
+    return blocks
+
+
+OURS = _template_blocks()
+DANGEROUS_STYLE = re.compile(r"url\(|expression\(|javascript:|@import|behavior|position\s*:\s*fixed", re.I)
+
+
+def _ours(tag: str, element: Any) -> bool:
+    """A script or style element the templates wrote: a literal block, or JSON-LD that is only JSON."""
+    body = (element.text or "").strip()
+    if tag == "script" and element.get("type") == "application/ld+json":
+        try:
+            json.loads(body)
+        except ValueError:
+            return False
+        return len(element) == 0
+    return body in OURS and len(element) == 0
+
+
+def _html_problems(document: Any, where: str, *, email_css: bool = False) -> list[str]:
+    """Everything executable or injected in one parsed HTML tree (`email_css`: inlined style attributes allowed)."""
     problems = []
     for element in document.iter():
         if not isinstance(element.tag, str):
             continue
         tag = element.tag.rsplit("}", 1)[-1].lower()
-        if tag in FORBIDDEN:
+        email_style = email_css and tag == "style" and not DANGEROUS_STYLE.search(element.text or "")
+        if tag in FORBIDDEN and not email_style and not (tag in ("script", "style") and _ours(tag, element)):
             problems.append(f"{where}: <{tag}> element")
         if tag == "meta" and element.get("http-equiv", "").lower() == "refresh" \
                 and not OUR_REFRESH.match(element.get("content", "")):
             problems.append(f"{where}: meta refresh to {element.get('content')!r}")
-        if tag == "link" and element.get("rel", "") not in ("canonical", "alternate"):
+        if tag == "link" and element.get("rel", "") not in ("canonical", "alternate", "stylesheet"):
             problems.append(f"{where}: <link rel={element.get('rel')!r}>")
-        for name, value in element.attrib.items():
-            name = name.rsplit("}", 1)[-1].lower()
-            if name.startswith("on") or name in ("style", "srcdoc", "formaction"):
-                problems.append(f"{where}: <{tag} {name}={value!r}>")
-            if name in URL_ATTRIBUTES and DANGEROUS_SCHEME.match(re.sub(r"[\x00-\x20]", "", value)):
-                problems.append(f"{where}: <{tag} {name}={value!r}>")
+        problems += _attribute_problems(tag, element, where, email_css)
         if tag == "a" and element.get("href", "").startswith(("http:", "https:")) \
                 and not element.get("href", "").startswith("https://news.example/"):
             if "noopener" not in element.get("rel", "").split():
@@ -165,18 +191,39 @@ def _html_problems(document: Any, where: str) -> list[str]:
     return problems
 
 
+def _attribute_problems(tag: str, element: Any, where: str, email_css: bool = False) -> list[str]:
+    problems = []
+    for name, value in element.attrib.items():
+        name = name.rsplit("}", 1)[-1].lower()
+        if name == "style" and email_css and not DANGEROUS_STYLE.search(value):
+            continue
+        if name.startswith("on") or name in ("style", "srcdoc", "formaction"):
+            problems.append(f"{where}: <{tag} {name}={value!r}>")
+        if name in URL_ATTRIBUTES and DANGEROUS_SCHEME.match(re.sub(r"[\x00-\x20]", "", value)):
+            problems.append(f"{where}: <{tag} {name}={value!r}>")
+    return problems
+
+
 def _parse_html(data: bytes | str) -> Any:
     return html5lib.parse(data, treebuilder="etree", namespaceHTMLElements=False)
 
 
+#: Feed elements whose text a reader renders as HTML: RSS description and content:encoded; Atom type="html".
+RSS_HTML = {"description", "{http://purl.org/rss/1.0/modules/content/}encoded"}
+
+
 def _xml_problems(path: Path, where: str) -> list[str]:
-    """A feed or sitemap: well-formed, and every escaped HTML payload in it is harmless as HTML."""
+    """A feed or sitemap: well-formed, no handlers or bad URLs anywhere, and its HTML-typed texts harmless."""
     root = ElementTree.parse(path).getroot()  # our own output: a parse error is a failure
-    problems = _html_problems(root, where)
+    problems = []
     for element in root.iter():
-        for text in (element.text, *element.attrib.values()):
-            if text and "<" in text:
-                problems += _html_problems(_parse_html(text), f"{where} (escaped HTML in <{element.tag}>)")
+        tag = element.tag.rsplit("}", 1)[-1]
+        problems += _attribute_problems(tag, element, where)
+        as_html = element.tag in RSS_HTML if root.tag == "rss" else element.get("type") in ("html", "xhtml")
+        if as_html:
+            fragment = ElementTree.tostring(element, encoding="unicode") if element.get("type") == "xhtml" \
+                else (element.text or "")
+            problems += _html_problems(_parse_html(fragment), f"{where} (HTML in <{tag}>)")
     return problems
 
 
@@ -186,7 +233,7 @@ def _eml_problems(path: Path, where: str) -> list[str]:
                 if name.lower() in ("bcc", "x-injected")]
     for part in message.walk():
         if part.get_content_type() == "text/html":
-            problems += _html_problems(_parse_html(part.get_content()), where)
+            problems += _html_problems(_parse_html(part.get_content()), where, email_css=True)
     return problems
 
 
@@ -197,10 +244,10 @@ def test_the_corpus_puts_every_payload_in_every_field():
 def test_no_output_carries_an_executable_payload(built):
     checked: dict[str, int] = {}
     problems: list[str] = []
-    for path in sorted(built.rglob("*")):
+    for path in sorted([*(built / "_site").rglob("*"), *(built / "_email").rglob("*")]):
         where = str(path.relative_to(built))
         if path.suffix == ".html":
-            problems += _html_problems(_parse_html(path.read_bytes()), where)
+            problems += _html_problems(_parse_html(path.read_bytes()), where, email_css=where.startswith("_email"))
         elif path.suffix == ".xml":
             problems += _xml_problems(path, where)
         elif path.suffix == ".eml":
@@ -209,12 +256,13 @@ def test_no_output_carries_an_executable_payload(built):
             continue
         checked[path.suffix] = checked.get(path.suffix, 0) + 1
     assert checked.get(".html", 0) > 5 * RECORDS
+    assert checked.get(".xml", 0) > 1 and checked.get(".eml", 0) >= 1, checked
     assert problems == []
 
 
 def test_payload_text_is_shown_as_text(built):
     """Escaped, not dropped: a reader sees what the editor typed in a plain text field."""
-    page = (built / "en" / "glossary" / "x-0" / "index.html").read_text(encoding="utf-8")
+    page = (built / "_site" / "en" / "glossary" / "x-0" / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
@@ -224,6 +272,8 @@ def test_the_checker_sees_what_it_must():
            '<img src="data:image/png;base64,AA"><iframe></iframe><div style="x">d</div><script>1</script>'
            '<meta http-equiv="refresh" content="0;url=javascript:x">')
     assert len(_html_problems(_parse_html(bad), "t")) == 8
+    assert len(_html_problems(_parse_html('<script type="application/ld+json">{"a": 1}</script><script>x</script>'),
+                              "t")) == 1
 
 
 @pytest.fixture

@@ -97,8 +97,9 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
     with app.transaction() as session:
         current = _open(app, session, key, kind)
         revisions = editing.history(session, current.kind, current.key)
+    kept = [r for r in revisions if r.version > 0]  # version 0: "created" marks, no earlier content
     if show is not None:
-        snapshots = {r.version: r.snapshot for r in revisions} | {current.version: current.record}
+        snapshots = {r.version: r.snapshot for r in kept} | {current.version: current.record}
         if show not in snapshots:
             raise click.ClickException(f"{current.kind} {key!r} has no version {show}; "
                                        f"kept: {', '.join(map(str, sorted(snapshots)))}")
@@ -109,8 +110,8 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
         when = revision.changed_at.isoformat(timespec="seconds")
         fields = ", ".join(revision.changed_fields) or "-"
         click.echo(f"  version {revision.version + 1}  {when}  {revision.changed_by}  changed: {fields}")
-    if revisions:
-        click.echo(f"  version {revisions[0].version}  (the oldest kept)")
+    if kept:
+        click.echo(f"  version {kept[0].version}  (the oldest kept)")
 
 
 COMMANDS = [edit, history]
