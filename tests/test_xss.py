@@ -3,10 +3,10 @@
 One content set carries every payload in every text field an editor can fill
 (headline, summary, body, alias, headword, definition, source title, publisher
 and URL, spec table cells, section and reference-section titles, tags, site and
-vocabulary names). It is imported and built; then every `.html`, `.xml` and
-`.eml` file the build produces is parsed with a real parser and searched for
-anything a browser, feed reader or mail client would execute. New output types
-are covered as soon as the build writes them.
+vocabulary names). It is imported and built; then every `.html`, `.xml`,
+`.atom` and `.eml` file the build produces is parsed with a real parser and
+searched for anything a browser, feed reader or mail client would execute. New
+outputs of those types are covered as soon as the build writes them.
 """
 
 from __future__ import annotations
@@ -248,7 +248,7 @@ def test_no_output_carries_an_executable_payload(built):
         where = str(path.relative_to(built))
         if path.suffix == ".html":
             problems += _html_problems(_parse_html(path.read_bytes()), where, email_css=where.startswith("_email"))
-        elif path.suffix == ".xml":
+        elif path.suffix in (".xml", ".atom"):
             problems += _xml_problems(path, where)
         elif path.suffix == ".eml":
             problems += _eml_problems(path, where)
@@ -256,7 +256,7 @@ def test_no_output_carries_an_executable_payload(built):
             continue
         checked[path.suffix] = checked.get(path.suffix, 0) + 1
     assert checked.get(".html", 0) > 5 * RECORDS
-    assert checked.get(".xml", 0) > 1 and checked.get(".eml", 0) >= 1, checked
+    assert checked.get(".xml", 0) > 1 and checked.get(".atom", 0) > 1 and checked.get(".eml", 0) >= 1, checked
     assert problems == []
 
 
