@@ -9,12 +9,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import hypothesis
 import pytest
 from click.testing import CliRunner, Result
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from newsroom.cli import main
+
+# Property-based tests: reproducible in CI (CI=1 or HYPOTHESIS_PROFILE=ci), exploring anew on a workstation.
+# Example counts stay in the tests themselves, small enough to keep the suite fast.
+hypothesis.settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+hypothesis.settings.register_profile("dev", deadline=None)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 #: Server URL for the PostgreSQL leg, e.g. postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 POSTGRES_ENV = "NEWSROOM_TEST_POSTGRES"
@@ -28,40 +35,93 @@ def _backends() -> list:
     return params
 
 
-class Databases:
-    """Makes fresh, empty databases on one backend and drops them afterwards."""
+class Templates:
+    """Databases prepared once per test session, copied for each test that needs one.
 
-    def __init__(self, backend: str, folder: Path) -> None:
-        self.backend, self.folder, self.made = backend, folder, []
+    `migrated` is an empty schema, `sample` holds the sample publication. PostgreSQL
+    copies them with CREATE DATABASE … TEMPLATE (a file copy on the server, far
+    cheaper than migrating and importing again); SQLite copies the file.
+    """
 
-    def new(self) -> str:
-        name = f"newsroom_test_{uuid.uuid4().hex[:12]}"
-        if self.backend == "sqlite":
-            return f"sqlite:///{self.folder / (name + '.db')}"
-        server = make_url(os.environ[POSTGRES_ENV])
-        admin = create_engine(server, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-        admin.dispose()
-        self.made.append(name)
-        return server.set(database=name).render_as_string(hide_password=False)
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.made: dict[tuple[str, str], str] = {}  # (backend, content) -> database name or file
+
+    def get(self, backend: str, content: str) -> str:
+        if (backend, content) not in self.made:
+            name = f"newsroom_tpl_{content}_{uuid.uuid4().hex[:8]}"
+            if backend == "sqlite":
+                url = f"sqlite:///{self.folder / (name + '.db')}"
+            else:
+                _admin_execute(f'CREATE DATABASE "{name}"')
+                url = make_url(os.environ[POSTGRES_ENV]).set(database=name).render_as_string(hide_password=False)
+            Cli(url, self.folder)("init", *(["--sample"] if content == "sample" else []))
+            self.made[(backend, content)] = name
+        return self.made[(backend, content)]
 
     def drop_all(self) -> None:
-        if not self.made:
-            return
-        admin = create_engine(make_url(os.environ[POSTGRES_ENV]), isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            for name in self.made:
-                connection.execute(text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :name"), {"name": name})
-                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
+        names = [name for (backend, _), name in self.made.items() if backend == "postgresql"]
+        if names:
+            _drop(names)
+
+
+def _admin_execute(*statements: str) -> None:
+    admin = create_engine(make_url(os.environ[POSTGRES_ENV]), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        for statement in statements:
+            connection.execute(text(statement))
+    admin.dispose()
+
+
+def _drop(names: list[str]) -> None:
+    admin = create_engine(make_url(os.environ[POSTGRES_ENV]), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        for name in names:
+            connection.execute(text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :name"), {"name": name})
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+    admin.dispose()
+
+
+class Databases:
+    """Makes fresh databases on one backend and drops them afterwards.
+
+    `new()` is empty; `new("migrated")` has the schema; `new("sample")` holds the sample publication.
+    """
+
+    def __init__(self, backend: str, folder: Path, templates: Templates) -> None:
+        self.backend, self.folder, self.templates, self.made = backend, folder, templates, []
+
+    def new(self, content: str = "empty") -> str:
+        name = f"newsroom_test_{uuid.uuid4().hex[:12]}"
+        template = None if content == "empty" else self.templates.get(self.backend, content)
+        if self.backend == "sqlite":
+            target = self.folder / (name + ".db")
+            if template is not None:
+                shutil.copyfile(self.templates.folder / (template + ".db"), target)
+            return f"sqlite:///{target}"
+        _admin_execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
+        self.made.append(name)
+        return make_url(os.environ[POSTGRES_ENV]).set(database=name).render_as_string(hide_password=False)
+
+    def drop_all(self) -> None:
+        if self.made:
+            _drop(self.made)
+
+
+@pytest.fixture(scope="session")
+def _templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Templates]:
+    made = Templates(tmp_path_factory.mktemp("templates"))
+    try:
+        yield made
+    finally:
+        made.drop_all()
 
 
 @pytest.fixture(params=_backends())
-def databases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Databases]:
+def databases(request: pytest.FixtureRequest, tmp_path: Path, _templates: Templates) -> Iterator[Databases]:
     """Fresh databases on each configured backend (SQLite always; PostgreSQL when configured)."""
-    made = Databases(request.param, tmp_path)
+    made = Databases(request.param, tmp_path, _templates)
     try:
         yield made
     finally:
@@ -101,22 +161,12 @@ def cli(db_url: str, tmp_path: Path) -> Cli:
     return Cli(db_url, work)
 
 
-_SAMPLE_TEMPLATE: dict[str, Path] = {}
-
-
 @pytest.fixture
-def sample_cli(cli: Cli, tmp_path_factory: pytest.TempPathFactory) -> Cli:
-    """The CLI on a database holding the sample publication (SQLite: copied from one made per session)."""
-    if not cli.db_url.startswith("sqlite"):
-        cli("init", "--sample")
-        return cli
-    if "db" not in _SAMPLE_TEMPLATE:
-        folder = tmp_path_factory.mktemp("sample-template")
-        Cli(f"sqlite:///{folder / 'sample.db'}", folder)("init", "--sample")
-        _SAMPLE_TEMPLATE["db"] = folder / "sample.db"
-    target = Path(make_url(cli.db_url).database)
-    shutil.copyfile(_SAMPLE_TEMPLATE["db"], target)
-    return cli
+def sample_cli(databases: Databases, tmp_path: Path) -> Cli:
+    """The CLI on a fresh database holding the sample publication (a copy of one made per session)."""
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return Cli(databases.new("sample"), work)
 
 
 @pytest.fixture

@@ -189,7 +189,7 @@ def test_other_schemes_are_not_links(renderer: MarkdownRenderer, markdown: str) 
 
 def test_rel_cannot_be_forged_in_raw_html(renderer: MarkdownRenderer) -> None:
     (link,) = elements(renderer.html('<a href="https://example.com" rel="opener" target="_blank">x</a>'), "a")
-    assert link.get("rel") is None and link.get("target") is None
+    assert link.get("rel") == "noopener noreferrer" and link.get("target") is None
 
 
 # --- find_references ------------------------------------------------------------

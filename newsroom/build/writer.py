@@ -7,6 +7,7 @@ hard-linked from the previous tree instead of rewritten.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import tempfile
@@ -52,6 +53,24 @@ def _place(new_root: Path, old_root: Path, relative: str, data: bytes) -> bool:
     return True
 
 
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two directories in one step (Linux renameat2 RENAME_EXCHANGE); False where unsupported.
+
+    With two plain renames a process killed between them leaves no published
+    folder at all; the exchange leaves either the old tree or the new one.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    return renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0
+
+
 def write_site(out: Path, files: dict[str, bytes]) -> WriteStats:
     """Replace the folder `out` by exactly `files`, atomically from a reader's view."""
     out = out.resolve()
@@ -63,10 +82,14 @@ def write_site(out: Path, files: dict[str, bytes]) -> WriteStats:
             changed = list(pool.map(lambda item: _place(staging, out, *item), sorted(files.items())))
         old_files = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} if out.exists() else set()
         retired = None
-        if out.exists():
+        if out.exists() and _exchange(staging, out):
+            retired = staging  # now holds the old tree
+        elif out.exists():
             retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.replace(out, retired / "site")
-        os.replace(staging, out)
+            os.replace(out, retired / "site")  # no atomic exchange here: `out` is briefly absent
+            os.replace(staging, out)
+        else:
+            os.replace(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

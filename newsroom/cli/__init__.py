@@ -126,9 +126,9 @@ def main(ctx: click.Context, db_url: str | None, quiet: bool) -> None:
 
 
 def _register() -> None:
-    from newsroom.cli import build, content, glossary, issue, mail, serve
+    from newsroom.cli import build, content, edit, glossary, issue, mail, serve
 
-    for module in (content, build, glossary, issue, mail, serve):
+    for module in (content, build, edit, glossary, issue, mail, serve):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -11,17 +11,19 @@ from newsroom import SAMPLE_DIR
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
 from newsroom.cli import App, content_errors, pass_app, report
+from newsroom.content import manifest
 from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, import_records
 from newsroom.content.reader import read_files
 from newsroom.db.migrate import upgrade
 
 
-def _import(app: App, paths: list[Path]) -> ImportResult:
+def _import(app: App, paths: list[Path], force: bool = False) -> ImportResult:
     languages = app.settings.languages
-    loaded = read_files(paths, languages)
+    loaded = read_files(paths, languages, keep=False)
+    bases = None if force else manifest.bases_for(loaded)
     with app.transaction() as session:
-        return import_records(session, loaded, languages, app.now())
+        return import_records(session, loaded, languages, app.now(), bases=bases)
 
 
 @click.command()
@@ -39,11 +41,17 @@ def init(app: App, sample: bool) -> None:
 
 @click.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True,
+              help="Ignore the export manifest: store every file even over newer versions in the database.")
 @pass_app
 @content_errors
-def import_(app: App, paths: tuple[Path, ...]) -> None:
-    """Upsert content files (files or folders) in one transaction."""
-    result = _import(app, list(paths))
+def import_(app: App, paths: tuple[Path, ...], force: bool) -> None:
+    """Upsert content files (files or folders) in one transaction.
+
+    Files from `newsroom export` are compared with the versions they were exported
+    from: an edit to a record that also changed in the database since is refused.
+    """
+    result = _import(app, list(paths), force)
     app.say(result.summary())
 
 

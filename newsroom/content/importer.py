@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,13 +15,16 @@ from glossary.models import Entry
 from glossary.records import apply_entry, entry_to_record
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
-from newsroom.content.reader import LoadedRecord, record_hash
+from newsroom.content.manifest import Base
+from newsroom.content.reader import FileRecord, LoadedRecord, record_hash
 from newsroom.content.records import apply_page, apply_site, page_to_record, site_to_record
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.models import Page, Revision, VocabularyTerm
 
 ORDER = ("site", "entry", "reference", "page", "issue", "story")
+#: Records written between two flushes that also empty the session (bounds memory on large imports).
+FLUSH_EVERY = 500
 
 
 @dataclass
@@ -28,10 +32,13 @@ class ImportResult:
     created: Counter[str] = field(default_factory=Counter)
     updated: Counter[str] = field(default_factory=Counter)
     unchanged: Counter[str] = field(default_factory=Counter)
+    kept: Counter[str] = field(default_factory=Counter)  # stale exported files: the newer stored version stays
 
     def summary(self) -> str:
         total = lambda c: sum(c.values())  # noqa: E731
-        return f"{total(self.created)} created, {total(self.updated)} updated, {total(self.unchanged)} unchanged"
+        kept = f", {total(self.kept)} kept (newer in the database)" if self.kept else ""
+        return (f"{total(self.created)} created, {total(self.updated)} updated, {total(self.unchanged)} unchanged"
+                f"{kept}")
 
 
 def canonical(record: dict[str, Any], languages: tuple[str, ...], location: str) -> dict[str, Any]:
@@ -43,26 +50,73 @@ def canonical(record: dict[str, Any], languages: tuple[str, ...], location: str)
     return result
 
 
+def changed_fields(before: dict[str, Any], after: dict[str, Any], languages: tuple[str, ...]) -> list[str]:
+    """The fields that differ between two canonical records; per-language fields as `hu.headline`."""
+    changed: list[str] = []
+    for name in sorted({*before, *after}):
+        old, new = before.get(name), after.get(name)
+        if old == new:
+            continue
+        if name in languages and isinstance(old, dict) and isinstance(new, dict):
+            changed.extend(f"{name}.{field}" for field in sorted({*old, *new}) if old.get(field) != new.get(field))
+        else:
+            changed.append(name)
+    return changed
+
+
 def import_records(
-    session: Session, loaded: list[LoadedRecord], languages: tuple[str, ...], now: dt.datetime,
-    author: str = "import",
+    session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...], now: dt.datetime,
+    author: str = "import", bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None,
 ) -> ImportResult:
     """Upsert every record into the session; raises ContentError and changes nothing on bad input.
 
-    The caller owns the transaction: on ContentError it rolls back.
+    `bases` (from the export manifest) says which version each file was exported
+    from: a file edited while its record also changed in the database is a conflict
+    (ContentError), an unedited stale file keeps the newer stored version (see
+    `newsroom.content.manifest`). The caller owns the transaction: on ContentError it rolls back.
     """
     by_kind = sorted(loaded, key=lambda item: ORDER.index(item.kind))
     _check_references(session, by_kind, languages)
     result = ImportResult()
-    for item in by_kind:
-        status = _upsert(session, item, languages, now, author)
+    conflicts: list[Diagnostic] = []
+    for done, item in enumerate(by_kind, 1):
+        base = (bases or {}).get((item.kind, item.key))
+        status = _upsert(session, item, languages, now, author, base[0] if base else None)
+        if isinstance(status, Diagnostic):
+            conflicts.append(status)
+            continue
         getattr(result, status)[item.kind] += 1
         if item.kind in ("site", "issue"):
             session.flush()  # later kinds look these up
+        if done % FLUSH_EVERY == 0:
+            # Written rows stay in the transaction; dropping them from the session keeps memory and
+            # each autoflush bounded, so a 100,000-file import does not slow down as it goes.
+            session.flush()
+            session.expunge_all()
+    if conflicts:
+        raise ContentError(conflicts)
     return result
 
 
-def _upsert(session: Session, item: LoadedRecord, languages: tuple[str, ...], now: dt.datetime, author: str) -> str:
+def _conflict(
+    session: Session, item: LoadedRecord | FileRecord, row: Any, base: Base, previous: dict[str, Any],
+    languages: tuple[str, ...],
+) -> Diagnostic:
+    """The message for a file edited while its record also changed in the database."""
+    kinds = ("reference", "page") if item.kind in ("reference", "page") else (item.kind,)
+    snapshot = session.scalars(select(Revision.snapshot).where(
+        Revision.record_kind.in_(kinds), Revision.record_key == item.key, Revision.version == base.version)).first()
+    since = f": {', '.join(changed_fields(snapshot, previous, languages))}" if snapshot is not None else ""
+    return Diagnostic(item.location, None, "", (
+        f"{item.kind} {item.key!r} changed in the database since this file was exported (version {base.version}, "
+        f"now {row.version}){since}; the file was edited too, so importing it would overwrite that change. "
+        f"Export again and reapply your edit (see `newsroom history {item.kind}:{item.key}`)"))
+
+
+def _upsert(
+    session: Session, item: LoadedRecord | FileRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
+    base: Base | None = None,
+) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     if item.kind == "site":
         current = site_to_record(session)
@@ -74,9 +128,13 @@ def _upsert(session: Session, item: LoadedRecord, languages: tuple[str, ...], no
     row = _find(session, item)
     if row is not None and row.content_hash == digest:
         return "unchanged"
+    if row is not None and base is not None and row.version > base.version:
+        if digest == base.content_hash:
+            return "kept"
+        return _conflict(session, item, row, base, canonical(to_record(row), languages, item.location), languages)
     if row is not None:
         previous = canonical(to_record(row), languages, item.location)
-        changed = sorted(k for k in {*previous, *record} if previous.get(k) != record.get(k))
+        changed = changed_fields(previous, record, languages)
         session.add(Revision(record_kind=item.kind, record_key=item.key, version=row.version, snapshot=previous,
                              changed_fields=changed, changed_by=author, changed_at=now))
     else:
@@ -104,7 +162,7 @@ _MODELS: dict[str, tuple[type, Any]] = {
 }
 
 
-def _find(session: Session, item: LoadedRecord) -> Any:
+def _find(session: Session, item: LoadedRecord | FileRecord) -> Any:
     if item.kind == "entry":
         query = select(Entry).where(Entry.slug == item.key).options(
             selectinload(Entry.texts), selectinload(Entry.relations))
@@ -117,8 +175,8 @@ def _find(session: Session, item: LoadedRecord) -> Any:
     return session.scalars(query).one_or_none()
 
 
-def _vocabulary(session: Session, loaded: list[LoadedRecord]) -> dict[str, set[str]]:
-    site = next((item.record for item in loaded if item.kind == "site"), None)
+def _vocabulary(session: Session, loaded: Sequence[LoadedRecord | FileRecord]) -> dict[str, set[str]]:
+    site = next((item.references for item in loaded if item.kind == "site"), None)
     if site is not None:
         return {kind: {t["slug"] for t in site.get(field, [])}
                 for field, kind in (("sections", "section"), ("categories", "category"), ("audiences", "audience"))}
@@ -128,20 +186,20 @@ def _vocabulary(session: Session, loaded: list[LoadedRecord]) -> dict[str, set[s
     return vocabulary
 
 
-def _check_references(session: Session, loaded: list[LoadedRecord], languages: tuple[str, ...]) -> None:
+def _check_references(session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...]) -> None:
     """Refuse records that point at a section, category, audience or issue that does not exist."""
     vocabulary = _vocabulary(session, loaded)
-    issues = {item.record["number"] for item in loaded if item.kind == "issue"}
+    issues = {item.references["number"] for item in loaded if item.kind == "issue"}
     issues |= set(session.scalars(select(Issue.number)))
     problems: list[Diagnostic] = []
 
-    def need(item: LoadedRecord, field: str, value: Any, known: set[Any], what: str) -> None:
+    def need(item: LoadedRecord | FileRecord, field: str, value: Any, known: set[Any], what: str) -> None:
         if value not in known:
             listed = ", ".join(sorted(map(str, known))) or "none defined"
             problems.append(Diagnostic(item.location, None, field, f"unknown {what} {value!r}; known: {listed}"))
 
     for item in loaded:
-        record = item.record
+        record = item.references
         if item.kind == "story":
             need(item, "section", record["section"], vocabulary["section"], "section")
             need(item, "issue", record["issue"], issues, "issue number")

@@ -31,6 +31,55 @@ class LoadedRecord:
     def content_hash(self) -> str:
         return record_hash(self.record)
 
+    @property
+    def references(self) -> dict[str, Any]:
+        """The fields the importer checks against the database before writing (here: the whole record)."""
+        return self.record
+
+
+#: The fields `references` keeps per kind; everything else is read again when the record is stored.
+_REFERENCE_FIELDS = {"story": ("issue", "section", "audiences"), "entry": ("category",), "issue": ("number",)}
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """A validated content file that keeps only its identity, hash and references in memory.
+
+    A large import validates every file first (all problems reported before any
+    write) but holds only this much per file; the full record is read again from
+    the file when it is stored, so memory stays bounded by one record, not by the run.
+    """
+
+    kind: str
+    key: str
+    location: str
+    content_hash: str
+    references: dict[str, Any]
+    languages: tuple[str, ...]
+
+    @classmethod
+    def of(cls, item: LoadedRecord, languages: tuple[str, ...]) -> FileRecord:
+        record = item.record
+        if item.kind == "site":
+            references = record
+        else:
+            references = {name: record[name] for name in _REFERENCE_FIELDS.get(item.kind, ()) if name in record}
+            if item.kind == "entry":
+                for lang in languages:
+                    affected = record.get(lang, {}).get("affected")
+                    if affected:
+                        references[lang] = {"affected": affected}
+        return cls(item.kind, item.key, item.location, item.content_hash, references, languages)
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The full record, read again; refused if the file changed since it was validated."""
+        item = validate_text(read_text(Path(self.location), self.location), self.location, self.languages)
+        if item.content_hash != self.content_hash:
+            raise ContentError([Diagnostic(self.location, None, "", "the file changed while it was being "
+                                           "imported; nothing was stored: run the import again")])
+        return item.record
+
 
 def record_hash(record: dict[str, Any]) -> str:
     """A hash of the canonical record: equal content, equal hash."""
@@ -77,10 +126,16 @@ def validate_text(text: str, location: str, languages: tuple[str, ...]) -> Loade
     return LoadedRecord(record["kind"], record_key(record["kind"], record), record, location)
 
 
-def read_files(paths: Iterable[Path], languages: tuple[str, ...]) -> list[LoadedRecord]:
-    """Read and validate every content file; raises ContentError listing all problems."""
+def read_files(
+    paths: Iterable[Path], languages: tuple[str, ...], *, keep: bool = True,
+) -> list[LoadedRecord] | list[FileRecord]:
+    """Read and validate every content file; raises ContentError listing all problems.
+
+    With `keep=False` only each file's identity, hash and references stay in
+    memory (`FileRecord`): what a large import needs.
+    """
     files, problems = find_files(paths)
-    loaded: list[LoadedRecord] = []
+    loaded: list[Any] = []
     seen: dict[tuple[str, str], str] = {}
     for path in files:
         location = str(path)
@@ -96,7 +151,7 @@ def read_files(paths: Iterable[Path], languages: tuple[str, ...]) -> list[Loaded
                                        f"duplicate {key_field} {item.key!r}: also in {seen[identity]}"))
             continue
         seen[identity] = location
-        loaded.append(item)
+        loaded.append(item if keep else FileRecord.of(item, languages))
     if not files and not problems:
         problems.append(Diagnostic(", ".join(str(p) for p in paths) or ".", None, "", "no content files found"))
     if problems:

@@ -195,16 +195,20 @@ class Validator:
     def value(self, path: Path, value: Any, spec: Field) -> Any:
         if value is None or value == "" or value == [] or value == {}:
             if spec.required:
-                expected = spec.expects or (f"one of {', '.join(spec.choices)}" if spec.choices
-                                            else EXPECTS[spec.type])
-                self.fail(path, f"required; expected {expected}")
+                self.fail(path, f"required; expected {self._expected(spec)}")
             return None
         check = getattr(self, f"_{spec.type}")
         return check(path, value, spec)
 
+    @staticmethod
+    def _expected(spec: Field) -> str:
+        if spec.expects:
+            return spec.expects
+        return f"one of {', '.join(spec.choices)}" if spec.type == "enum" else EXPECTS[spec.type]
+
     def _wrong(self, path: Path, value: Any, spec: Field) -> None:
         shown = repr(value) if len(repr(value)) < 60 else repr(value)[:57] + "..."
-        self.fail(path, f"expected {spec.expects or EXPECTS[spec.type]}, got {shown}")
+        self.fail(path, f"expected {self._expected(spec)}, got {shown}")
 
     def _text(self, path: Path, value: Any, spec: Field) -> str | None:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):

@@ -11,6 +11,9 @@ from newsroom.diagnostics import ContentError, Diagnostic
 
 Path = tuple[str | int, ...]
 
+#: libyaml's parser when PyYAML was built with it (several times faster on large imports), else pure Python.
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 def parse(text: str, location: str) -> tuple[Any, dict[Path, int]]:
     """Parse one YAML document; returns the data and the line of every value by path.
@@ -18,8 +21,12 @@ def parse(text: str, location: str) -> tuple[Any, dict[Path, int]]:
     Raises ContentError (with the parser's line) for malformed YAML and for
     duplicate keys, which plain YAML loaders silently collapse.
     """
-    loader = yaml.SafeLoader(text)
     lines: dict[Path, int] = {}
+    try:
+        # The reader refuses control characters already here, so this belongs inside the try.
+        loader = _LOADER(text)
+    except yaml.YAMLError as error:
+        raise ContentError([Diagnostic(location, None, "", f"malformed YAML: {error}")]) from None
     try:
         node = loader.get_single_node()
         if node is None:

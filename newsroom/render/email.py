@@ -163,18 +163,27 @@ def render_parts(context: Mapping[str, Any]) -> tuple[bytes, bytes]:
     return html.encode("utf-8"), text.encode("utf-8")
 
 
+def _one_line(value: Any) -> str:
+    """Header text from content: every run of whitespace (line breaks included) becomes one space.
+
+    A title may hold a line break; in a header it would be refused by the email
+    package (a crash) or, with a laxer library, start a forged header.
+    """
+    return " ".join(str(value).split())
+
+
 def build_message(settings: Settings, context: Mapping[str, Any], html: bytes, text: bytes, *,
                   date: str, message_id: str, recipient: Recipient | None) -> EmailMessage:
     """multipart/alternative with list headers (RFC 2369, RFC 8058); non-ASCII headers are RFC 2047 encoded."""
     message = EmailMessage(policy=email.policy.SMTP)
-    message["Subject"] = context["subject"]
+    message["Subject"] = _one_line(context["subject"])
     message["From"] = settings.email_from
     message["Reply-To"] = settings.email_reply_to
     if recipient:
         message["To"] = recipient.address
     message["Date"] = date
     message["Message-ID"] = message_id
-    message["List-Id"] = f"{context['site'].get('name')} <{settings.list_id}>"
+    message["List-Id"] = f"{_one_line(context['site'].get('name'))} <{settings.list_id}>"
     message["List-Unsubscribe"] = (f"<{context['unsubscribe_url']}>, "
                                    f"<mailto:{settings.unsubscribe_mailto}?subject=unsubscribe>")
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"

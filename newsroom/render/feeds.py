@@ -24,6 +24,7 @@ import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email.utils import parseaddr
+from html import escape as html_escape
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -201,7 +202,9 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
     author = {"name": site.get("name") or settings.list_id, "email": parseaddr(settings.email_reply_to)[1]}
     fg.id(tag_id(settings, link.url.rsplit(".", 1)[0]))
     fg.title(link.title)
-    fg.subtitle(site.get("tagline") or link.title)  # also RSS <description>
+    # RSS readers take <description> as HTML: plain text goes in escaped, or a "<svg onload…>" in it would run.
+    text = html_escape if link.fmt == "rss" else str
+    fg.subtitle(text(site.get("tagline") or link.title))  # also RSS <description>
     fg.language(link.lang)
     fg.link(href=settings.base_url + link.url, rel="self", type=link.mime)
     fg.link(href=home, rel="alternate", hreflang=link.lang)
@@ -228,7 +231,7 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
             entry.category(term=category)
         # RSS: the summary in <description>, the full text in <content:encoded>; Atom: <summary> + <content>.
         entry.content(item.content, type="CDATA" if link.fmt == "rss" else "html")
-        entry.summary(item.summary)
+        entry.summary(text(item.summary))
     return fg.rss_str(pretty=True) if link.fmt == "rss" else fg.atom_str(pretty=True)
 
 

@@ -155,6 +155,25 @@ def _keep_id(tag: str, attribute: str, value: str) -> str | None:
     return value
 
 
+_A_START = re.compile(r'<a((?:\s+[a-z-]+="[^"]*")*)>')
+_OUTSIDE_HREF = re.compile(r'\shref="(?:https?|mailto):')
+
+
+def _outside_rel(html: str) -> str:
+    """Give raw-HTML outside links the rel the token walk gives Markdown ones.
+
+    Runs on nh3's output, whose serialiser always double-quotes attribute values
+    and escapes `"` inside them, so a start tag is exactly `<a` + ` name="value"`*.
+    """
+    def mark(match: re.Match[str]) -> str:
+        attributes = match.group(1)
+        if not _OUTSIDE_HREF.search(attributes) or ' rel="' in attributes:
+            return match.group(0)
+        return f'<a{attributes} rel="{OUTSIDE_REL}">'
+
+    return _A_START.sub(mark, html)
+
+
 def _html_cleaner() -> nh3.Cleaner:
     return nh3.Cleaner(
         tags=set(ALLOWED_TAGS),
@@ -210,7 +229,7 @@ class MarkdownRenderer:
             elif token.type == "inline" and token.children:
                 token.children = self._prepare_inline(token.children, anchor_prefix, counts)
         html = self._md.renderer.render(tokens, self._md.options, {})
-        return Markup(self._cleaner.clean(html))
+        return Markup(_outside_rel(self._cleaner.clean(html)))
 
     def _prepare_inline(self, children: list[Token], prefix: str, counts: dict[int, int]) -> list[Token]:
         """Number citations, resolve internal links, unwrap links that must not be links."""

@@ -1,0 +1,117 @@
+"""Commands on one record: edit it under optimistic locking, and show its history."""
+
+from __future__ import annotations
+
+import getpass
+import re
+from typing import Any
+
+import click
+import yaml
+
+from newsroom import editing
+from newsroom.cli import App, content_errors, pass_app
+from newsroom.content.yamlio import dump
+
+KIND = click.Choice(editing.KINDS)
+
+
+def _author() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "editor"
+
+
+def _parse_assignment(text: str) -> tuple[str, Any]:
+    """`field=value`: `[a, b]` and `{…}` are read as YAML, whole numbers as numbers, the rest as text as typed.
+
+    `field=` removes the field. Plain text is never read as YAML, so `en.headline=Chips: the week`
+    stays a headline instead of turning into a mapping.
+    """
+    if "=" not in text:
+        raise click.BadParameter(f"{text!r}: expected FIELD=VALUE, e.g. en.headline='A new headline'")
+    path, raw = text.split("=", 1)
+    stripped = raw.strip()
+    if not stripped:
+        return path.strip(), None
+    if stripped[0] in "[{":
+        try:
+            return path.strip(), yaml.safe_load(stripped)
+        except yaml.YAMLError as error:
+            raise click.BadParameter(f"{text!r}: not a valid YAML list or mapping ({error})") from None
+    if re.fullmatch(r"-?[0-9]{1,18}", stripped):
+        return path.strip(), int(stripped)
+    return path.strip(), raw
+
+
+def _open(app: App, session: Any, key: str, kind: str | None) -> editing.Loaded:
+    """The record KEY names: `slug`, an issue number, or `kind:key` as in Markdown links (`entry:trainium`)."""
+    prefix, _, rest = key.partition(":")
+    if rest and prefix in editing.KINDS:
+        kind, key = prefix, rest
+    try:
+        return editing.load(session, kind or editing.find_kind(session, key), key, app.settings.languages)
+    except editing.NotFound as error:
+        raise click.ClickException(str(error)) from None
+
+
+@click.command()
+@click.argument("key")
+@click.option("--kind", type=KIND, help="The record's kind, when the key alone is ambiguous.")
+@click.option("--set", "assignments", multiple=True, metavar="FIELD=VALUE",
+              help="Set a field (dotted for texts: en.headline=…); repeatable. Without it, print the record.")
+@click.option("--expect-version", type=int, help="The version you started from; refuse to save if it moved on.")
+@pass_app
+@content_errors
+def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], expect_version: int | None) -> None:
+    """Show or change one record (entry, story, page, issue); never overwrites a newer version."""
+    languages = app.settings.languages
+    with app.transaction() as session:
+        loaded = _open(app, session, key, kind)
+        if not assignments:
+            click.echo(f"# {loaded.kind} {loaded.key}, version {loaded.version}")
+            click.echo(dump(loaded.record), nl=False)
+            return
+        if expect_version is not None:
+            loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
+        record = loaded.record
+        for assignment in assignments:
+            record = editing.assign(record, *_parse_assignment(assignment))
+        try:
+            version = editing.save(session, loaded, record, languages, app.now(), _author())
+        except editing.Conflict as conflict:
+            session.rollback()
+            raise click.ClickException(str(conflict)) from None
+    app.say(f"{loaded.kind} {loaded.key}: saved as version {version}")
+
+
+@click.command()
+@click.argument("key")
+@click.option("--kind", type=KIND, help="The record's kind, when the key alone is ambiguous.")
+@click.option("--show", "show", type=int, metavar="N", help="Print version N of the record as YAML.")
+@pass_app
+@content_errors
+def history(app: App, key: str, kind: str | None, show: int | None) -> None:
+    """List the versions of one record: version, when, who, which fields changed."""
+    with app.transaction() as session:
+        current = _open(app, session, key, kind)
+        revisions = editing.history(session, current.kind, current.key)
+    kept = [r for r in revisions if r.version > 0]  # version 0: "created" marks, no earlier content
+    if show is not None:
+        snapshots = {r.version: r.snapshot for r in kept} | {current.version: current.record}
+        if show not in snapshots:
+            raise click.ClickException(f"{current.kind} {key!r} has no version {show}; "
+                                       f"kept: {', '.join(map(str, sorted(snapshots)))}")
+        click.echo(dump(snapshots[show]), nl=False)
+        return
+    click.echo(f"{current.kind} {current.key}: version {current.version} is current")
+    for revision in reversed(revisions):
+        when = revision.changed_at.isoformat(timespec="seconds")
+        fields = ", ".join(revision.changed_fields) or "-"
+        click.echo(f"  version {revision.version + 1}  {when}  {revision.changed_by}  changed: {fields}")
+    if kept:
+        click.echo(f"  version {kept[0].version}  (the oldest kept)")
+
+
+COMMANDS = [edit, history]

@@ -1,0 +1,78 @@
+"""The export manifest: which version of each record an exported file was written from.
+
+`newsroom export DIR` writes `DIR/.newsroom-export.json` listing, per file, the
+record's kind, key, version and content hash. When those files come back through
+`newsroom import`, the manifest is the common ancestor of a three-way comparison
+(the file, the record as exported, the record in the database now):
+
+- the file still equals what was exported, but the database moved on: the file is
+  merely stale, so the newer database version is kept (counted as "kept");
+- the file was edited *and* the record moved on in the database and the two differ:
+  both sides changed it — a conflict; the whole import is refused and nothing stored;
+- otherwise the file is imported as usual.
+
+This is stricter than "refuse when the database is newer" where it matters (an edit
+on both sides) and kinder where it does not (an untouched stale file never reverts a
+colleague's edit, and never blocks the rest of the run).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from newsroom.content.reader import FileRecord, LoadedRecord
+
+NAME = ".newsroom-export.json"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Base:
+    """What an exported file was written from."""
+
+    kind: str
+    key: str
+    version: int
+    content_hash: str
+
+
+def write(out: Path, bases: dict[str, Base]) -> None:
+    """Write the manifest for the files of one export (relative path → base), atomically."""
+    data = {"format": FORMAT, "records": {path: {"kind": b.kind, "key": b.key, "version": b.version,
+                                                 "content_hash": b.content_hash} for path, b in sorted(bases.items())}}
+    text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    target = out / NAME
+    temporary = out / (NAME + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(target)
+
+
+def _read(folder: Path) -> dict[str, Base]:
+    try:
+        data = json.loads((folder / NAME).read_text(encoding="utf-8"))
+        return {path: Base(str(b["kind"]), str(b["key"]), int(b["version"]), str(b["content_hash"]))
+                for path, b in data.get("records", {}).items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}  # a missing or damaged manifest means: no base known, import as usual
+
+
+def bases_for(loaded: Iterable[LoadedRecord | FileRecord]) -> dict[tuple[str, str], tuple[Base, str]]:
+    """(kind, key) → (base, file location) for every loaded file that a manifest above it describes."""
+    manifests: dict[Path, dict[str, Base]] = {}
+    found: dict[tuple[str, str], tuple[Base, str]] = {}
+    for item in loaded:
+        path = Path(item.location).resolve()
+        for folder in path.parents:
+            if folder not in manifests:
+                manifests[folder] = _read(folder) if (folder / NAME).is_file() else {}
+            base = manifests[folder].get(path.relative_to(folder).as_posix())
+            if base is not None:
+                if (base.kind, base.key) == (item.kind, item.key):
+                    found[(item.kind, item.key)] = (base, item.location)
+                break
+            if manifests[folder]:
+                break  # the nearest manifest does not list this file: it is new, no base
+    return found

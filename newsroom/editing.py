@@ -1,0 +1,184 @@
+"""Edit sessions on one record, safe against a second editor: optimistic locking on `version`.
+
+An editor loads a record with its version, changes it, and saves it with the
+version they started from. If the record changed in between, the save raises
+`Conflict` naming the fields the other change touched, and stores nothing: two
+editors never silently overwrite each other. The check is made twice: once by
+comparing versions before writing (which yields the clear message), and once by
+the database itself, because every UPDATE of a versioned row carries
+`WHERE version = <expected>` (SQLAlchemy's `version_id_col`), so a change that
+commits between the check and the write still cannot be overwritten.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm.exc import StaleDataError
+
+from glossary.models import Entry
+from glossary.records import entry_to_record
+from issues.models import Issue, Story
+from issues.records import issue_to_record, story_to_record
+from newsroom.content.importer import canonical, changed_fields, import_records
+from newsroom.content.reader import LoadedRecord, record_hash, record_key
+from newsroom.content.records import page_to_record
+from newsroom.content.schema import Validator
+from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.models import Page, Revision
+
+#: Kinds an edit session can open, in the order a bare key is looked up.
+KINDS = ("entry", "story", "reference", "page", "issue")
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A record as an editor starts from it: its canonical content and the version it had."""
+
+    kind: str
+    key: str
+    version: int
+    record: dict[str, Any]
+
+
+class NotFound(LookupError):
+    """No record (or more than one, across kinds) answers to the key."""
+
+
+class Conflict(Exception):
+    """The record changed since the version the editor started from; nothing was stored."""
+
+    def __init__(self, kind: str, key: str, expected: int, current: int | None, changed: list[str],
+                 changed_by: str | None = None) -> None:
+        self.kind, self.key, self.expected, self.current = kind, key, expected, current
+        self.changed, self.changed_by = changed, changed_by
+        now = f"it is now version {current}" if current is not None else "it changed while saving"
+        who = f" (last change by {changed_by})" if changed_by else ""
+        fields = f"; changed since: {', '.join(changed)}" if changed else ""
+        super().__init__(f"{kind} {key!r}: you started from version {expected}, {now}{who}{fields}. "
+                         "Nothing was saved: load it again and reapply your change.")
+
+
+def _query(kind: str, key: str) -> Any:
+    if kind == "entry":
+        return select(Entry).where(Entry.slug == key).options(selectinload(Entry.texts),
+                                                              selectinload(Entry.relations))
+    if kind in ("reference", "page"):
+        return select(Page).where(Page.slug == key, Page.kind == kind).options(selectinload(Page.texts))
+    if kind == "issue":
+        return select(Issue).where(Issue.number == int(key)).options(selectinload(Issue.texts))
+    return select(Story).where(Story.slug == key).options(
+        selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section))
+
+
+_TO_RECORD: dict[str, Callable[[Any], dict[str, Any]]] = {"entry": entry_to_record, "reference": page_to_record, "page": page_to_record,
+              "issue": issue_to_record, "story": story_to_record}
+
+
+def find_kind(session: Session, key: str) -> str:
+    """The one kind that has a record with this key; NotFound when none or several do."""
+    found = [kind for kind in KINDS if (kind != "issue" or key.isdigit())
+             and session.scalars(_query(kind, key)).one_or_none() is not None]
+    if not found:
+        raise NotFound(f"no entry, story, page or issue {key!r}")
+    if len(found) > 1:
+        named = " and ".join(f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}" for kind in found)
+        raise NotFound(f"{key!r} names {named}: say which, as {found[0]}:{key} or with --kind")
+    return found[0]
+
+
+def load(session: Session, kind: str, key: str, languages: tuple[str, ...]) -> Loaded:
+    """The record `kind`/`key` with its current version, as read from the database now."""
+    if kind == "issue" and not key.isdigit():
+        raise NotFound(f"an issue is named by its number, not {key!r}")
+    row = session.scalars(_query(kind, key).execution_options(populate_existing=True)).one_or_none()
+    if row is None:
+        raise NotFound(f"no {kind} {key!r}")
+    return Loaded(kind, key, row.version, canonical(_TO_RECORD[kind](row), languages, f"{kind}:{key}"))
+
+
+def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tuple[str, ...],
+         now: dt.datetime, author: str) -> int:
+    """Store `record` as the next version of `loaded`; returns the new version.
+
+    Raises Conflict when the record is no longer at `loaded.version`, ContentError
+    when `record` is not valid; in both cases nothing is stored (the caller rolls back).
+    """
+    validator = Validator(f"{loaded.kind}:{loaded.key}", {}, languages)
+    valid = validator.record(record)
+    if validator.problems or valid is None:
+        raise ContentError(validator.problems)
+    if valid["kind"] != loaded.kind or record_key(loaded.kind, valid) != loaded.key:
+        raise ContentError([_diagnostic(loaded, "an edit cannot change a record's kind or key")])
+    current = load(session, loaded.kind, loaded.key, languages)
+    if current.version != loaded.version:
+        raise _conflict(session, loaded, current, languages)
+    if record_hash(valid) == record_hash(current.record):
+        return current.version
+    item = LoadedRecord(loaded.kind, loaded.key, valid, f"{loaded.kind}:{loaded.key}")
+    try:
+        import_records(session, [item], languages, now, author)
+        session.flush()
+    except StaleDataError:
+        raise Conflict(loaded.kind, loaded.key, loaded.version, None, []) from None
+    except OperationalError as error:
+        # SQLite refuses to upgrade a read snapshot that another writer has moved past.
+        if "locked" not in str(error.orig):
+            raise
+        raise Conflict(loaded.kind, loaded.key, loaded.version, None, []) from None
+    return loaded.version + 1
+
+
+def _diagnostic(loaded: Loaded, message: str) -> Diagnostic:
+    return Diagnostic(f"{loaded.kind}:{loaded.key}", None, "", message)
+
+
+def _conflict(session: Session, loaded: Loaded, current: Loaded, languages: tuple[str, ...]) -> Conflict:
+    """A Conflict naming what changed between the editor's version and the stored one."""
+    revisions = history(session, loaded.kind, loaded.key)
+    base = next((r for r in revisions if r.version == loaded.version), None)
+    changed = changed_fields(base.snapshot, current.record, languages) if base is not None else []
+    latest = revisions[-1].changed_by if revisions else None
+    return Conflict(loaded.kind, loaded.key, loaded.version, current.version, changed, latest)
+
+
+def history(session: Session, kind: str, key: str) -> list[Revision]:
+    """The kept previous versions of a record, oldest first."""
+    kinds = ("reference", "page") if kind in ("reference", "page") else (kind,)
+    return list(session.scalars(select(Revision).where(
+        Revision.record_kind.in_(kinds), Revision.record_key == key).order_by(Revision.version, Revision.id)))
+
+
+def assign(record: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """A copy of `record` with the dotted field `path` (e.g. `en.headline`, `level`) set to `value`.
+
+    `None` removes the field. Validation happens when the record is saved.
+    """
+    out = _copy(record)
+    parts = path.split(".")
+    target = out
+    for part in parts[:-1]:
+        child = target.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            target[part] = child
+        target = child
+    if value is None:
+        target.pop(parts[-1], None)
+    else:
+        target[parts[-1]] = value
+    return out
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value

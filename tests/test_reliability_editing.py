@@ -1,0 +1,169 @@
+"""Concurrent editors: optimistic locking on `version`, import conflicts, and kept revisions.
+
+Two editors are two real connections (two engines) to the same database,
+interleaved step by step, on SQLite and on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+import yaml
+from sqlalchemy import Engine
+
+from newsroom import editing
+from newsroom.db.session import make_engine, transaction
+
+LANGUAGES = ("hu", "en")
+NOW = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture
+def editors(sample_cli) -> tuple[Engine, Engine]:
+    """Two independent connections to one database holding the sample."""
+    first, second = make_engine(sample_cli.db_url), make_engine(sample_cli.db_url)
+    yield first, second
+    first.dispose()
+    second.dispose()
+
+
+def _load(engine: Engine, kind: str, key: str) -> editing.Loaded:
+    with transaction(engine) as session:
+        return editing.load(session, kind, key, LANGUAGES)
+
+
+def _save(engine: Engine, loaded: editing.Loaded, field: str, value: object, author: str) -> int:
+    with transaction(engine) as session:
+        return editing.save(session, loaded, editing.assign(loaded.record, field, value), LANGUAGES, NOW, author)
+
+
+def test_the_second_of_two_editors_gets_a_conflict_naming_the_changed_fields(editors):
+    anna, bela = editors
+    annas = _load(anna, "entry", "trainium")
+    belas = _load(bela, "entry", "trainium")
+    assert annas.version == belas.version == 1
+    assert _save(bela, belas, "level", "basic", "bela") == 2
+    with pytest.raises(editing.Conflict) as caught:
+        _save(anna, annas, "en.headword", "Trainium (Anna)", "anna")
+    conflict = caught.value
+    assert (conflict.expected, conflict.current, conflict.changed, conflict.changed_by) == (1, 2, ["level"], "bela")
+    assert "you started from version 1, it is now version 2 (last change by bela); changed since: level" in str(conflict)
+    stored = _load(anna, "entry", "trainium")
+    assert stored.version == 2 and stored.record["level"] == "basic"
+    assert stored.record["en"]["headword"] != "Trainium (Anna)"
+
+
+def test_a_change_committed_inside_the_other_editors_open_transaction_is_not_overwritten(editors):
+    """The database's own check (UPDATE … WHERE version = n) catches what the version comparison cannot."""
+    anna, bela = editors
+    with transaction(anna) as annas_session:
+        annas = editing.load(annas_session, "story", "i13-anthropic-rainier-expansion", LANGUAGES)
+        belas = _load(bela, "story", "i13-anthropic-rainier-expansion")
+        _save(bela, belas, "en.headline", "Bela's headline", "bela")
+        with pytest.raises(editing.Conflict):
+            editing.save(annas_session, annas, editing.assign(annas.record, "en.headline", "Anna's headline"),
+                         LANGUAGES, NOW, "anna")
+        annas_session.rollback()
+    stored = _load(bela, "story", "i13-anthropic-rainier-expansion")
+    assert stored.record["en"]["headline"] == "Bela's headline" and stored.version == 2
+
+
+@pytest.mark.parametrize(("kind", "key", "field", "value"), [
+    ("entry", "gpu", "trend", "fading"),
+    ("story", "i13-anthropic-rainier-expansion", "tags", ["chips"]),
+    ("reference", "trainium", "hu.title", "Trainium – új cím"),
+    ("page", "method", "en.title", "How we work"),
+    ("issue", "13", "en.title", "A new title"),
+])
+def test_every_kind_saves_a_new_version_and_keeps_the_previous_one(editors, kind, key, field, value):
+    anna, _ = editors
+    before = _load(anna, kind, key)
+    assert _save(anna, before, field, value, "anna") == before.version + 1
+    with transaction(anna) as session:
+        kept = editing.history(session, kind, key)
+    assert [(r.version, r.snapshot, r.changed_by, r.changed_fields) for r in kept] == [
+        (before.version, before.record, "anna", [field])]
+
+
+def test_an_invalid_edit_is_refused_and_stores_nothing(editors):
+    from newsroom.diagnostics import ContentError
+
+    anna, _ = editors
+    loaded = _load(anna, "entry", "trainium")
+    with pytest.raises(ContentError) as caught:
+        _save(anna, loaded, "level", "weird", "anna")
+    assert [str(d) for d in caught.value.diagnostics] == [
+        "entry:trainium: level: expected one of basic, intermediate, advanced, got 'weird'"]
+    assert _load(anna, "entry", "trainium") == loaded
+
+
+def test_cli_edit_refuses_a_stale_expected_version(sample_cli):
+    shown = sample_cli("edit", "entry:trainium")
+    assert shown.stdout.startswith("# entry trainium, version 1\nkind: entry\n")
+    assert sample_cli("edit", "entry:trainium", "--set", "level=basic", "--expect-version", "1").stdout == (
+        "entry trainium: saved as version 2\n")
+    result = sample_cli("edit", "entry:trainium", "--set", "en.headword=Mine", "--expect-version", "1", expect=1)
+    assert "entry 'trainium': you started from version 1, it is now version 2" in result.stderr
+    assert "changed since: level" in result.stderr
+    result = sample_cli("edit", "trainium", "--set", "level=basic", expect=1)
+    assert "'trainium' names an entry and a reference: say which, as entry:trainium or with --kind" in result.stderr
+
+
+def test_history_lists_versions_and_shows_an_old_one(sample_cli, tmp_path):
+    out = tmp_path / "export"
+    sample_cli("export", str(out))
+    original = (out / "issues" / "0013.yaml").read_text(encoding="utf-8")
+    sample_cli("edit", "13", "--set", "en.title=Second title")
+    sample_cli("edit", "issue:13", "--set", "en.title=Third title", "--set", "hu.title=Harmadik cím")
+    listing = sample_cli("history", "13").stdout.splitlines()
+    assert listing[0] == "issue 13: version 3 is current"
+    assert listing[1].startswith("  version 3  ") and listing[1].endswith("changed: en.title, hu.title")
+    assert listing[2].startswith("  version 2  ") and listing[2].endswith("changed: en.title")
+    assert listing[3] == "  version 1  (the oldest kept)"
+    assert sample_cli("history", "13", "--show", "1").stdout == original
+    assert yaml.safe_load(sample_cli("history", "13", "--show", "3").stdout)["en"]["title"] == "Third title"
+    assert "has no version 9; kept: 1, 2, 3" in sample_cli("history", "13", "--show", "9", expect=1).stderr
+
+
+def _edit_file(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_import_refuses_a_file_whose_record_changed_since_export_and_stores_nothing(sample_cli, tmp_path):
+    out = tmp_path / "export"
+    sample_cli("export", str(out))
+    sample_cli("edit", "entry:trainium", "--set", "level=basic")  # a colleague, after the export
+    _edit_file(out / "entries" / "trainium.yaml", "trend: spreading", "trend: fading")  # and an editor, offline
+    _edit_file(out / "entries" / "gpu.yaml", "level: basic", "level: intermediate")  # unrelated, fine alone
+    result = sample_cli("import", str(out), expect=1)
+    path = out / "entries" / "trainium.yaml"
+    assert result.stderr == (
+        f"{path}: entry 'trainium' changed in the database since this file was exported (version 1, now 2): level; "
+        "the file was edited too, so importing it would overwrite that change. Export again and reapply your edit "
+        "(see `newsroom history entry:trainium`)\n1 error; nothing was changed\n")
+    assert "level: basic" in sample_cli("edit", "entry:gpu").stdout  # the rest of the run was not stored either
+    forced = sample_cli("import", "--force", str(out))
+    assert forced.stdout.startswith("0 created, 2 updated")
+
+
+def test_an_untouched_stale_file_keeps_the_newer_database_version(sample_cli, tmp_path):
+    out = tmp_path / "export"
+    sample_cli("export", str(out))
+    sample_cli("edit", "entry:trainium", "--set", "level=basic")
+    _edit_file(out / "entries" / "gpu.yaml", "level: basic", "level: intermediate")
+    result = sample_cli("import", str(out))
+    assert result.stdout.startswith("0 created, 1 updated, ") and result.stdout.endswith(
+        ", 1 kept (newer in the database)\n")
+    assert "level: basic" in sample_cli("edit", "entry:trainium").stdout
+    assert "level: intermediate" in sample_cli("edit", "entry:gpu").stdout
+
+
+def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
+    sample_cli("edit", "i13-anthropic-rainier-expansion", "--set", "en.headline=Chips: the week",
+               "--set", "tags=[a, b]", "--set", "position=2")
+    record = yaml.safe_load(sample_cli("edit", "story:i13-anthropic-rainier-expansion").stdout)
+    assert (record["en"]["headline"], record["tags"], record["position"]) == ("Chips: the week", ["a", "b"], 2)
