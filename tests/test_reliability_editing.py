@@ -167,3 +167,32 @@ def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
                "--set", "tags=[a, b]", "--set", "position=2")
     record = yaml.safe_load(sample_cli("edit", "story:i13-anthropic-rainier-expansion").stdout)
     assert (record["en"]["headline"], record["tags"], record["position"]) == ("Chips: the week", ["a", "b"], 2)
+
+
+def test_a_cli_edit_overtaken_by_another_editor_is_refused_cleanly(sample_cli, monkeypatch):
+    """`story edit` loses the race: a clear message, exit 1, the other editor's change kept."""
+    from sqlalchemy import text
+
+    import issues.assembly
+
+    real_write = issues.assembly.write_story
+    other = make_engine(sample_cli.db_url)
+
+    def overtaken(session, story, record, *args, **kwargs):
+        with other.begin() as connection:  # the other editor saves first
+            connection.execute(text("UPDATE stories SET version = version + 1 WHERE slug = :slug"),
+                               {"slug": story.slug})
+        return real_write(session, story, record, *args, **kwargs)
+
+    monkeypatch.setattr(issues.assembly, "write_story", overtaken)
+    slug = "i13-vllm-trainium-backend"
+    result = sample_cli("story", "edit", slug, "--headline-en", "Mine", "--correction", "--reason", "typo",
+                        expect=1)
+    other.dispose()
+    assert "another editor" in result.stderr and "nothing was changed" in result.stderr
+    assert "Traceback" not in result.stderr
+    with make_engine(sample_cli.db_url).connect() as connection:
+        headline = connection.execute(text(
+            "SELECT t.headline FROM story_texts t JOIN stories s ON s.id = t.story_id "
+            "WHERE s.slug = :slug AND t.lang = 'en'"), {"slug": slug}).scalar_one()
+    assert headline != "Mine"

@@ -15,6 +15,7 @@ import click
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
 from newsroom.db.migrate import current_revision, head_revision
@@ -106,6 +107,18 @@ def content_errors(func: F) -> F:
             report(error.diagnostics)
             errors = sum(1 for d in error.diagnostics if d.severity == "error")
             click.echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was changed", err=True)
+            sys.exit(1)
+        except StaleDataError:
+            # Optimistic locking: another editor saved the same record between our read and our write.
+            click.echo("another editor saved this record while you were editing it; nothing was changed: "
+                       "look at it again (`newsroom history KEY`) and repeat your edit", err=True)
+            sys.exit(1)
+        except OperationalError as error:
+            if "locked" not in str(error.orig):
+                raise
+            # SQLite refuses a write whose snapshot another writer has overtaken.
+            click.echo("another editor wrote to the database while you were editing; nothing was changed: "
+                       "repeat your edit", err=True)
             sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
