@@ -35,6 +35,8 @@ class Settings:
     unsubscribe_mailto: str = "unsubscribe@example.org"
     #: Secret for subscribers' unsubscribe tokens (HMAC); set a real one in production.
     unsubscribe_secret: str = "change-me"
+    #: Template folder; empty means the bundled `templates/`. Pages that use an edited template are rebuilt.
+    templates: str = ""
     #: Extra settings kept for extensions; unknown keys in newsroom.toml are errors.
     extra: dict[str, Any] = field(default_factory=dict)
 

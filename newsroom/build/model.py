@@ -30,6 +30,7 @@ class Record:
     key: str
     data: Mapping[str, Any]
     content_hash: str
+    version: int = 0  # bumped on every stored change, even one that forgot the content hash
 
     def text(self, lang: str) -> Mapping[str, Any]:
         return self.data.get(lang) or {}
@@ -70,8 +71,9 @@ def load_content(session: Session) -> Content:
         selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section))).all()
     return Content(
         site=site_to_record(session) or {},
-        entries={e.slug: Record("entry", e.slug, entry_to_record(e), e.content_hash) for e in entries},
-        pages={p.slug: Record(p.kind, p.slug, page_to_record(p), p.content_hash) for p in pages},
-        issues={i.number: Record("issue", str(i.number), issue_to_record(i), i.content_hash) for i in issues},
-        stories={s.slug: Record("story", s.slug, story_to_record(s), s.content_hash) for s in stories},
+        entries={e.slug: Record("entry", e.slug, entry_to_record(e), e.content_hash, e.version) for e in entries},
+        pages={p.slug: Record(p.kind, p.slug, page_to_record(p), p.content_hash, p.version) for p in pages},
+        issues={i.number: Record("issue", str(i.number), issue_to_record(i), i.content_hash, i.version)
+                for i in issues},
+        stories={s.slug: Record("story", s.slug, story_to_record(s), s.content_hash, s.version) for s in stories},
     )

@@ -20,6 +20,7 @@ from glossary.mentions import in_the_news, matchers, story_mentions
 from issues.dates import format_month, format_week
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
+from newsroom.build.tracking import Tracker
 from newsroom.render.markdown import MarkdownRenderer, plain_text
 from newsroom.settings import Settings
 
@@ -34,6 +35,8 @@ class PageSpec:
     context: Mapping[str, Any]
     twins: Mapping[str, str] = field(default_factory=dict)  # lang → url of the same page
     lastmod: dt.date | None = None
+    #: Dependency keys read while planning this page (see build/tracking.py); empty when untracked.
+    reads: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -54,10 +57,19 @@ def derive(content: Content, settings: Settings, drafts: bool) -> Derived:
 
 
 class Planner:
-    """Builds the page specs of one language."""
+    """Builds the page specs of one language.
 
-    def __init__(self, content: Content, derived: Derived, settings: Settings, lang: str) -> None:
+    Page methods read content only through `self.content` and `self.derived`
+    and end with `self.spec(...)`: when the build tracks dependencies, those
+    are views that note every read, and `spec` hands the reads made since the
+    previous page to the page it makes. So helpers must not memoise content
+    across pages (a page served from such a cache would not record its read).
+    """
+
+    def __init__(self, content: Content, derived: Derived, settings: Settings, lang: str,
+                 tracker: Tracker | None = None) -> None:
         self.content, self.derived, self.settings, self.lang = content, derived, settings, lang
+        self.tracker = tracker
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
 
     # -- helpers used by templates -------------------------------------------------
@@ -114,7 +126,9 @@ class Planner:
     def spec(self, url: str, template: str, context: dict[str, Any], make_url: Callable[[str], str],
              lastmod: dt.date | None = None) -> PageSpec:
         twins = {lang: make_url(lang) for lang in self.settings.languages}
-        return PageSpec(url, self.lang, template, {**self.chrome(url, twins), **context}, twins, lastmod)
+        context = {**self.chrome(url, twins), **context}
+        reads = frozenset(self.tracker.take()) if self.tracker is not None else frozenset()
+        return PageSpec(url, self.lang, template, context, twins, lastmod, reads)
 
     # -- pages ---------------------------------------------------------------------
     def pages(self) -> list[PageSpec]:
@@ -221,5 +235,17 @@ class Planner:
 
 def plan(content: Content, settings: Settings, drafts: bool = False) -> list[PageSpec]:
     """Every page of the site in every language, in a stable order."""
-    derived = derive(content, settings, drafts)
-    return [spec for lang in settings.languages for spec in Planner(content, derived, settings, lang).pages()]
+    return plan_pages(content, derive(content, settings, drafts), settings)
+
+
+def plan_pages(content: Content, derived: Derived, settings: Settings,
+               tracker: Tracker | None = None) -> list[PageSpec]:
+    """Every page in every language; with a tracker, each spec carries the reads that made it.
+
+    With a tracker, pass the tracked views of `content` and `derived`
+    (`tracking.track_content` / `track_derived`) that note into it.
+    """
+    if tracker is not None:
+        tracker.take()  # reads made before planning belong to no page
+    return [spec for lang in settings.languages
+            for spec in Planner(content, derived, settings, lang, tracker).pages()]

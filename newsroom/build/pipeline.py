@@ -1,23 +1,43 @@
-"""The build: load → check → plan → render → write. Each stage hands the next a value."""
+"""The build: load → check → plan → render → write. Each stage hands the next a value.
+
+Incremental by default: the build state in the database (build/state.py)
+says what each output was made from, so a rebuild renders only the pages
+whose inputs changed — any record, collection or derived value a page read
+while it was planned or rendered (build/tracking.py), or its templates,
+catalog, settings or the code. Aggregate outputs that are made from the
+whole plan (the sitemap, the root page) are remade on every build that
+changed anything and written only when their bytes differ. `full=True`
+ignores the state.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from sqlalchemy import Engine
 
+from newsroom import PROJECT_ROOT
+from newsroom.build import state
 from newsroom.build.model import load_content
-from newsroom.build.pages import plan
+from newsroom.build.pages import PageSpec, derive, plan_pages
+from newsroom.build.rendering import PageRenderer, render_pages
+from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
 from newsroom.build.urls import file_path
-from newsroom.build.writer import WriteStats, collect, write_site
+from newsroom.build.writer import WriteStats, apply_changes, collect, existing_files, unchanged_on_disk
 from newsroom.checks import check_content
-from newsroom.db.session import session_factory
+from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.render.html import render
+from newsroom.render.html import TEMPLATES, folder_digest
 from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
+
+#: The fingerprint of outputs remade on every build (their bytes decide whether they are written).
+AGGREGATE = "aggregate"
 
 
 @dataclass(frozen=True)
@@ -26,23 +46,116 @@ class BuildResult:
     files: int
     stats: WriteStats
     warnings: list[Diagnostic]
+    rendered: int = 0  # pages rendered by this build (the rest were known to be unchanged)
 
 
-def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool = False) -> BuildResult:
-    """Build the whole site into `out`, replacing it atomically; nothing is written on error."""
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """A hash of the engine's source: new code may render differently, so it invalidates every output."""
+    digest = hashlib.sha256()
+    for package in ("newsroom", "glossary", "issues"):
+        for path in sorted((PROJECT_ROOT / package).rglob("*.py")):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def build_inputs(settings: Settings, drafts: bool, templates: Path) -> str:
+    """Everything outside the database that every output depends on."""
+    return f"{code_version()}|{settings!r}|drafts={drafts}|templates={folder_digest(templates)}"
+
+
+def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool = False, *,
+          full: bool = False, progress: bool = False) -> BuildResult:
+    """Build the site into `out`, rendering and writing only what changed; nothing is written on error."""
+    out = out.resolve()
+    site = str(out)
+    templates = Path(settings.templates) if settings.templates else TEMPLATES
+    inputs = build_inputs(settings, drafts, templates)
     # First gather every record, so all pages see one consistent state of the content.
-    with session_factory(engine)() as session:
+    with session_factory(engine)() as session, session.begin():
+        snapshot = state.snapshot(session, f"{inputs}|today={today.isoformat()}")
+        previous = None if full or not out.is_dir() else state.load(session, site)
+        if previous is not None and previous.snapshot == snapshot:
+            files = len(previous.outputs)
+            return BuildResult(files - sum(o.fingerprint == AGGREGATE for o in previous.outputs.values()),
+                               files, WriteStats(0, files, 0), [])
         content = load_content(session)
     # Check before rendering: a broken link must stop the build, not ship.
     problems = check_content(content, settings, today)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise ContentError(errors)
-    pages = plan(content, settings, drafts=drafts)
-    outputs = [(file_path(page.url), render(page.template, page.lang, page.context)) for page in pages]
-    outputs.append(("sitemap.xml", render_sitemap(pages, settings.base_url, settings.default_language)))
-    outputs.append(("index.html", render("root.html", settings.default_language, {
-        "lang": settings.default_language, "languages": settings.languages, "href": lambda u: u})))
-    files = collect(outputs)
-    stats = write_site(out, files)
-    return BuildResult(len(pages), len(files), stats, [p for p in problems if p.severity == "warning"])
+    derived = derive(content, settings, drafts)
+    tracker = Tracker()
+    pages = plan_pages(track_content(content, tracker), track_derived(derived, tracker), settings, tracker)
+    renderer = PageRenderer(templates, settings.languages)
+    made = _render_changed(pages, renderer, tracker, Values(content, derived),
+                           f"{inputs}|{untracked_fields(derived)}", previous, out, progress)
+    rendered = len(made)
+    aggregates = _aggregates(pages, renderer, settings)
+    page_paths = [file_path(page.url) for page in pages]
+    collect((path, b"") for path in [*page_paths, *aggregates])  # refuses two outputs for one path
+    made.update(aggregates)
+    writes, outputs, removed = _changes(made, previous, out, set(page_paths))
+    apply_changes(out, writes, removed)
+    with transaction(engine) as session:
+        state.save(session, site, snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
+                   replace_all=previous is None)
+    files = len(page_paths) + len(aggregates)
+    return BuildResult(len(pages), files, WriteStats(len(writes), files - len(writes), len(removed)),
+                       [p for p in problems if p.severity == "warning"], rendered)
+
+
+@dataclass(frozen=True)
+class _Made:
+    data: bytes
+    output: state.Output
+
+
+def _render_changed(pages: list[PageSpec], renderer: PageRenderer, tracker: Tracker, values: Values,
+                    inputs: str, previous: state.Previous | None, out: Path, progress: bool) -> dict[str, _Made]:
+    """Render the pages whose recorded inputs changed (all of them without a previous state)."""
+    stale: list[tuple[PageSpec, str]] = []
+    for page in pages:
+        path = file_path(page.url)
+        fingerprint = hashlib.sha256(f"{inputs}|{renderer.fingerprint(page.template, page.lang)}".encode()).hexdigest()
+        known = previous.outputs.get(path) if previous is not None else None
+        if (known is None or known.fingerprint != fingerprint or not (out / path).is_file()
+                or any(values(key) != value for key, value in known.deps.items())):
+            stale.append((page, fingerprint))
+    made: dict[str, _Made] = {}
+    rendered = render_pages([page for page, _ in stale], renderer, tracker, progress)
+    for (page, fingerprint), (data, reads) in zip(stale, rendered):
+        deps = {key: values(key) for key in sorted(page.reads | reads)}
+        made[file_path(page.url)] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint, deps))
+    return made
+
+
+def _aggregates(pages: list[PageSpec], renderer: PageRenderer, settings: Settings) -> dict[str, _Made]:
+    """Outputs made from the whole plan; remade on every build that changed anything."""
+    lang = settings.default_language
+    outputs = [
+        ("sitemap.xml", render_sitemap(pages, settings.base_url, lang)),
+        ("index.html", renderer.render("root.html", lang, {
+            "lang": lang, "languages": settings.languages, "href": lambda u: u})),
+    ]
+    return {path: _Made(data, state.Output(hashlib.sha256(data).hexdigest(), AGGREGATE, {}))
+            for path, data in collect(outputs).items()}
+
+
+def _changes(made: Mapping[str, _Made], previous: state.Previous | None, out: Path,
+             page_paths: set[str]) -> tuple[dict[str, bytes], dict[str, state.Output], list[str]]:
+    """Which made files differ from what is published, which state rows change, what goes away."""
+    writes: dict[str, bytes] = {}
+    outputs: dict[str, state.Output] = {}
+    for path, item in made.items():
+        known = previous.outputs.get(path) if previous is not None else None
+        if known != item.output:
+            outputs[path] = item.output
+        if known is not None and known.digest == item.output.digest and (out / path).is_file():
+            continue
+        if known is None and unchanged_on_disk(out, path, item.data):
+            continue
+        writes[path] = item.data
+    before = set(previous.outputs) if previous is not None else existing_files(out)
+    return writes, outputs, sorted(before - page_paths - set(made))

@@ -1,0 +1,129 @@
+"""The build state: what each output file was made from, kept in the database.
+
+One `BuildOutput` row per file of a built folder: the hash of its bytes, the
+fingerprint of the code, settings, templates and catalog it was rendered
+with, and its dependencies — every content key it read while it was planned
+and rendered, with the hash of what that key named then. One `BuildRun` row
+per folder holds a snapshot of the whole store, so a rebuild with nothing
+changed stops after a handful of cheap queries.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import JSON, String, UniqueConstraint, delete, insert, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from newsroom.db.base import Base, IntPK
+
+#: Tables whose rows never reach an output (history, the build state itself).
+NOT_CONTENT = frozenset({"revisions", "build_outputs", "build_runs", "alembic_version"})
+
+
+class BuildOutput(Base):
+    """One output file of a built folder and what it was made from."""
+
+    __tablename__ = "build_outputs"
+    __table_args__ = (UniqueConstraint("site", "path"),)
+
+    id: Mapped[IntPK]
+    site: Mapped[str] = mapped_column(String(500), index=True)  # the output folder, resolved
+    path: Mapped[str] = mapped_column(String(500))  # relative to the folder, with /
+    digest: Mapped[str] = mapped_column(String(64))  # of the bytes written
+    fingerprint: Mapped[str] = mapped_column(String(64))  # code, settings, templates, catalog
+    deps: Mapped[dict[str, Any]] = mapped_column(JSON)  # dependency key → value hash when built
+
+
+class BuildRun(Base):
+    """The last successful build of a folder: the store snapshot it saw."""
+
+    __tablename__ = "build_runs"
+
+    site: Mapped[str] = mapped_column(String(500), primary_key=True)
+    snapshot: Mapped[str] = mapped_column(String(64))
+    finished_at: Mapped[dt.datetime]
+
+
+@dataclass(frozen=True)
+class Output:
+    """An output as the state remembers it."""
+
+    digest: str
+    fingerprint: str
+    deps: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Previous:
+    """The state of the last build of one folder."""
+
+    snapshot: str
+    outputs: Mapping[str, Output]
+
+
+def snapshot(session: Session, inputs: str) -> str:
+    """A hash of everything stored that can reach an output, plus `inputs` (code, settings, clock).
+
+    Tables with a `content_hash` contribute (key, version, hash) per row — their
+    child rows (texts, relations) are covered by the parent's hash and version;
+    any other table contributes its rows whole. A handful of queries, no ORM.
+    """
+    digest = hashlib.sha256(inputs.encode())
+    hashed = {t.name for t in Base.metadata.sorted_tables if "content_hash" in t.c}
+    for table in Base.metadata.sorted_tables:
+        if table.name in NOT_CONTENT:
+            continue
+        if table.name in hashed:
+            columns = [table.c[name] for name in ("id", "version", "content_hash") if name in table.c]
+        elif any(fk.column.table.name in hashed for fk in table.foreign_keys):
+            continue
+        else:
+            columns = list(table.c)
+        order = list(table.primary_key.columns) or columns
+        digest.update(table.name.encode())
+        for row in session.execute(select(*columns).order_by(*order)):
+            digest.update(repr(tuple(row)).encode())
+    return digest.hexdigest()
+
+
+def load(session: Session, site: str) -> Previous | None:
+    """The recorded state of the folder `site`, or None when it was never built."""
+    run = session.get(BuildRun, site)
+    if run is None:
+        return None
+    rows = session.execute(select(BuildOutput.path, BuildOutput.digest, BuildOutput.fingerprint,
+                                  BuildOutput.deps).where(BuildOutput.site == site))
+    return Previous(run.snapshot, {path: Output(digest, fingerprint, deps)
+                                   for path, digest, fingerprint, deps in rows})
+
+
+def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, Output],
+         removed: Iterable[str], now: dt.datetime, *, replace_all: bool = False) -> None:
+    """Record a finished build: rows for changed outputs, none for removed ones."""
+    if replace_all:
+        session.execute(delete(BuildOutput).where(BuildOutput.site == site))
+    else:
+        stale = sorted({*changed, *removed})
+        for start in range(0, len(stale), 500):
+            session.execute(delete(BuildOutput).where(BuildOutput.site == site,
+                                                      BuildOutput.path.in_(stale[start:start + 500])))
+    rows = [{"site": site, "path": path, "digest": output.digest, "fingerprint": output.fingerprint,
+             "deps": dict(output.deps)} for path, output in sorted(changed.items())]
+    for start in range(0, len(rows), 2000):
+        session.execute(insert(BuildOutput), rows[start:start + 2000])
+    run = session.get(BuildRun, site)
+    if run is None:
+        session.add(BuildRun(site=site, snapshot=snapshot_hash, finished_at=now))
+    else:
+        run.snapshot, run.finished_at = snapshot_hash, now
+
+
+def forget(session: Session, site: str) -> None:
+    """Drop the state of `site` (before a full build, or when the folder is gone)."""
+    session.execute(delete(BuildOutput).where(BuildOutput.site == site))
+    session.execute(delete(BuildRun).where(BuildRun.site == site))
