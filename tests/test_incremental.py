@@ -1,0 +1,225 @@
+"""Incremental builds: after any sequence of edits, the site is byte for byte what a full build makes.
+
+Edits go through the public surface: content files imported with the CLI,
+a deletion through the domain models, a template folder given to `build
+--templates`. After each edit the incremental folder is rebuilt and compared
+with a from-scratch build of the same database.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import filecmp
+import random
+import shutil
+from pathlib import Path
+
+import yaml
+from sqlalchemy import select
+
+from issues.models import Story
+from newsroom import PROJECT_ROOT
+from newsroom.db.session import make_engine, transaction
+
+BASE = "https://news.example.org/"
+
+
+class Publication:
+    """The sample publication as content files an editor changes and imports."""
+
+    def __init__(self, cli, root: Path) -> None:
+        self.cli, self.root = cli, root
+        self.content = root / "content"
+        cli("export", str(self.content))
+        self.templates = root / "templates"
+        shutil.copytree(PROJECT_ROOT / "templates", self.templates)
+        self.rng = random.Random(8)
+
+    def files(self, kind: str) -> list[Path]:
+        return sorted(p for p in self.content.rglob("*.yaml") if yaml.safe_load(p.read_text())["kind"] == kind)
+
+    def load(self, path: Path) -> dict:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+    def save(self, path: Path, record: dict) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(yaml.safe_dump(record, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        self.cli("import", str(path))
+
+    def build(self, out: Path, *extra: str) -> str:
+        return self.cli("build", "--out", str(out), "--base-url", BASE, "--templates", str(self.templates),
+                        *extra).stdout
+
+    # -- edits -----------------------------------------------------------------
+    def edit_story(self) -> str:
+        path = self.rng.choice(self.files("story"))
+        record = self.load(path)
+        record["en"]["headline"] += " (updated)"
+        record["hu"]["summary"] = record["hu"]["summary"] + "\n\nTovábbi részletek a Trainium kapcsán."
+        self.save(path, record)
+        return f"edit story {path.stem}"
+
+    def add_story(self) -> str:
+        record = self.load(self.files("story")[0])
+        record["slug"] = f"added-story-{self.rng.randrange(10**6)}"
+        record["position"] = 99
+        record["en"]["headline"] = "An added story about Google TPU chips"
+        self.save(self.content / "stories" / f"{record['slug']}.yaml", record)
+        return f"add story {record['slug']}"
+
+    def delete_story(self) -> str:
+        path = self.rng.choice(self.files("story"))
+        slug = self.load(path)["slug"]
+        engine = make_engine(self.cli.db_url)
+        with transaction(engine) as session:
+            session.delete(session.scalars(select(Story).where(Story.slug == slug)).one())
+        engine.dispose()
+        path.unlink()
+        return f"delete story {slug}"
+
+    def edit_entry(self) -> str:
+        path = self.rng.choice(self.files("entry"))
+        record = self.load(path)
+        record["en"]["headword"] = record["en"]["headword"] + " X"
+        record["hu"]["definition"] = "Átírt meghatározás."
+        self.save(path, record)
+        return f"edit entry {path.stem}"
+
+    def add_entry(self) -> str:
+        slug = f"added-entry-{self.rng.randrange(10**6)}"
+        record = {"kind": "entry", "slug": slug, "category": "infrastructure", "level": "basic",
+                  "trend": "emerging", "status": "2026-11",
+                  "sources": [{"publisher": "X", "title": "Y", "url": "https://example.org/"}],
+                  "relations": {"broader": ["gpu"]},
+                  "hu": {"headword": "Anthropic", "definition": "Egy MI-cég.", "aliases": ["Claude készítője"]},
+                  "en": {"headword": "Anthropic", "definition": "An AI company.", "aliases": ["Claude maker"]}}
+        self.save(self.content / "entries" / f"{slug}.yaml", record)
+        return f"add entry {slug}"
+
+    def add_relation(self) -> str:
+        entries = self.files("entry")
+        path, other = self.rng.sample(entries, 2)
+        record = self.load(path)
+        related = record.setdefault("relations", {}).setdefault("related", [])
+        target = self.load(other)["slug"]
+        if target not in related and target != record["slug"]:
+            related.append(target)
+        self.save(path, record)
+        return f"relate {record['slug']} to {target}"
+
+    def add_alias(self) -> str:
+        path = self.rng.choice(self.files("entry"))
+        record = self.load(path)
+        record["en"].setdefault("aliases", []).append("Anthropic")
+        record["hu"].setdefault("aliases", []).append("Anthropic")
+        self.save(path, record)
+        return f"alias Anthropic for {path.stem}"
+
+    def publish_issue(self) -> str:
+        record = self.load(self.files("issue")[-1])
+        number = record["number"] + 1
+        week_start = dt.date.fromisoformat(str(record["week"]["start"])) + dt.timedelta(weeks=1)
+        record.update(number=number, status="draft", week={"start": week_start.isoformat(),
+                                                           "end": (week_start + dt.timedelta(days=6)).isoformat()})
+        record.pop("published_at", None)
+        path = self.content / "issues" / f"{number:04d}.yaml"
+        self.save(path, record)
+        story = self.load(self.files("story")[0])
+        story.update(slug=f"i{number}-first", issue=number, position=1)
+        self.save(self.content / "stories" / f"i{number}-first.yaml", story)
+        record.update(status="published", published_at="2026-11-16T07:00:00+01:00")
+        self.save(path, record)
+        return f"publish issue {number}"
+
+    def edit_template(self) -> str:
+        name = self.rng.choice(["entry.html", "_macros.html", "issue.html"])
+        path = self.templates / name
+        path.write_text(path.read_text(encoding="utf-8") + f"\n{{# edited {self.rng.random()} #}}<!-- x -->\n",
+                        encoding="utf-8")
+        return f"edit template {name}"
+
+
+EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "add_relation", "add_alias",
+         "publish_issue", "edit_template")
+
+
+def _same_tree(left: Path, right: Path) -> list[str]:
+    """Paths that differ between two folders (missing on one side, or different bytes)."""
+    def files(root: Path) -> set[str]:
+        return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    ours, theirs = files(left), files(right)
+    differ = sorted(ours ^ theirs)
+    differ += [p for p in sorted(ours & theirs) if not filecmp.cmp(left / p, right / p, shallow=False)]
+    return differ
+
+
+def test_random_edits_rebuild_exactly_what_a_full_build_makes(sample_cli, tmp_path):
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    order = random.Random(13).sample(EDITS, len(EDITS))
+    for edit in order:
+        done = getattr(publication, edit)()
+        publication.build(site)
+        fresh = tmp_path / f"fresh-{edit}"
+        publication.build(fresh, "--full")
+        assert _same_tree(site, fresh) == [], done
+        shutil.rmtree(fresh)
+
+
+def test_a_second_build_with_no_change_writes_nothing(sample_cli, tmp_path):
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    before = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in site.rglob("*")}
+    result = sample_cli("build", "--out", str(site))
+    assert " 0 written, " in result.stdout and " 0 removed " in result.stdout
+    assert {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in site.rglob("*")} == before
+
+
+def test_an_edit_redoes_only_the_pages_that_read_it(sample_cli, tmp_path):
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    path = publication.content / "pages" / "method.yaml"
+    record = publication.load(path)
+    record["en"]["summary"] = "How the newsletter is made, revised."
+    publication.save(path, record)
+    before = {p: p.stat().st_mtime_ns for p in site.rglob("*.html")}
+    output = publication.build(site)
+    changed = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                     if p.stat().st_mtime_ns != before.get(p))
+    assert changed == ["en/method/index.html"], output
+
+
+def test_outputs_nothing_produces_any_more_are_removed(sample_cli, tmp_path):
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    assert (site / "hu" / "issues" / "13" / "index.html").is_file()
+    path = publication.files("issue")[-1]
+    record = publication.load(path)
+    record["status"] = "draft"
+    record.pop("published_at", None)
+    publication.save(path, record)
+    output = publication.build(site)
+    assert not (site / "hu" / "issues" / "13").exists() and not (site / "en" / "issues" / "13").exists()
+    assert " 2 removed " in output
+
+
+def test_the_number_of_queries_per_build_is_bounded(sample_cli, tmp_path):
+    """No N+1: a build loads everything in a fixed number of queries, whatever the content size."""
+    from sqlalchemy import event
+
+    from newsroom.build.pipeline import build
+    from newsroom.settings import Settings
+
+    engine = make_engine(sample_cli.db_url)
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    build(engine, Settings(), tmp_path / "site", dt.date(2026, 11, 30))
+    full = len(statements)
+    statements.clear()
+    build(engine, Settings(), tmp_path / "site", dt.date(2026, 11, 30))
+    engine.dispose()
+    assert full <= 60, statements
+    assert len(statements) <= 15, statements
