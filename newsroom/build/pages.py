@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from markupsafe import Markup
 
 from glossary.collation import letter_heading, sort_key
 from glossary.graph import GROUPS, relations_of
@@ -175,8 +174,8 @@ class Planner:
         terms = [{"slug": slug, "headword": self.headword(slug), "href": self.resolve("entry", slug)}
                  for slug in self.derived.mentions.get(story.key, ())]
         return {"slug": story.key, "data": story.data, "text": text, "text_lang": text_lang,
-                "summary": Markup(md.html(text.get("summary") or "")),
-                "body": Markup(md.html(text.get("body") or "")), "terms": terms}
+                "summary": md.deferred(text.get("summary") or ""),
+                "body": md.deferred(text.get("body") or ""), "terms": terms}
 
     def entry(self, slug: str) -> PageSpec:
         entry = self.content.entries[slug]

@@ -75,7 +75,18 @@ def render(template: str, lang: str, context: Mapping[str, Any], templates: Path
 
 
 def used_templates(env: Environment, template: str) -> list[str] | None:
-    """`template` and every template it extends, includes or imports; None when a name is computed."""
+    """`template` and every template it extends, includes or imports; None when a name is computed.
+
+    Parsing is cached under the folder's digest: it costs more than rendering a page.
+    """
+    assert isinstance(env.loader, FileSystemLoader)
+    folder = Path(env.loader.searchpath[0])
+    found = _used_templates(env, template, folder, folder_digest(folder))
+    return list(found) if found is not None else None
+
+
+@lru_cache(maxsize=256)
+def _used_templates(env: Environment, template: str, _folder: Path, _digest: str) -> tuple[str, ...] | None:
     seen: list[str] = []
     todo = [template]
     while todo:
@@ -89,7 +100,7 @@ def used_templates(env: Environment, template: str) -> list[str] | None:
             if referenced is None:
                 return None
             todo.append(referenced)
-    return sorted(seen)
+    return tuple(sorted(seen))
 
 
 def template_fingerprint(env: Environment, template: str, folder: Path) -> str:

@@ -203,6 +203,14 @@ class MarkdownRenderer:
         """Block HTML of `text`, safe to insert into a page as is."""
         return self._render(_parse(self._md, text), anchor_prefix)
 
+    def deferred(self, text: str, *, anchor_prefix: str = "cite") -> DeferredHtml:
+        """`html(text)` rendered when a template (or `str`) first uses it, not when a page is planned.
+
+        A build plans every page but renders only the changed ones; deferring
+        keeps Markdown work out of planning for the pages that are not rendered.
+        """
+        return DeferredHtml(lambda: self.html(text, anchor_prefix=anchor_prefix))
+
     def inline(self, text: str, *, anchor_prefix: str = "cite") -> Markup:
         """Inline HTML of one paragraph (headlines, one-liners): no <p>, block syntax stays text."""
         return self._render(_parse(self._md, text, inline=True), anchor_prefix)
@@ -251,6 +259,28 @@ class MarkdownRenderer:
                 return False
             token.attrSet("href", href)
         return True
+
+
+class DeferredHtml:
+    """Safe HTML made on first use: Jinja2 and MarkupSafe call `__html__`; `str()` works too."""
+
+    __slots__ = ("_make", "_html")
+
+    def __init__(self, make: Callable[[], Markup]) -> None:
+        self._make: Callable[[], Markup] | None = make
+        self._html: Markup | None = None
+
+    def __html__(self) -> Markup:
+        if self._html is None:
+            assert self._make is not None
+            self._html, self._make = self._make(), None
+        return self._html
+
+    def __str__(self) -> str:
+        return str(self.__html__())
+
+    def __bool__(self) -> bool:
+        return bool(self.__html__())
 
 
 def _alignment_as_class(token: Token) -> None:
@@ -304,6 +334,15 @@ def citation_backrefs(text: str, *, anchor_prefix: str = "cite",
 
 
 def plain_text(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
+    """Readable plain text of `text` (memoised: pages ask for the same definitions again and again).
+
+    See `_plain_text`.
+    """
+    return _plain_text(text, max_nesting)
+
+
+@lru_cache(maxsize=1 << 16)
+def _plain_text(text: str, max_nesting: int) -> str:
     """Readable plain text of `text` for email text parts, meta descriptions and search.
 
     No markup; links show their text, citations are dropped, list items start
