@@ -7,21 +7,32 @@ the sitemap.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 
 from glossary.collation import letter_heading, sort_key
 from glossary.graph import GROUPS, relations_of
-from glossary.mentions import in_the_news, matchers, story_mentions
-from issues.dates import format_month, format_week
+from glossary.mentions import entry_labels, in_the_news, matchers, story_mentions
+from issues.dates import format_month
+from issues.dates import format_week as _format_week
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
+from newsroom.build.state import Memo
 from newsroom.build.tracking import Tracker
 from newsroom.render.markdown import MarkdownRenderer, plain_text
 from newsroom.settings import Settings
+
+
+@lru_cache(maxsize=4096)
+def format_week(start: dt.date, end: dt.date, lang: str) -> str:
+    """Babel's interval formatting, memoised: every page's header shows the latest week."""
+    return _format_week(start, end, lang)
 
 
 @dataclass(frozen=True)
@@ -48,11 +59,42 @@ class Derived:
     relations: Mapping[str, Mapping[str, list[Any]]]
 
 
-def derive(content: Content, settings: Settings, drafts: bool) -> Derived:
+def derive(content: Content, settings: Settings, drafts: bool, memo: Memo | None = None) -> Derived:
+    """What every page may need, computed once; `memo` remembers story mentions across builds."""
     visible = tuple(sorted((n for n, issue in content.issues.items()
                             if drafts or issue.data["status"] == "published"), reverse=True))
-    mentions = story_mentions(content, matchers(content, settings.languages))
+    if memo is None:
+        mentions = story_mentions(content, matchers(content, settings.languages))
+    else:
+        mentions = remembered_mentions(content, settings.languages, memo)
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content))
+
+
+def remembered_mentions(content: Content, languages: tuple[str, ...], memo: Memo) -> dict[str, tuple[str, ...]]:
+    """`story_mentions`, matching only stories whose text or the glossary's labels changed since it was stored.
+
+    Matching a story against every term is the costliest step of a build; its
+    answer depends on the story and on the set of entries with their labels.
+    """
+    labels = repr([(slug, [entry_labels(entry, lang) for lang in languages])
+                   for slug, entry in content.entries.items()])
+    glossary = hashlib.sha1(labels.encode("utf-8", "surrogatepass")).hexdigest()
+    found: dict[str, tuple[str, ...]] = {}
+    missing: dict[str, tuple[Record, str]] = {}
+    for slug, story in content.stories.items():
+        key = hashlib.sha1(f"{glossary}|{story.content_hash}|{story.version}".encode()).hexdigest()
+        known = memo.get(key)
+        if known is None:
+            missing[slug] = (story, key)
+        else:
+            found[slug] = tuple(known)
+    if missing:
+        fresh = story_mentions(dataclasses.replace(content, stories={k: v[0] for k, v in missing.items()}),
+                               matchers(content, languages))
+        for slug, (_, key) in missing.items():
+            memo.put(key, list(fresh[slug]))
+            found[slug] = fresh[slug]
+    return {slug: found[slug] for slug in content.stories}
 
 
 class Planner:

@@ -33,9 +33,12 @@ from newsroom.checks import check_content
 from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.render.html import TEMPLATES, folder_digest
+from newsroom.render.markdown import remembered_references
 from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
 
+#: Namespaces of remembered results (state.BuildMemo).
+MEMOS = ("records", "references", "mentions")
 #: The fingerprint of outputs remade on every build (their bytes decide whether they are written).
 AGGREGATE = "aggregate"
 
@@ -79,13 +82,16 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
             files = len(previous.outputs)
             return BuildResult(files - sum(o.fingerprint == AGGREGATE for o in previous.outputs.values()),
                                files, WriteStats(0, files, 0), [])
-        content = load_content(session)
+        # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
+        memos = {name: state.Memo({}, replace=True) for name in MEMOS} if full else state.load_memos(session, MEMOS)
+        content = load_content(session, memos["records"])
     # Check before rendering: a broken link must stop the build, not ship.
-    problems = check_content(content, settings, today)
+    with remembered_references(memos["references"]):
+        problems = check_content(content, settings, today)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise ContentError(errors)
-    derived = derive(content, settings, drafts)
+    derived = derive(content, settings, drafts, memos["mentions"])
     tracker = Tracker()
     pages = plan_pages(track_content(content, tracker), track_derived(derived, tracker), settings, tracker)
     renderer = PageRenderer(templates, settings.languages)
@@ -101,6 +107,7 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
     with transaction(engine) as session:
         state.save(session, site, snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
                    replace_all=previous is None)
+        state.save_memos(session, memos)
     files = len(page_paths) + len(aggregates)
     return BuildResult(len(pages), files, WriteStats(len(writes), files - len(writes), len(removed)),
                        [p for p in problems if p.severity == "warning"], rendered)

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from newsroom.db.base import Base, IntPK
 
 #: Tables whose rows never reach an output (history, the build state itself).
-NOT_CONTENT = frozenset({"revisions", "build_outputs", "build_runs", "alembic_version"})
+NOT_CONTENT = frozenset({"revisions", "build_outputs", "build_runs", "build_memos", "alembic_version"})
 
 
 class BuildOutput(Base):
@@ -127,3 +127,59 @@ def forget(session: Session, site: str) -> None:
     """Drop the state of `site` (before a full build, or when the folder is gone)."""
     session.execute(delete(BuildOutput).where(BuildOutput.site == site))
     session.execute(delete(BuildRun).where(BuildRun.site == site))
+
+
+class BuildMemo(Base):
+    """A remembered result of pure work, keyed by a hash of its inputs (Markdown references, mentions, records)."""
+
+    __tablename__ = "build_memos"
+
+    namespace: Mapped[str] = mapped_column(String(40), primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[Any] = mapped_column(JSON)
+
+
+class Memo:
+    """One namespace of remembered results: what the last build knew, what this build used and added."""
+
+    def __init__(self, known: Mapping[str, Any], *, replace: bool = False) -> None:
+        self.known = dict(known)
+        self.replace = replace  # a full build: what is stored is not read, and is replaced
+        self.used: set[str] = set()
+        self.added: dict[str, Any] = {}
+
+    def get(self, key: str) -> Any:
+        if key in self.added:
+            return self.added[key]
+        found = self.known.get(key)
+        if found is not None:
+            self.used.add(key)
+        return found
+
+    def put(self, key: str, value: Any) -> None:
+        self.added[key] = value
+
+
+def load_memos(session: Session, namespaces: Iterable[str]) -> dict[str, Memo]:
+    """Every remembered result of `namespaces`, in one query each."""
+    query = select(BuildMemo.key, BuildMemo.value)
+    return {namespace: Memo({key: value for key, value in session.execute(
+                query.where(BuildMemo.namespace == namespace))})
+            for namespace in namespaces}
+
+
+def save_memos(session: Session, memos: Mapping[str, Memo]) -> None:
+    """Keep what this build used or added; forget the rest, so the memo tracks the content's size."""
+    for namespace, memo in memos.items():
+        stale = sorted(set(memo.known) - memo.used)
+        if memo.replace or len(stale) > len(memo.known) // 2:
+            session.execute(delete(BuildMemo).where(BuildMemo.namespace == namespace))
+            rows = {**{key: memo.known[key] for key in memo.used}, **memo.added}
+        else:
+            for start in range(0, len(stale), 500):
+                session.execute(delete(BuildMemo).where(BuildMemo.namespace == namespace,
+                                                        BuildMemo.key.in_(stale[start:start + 500])))
+            rows = {key: value for key, value in memo.added.items() if key not in memo.known}
+        items = [{"namespace": namespace, "key": key, "value": value} for key, value in sorted(rows.items())]
+        for start in range(0, len(items), 2000):
+            session.execute(insert(BuildMemo), items[start:start + 2000])

@@ -16,12 +16,14 @@ Pages that render several texts against one source list pass a distinct
 
 from __future__ import annotations
 
+import hashlib
 import html as html_lib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 import nh3
 from markdown_it import MarkdownIt
@@ -290,13 +292,50 @@ def _alignment_as_class(token: Token) -> None:
         token.attrSet("class", "align-" + style.removeprefix("text-align:"))
 
 
+class ReferenceStore(Protocol):
+    """Somewhere to remember `find_references` answers across processes, keyed by a hash of the text."""
+
+    def get(self, key: str) -> Any: ...
+
+    def put(self, key: str, value: Any) -> None: ...
+
+
+#: The store of the build in progress, if any. `check` asks about every text of
+#: every record on every build; a build lends its database-backed memo here so
+#: an unchanged text is never parsed again (see build/pipeline.py).
+_STORES: list[ReferenceStore] = []
+
+
+@contextmanager
+def remembered_references(store: ReferenceStore) -> Iterator[None]:
+    """While the block runs, `find_references` answers from `store` and adds to it."""
+    _STORES.append(store)
+    try:
+        yield
+    finally:
+        _STORES.remove(store)
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> References:
     """Internal links and citations in `text`, parsed the way the renderer parses it.
 
     Memoised by text: `check` and the renderer's cache ask about the same
     texts on every build, and the answer depends on nothing else.
     """
-    return _references(text, max_nesting)
+    if not _STORES or max_nesting != DEFAULT_MAX_NESTING:
+        return _references(text, max_nesting)
+    store, key = _STORES[-1], text_key(text)
+    known = store.get(key)
+    if known is not None:
+        return References(*(tuple(part) for part in known))
+    found = _references(text, max_nesting)
+    store.put(key, [list(found.entries), list(found.pages), list(found.issues), list(found.citations),
+                    list(found.malformed)])
+    return found
 
 
 @lru_cache(maxsize=1 << 17)

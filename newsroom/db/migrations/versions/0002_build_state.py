@@ -35,7 +35,16 @@ def upgrade() -> None:
     )
 
 
+    op.create_table('build_memos',
+    sa.Column('namespace', sa.String(length=40), nullable=False),
+    sa.Column('key', sa.String(length=64), nullable=False),
+    sa.Column('value', sa.JSON(), nullable=False),
+    sa.PrimaryKeyConstraint('namespace', 'key', name=op.f('pk_build_memos'))
+    )
+
+
 def downgrade() -> None:
+    op.drop_table('build_memos')
     op.drop_table('build_runs')
     with op.batch_alter_table('build_outputs', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_build_outputs_site'))
