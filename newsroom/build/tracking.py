@@ -25,6 +25,7 @@ from newsroom.build.model import Content, Record
 SEP = "\x1f"
 ALL = "*"  # the key list of a collection: which records exist, in which order
 ABSENT = "-"
+EXISTS = "?"  # before a key: only whether the key is there was read
 
 
 class Tracker:
@@ -53,7 +54,8 @@ class TrackedMapping(Mapping[Any, Any]):
         return self._data[key]
 
     def __contains__(self, key: object) -> bool:
-        self._tracker.note(f"{self._name}{SEP}{key}")
+        # Existence only: a page that links to an entry does not change when the entry's text does.
+        self._tracker.note(f"{self._name}{SEP}{EXISTS}{key}")
         return key in self._data
 
     def __iter__(self) -> Iterator[Any]:
@@ -182,6 +184,8 @@ class Values:
         if item == ALL:
             return digest(repr(list(root) if isinstance(root, Mapping) else root))
         if isinstance(root, Mapping):
+            if item.startswith(EXISTS):
+                return ABSENT if _lookup(root, item[1:]) is _MISSING else "+"
             found = _lookup(root, item)
             return ABSENT if found is _MISSING else value_hash(found)
         position = int(item)
