@@ -37,9 +37,8 @@ def upgrade() -> None:
 
     op.create_table('build_memos',
     sa.Column('namespace', sa.String(length=40), nullable=False),
-    sa.Column('key', sa.String(length=64), nullable=False),
-    sa.Column('value', sa.JSON(), nullable=False),
-    sa.PrimaryKeyConstraint('namespace', 'key', name=op.f('pk_build_memos'))
+    sa.Column('data', sa.LargeBinary(), nullable=False),
+    sa.PrimaryKeyConstraint('namespace', name=op.f('pk_build_memos'))
     )
 
 
