@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 
 from newsroom import PROJECT_ROOT
 from newsroom.build import state
-from newsroom.build.model import load_content
+from newsroom.build.model import Content, load_content
 from newsroom.build.pages import PageSpec, derive, plan_pages
 from newsroom.build.rendering import PageRenderer, render_pages
 from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
@@ -71,13 +71,12 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
           full: bool = False, progress: bool = False) -> BuildResult:
     """Build the site into `out`, rendering and writing only what changed; nothing is written on error."""
     out = out.resolve()
-    site = str(out)
     templates = Path(settings.templates) if settings.templates else TEMPLATES
     inputs = build_inputs(settings, drafts, templates)
     # First gather every record, so all pages see one consistent state of the content.
     with session_factory(engine)() as session, session.begin():
         snapshot = state.snapshot(session, f"{inputs}|today={today.isoformat()}")
-        previous = None if full or not out.is_dir() else state.load(session, site)
+        previous = None if full or not out.is_dir() else state.load(session, str(out))
         if previous is not None and previous.snapshot == snapshot:
             files = len(previous.outputs)
             return BuildResult(files - sum(o.fingerprint == AGGREGATE for o in previous.outputs.values()),
@@ -98,19 +97,26 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
     made = _render_changed(pages, renderer, tracker, Values(content, derived),
                            f"{inputs}|{untracked_fields(derived)}", previous, out, progress)
     rendered = len(made)
-    aggregates = _aggregates(pages, renderer, settings)
+    aggregates = _aggregates(content, pages, renderer, settings)
     page_paths = [file_path(page.url) for page in pages]
     collect((path, b"") for path in [*page_paths, *aggregates])  # refuses two outputs for one path
     made.update(aggregates)
-    writes, outputs, removed = _changes(made, previous, out, set(page_paths))
+    stats = _publish(engine, out, made, previous, set(page_paths), snapshot, memos)
+    return BuildResult(len(pages), len(made) + len(page_paths) - rendered, stats,
+                       [p for p in problems if p.severity == "warning"], rendered)
+
+
+def _publish(engine: Engine, out: Path, made: Mapping[str, _Made], previous: state.Previous | None,
+             page_paths: set[str], snapshot: str, memos: Mapping[str, state.Memo]) -> WriteStats:
+    """Write what changed, remove what nothing makes, then record the new state (after the files)."""
+    writes, outputs, removed = _changes(made, previous, out, page_paths)
     apply_changes(out, writes, removed)
     with transaction(engine) as session:
-        state.save(session, site, snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
+        state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
                    replace_all=previous is None)
         state.save_memos(session, memos)
-    files = len(page_paths) + len(aggregates)
-    return BuildResult(len(pages), files, WriteStats(len(writes), files - len(writes), len(removed)),
-                       [p for p in problems if p.severity == "warning"], rendered)
+    files = len(page_paths | set(made))
+    return WriteStats(len(writes), files - len(writes), len(removed))
 
 
 @dataclass(frozen=True)
@@ -138,8 +144,14 @@ def _render_changed(pages: list[PageSpec], renderer: PageRenderer, tracker: Trac
     return made
 
 
-def _aggregates(pages: list[PageSpec], renderer: PageRenderer, settings: Settings) -> dict[str, _Made]:
-    """Outputs made from the whole plan; remade on every build that changed anything."""
+def _aggregates(content: Content, pages: list[PageSpec], renderer: PageRenderer,
+                settings: Settings) -> dict[str, _Made]:
+    """Outputs made from the whole plan or the whole content, not from one page's reads.
+
+    Remade on every build that changed anything, and written only when their
+    bytes differ: correct without dependency records, at the cost of making
+    them each time. Add feeds, search indexes and other site-wide files here.
+    """
     lang = settings.default_language
     outputs = [
         ("sitemap.xml", render_sitemap(pages, settings.base_url, lang)),

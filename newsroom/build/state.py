@@ -125,12 +125,6 @@ def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, 
         run.snapshot, run.finished_at = snapshot_hash, now
 
 
-def forget(session: Session, site: str) -> None:
-    """Drop the state of `site` (before a full build, or when the folder is gone)."""
-    session.execute(delete(BuildOutput).where(BuildOutput.site == site))
-    session.execute(delete(BuildRun).where(BuildRun.site == site))
-
-
 class BuildMemo(Base):
     """Remembered results of pure work, one compressed JSON object per namespace.
 
