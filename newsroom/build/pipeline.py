@@ -38,7 +38,7 @@ from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
 
 #: Namespaces of remembered results (state.BuildMemo).
-MEMOS = ("records", "references", "mentions")
+MEMOS = ("records", "references", "mentions", "plain")
 #: The fingerprint of outputs remade on every build (their bytes decide whether they are written).
 AGGREGATE = "aggregate"
 
@@ -92,7 +92,8 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         raise ContentError(errors)
     derived = derive(content, settings, drafts, memos["mentions"])
     tracker = Tracker()
-    pages = plan_pages(track_content(content, tracker), track_derived(derived, tracker), settings, tracker)
+    with remembered_references(memos["references"], memos["plain"]):
+        pages = plan_pages(track_content(content, tracker), track_derived(derived, tracker), settings, tracker)
     renderer = PageRenderer(templates, settings.languages)
     made = _render_changed(pages, renderer, tracker, Values(content, derived),
                            f"{inputs}|{untracked_fields(derived)}", previous, out, progress)

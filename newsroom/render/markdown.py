@@ -300,20 +300,22 @@ class ReferenceStore(Protocol):
     def put(self, key: str, value: Any) -> None: ...
 
 
-#: The store of the build in progress, if any. `check` asks about every text of
-#: every record on every build; a build lends its database-backed memo here so
-#: an unchanged text is never parsed again (see build/pipeline.py).
-_STORES: list[ReferenceStore] = []
+#: The stores of the build in progress, if any: "references" and "plain" (text).
+#: `check` and the planner ask about every text of every record on every build;
+#: a build lends its database-backed memos here so an unchanged text is never
+#: parsed again (see build/pipeline.py).
+_STORES: list[dict[str, ReferenceStore]] = []
 
 
 @contextmanager
-def remembered_references(store: ReferenceStore) -> Iterator[None]:
-    """While the block runs, `find_references` answers from `store` and adds to it."""
-    _STORES.append(store)
+def remembered_references(store: ReferenceStore, plain: ReferenceStore | None = None) -> Iterator[None]:
+    """While the block runs, `find_references` (and `plain_text`) answer from the stores and add to them."""
+    stores = {"references": store, **({"plain": plain} if plain is not None else {})}
+    _STORES.append(stores)
     try:
         yield
     finally:
-        _STORES.remove(store)
+        _STORES.remove(stores)
 
 
 def text_key(text: str) -> str:
@@ -328,7 +330,7 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
     """
     if not _STORES or max_nesting != DEFAULT_MAX_NESTING:
         return _references(text, max_nesting)
-    store, key = _STORES[-1], text_key(text)
+    store, key = _STORES[-1]["references"], text_key(text)
     known = store.get(key)
     if known is not None:
         return References(*(tuple(part) for part in known))
@@ -377,7 +379,15 @@ def plain_text(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
 
     See `_plain_text`.
     """
-    return _plain_text(text, max_nesting)
+    store = _STORES[-1].get("plain") if _STORES and max_nesting == DEFAULT_MAX_NESTING else None
+    if store is None:
+        return _plain_text(text, max_nesting)
+    key = text_key(text)
+    known = store.get(key)
+    if known is None:
+        known = _plain_text(text, max_nesting)
+        store.put(key, known)
+    return known
 
 
 @lru_cache(maxsize=1 << 16)
