@@ -57,6 +57,9 @@ class Derived:
     mentions: Mapping[str, tuple[str, ...]]  # story → entries
     news: Mapping[str, list[str]]  # entry → stories, newest first
     relations: Mapping[str, Mapping[str, list[Any]]]
+    #: "lang/slug" → the entry's headword in that language (with the language fallback). A page that
+    #: shows an entry's name depends on the name, not on the whole entry.
+    headwords: Mapping[str, str] = field(default_factory=dict)
 
 
 def derive(content: Content, settings: Settings, drafts: bool, memo: Memo | None = None) -> Derived:
@@ -67,7 +70,18 @@ def derive(content: Content, settings: Settings, drafts: bool, memo: Memo | None
         mentions = story_mentions(content, matchers(content, settings.languages))
     else:
         mentions = remembered_mentions(content, settings.languages, memo)
-    return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content))
+    return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content),
+                   headwords(content, settings.languages))
+
+
+def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:
+    """Every entry's headword per language, falling back to the first language that has the entry."""
+    found: dict[str, str] = {}
+    for slug, entry in content.entries.items():
+        for lang in languages:
+            text = next((entry.text(other) for other in (lang, *languages) if entry.has(other)), {})
+            found[f"{lang}/{slug}"] = text.get("headword") or slug
+    return found
 
 
 def remembered_mentions(content: Content, languages: tuple[str, ...], memo: Memo) -> dict[str, tuple[str, ...]]:
@@ -145,10 +159,8 @@ class Planner:
         return {slug: item.get(self.lang) or slug for slug, item in self.content.vocabulary(field).items()}
 
     def headword(self, slug: str) -> str:
-        entry = self.content.entries.get(slug)
-        if entry is None:
-            return slug.replace("-", " ")
-        return self.text(entry)[0].get("headword") or slug
+        found = self.derived.headwords.get(f"{self.lang}/{slug}")
+        return slug.replace("-", " ") if found is None else found
 
     def chrome(self, url: str, twins: Mapping[str, str]) -> dict[str, Any]:
         site = self.content.site.get(self.lang) or {}
