@@ -19,7 +19,7 @@ from typing import Any
 from glossary.collation import letter_heading, sort_key
 from glossary.graph import GROUPS, relations_of
 from glossary.mentions import entry_labels, in_the_news, matchers, story_mentions
-from issues.dates import format_month
+from issues.dates import format_month as _format_month
 from issues.dates import format_week as _format_week
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
@@ -33,6 +33,12 @@ from newsroom.settings import Settings
 def format_week(start: dt.date, end: dt.date, lang: str) -> str:
     """Babel's interval formatting, memoised: every page's header shows the latest week."""
     return _format_week(start, end, lang)
+
+
+@lru_cache(maxsize=4096)
+def format_month(month: dt.date, lang: str) -> str:
+    """Babel's month formatting, memoised (entries share a handful of status months)."""
+    return _format_month(month, lang)
 
 
 @dataclass(frozen=True)
