@@ -228,3 +228,35 @@ def test_the_number_of_queries_per_build_is_bounded(sample_cli, tmp_path):
     engine.dispose()
     assert full <= 60, statements
     assert len(statements) <= 15, statements
+
+
+def test_values_a_planner_keeps_across_pages_are_inputs_of_every_page(sample_cli, tmp_path):
+    """A page type that memoises on the planner still gets correct dependencies on every page."""
+    from newsroom.build import pages as pages_module
+    from newsroom.build.model import load_content
+    from newsroom.build.tracking import Tracker, track_content, track_derived
+    from newsroom.db.session import session_factory
+    from newsroom.settings import Settings
+
+    class Memoising(pages_module.Planner):
+        def editions(self):
+            if not hasattr(self, "_first"):
+                self._first = self.headword("trainium")  # computed on one page, reused by the next
+            return super().editions()
+
+    engine = make_engine(sample_cli.db_url)
+    with session_factory(engine)() as session:
+        content = load_content(session)
+    engine.dispose()
+    settings = Settings()
+    derived = pages_module.derive(content, settings, False)
+    tracker = Tracker()
+    original = pages_module.Planner
+    pages_module.Planner = Memoising
+    try:
+        planned = pages_module.plan_pages(track_content(content, tracker), track_derived(derived, tracker),
+                                          settings, tracker)
+    finally:
+        pages_module.Planner = original
+    for spec in planned:
+        assert f"derived.headwords\x1f{spec.lang}/trainium" in spec.reads, spec.url

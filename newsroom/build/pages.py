@@ -131,7 +131,16 @@ class Planner:
                  tracker: Tracker | None = None) -> None:
         self.content, self.derived, self.settings, self.lang = content, derived, settings, lang
         self.tracker = tracker
+        self._shared_reads: set[str] = set()
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """An attribute set while pages are planned is a value kept across pages (a memo):
+        the reads that computed it become inputs of every page, not only of the page that made it."""
+        tracker = self.__dict__.get("tracker")
+        if tracker is not None and "_shared_reads" in self.__dict__:
+            self.__dict__["_shared_reads"].update(tracker.reads)
+        object.__setattr__(self, name, value)
 
     # -- helpers used by templates -------------------------------------------------
     def href(self, url: str) -> str:
@@ -304,7 +313,16 @@ def plan_pages(content: Content, derived: Derived, settings: Settings,
     With a tracker, pass the tracked views of `content` and `derived`
     (`tracking.track_content` / `track_derived`) that note into it.
     """
-    if tracker is not None:
-        tracker.take()  # reads made before planning belong to no page
-    return [spec for lang in settings.languages
-            for spec in Planner(content, derived, settings, lang, tracker).pages()]
+    if tracker is None:
+        return [spec for lang in settings.languages for spec in Planner(content, derived, settings, lang).pages()]
+    specs: list[PageSpec] = []
+    for lang in settings.languages:
+        tracker.take()  # reads made before this planner belong to no page
+        planner = Planner(content, derived, settings, lang, tracker)
+        # What the planner read to set itself up, and what any value it kept across pages was
+        # computed from (see Planner.__setattr__), is an input of every page it makes.
+        shared = tracker.take()
+        made = planner.pages()
+        shared |= planner.__dict__.get("_shared_reads", set())
+        specs += [dataclasses.replace(spec, reads=spec.reads | shared) for spec in made]
+    return specs
