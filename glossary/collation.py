@@ -198,6 +198,12 @@ def sort_key(text: str, lang: str) -> tuple[object, ...]:
     return (primary, secondary, tertiary, text)
 
 
+def alphabet_headings(lang: str) -> tuple[str, ...]:
+    """Every index letter of `lang` in order, for an A–Z bar that shows the whole alphabet."""
+    _alphabet(lang)  # refuses an unsupported language
+    return HU_ALPHABET_HEADINGS if lang == "hu" else EN_ALPHABET_HEADINGS
+
+
 def letter_heading(text: str, lang: str) -> str:
     """The A–Z index group of `text`: its first letter at the primary level.
 

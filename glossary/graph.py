@@ -57,7 +57,8 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
                     problems.append(Diagnostic(entry.location, None, field, "an entry cannot be related to itself"))
                 elif target not in content.entries:
                     problems.append(Diagnostic(entry.location, None, field,
-                                               f"no entry {target!r}: shown as plain text until it is written"))
+                                               f"no entry {target!r}: shown as plain text until it is written",
+                                               "warning"))
                 elif group == "broader":
                     parents[slug].add(target)
                 elif group == "narrower":
@@ -73,24 +74,33 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
 
 
 def _cycles(content: Content, parents: dict[str, set[str]]) -> list[Diagnostic]:
-    """One diagnostic per broader/narrower cycle, named by its members in order."""
-    problems, state, reported = [], {}, set()
+    """One diagnostic per broader/narrower cycle, named by its members in order.
 
-    def visit(slug: str, trail: list[str]) -> None:
-        state[slug] = "open"
-        for parent in sorted(parents[slug]):
-            if state.get(parent) == "open":
-                cycle = trail[trail.index(parent):] + [parent] if parent in trail else [slug, parent]
-                key = frozenset(cycle)
-                if key not in reported:
-                    reported.add(key)
+    Iterative depth-first search with an explicit stack: a broader chain of
+    thousands of entries must not hit Python's recursion limit.
+    """
+    problems: list[Diagnostic] = []
+    state: dict[str, str] = {}
+    reported: set[frozenset[str]] = set()
+    for root in sorted(parents):
+        if root in state:
+            continue
+        state[root] = "open"
+        trail = [root]
+        stack = [iter(sorted(parents[root]))]
+        while stack:
+            parent = next(stack[-1], None)
+            if parent is None:
+                state[trail.pop()] = "done"
+                stack.pop()
+            elif state.get(parent) == "open":
+                cycle = trail[trail.index(parent):] + [parent]
+                if frozenset(cycle) not in reported:
+                    reported.add(frozenset(cycle))
                     problems.append(Diagnostic(content.entries[cycle[0]].location, None, "relations.broader",
                                                "broader/narrower cycle: " + " → ".join(cycle)))
             elif parent not in state:
-                visit(parent, [*trail, parent])
-        state[slug] = "done"
-
-    for slug in sorted(parents):
-        if slug not in state:
-            visit(slug, [slug])
+                state[parent] = "open"
+                trail.append(parent)
+                stack.append(iter(sorted(parents[parent])))
     return problems

@@ -26,7 +26,8 @@ NO_LINK_TAGS = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", 
                           "h1", "h2", "h3", "h4", "h5", "h6"})
 """Elements whose text is never linked."""
 
-# The character references `html.unescape` decodes, matched the same way.
+# The character references `html.unescape` decodes, matched the same way; used
+# only on the raw source of one text run, to map decoded offsets back to it.
 _CHARREF = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
 
 
@@ -46,7 +47,6 @@ class _Tokeniser(HTMLParser):
     def __init__(self, source: str) -> None:
         super().__init__(convert_charrefs=True)
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
-        self._source = source
         self._depth = dict.fromkeys(NO_LINK_TAGS, 0)
         self.marks: list[tuple[int, str | None, bool]] = []  # (offset, text, linkable)
         self.hrefs: set[str] = set()  # targets of the links already in the fragment

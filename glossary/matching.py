@@ -19,7 +19,8 @@ Rules, in the editors' terms:
   lengthened: "intelligenciát"), or a hyphen and lowercase letters after any
   label ("GPU-kat", "Trainium2-vel", "Shakespeare-rel"); "GPUk" and "AWSome"
   are not mentions. Other stem changes (kő → követ, bokor → bokrot) are not
-  recognised: list such forms as match-only labels. English allows only
+  recognised: list such forms as match-only labels; nor is an all-capitals
+  inflected form ("ADATKÖZPONTBAN"). English allows only
   plural and possessive endings ("GPUs", "data centers", "AWS’s");
 - mentions never overlap; scanning left to right, the longest label wins.
 
@@ -89,12 +90,12 @@ def _normalise_label(label: str) -> str:
     return " ".join(unicodedata.normalize("NFC", label).split())
 
 
-def _inflection_stems(label: str, lang: str) -> tuple[str, ...]:
-    """`label` and, in Hungarian, its stem with a final a/e lengthened before a
+def _lengthened_stem(label: str, lang: str) -> str | None:
+    """The Hungarian stem of `label` with its final a/e lengthened before a
     suffix ("intelligencia" → "intelligenciát", "szoftvere" → "szoftverét")."""
     if lang == "hu" and label[-1:] in ("a", "e"):
-        return (label, label[:-1] + {"a": "á", "e": "é"}[label[-1]])
-    return (label,)
+        return label[:-1] + {"a": "á", "e": "é"}[label[-1]]
+    return None
 
 
 def _fold(text: str) -> str:
@@ -191,16 +192,15 @@ class TermMatcher:
         self._exclude = tuple(sorted({_fold(word) for word in exclude if word}))
         self._sensitive: dict[str, str] = {}
         self._insensitive: dict[str, str] = {}
-        for term in terms:
-            for raw_label in term.labels:
-                label = _normalise_label(raw_label)
-                if not label:
-                    continue
-                for form in _inflection_stems(label, lang):
-                    if is_case_sensitive(form):
-                        self._sensitive.setdefault(form, term.slug)
-                    else:
-                        self._insensitive.setdefault(_fold(form), term.slug)
+        labels = [(label, term.slug) for term in terms
+                  for label in map(_normalise_label, term.labels) if label]
+        stems = [(stem, slug) for label, slug in labels if (stem := _lengthened_stem(label, lang))]
+        # Labels as written come first, so a lengthened stem never takes another term's label.
+        for form, slug in [*labels, *stems]:
+            if is_case_sensitive(form):
+                self._sensitive.setdefault(form, slug)
+            else:
+                self._insensitive.setdefault(_fold(form), slug)
         suffix = _SUFFIX[lang]
         self._patterns = [
             (pattern, lookup, fold)
@@ -210,6 +210,14 @@ class TermMatcher:
             )
             if pattern is not None
         ]
+
+    def __repr__(self) -> str:
+        """Every form it matches, in a stable order: two matchers with one repr find the same mentions.
+
+        The build's dependency records hash a matcher by its repr (see newsroom/build/tracking.py).
+        """
+        return (f"TermMatcher({self.lang!r}, {sorted(self._sensitive.items())!r}, "
+                f"{sorted(self._insensitive.items())!r}, {self._exclude!r})")
 
     def find(self, text: str) -> list[Mention]:
         """Mentions in `text`, left to right, non-overlapping, longest label first."""

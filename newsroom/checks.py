@@ -7,6 +7,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from glossary.graph import graph_problems
+from glossary.provenance import provenance_problems
+from glossary.staleness import stale_problems
 from newsroom.build.model import Content, Record
 from newsroom.diagnostics import Diagnostic
 from newsroom.render.markdown import find_references
@@ -22,18 +24,25 @@ REQUIRED_TEXTS = {
 }
 
 
-def check_content(content: Content, settings: Settings, today: dt.date) -> list[Diagnostic]:
-    """All problems, sorted: errors block publishing, warnings are for editors to review."""
+def check_content(content: Content, settings: Settings, today: dt.date, *,
+                  complete_translations: bool = False) -> list[Diagnostic]:
+    """All problems, sorted: errors block publishing, warnings are for editors to review.
+
+    `complete_translations` (publishing an issue) makes every missing translated field an
+    error, even of a record whose whole language the missing-translation policy would cover.
+    """
     problems: list[Diagnostic] = []
     languages = settings.languages
     records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
                *content.stories.values()]
     for record in records:
-        problems.extend(_translations(record, languages))
+        problems.extend(_translations(record, languages, settings.missing_translation, complete_translations))
         problems.extend(_references(record, content, languages))
+        problems.extend(_uncited_sources(record, languages))
     problems.extend(_site_names(content, languages))
     problems.extend(graph_problems(content, languages))
     problems.extend(_stale(content, settings, today))
+    problems.extend(provenance_problems(content))
     for story in content.stories.values():
         if not story.data.get("sources"):
             problems.append(Diagnostic(story.location, None, "sources", "a story needs at least one source"))
@@ -47,12 +56,22 @@ def check_content(content: Content, settings: Settings, today: dt.date) -> list[
 LANGUAGE_OWN = {"match_forms"}
 
 
-def _translations(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
-    """A required field missing in a language, or a field present in one language only."""
+def _translations(record: Record, languages: tuple[str, ...], policy: str = "fallback",
+                  complete: bool = False) -> Iterator[Diagnostic]:
+    """A required field missing in a language, or a field present in one language only.
+
+    A record with no text at all in a language is a warning: the `missing_translation`
+    policy decides what readers see (the other language, marked; or no page), and the
+    warning says which. A partly translated record stays an error: that would be a silent mix.
+    """
     present = {lang: _filled_paths(record.text(lang)) - LANGUAGE_OWN for lang in languages}
     required = set(REQUIRED_TEXTS.get(record.kind, ()))
     everywhere = set().union(*present.values()) | required
     for lang in languages:
+        if not present[lang] and any(present.values()) and not complete:
+            effect = f"left out of {lang}" if policy == "omit" else f"shown in {lang} in another language, marked"
+            yield Diagnostic(record.location, None, lang, f"missing translation ({effect})", "warning")
+            continue
         for path in sorted(everywhere - present[lang]):
             others = [other for other in languages if path in present[other]]
             detail = f" (present in {', '.join(others)})" if others else ""
@@ -97,16 +116,53 @@ def _references(record: Record, content: Content, languages: tuple[str, ...]) ->
 
 
 def _table_cells(record: Record, lang: str, sources: int) -> Iterator[Diagnostic]:
+    """Spec-table cells citing a source that is not listed, and blank cells (never blank: a value or
+    an explicit "not published")."""
     for s, section in enumerate(record.text(lang).get("sections") or []):
         for layer in ("simple", "deep"):
             table = (section.get(layer) or {}).get("table")
             for r, row in enumerate((table or {}).get("rows") or []):
                 for c, cell in enumerate(row):
+                    place = f"{lang}.sections[{s}].{layer}.table.rows[{r}][{c}]"
+                    if _blank(cell):
+                        yield Diagnostic(record.location, None, place, "blank cell: give a value with its source, "
+                                         "or {not_published: …} saying the maker has not published it")
+                        continue
                     source = cell.get("source") if isinstance(cell, Mapping) else None
                     if source is not None and not 1 <= source <= sources:
-                        yield Diagnostic(record.location, None,
-                                         f"{lang}.sections[{s}].{layer}.table.rows[{r}][{c}].source",
+                        yield Diagnostic(record.location, None, f"{place}.source",
                                          f"cites source {source}, which is not listed")
+
+
+def _blank(cell: Any) -> bool:
+    if isinstance(cell, Mapping):
+        return not any(str(cell.get(key) or "").strip() for key in ("value", "not_published"))
+    return cell is None or not str(cell).strip()
+
+
+def _cited(record: Record, lang: str) -> set[int]:
+    """Source numbers a language's text cites: `[n]` in its Markdown and spec-table cells."""
+    cited = {n for _path, text in _markdown_fields(record.text(lang), lang) for n in find_references(text).citations}
+    for section in record.text(lang).get("sections") or []:
+        for layer in ("simple", "deep"):
+            for row in ((section.get(layer) or {}).get("table") or {}).get("rows") or []:
+                cited |= {cell["source"] for cell in row if isinstance(cell, Mapping) and cell.get("source")}
+    return cited
+
+
+def _uncited_sources(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """A reference page's source that no citation in a language points at (a warning: readers
+    cannot tell what it supports)."""
+    if record.kind != "reference":
+        return
+    for lang in languages:
+        if not record.has(lang):
+            continue
+        cited = _cited(record, lang)
+        for i, _source in enumerate(record.data.get("sources") or []):
+            if i + 1 not in cited:
+                yield Diagnostic(record.location, None, f"sources[{i}]",
+                                 f"source {i + 1} is never cited in the {lang} text", "warning")
 
 
 def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
@@ -119,10 +175,4 @@ def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagno
 
 
 def _stale(content: Content, settings: Settings, today: dt.date) -> Iterator[Diagnostic]:
-    limit = settings.stale_after_months
-    for entry in content.entries.values():
-        year, month = map(int, entry.data["status"].split("-"))
-        age = (today.year - year) * 12 + today.month - month
-        if age > limit:
-            yield Diagnostic(entry.location, None, "status",
-                             f"'Where things stand' is {age} months old (limit {limit}); re-review it", "warning")
+    yield from stale_problems(content, today, settings.stale_after_months)

@@ -106,3 +106,4 @@ def register_all() -> None:
     import glossary.models  # noqa: F401
     import issues.models  # noqa: F401
     import newsroom.build.state  # noqa: F401
+    import newsroom.mail.models  # noqa: F401

@@ -35,6 +35,12 @@ class Settings:
     unsubscribe_mailto: str = "unsubscribe@example.org"
     #: Secret for subscribers' unsubscribe tokens (HMAC); set a real one in production.
     unsubscribe_secret: str = "change-me"
+    #: Public URL of `newsroom unsubscribe-server`; empty means `{base_url}unsubscribe`.
+    unsubscribe_url: str = ""
+    #: Date part of the tag: URIs (RFC 4151) that identify feeds and entries; never change it once public.
+    feed_id_date: str = "2026"
+    #: How many of the newest issues, stories and glossary updates each feed carries.
+    feed_limit: int = 20
     #: Template folder; empty means the bundled `templates/`. Pages that use an edited template are rebuilt.
     templates: str = ""
     #: Extra settings kept for extensions; unknown keys in newsroom.toml are errors.
@@ -43,6 +49,10 @@ class Settings:
     @property
     def default_language(self) -> str:
         return self.languages[0]
+
+    @property
+    def unsubscribe_endpoint(self) -> str:
+        return self.unsubscribe_url or f"{self.base_url}unsubscribe"
 
     @property
     def zone(self) -> ZoneInfo:

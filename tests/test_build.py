@@ -27,7 +27,8 @@ def _parse(path: Path):
 
 
 def _pages(site: Path) -> list[Path]:
-    return sorted(p for p in site.rglob("*.html") if p != site / "index.html")
+    """The indexed pages: not the root redirect, not the 404 pages (tests/test_site_html.py covers those)."""
+    return sorted(p for p in site.rglob("*.html") if p != site / "index.html" and p.name != "404.html")
 
 
 def test_both_languages_have_every_page_type(site):

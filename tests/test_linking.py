@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Collection
 
 import html5lib
 from hypothesis import given
@@ -25,8 +26,8 @@ def href(slug: str) -> str:
     return f"/en/glossary/{slug}/"
 
 
-def link(fragment: str, **options: object) -> str:
-    return link_first_mentions(fragment, MATCHER, href, **options)  # type: ignore[arg-type]
+def link(fragment: str, skip: Collection[str] = ()) -> str:
+    return link_first_mentions(fragment, MATCHER, href, skip=skip)
 
 
 def parse(fragment: str) -> ET.Element:
@@ -143,8 +144,13 @@ def test_skipped_slugs_are_not_linked() -> None:
 
 def test_href_for_is_asked_once_per_slug() -> None:
     asked: list[str] = []
-    link_first_mentions("<p>GPU GPU</p><p>GPU</p>", MATCHER, lambda slug: asked.append(slug))  # type: ignore[func-returns-value]
-    assert asked == ["gpu"]
+
+    def recording_href(slug: str) -> str:
+        asked.append(slug)
+        return href(slug)
+
+    link_first_mentions("<p>GPU GPU</p><p>GPU Trainium</p>", MATCHER, recording_href)
+    assert asked == ["gpu", "trainium"]
 
 
 def test_a_fragment_without_mentions_is_unchanged() -> None:

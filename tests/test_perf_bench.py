@@ -22,6 +22,10 @@ def test_a_small_generated_publication_checks_clean_and_builds(tmp_path: Path):
     result = build(engine, Settings(), tmp_path / "site", dt.date(2026, 11, 30))
     engine.dispose()
     shape = writer.shape
-    per_language = 3 + shape.issues + shape.entries + shape.references + 1  # home, index, editions; method
-    assert result.pages == 2 * per_language
+    # home, glossary index, editions, archive, feeds, search; issues, entries, references; the method page
+    # (and the archive's section and tag pages and the glossary's category and level pages besides).
+    per_language = 6 + shape.issues + shape.entries + shape.references + 1
+    assert result.pages > 2 * per_language
+    for number in range(1, shape.issues + 1):
+        assert (tmp_path / "site" / "en" / "issues" / str(number) / "index.html").is_file()
     assert (tmp_path / "site" / "hu" / "glossary" / f"{writer.slug(0)}" / "index.html").is_file()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, selectinload
 from glossary.models import Entry
 from glossary.records import entry_to_record
 from issues.models import Issue, Story
+from issues.queries import Correction, all_corrections
 from issues.records import issue_to_record, story_to_record
 from newsroom.content.records import page_to_record, site_to_record
 from newsroom.models import Page
@@ -56,6 +57,8 @@ class Content:
     pages: Mapping[str, Record]
     issues: Mapping[int, Record]
     stories: Mapping[str, Record]
+    #: Changes made to published issues and their stories, by issue number, oldest first.
+    corrections: Mapping[int, tuple[Correction, ...]] = field(default_factory=dict)
 
     def vocabulary(self, field: str) -> dict[str, Mapping[str, str]]:
         """{slug: {lang: name}} for "sections", "categories" or "audiences", in configured order."""
@@ -89,6 +92,7 @@ def load_content(session: Session, memo: Memo | None = None) -> Content:
         pages=dict(sorted(loaded["page"].items())),
         issues={int(key): record for key, record in sorted(loaded["issue"].items(), key=lambda kv: int(kv[0]))},
         stories=dict(sorted(loaded["story"].items())),
+        corrections={number: tuple(items) for number, items in all_corrections(session).items()},
     )
 
 

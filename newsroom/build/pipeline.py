@@ -5,33 +5,45 @@ says what each output was made from, so a rebuild renders only the pages
 whose inputs changed — any record, collection or derived value a page read
 while it was planned or rendered (build/tracking.py), or its templates,
 catalog, settings or the code. Aggregate outputs that are made from the
-whole plan (the sitemap, the root page) are remade on every build that
-changed anything and written only when their bytes differ. `full=True`
-ignores the state.
+whole plan or the whole content (assets, feeds, search indexes, 404 pages,
+the sitemap, the root page) are remade on every build that changed anything
+and written only when their bytes differ. `full=True` ignores the state.
+
+The latest issue's emails go to their own folder, written whole and
+atomically after the site (they are not pages of the site).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
 
+from issues.models import Issue
+from issues.visibility import unpublished_locations, visible_numbers
 from newsroom import PROJECT_ROOT
-from newsroom.build import state
+from newsroom.build import state, urls
 from newsroom.build.model import Content, load_content
-from newsroom.build.pages import PageSpec, derive, plan_pages
+from newsroom.build.pages import Derived, PageSpec, Planner, derive, plan_pages
 from newsroom.build.rendering import PageRenderer, render_pages
 from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
 from newsroom.build.urls import file_path
-from newsroom.build.writer import WriteStats, apply_changes, collect, existing_files, unchanged_on_disk
+from newsroom.build.writer import (WriteStats, apply_changes, collect, existing_files, unchanged_on_disk,
+                                   write_site)
 from newsroom.checks import check_content
 from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.render import search
+from newsroom.render.assets import Asset, asset_urls, load_assets
+from newsroom.render.email import latest_email
+from newsroom.render.feeds import render_feeds
 from newsroom.render.html import TEMPLATES, folder_digest
 from newsroom.render.markdown import remembered_references
 from newsroom.render.sitemap import render_sitemap
@@ -67,15 +79,40 @@ def build_inputs(settings: Settings, drafts: bool, templates: Path) -> str:
     return f"{code_version()}|{settings!r}|drafts={drafts}|templates={folder_digest(templates)}"
 
 
-def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool = False, *,
+def scheduled_public(session: Session, now: dt.datetime | None) -> tuple[int, ...]:
+    """Scheduled issues the build clock has made public (see issues.visibility), in one query.
+
+    The clock itself is no input (it changes on every build); which issues it
+    makes public is: a scheduled issue appears when its time passes, with
+    nothing else changed.
+    """
+    if now is None:
+        return ()
+    rows = session.execute(select(Issue.number, Issue.published_at).where(Issue.status == "scheduled"))
+    return tuple(sorted(number for number, published in rows if published is not None and published <= now))
+
+
+def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool = False,
+          email_out: Path | None = None, now: dt.datetime | None = None, preview: bool = False, *,
           full: bool = False, progress: bool = False) -> BuildResult:
-    """Build the site into `out`, rendering and writing only what changed; nothing is written on error."""
+    """Build the site into `out` (and the latest issue's emails into `email_out`), rendering and writing
+    only what changed; nothing is written on error.
+
+    `now` is the build clock: scheduled issues whose time has passed are public (see issues.visibility).
+    `preview` (the `serve` command) marks the pages as a preview and adds its reload script.
+    """
     out = out.resolve()
     templates = Path(settings.templates) if settings.templates else TEMPLATES
     inputs = build_inputs(settings, drafts, templates)
+    assets = load_assets(templates / "assets")
+    # What every page's context gets besides its own: part of every page's fingerprint.
+    shared: Mapping[str, Any] = {"assets": asset_urls(assets), "preview": preview}
     # First gather every record, so all pages see one consistent state of the content.
     with session_factory(engine)() as session, session.begin():
-        snapshot = state.snapshot(session, f"{inputs}|today={today.isoformat()}")
+        public = scheduled_public(session, now)
+        email_folder = str(email_out.resolve()) if email_out is not None else ""
+        snapshot = state.snapshot(session, f"{inputs}|today={today.isoformat()}|preview={preview}|"
+                                           f"public={public}|email={email_folder}")
         previous = None if full or not out.is_dir() else state.load(session, str(out))
         if previous is not None and previous.snapshot == snapshot:
             files = len(previous.outputs)
@@ -84,27 +121,46 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
         memos = {name: state.Memo({}, replace=True) for name in MEMOS} if full else state.load_memos(session, MEMOS)
         content = load_content(session, memos["records"])
-    # Check before rendering: a broken link must stop the build, not ship.
     with remembered_references(memos["references"]):
-        problems = check_content(content, settings, today)
-    errors = [p for p in problems if p.severity == "error"]
-    if errors:
-        raise ContentError(errors)
-    derived = derive(content, settings, drafts, memos["mentions"])
+        problems = checked(content, settings, today, drafts, now)
+    derived = derive(content, settings, drafts, now, memos["mentions"])
     tracker = Tracker()
     with remembered_references(memos["references"], memos["plain"]):
-        pages = plan_pages(track_content(content, tracker), track_derived(derived, tracker), settings, tracker)
-    renderer = PageRenderer(templates, settings.languages)
-    made = _render_changed(pages, renderer, tracker, Values(content, derived),
-                           f"{inputs}|{untracked_fields(derived)}", previous, out, progress)
-    rendered = len(made)
-    aggregates = _aggregates(content, pages, renderer, settings)
+        pages = plan_pages(track_content(content, tracker), track_derived(derived, tracker), settings, tracker,
+                           now=now)
+        renderer = PageRenderer(templates, settings.languages, shared)
+        # The template folder is no input of a page here: its fingerprint names the templates it used.
+        page_inputs = f"{code_version()}|{settings!r}|drafts={drafts}|public={public}|{untracked_fields(derived)}"
+        made = _render_changed(pages, renderer, tracker, Values(content, derived), page_inputs, previous, out,
+                               progress)
+        rendered = len(made)
+        aggregates = _aggregates(content, derived, pages, renderer, settings, now, assets)
     page_paths = [file_path(page.url) for page in pages]
     collect((path, b"") for path in [*page_paths, *aggregates])  # refuses two outputs for one path
     made.update(aggregates)
     stats = _publish(engine, out, made, previous, set(page_paths), snapshot, memos)
+    if email_out is not None:
+        # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
+        emails = [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]
+        write_site(email_out, collect(emails))
     return BuildResult(len(pages), len(made) + len(page_paths) - rendered, stats,
                        [p for p in problems if p.severity == "warning"], rendered)
+
+
+def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
+            now: dt.datetime | None) -> list[Diagnostic]:
+    """Check before rendering: a broken link must stop the build, not ship.
+
+    Unpublished issues are work in progress: their problems are checked when they are
+    scheduled or published, and in a preview they are only warnings.
+    """
+    unpublished = unpublished_locations(content, visible_numbers(content, False, now))
+    problems = [p if p.location not in unpublished or p.severity == "warning" else replace(p, severity="warning")
+                for p in check_content(content, settings, today) if drafts or p.location not in unpublished]
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise ContentError(errors)
+    return problems
 
 
 def _publish(engine: Engine, out: Path, made: Mapping[str, _Made], previous: state.Previous | None,
@@ -145,22 +201,37 @@ def _render_changed(pages: list[PageSpec], renderer: PageRenderer, tracker: Trac
     return made
 
 
-def _aggregates(content: Content, pages: list[PageSpec], renderer: PageRenderer,
-                settings: Settings) -> dict[str, _Made]:
+def _aggregates(content: Content, derived: Derived, pages: list[PageSpec], renderer: PageRenderer,
+                settings: Settings, now: dt.datetime | None, assets: list[Asset]) -> dict[str, _Made]:
     """Outputs made from the whole plan or the whole content, not from one page's reads.
 
     Remade on every build that changed anything, and written only when their
     bytes differ: correct without dependency records, at the cost of making
-    them each time. Add feeds, search indexes and other site-wide files here.
+    them each time. Add site-wide files here.
     """
-    lang = settings.default_language
-    outputs = [
-        ("sitemap.xml", render_sitemap(pages, settings.base_url, lang)),
-        ("index.html", renderer.render("root.html", lang, {
-            "lang": lang, "languages": settings.languages, "href": lambda u: u})),
-    ]
+    planners = [Planner(content, derived, settings, lang, now) for lang in settings.languages]  # untracked
+    outputs = collect(site_wide(pages, planners, content, derived, settings, renderer, assets))
     return {path: _Made(data, state.Output(hashlib.sha256(data).hexdigest(), AGGREGATE, {}))
-            for path, data in collect(outputs).items()}
+            for path, data in outputs.items()}
+
+
+def site_wide(pages: list[PageSpec], planners: list[Planner], content: Content, derived: Derived,
+              settings: Settings, renderer: PageRenderer, assets: list[Asset]) -> Iterator[tuple[str, bytes]]:
+    """Assets, feeds, search indexes, 404 pages, the sitemap and the root page."""
+    for asset in assets:
+        yield asset.path, asset.data
+    for planner in planners:
+        yield from render_feeds(content, derived, settings, planner.lang)
+        folder = urls.search_index(planner.lang)
+        for relative, data in search.index_files(search.documents(planner)).items():
+            yield folder + relative, data
+        missing = planner.not_found()
+        yield file_path(missing.url), renderer.render(missing.template, missing.lang, missing.context)
+    default = planners[0]
+    # The root 404 page answers for every unknown path; the default language's page, linking its twin.
+    yield "404.html", renderer.render("404.html", default.lang, default.not_found().context)
+    yield "sitemap.xml", render_sitemap(pages, settings.base_url, settings.default_language)
+    yield "index.html", renderer.render("root.html", default.lang, default.chrome("", {}))
 
 
 def _changes(made: Mapping[str, _Made], previous: state.Previous | None, out: Path,

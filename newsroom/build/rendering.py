@@ -15,7 +15,7 @@ import hashlib
 import multiprocessing
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,22 +32,29 @@ CHUNK = 64
 
 
 class PageRenderer:
-    """Compiled environments per language and the fingerprint of each (template, language)."""
+    """Compiled environments per language and the fingerprint of each (template, language).
 
-    def __init__(self, templates: Path, languages: Iterable[str]) -> None:
+    `shared` is what every page's context gets besides its own (the hashed asset
+    names, whether this is a preview); it is part of every page's fingerprint.
+    """
+
+    def __init__(self, templates: Path, languages: Iterable[str], shared: Mapping[str, Any] | None = None) -> None:
         self.templates = templates
         self.envs = {lang: environment(lang, templates) for lang in languages}
+        self.shared: Mapping[str, Any] = dict(shared or {})
+        self._shared_repr = repr(sorted(self.shared.items()))
         self._fingerprints: dict[tuple[str, str], str] = {}
 
-    def render(self, template: str, lang: str, context: Any) -> bytes:
-        return render(template, lang, context, env=self.envs[lang])
+    def render(self, template: str, lang: str, context: Mapping[str, Any]) -> bytes:
+        return render(template, lang, {**context, **self.shared} if self.shared else context, env=self.envs[lang])
 
     def fingerprint(self, template: str, lang: str) -> str:
-        """What a page's bytes depend on besides its content: its template sources and its catalog."""
+        """What a page's bytes depend on besides its content: its template sources, catalog and shared values."""
         key = (template, lang)
         if key not in self._fingerprints:
             sources = template_fingerprint(self.envs[lang], template, self.templates)
-            self._fingerprints[key] = hashlib.sha256(f"{sources}:{catalog_digest(lang)}".encode()).hexdigest()
+            self._fingerprints[key] = hashlib.sha256(
+                f"{sources}:{catalog_digest(lang)}:{self._shared_repr}".encode()).hexdigest()
         return self._fingerprints[key]
 
     def compile(self, pages: Iterable[PageSpec]) -> None:

@@ -25,8 +25,10 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from newsroom.db.base import Base, IntPK
 
 MARSHAL_TAG = f"marshal:{marshal.version}:{sys.version_info[0]}.{sys.version_info[1]}".encode()
-#: Tables whose rows never reach an output (history, the build state itself).
-NOT_CONTENT = frozenset({"revisions", "build_outputs", "build_runs", "build_memos", "alembic_version"})
+#: Tables whose rows never reach an output (the build state itself).
+NOT_CONTENT = frozenset({"build_outputs", "build_runs", "build_memos", "alembic_version"})
+#: Append-only tables: which rows exist says everything (revisions become corrections on issue pages).
+APPEND_ONLY = {"revisions": ("id",)}
 
 
 class BuildOutput(Base):
@@ -82,7 +84,9 @@ def snapshot(session: Session, inputs: str) -> str:
     for table in Base.metadata.sorted_tables:
         if table.name in NOT_CONTENT:
             continue
-        if table.name in hashed:
+        if table.name in APPEND_ONLY:
+            columns = [table.c[name] for name in APPEND_ONLY[table.name]]
+        elif table.name in hashed:
             columns = [table.c[name] for name in ("id", "version", "content_hash") if name in table.c]
         elif any(fk.column.table.name in hashed for fk in table.foreign_keys):
             continue

@@ -47,6 +47,36 @@ def feeds(lang: str) -> str:
     return f"{lang}/feeds/"
 
 
+def feed(lang: str, name: str, fmt: str) -> str:
+    """A feed file: `name` is "issues", "glossary" or "section-<slug>"; `fmt` is "rss" or "atom"."""
+    return f"{lang}/feeds/{name}.{'xml' if fmt == 'rss' else 'atom'}"
+def search(lang: str) -> str:
+    return f"{lang}/search/"
+
+
+def search_index(lang: str) -> str:
+    """The folder of the language's static search index (see newsroom/render/search.py)."""
+    return f"{lang}/search/index/"
+
+
+def not_found(lang: str) -> str:
+    return f"{lang}/404.html"
+
+
 def file_path(url: str) -> str:
     """The file a URL path is written to."""
     return url + "index.html" if url.endswith("/") or not url else url
+
+
+def level(lang: str, slug: str) -> str:
+    return f"{lang}/glossary/level/{slug}/"
+
+
+def section(lang: str, slug: str) -> str:
+    """One newsletter section's archive: every story filed under it."""
+    return f"{lang}/archive/section/{slug}/"
+
+
+def tag(lang: str, slug: str) -> str:
+    """The archive of one tag's stories."""
+    return f"{lang}/archive/tag/{slug}/"

@@ -97,3 +97,45 @@ def apply_changes(out: Path, writes: Mapping[str, bytes], removals: Iterable[str
             folder.rmdir()  # only when empty
         except OSError:
             pass
+
+
+def _place(new_root: Path, old_root: Path, relative: str, data: bytes) -> bool:
+    """Write one file into the new tree (hard-linked from the old one when unchanged); True when new."""
+    target = new_root / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    previous = old_root / relative
+    try:
+        if previous.stat().st_size == len(data) and previous.read_bytes() == data:
+            os.link(previous, target)
+            return False
+    except OSError:
+        pass
+    target.write_bytes(data)
+    return True
+
+
+def write_site(out: Path, files: dict[str, bytes]) -> WriteStats:
+    """Replace the folder `out` by exactly `files`, atomically from a reader's view (a new tree, swapped in).
+
+    For small folders written whole on every build (the email folder); the site itself
+    goes through `apply_changes`.
+    """
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    try:
+        with ThreadPoolExecutor(max_workers=WRITE_THREADS) as pool:
+            changed = list(pool.map(lambda item: _place(staging, out, *item), sorted(files.items())))
+        old_files = existing_files(out)
+        retired = None
+        if out.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.replace(out, retired / "site")
+        os.replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if retired is not None:
+        shutil.rmtree(retired, ignore_errors=True)
+    return WriteStats(written=sum(changed), unchanged=len(changed) - sum(changed),
+                      removed=len(old_files - set(files)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +22,9 @@ from newsroom.db.session import database_url, make_engine, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Environment variable that fixes the clock (ISO 8601 with an offset), e.g. 2026-11-06T10:00:00+01:00.
+NOW_ENV = "NEWSROOM_NOW"
 
 
 @dataclass
@@ -42,7 +46,17 @@ class App:
         return settings_module.load()
 
     def now(self) -> dt.datetime:
-        return dt.datetime.now(dt.timezone.utc)
+        """The clock: the real time, or $NEWSROOM_NOW (ISO 8601 with an offset) for tests and replays."""
+        fixed = os.environ.get(NOW_ENV)
+        if not fixed:
+            return dt.datetime.now(dt.timezone.utc)
+        try:
+            moment = dt.datetime.fromisoformat(fixed)
+        except ValueError:
+            raise click.ClickException(f"{NOW_ENV}={fixed!r}: expected an ISO 8601 time with an offset") from None
+        if moment.tzinfo is None:
+            raise click.ClickException(f"{NOW_ENV}={fixed!r}: the UTC offset is missing")
+        return moment.astimezone(dt.timezone.utc)
 
     def today(self) -> dt.date:
         return self.now().astimezone(self.settings.zone).date()
@@ -112,9 +126,9 @@ def main(ctx: click.Context, db_url: str | None, quiet: bool) -> None:
 
 
 def _register() -> None:
-    from newsroom.cli import build, content
+    from newsroom.cli import build, content, glossary, issue, mail, serve
 
-    for module in (content, build):
+    for module in (content, build, glossary, issue, mail, serve):
         for command in module.COMMANDS:
             main.add_command(command)
 

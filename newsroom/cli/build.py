@@ -16,19 +16,23 @@ from newsroom.cli import App, content_errors, pass_app, report
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_site"), show_default=True)
 @click.option("--base-url", help="Absolute URL the site is served from.")
 @click.option("--drafts", is_flag=True, help="Preview: include draft and scheduled issues.")
+@click.option("--email-out", type=click.Path(file_okay=False, path_type=Path), default=Path("_email"),
+              show_default=True, help="Folder for the latest published issue's emails (.html, .txt, .eml).")
 @click.option("--full", is_flag=True, help="Ignore the recorded build state: render and compare every page.")
 @click.option("--templates", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="Template folder to use instead of the configured one.")
 @pass_app
 @content_errors
-def build(app: App, out: Path, base_url: str | None, drafts: bool, full: bool, templates: Path | None) -> None:
+def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Path, full: bool,
+          templates: Path | None) -> None:
     """Build the static site in both languages into OUT, redoing only what changed."""
     app.require_schema()
     settings = app.settings.replace(base_url=base_url, templates=str(templates.resolve()) if templates else None)
     started = time.perf_counter()
     # A progress bar only for a person watching: on a terminal, and not with --quiet.
     progress = not app.quiet and sys.stderr.isatty()
-    result = build_site(app.engine, settings, out, app.today(), drafts=drafts, full=full, progress=progress)
+    result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out, now=app.now(),
+                        full=full, progress=progress)
     report(result.warnings)
     stats = result.stats
     app.say(f"{result.files} files ({result.pages} pages, {result.rendered} rendered): {stats.written} written, "

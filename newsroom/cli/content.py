@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from glossary.skos import write_skos
 from newsroom import SAMPLE_DIR
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
@@ -47,14 +48,23 @@ def import_(app: App, paths: tuple[Path, ...]) -> None:
 
 
 @click.command()
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path), required=False)
+@click.option("--skos", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the glossary as a SKOS concept scheme (Turtle) to this file.")
 @pass_app
 @content_errors
-def export(app: App, out: Path) -> None:
-    """Write every record back to content files under OUT (a full backup)."""
+def export(app: App, out: Path | None, skos: Path | None) -> None:
+    """Write every record back to content files under OUT (a full backup), and/or the glossary as SKOS."""
+    if out is None and skos is None:
+        raise click.UsageError("give a folder OUT, --skos FILE, or both")
     with app.transaction() as session:
-        count = export_all(session, out, app.settings.languages)
-    app.say(f"{count} files exported to {out}")
+        if out is not None:
+            count = export_all(session, out, app.settings.languages)
+            app.say(f"{count} files exported to {out}")
+        content = load_content(session) if skos is not None else None
+    if skos is not None and content is not None:
+        concepts = write_skos(content, app.settings.base_url, app.settings.languages, skos)
+        app.say(f"{concepts} concepts written to {skos} (SKOS, Turtle)")
 
 
 @click.command()

@@ -195,7 +195,9 @@ class Validator:
     def value(self, path: Path, value: Any, spec: Field) -> Any:
         if value is None or value == "" or value == [] or value == {}:
             if spec.required:
-                self.fail(path, f"required; expected {spec.expects or EXPECTS[spec.type]}")
+                expected = spec.expects or (f"one of {', '.join(spec.choices)}" if spec.choices
+                                            else EXPECTS[spec.type])
+                self.fail(path, f"required; expected {expected}")
             return None
         check = getattr(self, f"_{spec.type}")
         return check(path, value, spec)

@@ -150,6 +150,12 @@ def _new_parser(max_nesting: int) -> MarkdownIt:
     return md
 
 
+@lru_cache(maxsize=4)
+def _scanner(max_nesting: int) -> MarkdownIt:
+    """A shared parser for `find_references` (parsing keeps no state in it; building one is slow)."""
+    return _parser(max_nesting)
+
+
 def _parse(md: MarkdownIt, text: str, *, inline: bool = False) -> list[Token]:
     text = _SURROGATE.sub("\ufffd", text)  # lone surrogates cannot cross into nh3 (Rust strings)
     return md.parseInline(text, {}) if inline else md.parse(text, {})
@@ -345,7 +351,7 @@ def _references(text: str, max_nesting: int) -> References:
     found: dict[str, list[str]] = {"entry": [], "page": [], "issue": []}
     citations: list[int] = []
     malformed: list[str] = []
-    for block in _parse(_parser(max_nesting), text):
+    for block in _parse(_scanner(max_nesting), text):
         # Only an inline run's own children: image alt text renders as text, never as marks.
         for token in block.children if block.type == "inline" and block.children else ():
             if token.type == "citation":

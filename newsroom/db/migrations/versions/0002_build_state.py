@@ -1,7 +1,7 @@
 """build state: what each output file was made from
 
 Revision ID: 0002_build_state
-Revises: 0001
+Revises: 0002_mail
 """
 from alembic import op
 import sqlalchemy as sa
@@ -9,7 +9,7 @@ import newsroom.db.base
 
 
 revision = '0002_build_state'
-down_revision = '0001'
+down_revision = '0002_mail'
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,86 @@
+"""The whole glossary as a SKOS concept scheme (Turtle), for thesaurus tools and linked data.
+
+Labels are per language: the headword is `skos:prefLabel`, aliases (and the
+English term) `skos:altLabel`, match-only forms `skos:hiddenLabel`. Relations
+are written from both sides, as the pages show them: broader ⇄ narrower;
+"on the edge" and "similar, but not the same" are `skos:related`. A relation
+to an entry that does not exist is left out (it has no concept to point to).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rdflib import DCTERMS, RDF, SKOS, Graph, Literal, Namespace, URIRef
+from rdflib.namespace import FOAF, XSD
+
+from glossary.graph import relations_of
+from glossary.staleness import status_month
+from newsroom.build import urls
+from newsroom.build.model import Content
+from newsroom.render.markdown import plain_text
+
+
+def concept_uri(base_url: str, slug: str) -> URIRef:
+    """A language-independent identifier for an entry's concept."""
+    return URIRef(f"{base_url}glossary/{slug}")
+
+
+def skos_graph(content: Content, base_url: str, languages: tuple[str, ...]) -> Graph:
+    """An RDF graph with one `skos:Concept` per entry, in a scheme named after the site."""
+    graph = Graph()
+    graph.bind("skos", SKOS)
+    graph.bind("dct", DCTERMS)
+    graph.bind("foaf", FOAF)
+    graph.bind("concept", Namespace(f"{base_url}glossary/"))
+    scheme = URIRef(f"{base_url}glossary/")
+    graph.add((scheme, RDF.type, SKOS.ConceptScheme))
+    for lang in languages:
+        name = (content.site.get(lang) or {}).get("name")
+        if name:
+            graph.add((scheme, DCTERMS.title, Literal(name, lang=lang)))
+    relations = relations_of(content)
+    for slug, entry in content.entries.items():
+        concept = concept_uri(base_url, slug)
+        graph.add((concept, RDF.type, SKOS.Concept))
+        graph.add((concept, SKOS.inScheme, scheme))
+        graph.add((concept, SKOS.notation, Literal(slug)))
+        graph.add((concept, DCTERMS.modified, Literal(status_month(entry).isoformat(), datatype=XSD.date)))
+        for lang in languages:
+            _labels(graph, concept, entry.text(lang), lang)
+            graph.add((concept, FOAF.page, URIRef(base_url + urls.entry(lang, slug))))
+        if entry.data.get("english_term"):
+            graph.add((concept, SKOS.altLabel, Literal(entry.data["english_term"], lang="en")))
+        groups = relations[slug]
+        for group, predicate in (("broader", SKOS.broader), ("narrower", SKOS.narrower),
+                                 ("related", SKOS.related), ("similar", SKOS.related)):
+            for link in groups[group]:
+                if link.exists:
+                    graph.add((concept, predicate, concept_uri(base_url, link.slug)))
+        if not groups["broader"] or not any(link.exists for link in groups["broader"]):
+            graph.add((concept, SKOS.topConceptOf, scheme))
+            graph.add((scheme, SKOS.hasTopConcept, concept))
+    return graph
+
+
+def _labels(graph: Graph, concept: URIRef, text: Mapping[str, Any], lang: str) -> None:
+    headword = text.get("headword")
+    if headword:
+        graph.add((concept, SKOS.prefLabel, Literal(headword, lang=lang)))
+    for alias in text.get("aliases") or []:
+        if alias != headword:
+            graph.add((concept, SKOS.altLabel, Literal(alias, lang=lang)))
+    for form in text.get("match_forms") or []:
+        graph.add((concept, SKOS.hiddenLabel, Literal(form, lang=lang)))
+    if text.get("definition"):
+        graph.add((concept, SKOS.definition, Literal(plain_text(text["definition"]), lang=lang)))
+
+
+def write_skos(content: Content, base_url: str, languages: tuple[str, ...], path: Path) -> int:
+    """Write the glossary as Turtle to `path`; returns the number of concepts written."""
+    graph = skos_graph(content, base_url, languages)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(graph.serialize(format="longturtle"), encoding="utf-8")
+    return len(content.entries)

@@ -1,0 +1,35 @@
+"""Pure helpers that shape glossary data for pages: A–Z groups and sorted entry lists."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from glossary.collation import OTHER_HEADING, alphabet_headings, letter_heading, sort_key
+
+T = TypeVar("T")
+
+
+def by_headword(items: Iterable[T], lang: str, headword: Callable[[T], str]) -> list[T]:
+    """`items` in the dictionary order of `lang` by their headword."""
+    return sorted(items, key=lambda item: sort_key(headword(item), lang))
+
+
+def letter_anchor(letter: str) -> str:
+    """A fragment id for an index letter ("letter-Cs"; digits and symbols: "letter-other")."""
+    return "letter-other" if letter == OTHER_HEADING else f"letter-{letter}"
+
+
+def index_letters(items: Iterable[Mapping[str, Any]], lang: str) -> list[dict[str, Any]]:
+    """Every letter heading of the alphabet in order, each with its entries (maybe none).
+
+    `items` are mappings with a "headword". Entries starting with a digit or
+    a symbol form a leading "#" group, because digits sort before letters.
+    The result keeps empty letters so the index can show them as inactive.
+    """
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for item in by_headword(items, lang, lambda item: item["headword"]):
+        groups.setdefault(letter_heading(item["headword"], lang), []).append(item)
+    letters = ([OTHER_HEADING] if OTHER_HEADING in groups else []) + list(alphabet_headings(lang))
+    return [{"letter": letter, "anchor": letter_anchor(letter), "items": groups.get(letter, [])}
+            for letter in letters]

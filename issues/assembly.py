@@ -1,0 +1,217 @@
+"""Putting an issue together: a new issue, stories added, edited and moved between sections.
+
+Each function works inside the caller's transaction and raises ContentError
+(with every problem it found) before changing anything, so the CLI can roll
+back and report. Refusals name the place as `issue:N` or `story:slug`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from issues.models import Issue, Story
+from issues.queries import issue_by_number, next_number, overlapping_issues, sections, slug_taken, story_by_slug
+from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
+from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.models import VocabularyTerm
+
+#: Longest generated story slug (the column holds 120).
+SLUG_LENGTH = 60
+
+
+def refuse(location: str, field: str, message: str) -> ContentError:
+    return ContentError([Diagnostic(location, None, field, message)])
+
+
+@dataclass(frozen=True)
+class Week:
+    """The days an issue covers."""
+
+    start: dt.date
+    end: dt.date
+
+
+def new_issue(session: Session, change: Change, week: Week, number: int | None = None,
+              texts: dict[str, dict[str, str | None]] | None = None) -> Issue:
+    """Create a draft issue: the next number unless given; refuses a taken number or an overlapping week."""
+    number = next_number(session) if number is None else number
+    location = f"issue:{number}"
+    problems = []
+    if number < 1:
+        problems.append(Diagnostic(location, None, "number", "issue numbers start at 1"))
+    elif session.scalars(issue_by_number(number)).one_or_none() is not None:
+        problems.append(Diagnostic(location, None, "number", f"issue {number} already exists; "
+                                   f"leave out --number to take the next free one ({next_number(session)})"))
+    if week.end < week.start:
+        problems.append(Diagnostic(location, None, "week", f"the week ends ({week.end}) before it starts "
+                                   f"({week.start})"))
+    for other in session.scalars(overlapping_issues(week.start, week.end)):
+        problems.append(Diagnostic(location, None, "week", f"{week.start}–{week.end} overlaps issue {other.number} "
+                                   f"({other.week_start}–{other.week_end}); choose another --week"))
+    if problems:
+        raise ContentError(problems)
+    record: dict[str, Any] = {"number": number, "week": {"start": week.start.isoformat(), "end": week.end.isoformat()},
+                              "status": "draft", **(texts or {})}
+    issue = Issue()
+    write_issue(session, issue, record, change)
+    return issue
+
+
+def load_issue(session: Session, number: int) -> Issue:
+    issue = session.scalars(issue_by_number(number)).one_or_none()
+    if issue is None:
+        raise refuse(f"issue:{number}", "number", f"no issue {number}")
+    return issue
+
+
+def require_changeable(issue: Issue, correction: bool) -> None:
+    """A published issue changes only as a recorded correction."""
+    if issue.status == "published" and not correction:
+        raise refuse(f"issue:{issue.number}", "status", f"issue {issue.number} is published; to change it, add "
+                     "--correction (and --reason): the change is recorded and shown as a correction")
+
+
+def edit_issue(session: Session, change: Change, number: int, texts: dict[str, dict[str, str | None]],
+               correction: bool = False) -> bool:
+    """Set per-language texts of an issue (title, lead, editor_note); None clears a field."""
+    issue = load_issue(session, number)
+    require_changeable(issue, correction)
+    record = current_issue_record(issue, change.languages)
+    _merge_texts(record, texts)
+    return write_issue(session, issue, record, change)
+
+
+def _merge_texts(record: dict[str, Any], texts: dict[str, dict[str, str | None]]) -> None:
+    for lang, fields in texts.items():
+        block = dict(record.get(lang) or {})
+        for name, value in fields.items():
+            if value is None or value == "":
+                block.pop(name, None)
+            else:
+                block[name] = value
+        record[lang] = block
+
+
+def section_by_slug(session: Session, slug: str, location: str) -> VocabularyTerm:
+    known = list(session.scalars(sections()))
+    for term in known:
+        if term.slug == slug:
+            return term
+    listed = ", ".join(term.slug for term in known) or "none defined in site.yaml"
+    if not slug:
+        raise refuse(location, "section", f"required; give --section (known: {listed})")
+    raise refuse(location, "section", f"unknown section {slug!r}; known: {listed}")
+
+
+def _require_audiences(session: Session, audiences: list[str], location: str) -> None:
+    known = set(session.scalars(select(VocabularyTerm.slug).where(VocabularyTerm.kind == "audience")))
+    problems = [Diagnostic(location, None, f"audiences[{i}]", f"unknown audience {audience!r}; known: "
+                           f"{', '.join(sorted(known)) or 'none defined'}")
+                for i, audience in enumerate(audiences) if audience not in known]
+    if problems:
+        raise ContentError(problems)
+
+
+def story_slug(session: Session, number: int, headline: str) -> str:
+    """A free slug from the headline: "i14-" + ASCII words, shortened, "-2" etc. when taken."""
+    folded = unicodedata.normalize("NFKD", headline).encode("ascii", "ignore").decode().lower()
+    words = re.sub(r"[^a-z0-9]+", "-", folded).strip("-") or "story"
+    base = f"i{number}-{words}"[:SLUG_LENGTH].rstrip("-")
+    slug, counter = base, 2
+    while slug_taken(session, slug):
+        slug, counter = f"{base}-{counter}", counter + 1
+    return slug
+
+
+def add_story(session: Session, change: Change, number: int, record: dict[str, Any],
+              correction: bool = False) -> Story:
+    """Add a story (a story record without issue/position, or with them) to issue `number`.
+
+    The story goes last in its section unless `position` says where; stories
+    after it move down one. Adding to a published issue needs `correction`.
+    """
+    issue = load_issue(session, number)
+    require_changeable(issue, correction)
+    languages = change.languages
+    headline = next((record.get(lang, {}).get("headline") for lang in ("en", *languages)
+                     if record.get(lang, {}).get("headline")), None) or "story"
+    slug = record.get("slug") or story_slug(session, number, str(headline))
+    location = f"story:{slug}"
+    if slug_taken(session, slug):
+        raise refuse(location, "slug", f"a story {slug!r} already exists; choose another --slug")
+    if record.get("issue") not in (None, number):
+        raise refuse(location, "issue", f"the file says issue {record['issue']}, the command issue {number}")
+    section = section_by_slug(session, str(record.get("section") or ""), location)
+    _require_audiences(session, list(record.get("audiences") or []), location)
+    siblings = _section_stories(issue, section.slug)
+    position = record.get("position")
+    position = len(siblings) + 1 if position is None else min(max(int(position), 1), len(siblings) + 1)
+    story = Story()
+    write_story(session, story, {**record, "slug": slug, "issue": number, "section": section.slug,
+                                 "position": position}, change, issue, section,
+                record_creation=issue.status == "published")
+    siblings.insert(position - 1, story)
+    _renumber(session, change, issue, section, siblings)
+    return story
+
+
+def _section_stories(issue: Issue, section: str, leave_out: Story | None = None) -> list[Story]:
+    return sorted((s for s in issue.stories if s.section.slug == section and s is not leave_out),
+                  key=lambda s: (s.position, s.slug))
+
+
+def _renumber(session: Session, change: Change, issue: Issue, section: VocabularyTerm, stories: list[Story]) -> None:
+    """Positions 1, 2, … in the given order; only stories whose position changes are rewritten."""
+    for position, story in enumerate(stories, start=1):
+        if story.position != position or story.section is not section:
+            record = current_story_record(story, change.languages)
+            write_story(session, story, {**record, "section": section.slug, "position": position}, change,
+                        issue, section)
+
+
+def move_story(session: Session, change: Change, slug: str, section_slug: str | None = None,
+               position: int | None = None, correction: bool = False) -> Story:
+    """Move a story to another section and/or position (1 = first); the others close up around it."""
+    story = session.scalars(story_by_slug(slug)).one_or_none()
+    if story is None:
+        raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
+    issue = story.issue
+    require_changeable(issue, correction)
+    old_section = story.section
+    target = section_by_slug(session, section_slug, f"story:{slug}") if section_slug else old_section
+    if target is not old_section:
+        _renumber(session, change, issue, old_section, _section_stories(issue, old_section.slug, story))
+    siblings = _section_stories(issue, target.slug, story)
+    index = len(siblings) if position is None else min(max(position, 1), len(siblings) + 1) - 1
+    siblings.insert(index, story)
+    _renumber(session, change, issue, target, siblings)
+    return story
+
+
+def edit_story(session: Session, change: Change, slug: str, fields: dict[str, Any],
+               texts: dict[str, dict[str, str | None]], correction: bool = False) -> bool:
+    """Change a story's language-independent fields (tags, terms, sources…) and texts."""
+    story = session.scalars(story_by_slug(slug)).one_or_none()
+    if story is None:
+        raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
+    require_changeable(story.issue, correction)
+    _require_audiences(session, list(fields.get("audiences") or []), f"story:{slug}")
+    record = current_story_record(story, change.languages)
+    record.update({name: value for name, value in fields.items() if value is not None})
+    _merge_texts(record, texts)
+    return write_story(session, story, record, change, story.issue, story.section)
+
+
+def load_story_issue(session: Session, slug: str) -> int:
+    """The number of the issue a story belongs to."""
+    story = session.scalars(story_by_slug(slug)).one_or_none()
+    if story is None:
+        raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
+    return story.issue.number

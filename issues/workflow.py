@@ -1,0 +1,95 @@
+"""The editorial workflow: draft → scheduled (with a time) → published, guarded by `check`.
+
+Scheduling and publishing run the same checks as `newsroom check` over the
+issue, its stories and the site's sections, and refuse with every problem
+found. A published issue keeps the publication time it got (feeds and
+emails use it); later changes to it are corrections (see `issues.queries`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy.orm import Session
+
+from issues.assembly import load_issue, refuse
+from issues.revisions import Change, current_issue_record, write_issue
+from newsroom.build.model import load_content
+from newsroom.checks import check_content
+from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.settings import Settings
+
+
+def publication_problems(session: Session, settings: Settings, number: int, today: dt.date) -> list[Diagnostic]:
+    """The errors that keep issue `number` from being published, as `newsroom check` words them.
+
+    Those of the issue itself, of its stories (translations, sources, terms,
+    links) and of the site's sections (a name missing in a language).
+    """
+    session.flush()
+    content = load_content(session)
+    mine = {f"issue:{number}"} | {story.location for story in content.stories_of(number)}
+    problems = check_content(content, settings, today, complete_translations=True)
+    return [p for p in problems if p.severity == "error" and (
+        p.location in mine or (p.location == "site" and p.field.startswith("sections")))]
+
+
+def _require_publishable(session: Session, settings: Settings, number: int, today: dt.date) -> None:
+    problems = publication_problems(session, settings, number, today)
+    if problems:
+        raise ContentError(problems)
+
+
+def schedule(session: Session, settings: Settings, change: Change, number: int, at: dt.datetime) -> None:
+    """Draft (or scheduled) → scheduled at `at`, which must be in the future."""
+    issue = load_issue(session, number)
+    if issue.status == "published":
+        raise refuse(f"issue:{number}", "status", f"issue {number} is already published "
+                     f"(at {issue.published_at.isoformat() if issue.published_at else '?'})")
+    if at <= change.now:
+        raise refuse(f"issue:{number}", "published_at", f"{at.isoformat()} is in the past (now "
+                     f"{change.now.isoformat()}); schedule a time to come, or `issue publish` now")
+    _require_publishable(session, settings, number, change.now.astimezone(settings.zone).date())
+    record = current_issue_record(issue, change.languages)
+    write_issue(session, issue, {**record, "status": "scheduled", "published_at": at.isoformat()}, change)
+
+
+def unschedule(session: Session, change: Change, number: int) -> None:
+    """Scheduled → draft: the issue leaves the queue and loses its publication time."""
+    issue = load_issue(session, number)
+    if issue.status != "scheduled":
+        raise refuse(f"issue:{number}", "status", f"issue {number} is {issue.status}, not scheduled")
+    record = current_issue_record(issue, change.languages)
+    record.pop("published_at", None)
+    write_issue(session, issue, {**record, "status": "draft"}, change)
+
+
+def publish(session: Session, settings: Settings, change: Change, number: int,
+            at: dt.datetime | None = None) -> dt.datetime:
+    """Draft or scheduled → published; returns the publication time.
+
+    The time is `at` (not in the future: that is scheduling), else a scheduled
+    issue's time once it has passed (the build may already show it), else now.
+    """
+    issue = load_issue(session, number)
+    if issue.status == "published":
+        assert issue.published_at is not None
+        raise refuse(f"issue:{number}", "status", f"issue {number} is already published at "
+                     f"{issue.published_at.isoformat()}; its publication time stays")
+    if at is not None and at > change.now:
+        raise refuse(f"issue:{number}", "published_at", f"{at.isoformat()} is in the future; use "
+                     "`newsroom issue schedule` to publish later")
+    if at is None:
+        due = issue.status == "scheduled" and issue.published_at is not None and issue.published_at <= change.now
+        at = issue.published_at if due and issue.published_at is not None else change.now
+    _require_publishable(session, settings, number, change.now.astimezone(settings.zone).date())
+    record = current_issue_record(issue, change.languages)
+    write_issue(session, issue, {**record, "status": "published", "published_at": at.isoformat()}, change)
+    return at
+
+
+def recheck_after_change(session: Session, settings: Settings, change: Change, number: int) -> None:
+    """A change to a scheduled or published issue must leave it publishable; else it is refused."""
+    issue = load_issue(session, number)
+    if issue.status != "draft":
+        _require_publishable(session, settings, number, change.now.astimezone(settings.zone).date())

@@ -1,0 +1,79 @@
+"""A reference page's sections as the template needs them: numbered, both layers, citations with links back.
+
+Every text of the page (each section's Simple and Deep dive text, table and
+text after the table) is rendered with its own anchor prefix, so each
+citation mark has a unique id; the numbered source list links back to each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from newsroom.render.markdown import MarkdownRenderer, citation_backrefs
+
+LAYERS = ("simple", "deep")
+
+
+@dataclass
+class Backrefs:
+    """The ids of every citation of each source, in page order."""
+
+    ids: dict[int, list[str]] = field(default_factory=dict)
+
+    def add(self, number: int, anchor: str) -> None:
+        self.ids.setdefault(number, []).append(anchor)
+
+
+def _cell(value: Any, anchor: str, backrefs: Backrefs) -> dict[str, Any]:
+    """One spec-table cell: plain text, a value with its cited source, or an explicit Not published."""
+    if isinstance(value, Mapping) and "not_published" in value:
+        return {"not_published": value["not_published"]}
+    if isinstance(value, Mapping):
+        cell: dict[str, Any] = {"value": value.get("value")}
+        if value.get("source"):
+            cell.update(source=value["source"], id=anchor)
+            backrefs.add(value["source"], anchor)
+        return cell
+    return {"value": value}
+
+
+def _layer(part: Mapping[str, Any], prefix: str, md: MarkdownRenderer, backrefs: Backrefs) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in ("text", "after"):
+        if part.get(name):
+            anchor_prefix = f"{prefix}-{name}"
+            out[name] = md.html(part[name], anchor_prefix=anchor_prefix)
+            for number, anchors in citation_backrefs(part[name], anchor_prefix=anchor_prefix).items():
+                for anchor in anchors:
+                    backrefs.add(number, anchor)
+    table = part.get("table")
+    if table:
+        counts: dict[int, int] = {}
+        rows = []
+        for r, row in enumerate(table.get("rows") or []):
+            cells = []
+            for c, value in enumerate(row):
+                source = value.get("source") if isinstance(value, Mapping) else None
+                if source:
+                    counts[source] = counts.get(source, 0) + 1
+                anchor = f"{prefix}-table-{source}-{counts.get(source, 0)}" if source else f"{prefix}-r{r}c{c}"
+                cells.append(_cell(value, anchor, backrefs))
+            rows.append(cells)
+        out["table"] = {"columns": table.get("columns") or [], "rows": rows}
+    return out
+
+
+def reference_sections(sections: list[Mapping[str, Any]], md: MarkdownRenderer
+                       ) -> tuple[list[dict[str, Any]], dict[int, list[str]]]:
+    """(numbered sections with rendered layers, {source number: citation ids}) of one language's text."""
+    backrefs = Backrefs()
+    out = []
+    for number, section in enumerate(sections, start=1):
+        item: dict[str, Any] = {"number": number, "title": section.get("title"), "id": f"section-{number}"}
+        for layer in LAYERS:
+            if section.get(layer):
+                item[layer] = _layer(section[layer], f"cite-s{number}-{layer}", md, backrefs)
+        out.append(item)
+    return out, backrefs.ids

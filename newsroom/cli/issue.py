@@ -1,0 +1,353 @@
+"""Issue assembly and the editorial workflow: `newsroom issue …` and `newsroom story …`.
+
+Each command parses its arguments, runs one transaction through the domain
+(`issues.assembly`, `issues.workflow`) and reports. Any refusal prints
+`place: field: message`, exits 1 and changes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from issues import assembly, workflow
+from issues.dates import format_datetime, iso_week_bounds, next_week_after
+from issues.outline import outline
+from issues.queries import corrections as list_corrections
+from issues.revisions import Change
+from newsroom.cli import App, content_errors, pass_app
+from newsroom.content.reader import read_text
+from newsroom.content.schema import Validator
+from newsroom.content.yamlio import parse
+from newsroom.diagnostics import ContentError, Diagnostic
+
+#: Languages that get per-language options (`--title-hu`, `--headline-en`, …).
+OPTION_LANGUAGES = ("hu", "en")
+EDITOR_ENV = "NEWSROOM_EDITOR"
+WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
+
+
+def _default_editor() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name in some containers
+        return "unknown"
+
+
+def editor_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--editor (who is recorded), --correction and --reason, shared by every write command."""
+    func = click.option("--reason", help="Why: shown with a correction.")(func)
+    func = click.option("--correction", is_flag=True, help="Allow changing a published issue (recorded).")(func)
+    return click.option("--editor", envvar=EDITOR_ENV, default=_default_editor, show_default="the OS user",
+                        help=f"Who makes the change (or ${EDITOR_ENV}).")(func)
+
+
+def text_options(*fields: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--FIELD-LANG` options for each field and language, e.g. --headline-hu."""
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for field in reversed(fields):
+            for lang in reversed(OPTION_LANGUAGES):
+                func = click.option(f"--{field.replace('_', '-')}-{lang}", f"{field}_{lang}",
+                                    help=f"{field.replace('_', ' ').capitalize()} ({lang}).")(func)
+        return func
+    return decorate
+
+
+def _texts(fields: tuple[str, ...], options: dict[str, Any]) -> dict[str, dict[str, str | None]]:
+    texts: dict[str, dict[str, str | None]] = {}
+    for lang in OPTION_LANGUAGES:
+        for field in fields:
+            value = options.pop(f"{field}_{lang}", None)
+            if value is not None:
+                texts.setdefault(lang, {})[field] = value
+    return texts
+
+
+def _moment(value: str, option: str, app: App) -> dt.datetime:
+    """An ISO time; without an offset it is read in the site's time zone."""
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise ContentError([Diagnostic(option, None, "", f"expected a time as 2026-11-09T07:00 (site time zone) "
+                                       f"or with an offset, got {value!r}")]) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=app.settings.zone)
+    return moment.astimezone(dt.timezone.utc)
+
+
+def _change(app: App, editor: str, reason: str | None) -> Change:
+    return Change(editor=editor, now=app.now(), languages=app.settings.languages, reason=reason)
+
+
+def _week(app: App, week: str | None, start: dt.date | None, end: dt.date | None) -> assembly.Week:
+    if week and (start or end):
+        raise ContentError([Diagnostic("--week", None, "", "give --week or --from/--to, not both")])
+    if week:
+        match = WEEK_RE.match(week)
+        if not match:
+            raise ContentError([Diagnostic("--week", None, "", f"expected an ISO week as 2026-W46, got {week!r}")])
+        try:
+            return assembly.Week(*iso_week_bounds(int(match.group(1)), int(match.group(2))))
+        except ValueError as error:
+            raise ContentError([Diagnostic("--week", None, "", str(error))]) from None
+    if start or end:
+        if not (start and end):
+            raise ContentError([Diagnostic("--from/--to", None, "", "give both --from and --to")])
+        return assembly.Week(start, end)
+    return assembly.Week(*next_week_after(app.today()))
+
+
+def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"expected a date as 2026-11-09, got {value!r}") from None
+
+
+@click.group()
+def issue() -> None:
+    """Weekly issues: create, show, schedule, publish, corrections."""
+
+
+@issue.command("new")
+@click.option("--week", help="ISO week, e.g. 2026-W46 (default: the coming Monday–Sunday).")
+@click.option("--from", "start", callback=_date, help="First day covered (with --to).")
+@click.option("--to", "end", callback=_date, help="Last day covered (with --from).")
+@click.option("--number", type=int, help="Issue number (default: the next one).")
+@text_options("title", "lead", "editor_note")
+@click.option("--editor", envvar=EDITOR_ENV, default=_default_editor, show_default="the OS user",
+              help=f"Who makes the change (or ${EDITOR_ENV}).")
+@pass_app
+@content_errors
+def new(app: App, week: str | None, start: dt.date | None, end: dt.date | None, number: int | None, editor: str,
+        **options: Any) -> None:
+    """Create the next issue as a draft."""
+    span = _week(app, week, start, end)
+    with app.transaction() as session:
+        created = assembly.new_issue(session, _change(app, editor, None), span, number,
+                                     _texts(("title", "lead", "editor_note"), options))
+        app.say(f"issue {created.number} created (draft): {created.week_start} – {created.week_end}")
+
+
+@issue.command("edit")
+@click.argument("number", type=int)
+@text_options("title", "lead", "editor_note")
+@editor_options
+@pass_app
+@content_errors
+def edit(app: App, number: int, editor: str, correction: bool, reason: str | None, **options: Any) -> None:
+    """Set an issue's title, lead or editor's note (an empty value clears it)."""
+    change = _change(app, editor, reason)
+    with app.transaction() as session:
+        changed = assembly.edit_issue(session, change, number, _texts(("title", "lead", "editor_note"), options),
+                                      correction)
+        workflow.recheck_after_change(session, app.settings, change, number)
+    app.say(f"issue {number} {'updated' if changed else 'unchanged'}")
+
+
+@issue.command("show")
+@click.argument("number", type=int)
+@pass_app
+@content_errors
+def show(app: App, number: int) -> None:
+    """Print the issue: sections in order, stories in order, what is missing."""
+    with app.transaction() as session:
+        lines = outline(session, app.settings, number, app.today())
+    click.echo("\n".join(lines))
+
+
+@issue.command("schedule")
+@click.argument("number", type=int)
+@click.option("--at", "at", required=True, help="Publication time, e.g. 2026-11-16T07:00 (site time zone).")
+@click.option("--editor", envvar=EDITOR_ENV, default=_default_editor, show_default="the OS user")
+@pass_app
+@content_errors
+def schedule(app: App, number: int, at: str, editor: str) -> None:
+    """Schedule a checked issue for publication at a future time."""
+    moment = _moment(at, "--at", app)
+    with app.transaction() as session:
+        workflow.schedule(session, app.settings, _change(app, editor, None), number, moment)
+    app.say(f"issue {number} scheduled for {format_datetime(moment, 'en', app.settings.timezone)}")
+
+
+@issue.command("unschedule")
+@click.argument("number", type=int)
+@click.option("--editor", envvar=EDITOR_ENV, default=_default_editor, show_default="the OS user")
+@pass_app
+@content_errors
+def unschedule(app: App, number: int, editor: str) -> None:
+    """Take a scheduled issue back to draft."""
+    with app.transaction() as session:
+        workflow.unschedule(session, _change(app, editor, None), number)
+    app.say(f"issue {number} is a draft again")
+
+
+@issue.command("publish")
+@click.argument("number", type=int)
+@click.option("--at", "at", help="Publication time (not in the future; default: now).")
+@click.option("--editor", envvar=EDITOR_ENV, default=_default_editor, show_default="the OS user")
+@pass_app
+@content_errors
+def publish(app: App, number: int, at: str | None, editor: str) -> None:
+    """Check and publish an issue; it gets a fixed publication time."""
+    moment = _moment(at, "--at", app) if at else None
+    with app.transaction() as session:
+        published = workflow.publish(session, app.settings, _change(app, editor, None), number, moment)
+    app.say(f"issue {number} published at {format_datetime(published, 'en', app.settings.timezone)}")
+
+
+@issue.command("corrections")
+@click.argument("number", type=int)
+@pass_app
+@content_errors
+def corrections(app: App, number: int) -> None:
+    """List the changes made to a published issue and its stories."""
+    with app.transaction() as session:
+        assembly.load_issue(session, number)
+        items = list_corrections(session, number)
+    for item in items:
+        when = format_datetime(item.changed_at, "en", app.settings.timezone)
+        reason = f" — {item.reason}" if item.reason else ""
+        click.echo(f"{when}  {item.changed_by}  {item.record_kind}:{item.record_key}  "
+                   f"{', '.join(item.changed_fields)}{reason}")
+    if not items:
+        app.say(f"issue {number}: no corrections")
+
+
+@click.group()
+def story() -> None:
+    """Stories: add, edit, move."""
+
+
+STORY_TEXTS = ("headline", "summary", "body")
+
+
+def _sources(urls: tuple[str, ...], publishers: tuple[str, ...], titles: tuple[str, ...]) -> list[dict[str, str]]:
+    if len(publishers) > len(urls) or len(titles) > len(urls):
+        raise ContentError([Diagnostic("--source-url", None, "", "each --publisher/--source-title needs its "
+                                       "--source-url (they pair up in order)")])
+    sources = []
+    for i, url in enumerate(urls):
+        publisher = publishers[i] if i < len(publishers) else None
+        title = titles[i] if i < len(titles) else (publisher or url)
+        sources.append({k: v for k, v in (("publisher", publisher), ("title", title), ("url", url)) if v})
+    return sources
+
+
+def _story_file(path: Path, number: int, languages: tuple[str, ...]) -> dict[str, Any]:
+    """A story file's fields, checked with file:line places; issue, slug, section and position may be left
+    out (the command and the issue supply them)."""
+    location = str(path)
+    try:
+        data, lines = parse(read_text(path, location), location)
+    except OSError as error:
+        raise ContentError([Diagnostic(location, None, "", f"cannot read: {error.strerror}")]) from None
+    if not isinstance(data, dict):
+        raise ContentError([Diagnostic(location, None, "", "a story file must be a mapping of fields")])
+    if data.get("kind", "story") != "story":
+        raise ContentError([Diagnostic(location, None, "kind", f"expected a story, got {data.get('kind')!r}")])
+    defaults = {"slug": "story", "issue": number, "section": "section", "position": 1}
+    validator = Validator(location, lines, languages)
+    validator.record({**defaults, **data, "kind": "story"})
+    if validator.problems:
+        raise ContentError(validator.problems)
+    return {key: value for key, value in data.items() if key != "kind"}
+
+
+def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The options `story add` and `story edit` share."""
+    decorators: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
+        click.option("--section", help="Section slug (from site.yaml)."),
+        text_options(*STORY_TEXTS),
+        click.option("--source-url", multiple=True, help="Source URL (repeatable)."),
+        click.option("--publisher", multiple=True, help="Publisher of the matching --source-url."),
+        click.option("--source-title", multiple=True, help="Title of the matching --source-url."),
+        click.option("--tag", "tags", multiple=True, help="Tag (repeatable)."),
+        click.option("--term", "terms", multiple=True, help="Glossary entry slug it mentions (repeatable)."),
+        click.option("--audience", "audiences", multiple=True, help="Audience slug (repeatable)."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+@story.command("add")
+@click.argument("number", metavar="ISSUE", type=int)
+@story_fields
+@click.option("--slug", help="Story slug (default: from the headline).")
+@click.option("--position", type=int, help="Place in its section, 1 = first (default: last).")
+@click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path), help="A story content file.")
+@editor_options
+@pass_app
+@content_errors
+def add(app: App, number: int, section: str | None, source_url: tuple[str, ...], publisher: tuple[str, ...],
+        source_title: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...], audiences: tuple[str, ...],
+        slug: str | None, position: int | None, file: Path | None, editor: str, correction: bool,
+        reason: str | None, **options: Any) -> None:
+    """Add a story to issue ISSUE, from options or from --file (options override the file)."""
+    record = _story_file(file, number, app.settings.languages) if file else {}
+    for lang, fields in _texts(STORY_TEXTS, options).items():
+        record[lang] = {**(record.get(lang) or {}), **fields}
+    given = {"section": section, "slug": slug, "position": position, "tags": list(tags) or None,
+             "terms": list(terms) or None, "audiences": list(audiences) or None,
+             "sources": _sources(source_url, publisher, source_title) or None}
+    record.update({key: value for key, value in given.items() if value is not None})
+    change = _change(app, editor, reason)
+    with app.transaction() as session:
+        added = assembly.add_story(session, change, number, record, correction)
+        workflow.recheck_after_change(session, app.settings, change, number)
+        app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
+
+
+@story.command("edit")
+@click.argument("slug")
+@story_fields
+@editor_options
+@pass_app
+@content_errors
+def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, ...], publisher: tuple[str, ...],
+               source_title: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...],
+               audiences: tuple[str, ...], editor: str, correction: bool, reason: str | None,
+               **options: Any) -> None:
+    """Change a story's texts, sources, tags, terms or audiences (use `story move` for its place)."""
+    if section:
+        raise ContentError([Diagnostic(f"story:{slug}", None, "section", "use `newsroom story move` to change "
+                                       "a story's section")])
+    fields = {"tags": list(tags) or None, "terms": list(terms) or None, "audiences": list(audiences) or None,
+              "sources": _sources(source_url, publisher, source_title) or None}
+    change = _change(app, editor, reason)
+    with app.transaction() as session:
+        changed = assembly.edit_story(session, change, slug, fields, _texts(STORY_TEXTS, options), correction)
+        number = assembly.load_story_issue(session, slug)
+        workflow.recheck_after_change(session, app.settings, change, number)
+    app.say(f"story {slug} {'updated' if changed else 'unchanged'}")
+
+
+@story.command("move")
+@click.argument("slug")
+@click.option("--section", help="Move to this section.")
+@click.option("--position", type=int, help="Place in the section, 1 = first (default: last).")
+@editor_options
+@pass_app
+@content_errors
+def move(app: App, slug: str, section: str | None, position: int | None, editor: str, correction: bool,
+         reason: str | None) -> None:
+    """Move a story to another section and/or position."""
+    if section is None and position is None:
+        raise ContentError([Diagnostic(f"story:{slug}", None, "", "give --section, --position or both")])
+    change = _change(app, editor, reason)
+    with app.transaction() as session:
+        moved = assembly.move_story(session, change, slug, section, position, correction)
+        workflow.recheck_after_change(session, app.settings, change, moved.issue.number)
+        app.say(f"story {slug} is now {moved.section.slug} #{moved.position}")
+
+
+COMMANDS = [issue, story]

@@ -1,0 +1,129 @@
+"""Email commands: write an issue's email files, send them to a list, serve unsubscribes."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from newsroom.build.model import Content, load_content
+from newsroom.build.pages import Derived, derive
+from newsroom.cli import App, content_errors, pass_app, report
+from newsroom.db.session import session_factory
+from newsroom.diagnostics import ContentError
+from newsroom.mail.send import RateLimiter, SmtpUnavailable, connect, parse_rate, send_issue
+from newsroom.mail.subscribers import read_subscriber_file
+from newsroom.mail.unsubscribe import make_unsubscribe_server
+from newsroom.render.email import prepare_email, render_email
+from newsroom.settings import Settings
+
+
+def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Derived]:
+    """Everything stored, and what the build derives from it (drafts only for a preview)."""
+    app.require_schema()
+    with session_factory(app.engine)() as session:
+        content = load_content(session)
+    return content, derive(content, settings, drafts)
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write one file atomically: a reader never sees half an email."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(data)
+    os.replace(temporary, path)
+
+
+@click.command("email")
+@click.argument("number", type=int)
+@click.option("--lang", required=True, help="Language of the email (hu, en).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_email"), show_default=True)
+@click.option("--base-url", help="Absolute URL the site is served from (for every link).")
+@click.option("--draft", is_flag=True, help="Allow an issue that is not published yet (a preview; never sent).")
+@pass_app
+@content_errors
+def email_command(app: App, number: int, lang: str, out: Path, base_url: str | None, draft: bool) -> None:
+    """Write issue NUMBER's email as OUT/LANG/issue-NUMBER.html, .txt and .eml."""
+    settings = app.settings.replace(base_url=base_url)
+    content, derived = _content(app, settings, draft)
+    made = render_email(content, derived, settings, lang, number, draft=draft)
+    for relative, data in made.files():
+        _write(out / relative, data)
+        app.say(str(out / relative))
+
+
+@click.command()
+@click.argument("number", type=int)
+@click.option("--to", "subscriber_file", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="CSV with a header row email,lang (lang may be empty: the default language).")
+@click.option("--smtp", required=True, metavar="HOST:PORT", help="SMTP server, e.g. 127.0.0.1:25.")
+@click.option("--lang", "languages", multiple=True,
+              help="Only subscribers of this language (repeatable); default: everyone, each in their language.")
+@click.option("--rate", default=None, metavar="N/s", help="At most N messages a second, e.g. 10/s.")
+@click.option("--base-url", help="Absolute URL the site is served from (for every link).")
+@pass_app
+@content_errors
+def send(app: App, number: int, subscriber_file: Path, smtp: str, languages: tuple[str, ...], rate: str | None,
+         base_url: str | None) -> None:
+    """Send issue NUMBER to every subscriber who has not received it yet; safe to rerun."""
+    settings = app.settings.replace(base_url=base_url)
+    host, _, port = smtp.rpartition(":")
+    if not host or not port.isdigit():
+        raise click.BadParameter("expected HOST:PORT", param_hint="--smtp")
+    try:
+        per_second = parse_rate(rate) if rate else None
+    except ValueError:
+        raise click.BadParameter("expected a positive number of messages a second, e.g. 10/s",
+                                 param_hint="--rate") from None
+    content, derived = _content(app, settings, False)
+    wanted = languages or settings.languages
+    emails = {lang: prepare_email(content, derived, settings, lang, number, personal=True) for lang in wanted}
+    listed, problems = read_subscriber_file(subscriber_file, settings.languages)
+    if any(p.severity == "error" and p.line is None for p in problems):
+        raise ContentError(problems)
+    try:
+        session = connect(host, int(port))
+    except SmtpUnavailable as error:
+        raise click.ClickException(f"{error}; nothing was sent") from None
+    try:
+        result = send_issue(app.engine, settings, emails, listed, session, app.now,
+                            limiter=RateLimiter(per_second))
+    except SmtpUnavailable as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        try:
+            session.quit()
+        except Exception:  # noqa: BLE001 - the server may already be gone; nothing to save
+            pass
+    report(problems)
+    for failure in result.failed:
+        click.echo(f"{subscriber_file}: {failure}", err=True)
+    app.say(f"issue {number}: {result.sent} sent, {result.already_sent} already sent, "
+            f"{result.unsubscribed} unsubscribed, {result.other_language} in another language, "
+            f"{len(result.failed)} refused, {sum(p.severity == 'error' for p in problems)} invalid lines")
+    if result.failed or any(p.severity == "error" for p in problems):
+        sys.exit(1)
+
+
+@click.command("unsubscribe-server")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8025, type=int, show_default=True)
+@pass_app
+def unsubscribe_server(app: App, host: str, port: int) -> None:
+    """Serve the unsubscribe links: one-click POST (RFC 8058) and a confirmation page for GET."""
+    app.require_schema()
+    server = make_unsubscribe_server(app.engine, app.settings, app.now, host, port)
+    app.say(f"unsubscribe server on http://{host}:{server.server_port}/ (Ctrl+C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+COMMANDS = [email_command, send, unsubscribe_server]

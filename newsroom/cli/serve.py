@@ -1,0 +1,42 @@
+"""The serve command: a local preview of the site with drafts, rebuilt on every change."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+from sqlalchemy.engine import make_url
+
+from newsroom.cli import App, content_errors, pass_app
+from newsroom.serve import Preview
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Interface to listen on; other than 127.0.0.1 only when you mean to share the preview.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port (0: any free port).")
+@click.option("--content", "content", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Content folder to import and watch (repeatable).")
+@pass_app
+@content_errors
+def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
+    """Preview the site with drafts at http://HOST:PORT/, rebuilding and reloading on every change."""
+    app.require_schema()
+    url = make_url(app.db_url)
+    database_file = Path(url.database) if url.get_backend_name() == "sqlite" and url.database else None
+    with tempfile.TemporaryDirectory(prefix="newsroom-preview-") as folder:
+        preview = Preview(app.engine, app.settings, Path(folder) / "site", today=app.today, now=app.now,
+                          content=content, database_file=database_file, host=host, port=port, say=click.echo)
+        preview.start()
+        click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, the database"
+                   f"{' and ' + ', '.join(map(str, content)) if content else ''}; Ctrl-C stops")
+        try:
+            preview.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            preview.stop()
+
+
+COMMANDS = [serve]

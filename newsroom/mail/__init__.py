@@ -1,0 +1,1 @@
+"""Sending issues to subscribers and honouring unsubscribes (optional: for publishers without an email service)."""

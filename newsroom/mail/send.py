@@ -1,0 +1,165 @@
+"""Sending one issue to a subscriber list over SMTP, once per subscriber, resumable.
+
+The guarantee. For each subscriber the send is recorded in the same database
+transaction that is open while the SMTP server takes the message: the `sends`
+row is inserted (and, through its unique key on issue + subscriber, claimed)
+before the message goes out, and committed the moment the server answers
+250. So:
+
+- a crash, kill or SMTP error before the server accepted the message rolls
+  the row back, and a rerun sends that message (it was never accepted);
+- once the commit is done, no rerun sends that subscriber this issue again;
+- two senders running at once cannot both send: the second waits on (or
+  fails at) the first one's uncommitted row.
+
+What no client can close is the instant between the server's 250 and our
+commit (one local commit long). A crash exactly there means the rerun sends
+that one message again; it carries the same Message-ID, which receiving
+systems use to discard a duplicate. A failing commit after acceptance is
+reported as such, naming the address.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import smtplib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from email.utils import parseaddr
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from tqdm import tqdm
+
+from newsroom.db.session import session_factory, transaction
+from newsroom.mail.models import Send
+from newsroom.mail.subscribers import ListedSubscriber, sent_ids, store_subscribers, unsubscribed_ids
+from newsroom.render.email import PreparedEmail, Recipient
+from newsroom.settings import Settings
+
+#: SMTP errors that concern one message; the rest of the list can still be sent.
+MESSAGE_ERRORS = (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, smtplib.SMTPSenderRefused,
+                  smtplib.SMTPNotSupportedError)
+
+
+class SmtpUnavailable(Exception):
+    """The SMTP server cannot be reached or went away; nothing more is sent."""
+
+
+@dataclass
+class SendReport:
+    """What one run did."""
+
+    sent: int = 0
+    already_sent: int = 0
+    unsubscribed: int = 0
+    other_language: int = 0
+    failed: list[str] = field(default_factory=list)  # "address: reason"
+
+
+class RateLimiter:
+    """At most `per_second` messages a second, with an injectable clock for tests."""
+
+    def __init__(self, per_second: float | None, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.interval = 1.0 / per_second if per_second else 0.0
+        self.clock, self.sleep, self.next_at = clock, sleep, 0.0
+
+    def wait(self) -> None:
+        now = self.clock()
+        if now < self.next_at:
+            self.sleep(self.next_at - now)
+            now = self.next_at
+        self.next_at = now + self.interval
+
+
+def parse_rate(value: str) -> float:
+    """"10/s", "10" or "0.5/s" → messages per second."""
+    number = value.strip().removesuffix("/s")
+    rate = float(number)
+    if rate <= 0:
+        raise ValueError("the rate must be positive")
+    return rate
+
+
+def connect(host: str, port: int, timeout: float = 30.0) -> smtplib.SMTP:
+    """An open SMTP session (STARTTLS when the server offers it), or SmtpUnavailable."""
+    try:
+        smtp = smtplib.SMTP(host, port, timeout=timeout)
+        smtp.ehlo()
+        if smtp.has_extn("starttls"):
+            smtp.starttls()
+            smtp.ehlo()
+        return smtp
+    except (OSError, smtplib.SMTPException) as error:
+        raise SmtpUnavailable(f"cannot reach the SMTP server {host}:{port}: {error}") from None
+
+
+def send_issue(engine: Engine, settings: Settings, emails: dict[str, PreparedEmail],
+               listed: Iterable[ListedSubscriber], smtp: smtplib.SMTP, now: Callable[[], dt.datetime], *,
+               limiter: RateLimiter | None = None) -> SendReport:
+    """Send the prepared issue (one email per language in `emails`) to every listed subscriber not yet sent.
+
+    Subscribers whose language has no prepared email are left for a run in
+    that language; unsubscribed addresses are skipped.
+    """
+    number = next(iter(emails.values())).number
+    report = SendReport()
+    with transaction(engine) as session:
+        subscribers = store_subscribers(session, listed, settings.unsubscribe_secret, now())
+        done, gone = sent_ids(session, number), unsubscribed_ids(session)
+        pending = []
+        for subscriber in subscribers:
+            if subscriber.id in gone:
+                report.unsubscribed += 1
+            elif subscriber.id in done:
+                report.already_sent += 1
+            elif subscriber.lang not in emails:
+                report.other_language += 1
+            else:
+                pending.append((subscriber.id, subscriber.email, subscriber.lang, subscriber.token))
+    envelope_from = parseaddr(settings.email_from)[1]
+    limiter = limiter or RateLimiter(None)
+    # disable=None: a progress bar on a terminal, silence in logs and pipes.
+    for subscriber_id, address, lang, token in tqdm(pending, unit="msg", disable=None, desc=f"issue {number}"):
+        limiter.wait()
+        message_id, message = emails[lang].message(settings, Recipient(address, token))
+        try:
+            _send_one(engine, smtp, message, envelope_from, address,
+                      Send(issue_number=number, subscriber_id=subscriber_id, lang=lang, message_id=message_id,
+                           sent_at=now()))
+        except MESSAGE_ERRORS as error:
+            report.failed.append(f"{address}: {_smtp_reason(error)}")
+            continue
+        except IntegrityError:
+            report.already_sent += 1  # another run sent it meanwhile
+            continue
+        except (smtplib.SMTPServerDisconnected, OSError) as error:
+            raise SmtpUnavailable(f"the SMTP server went away after {report.sent} messages: {error}; "
+                                  "run the same command again to send the rest") from None
+        report.sent += 1
+    return report
+
+
+def _send_one(engine: Engine, smtp: smtplib.SMTP, message: object, envelope_from: str, address: str,
+              record: Send) -> None:
+    """Claim, send, commit: the row is committed only when the server has accepted the message."""
+    with session_factory(engine)() as session:
+        with session.begin():
+            session.add(record)
+            session.flush()  # takes the unique (issue, subscriber) slot before anything leaves
+            smtp.send_message(message, from_addr=envelope_from, to_addrs=[address])  # type: ignore[arg-type]
+        # leaving the `begin()` block commits: the server's 250 and our record are one step apart
+
+
+def _smtp_reason(error: Exception) -> str:
+    """The server's answer to one message, e.g. "refused by the server (550 no such user)"."""
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        code, refusal = next(iter(error.recipients.values()))
+        return f"refused by the server ({code} {refusal.decode(errors='replace')})"
+    if isinstance(error, smtplib.SMTPResponseException):
+        answer: bytes | str = error.smtp_error
+        text = answer.decode(errors="replace") if isinstance(answer, bytes) else answer
+        return f"refused by the server ({error.smtp_code} {text})"
+    return f"refused by the server ({error})"

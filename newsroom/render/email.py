@@ -1,0 +1,247 @@
+"""Email-ready issues: an HTML part for mail clients, a plain-text part for reading, an `.eml`.
+
+One context feeds the paired templates `templates/email/issue.html` and
+`issue.txt`. The HTML is a 600 px table layout whose CSS is inlined by
+css-inline (only the dark-mode `@media` rule stays in a `<style>`, as an
+enhancement: the look never depends on it). Content images are dropped in
+favour of their link text, because their width and height are not known and
+mail clients need both. Nothing reads the clock: the Date header is the
+issue's publication time and the Message-ID is derived from the issue, the
+language and (when sending) the subscriber's token, so a rebuild writes the
+same bytes and a resend is recognisable as the same message.
+"""
+
+from __future__ import annotations
+
+import email.policy
+import hashlib
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import format_datetime
+from typing import Any
+
+import css_inline
+import nh3
+
+from newsroom.build import urls
+from newsroom.build.model import Content
+from newsroom.build.pages import Derived, Planner
+from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.i18n import translations
+from newsroom.render.feeds import FEED_ATTRIBUTES, FEED_TAGS, publication_time, published_issues
+from newsroom.render.html import environment
+from newsroom.render.markdown import plain_text
+from newsroom.settings import Settings
+
+#: Gmail clips a message whose HTML is larger than this.
+GMAIL_CLIP_BYTES = 102 * 1024
+#: Tags kept in story text inside an email: as in feeds, minus images (their size is unknown).
+EMAIL_TAGS = FEED_TAGS - {"img"}
+WRAP = 72
+#: Stands for the subscriber's token in a prepared email; replaced per copy.
+PLACEHOLDER = b"SUBSCRIBER-TOKEN"
+INLINER = css_inline.CSSInliner(keep_at_rules=True, load_remote_stylesheets=False)
+
+
+@dataclass(frozen=True)
+class Recipient:
+    """Whom one sent copy is for: the address and its unsubscribe token."""
+
+    address: str
+    token: str
+
+
+@dataclass(frozen=True)
+class IssueEmail:
+    """The three artifacts of one issue in one language."""
+
+    number: int
+    lang: str
+    subject: str
+    message_id: str
+    html: bytes
+    text: bytes
+    eml: bytes
+
+    def files(self) -> list[tuple[str, bytes]]:
+        """(path, bytes) of the three files, e.g. `hu/issue-13.eml`, as `email` and `build` write them."""
+        stem = f"{self.lang}/issue-{self.number}"
+        return [(f"{stem}.html", self.html), (f"{stem}.txt", self.text), (f"{stem}.eml", self.eml)]
+
+
+def check_email(content: Content, settings: Settings, number: int, lang: str, draft: bool) -> None:
+    """Refuse an issue that is missing, unpublished (unless `draft`) or untranslated."""
+    place = f"issue:{number}"
+    issue = content.issues.get(number)
+    if issue is None:
+        raise ContentError([Diagnostic(place, None, "number", "no such issue")])
+    problems = []
+    if issue.data["status"] != "published" and not draft:
+        problems.append(Diagnostic(place, None, "status", f"the issue is {issue.data['status']}, not published; "
+                                   "emails are only made of published issues (use --draft for a preview)"))
+    if lang not in settings.languages:
+        problems.append(Diagnostic(place, None, "lang", f"unknown language {lang!r}"))
+    if not issue.has(lang) or not issue.text(lang).get("title"):
+        problems.append(Diagnostic(place, None, lang, "missing translation: the issue has no title in this language"))
+    for story in content.stories_of(number):
+        if not story.has(lang) or not story.text(lang).get("headline"):
+            problems.append(Diagnostic(f"story:{story.key}", None, lang,
+                                       "missing translation: an email is never sent half translated"))
+    if problems:
+        raise ContentError(problems)
+
+
+def message_id(settings: Settings, number: int, lang: str, recipient: Recipient | None) -> str:
+    domain = settings.list_id.split("<")[-1].strip(">") or "localhost"
+    personal = f".{recipient.token[:16]}" if recipient else ""
+    return f"<issue-{number}.{lang}{personal}@{domain}>"
+
+
+def unsubscribe_url(settings: Settings, recipient: Recipient | None) -> str:
+    return f"{settings.unsubscribe_endpoint}?t={recipient.token}" if recipient else settings.unsubscribe_endpoint
+
+
+def email_context(planner: Planner, number: int, recipient: Recipient | None = None) -> dict[str, Any]:
+    """What both templates show. Every link is absolute and numbered for the plain-text part."""
+    settings, lang = planner.settings, planner.lang
+    _ = translations(lang).gettext
+    issue_context = planner.issue_context(number)
+    issue = issue_context["issue"]
+    view_url = settings.base_url + urls.issue(lang, number)
+    refs: list[str] = []
+
+    def ref(url: str) -> int:
+        if url not in refs:
+            refs.append(url)
+        return refs.index(url) + 1
+
+    def html(markdown: str) -> str:
+        return nh3.clean(planner.markdown().html(markdown), tags=EMAIL_TAGS, attributes=FEED_ATTRIBUTES,
+                         url_relative=("rewrite_with_base", view_url))
+
+    text = issue_context["text"]
+    sections = []
+    for section in issue_context["sections"]:
+        stories = []
+        for item in section["stories"]:
+            story_url = f"{view_url}#story-{item['slug']}"
+            story_ref = ref(story_url)
+            sources = [{"label": s.get("publisher") or s.get("title") or s["url"], "url": s["url"],
+                        "ref": ref(s["url"])} for s in item["data"].get("sources", [])]
+            stories.append({"headline": item["text"].get("headline"), "url": story_url, "ref": story_ref,
+                            "summary_html": html(item["text"].get("summary") or ""),
+                            "summary_text": plain_text(item["text"].get("summary") or ""), "sources": sources})
+        sections.append({"name": section["name"], "stories": stories})
+    site = planner.content.site.get(lang) or {}
+    label = _("Issue %(number)s") % {"number": number}
+    subject = f"{site.get('name')} · {label}: {text.get('title')}"
+    if issue["status"] != "published":
+        subject = f"[{_('Draft')}] {subject}"
+    lead_text = plain_text(text.get("lead") or "")
+    return {
+        "lang": lang, "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
+        "title": text.get("title"), "lead_html": html(text.get("lead") or ""), "lead_text": lead_text,
+        "note_html": html(text.get("editor_note") or ""), "note_text": plain_text(text.get("editor_note") or ""),
+        "preheader": textwrap.shorten(lead_text, 140, placeholder="…"), "sections": sections,
+        "view_url": view_url, "view_ref": ref(view_url),
+        "method_url": settings.base_url + urls.page(lang, "method"),
+        "method_ref": ref(settings.base_url + urls.page(lang, "method")),
+        "unsubscribe_url": unsubscribe_url(settings, recipient),
+        "unsubscribe_ref": ref(unsubscribe_url(settings, recipient)),
+        "refs": refs, "wrap": lambda value, indent="": textwrap.fill(
+            value, WRAP, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False),
+    }
+
+
+def render_parts(context: Mapping[str, Any]) -> tuple[bytes, bytes]:
+    """The HTML part (CSS inlined) and the plain-text part of one email."""
+    env = environment(context["lang"])
+    html = INLINER.inline(env.get_template("email/issue.html").render(**context))
+    text = env.get_template("email/issue.txt").render(**context).strip() + "\n"
+    return html.encode("utf-8"), text.encode("utf-8")
+
+
+def build_message(settings: Settings, context: Mapping[str, Any], html: bytes, text: bytes, *,
+                  date: str, message_id: str, recipient: Recipient | None) -> EmailMessage:
+    """multipart/alternative with list headers (RFC 2369, RFC 8058); non-ASCII headers are RFC 2047 encoded."""
+    message = EmailMessage(policy=email.policy.SMTP)
+    message["Subject"] = context["subject"]
+    message["From"] = settings.email_from
+    message["Reply-To"] = settings.email_reply_to
+    if recipient:
+        message["To"] = recipient.address
+    message["Date"] = date
+    message["Message-ID"] = message_id
+    message["List-Id"] = f"{context['site'].get('name')} <{settings.list_id}>"
+    message["List-Unsubscribe"] = (f"<{context['unsubscribe_url']}>, "
+                                   f"<mailto:{settings.unsubscribe_mailto}?subject=unsubscribe>")
+    message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    message.set_content(text.decode("utf-8"), subtype="plain", charset="utf-8", cte="quoted-printable")
+    message.add_alternative(html.decode("utf-8"), subtype="html", charset="utf-8", cte="quoted-printable")
+    message["Content-Language"] = context["lang"]  # after the parts: set_content clears Content-* headers
+    # A boundary from the content instead of a random one: the same issue gives the same bytes.
+    message.set_boundary("=_" + hashlib.sha256(html + text + message_id.encode()).hexdigest()[:40])
+    return message
+
+
+@dataclass(frozen=True)
+class PreparedEmail:
+    """An issue's email in one language, rendered once; personalised copies differ only in the token."""
+
+    number: int
+    lang: str
+    context: Mapping[str, Any]
+    html: bytes
+    text: bytes
+    date: str
+
+    @property
+    def subject(self) -> str:
+        return str(self.context["subject"])
+
+    def message(self, settings: Settings, recipient: Recipient | None = None) -> tuple[str, EmailMessage]:
+        """The Message-ID and the message itself, for `recipient` or (None) for the archive."""
+        html, text, context = self.html, self.text, dict(self.context)
+        if recipient is not None:
+            token = recipient.token.encode("ascii")
+            html, text = html.replace(PLACEHOLDER, token), text.replace(PLACEHOLDER, token)
+            context["unsubscribe_url"] = unsubscribe_url(settings, recipient)
+        mid = message_id(settings, self.number, self.lang, recipient)
+        return mid, build_message(settings, context, html, text, date=self.date, message_id=mid, recipient=recipient)
+
+
+def prepare_email(content: Content, derived: Derived, settings: Settings, lang: str, number: int, *,
+                  draft: bool = False, personal: bool = False) -> PreparedEmail:
+    """Render issue `number` in `lang` once; `personal` leaves a token placeholder in the unsubscribe link."""
+    check_email(content, settings, number, lang, draft)
+    planner = Planner(content, derived, settings, lang)
+    placeholder = Recipient("", PLACEHOLDER.decode("ascii")) if personal else None
+    context = email_context(planner, number, placeholder)
+    html, text = render_parts(context)
+    if len(html) > GMAIL_CLIP_BYTES:
+        raise ContentError([Diagnostic(f"issue:{number}", None, lang, f"the email's HTML is {len(html) // 1024} KB; "
+                                       f"Gmail clips messages over {GMAIL_CLIP_BYTES // 1024} KB")])
+    date = format_datetime(publication_time(content.issues[number], settings))
+    return PreparedEmail(number, lang, context, html, text, date)
+
+
+def render_email(content: Content, derived: Derived, settings: Settings, lang: str, number: int, *,
+                 draft: bool = False) -> IssueEmail:
+    """The HTML, text and `.eml` of issue `number` in `lang` as archived (no subscriber's token)."""
+    prepared = prepare_email(content, derived, settings, lang, number, draft=draft)
+    mid, message = prepared.message(settings)
+    return IssueEmail(number, lang, prepared.subject, mid, prepared.html, prepared.text, message.as_bytes())
+
+
+def latest_email(content: Content, derived: Derived, settings: Settings, lang: str) -> list[tuple[str, bytes]]:
+    """The latest published issue's email files for `build`; none when that issue is not translated."""
+    published = published_issues(content)
+    if not published:
+        return []
+    try:
+        made = render_email(content, derived, settings, lang, published[0])
+    except ContentError:
+        return []  # `check` reports the missing translation; a half-translated email is never made
+    return made.files()

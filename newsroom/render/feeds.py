@@ -1,0 +1,251 @@
+"""RSS 2.0 and Atom feeds per language: issues, one per section, glossary updates.
+
+Every feed is a function of (content, derived data, settings, lang) → bytes.
+Nothing reads the clock: feedgen stamps `now()` by default, so every date it
+would invent (the feed's updated/lastBuildDate, each entry's updated) is set
+from the content, and its generator is pinned. Same database, same bytes.
+
+Ids are tag: URIs (RFC 4151) built from the base URL's host, the fixed
+`feed_id_date` setting, the language and the record's stable key (issue
+number, story slug, entry slug + status month): rebuilding or correcting an
+issue never changes them.
+
+A glossary entry appears when it is new and again when it is *substantially
+updated*, which we define as: its status month ("Status: 2026 November")
+changed. Editors move the status month when they revise what the entry says
+about where things stand; typo fixes leave it alone and so do not reach
+subscribers. The entry's id includes the month, so readers see the update as
+a new item.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from dataclasses import dataclass
+from email.utils import parseaddr
+from typing import Any
+from urllib.parse import urlsplit
+
+import nh3
+from feedgen.feed import FeedGenerator
+
+from newsroom import __version__
+from newsroom.build import urls
+from newsroom.build.feedlinks import FeedLink, feed_links
+from newsroom.build.model import Content, Record
+from newsroom.build.pages import Derived, Planner
+from newsroom.render.html import environment
+from newsroom.render.markdown import plain_text
+from newsroom.settings import Settings
+
+#: Before any content exists a feed still needs a date; a fixed one keeps builds reproducible.
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+#: Tags and attributes kept in feed HTML; relative URLs are made absolute by the same pass.
+FEED_TAGS = set(nh3.ALLOWED_TAGS) | {"section", "article"}
+FEED_ATTRIBUTES = {tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items()}
+FEED_ATTRIBUTES["*"] = FEED_ATTRIBUTES.get("*", set()) | {"id", "class", "lang"}
+FEED_ATTRIBUTES["a"] = (FEED_ATTRIBUTES.get("a", set()) | {"hreflang"}) - {"rel"}
+
+
+@dataclass(frozen=True)
+class FeedItem:
+    """One entry of a feed, format-independent."""
+
+    id: str
+    title: str
+    link: str
+    published: dt.datetime
+    summary: str
+    content: str
+    categories: tuple[str, ...] = ()
+    twins: tuple[tuple[str, str], ...] = ()  # (lang, absolute url) of the other-language versions
+
+
+def publication_time(issue: Record, settings: Settings) -> dt.datetime:
+    """When an issue was published; the morning after its week when the time is missing."""
+    if issue.data.get("published_at"):
+        return dt.datetime.fromisoformat(issue.data["published_at"]).astimezone(dt.timezone.utc)
+    end = dt.date.fromisoformat(issue.data["week"]["end"]) + dt.timedelta(days=1)
+    return dt.datetime.combine(end, dt.time(7), settings.zone).astimezone(dt.timezone.utc)
+
+
+class FeedPlanner(Planner):
+    """A planner that renders each story once although the issues and section feeds both show it."""
+
+    def __init__(self, content: Content, derived: Derived, settings: Settings, lang: str) -> None:
+        super().__init__(content, derived, settings, lang)
+        self._stories: dict[str, dict[str, Any]] = {}
+
+    def story_context(self, story: Record) -> dict[str, Any]:
+        if story.key not in self._stories:
+            self._stories[story.key] = super().story_context(story)
+        return self._stories[story.key]
+
+
+class LanguageLinks:
+    """Atom entry links with `hreflang`: the entry's own page and its other-language twins.
+
+    feedgen 1.0 drops `rel`/`hreflang` from entry links (its loop variable
+    shadows the link it reads), so they are written by this entry extension.
+    The own link comes last because readers (feedparser among them) take the
+    last `alternate` link as the entry's link.
+    """
+
+    def __init__(self) -> None:
+        self.links: list[tuple[str, str]] = []
+
+    def extend_ns(self) -> dict[str, str]:
+        return {}
+
+    def extend_atom(self, entry: Any) -> Any:
+        for lang, href in self.links:
+            element = entry.makeelement("link", {"href": href, "rel": "alternate", "type": "text/html",
+                                                 "hreflang": lang})
+            entry.append(element)
+        return entry
+
+
+def published_issues(content: Content) -> list[int]:
+    """Published issues, newest first: drafts and scheduled issues never reach a feed or an email."""
+    return sorted((n for n, issue in content.issues.items() if issue.data["status"] == "published"), reverse=True)
+
+
+def tag_id(settings: Settings, path: str) -> str:
+    """A tag: URI (RFC 4151) that no rebuild or correction changes."""
+    host = urlsplit(settings.base_url).hostname or "localhost"
+    return f"tag:{host},{settings.feed_id_date}:{path}"
+
+
+def absolute_html(html: str, page_url: str) -> str:
+    """Sanitised HTML whose relative links and images point at absolute URLs under `page_url`."""
+    return nh3.clean(html, tags=FEED_TAGS, attributes=FEED_ATTRIBUTES,
+                     url_relative=("rewrite_with_base", page_url))
+
+
+def issue_html(planner: Planner, number: int) -> str:
+    """The full issue as an HTML fragment with absolute links, for feeds."""
+    context = {**planner.issue_context(number), "lang": planner.lang, "href": planner.href, "urls": urls}
+    html = environment(planner.lang).get_template("feeds/issue.html").render(**context)
+    return absolute_html(html, planner.settings.base_url + urls.issue(planner.lang, number))
+
+
+def issue_items(planner: Planner) -> Iterator[FeedItem]:
+    """The newest published issues, each with its full text and the names of its sections."""
+    content, settings, lang = planner.content, planner.settings, planner.lang
+    section_names = planner.names("sections")
+    # Newest publication first; the number breaks ties.
+    numbers = sorted(published_issues(content), key=lambda n: (publication_time(content.issues[n], settings), n),
+                     reverse=True)
+    for number in numbers[: settings.feed_limit]:
+        issue = content.issues[number]
+        text = planner.text(issue)[0]
+        sections = {s.data["section"] for s in content.stories_of(number)}
+        yield FeedItem(
+            id=tag_id(settings, f"{lang}/issues/{number}"), title=text.get("title") or str(number),
+            link=settings.base_url + urls.issue(lang, number), published=publication_time(issue, settings),
+            summary=plain_text(text.get("lead") or ""), content=issue_html(planner, number),
+            categories=tuple(name for slug, name in section_names.items() if slug in sections),
+            twins=tuple((other, settings.base_url + urls.issue(other, number))
+                        for other in settings.languages if other != lang and issue.has(other)))
+
+
+def section_items(planner: Planner, section: str) -> Iterator[FeedItem]:
+    """The newest published stories of one section, dated by their issue's publication."""
+    content, settings, lang = planner.content, planner.settings, planner.lang
+    name = planner.names("sections").get(section, section)
+    stories = [(publication_time(content.issues[s.data["issue"]], settings), s.data["position"], s)
+               for n in published_issues(content) for s in content.stories_of(n) if s.data["section"] == section]
+    stories.sort(key=lambda row: (-row[0].timestamp(), row[1]))
+    for published, _position, story in stories[: settings.feed_limit]:
+        item = planner.story_context(story)
+        page = settings.base_url + urls.issue(lang, story.data["issue"])
+        html = environment(lang).get_template("feeds/story.html").render(item=item, lang=lang, href=planner.href)
+        yield FeedItem(
+            id=tag_id(settings, f"{lang}/stories/{story.key}"), title=item["text"].get("headline") or story.key,
+            link=f"{page}#story-{story.key}", published=published,
+            summary=plain_text(item["text"].get("summary") or ""), content=absolute_html(html, page),
+            categories=(name,),
+            twins=tuple((other, settings.base_url + urls.issue(other, story.data["issue"]) + f"#story-{story.key}")
+                        for other in settings.languages if other != lang and story.has(other)))
+
+
+def glossary_items(planner: Planner) -> Iterator[FeedItem]:
+    """Entries by status month, newest first: one item per entry and status month (see the module doc)."""
+    content, settings, lang = planner.content, planner.settings, planner.lang
+    categories = planner.names("categories")
+
+    def status(entry: Record) -> dt.datetime:
+        year, month = map(int, entry.data["status"].split("-"))
+        return dt.datetime(year, month, 1, tzinfo=settings.zone).astimezone(dt.timezone.utc)
+
+    entries = sorted(content.entries.values(), key=lambda e: (-status(e).timestamp(), e.key))
+    for entry in entries[: settings.feed_limit]:
+        text = planner.text(entry)[0]
+        page = settings.base_url + urls.entry(lang, entry.key)
+        definition = planner.markdown(entry).html(text.get("definition") or "")
+        yield FeedItem(
+            id=tag_id(settings, f"{lang}/glossary/{entry.key}/{entry.data['status']}"),
+            title=text.get("headword") or entry.key, link=page, published=status(entry),
+            summary=plain_text(text.get("definition") or ""), content=absolute_html(definition, page),
+            categories=(categories.get(entry.data["category"], entry.data["category"]),),
+            twins=tuple((other, settings.base_url + urls.entry(other, entry.key))
+                        for other in settings.languages if other != lang and entry.has(other)))
+
+
+def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site: dict[str, Any],
+                home: str) -> bytes:
+    """One feed document. Entries come newest first; every date is taken from the content."""
+    fg = FeedGenerator()
+    # RSS wants an address with its author; Atom is happy with the name alone but shows both.
+    author = {"name": site.get("name") or settings.list_id, "email": parseaddr(settings.email_reply_to)[1]}
+    fg.id(tag_id(settings, link.url.rsplit(".", 1)[0]))
+    fg.title(link.title)
+    fg.subtitle(site.get("tagline") or link.title)  # also RSS <description>
+    fg.language(link.lang)
+    fg.link(href=settings.base_url + link.url, rel="self", type=link.mime)
+    fg.link(href=home, rel="alternate", hreflang=link.lang)
+    fg.author(author)
+    fg.generator("newsroom", version=__version__, uri="https://example.org/newsroom")
+    newest = max((item.published for item in items), default=EPOCH)
+    fg.updated(newest)
+    fg.lastBuildDate(newest)
+    fg.pubDate(newest)
+    for item in items:
+        entry = fg.add_entry(order="append")
+        entry.id(item.id)
+        entry.guid(item.id, permalink=False)
+        entry.title(item.title)
+        if link.fmt == "atom":
+            entry.register_extension("language_links", LanguageLinks, atom=True, rss=False)
+            entry.language_links.links = [*item.twins, (link.lang, item.link)]
+        else:
+            entry.link(href=item.link)
+        entry.published(item.published)
+        entry.updated(item.published)
+        entry.author(author)
+        for category in item.categories:
+            entry.category(term=category)
+        # RSS: the summary in <description>, the full text in <content:encoded>; Atom: <summary> + <content>.
+        entry.content(item.content, type="CDATA" if link.fmt == "rss" else "html")
+        entry.summary(item.summary)
+    return fg.rss_str(pretty=True) if link.fmt == "rss" else fg.atom_str(pretty=True)
+
+
+def render_feeds(content: Content, derived: Derived, settings: Settings, lang: str) -> list[tuple[str, bytes]]:
+    """Every feed of one language as (path, bytes)."""
+    planner = FeedPlanner(content, derived, settings, lang)
+    site = dict(content.site.get(lang) or {})
+    home = settings.base_url + urls.home(lang)
+    issues = list(issue_items(planner))
+    glossary = list(glossary_items(planner))
+    outputs = []
+    for link in feed_links(content, settings, lang):
+        if link.name == "issues":
+            items = issues
+        elif link.name == "glossary":
+            items = glossary
+        else:
+            items = list(section_items(planner, link.name.removeprefix("section-")))
+        outputs.append((link.url, render_feed(link, items, settings, site, home)))
+    return outputs

@@ -1,0 +1,186 @@
+"""The static search index: accent-folded tokens → document ids, one set of small files per language.
+
+Readers search with JavaScript in the browser (templates/assets/search.js), so
+the index must be cheap to fetch: tokens are sharded by their first folded
+character (a query for "kozpont" downloads only the "k" shard) and the
+documents (title, link, snippet) are split into numbered chunks fetched only
+for the hits shown. `fold` and `tokens` here define the rules; the script
+repeats them, and `search` below runs a query against the built files the
+same way the script does, so tests exercise the real index.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from newsroom.build import urls
+from newsroom.build.pages import Planner
+from newsroom.render.markdown import plain_text
+
+#: Documents per chunk file: a query's hits fetch few chunks, and each chunk stays a few kilobytes.
+CHUNK = 64
+#: A letter's shard bigger than this is split by the first two characters (a large archive's
+#: common letters); the sample's shards stay whole.
+SPLIT_BYTES = 48_000
+#: Characters that start a shard of their own; every other token goes to the "_" shard.
+SHARD_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+SNIPPET_CHARS = 180
+#: Shortest word ending of a name that is indexed (Hungarian compounds: adat|központ).
+MIN_SUFFIX = 4
+
+
+def fold(text: str) -> str:
+    """Lowercase without accents: "Központ" → "kozpont", "Őrült" → "orult" (NFKD, drop marks).
+
+    The script does the same: `toLowerCase().normalize("NFKD").replace(/\\p{M}/gu, "")`.
+    """
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.category(ch).startswith("M"))
+
+
+def tokens(text: str) -> list[str]:
+    """The folded words of `text`, in order (letters and digits; hyphens and punctuation split)."""
+    return _WORD.findall(fold(text))
+
+
+def shard_of(token: str) -> str:
+    """The one-character shard key of a token ("_" for tokens that start outside a–z, 0–9)."""
+    first = token[:1]
+    return first if first and first in SHARD_CHARS else "_"
+
+
+def split_key(token: str) -> str:
+    """The two-character key used once a letter's shard is split: "ko", "k_" for "k" or "kø…"."""
+    second = token[1:2]
+    return shard_of(token) + (second if second and second in SHARD_CHARS else "_")
+
+
+def shards_for(word: str, keys: Iterable[str]) -> list[str]:
+    """The shard files a query word needs: its letter's shard, or after a split its two-letter one
+    (a one-letter word then needs every shard of the letter)."""
+    keys = set(keys)
+    first = shard_of(word)
+    if first in keys:
+        return [first]
+    if len(word) < 2:
+        return sorted(key for key in keys if len(key) == 2 and key[0] == first)
+    return [split_key(word)] if split_key(word) in keys else []
+
+
+@dataclass(frozen=True)
+class SearchDocument:
+    """One searchable page or story: what is shown for a hit and the text that finds it."""
+
+    kind: str  # "entry" or "story"
+    title: str
+    url: str
+    snippet: str
+    text: str
+    #: Headword and aliases: their word endings are indexed too, so "kozpont" finds "adatközpont".
+    names: str = ""
+    #: The language of title and snippet when it is not the index's (a fallback), else "".
+    text_lang: str = ""
+
+
+def documents(planner: Planner) -> list[SearchDocument]:
+    """The glossary entries (headword, aliases, definition) and stories of the planner's language."""
+    docs = []
+    content = planner.content
+    for slug, entry in content.entries.items():
+        if not planner.available(entry):
+            continue
+        text, text_lang = planner.text(entry)
+        definition = plain_text(text.get("definition") or "")
+        searchable = " ".join([text.get("headword") or slug, *(text.get("aliases") or []), definition])
+        names = " ".join([text.get("headword") or slug, *(text.get("aliases") or [])])
+        docs.append(SearchDocument("entry", text.get("headword") or slug,
+                                   planner.href(urls.entry(planner.lang, slug)), _snippet(definition), searchable,
+                                   names, "" if text_lang == planner.lang else text_lang))
+    for slug, story in content.stories.items():
+        number = story.data["issue"]
+        if number not in planner.issues or not planner.available(story):
+            continue
+        text, text_lang = planner.text(story)
+        summary = plain_text(text.get("summary") or "")
+        searchable = " ".join([text.get("headline") or "", summary, plain_text(text.get("body") or "")])
+        docs.append(SearchDocument("story", text.get("headline") or slug,
+                                   planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
+                                   _snippet(summary), searchable, "", "" if text_lang == planner.lang else text_lang))
+    return docs
+
+
+def _snippet(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
+
+
+def name_suffixes(names: str) -> set[str]:
+    """Word endings of a headword or alias, so a compound is found by its last part."""
+    return {token[start:] for token in tokens(names) for start in range(1, len(token) - MIN_SUFFIX + 1)}
+
+
+def index_files(docs: Iterable[SearchDocument]) -> dict[str, bytes]:
+    """{path relative to the index folder: bytes}: meta.json, shards/<c>.json and docs/<n>.json.
+
+    A shard maps each token to the sorted ids of the documents containing it;
+    document `i` lives in chunk `i // CHUNK` as `[kind, title, url, snippet]`, plus the text's
+    language when it is a fallback (the page shows it marked as not yet translated).
+    """
+    docs = list(docs)
+    postings: dict[str, dict[str, set[int]]] = {}
+    for number, doc in enumerate(docs):
+        for token in set(tokens(doc.text)) | name_suffixes(doc.names):
+            postings.setdefault(shard_of(token), {}).setdefault(token, set()).add(number)
+    shards: dict[str, bytes] = {}
+    for key, table in postings.items():
+        data = _json({token: sorted(ids) for token, ids in sorted(table.items())})
+        if len(data) <= SPLIT_BYTES or key == "_":
+            shards[key] = data
+            continue
+        halves: dict[str, dict[str, set[int]]] = {}
+        for token, ids in table.items():
+            halves.setdefault(split_key(token), {})[token] = ids
+        for half, part in halves.items():
+            shards[half] = _json({token: sorted(ids) for token, ids in sorted(part.items())})
+    files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK, "shards": sorted(shards)})}
+    files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
+    for start in range(0, len(docs), CHUNK):
+        files[f"docs/{start // CHUNK}.json"] = _json(
+            [[d.kind, d.title, d.url, d.snippet, *([d.text_lang] if d.text_lang else [])]
+             for d in docs[start:start + CHUNK]])
+    return files
+
+
+def _json(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
+
+
+def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]]:
+    """Run `query` against a built index as the browser does: every word must match a token prefix.
+
+    `index` is the index folder on disk or the mapping `index_files` returns.
+    Hits come in document order (entries first, then stories).
+    """
+    read = (lambda rel: (index / rel).read_bytes() if (index / rel).exists() else None) if isinstance(index, Path) \
+        else (lambda rel: index.get(rel))
+    meta = json.loads(read("meta.json"))
+    hits: set[int] | None = None
+    for word in tokens(query):
+        table = {}
+        for key in shards_for(word, meta["shards"]):
+            table.update(json.loads(read(f"shards/{key}.json")))
+        found = {i for token, ids in table.items() if token.startswith(word) for i in ids}
+        hits = found if hits is None else hits & found
+    results = []
+    for number in sorted(hits or ()):
+        chunk = json.loads(read(f"docs/{number // meta['chunk']}.json"))
+        kind, title, url, snippet, *text_lang = chunk[number % meta["chunk"]]
+        results.append({"kind": kind, "title": title, "url": url, "snippet": snippet,
+                        "lang": text_lang[0] if text_lang else ""})
+    return results

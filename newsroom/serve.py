@@ -1,0 +1,206 @@
+"""The preview server: build with drafts, serve on 127.0.0.1, rebuild on change, reload the browser.
+
+Three threads: the HTTP server (stdlib), the watcher (watchfiles) and the
+caller's. The watcher imports changed content files into the database,
+rebuilds the whole site into the preview folder (atomically, so the server
+never shows half a site) and bumps the build id; preview pages poll
+`/__build_id` and reload when it changes. A failed import or build keeps the
+last good site and prints the problems.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import threading
+from collections.abc import Callable, Iterable
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import watchfiles
+from sqlalchemy import Engine
+
+from newsroom.build.pipeline import build
+from newsroom.content.importer import import_records
+from newsroom.content.reader import read_files
+from newsroom.db.session import transaction
+from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.i18n import LOCALE_DIR
+from newsroom.render.html import TEMPLATES
+from newsroom.settings import Settings
+
+BUILD_ID_PATH = "/__build_id"
+CONTENT_SUFFIXES = (".yaml", ".yml")
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Static files from the preview folder, the build id, and the site's own 404 page."""
+
+    server: _PreviewHTTPServer
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        if self.path.split("?", 1)[0] == BUILD_ID_PATH:
+            body = self.server.preview.build_id.encode()
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")  # a preview must never show yesterday's page
+        super().end_headers()
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != HTTPStatus.NOT_FOUND or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(code)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass  # requests are not news; build results are printed instead
+
+
+class _PreviewHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    preview: Preview
+
+
+class Preview:
+    """A running preview: bind first (so port 0 gets a real port for the base URL), then build and watch."""
+
+    def __init__(self, engine: Engine, settings: Settings, out: Path, *, today: Callable[[], dt.date],
+                 now: Callable[[], dt.datetime], content: Iterable[Path] = (), database_file: Path | None = None,
+                 host: str = "127.0.0.1", port: int = 8000, say: Callable[[str], None] = print,
+                 templates: Path = TEMPLATES, locale: Path = LOCALE_DIR) -> None:
+        self.engine, self.out, self.today, self.now, self.say = engine, out.resolve(), today, now, say
+        self.content = [Path(folder).resolve() for folder in content]
+        self.database_file = database_file.resolve() if database_file else None
+        self.templates, self.locale = templates.resolve(), locale.resolve()
+        self.out.mkdir(parents=True, exist_ok=True)
+        handler = functools.partial(_Handler, directory=str(self.out))
+        self.http = _PreviewHTTPServer((host, port), handler)
+        self.http.preview = self
+        self.host, self.port = self.http.server_address[0], self.http.server_address[1]
+        self.settings = settings.replace(base_url=f"http://{host}:{self.port}/")
+        self.build_id = "0"
+        self._builds = 0
+        self._database_seen: tuple[tuple[int, int], ...] = ()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def url(self) -> str:
+        return self.settings.base_url
+
+    def start(self) -> None:
+        """Import the content folders, build once, then serve and watch in background threads."""
+        self.import_files(path for folder in self.content for path in folder.rglob("*") if path.is_file())
+        self.rebuild()
+        self._threads = [threading.Thread(target=self.http.serve_forever, name="preview-http", daemon=True),
+                         threading.Thread(target=self._watch, name="preview-watch", daemon=True)]
+        for thread in self._threads:
+            thread.start()
+
+    def wait(self) -> None:
+        """Block until the server stops (Ctrl-C raises KeyboardInterrupt here)."""
+        while not self._stop.wait(0.5):
+            pass
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.http.shutdown()
+        self.http.server_close()
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+    # -- one round of work ---------------------------------------------------------------
+    def import_files(self, paths: Iterable[Path]) -> bool:
+        """Import changed content files; False (and the problems printed) when any is bad."""
+        files = sorted(p for p in paths if p.suffix in CONTENT_SUFFIXES and p.is_file())
+        if not files:
+            return True
+        try:
+            loaded = read_files(files, self.settings.languages)
+            with transaction(self.engine) as session:
+                result = import_records(session, loaded, self.settings.languages, self.now(), author="serve")
+        except ContentError as error:
+            self._report(error.diagnostics)
+            return False
+        self.say(f"imported {len(files)} file(s): {result.summary()}")
+        return True
+
+    def rebuild(self) -> bool:
+        """Build the whole site with drafts into the preview folder; keep the last good one on error."""
+        # No cache to clear: environments are kept per template-folder and catalog digest (render/html.py).
+        try:
+            result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True)
+        except ContentError as error:
+            self._report(error.diagnostics)
+            return False
+        finally:
+            self._database_seen = self._database_state()
+        self._report(result.warnings)
+        self._builds += 1
+        self.build_id = str(self._builds)
+        self.say(f"build {self.build_id}: {result.pages} pages, {result.stats.written} written → {self.url}")
+        return True
+
+    def handle(self, changed: Iterable[Path]) -> None:
+        """React to changed paths: import content, then rebuild when anything that feeds the site moved."""
+        changed = [p.resolve() for p in changed]
+        content = [p for p in changed if any(p.is_relative_to(folder) for folder in self.content)]
+        interface = any(p.is_relative_to(self.templates) or p.is_relative_to(self.locale) for p in changed)
+        database = self._database_state() != self._database_seen
+        if content and not self.import_files(content):
+            return
+        if content or interface or database:
+            self.rebuild()
+
+    # -- internals -------------------------------------------------------------------------
+    def _watch(self) -> None:
+        roots = [self.templates, self.locale, *self.content]
+        if self.database_file is not None:
+            roots.append(self.database_file.parent)
+        for changes in watchfiles.watch(*[r for r in roots if r.exists()], watch_filter=self._relevant,
+                                        stop_event=self._stop, debounce=300, rust_timeout=500,
+                                        raise_interrupt=False):
+            self.handle(Path(path) for _, path in changes)
+
+    def _relevant(self, change: watchfiles.Change, path: str) -> bool:
+        candidate = Path(path)
+        if candidate.is_relative_to(self.out):
+            return False
+        if self.database_file is not None and candidate.parent == self.database_file.parent \
+                and candidate.name in (self.database_file.name, self.database_file.name + "-wal"):
+            return True
+        inside = [self.templates, self.locale, *self.content]
+        return any(candidate.is_relative_to(root) for root in inside) and not candidate.name.startswith(".")
+
+    def _database_state(self) -> tuple[tuple[int, int], ...]:
+        """Size and mtime of the SQLite file and its WAL: our own reads must not look like edits."""
+        if self.database_file is None:
+            return ()
+        state = []
+        for path in (self.database_file, self.database_file.with_name(self.database_file.name + "-wal")):
+            try:
+                stat = path.stat()
+                state.append((stat.st_size, stat.st_mtime_ns))
+            except OSError:
+                state.append((0, 0))
+        return tuple(state)
+
+    def _report(self, diagnostics: list[Diagnostic]) -> None:
+        for diagnostic in sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message)):
+            self.say(str(diagnostic))

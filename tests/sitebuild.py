@@ -1,0 +1,69 @@
+"""Helpers for the site tests: build the sample (plus extra content files) through the CLI, parse pages."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import html5lib
+from click.testing import CliRunner
+
+from newsroom.cli import main
+
+BASE = "https://news.example.org/"
+_SAMPLE_DB: list[Path] = []  # the sample database, loaded once per test session and copied
+
+
+def run(folder: Path, *args: str, expect: int = 0) -> str:
+    """Run `newsroom` with its database and newsroom.toml in `folder`; returns stdout + stderr."""
+    previous = Path.cwd()
+    os.chdir(folder)
+    try:
+        result = CliRunner().invoke(main, ["--db", f"sqlite:///{folder / 'site.db'}", *args], catch_exceptions=False)
+    finally:
+        os.chdir(previous)
+    output = result.stdout + result.stderr
+    assert result.exit_code == expect, output
+    return output
+
+
+def build_sample(folder: Path, files: dict[str, str] | None = None, settings: str = "") -> Path:
+    """The sample publication plus `files` ({relative path: YAML}) built into folder/_site."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if settings:
+        (folder / "newsroom.toml").write_text(settings, encoding="utf-8")
+    if not _SAMPLE_DB:
+        template = Path(tempfile.mkdtemp(prefix="newsroom-sample-"))
+        atexit.register(shutil.rmtree, template, True)
+        run(template, "init", "--sample")
+        _SAMPLE_DB.append(template / "site.db")
+    shutil.copyfile(_SAMPLE_DB[0], folder / "site.db")
+    if files:
+        content = folder / "extra"
+        for relative, text in files.items():
+            (content / relative).parent.mkdir(parents=True, exist_ok=True)
+            (content / relative).write_text(text, encoding="utf-8")
+        run(folder, "import", str(content))
+    run(folder, "build", "--out", str(folder / "_site"), "--base-url", BASE)
+    return folder / "_site"
+
+
+def parse(path: Path):
+    """The page as an element tree; html5lib in strict mode raises on any parse error."""
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(path.read_bytes())
+
+
+def html_pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def page_url(site: Path, path: Path) -> str:
+    """The site-relative URL a page file answers at (folders end in "/")."""
+    return path.relative_to(site).as_posix().removesuffix("index.html")
+
+
+def text_of(element) -> str:
+    return " ".join(" ".join(element.itertext()).split())

@@ -1,0 +1,163 @@
+"""Email-ready issues: a complete .eml, HTML made for mail clients, a plain-text part for reading."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from pathlib import Path
+
+import html5lib
+import pytest
+from conftest import Cli
+
+BASE = "https://news.example.org/"
+DRAFT = """\
+kind: issue
+number: 14
+week: {start: 2026-11-09, end: 2026-11-15}
+status: draft
+hu: {title: Piszkozat szám}
+en: {title: Draft issue}
+"""
+UNTRANSLATED = """\
+kind: issue
+number: 15
+week: {start: 2026-11-16, end: 2026-11-22}
+status: published
+published_at: 2026-11-23T07:00:00+01:00
+hu: {title: Csak magyarul}
+"""
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Cli:
+    """One sample database for the read-only tests (rendering does not depend on the backend)."""
+    folder = tmp_path_factory.mktemp("email")
+    cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
+    cli("init", "--sample")
+    return cli
+
+
+@pytest.fixture(scope="module")
+def emails(sample: Cli) -> Path:
+    out = sample.cwd / "mail"
+    for lang in ("hu", "en"):
+        result = sample("email", "13", "--lang", lang, "--out", str(out), "--base-url", BASE)
+        assert f"{lang}/issue-13.eml" in result.stdout
+    return out
+
+
+def _message(path: Path) -> email.message.EmailMessage:
+    return email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+
+
+def _html(path: Path):
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(path.read_bytes())
+
+
+def test_the_eml_is_multipart_alternative_with_list_headers_and_encoded_hungarian(emails):
+    raw = (emails / "hu/issue-13.eml").read_bytes()
+    headers = raw.split(b"\r\n\r\n", 1)[0]
+    assert headers.isascii(), "non-ASCII header bytes: RFC 2047 encoding missing"
+    message = _message(emails / "hu/issue-13.eml")
+    assert message.get_content_type() == "multipart/alternative"
+    parts = [part.get_content_type() for part in message.iter_parts()]
+    assert parts == ["text/plain", "text/html"]  # the richest last, as RFC 2046 asks
+    assert all(part.get_content_charset() == "utf-8" for part in message.iter_parts())
+    assert message["Subject"] == "Az MI-korszak hírei · 13. szám: Trainium, TPU, GPU – a saját chipek hete"
+    assert message["From"].addresses[0].display_name == "Az MI-korszak hírei"
+    assert message["From"].addresses[0].addr_spec == "hirlevel@example.org"
+    assert message["Reply-To"] == "szerkesztoseg@example.org"
+    assert message["Date"].datetime.isoformat() == "2026-11-09T06:00:00+00:00"
+    assert message["Message-ID"] == "<issue-13.hu@weekly.example.org>"
+    assert message["List-Id"] == "Az MI-korszak hírei <weekly.example.org>"
+    unsubscribe = [u.strip(" <>") for u in str(message["List-Unsubscribe"]).split(",")]
+    assert unsubscribe == [f"{BASE}unsubscribe",
+                           "mailto:unsubscribe@example.org?subject=unsubscribe"]
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    html = message.get_body(("html",)).get_content()
+    assert html.replace("\r\n", "\n").strip() == (emails / "hu/issue-13.html").read_text(encoding="utf-8").strip()
+    text = message.get_body(("plain",)).get_content()
+    assert text.replace("\r\n", "\n") == (emails / "hu/issue-13.txt").read_text(encoding="utf-8")
+
+
+def test_the_same_issue_gives_the_same_bytes(sample, emails):
+    again = sample.cwd / "again"
+    sample("email", "13", "--lang", "hu", "--out", str(again), "--base-url", BASE)
+    for suffix in ("html", "txt", "eml"):
+        assert (again / f"hu/issue-13.{suffix}").read_bytes() == (emails / f"hu/issue-13.{suffix}").read_bytes()
+
+
+def test_the_html_is_made_for_mail_clients(emails):
+    for lang, view in (("hu", "Megnyitás böngészőben"), ("en", "View in browser")):
+        path = emails / f"{lang}/issue-13.html"
+        assert path.stat().st_size < 102 * 1024  # Gmail clips larger messages
+        document = _html(path)
+        assert document.get("lang") == lang
+        assert not list(document.iter("script"))
+        assert not [link for link in document.iter("link") if link.get("rel") == "stylesheet"]
+        # The look is in style attributes; a <style> may only add the dark-mode media query.
+        for style in document.iter("style"):
+            rules = re.sub(r"@media \(prefers-color-scheme: dark\)\s*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}", "",
+                           style.text or "")
+            assert rules.strip() == "", f"{lang}: CSS outside the dark-mode query: {rules.strip()[:80]}"
+        for tag in ("table", "td", "h1", "h2", "h3", "a", "p"):
+            elements = list(document.iter(tag))
+            assert elements and all(e.get("style") for e in elements), f"{lang}: <{tag}> without inline style"
+        frame = [t for t in document.iter("table") if t.get("width") == "600"]
+        assert frame and "width: 600px" in frame[0].get("style")
+        metas = {m.get("name"): m.get("content") for m in document.iter("meta") if m.get("name")}
+        assert metas["color-scheme"] == "light dark"
+        preheader = next(div for div in document.iter("div") if "display: none" in (div.get("style") or ""))
+        assert (preheader.text or "").strip()
+        links = {a.text: a.get("href") for a in document.iter("a")}
+        assert links[view] == f"{BASE}{lang}/issues/13/"
+        assert all(href.startswith(("https://", "http://", "mailto:")) for href in links.values())
+        for image in document.iter("img"):
+            assert image.get("width") and image.get("height") and image.get("alt") is not None
+        body_text = "".join(document.find("body").itertext())
+        assert ("Leiratkozás" if lang == "hu" else "Unsubscribe") in body_text
+        assert ("gépi szerkesztéssel" if lang == "hu" else "machine editing") in body_text
+
+
+def test_the_text_part_is_for_reading_with_numbered_links(emails):
+    text = (emails / "en/issue-13.txt").read_text(encoding="utf-8")
+    assert "<" not in text.replace("<https", "")
+    assert "Trainium, TPU, GPU – a week of custom chips" in text
+    assert "Dear Reader," in text
+    body, _, links = text.partition("\nLinks:\n")
+    references = dict(re.findall(r"^\[(\d+)\] (\S+)$", links, re.M))
+    assert references["1"].startswith(f"{BASE}en/issues/13/#story-")
+    cited = set(re.findall(r"\[(\d+)\]", body))
+    assert cited == set(references), "every reference is cited and every citation listed"
+    assert f"{BASE}en/issues/13/" in references.values()
+    assert max(len(line) for line in body.splitlines()) <= 100
+
+
+def test_build_writes_the_latest_issues_email_beside_the_site(sample):
+    sample("build", "--out", str(sample.cwd / "_site"), "--base-url", BASE)
+    for lang in ("hu", "en"):
+        for suffix in ("html", "txt", "eml"):
+            assert (sample.cwd / "_email" / lang / f"issue-13.{suffix}").is_file()
+    assert not list((sample.cwd / "_site").rglob("*.eml"))
+
+
+def test_an_unpublished_issue_is_refused_unless_draft(sample_cli, write_files):
+    sample_cli("import", str(write_files({"issues/0014.yaml": DRAFT})))
+    out = sample_cli.cwd / "mail"
+    result = sample_cli("email", "14", "--lang", "hu", "--out", str(out), expect=1)
+    assert "issue:14: status: the issue is draft, not published" in result.stderr
+    assert not out.exists()
+    sample_cli("email", "14", "--lang", "en", "--out", str(out), "--draft")
+    message = _message(out / "en/issue-14.eml")
+    assert message["Subject"].startswith("[Draft] ")
+
+
+def test_a_missing_translation_or_issue_is_refused(sample_cli, write_files):
+    sample_cli("import", str(write_files({"issues/0015.yaml": UNTRANSLATED})))
+    result = sample_cli("email", "15", "--lang", "en", expect=1)
+    assert "issue:15: en: missing translation" in result.stderr
+    sample_cli("email", "15", "--lang", "hu", "--out", str(sample_cli.cwd / "ok"))
+    result = sample_cli("email", "99", "--lang", "hu", expect=1)
+    assert "issue:99: number: no such issue" in result.stderr

@@ -1,0 +1,171 @@
+"""Feeds: valid RSS 2.0 and Atom per language, stable ids, absolute links, no drafts; pages advertise them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import feedparser
+import html5lib
+import pytest
+from conftest import Cli
+
+from newsroom import SAMPLE_DIR
+
+BASE = "https://news.example.org/"
+FEEDS = ("issues", "glossary", "section-code", "section-money", "section-policy", "section-science",
+         "section-society")
+DRAFT = """\
+kind: issue
+number: 14
+week: {start: 2026-11-09, end: 2026-11-15}
+status: draft
+hu: {title: Piszkozat szám}
+en: {title: Draft issue}
+"""
+DRAFT_STORY = """\
+kind: story
+slug: i14-draft-story
+issue: 14
+section: code
+position: 1
+sources:
+  - {publisher: Example, title: Example, url: "https://example.org/draft"}
+hu: {headline: Titkos címsor, summary: Még nem jelent meg.}
+en: {headline: Secret headline, summary: Not out yet.}
+"""
+
+
+def _build(cli, name: str, *extra: str) -> Path:
+    out = cli.cwd / name
+    cli("build", "--out", str(out), "--base-url", BASE, *extra)
+    return out
+
+
+def _ids(site: Path) -> dict[str, list[str]]:
+    return {r: [e.id for e in feedparser.parse(p.read_bytes()).entries] for r, p in _feeds(site).items()}
+
+
+def _feeds(site: Path) -> dict[str, Path]:
+    return {p.relative_to(site).as_posix(): p for p in sorted(site.glob("*/feeds/*")) if p.suffix in (".xml", ".atom")}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The sample built twice (read-only tests share it; rendering does not depend on the database backend)."""
+    folder = tmp_path_factory.mktemp("feeds")
+    cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
+    cli("init", "--sample")
+    return _build(cli, "_site"), _build(cli, "_again")
+
+
+@pytest.fixture
+def site(built) -> Path:
+    return built[0]
+
+
+def test_every_feed_parses_without_errors_in_its_language_with_unique_ids_newest_first(site):
+    feeds = _feeds(site)
+    assert sorted(feeds) == sorted(f"{lang}/feeds/{name}.{ext}" for lang in ("hu", "en") for name in FEEDS
+                                   for ext in ("xml", "atom"))
+    for relative, path in feeds.items():
+        parsed = feedparser.parse(path.read_bytes())
+        assert not parsed.bozo, f"{relative}: {parsed.get('bozo_exception')}"
+        lang = relative.split("/")[0]
+        assert parsed.feed.language == lang, relative
+        assert parsed.version == ("rss20" if path.suffix == ".xml" else "atom10"), relative
+        ids = [entry.id for entry in parsed.entries]
+        assert ids and len(ids) == len(set(ids)), relative
+        assert all(i.startswith("tag:news.example.org,2026:") for i in ids), relative
+        published = [entry.published_parsed for entry in parsed.entries]
+        assert published == sorted(published, reverse=True), f"{relative}: not newest first"
+        self_links = [link.href for link in parsed.feed.links if link.rel == "self"]
+        assert self_links == [BASE + relative], relative
+        assert parsed.feed.link == BASE + f"{lang}/"
+        assert parsed.feed.generator == "newsroom"
+        for entry in parsed.entries:
+            assert entry.link.startswith(BASE + f"{lang}/"), relative
+            assert entry.author, relative
+
+
+def test_the_issues_feeds_carry_summary_full_content_categories_and_twins(site):
+    rss = feedparser.parse((site / "hu/feeds/issues.xml").read_bytes())
+    assert [e.link for e in rss.entries] == [BASE + f"hu/issues/{n}/" for n in (13, 12, 11, 10)]
+    latest = rss.entries[0]
+    assert latest.title == "Trainium, TPU, GPU – a saját chipek hete"
+    assert latest.summary.startswith("Ezen a héten az Amazon chipjei")  # <description>: the lead as text
+    full = latest.content[0].value  # <content:encoded>: the whole issue
+    assert "A vLLM hivatalosan is támogatja a Trainiumot" in full and "<h2>Kód</h2>" in full
+    assert 'href="/' not in full and 'href="#' not in full and 'src="/' not in full
+    assert f'href="{BASE}hu/glossary/trainium/"' in full
+    assert {t.term for t in latest.tags} >= {"Kód", "Pénz"}
+    assert latest.published_parsed[:5] == (2026, 11, 9, 6, 0)  # 07:00 in Budapest
+    atom = feedparser.parse((site / "en/feeds/issues.atom").read_bytes())
+    links = {(link.rel, link.get("hreflang")): link.href for link in atom.entries[0].links}
+    assert links[("alternate", "en")] == BASE + "en/issues/13/"
+    assert links[("alternate", "hu")] == BASE + "hu/issues/13/"
+    assert atom.entries[0].summary.startswith("This week Amazon's chips took centre stage")
+    assert atom.entries[0].content[0].type == "text/html"
+    assert atom.feed.id != feedparser.parse((site / "hu/feeds/issues.atom").read_bytes()).feed.id
+
+
+def test_glossary_feed_ids_name_the_status_month(site):
+    parsed = feedparser.parse((site / "en/feeds/glossary.atom").read_bytes())
+    trainium = next(e for e in parsed.entries if e.link == BASE + "en/glossary/trainium/")
+    assert trainium.id == "tag:news.example.org,2026:en/glossary/trainium/2026-11"
+
+
+def test_a_glossary_entry_returns_to_the_feed_only_when_its_status_month_moves(sample_cli, write_files, site):
+    entries = SAMPLE_DIR / "entries"
+    gpu = (entries / "gpu.yaml").read_text(encoding="utf-8").replace("status: 2026-10", "status: 2026-11")
+    trainium = (entries / "trainium.yaml").read_text(encoding="utf-8").replace(
+        "Trainium is Amazon's own custom-designed chip", "Trainium is Amazon's own custom-built chip")
+    sample_cli("import", str(write_files({"entries/gpu.yaml": gpu, "entries/trainium.yaml": trainium})))
+    after = _ids(_build(sample_cli, "_updated"))["en/feeds/glossary.atom"]
+    before = _ids(site)["en/feeds/glossary.atom"]
+    assert "tag:news.example.org,2026:en/glossary/gpu/2026-11" in after  # substantially updated: a new item
+    assert "tag:news.example.org,2026:en/glossary/gpu/2026-10" in before
+    assert "tag:news.example.org,2026:en/glossary/trainium/2026-11" in before and \
+        "tag:news.example.org,2026:en/glossary/trainium/2026-11" in after  # an edit without a new status: same item
+    assert "custom-built" in (sample_cli.cwd / "_updated/en/feeds/glossary.atom").read_text(encoding="utf-8")
+
+
+def test_two_builds_give_the_same_bytes(built):
+    site, again = built
+    for relative, path in _feeds(site).items():
+        assert (again / relative).read_bytes() == path.read_bytes(), relative
+
+
+def test_a_correction_keeps_every_id_and_drafts_never_reach_a_feed(sample_cli, write_files, site):
+    before = _ids(site)  # the same sample, built before the correction
+    corrected = (SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8").replace(
+        "a saját chipek hete", "a saját chipek hete (javítva)")
+    sample_cli("import", str(write_files({"issues/0013.yaml": corrected, "issues/0014.yaml": DRAFT,
+                                          "stories/s.yaml": DRAFT_STORY})))
+    preview = _build(sample_cli, "_preview", "--drafts")
+    assert _ids(preview) == before
+    assert "(javítva)" in (preview / "hu/feeds/issues.xml").read_text(encoding="utf-8")
+    assert (preview / "hu/issues/14/index.html").is_file()  # the preview shows the draft…
+    for relative, path in _feeds(preview).items():  # …no feed does
+        text = path.read_text(encoding="utf-8")
+        assert "issues/14/" not in text and "Titkos" not in text and "Secret headline" not in text, relative
+
+
+def test_every_page_advertises_its_languages_feeds_and_the_feeds_page_lists_both_languages(site):
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    for path in sorted(site.glob("*/**/index.html")):
+        lang = path.relative_to(site).parts[0]
+        document = parser.parse(path.read_bytes())
+        feeds = {link.get("href"): link.get("type") for link in document.iter("link")
+                 if link.get("rel") == "alternate" and link.get("type")}
+        assert feeds == {BASE + f"{lang}/feeds/issues.xml": "application/rss+xml",
+                         BASE + f"{lang}/feeds/issues.atom": "application/atom+xml",
+                         BASE + f"{lang}/feeds/glossary.xml": "application/rss+xml",
+                         BASE + f"{lang}/feeds/glossary.atom": "application/atom+xml"}, path
+    page = parser.parse((site / "hu/feeds/index.html").read_bytes())
+    nav = [a.get("href") for a in page.iter("a") if a.text == "RSS"]
+    assert nav == ["/hu/feeds/"]
+    listed = {a.get("href") for a in page.iter("a") if a.get("type")}
+    assert listed == {BASE + f"{lang}/feeds/{name}.{ext}" for lang in ("hu", "en") for name in FEEDS
+                      for ext in ("xml", "atom")}
+    sections = {s.get("lang"): s.find("h2").text for s in page.iter("section")}
+    assert sections == {"hu": "Magyar", "en": "English"}

@@ -1,0 +1,174 @@
+"""Editor commands: glossary list/show/stale/new, staleness limits, and the SKOS export."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from conftest import Cli
+from rdflib import RDF, SKOS, Graph, Literal, URIRef
+
+from glossary.staleness import stale_entries
+from newsroom.build.model import Content, Record
+from newsroom.checks import check_content
+from newsroom.settings import Settings
+
+OLD = """\
+kind: entry
+slug: {slug}
+category: methods
+level: basic
+trend: fading
+status: {status}
+hu: {{headword: {slug}, definition: Régi.}}
+en: {{headword: {slug}, definition: Old.}}
+"""
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Cli:
+    """The sample publication in SQLite, for commands that only read (one database for the module)."""
+    folder = tmp_path_factory.mktemp("glossary-cli")
+    cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
+    cli("init", "--sample")
+    return cli
+
+
+def _content(statuses: dict[str, str]) -> Content:
+    entries = {slug: Record("entry", slug, {"slug": slug, "status": status}, "") for slug, status in statuses.items()}
+    return Content(site={}, entries=entries, pages={}, issues={}, stories={})
+
+
+def test_staleness_counts_calendar_months_against_an_injected_date():
+    content = _content({"fresh": "2026-05", "edge": "2026-04", "old": "2025-12", "older": "2025-01"})
+    today = dt.date(2026, 10, 31)
+    assert [(s.slug, s.age_months) for s in stale_entries(content, today, 6)] == [("older", 21), ("old", 10)]
+    assert [s.slug for s in stale_entries(content, today, 5)] == ["older", "old", "edge"]
+    assert stale_entries(content, dt.date(2025, 2, 1), 6) == []
+
+
+def test_check_takes_the_limit_from_settings():
+    content = _content({"a-entry": "2026-01"})
+    today = dt.date(2026, 11, 1)
+
+    def stale(limit: int) -> list[str]:
+        return [str(p) for p in check_content(content, Settings(stale_after_months=limit), today)
+                if p.field == "status"]
+
+    assert stale(12) == []
+    assert stale(6) == ["entry:a-entry: status: warning: 'Where things stand' is 10 months old (limit 6); "
+                        "re-review it"]
+    assert stale(9) == [stale(6)[0].replace("limit 6", "limit 9")]
+
+
+def test_the_limit_is_read_from_newsroom_toml(sample_cli, write_files):
+    sample_cli("import", str(write_files({"entries/old.yaml": OLD.format(slug="old-entry", status="2000-01")})))
+    (sample_cli.cwd / "newsroom.toml").write_text("stale_after_months = 3\n", encoding="utf-8")
+    result = sample_cli("check", expect=0)
+    assert re.search(r"entry:old-entry: status: warning: 'Where things stand' is \d+ months old \(limit 3\)",
+                     result.stderr)
+
+
+def test_glossary_stale_lists_oldest_first(sample_cli, write_files):
+    sample_cli("import", str(write_files({
+        "entries/a.yaml": OLD.format(slug="newer-old", status="2000-01"),
+        "entries/b.yaml": OLD.format(slug="oldest", status="1999-05"),
+    })))
+    lines = sample_cli("glossary", "stale").stdout.splitlines()
+    assert lines[0].startswith("1999-05  oldest  oldest  (")
+    assert lines[1].startswith("2000-01  newer-old  newer-old  (")
+    listed = [line.split()[0] for line in sample_cli("glossary", "list", "--stale").stdout.splitlines()]
+    assert {"oldest", "newer-old"} <= set(listed)
+
+
+def test_glossary_list_filters_and_sorts_by_language(sample):
+    def slugs(*args: str) -> list[str]:
+        return [line.split()[0] for line in sample("glossary", "list", *args).stdout.splitlines()]
+
+    assert slugs("--level", "advanced") == ["aws-inferentia", "trainium", "trainium2", "trainium3"]
+    assert slugs("--category", "business") == ["cloud-service", "project-rainier"]  # felhőszolgáltatás < Rainier
+    assert slugs("--lang", "en", "--category", "business") == ["cloud-service", "project-rainier"]
+    everything = slugs()
+    assert len(everything) == 13 and everything[:2] == ["data-center", "aws-inferentia"]  # adatközpont < AWS
+    assert slugs("--lang", "en")[:2] == ["ai-accelerator", "ai-chip"]
+    assert "--lang" in sample("glossary", "list", "--lang", "de", expect=2).stderr
+
+
+def test_glossary_show_gives_relations_from_both_sides(sample):
+    out = sample("glossary", "show", "trainium2").stdout.splitlines()
+    assert out[0] == "trainium2: hu: Trainium2 / en: Trainium2"
+    assert "broader: trainium" in out
+    assert any(line.startswith("in the news: ") for line in out)
+    assert "no glossary entry 'nope'" in sample("glossary", "show", "nope", expect=1).stderr
+
+
+def test_new_writes_a_template_that_must_be_filled_before_it_imports(sample_cli):
+    sample_cli("glossary", "new", "new-term")
+    path = sample_cli.cwd / "entries" / "new-term.yaml"
+    template = path.read_text(encoding="utf-8")
+    for field in ("category:", "level:", "trend:", "english_term:", "status:", "broader:", "narrower:", "related:",
+                  "similar:", "sources:", "provenance:", "headword:", "definition:", "plain_terms:", "analogy:",
+                  "how_it_works:", "example:", "affected:", "misconception:", "myth:", "reality:", "limits:",
+                  "history:", "current_state:", "aliases:", "match_forms:"):
+        assert field in template, field
+    assert template.count("  headword:") == 2  # both languages
+    assert "exists already" in sample_cli("glossary", "new", "new-term", expect=1).stderr
+
+    result = sample_cli("import", "entries/new-term.yaml", expect=1)
+    assert result.stderr.splitlines() == [
+        "entries/new-term.yaml:5: category: required; expected a slug: lowercase letters, digits and hyphens",
+        "entries/new-term.yaml:6: level: required; expected one of basic, intermediate, advanced",
+        "entries/new-term.yaml:7: trend: required; expected one of emerging, spreading, mainstream, fading",
+        "entries/new-term.yaml:19: sources[0].title: required; expected text",
+        "entries/new-term.yaml:20: sources[0].url: required; expected an http(s) or mailto URL",
+        "5 errors; nothing was changed",
+    ]
+
+    filled = template
+    for pattern, value in ((r"^category:", "category: methods"), (r"^level:", "level: basic"),
+                           (r"^trend:", "trend: emerging"), (r"^    title:", "    title: A source"),
+                           (r"^    url:", "    url: https://example.org/"),
+                           (r"^  headword:", "  headword: Új fogalom"), (r"^  definition:", "  definition: Egy mondat.")):
+        filled = re.sub(pattern + r".*$", value, filled, flags=re.MULTILINE)
+    path.write_text(filled, encoding="utf-8")
+    assert "1 created" in sample_cli("import", "entries/new-term.yaml").stdout
+    assert sample_cli("check").stderr == ""
+    assert "new-term" in sample_cli("glossary", "show", "new-term").stdout
+
+
+def test_new_refuses_a_bad_slug(sample):
+    assert "SLUG" in sample("glossary", "new", "Not A Slug", expect=2).stderr
+
+
+def test_export_skos_parses_and_has_one_concept_per_entry(sample):
+    entries = len(sample("glossary", "list").stdout.splitlines())
+    target = sample.cwd / "glossary.ttl"
+    assert f"{entries} concepts written" in sample("export", "--skos", str(target)).stdout
+    graph = Graph().parse(target, format="turtle")
+    concepts = set(graph.subjects(RDF.type, SKOS.Concept))
+    assert len(concepts) == entries == 13
+    base = "http://localhost:8000/glossary/"
+    trainium, trainium2 = URIRef(base + "trainium"), URIRef(base + "trainium2")
+    assert set(graph.objects(trainium, SKOS.prefLabel)) == {Literal("Trainium", lang="hu"),
+                                                            Literal("Trainium", lang="en")}
+    assert Literal("AWS Trainium", lang="en") in set(graph.objects(trainium, SKOS.altLabel))
+    assert Literal("Tranium", lang="en") in set(graph.objects(trainium, SKOS.hiddenLabel))
+    assert {lit.language for lit in graph.objects(trainium, SKOS.definition)} == {"hu", "en"}
+    assert (trainium2, SKOS.broader, trainium) in graph and (trainium, SKOS.narrower, trainium2) in graph
+    assert (trainium, SKOS.related, URIRef(base + "google-tpu")) in graph
+    assert (URIRef(base + "google-tpu"), SKOS.related, trainium) in graph
+
+
+def test_export_needs_a_folder_or_skos(sample):
+    assert "give a folder OUT, --skos FILE, or both" in sample("export", expect=2).stderr
+
+
+@pytest.mark.parametrize("code, message", [
+    ("method: typed-by-hand", "provenance.method: unknown code 'typed-by-hand'; expected one of machine-edited, "
+                              "machine-assisted, human-written"),
+])
+def test_check_names_unknown_provenance_codes(sample_cli, write_files, code, message):
+    text = OLD.format(slug="p-entry", status="2026-11") + f"provenance: {{{code}}}\n"
+    sample_cli("import", str(write_files({"entries/p.yaml": text})))
+    assert f"entry:p-entry: {message}" in sample_cli("check", expect=1).stderr.splitlines()

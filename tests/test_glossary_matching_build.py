@@ -1,0 +1,103 @@
+"""Term matching through the build: "In the news", explicit and suppressed terms, first-mention links."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import html5lib
+import pytest
+from conftest import Cli
+
+STORY = """\
+kind: story
+slug: {slug}
+issue: 13
+section: code
+position: {position}
+{extra}
+sources: [{{publisher: X, title: Y, url: "https://example.org/"}}]
+hu:
+  headline: {hu_headline}
+  summary: "{hu}"
+en:
+  headline: {en_headline}
+  summary: "{en}"
+"""
+
+
+def story(slug: str, position: int, hu: str, en: str, extra: str = "") -> str:
+    return STORY.format(slug=slug, position=position, extra=extra, hu=hu, en=en,
+                        hu_headline=f"Cím {slug}", en_headline=f"Headline {slug}")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample plus a few test stories, built once for this module."""
+    folder = tmp_path_factory.mktemp("matching-site")
+    twice = story("t-twice", 94, "A Trainium olcsó.", "Trainium is cheap.")
+    for lang, body in (("hu", "A Trainium ritka is."), ("en", "Trainium is also rare.")):
+        summary = twice.split(f"{lang}:\n", 1)[1].split("\n", 2)[1]
+        twice = twice.replace(summary, f'{summary}\n  body: "{body}"')
+    stories = {
+        "stories/e.yaml": twice,
+        # Hungarian suffix only; the English text names no term at all
+        "stories/a.yaml": story("t-suffixed", 90, "Az Amazon a Trainiumot bérbe adja. A Trainiumot sokan bérlik.",
+                                "Amazon rents it out."),
+        "stories/b.yaml": story("t-suppressed", 91, "A Trainiumot itt csak hasonlatként említjük.",
+                                "Trainium is only a figure of speech here.", "suppress_terms: [trainium]"),
+        "stories/c.yaml": story("t-generation", 92, "A Trainium2 gyorsabb.", "Trainium2 is faster."),
+        "stories/d.yaml": story("t-explicit", 93, "Egy chip, név nélkül.", "A chip, unnamed.", "terms: [trainium]"),
+    }
+    for relative, text in stories.items():
+        (folder / "content" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / "content" / relative).write_text(text, encoding="utf-8")
+    cli = Cli(f"sqlite:///{folder / 'site.db'}", folder)
+    cli("init", "--sample")
+    cli("import", str(folder / "content"))
+    cli("build", "--out", str(folder / "_site"))
+    return folder / "_site"
+
+
+def parse(path):
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(path.read_bytes())
+
+
+def news_stories(site, lang: str, slug: str) -> list[str]:
+    document = parse(site / lang / "glossary" / slug / "index.html")
+    news = next((s for s in document.iter("section") if s.get("id") == "news"), None)
+    if news is None:
+        return []
+    return [a.get("href").split("#story-")[1] for a in news.iter("a")]
+
+
+def test_in_the_news_follows_matches_explicit_terms_and_suppressions(site):
+    for lang in ("hu", "en"):
+        trainium = news_stories(site, lang, "trainium")
+        assert "t-suffixed" in trainium          # "Trainiumot" is Trainium with a suffix
+        assert "t-explicit" in trainium          # tagged by hand, not named in the text
+        assert "t-suppressed" not in trainium    # a false match the editor dropped
+        assert "t-generation" not in trainium    # "Trainium2" is another entry
+        assert "t-generation" in news_stories(site, lang, "trainium2")
+
+
+def _story(site, lang: str, slug: str):
+    document = parse(site / lang / "issues" / "13" / "index.html")
+    return next(a for a in document.iter("article") if a.get("id") == f"story-{slug}")
+
+
+def test_the_first_mention_of_a_term_is_linked_once(site):
+    article = _story(site, "hu", "t-suffixed")
+    links = [(a.get("href"), "".join(a.itertext())) for a in article.iter("a") if a.get("class") == "term"]
+    assert links == [("/hu/glossary/trainium/", "Trainiumot")]
+
+
+def test_a_suppressed_term_is_not_linked(site):
+    for lang in ("hu", "en"):
+        article = _story(site, lang, "t-suppressed")
+        assert [a for a in article.iter("a") if a.get("class") == "term"] == []
+
+
+def test_a_term_linked_in_the_summary_is_not_linked_again_in_the_body(site):
+    for lang in ("hu", "en"):
+        article = _story(site, lang, "t-twice")
+        assert len([a for a in article.iter("a") if a.get("class") == "term"]) == 1

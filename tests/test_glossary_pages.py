@@ -1,0 +1,285 @@
+"""The built glossary: entry pages section by section, A–Z index, category and level lists, JSON-LD."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import html5lib
+import pytest
+from conftest import Cli
+
+from glossary.collation import HU_ALPHABET_HEADINGS
+from glossary.views import index_letters
+
+BASE = "https://news.example.org/"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample publication built once for this module's read-only checks."""
+    folder = tmp_path_factory.mktemp("glossary-site")
+    cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
+    cli("init", "--sample")
+    cli("build", "--out", str(folder / "_site"), "--base-url", BASE)
+    return folder / "_site"
+
+
+EXTRA = {
+    "entries/bare.yaml": """\
+kind: entry
+slug: bare-entry
+category: methods
+level: basic
+trend: emerging
+status: 2026-11
+hu: {headword: Csupasz, definition: Egy mondat.}
+en: {headword: Bare, definition: One sentence.}
+""",
+}
+EVIL = "Evil</script><script>alert(1)</script><!--"
+EXTRA["entries/evil.yaml"] = f"""\
+kind: entry
+slug: evil
+category: methods
+level: basic
+trend: emerging
+status: 2026-11
+hu: {{headword: "{EVIL}", definition: Egy mondat., aliases: ["a</SCRIPT >b"]}}
+en: {{headword: "{EVIL}", definition: One sentence., aliases: ["a</SCRIPT >b"]}}
+"""
+DIGRAPH_WORDS = ["ab", "áb", "az", "áz", "comb", "cukor", "csak", "dzsem", "egér", "éger", "gyár", "lyuk",
+                 "Menyhért", "mennybolt", "nyár", "ó", "ön", "sző", "tz", "tty", "ügy", "zsák"]
+for i, word in enumerate(reversed(DIGRAPH_WORDS)):
+    EXTRA[f"entries/w{i}.yaml"] = (f"kind: entry\nslug: w{i}\ncategory: methods\nlevel: basic\n"
+                                   f"trend: emerging\nstatus: 2026-11\nhu: {{headword: {word}, definition: X.}}\n"
+                                   f"en: {{headword: {word}, definition: X.}}\n")
+
+
+@pytest.fixture(scope="module")
+def extra_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample plus a bare entry, an entry with hostile text and words for every digraph, built once."""
+    folder = tmp_path_factory.mktemp("glossary-extra")
+    for relative, text in EXTRA.items():
+        (folder / "content" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / "content" / relative).write_text(text, encoding="utf-8")
+    cli = Cli(f"sqlite:///{folder / 'extra.db'}", folder)
+    cli("init", "--sample")
+    cli("import", str(folder / "content"))
+    cli("build", "--out", str(folder / "_site"))
+    return folder / "_site"
+
+
+def parse(path: Path):
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(path.read_bytes())
+
+
+def words(element) -> str:
+    return " ".join(" ".join(element.itertext()).split())
+
+
+def section(document, ident: str):
+    return next(s for s in document.iter("section") if s.get("id") == ident)
+
+
+def headings(document) -> list[str]:
+    return [words(h) for h in document.find(".//main").iter("h2")]
+
+
+SEED_ORDER_EN = ["In plain terms", "How it works", "An everyday example", "Who is affected", "A common misconception",
+                 "Limits and risks", "Similar, but not the same", "Related concepts", "A brief history",
+                 "Where things stand", "Also known as", "Sources", "In the news"]
+SEED_ORDER_HU = ["Egyszerűen", "Hogyan működik?", "Egy hétköznapi példa", "Kiket érint?", "Gyakori tévhit",
+                 "Korlátok és kockázatok", "Hasonló, de nem ugyanaz", "Kapcsolódó fogalmak", "Rövid történet",
+                 "Hol tartunk most?", "Más néven", "Források", "A hírekben"]
+
+
+@pytest.mark.parametrize("lang, order", [("en", SEED_ORDER_EN), ("hu", SEED_ORDER_HU)])
+def test_the_entry_page_shows_every_section_of_the_seed_in_order(site, lang, order):
+    document = parse(site / lang / "glossary" / "trainium" / "index.html")
+    assert headings(document) == order
+    main = document.find(".//main")
+    assert words(main.find(".//h1")) == "Trainium"
+    text = words(main)
+    for earlier, later in zip(order, order[1:]):
+        assert text.index(earlier) < text.index(later)
+
+
+def test_the_english_page_matches_the_seed_content(site):
+    document = parse(site / "en" / "glossary" / "trainium" / "index.html")
+    text = words(document.find(".//main"))
+    assert "Glossary › Infrastructure" in text
+    assert "in English: AWS Trainium" in text
+    assert "Level: advanced" in text and "Trend: spreading" in text
+    assert "Trainium is Amazon's own custom-designed chip" in text
+    assert "It is like a large bakery chain" in words(section(document, "plain-terms"))
+    steps = section(document, "how-it-works").findall(".//ol/li")
+    assert len(steps) == 5 and words(steps[0]).startswith("The chip is designed by engineers at Annapurna Labs")
+    affected = section(document, "affected")
+    assert [words(dt) for dt in affected.iter("dt")] == [
+        "developer", "entrepreneur, executive", "bank customer, investor", "everyone"]
+    links = {words(a): a.get("href") for a in affected.iter("a")}
+    assert links == {"→ Code": "/en/archive/section/code/", "→ Money": "/en/archive/section/money/"}
+    misconception = section(document, "misconception")
+    assert [words(dt) for dt in misconception.iter("dt")] == ["Myth", "In reality"]
+    assert "Status: November 2026" in words(section(document, "current-state"))
+    assert words(section(document, "aliases")).endswith("AWS Trainium · Amazon Trainium · Trainium chip · Amazon AI chip")
+    sources = section(document, "sources").findall(".//ol/li")
+    assert len(sources) == 6 and sources[0].get("id") == "source-1"
+    assert sources[0].find("a").get("href") == "https://aws.amazon.com/machine-learning/trainium/"
+    assert "Tranium" not in words(document)  # a match-only form, never shown to readers
+    provenance = next(p for p in document.iter("p") if p.get("class") == "provenance")
+    assert words(provenance) == ("This entry was machine-edited and has undergone machine expert review; the "
+                                 "“In the news” section updates automatically from the newsletter's stories.")
+
+
+def test_the_hungarian_twin_is_in_hungarian(site):
+    document = parse(site / "hu" / "glossary" / "trainium" / "index.html")
+    text = words(document.find(".//main"))
+    assert "Fogalomtár › Infrastruktúra" in text
+    assert "Szint: haladó" in text and "Trend: terjedő" in text
+    assert "Állapot: 2026. november" in words(section(document, "current-state"))
+    english = next(span for span in document.iter("span") if span.get("lang") == "en")
+    assert words(english) == "AWS Trainium"
+    links = {words(a): a.get("href") for a in section(document, "affected").iter("a")}
+    assert links == {"→ Kód": "/hu/archive/section/code/", "→ Pénz": "/hu/archive/section/money/"}
+    provenance = next(p for p in document.iter("p") if p.get("class") == "provenance")
+    assert words(provenance).startswith("Ezt a szócikket gép szerkesztette, és gépi szakértői ellenőrzésen esett át")
+    breadcrumb = next(n for n in document.iter("nav") if n.get("class") == "breadcrumb")
+    assert [a.get("href") for a in breadcrumb.iter("a")] == ["/hu/glossary/", "/hu/glossary/category/infrastructure/"]
+
+
+def test_provenance_is_also_machine_readable(site):
+    document = parse(site / "en" / "glossary" / "trainium" / "index.html")
+    meta = {m.get("name"): m.get("content") for m in document.iter("meta") if m.get("name", "").startswith("provenance:")}
+    assert meta == {"provenance:method": "machine-edited", "provenance:review": "machine-expert-review",
+                    "provenance:written": "2026-11-03", "provenance:reviewed": "2026-11-05"}
+
+
+def test_related_concepts_from_both_sides_and_similar_notes(site):
+    document = parse(site / "en" / "glossary" / "trainium2" / "index.html")
+    related = section(document, "related")
+    groups = {p.get("class").split()[1]: [words(a) for a in p.iter("a")] for p in related.iter("p")}
+    assert groups["broader"] == ["Trainium"]  # stated only in trainium.yaml, as narrower
+    trainium = parse(site / "en" / "glossary" / "trainium" / "index.html")
+    similar = section(trainium, "similar")
+    assert [words(dt) for dt in similar.iter("dt")] == ["GPU", "AWS Inferentia"]
+    assert words(similar.find(".//dd")).startswith("A GPU is a general-purpose parallel processor")
+
+
+def test_in_the_news_is_newest_first_with_issue_number_and_date(site):
+    document = parse(site / "en" / "glossary" / "trainium" / "index.html")
+    items = section(document, "news").findall(".//li")
+    numbers = [int(words(li).split(" · Issue ")[1].split(" ")[0]) for li in items]
+    assert numbers == sorted(numbers, reverse=True) and numbers[0] == 13 and numbers[-1] == 10
+    first = items[0]
+    assert first.find("time").get("datetime") == "2026-11-09"
+    assert words(first).endswith("Issue 13 · November 9, 2026")
+    assert first.find("a").get("href").startswith("/en/issues/13/#story-")
+
+
+def test_empty_sections_are_left_out(extra_site):
+    document = parse(extra_site / "en" / "glossary" / "bare-entry" / "index.html")
+    assert headings(document) == []
+    assert not any(p.get("class") == "provenance" for p in document.iter("p"))
+
+
+def _jsonld(document) -> dict:
+    [script] = [s for s in document.iter("script") if s.get("type") == "application/ld+json"]
+    return json.loads(script.text)
+
+
+def test_entry_pages_carry_a_defined_term(site):
+    for lang in ("hu", "en"):
+        term = _jsonld(parse(site / lang / "glossary" / "trainium" / "index.html"))
+        assert term["@type"] == "DefinedTerm"
+        assert term["name"] == "Trainium"
+        assert "AWS Trainium" in term["alternateName"]
+        assert term["description"].startswith("Trainium is Amazon" if lang == "en" else "A Trainium az Amazon")
+        assert term["inLanguage"] == lang
+        assert term["url"] == f"{BASE}{lang}/glossary/trainium/"
+        assert term["dateModified"] == "2026-11-01"
+        assert term["inDefinedTermSet"]["@type"] == "DefinedTermSet"
+        assert term["inDefinedTermSet"]["url"] == f"{BASE}{lang}/glossary/"
+
+
+def test_the_index_carries_a_defined_term_set(site):
+    term_set = _jsonld(parse(site / "en" / "glossary" / "index.html"))
+    assert term_set["@type"] == "DefinedTermSet"
+    assert len(term_set["hasDefinedTerm"]) == 13
+    assert {"@type": "DefinedTerm", "@id": f"{BASE}en/glossary/trainium/", "name": "Trainium",
+            "url": f"{BASE}en/glossary/trainium/"} in term_set["hasDefinedTerm"]
+
+
+def test_json_ld_cannot_be_closed_by_content(extra_site):
+    raw = (extra_site / "en" / "glossary" / "evil" / "index.html").read_text(encoding="utf-8")
+    assert "<script>alert" not in raw
+    document = parse(extra_site / "en" / "glossary" / "evil" / "index.html")
+    assert [s.get("type") for s in document.iter("script")] == ["application/ld+json"]
+    term = _jsonld(document)
+    assert term["name"] == EVIL and term["alternateName"] == ["a</SCRIPT >b"]
+
+
+HU_SAMPLE_ORDER = ["adatközpont", "AWS Inferentia", "felhőszolgáltatás", "Google TPU", "GPU (grafikus processzor)",
+                   "MI-chip", "MI-gyorsító", "modelltanítás", "Rainier-projekt", "számítási kapacitás", "Trainium",
+                   "Trainium2", "Trainium3"]
+
+
+def _index(path: Path) -> tuple[list[tuple[str, bool]], dict[str, list[str]]]:
+    """(letter, active) of the letter bar, and {heading: headwords} of the groups, in page order."""
+    document = parse(path)
+    bar = next(n for n in document.iter("nav") if n.get("class") == "letters")
+    letters = [(words(li), li.find("a") is not None) for li in bar.iter("li")]
+    groups = {words(s.find("h2")): [words(dt) for dt in s.iter("dt")]
+              for s in document.iter("section") if s.get("class") == "letter"}
+    return letters, groups
+
+
+def test_the_hungarian_index_is_in_hungarian_order_with_every_letter(site):
+    letters, groups = _index(site / "hu" / "glossary" / "index.html")
+    assert [letter for letter, _ in letters] == list(HU_ALPHABET_HEADINGS)
+    assert [letter for letter, active in letters if active] == ["A", "F", "G", "M", "R", "Sz", "T"]
+    assert list(groups) == ["A", "F", "G", "M", "R", "Sz", "T"]
+    assert [word for group in groups.values() for word in group] == HU_SAMPLE_ORDER
+
+
+def test_the_english_index_is_in_english_order(site):
+    letters, groups = _index(site / "en" / "glossary" / "index.html")
+    assert [letter for letter, _ in letters] == list("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    headwords = [word for group in groups.values() for word in group]
+    assert headwords == sorted(headwords, key=str.casefold)
+    assert list(groups)[0] == "A" and groups["T"] == ["Trainium", "Trainium2", "Trainium3"]
+
+
+def test_a_built_index_follows_hungarian_collation_on_every_digraph(extra_site):
+    _, groups = _index(extra_site / "hu" / "glossary" / "index.html")
+    built = [word for group in groups.values() for word in group if word in DIGRAPH_WORDS]
+    assert built == DIGRAPH_WORDS
+    assert groups["Cs"] == ["csak", "Csupasz"] and groups["Dzs"] == ["dzsem"] and groups["Ny"] == ["nyár"]
+    assert groups["O"][-1] == "ó" and groups["Ö"][0] == "ön" and groups["Ty"] == ["tty"]
+    assert groups["M"][:2] == ["Menyhért", "mennybolt"]
+
+
+def test_index_groups_keep_every_letter_and_put_digits_first():
+    groups = index_letters([{"headword": word} for word in ("zsák", "3D-nyomtatás", "cukor", "csak", "Ábra")], "hu")
+    assert [g["letter"] for g in groups] == ["#", *HU_ALPHABET_HEADINGS]
+    filled = {g["letter"]: [item["headword"] for item in g["items"]] for g in groups if g["items"]}
+    assert filled == {"#": ["3D-nyomtatás"], "A": ["Ábra"], "C": ["cukor"], "Cs": ["csak"], "Zs": ["zsák"]}
+    assert [g["anchor"] for g in groups][:3] == ["letter-other", "letter-A", "letter-B"]
+
+
+def test_every_entry_is_listed_under_its_category_and_its_level(site):
+    for lang in ("hu", "en"):
+        listed_by_category, listed_by_level = [], []
+        for folder, listed in (("category", listed_by_category), ("level", listed_by_level)):
+            for page in sorted((site / lang / "glossary" / folder).glob("*/index.html")):
+                document = parse(page)
+                listed += [a.get("href") for a in document.find(".//main").iter("a")
+                           if a.get("href").count("/") == 4 and "/glossary/" in a.get("href")]
+        entries = sorted(f"/{lang}/glossary/{p.parent.name}/" for p in (site / lang / "glossary").glob("*/index.html")
+                         if p.parent.name not in ("category", "level"))
+        assert sorted(listed_by_category) == entries
+        assert sorted(listed_by_level) == entries
+    document = parse(site / "hu" / "glossary" / "level" / "advanced" / "index.html")
+    assert words(document.find(".//h1")) == "Szint: haladó"
+    assert [words(dt) for dt in document.iter("dt")] == ["AWS Inferentia", "Trainium", "Trainium2", "Trainium3"]

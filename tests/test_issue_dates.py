@@ -1,0 +1,61 @@
+"""Issue lines and publication times on built pages, in both languages, across month and year ends."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import html5lib
+import pytest
+
+from issues.dates import format_datetime, issue_line
+
+THIN = "\u2009"
+
+
+@pytest.mark.parametrize("start, end, en, hu", [
+    (dt.date(2026, 11, 2), dt.date(2026, 11, 8), f"Issue 13 · Nov 2{THIN}–{THIN}8, 2026", "13. szám · 2026. nov. 2–8."),
+    (dt.date(2026, 11, 30), dt.date(2026, 12, 6), f"Issue 13 · Nov 30{THIN}–{THIN}Dec 6, 2026",
+     f"13. szám · 2026. nov. 30.{THIN}–{THIN}dec. 6."),
+    (dt.date(2026, 12, 28), dt.date(2027, 1, 3), f"Issue 13 · Dec 28, 2026{THIN}–{THIN}Jan 3, 2027",
+     f"13. szám · 2026. dec. 28.{THIN}–{THIN}2027. jan. 3."),
+])
+def test_issue_line_within_and_across_months_and_years(start, end, en, hu):
+    assert issue_line(13, start, end, "en", "Issue") == en
+    assert issue_line(13, start, end, "hu", "szám") == hu
+
+
+def test_publication_times_are_shown_in_the_site_time_zone():
+    moment = dt.datetime(2026, 11, 9, 6, 0, tzinfo=dt.timezone.utc)
+    assert format_datetime(moment, "hu") == "2026. november 9. 7:00 CET"
+    assert format_datetime(moment, "en") == "November 9, 2026, 7:00\u202fAM +0100"
+
+
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
+def test_built_pages_use_the_translated_issue_line(sample_cli, monkeypatch):
+    monkeypatch.setenv("NEWSROOM_NOW", "2027-01-04T09:00:00+01:00")
+    for week, title in (("2026-W49", "Month"), ("2026-W53", "Year")):
+        sample_cli("issue", "new", "--week", week, "--title-hu", title, "--title-en", title)
+    for number in (14, 15):
+        sample_cli("story", "add", str(number), "--section", "code", "--headline-hu", "Hír", "--headline-en", "Story",
+                   "--summary-hu", "Szöveg.", "--summary-en", "Text.", "--source-url", "https://example.org/")
+        sample_cli("issue", "publish", str(number), "--at", f"2027-01-0{number - 12}T07:00")
+    out = sample_cli.cwd / "_site"
+    sample_cli("build", "--out", str(out))
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+
+    def lines(lang: str) -> list[str]:
+        page = parser.parse((out / lang / "issues" / "index.html").read_bytes())
+        return [re.sub(r"[ \n]+", " ", a.text) for a in page.find(".//main").iter("a")]
+
+    assert lines("en")[:3] == [f"Issue 15 · Dec 28, 2026{THIN}–{THIN}Jan 3, 2027",
+                               f"Issue 14 · Nov 30{THIN}–{THIN}Dec 6, 2026", f"Issue 13 · Nov 2{THIN}–{THIN}8, 2026"]
+    assert lines("hu")[:3] == [f"15. szám · 2026. dec. 28.{THIN}–{THIN}2027. jan. 3.",
+                               f"14. szám · 2026. nov. 30.{THIN}–{THIN}dec. 6.", "13. szám · 2026. nov. 2–8."]
+    page = parser.parse((out / "hu" / "issues" / "15" / "index.html").read_bytes())
+    published = next(p for p in page.iter("p") if p.get("class") == "published")
+    assert "".join(published.itertext()) == "Megjelent: 2027. január 3. 7:00 CET"
+    assert published.find("time").get("datetime") == "2027-01-03T07:00:00+01:00"
+    archive = parser.parse((out / "en" / "archive" / "index.html").read_bytes())
+    months = [h.text for h in archive.iter("h2")]
+    assert months[months.index("January 2027"):][:2] == ["January 2027", "November 2026"]

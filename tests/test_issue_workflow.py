@@ -1,0 +1,330 @@
+"""Issue assembly and the workflow through the CLI: each transition, each refusal, the weekly scenario."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import html5lib
+import pytest
+
+#: Build-heavy tests whose database work the other tests already cover on every backend.
+sqlite_only = pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
+
+#: Friday of the week of Issue 13 (Nov 2–8, 2026): the coming week is Nov 9–15.
+FRIDAY = "2026-11-06T10:00:00+01:00"
+MONDAY_MORNING = "2026-11-16T08:00:00+01:00"
+
+
+@pytest.fixture
+def desk(sample_cli, monkeypatch):
+    """The sample publication, an editor's name and a fixed clock."""
+    monkeypatch.setenv("NEWSROOM_NOW", FRIDAY)
+    monkeypatch.setenv("NEWSROOM_EDITOR", "anna")
+    return sample_cli
+
+
+def story_args(n: int, section: str = "code", **extra: str) -> list[str]:
+    args = ["--section", section, "--headline-hu", f"Hír {n}", "--headline-en", f"Story {n}",
+            "--summary-hu", f"Összefoglaló {n} [1].", "--summary-en", f"Summary {n} [1].",
+            "--source-url", f"https://example.org/{n}", "--publisher", "Example", "--tag", "chips"]
+    for key, value in extra.items():
+        args += [f"--{key.replace('_', '-')}", value]
+    return args
+
+
+def new_issue(cli, *args: str) -> None:
+    cli("issue", "new", "--title-hu", "Tesztszám", "--title-en", "Test issue", *args)
+
+
+def snapshot(cli, tmp: Path) -> dict[str, str]:
+    """Every stored record as exported text: equal snapshots, nothing changed."""
+    out = tmp / f"export-{len(list(tmp.glob('export-*')))}"
+    cli("export", str(out))
+    return {p.relative_to(out).as_posix(): p.read_text(encoding="utf-8") for p in out.rglob("*.yaml")}
+
+
+def parse(path: Path):
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(path.read_bytes())
+
+
+def text_of(document) -> str:
+    """The main element's text with runs of ASCII whitespace collapsed (thin spaces stay)."""
+    return re.sub(r"[ \t\n]+", " ", " ".join(document.find(".//main").itertext()))
+
+
+def build(cli, *args: str) -> Path:
+    out = cli.cwd / "_site"
+    cli("build", "--out", str(out), *args)
+    return out
+
+
+@sqlite_only
+def test_weekly_scenario_new_issue_eight_stories_publish(desk):
+    new_issue(desk)
+    sections = ["code", "code", "money", "money", "policy", "science", "society", "society"]
+    for n, section in enumerate(sections, start=1):
+        desk("story", "add", "14", *story_args(n, section), *(["--term", "trainium"] if n == 3 else []))
+    site = build(desk)
+    assert not (site / "en" / "issues" / "14").exists(), "a draft must never appear in a normal build"
+    assert "Test issue" not in (site / "en" / "issues" / "index.html").read_text(encoding="utf-8")
+
+    desk("issue", "publish", "14")
+    site = build(desk)
+    en, hu = (parse(site / lang / "issues" / "14" / "index.html") for lang in ("en", "hu"))
+    assert "Issue 14 · Nov 9\u2009–\u200915, 2026" in text_of(en)
+    assert "14. szám · 2026. nov. 9–15." in text_of(hu)
+    headlines = [h.text for h in en.iter("h3")]
+    assert headlines == [f"Story {n}" for n in range(1, 9)]  # sections in the site's order, stories in order
+    assert "Published: November 6, 2026, 10:00\u202fAM +0100" in text_of(en)
+    home = parse(site / "hu" / "index.html")
+    assert "14. szám · 2026. nov. 9–15." in text_of(home), "home shows the latest published issue"
+    editions = [a.text for a in parse(site / "en" / "issues" / "index.html").find(".//main").iter("a")
+                if (a.get("href") or "").startswith("/en/issues/1")]
+    assert editions[0].startswith("Issue 14") and editions[1].startswith("Issue 13"), "newest first"
+    data = json.loads(next(s.text for s in en.iter("script") if s.get("type") == "application/ld+json"))
+    assert "CreativeWork" in data["@type"] and data["inLanguage"] == "en"
+    assert data["datePublished"] == data["dateModified"] == "2026-11-06T10:00:00+01:00"
+    assert [part["headline"] for part in data["hasPart"]] == [f"Story {n}" for n in range(1, 9)]
+    assert all(part["@type"] == "NewsArticle" for part in data["hasPart"])
+    links = {a.get("rel") or a.text: a.get("href") for a in en.iter("a")}
+    assert links["prev"] == "/en/issues/13/" and "next" not in links
+    assert links["Trainium"] == "/en/glossary/trainium/", "terms a story mentions link to the glossary"
+    assert links["Code"] == "/en/archive/section/code/"
+    assert (site / "en" / "archive" / "section" / "code" / "index.html").is_file()
+    tag_page = parse(site / "en" / "archive" / "tag" / "chips" / "index.html")
+    assert "Story 1" in text_of(tag_page)
+    older = {a.get("rel"): a.get("href") for a in parse(site / "en" / "issues" / "13" / "index.html").iter("a")}
+    assert older["next"] == "/en/issues/14/"
+    citation = next(sup.find("a") for sup in en.iter("sup") if sup.get("class") == "cite")
+    assert citation.get("href") == "#story-i14-story-1-source-1"
+    assert any(a.get("id") == "story-i14-story-1-source-1" for a in en.iter("a"))
+
+
+@sqlite_only
+def test_new_issue_defaults_to_next_number_and_coming_week(desk):
+    result = desk("issue", "new")
+    assert result.stdout.strip() == "issue 14 created (draft): 2026-11-09 – 2026-11-15"
+    desk("issue", "new", "--week", "2026-W53")
+    shown = desk("issue", "show", "15").stdout
+    assert shown.splitlines()[:3] == ["15. szám · 2026. dec. 28.\u2009–\u20092027. jan. 3.",
+                                      "Issue 15 · Dec 28, 2026\u2009–\u2009Jan 3, 2027", "status: draft"]
+
+
+def test_issue_show_lists_sections_in_order_and_missing_translations(desk):
+    new_issue(desk)
+    desk("story", "add", "14", "--section", "money", "--headline-hu", "Csak magyarul", "--summary-hu", "Szöveg.",
+         "--source-url", "https://example.org/a", "--slug", "only-hu")
+    desk("story", "add", "14", *story_args(1, "code"), "--slug", "first")
+    lines = desk("issue", "show", "14").stdout.splitlines()
+    assert lines.index("Kód / Code [code]") < lines.index("Pénz / Money [money]")
+    assert "  1. first" in lines and "     en: — missing —" in lines
+    assert "  story:only-hu: en.headline: missing translation (present in hu)" in lines
+    assert "  story:only-hu: en.summary: missing translation (present in hu)" in lines
+
+
+@sqlite_only
+def test_story_add_from_a_file(desk, write_files):
+    new_issue(desk)
+    folder = write_files({"story.yaml": """\
+section: science
+tags: [research]
+sources: [{publisher: Nature, title: A paper, url: "https://example.org/paper"}]
+hu: {headline: Fájlból, summary: Magyar szöveg.}
+en: {headline: From a file, summary: English text.}
+"""})
+    result = desk("story", "add", "14", "--file", str(folder / "story.yaml"))
+    assert result.stdout.strip() == "story i14-from-a-file added to issue 14, science #1"
+    bad = write_files({"story.yaml": "section: science\nsources:\n  - {title: T, url: not-a-url}\n"})
+    result = desk("story", "add", "14", "--file", str(bad / "story.yaml"), expect=1)
+    assert f"{bad / 'story.yaml'}:3: sources[0].url: expected an http(s) or mailto URL, got 'not-a-url'" \
+        in result.stderr.splitlines()
+
+
+def test_stories_move_between_sections_and_positions(desk):
+    new_issue(desk)
+    for n in (1, 2, 3):
+        desk("story", "add", "14", *story_args(n, "code"), "--slug", f"s{n}")
+    desk("story", "move", "s3", "--position", "1")
+    desk("story", "move", "s1", "--section", "money")
+    lines = desk("issue", "show", "14").stdout.splitlines()
+    code = lines.index("Kód / Code [code]")
+    assert lines[code + 1:code + 6:3] == ["  1. s3", "  2. s2"]
+    money = lines.index("Pénz / Money [money]")
+    assert lines[money + 1] == "  1. s1"
+
+
+def test_every_cli_write_keeps_export_and_import_consistent(desk, tmp_path):
+    new_issue(desk)
+    for n in (1, 2):
+        desk("story", "add", "14", *story_args(n), "--slug", f"s{n}")
+    desk("story", "move", "s2", "--position", "1")
+    desk("issue", "publish", "14")
+    out = tmp_path / "backup"
+    desk("export", str(out))
+    result = desk("import", str(out))
+    assert result.stdout.strip().startswith("0 created, 0 updated,")
+
+
+def test_schedule_then_publish_keeps_the_scheduled_time(desk, monkeypatch):
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1))
+    desk("issue", "schedule", "14", "--at", "2026-11-09T07:00")
+    assert "status: scheduled" in desk("issue", "show", "14").stdout
+    site = build(desk)
+    assert not (site / "en" / "issues" / "14").exists(), "not before its time"
+    monkeypatch.setenv("NEWSROOM_NOW", MONDAY_MORNING)
+    site = build(desk)
+    assert (site / "en" / "issues" / "14" / "index.html").is_file(), "a scheduled issue appears once its time passed"
+    desk("issue", "publish", "14")
+    assert "status: published November 9, 2026, 7:00\u202fAM +0100" in desk("issue", "show", "14").stdout
+    refused = desk("issue", "publish", "14", expect=1)
+    assert "issue:14: status: issue 14 is already published at 2026-11-09T06:00:00+00:00" in refused.stderr
+
+
+def test_unschedule_returns_to_draft(desk):
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1))
+    desk("issue", "schedule", "14", "--at", "2026-11-09T07:00+01:00")
+    desk("issue", "unschedule", "14")
+    assert "status: draft" in desk("issue", "show", "14").stdout
+
+
+@sqlite_only
+def test_preview_build_shows_drafts_marked(desk):
+    new_issue(desk)
+    desk("story", "add", "14", "--section", "code", "--headline-hu", "Félkész", "--summary-hu", "Még nincs kész.")
+    site = build(desk, "--drafts")
+    page = parse(site / "en" / "issues" / "14" / "index.html")
+    assert "Draft" in [strong.text for strong in page.iter("strong")]
+    home = text_of(parse(site / "en" / "index.html"))
+    assert "Issue 13" in home and "Test issue" not in home, "home never shows a draft"
+
+
+BAD_INPUT = [
+    (["issue", "new", "--number", "13"], "issue:13: number: issue 13 already exists; leave out --number to take "
+     "the next free one (14)"),
+    (["issue", "new", "--week", "2026-W45"], "issue:14: week: 2026-11-02–2026-11-08 overlaps issue 13 "
+     "(2026-11-02–2026-11-08); choose another --week"),
+    (["issue", "new", "--from", "2026-11-08", "--to", "2026-11-10"], "issue:14: week: 2026-11-08–2026-11-10 "
+     "overlaps issue 13 (2026-11-02–2026-11-08); choose another --week"),
+    (["story", "add", "13", *story_args(1)], "issue:13: status: issue 13 is published; to change it, add "
+     "--correction (and --reason): the change is recorded and shown as a correction"),
+    (["story", "add", "12", *story_args(1, "weather"), "--correction"], "story:i12-story-1: section: unknown section 'weather'; "
+     "known: code, money, policy, science, society"),
+    (["issue", "schedule", "12", "--at", "2026-11-01T07:00+01:00"], "issue:12: status: issue 12 is already "
+     "published (at 2026-11-02T06:00:00+00:00)"),
+    (["issue", "publish", "99"], "issue:99: number: no issue 99"),
+    (["story", "add", "12", "--headline-hu", "x", "--correction"], "story:i12-x: section: required; give "
+     "--section (known: code, money, policy, science, society)"),
+    (["story", "add", "12", *story_args(1), "--audience", "robots", "--correction"], "story:i12-story-1: "
+     "audiences[0]: unknown audience 'robots'; known: bank-customer, developer, entrepreneur, everyone, "
+     "executive, investor, policymaker, researcher, student"),
+    (["story", "move", "i13-vllm-trainium-backend", "--position", "2"], "issue:13: status: issue 13 is "
+     "published; to change it, add --correction (and --reason): the change is recorded and shown as a correction"),
+    (["issue", "new", "--week", "2026-W60"], "--week: 2026-W60 is not an ISO week: Invalid week: 60"),
+]
+
+
+def test_bad_input_is_refused_and_changes_nothing(desk, tmp_path):
+    """One database for every case (loading the sample dominates); each case must leave it as it was."""
+    before = snapshot(desk, tmp_path)
+    for args, expected in BAD_INPUT:
+        result = desk(*args, expect=1)
+        assert expected in result.stderr.splitlines(), result.stderr
+        assert result.stderr.splitlines()[-1].endswith("nothing was changed")
+        assert snapshot(desk, tmp_path) == before, args
+
+
+def test_scheduling_in_the_past_is_refused(desk, tmp_path):
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1))
+    before = snapshot(desk, tmp_path)
+    result = desk("issue", "schedule", "14", "--at", "2026-11-05T07:00+01:00", expect=1)
+    assert ("issue:14: published_at: 2026-11-05T06:00:00+00:00 is in the past (now 2026-11-06T09:00:00+00:00); "
+            "schedule a time to come, or `issue publish` now") in result.stderr
+    assert snapshot(desk, tmp_path) == before
+
+
+def test_publishing_in_the_future_is_refused(desk):
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1))
+    result = desk("issue", "publish", "14", "--at", "2026-12-01T07:00", expect=1)
+    assert "use `newsroom issue schedule` to publish later" in result.stderr
+
+
+def test_publish_refuses_untranslated_unsourced_unnamed_and_broken(desk, write_files, tmp_path):
+    new_issue(desk)
+    desk("story", "add", "14", "--section", "code", "--slug", "half", "--headline-hu", "Csak magyar",
+         "--summary-hu", "Lásd [ezt](entry:no-such-entry).")
+    desk("story", "add", "14", *story_args(2), "--term", "nowhere", "--slug", "termed")
+    site = (Path(__file__).resolve().parent.parent / "newsroom" / "sample" / "site.yaml").read_text(encoding="utf-8")
+    desk("import", str(write_files({"site.yaml": site.replace("    en: Society\n", "")})))
+    before = snapshot(desk, tmp_path)
+    result = desk("issue", "publish", "14", expect=1)
+    for line in ["site: sections[4].en: 'society' has no name in this language",
+                 "story:half: en.headline: missing translation (present in hu)",
+                 "story:half: hu.summary: link to a missing entry 'no-such-entry'",
+                 "story:half: sources: a story needs at least one source",
+                 "story:termed: terms[0]: no glossary entry 'nowhere'"]:
+        assert line in result.stderr.splitlines(), result.stderr
+    assert snapshot(desk, tmp_path) == before
+
+
+def test_a_correction_is_recorded_listed_and_shown(desk, monkeypatch):
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("issue", "publish", "14")
+    assert desk("issue", "corrections", "14").stdout.strip() == "issue 14: no corrections"
+    refused = desk("story", "edit", "s1", "--headline-en", "Story one", expect=1)
+    assert "issue 14 is published; to change it, add --correction" in refused.stderr
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T12:30:00+01:00")
+    desk("story", "edit", "s1", "--headline-en", "Story one", "--correction", "--reason", "typo in headline",
+         "--editor", "bela")
+    listed = desk("issue", "corrections", "14").stdout.strip()
+    assert listed == "November 7, 2026, 12:30\u202fPM +0100  bela  story:s1  en.headline — typo in headline"
+    site = build(desk)
+    page = parse(site / "en" / "issues" / "14" / "index.html")
+    corrections = page.find(".//section[@id='corrections']")
+    assert "Story one (headline [ENG]) – typo in headline" in " ".join(" ".join(corrections.itertext()).split())
+    data = json.loads(next(s.text for s in page.iter("script") if s.get("type") == "application/ld+json"))
+    assert data["datePublished"] == "2026-11-06T10:00:00+01:00"
+    assert data["dateModified"] == "2026-11-07T12:30:00+01:00"
+
+
+def test_a_correction_must_keep_the_issue_publishable(desk, tmp_path, monkeypatch):
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("issue", "publish", "14")
+    before = snapshot(desk, tmp_path)
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T12:30:00+01:00")
+    result = desk("story", "add", "14", "--section", "code", "--headline-hu", "Fél", "--summary-hu", "Fél.",
+                  "--source-url", "https://example.org/x", "--correction", expect=1)
+    assert "story:i14-fel: en.headline: missing translation (present in hu)" in result.stderr
+    assert snapshot(desk, tmp_path) == before
+
+
+@sqlite_only
+def test_jsonld_escapes_script_end_tags(desk):
+    new_issue(desk)
+    desk("issue", "edit", "14", "--title-en", "Break </script><script>alert(1)</script>")
+    desk("story", "add", "14", *story_args(1))
+    desk("issue", "publish", "14")
+    raw = (build(desk) / "en" / "issues" / "14" / "index.html").read_text(encoding="utf-8")
+    script = raw.split('<script type="application/ld+json">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in script
+    assert json.loads(script)["name"] == "Break </script><script>alert(1)</script>"
+
+
+def test_the_editor_defaults_to_the_os_user(desk, monkeypatch):
+    import getpass
+
+    monkeypatch.delenv("NEWSROOM_EDITOR")
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("issue", "publish", "14")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-08T09:00:00+01:00")
+    desk("issue", "edit", "14", "--title-en", "Better title", "--correction")
+    listed = desk("issue", "corrections", "14").stdout.strip()
+    assert listed == f"November 8, 2026, 9:00\u202fAM +0100  {getpass.getuser()}  issue:14  en.title"

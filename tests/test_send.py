@@ -1,0 +1,256 @@
+"""Sending to a list against a real SMTP server (aiosmtpd), resuming after a kill, and unsubscribing."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+import html5lib
+import pytest
+from aiosmtpd.controller import Controller
+from sqlalchemy import create_engine, text
+
+from newsroom.db.session import make_engine
+from newsroom.mail.send import RateLimiter
+from newsroom.mail.unsubscribe import make_unsubscribe_server
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = "https://news.example.org/"
+SUBSCRIBERS = """\
+email,lang
+anna@example.org,hu
+Bela@Example.org,en
+not-an-address,hu
+cecil@example.org,
+dora@example.org,en
+eva@example.org,hu
+ferenc@example.org,de
+"""
+VALID = {"anna@example.org": "hu", "bela@example.org": "en", "cecil@example.org": "hu", "dora@example.org": "en",
+         "eva@example.org": "hu"}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Mailbox:
+    """An aiosmtpd handler that keeps every accepted message; it can kill the sender during a DATA."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, email.message.EmailMessage]] = []
+        self.kill: tuple[int, subprocess.Popen] | None = None  # (after how many messages, the sender)
+        self.refuse: set[str] = set()
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):  # noqa: ANN001
+        if address in self.refuse:
+            return "550 5.1.1 No such mailbox"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):  # noqa: ANN001 - aiosmtpd's hook signature
+        if self.kill and len(self.messages) >= self.kill[0]:
+            os.kill(self.kill[1].pid, signal.SIGKILL)  # the sender dies before this message is accepted
+            return "451 4.3.0 Try again later"
+        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        for recipient in envelope.rcpt_tos:
+            self.messages.append((recipient, message))
+        return "250 OK"
+
+    def count(self) -> Counter:
+        return Counter(recipient for recipient, _ in self.messages)
+
+
+@pytest.fixture
+def smtp():
+    mailbox = Mailbox()
+    controller = Controller(mailbox, hostname="127.0.0.1", port=_free_port())
+    controller.start()
+    try:
+        yield mailbox, f"127.0.0.1:{controller.port}"
+    finally:
+        controller.stop()
+
+
+@pytest.fixture
+def subscribers(sample_cli) -> Path:
+    path = sample_cli.cwd / "list.csv"
+    path.write_text(SUBSCRIBERS, encoding="utf-8")
+    return path
+
+
+def _scalar(db_url: str, sql: str) -> int:
+    engine = create_engine(db_url)
+    with engine.connect() as connection:
+        value = connection.execute(text(sql)).scalar_one()
+    engine.dispose()
+    return value
+
+
+def test_each_subscriber_gets_one_message_in_their_language_with_their_own_unsubscribe_link(sample_cli, smtp,
+                                                                                           subscribers):
+    mailbox, server = smtp
+    result = sample_cli("send", "13", "--lang", "hu", "--to", str(subscribers), "--smtp", server,
+                        "--rate", "200/s", "--base-url", BASE, expect=1)
+    assert f"{subscribers}:4: email: malformed address 'not-an-address'; not sent" in result.stderr
+    assert f"{subscribers}:8: lang: unknown language 'de'; expected one of hu, en" in result.stderr
+    assert "3 sent, 0 already sent, 0 unsubscribed, 2 in another language" in result.stdout
+    sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--base-url", BASE, expect=1)
+    assert mailbox.count() == Counter(list(VALID))
+    tokens = set()
+    for recipient, message in mailbox.messages:
+        lang = VALID[recipient]
+        assert message["To"] == recipient and message["Content-Language"] == lang
+        assert message["Subject"].endswith("a saját chipek hete" if lang == "hu" else "a week of custom chips")
+        html = message.get_body(("html",)).get_content()
+        assert f'<html lang="{lang}">' in html
+        url = str(message["List-Unsubscribe"]).split(",")[0].strip(" <>")
+        token = re.fullmatch(rf"{re.escape(BASE)}unsubscribe\?t=([0-9a-f]{{32}})", url).group(1)
+        assert token in html and token in message.get_body(("plain",)).get_content()
+        assert token in message["Message-ID"] or token[:16] in message["Message-ID"]
+        tokens.add(token)
+    assert len(tokens) == len(VALID)
+    rerun = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--base-url", BASE, expect=1)
+    assert "0 sent, 5 already sent" in rerun.stdout
+    assert len(mailbox.messages) == len(VALID)
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == len(VALID)
+
+
+def test_a_sender_killed_midway_resumes_and_nobody_gets_two(sample_cli, smtp, subscribers):
+    mailbox, server = smtp
+    command = [sys.executable, "-m", "newsroom", "--db", sample_cli.db_url, "send", "13", "--to", str(subscribers),
+               "--smtp", server, "--rate", "100/s", "--base-url", BASE]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    sender = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    mailbox.kill = (2, sender)  # two messages accepted, then the sender dies in the middle of the third
+    sender.communicate(timeout=60)
+    assert sender.returncode == -signal.SIGKILL
+    assert len(mailbox.messages) == 2
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 2
+    mailbox.kill = None
+    rerun = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60)
+    assert rerun.returncode == 1, rerun.stderr  # 1: the two bad lines of the list are still reported
+    assert "3 sent, 2 already sent" in rerun.stdout
+    assert mailbox.count() == Counter(list(VALID))  # every subscriber exactly once
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == len(VALID)
+
+
+def test_a_refused_recipient_is_reported_not_recorded_and_sent_on_the_next_run(sample_cli, smtp, subscribers):
+    mailbox, server = smtp
+    mailbox.refuse = {"eva@example.org"}
+    result = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, expect=1)
+    assert f"{subscribers}: eva@example.org: refused by the server (550 5.1.1 No such mailbox)" in result.stderr
+    assert "4 sent" in result.stdout and "1 refused" in result.stdout
+    mailbox.refuse = set()
+    result = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, expect=1)
+    assert "1 sent, 4 already sent" in result.stdout
+    assert mailbox.count() == Counter(list(VALID))
+
+
+def test_an_unreachable_smtp_server_is_reported_and_nothing_is_recorded(sample_cli, subscribers):
+    port = _free_port()
+    result = sample_cli("send", "13", "--to", str(subscribers), "--smtp", f"127.0.0.1:{port}", expect=1)
+    assert f"cannot reach the SMTP server 127.0.0.1:{port}" in result.stderr
+    assert "nothing was sent" in result.stderr
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
+
+
+def test_an_unpublished_issue_is_never_sent(sample_cli, smtp, subscribers, write_files):
+    mailbox, server = smtp
+    sample_cli("import", str(write_files({"issues/0014.yaml": (
+        "kind: issue\nnumber: 14\nweek: {start: 2026-11-09, end: 2026-11-15}\nstatus: scheduled\n"
+        "hu: {title: Ütemezett}\nen: {title: Scheduled}\n")})))
+    result = sample_cli("send", "14", "--to", str(subscribers), "--smtp", server, expect=1)
+    assert "issue:14: status: the issue is scheduled, not published" in result.stderr
+    assert mailbox.messages == []
+
+
+def test_the_rate_limit_spaces_messages_out():
+    moments: list[float] = []
+    clock = [100.0]
+    limiter = RateLimiter(4, clock=lambda: clock[0], sleep=lambda seconds: clock.__setitem__(0, clock[0] + seconds))
+    for _ in range(5):
+        limiter.wait()
+        moments.append(clock[0])
+    assert moments == [100.0, 100.25, 100.5, 100.75, 101.0]
+
+
+@pytest.fixture
+def unsubscribe_server(sample_cli, smtp, subscribers):
+    """The unsubscribe server on a free port, over a database whose subscribers got issue 12."""
+    mailbox, server = smtp
+    sample_cli("send", "12", "--to", str(subscribers), "--smtp", server, "--base-url", BASE, expect=1)
+    engine = make_engine(sample_cli.db_url)
+    from newsroom.settings import Settings
+    import datetime as dt
+    clock = lambda: dt.datetime(2026, 11, 12, 9, 0, tzinfo=dt.timezone.utc)  # noqa: E731
+    httpd = make_unsubscribe_server(engine, Settings(base_url=BASE), clock, "127.0.0.1", 0)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    links = {recipient: str(message["List-Unsubscribe"]).split(",")[0].strip(" <>") for recipient, message
+             in mailbox.messages}
+    local = {recipient: url.replace(f"{BASE}unsubscribe", f"http://127.0.0.1:{httpd.server_port}/unsubscribe")
+             for recipient, url in links.items()}
+    try:
+        yield local, f"http://127.0.0.1:{httpd.server_port}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        engine.dispose()
+
+
+def test_get_only_confirms_and_one_click_post_unsubscribes(sample_cli, smtp, subscribers, unsubscribe_server):
+    links, root = unsubscribe_server
+    mailbox, server = smtp
+    with urllib.request.urlopen(links["bela@example.org"]) as response:  # a link scanner would do this
+        assert response.status == 200
+        page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(response.read())
+    assert page.get("lang") == "en"
+    form = page.find(".//form")
+    assert form.get("method") == "post" and form.find(".//button").text == "Unsubscribe"
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM unsubscribes") == 0
+    with urllib.request.urlopen(links["anna@example.org"]) as response:
+        assert 'lang="hu"' in response.read().decode() and response.status == 200
+    request = urllib.request.Request(links["bela@example.org"], data=b"List-Unsubscribe=One-Click", method="POST",
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+    with urllib.request.urlopen(request) as response:
+        assert response.status == 200 and response.url == links["bela@example.org"]  # no redirect
+        assert "You have unsubscribed" in response.read().decode()
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM unsubscribes WHERE method = 'one-click'") == 1
+    with urllib.request.urlopen(urllib.request.Request(links["bela@example.org"], data=b"", method="POST")) as again:
+        assert again.status == 200  # unsubscribing twice is harmless
+    with pytest.raises(urllib.error.HTTPError) as unknown:
+        urllib.request.urlopen(urllib.request.Request(f"{root}/unsubscribe?t={'0' * 32}", data=b"", method="POST"))
+    assert unknown.value.code == 404
+    result = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--base-url", BASE, expect=1)
+    assert "4 sent, 0 already sent, 1 unsubscribed" in result.stdout
+    assert "bela@example.org" not in [r for r, m in mailbox.messages if "13" in m["Message-ID"]]
+
+
+def test_the_unsubscribe_server_command_serves_a_confirmation_page(sample_cli):
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen([sys.executable, "-m", "newsroom", "--db", sample_cli.db_url, "unsubscribe-server",
+                               "--port", "0"], cwd=ROOT, env=environment, stdout=subprocess.PIPE, text=True)
+    try:
+        announced = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", announced).group(0)
+        with pytest.raises(urllib.error.HTTPError) as unknown:
+            urllib.request.urlopen(f"{url}unsubscribe?t={'f' * 32}", timeout=10)
+        assert unknown.value.code == 404
+        assert "Ismeretlen leiratkozási hivatkozás" in unknown.value.read().decode()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

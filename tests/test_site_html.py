@@ -1,0 +1,136 @@
+"""Every built page is well-formed HTML5 with the structure readers, browsers and search engines need."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from sitebuild import BASE, build_sample, html_pages, page_url, parse, text_of
+
+HEADING = re.compile(r"h([1-6])")
+OG_LOCALE = {"hu": "hu_HU", "en": "en_GB"}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return build_sample(tmp_path_factory.mktemp("html"))
+
+
+def _meta(document, key: str, attribute: str = "property") -> str | None:
+    for meta in document.iter("meta"):
+        if meta.get(attribute) == key:
+            return meta.get("content")
+    return None
+
+
+def test_every_page_has_language_title_description_and_one_h1_with_headings_in_order(site):
+    for path in html_pages(site):
+        url = page_url(site, path)
+        document = parse(path)
+        assert document.get("lang") in ("hu", "en"), url
+        assert text_of(document.find("head/title")), url
+        assert _meta(document, "description", "name"), url
+        levels = [int(HEADING.fullmatch(e.tag).group(1)) for e in document.iter() if isinstance(e.tag, str)
+                  and HEADING.fullmatch(e.tag)]
+        assert levels.count(1) == 1 and levels[0] == 1, f"{url}: headings {levels}"
+        for before, after in zip(levels, levels[1:]):
+            assert after <= before + 1, f"{url}: heading level jumps from h{before} to h{after}"
+
+
+def test_every_page_has_landmarks_alt_texts_and_the_hashed_stylesheet(site):
+    stylesheets = {p.name for p in (site / "assets").glob("site.*.css")}
+    assert len(stylesheets) == 1 and re.fullmatch(r"site\.[0-9a-f]{10}\.css", stylesheets.pop())
+    for path in html_pages(site):
+        url = page_url(site, path)
+        document = parse(path)
+        body = document.find("body")
+        for landmark in ("header", "nav", "main", "footer"):
+            assert body.find(f".//{landmark}") is not None, f"{url}: no <{landmark}>"
+        assert len(body.findall(".//main")) == 1, url
+        for image in body.iter("img"):
+            assert image.get("alt") is not None, f"{url}: image without alt"
+        css = [link.get("href") for link in document.iter("link") if link.get("rel") == "stylesheet"]
+        assert len(css) == 1 and re.search(r"assets/site\.[0-9a-f]{10}\.css$", css[0]), url
+        assert not [s for s in document.iter("script") if s.get("src") and "search" not in s.get("src")], url
+
+
+def test_indexed_pages_have_canonical_url_and_open_graph_tags(site):
+    for path in html_pages(site):
+        url = page_url(site, path)
+        document = parse(path)
+        lang = document.get("lang")
+        if path.name == "404.html":
+            assert _meta(document, "robots", "name") == "noindex"
+            continue
+        canonical = [link.get("href") for link in document.iter("link") if link.get("rel") == "canonical"]
+        expected = BASE + ("hu/" if url == "" else url)  # the root's canonical page is the default language's home
+        assert canonical == [expected], url
+        assert _meta(document, "og:title") and _meta(document, "og:description"), url
+        assert _meta(document, "og:url") in (expected, BASE), url
+        assert _meta(document, "og:locale") == OG_LOCALE[lang], url
+        assert _meta(document, "og:type") in ("website", "article"), url
+    entry = parse(site / "en/glossary/trainium/index.html")
+    assert _meta(entry, "og:type") == "article"
+    assert _meta(entry, "og:description") == _meta(entry, "description", "name")
+    assert _meta(entry, "og:locale:alternate") == "hu_HU"
+
+
+def test_a_404_page_in_both_languages_and_at_the_root(site):
+    for path, lang, heading in (("404.html", "hu", "Az oldal nem található"), ("hu/404.html", "hu", "Az oldal nem található"),
+                                ("en/404.html", "en", "Page not found")):
+        document = parse(site / path)
+        assert document.get("lang") == lang
+        assert text_of(document.find(".//h1")) == heading
+        # Links are root-absolute, so the page works at whatever path the server shows it.
+        assert all(a.get("href").startswith(("/", "#")) for a in document.iter("a")), path
+    switch = [a.get("href") for a in parse(site / "hu/404.html").iter("a") if a.get("rel") == "alternate"]
+    assert switch == ["/en/404.html"]
+    sitemap = (site / "sitemap.xml").read_text()
+    assert "404" not in sitemap
+
+
+def test_the_stylesheet_has_dark_print_and_focus_rules(site):
+    css = next((site / "assets").glob("site.*.css")).read_text()
+    assert "prefers-color-scheme: dark" in css
+    assert "@media print" in css and "details::details-content" in css
+    assert ":focus-visible" in css
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_text_colours_meet_wcag_aa_contrast_in_light_and_dark_schemes(site):
+    css = next((site / "assets").glob("site.*.css")).read_text()
+    schemes = re.findall(r":root \{([^}]*)\}", css)[:2]  # light, then the dark override
+    assert len(schemes) == 2
+    for block in schemes:
+        colours = dict(re.findall(r"--([a-z-]+): (#[0-9a-f]{6})", block))
+        for text in ("ink", "muted", "accent"):
+            assert _contrast(colours[text], colours["paper"]) >= 4.5, (text, block)
+            assert _contrast(colours[text], colours["panel"]) >= 4.5, (text, "on panel")
+        assert _contrast(colours["accent-ink"], colours["accent"]) >= 4.5  # button label
+        assert _contrast(colours["ink"], colours["mark"]) >= 4.5  # the "not yet translated" note
+
+
+def test_every_in_page_link_has_its_target(site):
+    for path in html_pages(site):
+        document = parse(path)
+        ids = {element.get("id") for element in document.iter() if isinstance(element.tag, str) and element.get("id")}
+        fragments = {a.get("href")[1:] for a in document.iter("a") if (a.get("href") or "").startswith("#")}
+        assert fragments <= ids, f"{page_url(site, path)}: no target for {sorted(fragments - ids)}"
+
+
+def test_the_root_leads_to_hungarian_without_script_or_guessing(site):
+    document = parse(site / "index.html")
+    assert document.get("lang") == "hu" and not list(document.iter("script"))
+    refresh = [m.get("content") for m in document.iter("meta") if m.get("http-equiv") == "refresh"]
+    assert refresh == ["0; url=hu/"]
+    assert [a.get("href") for a in document.find(".//main").iter("a")] == ["hu/"]

@@ -1,0 +1,150 @@
+"""Both languages: the switch lands on the twin, hreflang both ways, plurals, the missing-translation policy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+from sitebuild import BASE, build_sample, html_pages, page_url, parse, text_of
+
+from newsroom.render.html import environment
+from newsroom.render.search import search
+
+SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+
+#: An entry and a story written only in Hungarian, to exercise the missing-translation policy.
+HU_ONLY = {
+    "entries/csak-magyar.yaml": """\
+kind: entry
+slug: csak-magyar
+category: infrastructure
+level: basic
+trend: emerging
+status: 2026-11
+hu:
+  headword: Hűtőkör
+  definition: A hűtőkör az adatközpont gépeiből elvezeti a hőt.
+""",
+    "stories/i13-csak-magyar.yaml": """\
+kind: story
+slug: i13-csak-magyar
+issue: 13
+section: science
+position: 99
+terms: [csak-magyar]
+sources: [{publisher: MTI, title: Hűtés, url: "https://example.org/hutes"}]
+hu:
+  headline: Folyadékhűtésre áll át egy magyar adatközpont
+  summary: Egy budapesti adatközpont folyadékhűtésre vált.
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return build_sample(tmp_path_factory.mktemp("i18n"))
+
+
+def _switch(document) -> dict[str, str]:
+    return {a.get("hreflang"): a.get("href") for a in document.iter("a")
+            if a.get("rel") == "alternate" and a.get("hreflang")}
+
+
+def _alternates(document) -> dict[str, str]:
+    return {link.get("hreflang"): link.get("href") for link in document.iter("link")
+            if link.get("rel") == "alternate" and link.get("hreflang")}
+
+
+def _file(site: Path, href: str) -> Path:
+    relative = href.removeprefix(BASE).lstrip("/")
+    return site / (relative + "index.html" if relative.endswith("/") or not relative else relative)
+
+
+def test_the_switch_on_every_page_lands_on_its_twin_and_back(site):
+    pages = [p for p in html_pages(site) if p != site / "index.html"]
+    kinds = set()
+    for path in pages:
+        url = page_url(site, path)
+        rest = url.partition("/")[2] if "/" in url else url
+        kinds.add(rest.split("/")[0] if rest else "home")
+        document = parse(path)
+        lang = document.get("lang")
+        # The root 404 page is the default language's; its twin switches back to hu/404.html.
+        own_page = site / "hu/404.html" if url == "404.html" else path
+        for other, href in _switch(document).items():
+            twin = _file(site, href)
+            assert twin.is_file(), f"{url}: switch to {href} leads nowhere"
+            twin_document = parse(twin)
+            assert twin_document.get("lang") == other
+            assert _file(site, _switch(twin_document)[lang]) == own_page, f"{url}: {href} does not switch back"
+            # The same page, not the other language's home page (unless this is the home page).
+            assert (page_url(site, twin).partition("/")[2] == "") == (rest == ""), f"{url} → {href}"
+        alternates = _alternates(document)
+        assert set(alternates) == {"hu", "en", "x-default"}, url
+        assert alternates[lang] == BASE + page_url(site, own_page)
+        assert alternates["x-default"] == alternates["hu"]
+    # Every kind of page the sample produces took part.
+    assert {"home", "issues", "glossary", "reference", "method", "search", "404.html"} <= kinds
+
+
+def test_plural_forms_come_from_the_catalog():
+    for lang, one, many in (("en", "1 story", "8 stories"), ("hu", "1 hír", "8 hír")):
+        template = environment(lang).from_string(
+            "{% trans count=n %}{{ count }} story{% pluralize %}{{ count }} stories{% endtrans %}")
+        assert template.render(n=1) == one and template.render(n=8) == many
+
+
+def test_editions_and_search_pages_count_with_plurals(site):
+    editions = text_of(parse(site / "en/issues/index.html").find(".//main"))
+    assert "stories)" in editions
+    scope = text_of(parse(site / "hu/search/index.html").find(".//main"))
+    assert "13 szócikk" in scope and "39 hír" in scope
+    assert "13 glossary entries" in text_of(parse(site / "en/search/index.html").find(".//main"))
+
+
+@pytest.fixture(scope="module")
+def fallback_site(tmp_path_factory):
+    return build_sample(tmp_path_factory.mktemp("fallback"), HU_ONLY, 'missing_translation = "fallback"\n')
+
+
+@pytest.fixture(scope="module")
+def omit_site(tmp_path_factory):
+    return build_sample(tmp_path_factory.mktemp("omit"), HU_ONLY, 'missing_translation = "omit"\n')
+
+
+def test_fallback_shows_the_other_language_marked_and_noted(fallback_site):
+    site = fallback_site
+    entry = parse(site / "en/glossary/csak-magyar/index.html")
+    article = entry.find(".//article")
+    assert entry.get("lang") == "en" and article.get("lang") == "hu"
+    assert "Not yet translated" in text_of(article.find(".//p[@class='untranslated']"))
+    assert text_of(article.find(".//h1")) == "Hűtőkör"
+    assert _switch(entry) == {"hu": "/hu/glossary/csak-magyar/"}
+    index = parse(site / "en/glossary/index.html")
+    marked = [text_of(element) for element in index.iter() if element.get("lang") == "hu"]
+    assert "Hűtőkör" in marked  # the headword, in its own language
+    notes = [text_of(small) for small in index.iter("small") if small.get("class") == "untranslated-mark"]
+    assert notes == ["not yet translated"]  # and a visible note on its row
+    story = next(a for a in parse(site / "en/issues/13/index.html").iter("article")
+                 if a.get("id") == "story-i13-csak-magyar")
+    assert story.get("lang") == "hu" and story.find(".//p[@class='untranslated']") is not None
+    hits = search(site / "en/search/index", "hutokor")
+    assert [(hit["title"], hit["lang"]) for hit in hits] == [("Hűtőkör", "hu")]
+    assert all(hit["lang"] == "" for hit in search(site / "en/search/index", "trainium"))
+
+
+def test_omit_leaves_the_page_out_of_that_language_everywhere(omit_site):
+    site = omit_site
+    assert (site / "hu/glossary/csak-magyar/index.html").is_file()
+    assert not (site / "en/glossary/csak-magyar").exists()
+    hu_entry = parse(site / "hu/glossary/csak-magyar/index.html")
+    assert _switch(hu_entry) == {} and set(_alternates(hu_entry)) == {"hu", "x-default"}
+    for path in html_pages(site / "en"):
+        body = path.read_text(encoding="utf-8")
+        assert "csak-magyar" not in body and "Hűtőkör" not in body, page_url(site, path)
+    sitemap = [loc.text for loc in ET.parse(site / "sitemap.xml").getroot().iter(f"{SITEMAP}loc")]
+    assert BASE + "hu/glossary/csak-magyar/" in sitemap and BASE + "en/glossary/csak-magyar/" not in sitemap
+    english_index = b"".join(p.read_bytes() for p in (site / "en/search/index").rglob("*.json"))
+    assert "csak-magyar".encode() not in english_index and "Hűtőkör".encode() not in english_index
+    assert "csak-magyar".encode() in b"".join(p.read_bytes() for p in (site / "hu/search/index").rglob("*.json"))

@@ -1,0 +1,99 @@
+"""The static search index: accent-folded queries find glossary entries and stories in each language."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from sitebuild import build_sample, parse
+
+from newsroom.render.search import SearchDocument, fold, index_files, search, shard_of, split_key, tokens
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return build_sample(tmp_path_factory.mktemp("search"))
+
+
+def test_folding_drops_accents_and_case():
+    assert fold("Központ ŐRÜLT Ütő") == "kozpont orult uto"
+    assert tokens("Az MI-korszak hírei, 2026-ban!") == ["az", "mi", "korszak", "hirei", "2026", "ban"]
+    assert shard_of(fold("ütő")) == "u" and shard_of("日本") == "_"
+
+
+def test_an_unaccented_query_finds_the_accented_word():
+    docs = [SearchDocument("entry", "Adatközpont", "/hu/glossary/data-center/", "", "adatközpont központ"),
+            SearchDocument("story", "Más", "/hu/issues/1/#story-x", "", "semmi köze")]
+    files = index_files(docs)
+    assert [hit["title"] for hit in search(files, "kozpont")] == ["Adatközpont"]
+    assert [hit["title"] for hit in search(files, "KÖZP")] == ["Adatközpont"]  # a word's beginning is enough
+    assert search(files, "kozpont semmi") == []  # every word must match
+
+
+def test_the_built_index_finds_entries_by_headword_alias_and_definition_and_stories(site):
+    hu = site / "hu/search/index"
+    titles = [hit["title"] for hit in search(hu, "adatkozpont")]
+    assert "adatközpont" in titles  # headword, typed without accents
+    assert any(hit["kind"] == "story" for hit in search(hu, "adatkozpont"))
+    assert "Trainium" in [hit["title"] for hit in search(hu, "amazon trainium chip")]  # alias
+    en = site / "en/search/index"
+    hits = search(en, "trainium")
+    assert {hit["kind"] for hit in hits} == {"entry", "story"}
+    assert all(hit["url"].startswith("/en/") for hit in hits)
+    story = next(hit for hit in hits if hit["kind"] == "story")
+    assert "#story-" in story["url"] and (site / story["url"].split("#")[0].lstrip("/") / "index.html").is_file()
+
+
+def test_the_first_query_downloads_little(site):
+    for lang in ("hu", "en"):
+        folder = site / lang / "search/index"
+        meta = json.loads((folder / "meta.json").read_bytes())
+        assert meta["documents"] > 40
+        shards = list((folder / "shards").glob("*.json"))
+        assert len(shards) > 10 and max(p.stat().st_size for p in shards) < 16_000
+        assert max(p.stat().st_size for p in (folder / "docs").glob("*.json")) < 24_000
+
+
+def test_the_search_page_points_its_script_at_the_index(site):
+    document = parse(site / "hu/search/index.html")
+    form = next(f for f in document.iter("form") if f.get("data-search-index"))
+    assert form.get("data-search-index") == "/hu/search/index/"
+    assert form.get("data-one") == "%(num)s találat" and form.get("data-none")
+    scripts = [s.get("src") for s in document.iter("script") if s.get("src")]
+    assert len(scripts) == 1 and (site / scripts[0].lstrip("/")).is_file()
+
+
+def test_a_headword_compound_is_found_by_its_last_part(site):
+    assert "adatközpont" in [hit["title"] for hit in search(site / "hu/search/index", "kozpont")]
+
+
+def test_a_large_letter_is_split_into_two_letter_shards_and_still_found(monkeypatch):
+    from newsroom.render import search as search_module
+
+    monkeypatch.setattr(search_module, "SPLIT_BYTES", 200)
+    words = [f"kozpont{i}" for i in range(40)] + ["kar", "k"]
+    docs = [SearchDocument("story", word, f"/s/{word}", "", word) for word in words]
+    files = index_files(docs)
+    keys = json.loads(files["meta.json"])["shards"]
+    assert "k" not in keys and {"ko", "ka", "k_"} <= set(keys)
+    assert len(search(files, "központ1")) == 11  # központ1, központ10…19
+    assert [hit["title"] for hit in search(files, "kar")] == ["kar"]
+    assert len(search(files, "k")) == len(words)  # a one-letter word reads every "k" shard
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the browser script's functions")
+def test_the_browser_script_folds_and_shards_like_the_index_builder():
+    source = (ROOT / "templates/assets/search.js").read_text(encoding="utf-8")
+    functions = "\n".join(re.findall(r"^  function (?:fold|tokens|shardOf|splitKey)\(.*$", source, re.MULTILINE))
+    samples = ["Központ ŐRÜLT Ütő", "Az MI-korszak hírei, 2026-ban!", "Crème brûlée – naïve café", "kø ß 日本語"]
+    script = functions + "\nconst s = JSON.parse(process.argv[1]);\n" \
+        "console.log(JSON.stringify(s.map(t => tokens(t).map(w => [w, shardOf(w), splitKey(w)]))));"
+    output = subprocess.run(["node", "-e", script, json.dumps(samples)], capture_output=True, text=True, check=True)
+    expected = [[[w, shard_of(w), split_key(w)] for w in tokens(text)] for text in samples]
+    assert json.loads(output.stdout) == expected

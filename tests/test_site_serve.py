@@ -1,0 +1,101 @@
+"""`newsroom serve`: a preview on 127.0.0.1 that imports a changed content file and serves the rebuilt page."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from sitebuild import build_sample
+
+from newsroom import SAMPLE_DIR
+from newsroom.db.session import make_engine
+from newsroom.serve import Preview
+from newsroom.settings import Settings
+
+DRAFT_ISSUE = """\
+kind: issue
+number: 14
+week: {start: 2026-11-09, end: 2026-11-15}
+status: draft
+hu: {title: Készülő szám}
+en: {title: Issue in the making}
+"""
+TIMEOUT = 60  # generous: a bound on waiting, not a timing assertion
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8")
+
+
+def _wait_for(predicate, what: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"gave up waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def preview(tmp_path_factory):
+    """One preview server for the module (the tests that only read come first)."""
+    tmp_path = tmp_path_factory.mktemp("serve")
+    work = tmp_path / "work"
+    build_sample(work)
+    content = tmp_path / "content"
+    (content / "entries").mkdir(parents=True)
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", content / "entries")
+    (content / "issues").mkdir()
+    (content / "issues" / "0014.yaml").write_text(DRAFT_ISSUE, encoding="utf-8")
+    engine = make_engine(f"sqlite:///{work / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
+                     database_file=work / "site.db", port=0, say=lambda message: None)
+    server.start()
+    yield server, content, work
+    server.stop()
+    engine.dispose()
+
+
+def test_unknown_paths_get_the_site_404_page(preview):
+    server, _, _ = preview
+    status, body = _get(server.url + "hu/no-such-page/")
+    assert status == 404 and "Az oldal nem található" in body
+
+
+def test_drafts_are_visible_and_marked_only_in_the_preview(preview):
+    server, _, work = preview
+    _, body = _get(server.url + "hu/")
+    assert 'class="preview-banner"' in body
+    status, draft = _get(server.url + "hu/issues/14/")
+    assert status == 200 and "Készülő szám" in draft and 'class="draft"' in draft
+    built = (work / "_site" / "hu" / "index.html").read_text(encoding="utf-8")
+    assert "__build_id" not in built and "preview-banner" not in built
+    assert not (work / "_site" / "hu" / "issues" / "14").exists()
+
+
+def test_a_changed_content_file_is_imported_rebuilt_and_served(preview):
+    server, content, _ = preview
+    assert server.host == "127.0.0.1" and server.url == f"http://127.0.0.1:{server.port}/"
+    page = server.url + "en/glossary/trainium/"
+    status, body = _get(page)
+    assert status == 200 and "Trainium is Amazon" in body
+    assert "/__build_id" in body  # the reload script, in preview output only
+    first_id = _get(server.url + "__build_id")[1]
+
+    source = content / "entries" / "trainium.yaml"
+    text = source.read_text(encoding="utf-8")
+    assert "    Trainium is Amazon's own" in text
+    source.write_text(text.replace("    Trainium is Amazon's own", "    Freshly edited: Trainium is Amazon's own"),
+                      encoding="utf-8")
+
+    _wait_for(lambda: "Freshly edited" in _get(page)[1], "the edited definition to be served")
+    _wait_for(lambda: _get(server.url + "__build_id")[1] != first_id, "a new build id for the reload script")
