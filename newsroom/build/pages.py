@@ -39,7 +39,7 @@ from newsroom.build.reference import reference_sections
 from newsroom.build.state import Memo
 from newsroom.build.tracking import Tracker
 from newsroom.i18n import translations
-from newsroom.render.markdown import MarkdownRenderer, plain_text
+from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, plain_text
 from newsroom.settings import Settings
 
 
@@ -419,8 +419,18 @@ class Planner:
         prefix = f"cite-{story.key}"
         terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
                  for slug in self.derived.mentions.get(story.key, ())]
-        summary, body = self.link_terms(story, text_lang, text.get("summary") or "", text.get("body") or "",
-                                        md=md, prefixes=(f"{prefix}-summary", f"{prefix}-body"))
+        # Rendered when a template first shows them, not while every page is planned: a build plans
+        # every page but renders only the changed ones. Each field names its own anchor prefix, so
+        # the anchors do not depend on the order things are rendered in.
+        linked: list[list[Markup]] = []
+
+        def field_html(index: int) -> Markup:
+            if not linked:
+                linked.append(self.link_terms(story, text_lang, text.get("summary") or "", text.get("body") or "",
+                                              md=md, prefixes=(f"{prefix}-summary", f"{prefix}-body")))
+            return linked[0][index]
+
+        summary, body = DeferredHtml(lambda: field_html(0)), DeferredHtml(lambda: field_html(1))
         return {"slug": story.key, "data": story.data, "text": text, "text_lang": text_lang,
                 "source_anchor": anchor, "summary": summary, "body": body, "terms": terms}
 
