@@ -30,7 +30,10 @@ def main(db: str, out: str, full: bool) -> None:
 
     event.listen(engine, "before_cursor_execute", count)
     started = time.perf_counter()
-    result = build(engine, Settings(), Path(out), dt.date(2026, 11, 30), full=full)
+    # As the command runs it: a build clock, and the latest issue's emails in a folder beside the site.
+    now = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.timezone.utc)
+    result = build(engine, Settings(), Path(out), now.date(), email_out=Path(out).parent / "email", now=now,
+                   full=full)
     wall = time.perf_counter() - started
     peak_kib = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                    resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)

@@ -37,7 +37,7 @@ from newsroom.build.feedlinks import feed_links
 from newsroom.build.model import Content, Record
 from newsroom.build.reference import reference_sections
 from newsroom.build.state import Memo
-from newsroom.build.tracking import Tracker
+from newsroom.build.tracking import SEP, Tracker
 from newsroom.i18n import translations
 from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, plain_text
 from newsroom.settings import Settings
@@ -83,6 +83,15 @@ class Derived:
     #: "lang/slug" → the entry's headword in that language (with the language fallback). A page that
     #: shows an entry's name depends on the name, not on the whole entry.
     headwords: Mapping[str, str] = field(default_factory=dict)
+    #: story → what places it in the archive (issue, section, position, tags, languages with text). The
+    #: archive's lists depend on these of every story, but on the text only of the stories they show.
+    story_facts: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+
+
+def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
+    return {slug: (story.data["issue"], story.data["section"], story.data["position"],
+                   tuple(story.data.get("tags") or ()), tuple(lang for lang in languages if story.has(lang)))
+            for slug, story in content.stories.items()}
 
 
 def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime | None = None,
@@ -98,7 +107,7 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
     else:
         mentions = remembered_mentions(content, settings.languages, memo, by_lang)
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang,
-                   headwords(content, settings.languages))
+                   headwords(content, settings.languages), story_facts(content, settings.languages))
 
 
 def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:
@@ -180,8 +189,7 @@ class Planner:
         self.now = now
         self.tracker = tracker
         self._shared_reads: set[str] = set()
-        self._archive: list[Record] | None = None
-        self._tagged: dict[str, list[Record]] | None = None
+        self._kept: dict[str, tuple[Any, frozenset[str]]] = {}  # see kept()
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
         self.omit = settings.missing_translation == "omit"
         self.gettext = translations(lang).gettext
@@ -195,6 +203,27 @@ class Planner:
         if tracker is not None and "_shared_reads" in self.__dict__:
             self.__dict__["_shared_reads"].update(tracker.reads)
         object.__setattr__(self, name, value)
+
+    def kept(self, name: str, compute: Callable[[], Any],
+             reads_as: Callable[[set[str]], set[str]] | None = None) -> Any:
+        """`compute()` once per planner; every page that uses the value depends on what computing it read.
+
+        Unlike an attribute set while planning (see __setattr__), a value kept here makes its reads
+        inputs only of the pages that use it: the archive's story list is no input of an entry page.
+        """
+        found = self._kept.get(name)
+        if found is None:
+            tracker = self.tracker
+            earlier = tracker.take() if tracker is not None else set()
+            value = compute()
+            made = tracker.take() if tracker is not None else set()
+            reads = frozenset(reads_as(made) if reads_as is not None else made)
+            if tracker is not None:
+                tracker.reads |= earlier
+            found = self._kept[name] = (value, reads)
+        if self.tracker is not None:
+            self.tracker.reads |= found[1]
+        return found[0]
 
     # -- the missing-translation policy ----------------------------------------------
     def languages_of(self, record: Record) -> tuple[str, ...]:
@@ -593,17 +622,23 @@ class Planner:
         return self.spec(urls.feeds(self.lang), "feeds.html", {"feed_languages": languages}, urls.feeds)
 
     def archive_stories(self) -> list[Record]:
-        """Every visible story, newest issue first (computed once per planner)."""
-        if self._archive is None:
-            self._archive = [story for story in archive.archive_stories(self.content, self.issues)
-                             if self.available(story)]
-        return self._archive
+        """Every visible story, newest issue first (computed once per planner).
+
+        Which stories, in which order, depends on each story's facts (`Derived.story_facts`), not its
+        text: a page that shows a story reads its record itself (see story_links).
+        """
+        stories = f"content.stories{SEP}"
+
+        def as_facts(reads: set[str]) -> set[str]:
+            return {f"derived.story_facts{SEP}{key[len(stories):]}" if key.startswith(stories) else key
+                    for key in reads}
+
+        return self.kept("archive", lambda: [story for story in archive.archive_stories(self.content, self.issues)
+                                             if self.available(story)], as_facts)
 
     def tagged(self) -> dict[str, list[Record]]:
         """{tag slug: its stories}, computed once per planner."""
-        if self._tagged is None:
-            self._tagged = archive.by_tag(self.archive_stories())
-        return self._tagged
+        return self.kept("tagged", lambda: archive.by_tag(self.archive_stories()))
 
     def story_links(self, stories: list[Record]) -> list[dict[str, Any]]:
         """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
@@ -611,7 +646,8 @@ class Planner:
         months = []
         for month, items in archive.by_month(stories, self.content, self.settings.zone):
             rows = []
-            for story in items:
+            for listed in items:
+                story = self.content.stories[listed.key]  # this page shows the story's text: a read of it
                 number = story.data["issue"]
                 text, text_lang = self.text(story)
                 rows.append({"headline": self.marked(text.get("headline"), text_lang), "text_lang": text_lang,
