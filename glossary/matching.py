@@ -211,6 +211,14 @@ class TermMatcher:
             if pattern is not None
         ]
 
+    def __repr__(self) -> str:
+        """Every form it matches, in a stable order: two matchers with one repr find the same mentions.
+
+        The build's dependency records hash a matcher by its repr (see newsroom/build/tracking.py).
+        """
+        return (f"TermMatcher({self.lang!r}, {sorted(self._sensitive.items())!r}, "
+                f"{sorted(self._insensitive.items())!r}, {self._exclude!r})")
+
     def find(self, text: str) -> list[Mention]:
         """Mentions in `text`, left to right, non-overlapping, longest label first."""
         normal, starts, ends = _normalise_text(text)

@@ -27,7 +27,7 @@ from newsroom.content.reader import read_files
 from newsroom.db.session import transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import LOCALE_DIR
-from newsroom.render.html import TEMPLATES, environment
+from newsroom.render.html import TEMPLATES
 from newsroom.settings import Settings
 
 BUILD_ID_PATH = "/__build_id"
@@ -143,7 +143,7 @@ class Preview:
 
     def rebuild(self) -> bool:
         """Build the whole site with drafts into the preview folder; keep the last good one on error."""
-        environment.cache_clear()  # templates may have changed on disk
+        # No cache to clear: environments are kept per template-folder and catalog digest (render/html.py).
         try:
             result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True)
         except ContentError as error:

@@ -41,6 +41,8 @@ class Settings:
     feed_id_date: str = "2026"
     #: How many of the newest issues, stories and glossary updates each feed carries.
     feed_limit: int = 20
+    #: Template folder; empty means the bundled `templates/`. Pages that use an edited template are rebuilt.
+    templates: str = ""
     #: Extra settings kept for extensions; unknown keys in newsroom.toml are errors.
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -1,4 +1,5 @@
-"""Atomic output: a build that fails midway leaves the previous site byte-identical, with no leftovers."""
+"""Atomic output: a build that fails while rendering leaves the previous site byte-identical; one that
+fails while writing leaves every file whole (old or new bytes), no leftovers, and the next build repairs it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 from sitebuild import BASE, build_sample
 
-from newsroom.build import pipeline, writer
+from newsroom.build import pipeline, rendering, writer
 from newsroom.db.session import make_engine
 from newsroom.settings import Settings
 
@@ -26,8 +27,8 @@ def _snapshot(site: Path) -> dict[str, bytes]:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-def _build(engine, site: Path) -> pipeline.BuildResult:
-    return pipeline.build(engine, Settings(base_url=BASE), site, dt.date(2026, 11, 30))
+def _build(engine, site: Path, base_url: str = BASE, full: bool = False) -> pipeline.BuildResult:
+    return pipeline.build(engine, Settings(base_url=base_url), site, dt.date(2026, 11, 30), full=full)
 
 
 def _leftovers(site: Path) -> list[str]:
@@ -37,38 +38,45 @@ def _leftovers(site: Path) -> list[str]:
 def test_a_renderer_failing_midway_leaves_the_old_site(published, monkeypatch):
     site, engine = published
     before = _snapshot(site)
-    real_render, calls = pipeline.render, []
+    real_render, calls = rendering.render, []
 
-    def failing_render(template, lang, context):
+    def failing_render(template, lang, context, **kwargs):
         calls.append(template)
         if len(calls) == 20:
             raise RuntimeError("renderer broke")
-        return real_render(template, lang, context)
+        return real_render(template, lang, context, **kwargs)
 
-    monkeypatch.setattr(pipeline, "render", failing_render)
+    monkeypatch.setattr(rendering, "render", failing_render)
     with pytest.raises(RuntimeError, match="renderer broke"):
-        _build(engine, site)
+        _build(engine, site, full=True)  # renders every page
     assert _snapshot(site) == before
     assert _leftovers(site) == []
 
 
-def test_a_write_failing_after_some_files_leaves_the_old_site(published, monkeypatch):
+def test_a_write_failing_after_some_files_leaves_the_old_site_and_the_next_build_repairs(published, monkeypatch,
+                                                                                        tmp_path):
     site, engine = published
+    other = "https://other.example.org/news/"  # changes every page
+    _build(engine, tmp_path / "expected", base_url=other)
+    expected = _snapshot(tmp_path / "expected")
     before = _snapshot(site)
-    real_place, placed = writer._place, []
+    real_replace, placed = writer._replace, []
 
-    def failing_place(new_root, old_root, relative, data):
+    def failing_replace(root, relative, data):
         placed.append(relative)
         if len(placed) == 30:
             raise OSError("disk full")
-        return real_place(new_root, old_root, relative, data)
+        return real_replace(root, relative, data)
 
-    monkeypatch.setattr(writer, "_place", failing_place)
+    monkeypatch.setattr(writer, "_replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
-        _build(engine, site)
-    assert len(placed) >= 30  # files had been written into the staging tree before the failure
-    assert _snapshot(site) == before
+        _build(engine, site, base_url=other)
+    assert len(placed) >= 30  # files had been written before the failure
+    assert _snapshot(site) == before  # the new tree never replaced the published one
     assert _leftovers(site) == []
+    monkeypatch.setattr(writer, "_replace", real_replace)
+    _build(engine, site, base_url=other)
+    assert _snapshot(site) == expected
 
 
 def test_stale_files_do_not_survive_a_build_and_unchanged_files_are_kept(published):
@@ -77,7 +85,7 @@ def test_stale_files_do_not_survive_a_build_and_unchanged_files_are_kept(publish
     (site / "hu/old-page/index.html").write_text("stale", encoding="utf-8")
     (site / "assets/site.0000000000.css").write_text("stale", encoding="utf-8")
     before = _snapshot(site)
-    result = _build(engine, site)
+    result = _build(engine, site, full=True)  # files no build recorded: only a full build looks at the disk
     after = _snapshot(site)
     assert "hu/old-page/index.html" not in after and "assets/site.0000000000.css" not in after
     assert result.stats.removed == 2 and result.stats.written == 0

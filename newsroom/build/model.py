@@ -7,9 +7,10 @@ shape. Nothing here touches the database after `load_content` returns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
@@ -22,6 +23,9 @@ from issues.records import issue_to_record, story_to_record
 from newsroom.content.records import page_to_record, site_to_record
 from newsroom.models import Page
 
+if TYPE_CHECKING:
+    from newsroom.build.state import Memo
+
 
 @dataclass(frozen=True)
 class Record:
@@ -31,6 +35,7 @@ class Record:
     key: str
     data: Mapping[str, Any]
     content_hash: str
+    version: int = 0  # bumped on every stored change, even one that forgot the content hash
 
     def text(self, lang: str) -> Mapping[str, Any]:
         return self.data.get(lang) or {}
@@ -60,22 +65,85 @@ class Content:
         return {item["slug"]: item for item in self.site.get(field, [])}
 
     def stories_of(self, number: int) -> list[Record]:
-        return [s for s in self.stories.values() if s.data["issue"] == number]
+        """The stories of issue `number`, in key order (an index, not a scan: pages ask once per issue)."""
+        if "_by_issue" not in self.__dict__:
+            index: dict[int, list[Record]] = {}
+            for story in self.stories.values():
+                index.setdefault(story.data["issue"], []).append(story)
+            object.__setattr__(self, "_by_issue", index)
+        return list(self.__dict__["_by_issue"].get(number, ()))
 
 
-def load_content(session: Session) -> Content:
-    """Load every record with a fixed number of queries (no lazy loading later)."""
-    entries = session.scalars(select(Entry).order_by(Entry.slug).options(
-        selectinload(Entry.texts), selectinload(Entry.relations))).all()
-    pages = session.scalars(select(Page).order_by(Page.slug).options(selectinload(Page.texts))).all()
-    issues = session.scalars(select(Issue).order_by(Issue.number).options(selectinload(Issue.texts))).all()
-    stories = session.scalars(select(Story).order_by(Story.slug).options(
-        selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section))).all()
+def load_content(session: Session, memo: Memo | None = None) -> Content:
+    """Load every record with a fixed number of queries (no lazy loading later).
+
+    With a `memo` (the build's, kept in the database) only records whose
+    version or content hash changed since the memo was written are read
+    through the ORM; the rest come back as the plain data they were.
+    """
+    site = site_to_record(session) or {}
+    if memo is None:
+        loaded = {kind: {r.key: r for r in _load(session, kind, None).values()} for kind in _LOADERS}
+    else:
+        loaded = {kind: _remembered(session, kind, memo, _digest(repr(site))) for kind in _LOADERS}
     return Content(
-        site=site_to_record(session) or {},
-        entries={e.slug: Record("entry", e.slug, entry_to_record(e), e.content_hash) for e in entries},
-        pages={p.slug: Record(p.kind, p.slug, page_to_record(p), p.content_hash) for p in pages},
-        issues={i.number: Record("issue", str(i.number), issue_to_record(i), i.content_hash) for i in issues},
-        stories={s.slug: Record("story", s.slug, story_to_record(s), s.content_hash) for s in stories},
+        site=site,
+        entries=dict(sorted(loaded["entry"].items())),
+        pages=dict(sorted(loaded["page"].items())),
+        issues={int(key): record for key, record in sorted(loaded["issue"].items(), key=lambda kv: int(kv[0]))},
+        stories=dict(sorted(loaded["story"].items())),
         corrections={number: tuple(items) for number, items in all_corrections(session).items()},
     )
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+#: kind → (model, eager loads, row → Record)
+_LOADERS: dict[str, tuple[Any, Callable[[], list[Any]], Callable[[Any], Record]]] = {
+    "entry": (Entry, lambda: [selectinload(Entry.texts), selectinload(Entry.relations)],
+              lambda e: Record("entry", e.slug, entry_to_record(e), e.content_hash, e.version)),
+    "page": (Page, lambda: [selectinload(Page.texts)],
+             lambda p: Record(p.kind, p.slug, page_to_record(p), p.content_hash, p.version)),
+    "issue": (Issue, lambda: [selectinload(Issue.texts)],
+              lambda i: Record("issue", str(i.number), issue_to_record(i), i.content_hash, i.version)),
+    "story": (Story, lambda: [selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section)],
+              lambda s: Record("story", s.slug, story_to_record(s), s.content_hash, s.version)),
+}
+
+
+def _load(session: Session, kind: str, ids: list[int] | None) -> dict[int, Record]:
+    """Records of one kind by row id: all of them, or those with the given ids (500 per query)."""
+    model, options, to_record = _LOADERS[kind]
+    if ids is None:
+        rows = list(session.scalars(select(model).options(*options())))
+    else:
+        rows = []
+        for start in range(0, len(ids), 500):
+            rows += session.scalars(select(model).where(model.id.in_(ids[start:start + 500])).options(*options()))
+    return {row.id: to_record(row) for row in rows}
+
+
+def _remembered(session: Session, kind: str, memo: Memo, site: str) -> dict[str, Record]:
+    """Records of one kind, from the memo where their version and hash are unchanged."""
+    model = _LOADERS[kind][0]
+    keys = {row_id: _digest(f"{kind}|{site}|{row_id}|{version}|{content_hash}") for row_id, version, content_hash
+            in session.execute(select(model.id, model.version, model.content_hash))}
+    records: dict[int, Record] = {}
+    missing: list[int] = []
+    for row_id, key in keys.items():
+        known = memo.get(key)
+        if known is None:
+            missing.append(row_id)
+        else:
+            records[row_id] = Record(*known)
+    if missing:
+        # Most rows new (a first build): one plain load beats many id lists.
+        fresh = _load(session, kind, None if len(missing) > len(keys) // 2 else missing)
+        for row_id in missing:
+            record = fresh.get(row_id)
+            if record is not None:
+                records[row_id] = record
+                memo.put(keys[row_id], [record.kind, record.key, record.data, record.content_hash, record.version])
+    return {record.key: record for record in records.values()}

@@ -7,9 +7,12 @@ the sitemap.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from babel import Locale
@@ -19,21 +22,37 @@ from glossary.graph import GROUPS, relations_of
 from glossary.jsonld import defined_term, defined_term_set, script_json, term_set_ref
 from glossary.linking import link_first_mentions
 from glossary.matching import TermMatcher
-from glossary.mentions import in_the_news, matchers, story_mentions
+from glossary.mentions import entry_labels, in_the_news, matchers, story_mentions
 from glossary.models import LEVELS
 from glossary.staleness import status_month
 from glossary.views import by_headword, index_letters
 from issues import archive
-from issues.dates import format_date, format_datetime, format_month, format_week, issue_line
+from issues.dates import format_date, format_datetime, issue_line
+from issues.dates import format_month as _format_month
+from issues.dates import format_week as _format_week
 from issues.jsonld import issue_jsonld
 from issues.visibility import is_public, visible_numbers
 from newsroom.build import urls
 from newsroom.build.feedlinks import feed_links
 from newsroom.build.model import Content, Record
 from newsroom.build.reference import reference_sections
+from newsroom.build.state import Memo
+from newsroom.build.tracking import SEP, Tracker
 from newsroom.i18n import translations
-from newsroom.render.markdown import MarkdownRenderer, plain_text
+from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, plain_text
 from newsroom.settings import Settings
+
+
+@lru_cache(maxsize=4096)
+def format_week(start: dt.date, end: dt.date, lang: str) -> str:
+    """Babel's interval formatting, memoised: every page's header shows the latest week."""
+    return _format_week(start, end, lang)
+
+
+@lru_cache(maxsize=4096)
+def format_month(month: dt.date, lang: str) -> str:
+    """Babel's month formatting, memoised (entries share a handful of status months)."""
+    return _format_month(month, lang)
 
 
 @dataclass(frozen=True)
@@ -46,6 +65,8 @@ class PageSpec:
     context: Mapping[str, Any]
     twins: Mapping[str, str] = field(default_factory=dict)  # lang → url of the same page
     lastmod: dt.date | None = None
+    #: Dependency keys read while planning this page (see build/tracking.py); empty when untracked.
+    reads: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -56,16 +77,74 @@ class Derived:
     mentions: Mapping[str, tuple[str, ...]]  # story → entries
     news: Mapping[str, list[str]]  # entry → stories, newest first
     relations: Mapping[str, Mapping[str, list[Any]]]
-    matchers: Mapping[str, TermMatcher] = field(default_factory=dict)  # lang → every entry's labels
+    #: lang → every entry's labels. A page that reads one depends on its labels (TermMatcher's repr), not on
+    #: the object, which is new on every build.
+    matchers: Mapping[str, TermMatcher] = field(default_factory=dict)
+    #: "lang/slug" → the entry's headword in that language (with the language fallback). A page that
+    #: shows an entry's name depends on the name, not on the whole entry.
+    headwords: Mapping[str, str] = field(default_factory=dict)
+    #: story → what places it in the archive (issue, section, position, tags, languages with text). The
+    #: archive's lists depend on these of every story, but on the text only of the stories they show.
+    story_facts: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
 
 
-def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime | None = None) -> Derived:
+def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
+    return {slug: (story.data["issue"], story.data["section"], story.data["position"],
+                   tuple(story.data.get("tags") or ()), tuple(lang for lang in languages if story.has(lang)))
+            for slug, story in content.stories.items()}
+
+
+def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime | None = None,
+           memo: Memo | None = None) -> Derived:
     """Visibility (see issues.visibility: drafts only in a preview; scheduled ones once `now` passes their
-    time), mentions, "in the news", relations and term matchers, computed once per build."""
+    time), mentions, "in the news", relations and term matchers, computed once per build.
+
+    `memo` remembers story mentions across builds."""
     visible = visible_numbers(content, drafts, now)
     by_lang = matchers(content, settings.languages)
-    mentions = story_mentions(content, by_lang)
-    return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang)
+    if memo is None:
+        mentions = story_mentions(content, by_lang)
+    else:
+        mentions = remembered_mentions(content, settings.languages, memo, by_lang)
+    return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang,
+                   headwords(content, settings.languages), story_facts(content, settings.languages))
+
+
+def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:
+    """Every entry's headword per language, falling back to the first language that has the entry."""
+    found: dict[str, str] = {}
+    for slug, entry in content.entries.items():
+        for lang in languages:
+            text = next((entry.text(other) for other in (lang, *languages) if entry.has(other)), {})
+            found[f"{lang}/{slug}"] = text.get("headword") or slug
+    return found
+
+
+def remembered_mentions(content: Content, languages: tuple[str, ...], memo: Memo,
+                        by_lang: Mapping[str, TermMatcher]) -> dict[str, tuple[str, ...]]:
+    """`story_mentions`, matching only stories whose text or the glossary's labels changed since it was stored.
+
+    Matching a story against every term is the costliest step of a build; its
+    answer depends on the story and on the set of entries with their labels.
+    """
+    labels = repr([(slug, [entry_labels(entry, lang) for lang in languages])
+                   for slug, entry in content.entries.items()])
+    glossary = hashlib.sha1(labels.encode("utf-8", "surrogatepass")).hexdigest()
+    found: dict[str, tuple[str, ...]] = {}
+    missing: dict[str, tuple[Record, str]] = {}
+    for slug, story in content.stories.items():
+        key = hashlib.sha1(f"{glossary}|{story.content_hash}|{story.version}".encode()).hexdigest()
+        known = memo.get(key)
+        if known is None:
+            missing[slug] = (story, key)
+        else:
+            found[slug] = tuple(known)
+    if missing:
+        fresh = story_mentions(dataclasses.replace(content, stories={k: v[0] for k, v in missing.items()}), by_lang)
+        for slug, (_, key) in missing.items():
+            memo.put(key, list(fresh[slug]))
+            found[slug] = fresh[slug]
+    return {slug: found[slug] for slug in content.stories}
 
 
 class PageMarkdown:
@@ -95,19 +174,56 @@ ARTICLE_TEMPLATES = frozenset({"issue.html", "entry.html", "reference.html", "pa
 
 
 class Planner:
-    """Builds the page specs of one language."""
+    """Builds the page specs of one language.
+
+    Page methods read content only through `self.content` and `self.derived`
+    and end with `self.spec(...)`: when the build tracks dependencies, those
+    are views that note every read, and `spec` hands the reads made since the
+    previous page to the page it makes. Values kept on the planner across pages
+    (attributes set after __init__) make their reads inputs of every page.
+    """
 
     def __init__(self, content: Content, derived: Derived, settings: Settings, lang: str,
-                 now: dt.datetime | None = None) -> None:
+                 now: dt.datetime | None = None, tracker: Tracker | None = None) -> None:
         self.content, self.derived, self.settings, self.lang = content, derived, settings, lang
         self.now = now
-        self._archive: list[Record] | None = None
-        self._tagged: dict[str, list[Record]] | None = None
+        self.tracker = tracker
+        self._shared_reads: set[str] = set()
+        self._kept: dict[str, tuple[Any, frozenset[str]]] = {}  # see kept()
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
         self.omit = settings.missing_translation == "omit"
         self.gettext = translations(lang).gettext
         #: The issues this build shows in this language, newest first.
         self.issues = tuple(n for n in derived.visible_issues if self.available(content.issues[n]))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """An attribute set while pages are planned is a value kept across pages (a memo):
+        the reads that computed it become inputs of every page, not only of the page that made it."""
+        tracker = self.__dict__.get("tracker")
+        if tracker is not None and "_shared_reads" in self.__dict__:
+            self.__dict__["_shared_reads"].update(tracker.reads)
+        object.__setattr__(self, name, value)
+
+    def kept(self, name: str, compute: Callable[[], Any],
+             reads_as: Callable[[set[str]], set[str]] | None = None) -> Any:
+        """`compute()` once per planner; every page that uses the value depends on what computing it read.
+
+        Unlike an attribute set while planning (see __setattr__), a value kept here makes its reads
+        inputs only of the pages that use it: the archive's story list is no input of an entry page.
+        """
+        found = self._kept.get(name)
+        if found is None:
+            tracker = self.tracker
+            earlier = tracker.take() if tracker is not None else set()
+            value = compute()
+            made = tracker.take() if tracker is not None else set()
+            reads = frozenset(reads_as(made) if reads_as is not None else made)
+            if tracker is not None:
+                tracker.reads |= earlier
+            found = self._kept[name] = (value, reads)
+        if self.tracker is not None:
+            self.tracker.reads |= found[1]
+        return found[0]
 
     # -- the missing-translation policy ----------------------------------------------
     def languages_of(self, record: Record) -> tuple[str, ...]:
@@ -163,10 +279,8 @@ class Planner:
         return {slug: item.get(self.lang) or slug for slug, item in self.content.vocabulary(field).items()}
 
     def headword(self, slug: str) -> str:
-        entry = self.content.entries.get(slug)
-        if entry is None:
-            return slug.replace("-", " ")
-        return self.text(entry)[0].get("headword") or slug
+        found = self.derived.headwords.get(f"{self.lang}/{slug}")
+        return slug.replace("-", " ") if found is None else found
 
     def headword_label(self, slug: str) -> str | Markup:
         """The headword for a link or list, marked when it is another language's."""
@@ -198,7 +312,9 @@ class Planner:
         """One page; its twins are the languages the record has a page in (every language without one)."""
         languages = self.languages_of(record) if record is not None else self.settings.languages
         twins = {lang: make_url(lang) for lang in languages}
-        return PageSpec(url, self.lang, template, {**self.chrome(url, twins, template), **context}, twins, lastmod)
+        context = {**self.chrome(url, twins, template), **context}
+        reads = frozenset(self.tracker.take()) if self.tracker is not None else frozenset()
+        return PageSpec(url, self.lang, template, context, twins, lastmod, reads)
 
     # -- pages ---------------------------------------------------------------------
     def pages(self) -> list[PageSpec]:
@@ -332,8 +448,18 @@ class Planner:
         prefix = f"cite-{story.key}"
         terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
                  for slug in self.derived.mentions.get(story.key, ())]
-        summary, body = self.link_terms(story, text_lang, text.get("summary") or "", text.get("body") or "",
-                                        md=md, prefixes=(f"{prefix}-summary", f"{prefix}-body"))
+        # Rendered when a template first shows them, not while every page is planned: a build plans
+        # every page but renders only the changed ones. Each field names its own anchor prefix, so
+        # the anchors do not depend on the order things are rendered in.
+        linked: list[list[Markup]] = []
+
+        def field_html(index: int) -> Markup:
+            if not linked:
+                linked.append(self.link_terms(story, text_lang, text.get("summary") or "", text.get("body") or "",
+                                              md=md, prefixes=(f"{prefix}-summary", f"{prefix}-body")))
+            return linked[0][index]
+
+        summary, body = DeferredHtml(lambda: field_html(0)), DeferredHtml(lambda: field_html(1))
         return {"slug": story.key, "data": story.data, "text": text, "text_lang": text_lang,
                 "source_anchor": anchor, "summary": summary, "body": body, "terms": terms}
 
@@ -496,17 +622,23 @@ class Planner:
         return self.spec(urls.feeds(self.lang), "feeds.html", {"feed_languages": languages}, urls.feeds)
 
     def archive_stories(self) -> list[Record]:
-        """Every visible story, newest issue first (computed once per planner)."""
-        if self._archive is None:
-            self._archive = [story for story in archive.archive_stories(self.content, self.issues)
-                             if self.available(story)]
-        return self._archive
+        """Every visible story, newest issue first (computed once per planner).
+
+        Which stories, in which order, depends on each story's facts (`Derived.story_facts`), not its
+        text: a page that shows a story reads its record itself (see story_links).
+        """
+        stories = f"content.stories{SEP}"
+
+        def as_facts(reads: set[str]) -> set[str]:
+            return {f"derived.story_facts{SEP}{key[len(stories):]}" if key.startswith(stories) else key
+                    for key in reads}
+
+        return self.kept("archive", lambda: [story for story in archive.archive_stories(self.content, self.issues)
+                                             if self.available(story)], as_facts)
 
     def tagged(self) -> dict[str, list[Record]]:
         """{tag slug: its stories}, computed once per planner."""
-        if self._tagged is None:
-            self._tagged = archive.by_tag(self.archive_stories())
-        return self._tagged
+        return self.kept("tagged", lambda: archive.by_tag(self.archive_stories()))
 
     def story_links(self, stories: list[Record]) -> list[dict[str, Any]]:
         """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
@@ -514,7 +646,8 @@ class Planner:
         months = []
         for month, items in archive.by_month(stories, self.content, self.settings.zone):
             rows = []
-            for story in items:
+            for listed in items:
+                story = self.content.stories[listed.key]  # this page shows the story's text: a read of it
                 number = story.data["issue"]
                 text, text_lang = self.text(story)
                 rows.append({"headline": self.marked(text.get("headline"), text_lang), "text_lang": text_lang,
@@ -563,5 +696,27 @@ class Planner:
 def plan(content: Content, settings: Settings, derived: Derived, now: dt.datetime | None = None
          ) -> list[PageSpec]:
     """Every page of the site in every language, in a stable order."""
-    return [spec for lang in settings.languages
-            for spec in Planner(content, derived, settings, lang, now).pages()]
+    return plan_pages(content, derived, settings, now=now)
+
+
+def plan_pages(content: Content, derived: Derived, settings: Settings, tracker: Tracker | None = None,
+               now: dt.datetime | None = None) -> list[PageSpec]:
+    """Every page in every language; with a tracker, each spec carries the reads that made it.
+
+    With a tracker, pass the tracked views of `content` and `derived`
+    (`tracking.track_content` / `track_derived`) that note into it.
+    """
+    if tracker is None:
+        return [spec for lang in settings.languages
+                for spec in Planner(content, derived, settings, lang, now).pages()]
+    specs: list[PageSpec] = []
+    for lang in settings.languages:
+        tracker.take()  # reads made before this planner belong to no page
+        planner = Planner(content, derived, settings, lang, now, tracker)
+        # What the planner read to set itself up, and what any value it kept across pages was
+        # computed from (see Planner.__setattr__), is an input of every page it makes.
+        shared = tracker.take()
+        made = planner.pages()
+        shared |= planner.__dict__.get("_shared_reads", set())
+        specs += [dataclasses.replace(spec, reads=spec.reads | shared) for spec in made]
+    return specs

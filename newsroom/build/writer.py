@@ -1,8 +1,12 @@
-"""Writing a built site atomically: a new tree beside the old one, swapped in at the end.
+"""Writing a built site atomically, rewriting only the files whose bytes changed.
 
-A failed or interrupted build never touches the published folder; files no
-output claims any more disappear with the old tree. Unchanged files are
-hard-linked from the previous tree instead of rewritten.
+Every build that changes anything assembles a new tree beside the published
+one: unchanged files are hard-linked from it (their bytes are not written
+again), changed files are written, files no output claims any more are left
+out, and the two folders are exchanged in one step (Linux renameat2), so a
+reader, or a build killed at any point, sees the old site or the new one,
+never a mix. A build with nothing changed writes nothing. Rendering happens
+before any of this, so a failed build leaves the published folder as it was.
 """
 
 from __future__ import annotations
@@ -11,10 +15,13 @@ import ctypes
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+#: File writes release the GIL; a few threads overlap the waits of creating files.
+WRITE_THREADS = 4
 
 
 @dataclass(frozen=True)
@@ -38,8 +45,75 @@ def collect(outputs: Iterable[tuple[str, bytes]]) -> dict[str, bytes]:
     return files
 
 
+def existing_files(out: Path) -> set[str]:
+    """Every file under `out`, relative, with `/`."""
+    if not out.is_dir():
+        return set()
+    return {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() or p.is_symlink()}
+
+
+def unchanged_on_disk(out: Path, relative: str, data: bytes) -> bool:
+    """True when the file already holds exactly `data` (a size check first, then the bytes)."""
+    path = out / relative
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _replace(root: Path, relative: str, data: bytes) -> None:
+    target = root / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
+
+
+def _write_all(root: Path, files: Mapping[str, bytes]) -> None:
+    with ThreadPoolExecutor(max_workers=WRITE_THREADS) as pool:
+        list(pool.map(lambda item: _replace(root, *item), sorted(files.items())))
+
+
+def apply_changes(out: Path, writes: Mapping[str, bytes], removals: Iterable[str]) -> None:
+    """Make `out` hold `writes` (changed files only) and lose `removals`; see the module docstring.
+
+    The new tree is assembled beside `out`: unchanged files are hard-linked from the
+    published tree (no bytes rewritten), changed files written, and the two folders are
+    exchanged in one step, so a build killed at any point leaves the old site or the new one.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    removed = set(removals)
+    if out.exists() and not writes and not removed:
+        return
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    try:
+        for relative in sorted(existing_files(out) - removed - set(writes)):
+            target = staging / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.link(out / relative, target)
+        _write_all(staging, writes)
+        _swap_in(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _swap_in(staging: Path, out: Path) -> None:
+    """Put the finished tree `staging` at `out`, atomically where the system can exchange folders."""
+    if not out.exists():
+        os.replace(staging, out)
+        return
+    if _exchange(staging, out):
+        shutil.rmtree(staging, ignore_errors=True)  # now holds the old tree
+        return
+    retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    os.replace(out, retired / "site")  # no atomic exchange here: `out` is briefly absent
+    os.replace(staging, out)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
 def _place(new_root: Path, old_root: Path, relative: str, data: bytes) -> bool:
-    """Write one file into the new tree; returns True when its bytes are new."""
+    """Write one file into the new tree (hard-linked from the old one when unchanged); True when new."""
     target = new_root / relative
     target.parent.mkdir(parents=True, exist_ok=True)
     previous = old_root / relative
@@ -72,28 +146,21 @@ def _exchange(first: Path, second: Path) -> bool:
 
 
 def write_site(out: Path, files: dict[str, bytes]) -> WriteStats:
-    """Replace the folder `out` by exactly `files`, atomically from a reader's view."""
+    """Replace the folder `out` by exactly `files`, atomically from a reader's view (a new tree, swapped in).
+
+    For small folders written whole on every build (the email folder); the site itself
+    goes through `apply_changes`.
+    """
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
-        # File writes release the GIL, so a few threads overlap the disk waits.
-        with ThreadPoolExecutor(max_workers=4) as pool:
+        with ThreadPoolExecutor(max_workers=WRITE_THREADS) as pool:
             changed = list(pool.map(lambda item: _place(staging, out, *item), sorted(files.items())))
-        old_files = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} if out.exists() else set()
-        retired = None
-        if out.exists() and _exchange(staging, out):
-            retired = staging  # now holds the old tree
-        elif out.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.replace(out, retired / "site")  # no atomic exchange here: `out` is briefly absent
-            os.replace(staging, out)
-        else:
-            os.replace(staging, out)
+        old_files = existing_files(out)
+        _swap_in(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    if retired is not None:
-        shutil.rmtree(retired, ignore_errors=True)
     return WriteStats(written=sum(changed), unchanged=len(changed) - sum(changed),
                       removed=len(old_files - set(files)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -17,18 +18,25 @@ from newsroom.cli import App, content_errors, pass_app, report
 @click.option("--drafts", is_flag=True, help="Preview: include draft and scheduled issues.")
 @click.option("--email-out", type=click.Path(file_okay=False, path_type=Path), default=Path("_email"),
               show_default=True, help="Folder for the latest published issue's emails (.html, .txt, .eml).")
+@click.option("--full", is_flag=True, help="Ignore the recorded build state: render and compare every page.")
+@click.option("--templates", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="Template folder to use instead of the configured one.")
 @pass_app
 @content_errors
-def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Path) -> None:
-    """Build the static site in both languages into OUT."""
+def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Path, full: bool,
+          templates: Path | None) -> None:
+    """Build the static site in both languages into OUT, redoing only what changed."""
     app.require_schema()
-    settings = app.settings.replace(base_url=base_url)
+    settings = app.settings.replace(base_url=base_url, templates=str(templates.resolve()) if templates else None)
     started = time.perf_counter()
-    result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out, now=app.now())
+    # A progress bar only for a person watching: on a terminal, and not with --quiet.
+    progress = not app.quiet and sys.stderr.isatty()
+    result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out, now=app.now(),
+                        full=full, progress=progress)
     report(result.warnings)
     stats = result.stats
-    app.say(f"{result.files} files ({result.pages} pages): {stats.written} written, {stats.unchanged} unchanged, "
-            f"{stats.removed} removed in {time.perf_counter() - started:.2f}s → {out}")
+    app.say(f"{result.files} files ({result.pages} pages, {result.rendered} rendered): {stats.written} written, "
+            f"{stats.unchanged} unchanged, {stats.removed} removed in {time.perf_counter() - started:.2f}s → {out}")
 
 
 COMMANDS = [build]

@@ -1,23 +1,58 @@
-"""HTML pages: one Jinja2 environment per language, autoescaping, gettext labels."""
+"""HTML pages: one Jinja2 environment per language, autoescaping, gettext labels.
+
+Templates compile once per (language, template folder state): the environment
+is cached under a hash of the folder's files and of the catalog, so an edited
+template or catalog is picked up by the next build in the same process, and
+an unchanged one is never recompiled. `template_fingerprint` names exactly the
+template sources a page used (its template, and every template it extends,
+includes or imports), so the build redoes only the pages an edited template
+touches.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import ChainableUndefined, Environment, FileSystemLoader, select_autoescape
+from jinja2 import ChainableUndefined, Environment, FileSystemLoader, meta, select_autoescape
 
 from newsroom import PROJECT_ROOT
-from newsroom.i18n import translations
+from newsroom.i18n import catalog_path, translations
 
 TEMPLATES = PROJECT_ROOT / "templates"
 
 
-@lru_cache(maxsize=8)
+def folder_digest(folder: Path) -> str:
+    """A hash of every file under `folder` (names and bytes); re-read only when a file's stat changes."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    signature = tuple((p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    return _folder_digest(folder, signature)
+
+
+@lru_cache(maxsize=16)
+def _folder_digest(folder: Path, signature: tuple[tuple[str, int, int], ...]) -> str:
+    digest = hashlib.sha256()
+    for name, _, _ in signature:
+        path = Path(name)
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def catalog_digest(lang: str) -> str:
+    path = catalog_path(lang)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "-"
+
+
 def environment(lang: str, templates: Path = TEMPLATES) -> Environment:
-    """A template environment whose `_()` speaks `lang`; templates compile once per language."""
+    """A template environment whose `_()` speaks `lang`; templates compile once per language and version."""
+    return _environment(lang, templates, folder_digest(templates), catalog_digest(lang))
+
+
+@lru_cache(maxsize=16)
+def _environment(lang: str, templates: Path, _folder: str, _catalog: str) -> Environment:
     env = Environment(
         loader=FileSystemLoader(str(templates)),
         autoescape=select_autoescape(("html", "xml"), default_for_string=True),
@@ -32,6 +67,48 @@ def environment(lang: str, templates: Path = TEMPLATES) -> Environment:
     return env
 
 
-def render(template: str, lang: str, context: Mapping[str, Any]) -> bytes:
-    """Render one page to bytes."""
-    return environment(lang).get_template(template).render(**context).encode("utf-8")
+def render(template: str, lang: str, context: Mapping[str, Any], templates: Path = TEMPLATES,
+           env: Environment | None = None) -> bytes:
+    """Render one page to bytes (pass `env` when rendering many, to skip the cache lookup)."""
+    env = env or environment(lang, templates)
+    return env.get_template(template).render(**context).encode("utf-8")
+
+
+def used_templates(env: Environment, template: str) -> list[str] | None:
+    """`template` and every template it extends, includes or imports; None when a name is computed.
+
+    Parsing is cached under the folder's digest: it costs more than rendering a page.
+    """
+    assert isinstance(env.loader, FileSystemLoader)
+    folder = Path(env.loader.searchpath[0])
+    found = _used_templates(env, template, folder, folder_digest(folder))
+    return list(found) if found is not None else None
+
+
+@lru_cache(maxsize=256)
+def _used_templates(env: Environment, template: str, _folder: Path, _digest: str) -> tuple[str, ...] | None:
+    seen: list[str] = []
+    todo = [template]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.append(name)
+        assert env.loader is not None
+        source = env.loader.get_source(env, name)[0]
+        for referenced in meta.find_referenced_templates(env.parse(source)):
+            if referenced is None:
+                return None
+            todo.append(referenced)
+    return tuple(sorted(seen))
+
+
+def template_fingerprint(env: Environment, template: str, folder: Path) -> str:
+    """A hash of the sources `template` renders from (the whole folder when that can't be known)."""
+    names = used_templates(env, template)
+    if names is None:
+        return folder_digest(folder)
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(name.encode() + b"\0" + (folder / name).read_bytes() + b"\0")
+    return digest.hexdigest()

@@ -16,12 +16,14 @@ Pages that render several texts against one source list pass a distinct
 
 from __future__ import annotations
 
+import hashlib
 import html as html_lib
 import re
-from functools import lru_cache
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol
+from functools import lru_cache
+from typing import Any, Protocol
 
 import nh3
 from markdown_it import MarkdownIt
@@ -126,7 +128,18 @@ def _render_citation(self: object, tokens: list[Token], idx: int, options: objec
             f'{token.meta["number"]}</a></sup>')
 
 
+@lru_cache(maxsize=8)
 def _parser(max_nesting: int) -> MarkdownIt:
+    """CommonMark with raw HTML (cleaned later by nh3), tables, strikethrough and citations.
+
+    Built once per nesting limit: building one costs about a millisecond (rule
+    introspection), more than parsing a typical text. A parser keeps no state
+    between `parse` calls, so sharing it is safe.
+    """
+    return _new_parser(max_nesting)
+
+
+def _new_parser(max_nesting: int) -> MarkdownIt:
     """CommonMark with raw HTML (cleaned later by nh3), tables, strikethrough and citations."""
     if max_nesting < 1:
         raise ValueError(f"max_nesting must be at least 1, not {max_nesting}")
@@ -174,7 +187,9 @@ def _outside_rel(html: str) -> str:
     return _A_START.sub(mark, html)
 
 
+@lru_cache(maxsize=1)
 def _html_cleaner() -> nh3.Cleaner:
+    """The allow-list cleaner, built once (an nh3 Cleaner is immutable once made)."""
     return nh3.Cleaner(
         tags=set(ALLOWED_TAGS),
         clean_content_tags=set(DROPPED_WITH_CONTENT),
@@ -214,6 +229,14 @@ class MarkdownRenderer:
     def html(self, text: str, *, anchor_prefix: str = "cite") -> Markup:
         """Block HTML of `text`, safe to insert into a page as is."""
         return self._render(_parse(self._md, text), anchor_prefix)
+
+    def deferred(self, text: str, *, anchor_prefix: str = "cite") -> DeferredHtml:
+        """`html(text)` rendered when a template (or `str`) first uses it, not when a page is planned.
+
+        A build plans every page but renders only the changed ones; deferring
+        keeps Markdown work out of planning for the pages that are not rendered.
+        """
+        return DeferredHtml(lambda: self.html(text, anchor_prefix=anchor_prefix))
 
     def inline(self, text: str, *, anchor_prefix: str = "cite") -> Markup:
         """Inline HTML of one paragraph (headlines, one-liners): no <p>, block syntax stays text."""
@@ -265,6 +288,28 @@ class MarkdownRenderer:
         return True
 
 
+class DeferredHtml:
+    """Safe HTML made on first use: Jinja2 and MarkupSafe call `__html__`; `str()` works too."""
+
+    __slots__ = ("_make", "_html")
+
+    def __init__(self, make: Callable[[], Markup]) -> None:
+        self._make: Callable[[], Markup] | None = make
+        self._html: Markup | None = None
+
+    def __html__(self) -> Markup:
+        if self._html is None:
+            assert self._make is not None
+            self._html, self._make = self._make(), None
+        return self._html
+
+    def __str__(self) -> str:
+        return str(self.__html__())
+
+    def __bool__(self) -> bool:
+        return bool(self.__html__())
+
+
 def _alignment_as_class(token: Token) -> None:
     """markdown-it aligns table cells with style="text-align:…"; styles are not allowed, classes are."""
     style = token.attrs.pop("style", None)
@@ -272,8 +317,56 @@ def _alignment_as_class(token: Token) -> None:
         token.attrSet("class", "align-" + style.removeprefix("text-align:"))
 
 
+class ReferenceStore(Protocol):
+    """Somewhere to remember `find_references` answers across processes, keyed by a hash of the text."""
+
+    def get(self, key: str) -> Any: ...
+
+    def put(self, key: str, value: Any) -> None: ...
+
+
+#: The stores of the build in progress, if any: "references" and "plain" (text).
+#: `check` and the planner ask about every text of every record on every build;
+#: a build lends its database-backed memos here so an unchanged text is never
+#: parsed again (see build/pipeline.py).
+_STORES: list[dict[str, ReferenceStore]] = []
+
+
+@contextmanager
+def remembered_references(store: ReferenceStore, plain: ReferenceStore | None = None) -> Iterator[None]:
+    """While the block runs, `find_references` (and `plain_text`) answer from the stores and add to them."""
+    stores = {"references": store, **({"plain": plain} if plain is not None else {})}
+    _STORES.append(stores)
+    try:
+        yield
+    finally:
+        _STORES.remove(stores)
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> References:
-    """Internal links and citations in `text`, parsed the way the renderer parses it."""
+    """Internal links and citations in `text`, parsed the way the renderer parses it.
+
+    Memoised by text: `check` and the renderer's cache ask about the same
+    texts on every build, and the answer depends on nothing else.
+    """
+    if not _STORES or max_nesting != DEFAULT_MAX_NESTING:
+        return _references(text, max_nesting)
+    store, key = _STORES[-1]["references"], text_key(text)
+    known = store.get(key)
+    if known is not None:
+        return References(*(tuple(part) for part in known))
+    found = _references(text, max_nesting)
+    store.put(key, [list(found.entries), list(found.pages), list(found.issues), list(found.citations),
+                    list(found.malformed)])
+    return found
+
+
+@lru_cache(maxsize=1 << 17)
+def _references(text: str, max_nesting: int) -> References:
     found: dict[str, list[str]] = {"entry": [], "page": [], "issue": []}
     citations: list[int] = []
     malformed: list[str] = []
@@ -307,6 +400,23 @@ def citation_backrefs(text: str, *, anchor_prefix: str = "cite",
 
 
 def plain_text(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
+    """Readable plain text of `text` (memoised: pages ask for the same definitions again and again).
+
+    See `_plain_text`.
+    """
+    store = _STORES[-1].get("plain") if _STORES and max_nesting == DEFAULT_MAX_NESTING else None
+    if store is None:
+        return _plain_text(text, max_nesting)
+    key = text_key(text)
+    known = store.get(key)
+    if known is None:
+        known = _plain_text(text, max_nesting)
+        store.put(key, known)
+    return known
+
+
+@lru_cache(maxsize=1 << 16)
+def _plain_text(text: str, max_nesting: int) -> str:
     """Readable plain text of `text` for email text parts, meta descriptions and search.
 
     No markup; links show their text, citations are dropped, list items start
@@ -314,10 +424,15 @@ def plain_text(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
     separated by a blank line. The result is text, not HTML: escape it on output.
     """
     md = _parser(max_nesting)
-    writer = _PlainText(md, nh3.Cleaner(tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT)))
+    writer = _PlainText(md, _text_cleaner())
     for token in _parse(md, text):
         writer.feed(token)
     return "\n\n".join(writer.blocks)
+
+
+@lru_cache(maxsize=1)
+def _text_cleaner() -> nh3.Cleaner:
+    return nh3.Cleaner(tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT))
 
 
 @dataclass

@@ -1,0 +1,46 @@
+"""One build in a fresh process, as `newsroom build` runs it; prints its figures as JSON.
+
+Run by bench/run.py so every build pays its own start-up and memory, like
+the command line does. Wall time is the build call; peak memory is the
+largest resident set of this process and of its render workers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+from sqlalchemy import event
+
+from newsroom.build.pipeline import build
+from newsroom.db.session import make_engine
+from newsroom.settings import Settings
+
+
+def main(db: str, out: str, full: bool) -> None:
+    engine = make_engine(f"sqlite:///{db}")
+    queries = [0]
+
+    def count(*_args: object) -> None:
+        queries[0] += 1
+
+    event.listen(engine, "before_cursor_execute", count)
+    started = time.perf_counter()
+    # As the command runs it: a build clock, and the latest issue's emails in a folder beside the site.
+    now = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.timezone.utc)
+    result = build(engine, Settings(), Path(out), now.date(), email_out=Path(out).parent / "email", now=now,
+                   full=full)
+    wall = time.perf_counter() - started
+    peak_kib = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                   resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    print(json.dumps({"wall": wall, "pages": result.pages, "files": result.files, "rendered": result.rendered,
+                      "written": result.stats.written, "removed": result.stats.removed, "queries": queries[0],
+                      "peak_mib": peak_kib / 1024}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], "--full" in sys.argv[3:])

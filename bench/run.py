@@ -1,0 +1,141 @@
+"""The build benchmark: a synthetic publication at two scales, full and incremental builds.
+
+    python bench/run.py [--scale 1.0] [--runs 3] [--json out.json]
+
+For each scale (the given one and a tenth of it) it generates the publication
+once (bench/generate.py), then per run copies that database and measures, each
+build in a fresh process (bench/measure.py): a full build, a rebuild with no
+change, a rebuild after editing one story, after editing the most-mentioned
+glossary entry, and after adding a new published issue of ten stories.
+Figures are medians over the runs. It prints a table, the time ratio of the
+two scales' full builds, and writes everything as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(HERE)]
+
+from generate import Shape, Writer, generate, store  # noqa: E402
+
+from newsroom.db.session import make_engine  # noqa: E402
+
+STEPS = ("full build", "no-change rebuild", "edit one story", "edit a much-mentioned entry", "add an issue")
+
+
+def measure(db: Path, out: Path, full: bool = False) -> dict[str, Any]:
+    """Run one build in a fresh interpreter and return its figures."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, str(HERE / "measure.py"), str(db), str(out), *(["--full"] if full else [])]
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode:
+        raise SystemExit(f"build failed:\n{done.stderr}")
+    return json.loads(done.stdout)
+
+
+def edits(writer: Writer, db: Path) -> dict[str, Any]:
+    """The edits of one run, applied through the import API before the build after them."""
+    engine = make_engine(f"sqlite:///{db}")
+    shape = writer.shape
+    story = Writer(shape).story(shape.issues // 2, 3)
+    story["en"]["headline"] = "An edited headline"
+    entry = Writer(shape).entry(0)  # entry 0 carries the largest Zipf weight: the most mentioned
+    entry["en"]["definition"] = "An edited definition of the most mentioned entry."
+    number = shape.issues + 1
+    issue = [writer.issue(number)] + [writer.story(number, p) for p in range(1, shape.stories_per_issue + 1)]
+
+    def apply(records: list[dict[str, Any]]) -> None:
+        store(engine, records)
+        engine.dispose()
+
+    return {"edit one story": lambda: apply([story]), "edit a much-mentioned entry": lambda: apply([entry]),
+            "add an issue": lambda: apply(issue)}
+
+
+def one_run(template: Path, writer: Writer, work: Path) -> dict[str, dict[str, Any]]:
+    db, out = work / "bench.db", work / "site"
+    shutil.copyfile(template, db)
+    shutil.rmtree(out, ignore_errors=True)
+    figures = {"full build": measure(db, out, full=True), "no-change rebuild": measure(db, out)}
+    for step, apply in edits(writer, db).items():
+        apply()
+        figures[step] = measure(db, out)
+    return figures
+
+
+def bench_scale(scale: float, runs: int, work: Path) -> dict[str, Any]:
+    template = work / f"scale-{scale}.db"
+    started = time.perf_counter()
+    engine = make_engine(f"sqlite:///{template}")
+    writer = generate(engine, scale)
+    engine.dispose()  # checkpoints the WAL, so a plain copy of the file is the whole database
+    generated = time.perf_counter() - started
+    results = [one_run(template, Writer(writer.shape), work) for _ in range(runs)]
+    steps = {}
+    for step in STEPS:
+        samples = [run[step] for run in results]
+        steps[step] = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
+        steps[step]["pages_per_s"] = steps[step]["pages"] / steps[step]["wall"] if step == "full build" else None
+    shape = writer.shape
+    return {"scale": scale, "issues": shape.issues, "stories": shape.issues * shape.stories_per_issue,
+            "entries": shape.entries, "references": shape.references, "generate_s": generated, "steps": steps}
+
+
+def machine() -> dict[str, Any]:
+    model = ""
+    try:
+        model = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                     if line.startswith("model name"))
+    except (OSError, StopIteration):
+        model = platform.processor()
+    return {"nproc": os.cpu_count(), "cpu": model, "python": platform.python_version(), "system": platform.system()}
+
+
+def table(result: dict[str, Any]) -> str:
+    lines = [f"scale {result['scale']}: {result['issues']} issues, {result['stories']} stories, "
+             f"{result['entries']} entries, {result['references']} reference pages "
+             f"(generated in {result['generate_s']:.1f}s)",
+             f"{'step':30} {'wall s':>8} {'pages':>6} {'rendered':>8} {'written':>8} {'pages/s':>8} "
+             f"{'queries':>7} {'peak MiB':>8}"]
+    for step, f in result["steps"].items():
+        rate = f"{f['pages_per_s']:.0f}" if f["pages_per_s"] else ""
+        lines.append(f"{step:30} {f['wall']:8.2f} {f['pages']:6.0f} {f['rendered']:8.0f} {f['written']:8.0f} "
+                     f"{rate:>8} {f['queries']:7.0f} {f['peak_mib']:8.0f}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="1.0 = ten years (520 issues, 1,300 entries)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per scale; figures are medians")
+    parser.add_argument("--json", type=Path, help="write the figures here as JSON")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="newsroom-bench-") as folder:
+        results = [bench_scale(scale, args.runs, Path(folder)) for scale in (args.scale / 10, args.scale)]
+    for result in results:
+        print(table(result), end="\n\n")
+    small, large = (r["steps"]["full build"]["wall"] for r in results)
+    print(f"full build time ratio, scale {args.scale} / {args.scale / 10}: {large / small:.1f} "
+          f"(10 = linear)")
+    report = {"machine": machine(), "results": results, "full_build_ratio": large / small}
+    print(f"machine: {report['machine']['nproc']} cores, {report['machine']['cpu']}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
