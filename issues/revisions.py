@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
-from newsroom.content.importer import canonical
+from newsroom.content.importer import canonical, changed_fields
 from newsroom.content.reader import record_hash
 from newsroom.models import Revision, VocabularyTerm
 
@@ -35,21 +35,6 @@ class Change:
     now: dt.datetime
     languages: tuple[str, ...]
     reason: str | None = None
-
-
-def changed_fields(before: dict[str, Any], after: dict[str, Any], languages: tuple[str, ...]) -> list[str]:
-    """Dotted names of the fields that differ, one level into the language blocks ("en.headline")."""
-    changed: list[str] = []
-    for name in sorted({*before, *after}):
-        old, new = before.get(name), after.get(name)
-        if old == new:
-            continue
-        if name in languages and isinstance(old or {}, dict) and isinstance(new or {}, dict):
-            old, new = old or {}, new or {}
-            changed.extend(f"{name}.{key}" for key in sorted({*old, *new}) if old.get(key) != new.get(key))
-        else:
-            changed.append(name)
-    return changed
 
 
 def _write(session: Session, row: Any, kind: str, key: str, record: dict[str, Any], change: Change,

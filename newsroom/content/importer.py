@@ -57,7 +57,8 @@ def changed_fields(before: dict[str, Any], after: dict[str, Any], languages: tup
         old, new = before.get(name), after.get(name)
         if old == new:
             continue
-        if name in languages and isinstance(old, dict) and isinstance(new, dict):
+        if name in languages and isinstance(old or {}, dict) and isinstance(new or {}, dict):
+            old, new = old or {}, new or {}  # a language added or dropped: name its fields
             changed.extend(f"{name}.{field}" for field in sorted({*old, *new}) if old.get(field) != new.get(field))
         else:
             changed.append(name)
