@@ -169,3 +169,24 @@ def test_every_page_advertises_its_languages_feeds_and_the_feeds_page_lists_both
                       for ext in ("xml", "atom")}
     sections = {s.get("lang"): s.find("h2").text for s in page.iter("section")}
     assert sections == {"hu": "Magyar", "en": "English"}
+
+
+def test_a_scheduled_issue_reaches_the_feeds_when_the_build_clock_passes_its_time(sample_cli, write_files,
+                                                                                 monkeypatch):
+    """The site shows a scheduled issue once its time has come; its feeds carry it from the same build."""
+    scheduled = DRAFT.replace("status: draft", "status: scheduled\npublished_at: 2026-11-16T07:00:00+01:00")
+    sample_cli("import", str(write_files({"issues/0014.yaml": scheduled, "stories/s.yaml": DRAFT_STORY})))
+
+    def issue_titles(out: Path) -> list[str]:
+        feed = feedparser.parse((out / "en" / "feeds" / "issues.xml").read_bytes())
+        assert not feed.bozo
+        return [entry.title for entry in feed.entries]
+
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:59:00+01:00")
+    before = _build(sample_cli, "before")
+    assert not (before / "en" / "issues" / "14").exists()
+    assert "Draft issue" not in issue_titles(before)
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:01:00+01:00")
+    after = _build(sample_cli, "after")
+    assert (after / "en" / "issues" / "14" / "index.html").is_file()
+    assert issue_titles(after)[0] == "Draft issue"

@@ -86,6 +86,9 @@ class Derived:
     #: story → what places it in the archive (issue, section, position, tags, languages with text). The
     #: archive's lists depend on these of every story, but on the text only of the stories they show.
     story_facts: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    #: Public issues (published, or scheduled and due by the build clock), newest first, even in a
+    #: preview: what feeds and emails carry.
+    public_issues: tuple[int, ...] = ()
 
 
 def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
@@ -106,8 +109,9 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
         mentions = story_mentions(content, by_lang)
     else:
         mentions = remembered_mentions(content, settings.languages, memo, by_lang)
+    public = visible if not drafts else visible_numbers(content, False, now)
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang,
-                   headwords(content, settings.languages), story_facts(content, settings.languages))
+                   headwords(content, settings.languages), story_facts(content, settings.languages), public)
 
 
 def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:

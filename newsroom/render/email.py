@@ -246,7 +246,7 @@ def render_email(content: Content, derived: Derived, settings: Settings, lang: s
 
 def latest_email(content: Content, derived: Derived, settings: Settings, lang: str) -> list[tuple[str, bytes]]:
     """The latest published issue's email files for `build`; none when that issue is not translated."""
-    published = published_issues(content)
+    published = published_issues(derived)
     if not published:
         return []
     try:

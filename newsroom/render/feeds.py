@@ -107,9 +107,12 @@ class LanguageLinks:
         return entry
 
 
-def published_issues(content: Content) -> list[int]:
-    """Published issues, newest first: drafts and scheduled issues never reach a feed or an email."""
-    return sorted((n for n, issue in content.issues.items() if issue.data["status"] == "published"), reverse=True)
+def published_issues(derived: Derived) -> list[int]:
+    """Public issues, newest first: drafts and issues scheduled for later never reach a feed or an email.
+
+    A scheduled issue whose time the build clock has passed is public on the site, so it is in the feeds too.
+    """
+    return list(derived.public_issues)
 
 
 def tag_id(settings: Settings, path: str) -> str:
@@ -136,7 +139,7 @@ def issue_items(planner: Planner) -> Iterator[FeedItem]:
     content, settings, lang = planner.content, planner.settings, planner.lang
     section_names = planner.names("sections")
     # Newest publication first; the number breaks ties.
-    numbers = sorted(published_issues(content), key=lambda n: (publication_time(content.issues[n], settings), n),
+    numbers = sorted(published_issues(planner.derived), key=lambda n: (publication_time(content.issues[n], settings), n),
                      reverse=True)
     for number in numbers[: settings.feed_limit]:
         issue = content.issues[number]
@@ -156,7 +159,7 @@ def section_items(planner: Planner, section: str) -> Iterator[FeedItem]:
     content, settings, lang = planner.content, planner.settings, planner.lang
     name = planner.names("sections").get(section, section)
     stories = [(publication_time(content.issues[s.data["issue"]], settings), s.data["position"], s)
-               for n in published_issues(content) for s in content.stories_of(n) if s.data["section"] == section]
+               for n in published_issues(planner.derived) for s in content.stories_of(n) if s.data["section"] == section]
     stories.sort(key=lambda row: (-row[0].timestamp(), row[1]))
     for published, _position, story in stories[: settings.feed_limit]:
         item = planner.story_context(story)
