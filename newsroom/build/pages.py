@@ -2,57 +2,35 @@
 
 Planning is pure: (content, settings, derived data) → page specs. Rendering
 and writing come after, so the same plan serves a full build, a preview and
-the sitemap.
+the sitemap. `Planner` holds what every page needs (language policy, links,
+the frame) and the site pages; the issue and glossary pages are its mixins in
+`issue_pages.py` and `glossary_pages.py`, what is derived once per build is in
+`derived.py`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from babel import Locale
 from markupsafe import Markup
 
-from glossary.graph import GROUPS, relations_of
-from glossary.jsonld import defined_term, defined_term_set, script_json, term_set_ref
-from glossary.linking import link_first_mentions
-from glossary.matching import TermMatcher
-from glossary.mentions import entry_labels, in_the_news, matchers, story_mentions
-from glossary.models import LEVELS
-from glossary.staleness import status_month
-from glossary.views import by_headword, index_letters
-from issues import archive
-from issues.dates import format_date, format_datetime, issue_line
-from issues.dates import format_month as _format_month
-from issues.dates import format_week as _format_week
-from issues.jsonld import issue_jsonld
-from issues.visibility import is_public, visible_numbers
+from issues.visibility import is_public
 from newsroom.build import urls
+from newsroom.build.derived import Derived, derive, format_week  # noqa: F401 (Derived, derive re-exported)
 from newsroom.build.feedlinks import feed_links
+from newsroom.build.glossary_pages import GlossaryPages
+from newsroom.build.issue_pages import IssuePages
 from newsroom.build.model import Content, Record
 from newsroom.build.reference import reference_sections
-from newsroom.build.state import Memo
-from newsroom.build.tracking import SEP, Tracker
+from newsroom.build.tracking import Tracker
 from newsroom.i18n import translations
-from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, plain_text
+from newsroom.render.markdown import MarkdownRenderer
 from newsroom.settings import Settings
-
-
-@lru_cache(maxsize=4096)
-def format_week(start: dt.date, end: dt.date, lang: str) -> str:
-    """Babel's interval formatting, memoised: every page's header shows the latest week."""
-    return _format_week(start, end, lang)
-
-
-@lru_cache(maxsize=4096)
-def format_month(month: dt.date, lang: str) -> str:
-    """Babel's month formatting, memoised (entries share a handful of status months)."""
-    return _format_month(month, lang)
 
 
 @dataclass(frozen=True)
@@ -67,88 +45,6 @@ class PageSpec:
     lastmod: dt.date | None = None
     #: Dependency keys read while planning this page (see build/tracking.py); empty when untracked.
     reads: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class Derived:
-    """What the build computes from the content once, before planning pages."""
-
-    visible_issues: tuple[int, ...]  # newest first
-    mentions: Mapping[str, tuple[str, ...]]  # story → entries
-    news: Mapping[str, list[str]]  # entry → stories, newest first
-    relations: Mapping[str, Mapping[str, list[Any]]]
-    #: lang → every entry's labels. A page that reads one depends on its labels (TermMatcher's repr), not on
-    #: the object, which is new on every build.
-    matchers: Mapping[str, TermMatcher] = field(default_factory=dict)
-    #: "lang/slug" → the entry's headword in that language (with the language fallback). A page that
-    #: shows an entry's name depends on the name, not on the whole entry.
-    headwords: Mapping[str, str] = field(default_factory=dict)
-    #: story → what places it in the archive (issue, section, position, tags, languages with text). The
-    #: archive's lists depend on these of every story, but on the text only of the stories they show.
-    story_facts: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    #: Public issues (published, or scheduled and due by the build clock), newest first, even in a
-    #: preview: what feeds and emails carry.
-    public_issues: tuple[int, ...] = ()
-
-
-def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
-    return {slug: (story.data["issue"], story.data["section"], story.data["position"],
-                   tuple(story.data.get("tags") or ()), tuple(lang for lang in languages if story.has(lang)))
-            for slug, story in content.stories.items()}
-
-
-def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime | None = None,
-           memo: Memo | None = None) -> Derived:
-    """Visibility (see issues.visibility: drafts only in a preview; scheduled ones once `now` passes their
-    time), mentions, "in the news", relations and term matchers, computed once per build.
-
-    `memo` remembers story mentions across builds."""
-    visible = visible_numbers(content, drafts, now)
-    by_lang = matchers(content, settings.languages)
-    if memo is None:
-        mentions = story_mentions(content, by_lang)
-    else:
-        mentions = remembered_mentions(content, settings.languages, memo, by_lang)
-    public = visible if not drafts else visible_numbers(content, False, now)
-    return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang,
-                   headwords(content, settings.languages), story_facts(content, settings.languages), public)
-
-
-def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:
-    """Every entry's headword per language, falling back to the first language that has the entry."""
-    found: dict[str, str] = {}
-    for slug, entry in content.entries.items():
-        for lang in languages:
-            text = next((entry.text(other) for other in (lang, *languages) if entry.has(other)), {})
-            found[f"{lang}/{slug}"] = text.get("headword") or slug
-    return found
-
-
-def remembered_mentions(content: Content, languages: tuple[str, ...], memo: Memo,
-                        by_lang: Mapping[str, TermMatcher]) -> dict[str, tuple[str, ...]]:
-    """`story_mentions`, matching only stories whose text or the glossary's labels changed since it was stored.
-
-    Matching a story against every term is the costliest step of a build; its
-    answer depends on the story and on the set of entries with their labels.
-    """
-    labels = repr([(slug, [entry_labels(entry, lang) for lang in languages])
-                   for slug, entry in content.entries.items()])
-    glossary = hashlib.sha1(labels.encode("utf-8", "surrogatepass")).hexdigest()
-    found: dict[str, tuple[str, ...]] = {}
-    missing: dict[str, tuple[Record, str]] = {}
-    for slug, story in content.stories.items():
-        key = hashlib.sha1(f"{glossary}|{story.content_hash}|{story.version}".encode()).hexdigest()
-        known = memo.get(key)
-        if known is None:
-            missing[slug] = (story, key)
-        else:
-            found[slug] = tuple(known)
-    if missing:
-        fresh = story_mentions(dataclasses.replace(content, stories={k: v[0] for k, v in missing.items()}), by_lang)
-        for slug, (_, key) in missing.items():
-            memo.put(key, list(fresh[slug]))
-            found[slug] = fresh[slug]
-    return {slug: found[slug] for slug in content.stories}
 
 
 class PageMarkdown:
@@ -177,7 +73,7 @@ class PageMarkdown:
 ARTICLE_TEMPLATES = frozenset({"issue.html", "entry.html", "reference.html", "page.html"})
 
 
-class Planner:
+class Planner(IssuePages, GlossaryPages):
     """Builds the page specs of one language.
 
     Page methods read content only through `self.content` and `self.derived`
@@ -352,336 +248,11 @@ class Planner:
         context = self.issue_context(public[0]) if public else {"issue": None}
         return self.spec(urls.home(self.lang), "home.html", context, urls.home)
 
-    def issue(self, number: int) -> PageSpec:
-        context = self.issue_context(number)
-        return self.spec(urls.issue(self.lang, number), "issue.html", context,
-                         lambda lang: urls.issue(lang, number), context["modified_date"],
-                         record=self.content.issues[number])
-
-    def issue_line(self, number: int) -> str:
-        """"Issue 13 · Nov 2 – 8, 2026" / "13. szám · 2026. nov. 2–8."."""
-        week = self.content.issues[number].data["week"]
-        return issue_line(number, dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]),
-                          self.lang, translations(self.lang).gettext("Issue"))
-
-    def issue_context(self, number: int) -> dict[str, Any]:
-        issue = self.content.issues[number]
-        text, text_lang = self.text(issue)
-        week = issue.data["week"]
-        stories = [s for s in self.content.stories_of(number) if self.available(s)]
-        section_names = self.names("sections")
-        sections = []
-        for slug in section_names:  # the site's fixed order
-            in_section = sorted((s for s in stories if s.data["section"] == slug), key=lambda s: s.data["position"])
-            if in_section:
-                sections.append({"slug": slug, "name": section_names[slug], "href": self.href(urls.section(
-                    self.lang, slug)), "stories": [self.story_context(s) for s in in_section]})
-        visible = self.issues
-        index = visible.index(number)
-        corrections = self.content.corrections.get(number, ())
-        published = issue.data.get("published_at")
-        modified = max([published, *(c.changed_at.isoformat() for c in corrections)]) if published else None
-        zone = self.settings.zone
-        return {
-            "issue": issue.data, "text": text, "text_lang": text_lang, "md": self.markdown(issue),
-            "week": format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), self.lang),
-            "issue_line": self.issue_line(number), "sections": sections,
-            "draft": not is_public(issue, self.now),
-            "published": format_datetime(dt.datetime.fromisoformat(published), self.lang, self.settings.timezone)
-            if published else None,
-            "published_iso": dt.datetime.fromisoformat(published).astimezone(zone).isoformat() if published else None,
-            "corrections": [self.correction_context(c) for c in corrections],
-            "newer": visible[index - 1] if index > 0 else None,
-            "older": visible[index + 1] if index + 1 < len(visible) else None,
-            "jsonld": script_json(self.issue_jsonld(number, text, sections, published, modified)),
-            "modified_date": dt.datetime.fromisoformat(modified).astimezone(zone).date() if modified else None,
-        }
-
-    def correction_context(self, correction: Any) -> dict[str, Any]:
-        """A correction as readers see it: when, what (issue or story headline, fields), why."""
-        what = None
-        if correction.record_kind == "story" and correction.record_key in self.content.stories:
-            what = self.text(self.content.stories[correction.record_key])[0].get("headline")
-        fields = []
-        for name in correction.changed_fields:  # "en.headline" → ("headline", "en")
-            lang, _, field_name = name.rpartition(".") if name.split(".")[0] in self.settings.languages \
-                else ("", "", name)
-            fields.append({"field": field_name, "lang": lang})
-        return {"when": format_datetime(correction.changed_at, self.lang, self.settings.timezone),
-                "iso": correction.changed_at.astimezone(self.settings.zone).isoformat(),
-                "what": what, "anchor": f"story-{correction.record_key}" if what else None,
-                "fields": fields, "reason": correction.reason}
-
-    def issue_jsonld(self, number: int, text: Mapping[str, Any], sections: list[dict[str, Any]],
-                     published: str | None, modified: str | None) -> dict[str, Any]:
-        url = self.settings.base_url + urls.issue(self.lang, number)
-        zone = self.settings.zone
-        local = lambda moment: dt.datetime.fromisoformat(moment).astimezone(zone).isoformat()  # noqa: E731
-        changed: dict[str, str] = {}
-        for correction in self.content.corrections.get(number, ()):
-            if correction.record_kind == "story":
-                changed[correction.record_key] = correction.changed_at.isoformat()
-        stories = []
-        for section in sections:
-            for item in section["stories"]:
-                story: dict[str, Any] = {
-                    "headline": item["text"].get("headline"), "inLanguage": item["text_lang"],
-                    "url": f"{url}#story-{item['slug']}", "articleSection": section["name"],
-                    "isBasedOn": [source["url"] for source in item["data"].get("sources") or []],
-                }
-                if item["data"].get("tags"):
-                    story["keywords"] = list(item["data"]["tags"])
-                if published:
-                    story["datePublished"] = local(published)
-                    story["dateModified"] = local(max(published, changed.get(item["slug"], published)))
-                stories.append(story)
-        site = self.content.site.get(self.lang) or {}
-        return issue_jsonld(number=number, name=text.get("title"), lang=self.lang, url=url,
-                            published=local(published) if published else None,
-                            modified=local(modified) if modified else None,
-                            periodical={"name": site.get("name", ""),
-                                        "url": self.settings.base_url + urls.home(self.lang)},
-                            stories=stories)
-
-    def story_context(self, story: Record) -> dict[str, Any]:
-        """A story with its own source list: citations [n] point at its n-th source link."""
-        text, text_lang = self.text(story)
-        anchor = f"story-{story.key}-source"
-        md = MarkdownRenderer(resolve=self.resolve, citation_href=(lambda n: f"#{anchor}-{n}")
-                              if story.data.get("sources") else None)
-        prefix = f"cite-{story.key}"
-        terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
-                 for slug in self.derived.mentions.get(story.key, ())]
-        # Rendered when a template first shows them, not while every page is planned: a build plans
-        # every page but renders only the changed ones. Each field names its own anchor prefix, so
-        # the anchors do not depend on the order things are rendered in.
-        linked: list[list[Markup]] = []
-
-        def field_html(index: int) -> Markup:
-            if not linked:
-                linked.append(self.link_terms(story, text_lang, text.get("summary") or "", text.get("body") or "",
-                                              md=md, prefixes=(f"{prefix}-summary", f"{prefix}-body")))
-            return linked[0][index]
-
-        summary, body = DeferredHtml(lambda: field_html(0)), DeferredHtml(lambda: field_html(1))
-        return {"slug": story.key, "data": story.data, "text": text, "text_lang": text_lang,
-                "source_anchor": anchor, "summary": summary, "body": body, "terms": terms}
-
-    def link_terms(self, story: Record, text_lang: str, *fields: str, md: MarkdownRenderer | None = None,
-                   prefixes: tuple[str, ...] = ()) -> list[Markup]:
-        """Each Markdown field as HTML, the first mention of each glossary term in the story linked.
-
-        A term linked in an earlier field is not linked again; suppressed terms stay text. `prefixes`
-        gives each field's citation anchor prefix (unique ids when several stories share a page).
-        """
-        md = md or self.markdown(story)
-        rendered = [md.html(text, anchor_prefix=prefix)
-                    for text, prefix in zip(fields, prefixes or ("cite",) * len(fields))]
-        matcher = self.derived.matchers.get(text_lang)
-        if matcher is None:
-            return rendered
-        suppressed = set(story.data.get("suppress_terms") or [])
-
-        def href_for(slug: str) -> str | None:
-            return None if slug in suppressed else self.resolve("entry", slug)
-
-        linked: list[Markup] = []
-        done: set[str] = set()
-        for text, html in zip(fields, rendered):
-            linked.append(Markup(link_first_mentions(str(html), matcher, href_for, skip=done)))
-            done |= {mention.slug for mention in matcher.find(plain_text(text))}
-        return linked
-
-    # -- glossary ------------------------------------------------------------------
-    def entry(self, slug: str) -> PageSpec:
-        entry = self.content.entries[slug]
-        text, text_lang = self.text(entry)
-        status = status_month(entry)
-        url = urls.entry(self.lang, slug)
-        definition = plain_text(text.get("definition") or "")
-        jsonld = defined_term(
-            name=text.get("headword") or slug, description=definition, url=self.settings.base_url + url,
-            alternate_names=[*(text.get("aliases") or []), entry.data.get("english_term") or ""],
-            lang=text_lang, date_modified=status.isoformat(), term_set=self.term_set(), code=slug)
-        context = {
-            "entry": entry.data, "text": text, "text_lang": text_lang, "md": self.markdown(entry),
-            "groups": self.relation_groups(slug), "news": self.news(slug), "affected": self.affected(text),
-            "status_month": format_month(status, self.lang), "status_date": status.isoformat(),
-            "category_name": self.names("categories").get(entry.data["category"], entry.data["category"]),
-            "category_href": self.href(urls.category(self.lang, entry.data["category"])),
-            "level_href": self.href(urls.level(self.lang, entry.data["level"])),
-            "description": definition, "jsonld": script_json(jsonld),
-        }
-        return self.spec(url, "entry.html", context, lambda lang: urls.entry(lang, slug), status, record=entry)
-
-    def relation_groups(self, slug: str) -> dict[str, list[dict[str, Any]]]:
-        """Related concepts by group; a missing target has no href and is shown as text."""
-        groups: dict[str, list[dict[str, Any]]] = {}
-        for group in GROUPS:
-            groups[group] = []
-            for link in self.derived.relations[slug][group]:
-                notes = link.note or {}
-                note_lang = self.lang if notes.get(self.lang) else next(iter(notes), self.lang)
-                groups[group].append({"label": self.headword_label(link.slug),
-                                      "href": self.resolve("entry", link.slug),
-                                      "note": notes.get(note_lang), "note_lang": note_lang})
-        return groups
-
-    def news(self, slug: str) -> list[dict[str, Any]]:
-        """The stories mentioning an entry, newest issue first, with issue number and date."""
-        items = []
-        for story_slug in self.derived.news.get(slug, []):
-            story = self.content.stories[story_slug]
-            number = story.data["issue"]
-            if not self.available(story) or number not in self.issues:
-                continue
-            issue = self.content.issues[number].data
-            published = issue.get("published_at")
-            day = (dt.datetime.fromisoformat(published).astimezone(self.settings.zone).date() if published
-                   else dt.date.fromisoformat(issue["week"]["start"]))
-            headline, headline_lang = self.text(story)
-            items.append({"headline": self.marked(headline.get("headline"), headline_lang), "lang": headline_lang,
-                          "issue": number,
-                          "date": format_date(day, self.lang), "iso_date": day.isoformat(),
-                          "href": self.href(urls.issue(self.lang, number)) + f"#story-{story_slug}"})
-        return items
-
-    def affected(self, text: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """"Who is affected" lines: audience names and the newsletter section they point to."""
-        audiences, sections = self.names("audiences"), self.names("sections")
-        lines = []
-        for line in text.get("affected") or []:
-            section = line.get("section")
-            lines.append({"audiences": [audiences.get(a, a) for a in line.get("audiences") or []],
-                          "text": line.get("text"), "section": sections.get(section, section) if section else None,
-                          "section_href": self.href(urls.section(self.lang, section)) if section else None})
-        return lines
-
-    def term_set(self) -> dict[str, Any]:
-        site = self.content.site.get(self.lang) or {}
-        return term_set_ref(self.settings.base_url + urls.glossary_index(self.lang),
-                            site.get("name") or "", self.lang)
-
-    def entry_rows(self, slugs: list[str]) -> list[dict[str, Any]]:
-        """Entries for a list page, in the dictionary order of this language."""
-        rows = []
-        for slug in slugs:
-            entry = self.content.entries[slug]
-            text, text_lang = self.text(entry)
-            rows.append({"slug": slug, "headword": text.get("headword") or slug, "lang": text_lang,
-                         "href": self.href(urls.entry(self.lang, slug)), "level": entry.data["level"],
-                         # The definition carries the "not yet translated" note; the headword stays plain for sorting.
-                         "definition": self.marked(plain_text(text.get("definition") or ""), text_lang)})
-        return by_headword(rows, self.lang, lambda row: row["headword"])
-
-    def categories(self) -> list[str]:
-        """Categories with at least one entry: configured ones in order, then any others."""
-        used = {entry.data["category"] for entry in self.content.entries.values() if self.available(entry)}
-        named = [slug for slug in self.content.vocabulary("categories") if slug in used]
-        return named + sorted(used - set(named))
-
-    def levels(self) -> list[str]:
-        used = {entry.data["level"] for entry in self.content.entries.values() if self.available(entry)}
-        return [level for level in LEVELS if level in used]
-
-    def glossary_index(self) -> PageSpec:
-        rows = self.entry_rows([slug for slug, entry in self.content.entries.items() if self.available(entry)])
-        url = urls.glossary_index(self.lang)
-        terms = [{"name": row["headword"], "url": self.settings.base_url + urls.entry(self.lang, row["slug"])}
-                 for row in rows]
-        jsonld = defined_term_set(name=self.term_set()["name"], url=self.settings.base_url + url,
-                                  lang=self.lang, terms=terms)
-        context = {"letters": index_letters(rows, self.lang), "jsonld": script_json(jsonld),
-                   "categories": [(self.names("categories").get(slug, slug), self.href(urls.category(self.lang, slug)))
-                                  for slug in self.categories()],
-                   "levels": [(level, self.href(urls.level(self.lang, level))) for level in self.levels()]}
-        return self.spec(url, "glossary_index.html", context, urls.glossary_index)
-
-    def glossary_list(self, kind: str, slug: str) -> PageSpec:
-        """The entries of one category or one level ("kind"), in dictionary order."""
-        field_name = "category" if kind == "category" else "level"
-        make = urls.category if kind == "category" else urls.level
-        rows = self.entry_rows([key for key, entry in self.content.entries.items()
-                                if entry.data[field_name] == slug and self.available(entry)])
-        context = {"kind": kind, "slug": slug, "entries": rows,
-                   "name": self.names("categories").get(slug, slug) if kind == "category" else slug}
-        return self.spec(make(self.lang, slug), "glossary_list.html", context, lambda lang: make(lang, slug))
-
-    def editions(self) -> PageSpec:
-        """Every issue this build shows, newest first (drafts only in a preview, marked)."""
-        editions = []
-        for number in self.issues:
-            issue = self.content.issues[number]
-            text, text_lang = self.text(issue)
-            editions.append({"number": number, "title": self.marked(text.get("title"), text_lang),
-                             "stories": sum(1 for s in self.content.stories_of(number) if self.available(s)),
-                             "href": self.href(urls.issue(self.lang, number)), "line": self.issue_line(number),
-                             "draft": not is_public(issue, self.now)})
-        return self.spec(urls.editions(self.lang), "editions.html", {"editions": editions}, urls.editions)
-
     def feeds(self) -> PageSpec:
         """The page the navigation's RSS item leads to: every feed, in every language."""
         languages = [{"lang": other, "name": (Locale.parse(other).get_display_name(other) or other).capitalize(),
                       "feeds": feed_links(self.content, self.settings, other)} for other in self.settings.languages]
         return self.spec(urls.feeds(self.lang), "feeds.html", {"feed_languages": languages}, urls.feeds)
-
-    def archive_stories(self) -> list[Record]:
-        """Every visible story, newest issue first (computed once per planner).
-
-        Which stories, in which order, depends on each story's facts (`Derived.story_facts`), not its
-        text: a page that shows a story reads its record itself (see story_links).
-        """
-        stories = f"content.stories{SEP}"
-
-        def as_facts(reads: set[str]) -> set[str]:
-            return {f"derived.story_facts{SEP}{key[len(stories):]}" if key.startswith(stories) else key
-                    for key in reads}
-
-        return self.kept("archive", lambda: [story for story in archive.archive_stories(self.content, self.issues)
-                                             if self.available(story)], as_facts)
-
-    def tagged(self) -> dict[str, list[Record]]:
-        """{tag slug: its stories}, computed once per planner."""
-        return self.kept("tagged", lambda: archive.by_tag(self.archive_stories()))
-
-    def story_links(self, stories: list[Record]) -> list[dict[str, Any]]:
-        """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
-        sections = self.names("sections")
-        months = []
-        for month, items in archive.by_month(stories, self.content, self.settings.zone):
-            rows = []
-            for listed in items:
-                story = self.content.stories[listed.key]  # this page shows the story's text: a read of it
-                number = story.data["issue"]
-                text, text_lang = self.text(story)
-                rows.append({"headline": self.marked(text.get("headline"), text_lang), "text_lang": text_lang,
-                             "href": self.href(urls.issue(self.lang, number)) + f"#story-{story.key}",
-                             "issue_line": self.issue_line(number), "section": sections.get(story.data["section"]),
-                             "section_href": self.href(urls.section(self.lang, story.data["section"])),
-                             "draft": not is_public(self.content.issues[number], self.now)})
-            months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
-        return months
-
-    def archive(self) -> PageSpec:
-        """All stories by month, with links to every section's and tag's own listing."""
-        stories = self.archive_stories()
-        context = {"months": self.story_links(stories), "heading": None,
-                   "sections": [{"name": name, "href": self.href(urls.section(self.lang, slug))}
-                                for slug, name in self.names("sections").items()],
-                   "tags": [{"name": name, "href": self.href(urls.tag(self.lang, slug))}
-                            for slug, name in archive.tags(stories).items()]}
-        return self.spec(urls.archive(self.lang), "archive.html", context, urls.archive)
-
-    def archive_section(self, slug: str) -> PageSpec:
-        stories = archive.in_section(self.archive_stories(), slug)
-        context = {"months": self.story_links(stories), "heading": self.names("sections")[slug], "kind": "section"}
-        return self.spec(urls.section(self.lang, slug), "archive_list.html", context,
-                         lambda lang: urls.section(lang, slug))
-
-    def archive_tag(self, slug: str) -> PageSpec:
-        stories = self.tagged()[slug]
-        context = {"months": self.story_links(stories), "heading": archive.tags(stories)[slug], "kind": "tag"}
-        return self.spec(urls.tag(self.lang, slug), "archive_list.html", context, lambda lang: urls.tag(lang, slug))
 
     def page(self, slug: str) -> PageSpec:
         page = self.content.pages[slug]

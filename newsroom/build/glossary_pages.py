@@ -1,0 +1,144 @@
+"""The glossary pages of a language: entries, the A–Z index, category and level lists.
+
+A mixin of `newsroom.build.pages.Planner`: the methods use its helpers (text, spec, href, resolve…).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+
+from glossary.graph import GROUPS
+from glossary.jsonld import defined_term, defined_term_set, script_json, term_set_ref
+from glossary.models import LEVELS
+from glossary.staleness import status_month
+from glossary.views import by_headword, index_letters
+from issues.dates import format_date
+from newsroom.build import urls
+from newsroom.render.markdown import plain_text
+
+
+from newsroom.build.derived import format_month
+
+if TYPE_CHECKING:  # Planner, which mixes this in, lives there
+    from newsroom.build.pages import PageSpec
+
+
+class GlossaryPages:
+    """Entry, index, category and level pages (mixed into Planner)."""
+
+    def entry(self, slug: str) -> PageSpec:
+        entry = self.content.entries[slug]
+        text, text_lang = self.text(entry)
+        status = status_month(entry)
+        url = urls.entry(self.lang, slug)
+        definition = plain_text(text.get("definition") or "")
+        jsonld = defined_term(
+            name=text.get("headword") or slug, description=definition, url=self.settings.base_url + url,
+            alternate_names=[*(text.get("aliases") or []), entry.data.get("english_term") or ""],
+            lang=text_lang, date_modified=status.isoformat(), term_set=self.term_set(), code=slug)
+        context = {
+            "entry": entry.data, "text": text, "text_lang": text_lang, "md": self.markdown(entry),
+            "groups": self.relation_groups(slug), "news": self.news(slug), "affected": self.affected(text),
+            "status_month": format_month(status, self.lang), "status_date": status.isoformat(),
+            "category_name": self.names("categories").get(entry.data["category"], entry.data["category"]),
+            "category_href": self.href(urls.category(self.lang, entry.data["category"])),
+            "level_href": self.href(urls.level(self.lang, entry.data["level"])),
+            "description": definition, "jsonld": script_json(jsonld),
+        }
+        return self.spec(url, "entry.html", context, lambda lang: urls.entry(lang, slug), status, record=entry)
+
+    def relation_groups(self, slug: str) -> dict[str, list[dict[str, Any]]]:
+        """Related concepts by group; a missing target has no href and is shown as text."""
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for group in GROUPS:
+            groups[group] = []
+            for link in self.derived.relations[slug][group]:
+                notes = link.note or {}
+                note_lang = self.lang if notes.get(self.lang) else next(iter(notes), self.lang)
+                groups[group].append({"label": self.headword_label(link.slug),
+                                      "href": self.resolve("entry", link.slug),
+                                      "note": notes.get(note_lang), "note_lang": note_lang})
+        return groups
+
+    def news(self, slug: str) -> list[dict[str, Any]]:
+        """The stories mentioning an entry, newest issue first, with issue number and date."""
+        items = []
+        for story_slug in self.derived.news.get(slug, []):
+            story = self.content.stories[story_slug]
+            number = story.data["issue"]
+            if not self.available(story) or number not in self.issues:
+                continue
+            issue = self.content.issues[number].data
+            published = issue.get("published_at")
+            day = (dt.datetime.fromisoformat(published).astimezone(self.settings.zone).date() if published
+                   else dt.date.fromisoformat(issue["week"]["start"]))
+            headline, headline_lang = self.text(story)
+            items.append({"headline": self.marked(headline.get("headline"), headline_lang), "lang": headline_lang,
+                          "issue": number,
+                          "date": format_date(day, self.lang), "iso_date": day.isoformat(),
+                          "href": self.href(urls.issue(self.lang, number)) + f"#story-{story_slug}"})
+        return items
+
+    def affected(self, text: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """"Who is affected" lines: audience names and the newsletter section they point to."""
+        audiences, sections = self.names("audiences"), self.names("sections")
+        lines = []
+        for line in text.get("affected") or []:
+            section = line.get("section")
+            lines.append({"audiences": [audiences.get(a, a) for a in line.get("audiences") or []],
+                          "text": line.get("text"), "section": sections.get(section, section) if section else None,
+                          "section_href": self.href(urls.section(self.lang, section)) if section else None})
+        return lines
+
+    def term_set(self) -> dict[str, Any]:
+        site = self.content.site.get(self.lang) or {}
+        return term_set_ref(self.settings.base_url + urls.glossary_index(self.lang),
+                            site.get("name") or "", self.lang)
+
+    def entry_rows(self, slugs: list[str]) -> list[dict[str, Any]]:
+        """Entries for a list page, in the dictionary order of this language."""
+        rows = []
+        for slug in slugs:
+            entry = self.content.entries[slug]
+            text, text_lang = self.text(entry)
+            rows.append({"slug": slug, "headword": text.get("headword") or slug, "lang": text_lang,
+                         "href": self.href(urls.entry(self.lang, slug)), "level": entry.data["level"],
+                         # The definition carries the "not yet translated" note; the headword stays plain for sorting.
+                         "definition": self.marked(plain_text(text.get("definition") or ""), text_lang)})
+        return by_headword(rows, self.lang, lambda row: row["headword"])
+
+    def categories(self) -> list[str]:
+        """Categories with at least one entry: configured ones in order, then any others."""
+        used = {entry.data["category"] for entry in self.content.entries.values() if self.available(entry)}
+        named = [slug for slug in self.content.vocabulary("categories") if slug in used]
+        return named + sorted(used - set(named))
+
+    def levels(self) -> list[str]:
+        used = {entry.data["level"] for entry in self.content.entries.values() if self.available(entry)}
+        return [level for level in LEVELS if level in used]
+
+    def glossary_index(self) -> PageSpec:
+        rows = self.entry_rows([slug for slug, entry in self.content.entries.items() if self.available(entry)])
+        url = urls.glossary_index(self.lang)
+        terms = [{"name": row["headword"], "url": self.settings.base_url + urls.entry(self.lang, row["slug"])}
+                 for row in rows]
+        jsonld = defined_term_set(name=self.term_set()["name"], url=self.settings.base_url + url,
+                                  lang=self.lang, terms=terms)
+        context = {"letters": index_letters(rows, self.lang), "jsonld": script_json(jsonld),
+                   "categories": [(self.names("categories").get(slug, slug), self.href(urls.category(self.lang, slug)))
+                                  for slug in self.categories()],
+                   "levels": [(level, self.href(urls.level(self.lang, level))) for level in self.levels()]}
+        return self.spec(url, "glossary_index.html", context, urls.glossary_index)
+
+    def glossary_list(self, kind: str, slug: str) -> PageSpec:
+        """The entries of one category or one level ("kind"), in dictionary order."""
+        field_name = "category" if kind == "category" else "level"
+        make = urls.category if kind == "category" else urls.level
+        rows = self.entry_rows([key for key, entry in self.content.entries.items()
+                                if entry.data[field_name] == slug and self.available(entry)])
+        context = {"kind": kind, "slug": slug, "entries": rows,
+                   "name": self.names("categories").get(slug, slug) if kind == "category" else slug}
+        return self.spec(make(self.lang, slug), "glossary_list.html", context, lambda lang: make(lang, slug))

@@ -1,0 +1,246 @@
+"""The weekly-issue pages of a language: issues, editions, the archive and its section and tag lists.
+
+A mixin of `newsroom.build.pages.Planner`: the methods use its helpers (text, spec, href, kept…).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+
+from glossary.jsonld import script_json
+from glossary.linking import link_first_mentions
+from issues import archive
+from issues.dates import format_datetime, issue_line
+from issues.jsonld import issue_jsonld
+from issues.visibility import is_public
+from newsroom.build import urls
+from newsroom.build.model import Record
+from newsroom.build.tracking import SEP
+from newsroom.i18n import translations
+from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, plain_text
+
+
+from newsroom.build.derived import format_month, format_week
+
+if TYPE_CHECKING:  # Planner, which mixes this in, lives there
+    from newsroom.build.pages import PageSpec
+
+
+class IssuePages:
+    """Issue, editions and archive pages (mixed into Planner)."""
+
+    def issue(self, number: int) -> PageSpec:
+        context = self.issue_context(number)
+        return self.spec(urls.issue(self.lang, number), "issue.html", context,
+                         lambda lang: urls.issue(lang, number), context["modified_date"],
+                         record=self.content.issues[number])
+
+    def issue_line(self, number: int) -> str:
+        """"Issue 13 · Nov 2 – 8, 2026" / "13. szám · 2026. nov. 2–8."."""
+        week = self.content.issues[number].data["week"]
+        return issue_line(number, dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]),
+                          self.lang, translations(self.lang).gettext("Issue"))
+
+    def issue_context(self, number: int) -> dict[str, Any]:
+        issue = self.content.issues[number]
+        text, text_lang = self.text(issue)
+        week = issue.data["week"]
+        stories = [s for s in self.content.stories_of(number) if self.available(s)]
+        section_names = self.names("sections")
+        sections = []
+        for slug in section_names:  # the site's fixed order
+            in_section = sorted((s for s in stories if s.data["section"] == slug), key=lambda s: s.data["position"])
+            if in_section:
+                sections.append({"slug": slug, "name": section_names[slug], "href": self.href(urls.section(
+                    self.lang, slug)), "stories": [self.story_context(s) for s in in_section]})
+        visible = self.issues
+        index = visible.index(number)
+        corrections = self.content.corrections.get(number, ())
+        published = issue.data.get("published_at")
+        modified = max([published, *(c.changed_at.isoformat() for c in corrections)]) if published else None
+        zone = self.settings.zone
+        return {
+            "issue": issue.data, "text": text, "text_lang": text_lang, "md": self.markdown(issue),
+            "week": format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), self.lang),
+            "issue_line": self.issue_line(number), "sections": sections,
+            "draft": not is_public(issue, self.now),
+            "published": format_datetime(dt.datetime.fromisoformat(published), self.lang, self.settings.timezone)
+            if published else None,
+            "published_iso": dt.datetime.fromisoformat(published).astimezone(zone).isoformat() if published else None,
+            "corrections": [self.correction_context(c) for c in corrections],
+            "newer": visible[index - 1] if index > 0 else None,
+            "older": visible[index + 1] if index + 1 < len(visible) else None,
+            "jsonld": script_json(self.issue_jsonld(number, text, sections, published, modified)),
+            "modified_date": dt.datetime.fromisoformat(modified).astimezone(zone).date() if modified else None,
+        }
+
+    def correction_context(self, correction: Any) -> dict[str, Any]:
+        """A correction as readers see it: when, what (issue or story headline, fields), why."""
+        what = None
+        if correction.record_kind == "story" and correction.record_key in self.content.stories:
+            what = self.text(self.content.stories[correction.record_key])[0].get("headline")
+        fields = []
+        for name in correction.changed_fields:  # "en.headline" → ("headline", "en")
+            lang, _, field_name = name.rpartition(".") if name.split(".")[0] in self.settings.languages \
+                else ("", "", name)
+            fields.append({"field": field_name, "lang": lang})
+        return {"when": format_datetime(correction.changed_at, self.lang, self.settings.timezone),
+                "iso": correction.changed_at.astimezone(self.settings.zone).isoformat(),
+                "what": what, "anchor": f"story-{correction.record_key}" if what else None,
+                "fields": fields, "reason": correction.reason}
+
+    def issue_jsonld(self, number: int, text: Mapping[str, Any], sections: list[dict[str, Any]],
+                     published: str | None, modified: str | None) -> dict[str, Any]:
+        url = self.settings.base_url + urls.issue(self.lang, number)
+        zone = self.settings.zone
+        local = lambda moment: dt.datetime.fromisoformat(moment).astimezone(zone).isoformat()  # noqa: E731
+        changed: dict[str, str] = {}
+        for correction in self.content.corrections.get(number, ()):
+            if correction.record_kind == "story":
+                changed[correction.record_key] = correction.changed_at.isoformat()
+        stories = []
+        for section in sections:
+            for item in section["stories"]:
+                story: dict[str, Any] = {
+                    "headline": item["text"].get("headline"), "inLanguage": item["text_lang"],
+                    "url": f"{url}#story-{item['slug']}", "articleSection": section["name"],
+                    "isBasedOn": [source["url"] for source in item["data"].get("sources") or []],
+                }
+                if item["data"].get("tags"):
+                    story["keywords"] = list(item["data"]["tags"])
+                if published:
+                    story["datePublished"] = local(published)
+                    story["dateModified"] = local(max(published, changed.get(item["slug"], published)))
+                stories.append(story)
+        site = self.content.site.get(self.lang) or {}
+        return issue_jsonld(number=number, name=text.get("title"), lang=self.lang, url=url,
+                            published=local(published) if published else None,
+                            modified=local(modified) if modified else None,
+                            periodical={"name": site.get("name", ""),
+                                        "url": self.settings.base_url + urls.home(self.lang)},
+                            stories=stories)
+
+    def story_context(self, story: Record) -> dict[str, Any]:
+        """A story with its own source list: citations [n] point at its n-th source link."""
+        text, text_lang = self.text(story)
+        anchor = f"story-{story.key}-source"
+        md = MarkdownRenderer(resolve=self.resolve, citation_href=(lambda n: f"#{anchor}-{n}")
+                              if story.data.get("sources") else None)
+        prefix = f"cite-{story.key}"
+        terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
+                 for slug in self.derived.mentions.get(story.key, ())]
+        # Rendered when a template first shows them, not while every page is planned: a build plans
+        # every page but renders only the changed ones. Each field names its own anchor prefix, so
+        # the anchors do not depend on the order things are rendered in.
+        linked: list[list[Markup]] = []
+
+        def field_html(index: int) -> Markup:
+            if not linked:
+                linked.append(self.link_terms(story, text_lang, text.get("summary") or "", text.get("body") or "",
+                                              md=md, prefixes=(f"{prefix}-summary", f"{prefix}-body")))
+            return linked[0][index]
+
+        summary, body = DeferredHtml(lambda: field_html(0)), DeferredHtml(lambda: field_html(1))
+        return {"slug": story.key, "data": story.data, "text": text, "text_lang": text_lang,
+                "source_anchor": anchor, "summary": summary, "body": body, "terms": terms}
+
+    def link_terms(self, story: Record, text_lang: str, *fields: str, md: MarkdownRenderer | None = None,
+                   prefixes: tuple[str, ...] = ()) -> list[Markup]:
+        """Each Markdown field as HTML, the first mention of each glossary term in the story linked.
+
+        A term linked in an earlier field is not linked again; suppressed terms stay text. `prefixes`
+        gives each field's citation anchor prefix (unique ids when several stories share a page).
+        """
+        md = md or self.markdown(story)
+        rendered = [md.html(text, anchor_prefix=prefix)
+                    for text, prefix in zip(fields, prefixes or ("cite",) * len(fields))]
+        matcher = self.derived.matchers.get(text_lang)
+        if matcher is None:
+            return rendered
+        suppressed = set(story.data.get("suppress_terms") or [])
+
+        def href_for(slug: str) -> str | None:
+            return None if slug in suppressed else self.resolve("entry", slug)
+
+        linked: list[Markup] = []
+        done: set[str] = set()
+        for text, html in zip(fields, rendered):
+            linked.append(Markup(link_first_mentions(str(html), matcher, href_for, skip=done)))
+            done |= {mention.slug for mention in matcher.find(plain_text(text))}
+        return linked
+
+    # -- glossary ------------------------------------------------------------------
+
+    def editions(self) -> PageSpec:
+        """Every issue this build shows, newest first (drafts only in a preview, marked)."""
+        editions = []
+        for number in self.issues:
+            issue = self.content.issues[number]
+            text, text_lang = self.text(issue)
+            editions.append({"number": number, "title": self.marked(text.get("title"), text_lang),
+                             "stories": sum(1 for s in self.content.stories_of(number) if self.available(s)),
+                             "href": self.href(urls.issue(self.lang, number)), "line": self.issue_line(number),
+                             "draft": not is_public(issue, self.now)})
+        return self.spec(urls.editions(self.lang), "editions.html", {"editions": editions}, urls.editions)
+
+    def archive_stories(self) -> list[Record]:
+        """Every visible story, newest issue first (computed once per planner).
+
+        Which stories, in which order, depends on each story's facts (`Derived.story_facts`), not its
+        text: a page that shows a story reads its record itself (see story_links).
+        """
+        stories = f"content.stories{SEP}"
+
+        def as_facts(reads: set[str]) -> set[str]:
+            return {f"derived.story_facts{SEP}{key[len(stories):]}" if key.startswith(stories) else key
+                    for key in reads}
+
+        return self.kept("archive", lambda: [story for story in archive.archive_stories(self.content, self.issues)
+                                             if self.available(story)], as_facts)
+
+    def tagged(self) -> dict[str, list[Record]]:
+        """{tag slug: its stories}, computed once per planner."""
+        return self.kept("tagged", lambda: archive.by_tag(self.archive_stories()))
+
+    def story_links(self, stories: list[Record]) -> list[dict[str, Any]]:
+        """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
+        sections = self.names("sections")
+        months = []
+        for month, items in archive.by_month(stories, self.content, self.settings.zone):
+            rows = []
+            for listed in items:
+                story = self.content.stories[listed.key]  # this page shows the story's text: a read of it
+                number = story.data["issue"]
+                text, text_lang = self.text(story)
+                rows.append({"headline": self.marked(text.get("headline"), text_lang), "text_lang": text_lang,
+                             "href": self.href(urls.issue(self.lang, number)) + f"#story-{story.key}",
+                             "issue_line": self.issue_line(number), "section": sections.get(story.data["section"]),
+                             "section_href": self.href(urls.section(self.lang, story.data["section"])),
+                             "draft": not is_public(self.content.issues[number], self.now)})
+            months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
+        return months
+
+    def archive(self) -> PageSpec:
+        """All stories by month, with links to every section's and tag's own listing."""
+        stories = self.archive_stories()
+        context = {"months": self.story_links(stories), "heading": None,
+                   "sections": [{"name": name, "href": self.href(urls.section(self.lang, slug))}
+                                for slug, name in self.names("sections").items()],
+                   "tags": [{"name": name, "href": self.href(urls.tag(self.lang, slug))}
+                            for slug, name in archive.tags(stories).items()]}
+        return self.spec(urls.archive(self.lang), "archive.html", context, urls.archive)
+
+    def archive_section(self, slug: str) -> PageSpec:
+        stories = archive.in_section(self.archive_stories(), slug)
+        context = {"months": self.story_links(stories), "heading": self.names("sections")[slug], "kind": "section"}
+        return self.spec(urls.section(self.lang, slug), "archive_list.html", context,
+                         lambda lang: urls.section(lang, slug))
+
+    def archive_tag(self, slug: str) -> PageSpec:
+        stories = self.tagged()[slug]
+        context = {"months": self.story_links(stories), "heading": archive.tags(stories)[slug], "kind": "tag"}
+        return self.spec(urls.tag(self.lang, slug), "archive_list.html", context, lambda lang: urls.tag(lang, slug))
