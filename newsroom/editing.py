@@ -13,25 +13,19 @@ commits between the check and the write still cannot be overwritten.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from glossary.models import Entry
-from glossary.records import entry_to_record
-from issues.models import Issue, Story
-from issues.records import issue_to_record, story_to_record
-from newsroom.content.importer import canonical, changed_fields, import_records
+from newsroom.content.importer import MODELS, canonical, changed_fields, import_records, record_query
 from newsroom.content.reader import LoadedRecord, record_hash, record_key
-from newsroom.content.records import page_to_record
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.models import Page, Revision
+from newsroom.models import Revision
 
 #: Kinds an edit session can open, in the order a bare key is looked up.
 KINDS = ("entry", "story", "reference", "page", "issue")
@@ -65,26 +59,10 @@ class Conflict(Exception):
                          "Nothing was saved: load it again and reapply your change.")
 
 
-def _query(kind: str, key: str) -> Any:
-    if kind == "entry":
-        return select(Entry).where(Entry.slug == key).options(selectinload(Entry.texts),
-                                                              selectinload(Entry.relations))
-    if kind in ("reference", "page"):
-        return select(Page).where(Page.slug == key, Page.kind == kind).options(selectinload(Page.texts))
-    if kind == "issue":
-        return select(Issue).where(Issue.number == int(key)).options(selectinload(Issue.texts))
-    return select(Story).where(Story.slug == key).options(
-        selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section))
-
-
-_TO_RECORD: dict[str, Callable[[Any], dict[str, Any]]] = {"entry": entry_to_record, "reference": page_to_record, "page": page_to_record,
-              "issue": issue_to_record, "story": story_to_record}
-
-
 def find_kind(session: Session, key: str) -> str:
     """The one kind that has a record with this key; NotFound when none or several do."""
     found = [kind for kind in KINDS if (kind != "issue" or key.isdigit())
-             and session.scalars(_query(kind, key)).one_or_none() is not None]
+             and session.scalars(record_query(kind, key)).one_or_none() is not None]
     if not found:
         raise NotFound(f"no entry, story, page or issue {key!r}")
     if len(found) > 1:
@@ -97,10 +75,10 @@ def load(session: Session, kind: str, key: str, languages: tuple[str, ...]) -> L
     """The record `kind`/`key` with its current version, as read from the database now."""
     if kind == "issue" and not key.isdigit():
         raise NotFound(f"an issue is named by its number, not {key!r}")
-    row = session.scalars(_query(kind, key).execution_options(populate_existing=True)).one_or_none()
+    row = session.scalars(record_query(kind, key).execution_options(populate_existing=True)).one_or_none()
     if row is None:
         raise NotFound(f"no {kind} {key!r}")
-    return Loaded(kind, key, row.version, canonical(_TO_RECORD[kind](row), languages, f"{kind}:{key}"))
+    return Loaded(kind, key, row.version, canonical(MODELS[kind][1](row), languages, f"{kind}:{key}"))
 
 
 def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tuple[str, ...],

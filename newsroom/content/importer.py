@@ -125,8 +125,8 @@ def _upsert(
             return "unchanged"
         apply_site(session, record, languages)
         return "created" if current is None else "updated"
-    model, to_record = _MODELS[item.kind]
-    row = _find(session, item)
+    model, to_record = MODELS[item.kind]
+    row = session.scalars(record_query(item.kind, item.key, exact_kind=False)).one_or_none()
     if row is not None and row.content_hash == digest:
         return "unchanged"
     if row is not None and base is not None and row.version > base.version:
@@ -157,23 +157,29 @@ def _upsert(
     return "updated" if row.id else "created"
 
 
-_MODELS: dict[str, tuple[type, Any]] = {
+#: Per kind of record: its row class and the function that turns a row back into a content record.
+MODELS: dict[str, tuple[type, Any]] = {
     "entry": (Entry, entry_to_record), "reference": (Page, page_to_record), "page": (Page, page_to_record),
     "issue": (Issue, issue_to_record), "story": (Story, story_to_record),
 }
 
 
-def _find(session: Session, item: LoadedRecord | FileRecord) -> Any:
-    if item.kind == "entry":
-        query = select(Entry).where(Entry.slug == item.key).options(
-            selectinload(Entry.texts), selectinload(Entry.relations))
-    elif item.kind in ("reference", "page"):
-        query = select(Page).where(Page.slug == item.key).options(selectinload(Page.texts))
-    elif item.kind == "issue":
-        query = select(Issue).where(Issue.number == int(item.key)).options(selectinload(Issue.texts))
-    else:
-        query = select(Story).where(Story.slug == item.key).options(selectinload(Story.texts))
-    return session.scalars(query).one_or_none()
+def record_query(kind: str, key: str, exact_kind: bool = True) -> Any:
+    """The select() of one record by stable key, with what its content record needs loaded eagerly.
+
+    Reference and site pages share one table and one slug space: with `exact_kind` False a
+    page of either kind is found (an import may turn one into the other).
+    """
+    if kind == "entry":
+        return select(Entry).where(Entry.slug == key).options(selectinload(Entry.texts),
+                                                              selectinload(Entry.relations))
+    if kind in ("reference", "page"):
+        query = select(Page).where(Page.slug == key).options(selectinload(Page.texts))
+        return query.where(Page.kind == kind) if exact_kind else query
+    if kind == "issue":
+        return select(Issue).where(Issue.number == int(key)).options(selectinload(Issue.texts))
+    return select(Story).where(Story.slug == key).options(
+        selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section))
 
 
 def _vocabulary(session: Session, loaded: Sequence[LoadedRecord | FileRecord]) -> dict[str, set[str]]:
