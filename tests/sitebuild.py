@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import atexit
-import os
 import shutil
 import tempfile
 from pathlib import Path
 
 import html5lib
-from click.testing import CliRunner
-
-from newsroom.cli import main
+from conftest import Cli
 
 BASE = "https://news.example.org/"
 _SAMPLE_DB: list[Path] = []  # the sample database, loaded once per test session and copied
@@ -19,15 +16,8 @@ _SAMPLE_DB: list[Path] = []  # the sample database, loaded once per test session
 
 def run(folder: Path, *args: str, expect: int = 0) -> str:
     """Run `newsroom` with its database and newsroom.toml in `folder`; returns stdout + stderr."""
-    previous = Path.cwd()
-    os.chdir(folder)
-    try:
-        result = CliRunner().invoke(main, ["--db", f"sqlite:///{folder / 'site.db'}", *args], catch_exceptions=False)
-    finally:
-        os.chdir(previous)
-    output = result.stdout + result.stderr
-    assert result.exit_code == expect, output
-    return output
+    result = Cli(f"sqlite:///{folder / 'site.db'}", folder)(*args, expect=expect)
+    return result.stdout + result.stderr
 
 
 def build_sample(folder: Path, files: dict[str, str] | None = None, settings: str = "") -> Path:
