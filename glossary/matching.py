@@ -36,6 +36,7 @@ import re
 import unicodedata
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 _HU_LOWER = "a-záéíóöőúüűàâãäåæçèêëìîïðñòôõøùûýþÿß"
 _SUFFIX = {
@@ -180,7 +181,7 @@ def _normalise_text(text: str) -> tuple[str, list[int], list[int]]:
 class TermMatcher:
     """Finds mentions of glossary terms in texts of one language ("hu" or "en").
 
-    Build it once per language and reuse it: compiling is the expensive part.
+    Build it once per language and reuse it: compiling (on the first search) is the expensive part.
     A label claimed by two terms belongs to the first one given.
     """
 
@@ -201,8 +202,12 @@ class TermMatcher:
                 self._sensitive.setdefault(form, slug)
             else:
                 self._insensitive.setdefault(_fold(form), slug)
-        suffix = _SUFFIX[lang]
-        self._patterns = [
+
+    @cached_property
+    def _patterns(self) -> list[tuple[re.Pattern[str], dict[str, str], bool]]:
+        """The compiled tries, made on the first search: a build that matches no text never pays for them."""
+        suffix = _SUFFIX[self.lang]
+        return [
             (pattern, lookup, fold)
             for pattern, lookup, fold in (
                 (_compile(self._sensitive, True, suffix), self._sensitive, False),

@@ -11,6 +11,7 @@ spaces (U+2009) except in the Hungarian same-month form, where it is closed up.
 from __future__ import annotations
 
 import datetime as dt
+from functools import lru_cache
 from typing import Literal
 from zoneinfo import ZoneInfo
 
@@ -44,12 +45,23 @@ def format_week(start: dt.date, end: dt.date, lang: str) -> str:
     _require_plain_date(end, "end")
     if end < start:
         raise ValueError(f"a week cannot end ({end}) before it starts ({start})")
+    return _format_week(start, end, lang)
+
+
+@lru_cache(maxsize=8192)
+def _format_week(start: dt.date, end: dt.date, lang: str) -> str:
+    """Babel's interval formatting, memoised: every page's header and every archive row shows a week."""
     return babel.dates.format_interval(start, end, WEEK_SKELETON, locale=Locale.parse(lang))
 
 
 def format_month(d: dt.date, lang: str) -> str:
     """A month as a heading: "November 2026", "2026. november"; the day of `d` is ignored."""
     _require_plain_date(d, "d")
+    return _format_month(d.replace(day=1), lang)
+
+
+@lru_cache(maxsize=4096)
+def _format_month(d: dt.date, lang: str) -> str:
     return babel.dates.format_skeleton(MONTH_SKELETON, d, locale=Locale.parse(lang))
 
 
@@ -58,6 +70,11 @@ def format_date(d: dt.date, lang: str, form: DateForm = "long") -> str:
     _require_plain_date(d, "d")
     if form not in ("long", "medium"):
         raise ValueError(f"form must be 'long' or 'medium', not {form!r}")
+    return _format_date(d, lang, form)
+
+
+@lru_cache(maxsize=16384)
+def _format_date(d: dt.date, lang: str, form: str) -> str:
     return babel.dates.format_date(d, format=form, locale=Locale.parse(lang))
 
 

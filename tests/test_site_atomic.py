@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sitebuild import BASE, build_sample
 
+from newsroom import PROJECT_ROOT
 from newsroom.build import pipeline, rendering, writer
 from newsroom.db.session import make_engine
 from newsroom.settings import Settings
@@ -62,11 +63,11 @@ def test_a_write_failing_after_some_files_leaves_the_old_site_and_the_next_build
     before = _snapshot(site)
     real_replace, placed = writer._replace, []
 
-    def failing_replace(root, relative, data):
+    def failing_replace(root, relative, data, *scratch):
         placed.append(relative)
         if len(placed) == 30:
             raise OSError("disk full")
-        return real_replace(root, relative, data)
+        return real_replace(root, relative, data, *scratch)
 
     monkeypatch.setattr(writer, "_replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
@@ -91,3 +92,40 @@ def test_stale_files_do_not_survive_a_build_and_unchanged_files_are_kept(publish
     assert result.stats.removed == 2 and result.stats.written == 0
     assert {k: v for k, v in before.items() if k in after} == after
     assert _leftovers(site) == []
+
+
+def test_a_small_change_failing_midway_leaves_every_file_whole_and_the_next_build_repairs(published, monkeypatch,
+                                                                                         tmp_path):
+    """A change of a few files replaces them in place, one by one: a failure leaves each one old or new."""
+    import yaml
+    from sitebuild import run
+
+    site, engine = published
+    before = _snapshot(site)
+    record = yaml.safe_load((PROJECT_ROOT / "newsroom/sample/entries/ai-accelerator.yaml").read_text("utf-8"))
+    record["en"]["definition"] = "A chip built to run neural networks fast (revised)."
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    (edited / "ai-accelerator.yaml").write_text(yaml.safe_dump(record, allow_unicode=True), encoding="utf-8")
+    run(tmp_path / "work", "import", str(edited))
+    _build(engine, tmp_path / "expected")
+    expected = _snapshot(tmp_path / "expected")
+    real_replace, placed = writer._replace, []
+
+    def failing_replace(root, relative, data, *scratch):
+        placed.append(relative)
+        if len(placed) == 3:
+            raise OSError("disk full")
+        return real_replace(root, relative, data, *scratch)
+
+    monkeypatch.setattr(writer, "_replace", failing_replace)
+    with pytest.raises(OSError, match="disk full"):
+        _build(engine, site)
+    now = _snapshot(site)
+    assert now.keys() == before.keys()
+    assert all(data in (before[path], expected[path]) for path, data in now.items())
+    assert now != before and now != expected  # some files were replaced, not all
+    assert _leftovers(site) == []
+    monkeypatch.setattr(writer, "_replace", real_replace)
+    _build(engine, site)
+    assert _snapshot(site) == expected

@@ -1,7 +1,4 @@
-"""What a build computes from the content once, before planning pages: visibility, mentions, relations.
-
-Also the memoised Babel formatters every page uses (the header shows the latest week).
-"""
+"""What a build computes from the content once, before planning pages: visibility, mentions, relations."""
 
 from __future__ import annotations
 
@@ -10,32 +7,17 @@ import datetime as dt
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 
 from glossary.graph import relations_of
 from glossary.matching import TermMatcher
 from glossary.mentions import entry_labels, in_the_news, matchers, story_mentions
-from issues.dates import format_month as _format_month
-from issues.dates import format_week as _format_week
-from issues.visibility import visible_numbers
+from issues.visibility import is_public, visible_numbers
 from newsroom.build.model import Content, Record
 from newsroom.build.state import Memo
 from newsroom.settings import Settings
 
-
-
-@lru_cache(maxsize=4096)
-def format_week(start: dt.date, end: dt.date, lang: str) -> str:
-    """Babel's interval formatting, memoised: every page's header shows the latest week."""
-    return _format_week(start, end, lang)
-
-
-@lru_cache(maxsize=4096)
-def format_month(month: dt.date, lang: str) -> str:
-    """Babel's month formatting, memoised (entries share a handful of status months)."""
-    return _format_month(month, lang)
 
 
 @dataclass(frozen=True)
@@ -58,6 +40,31 @@ class Derived:
     #: Public issues (published, or scheduled and due by the build clock), newest first, even in a
     #: preview: what feeds and emails carry.
     public_issues: tuple[int, ...] = ()
+    #: lang → the visible issues that appear in that language, newest first. Every page's frame
+    #: depends on these numbers (and the next field's), not on every issue record.
+    shown: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    #: lang → the shown issues that are public (the home page and the masthead name the first).
+    shown_public: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    #: entry → the languages it has text in. A link to an entry, or its name in a list, depends on
+    #: these (and the headword), not on the entry's definition.
+    entry_langs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: page → (its kind, the languages it has text in): what a link to it depends on.
+    page_langs: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+
+
+def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
+    """The languages `record` has a page in: all of them under "fallback", its own under "omit"."""
+    return pages_in(texts_of(record, settings), settings)
+
+
+def texts_of(record: Record, settings: Settings) -> tuple[str, ...]:
+    """The languages `record` has text in, in the site's order."""
+    return tuple(lang for lang in settings.languages if record.has(lang))
+
+
+def pages_in(texts: tuple[str, ...], settings: Settings) -> tuple[str, ...]:
+    """The languages a record with text in `texts` has a page in (see `languages_of`)."""
+    return texts if settings.missing_translation == "omit" else (settings.languages if texts else ())
 
 
 def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
@@ -79,8 +86,15 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
     else:
         mentions = remembered_mentions(content, settings.languages, memo, by_lang)
     public = visible if not drafts else visible_numbers(content, False, now)
+    shown = {lang: tuple(n for n in visible if lang in languages_of(content.issues[n], settings))
+             for lang in settings.languages}
+    shown_public = {lang: tuple(n for n in numbers if is_public(content.issues[n], now))
+                    for lang, numbers in shown.items()}
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang,
-                   headwords(content, settings.languages), story_facts(content, settings.languages), public)
+                   headwords(content, settings.languages), story_facts(content, settings.languages), public,
+                   shown, shown_public,
+                   {slug: texts_of(entry, settings) for slug, entry in content.entries.items()},
+                   {slug: (page.kind, texts_of(page, settings)) for slug, page in content.pages.items()})
 
 
 def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:

@@ -20,7 +20,7 @@ from newsroom.build import urls
 from newsroom.render.markdown import plain_text
 
 
-from newsroom.build.derived import format_month
+from issues.dates import format_month
 
 if TYPE_CHECKING:  # Planner, which mixes this in, lives there
     from newsroom.build.pages import PageSpec

@@ -14,17 +14,15 @@ from markupsafe import Markup
 from glossary.jsonld import script_json
 from glossary.linking import link_first_mentions
 from issues import archive
-from issues.dates import format_datetime, issue_line
+from issues.dates import format_datetime, format_month, format_week, issue_line
 from issues.jsonld import issue_jsonld
 from issues.visibility import is_public
 from newsroom.build import urls
 from newsroom.build.model import Record
 from newsroom.build.tracking import SEP
-from newsroom.i18n import translations
 from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, plain_text
 
 
-from newsroom.build.derived import format_month, format_week
 
 if TYPE_CHECKING:  # Planner, which mixes this in, lives there
     from newsroom.build.pages import PageSpec
@@ -43,7 +41,7 @@ class IssuePages:
         """"Issue 13 · Nov 2 – 8, 2026" / "13. szám · 2026. nov. 2–8."."""
         week = self.content.issues[number].data["week"]
         return issue_line(number, dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]),
-                          self.lang, translations(self.lang).gettext("Issue"))
+                          self.lang, self.gettext("Issue"))
 
     def issue_context(self, number: int) -> dict[str, Any]:
         issue = self.content.issues[number]

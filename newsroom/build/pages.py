@@ -14,14 +14,15 @@ import dataclasses
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from babel import Locale
 from markupsafe import Markup
 
-from issues.visibility import is_public
 from newsroom.build import urls
-from newsroom.build.derived import Derived, derive, format_week  # noqa: F401 (Derived, derive re-exported)
+from issues.dates import format_week
+from newsroom.build.derived import Derived, derive, languages_of, pages_in  # noqa: F401 (Derived, derive re-exported)
 from newsroom.build.feedlinks import feed_links
 from newsroom.build.glossary_pages import GlossaryPages
 from newsroom.build.issue_pages import IssuePages
@@ -45,6 +46,22 @@ class PageSpec:
     lastmod: dt.date | None = None
     #: Dependency keys read while planning this page (see build/tracking.py); empty when untracked.
     reads: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class PagePlan:
+    """A page before it is planned: where it goes and with which template; `make()` plans it."""
+
+    url: str
+    lang: str
+    template: str
+    make: Callable[[], PageSpec] = field(compare=False)
+    in_sitemap: bool = True  # a page of the site (the 404 pages and the root page are not)
+    path: str = ""  # the output file, when it is not the URL's own (see `output`)
+
+    @property
+    def output(self) -> str:
+        return self.path or urls.file_path(self.url)
 
 
 class PageMarkdown:
@@ -79,8 +96,11 @@ class Planner(IssuePages, GlossaryPages):
     Page methods read content only through `self.content` and `self.derived`
     and end with `self.spec(...)`: when the build tracks dependencies, those
     are views that note every read, and `spec` hands the reads made since the
-    previous page to the page it makes. Values kept on the planner across pages
-    (attributes set after __init__) make their reads inputs of every page.
+    page was begun to the page it makes. What __init__ reads, and what any
+    value kept on the planner as an attribute was computed from, is an input of
+    every page of the language; a value computed through `kept` makes its reads
+    inputs of the pages that use it. Pages can be planned in any order, or only
+    some of them (an incremental build).
     """
 
     def __init__(self, content: Content, derived: Derived, settings: Settings, lang: str,
@@ -94,22 +114,27 @@ class Planner(IssuePages, GlossaryPages):
         self.omit = settings.missing_translation == "omit"
         self.gettext = translations(lang).gettext
         #: The issues this build shows in this language, newest first.
-        self.issues = tuple(n for n in derived.visible_issues if self.available(content.issues[n]))
+        self.issues = tuple(derived.shown[lang])
 
     def __setattr__(self, name: str, value: Any) -> None:
         """An attribute set while pages are planned is a value kept across pages (a memo):
-        the reads that computed it become inputs of every page, not only of the page that made it."""
+        the reads that computed it become inputs of every page planned, not only of the page that made it."""
         tracker = self.__dict__.get("tracker")
         if tracker is not None and "_shared_reads" in self.__dict__:
             self.__dict__["_shared_reads"].update(tracker.reads)
         object.__setattr__(self, name, value)
 
+    def shared_reads(self) -> frozenset[str]:
+        """What every page of this planner depends on: what it read to set itself up, and what any
+        value it kept across pages as an attribute was computed from (ask after planning)."""
+        return frozenset(self._shared_reads)
+
     def kept(self, name: str, compute: Callable[[], Any],
              reads_as: Callable[[set[str]], set[str]] | None = None) -> Any:
         """`compute()` once per planner; every page that uses the value depends on what computing it read.
 
-        Unlike an attribute set while planning (see __setattr__), a value kept here makes its reads
-        inputs only of the pages that use it: the archive's story list is no input of an entry page.
+        Its reads are inputs only of the pages that use it: the archive's story list is no input of
+        an entry page.
         """
         found = self._kept.get(name)
         if found is None:
@@ -128,8 +153,7 @@ class Planner(IssuePages, GlossaryPages):
     # -- the missing-translation policy ----------------------------------------------
     def languages_of(self, record: Record) -> tuple[str, ...]:
         """The languages `record` has a page in: all of them under "fallback", its own under "omit"."""
-        own = tuple(lang for lang in self.settings.languages if record.has(lang))
-        return own if self.omit else (self.settings.languages if own else ())
+        return languages_of(record, self.settings)
 
     def available(self, record: Record) -> bool:
         """Whether `record` appears in this language (its page, index rows, links, feeds, sitemap)."""
@@ -144,19 +168,23 @@ class Planner(IssuePages, GlossaryPages):
 
     def public_issues(self) -> list[int]:
         """Shown issues that are public (not drafts), newest first: what the home page and masthead name."""
-        return [n for n in self.issues if is_public(self.content.issues[n], self.now)]
+        return list(self.derived.shown_public[self.lang])
 
     # -- helpers used by templates -------------------------------------------------
     def href(self, url: str) -> str:
         return self.base_path + url
 
     def resolve(self, kind: str, target: str) -> str | None:
-        if kind == "entry" and target in self.content.entries and self.available(self.content.entries[target]):
-            return self.href(urls.entry(self.lang, target))
-        if kind == "page" and target in self.content.pages and self.available(self.content.pages[target]):
-            page = self.content.pages[target]
-            make = urls.reference if page.kind == "reference" else urls.page
-            return self.href(make(self.lang, target))
+        # Through the derived languages, not the records: a link does not change with the target's text.
+        if kind == "entry":
+            texts = self.derived.entry_langs.get(target)
+            if texts is not None and self.lang in pages_in(texts, self.settings):
+                return self.href(urls.entry(self.lang, target))
+        if kind == "page":
+            found = self.derived.page_langs.get(target)
+            if found is not None and self.lang in pages_in(found[1], self.settings):
+                make = urls.reference if found[0] == "reference" else urls.page
+                return self.href(make(self.lang, target))
         if kind == "issue" and target.isdigit() and int(target) in self.issues:
             return self.href(urls.issue(self.lang, int(target)))
         return None
@@ -184,10 +212,12 @@ class Planner(IssuePages, GlossaryPages):
 
     def headword_label(self, slug: str) -> str | Markup:
         """The headword for a link or list, marked when it is another language's."""
-        entry = self.content.entries.get(slug)
-        if entry is None:
+        texts = self.derived.entry_langs.get(slug)
+        if texts is None:
             return self.headword(slug)
-        return self.marked(self.headword(slug), self.text(entry)[1]) or slug
+        text_lang = self.lang if self.lang in texts else next(
+            (other for other in self.settings.languages if other in texts), self.lang)
+        return self.marked(self.headword(slug), text_lang) or slug
 
     def chrome(self, url: str, twins: Mapping[str, str], template: str = "") -> dict[str, Any]:
         """What base.html needs on every page: language, twins, canonical URL, the current issue line."""
@@ -217,16 +247,58 @@ class Planner(IssuePages, GlossaryPages):
         return PageSpec(url, self.lang, template, context, twins, lastmod, reads)
 
     # -- pages ---------------------------------------------------------------------
+    def plans(self) -> list[PagePlan]:
+        """Every page of this language before it is planned: its place, its template, how to plan it.
+
+        Listing is cheap; planning a page (its context) is not, so an incremental build
+        plans only the pages whose recorded inputs changed (build/pipeline.py).
+        """
+        lang = self.lang
+
+        def plan(url: str, template: str, make: Callable[[], PageSpec]) -> PagePlan:
+            return PagePlan(url, lang, template, make)
+
+        plans = [plan(urls.home(lang), "home.html", self.home),
+                 plan(urls.glossary_index(lang), "glossary_index.html", self.glossary_index),
+                 plan(urls.editions(lang), "editions.html", self.editions),
+                 plan(urls.archive(lang), "archive.html", self.archive),
+                 plan(urls.feeds(lang), "feeds.html", self.feeds), plan(urls.search(lang), "search.html", self.search)]
+        plans += [plan(urls.issue(lang, number), "issue.html", partial(self.issue, number)) for number in self.issues]
+        plans += [plan(urls.section(lang, slug), "archive_list.html", partial(self.archive_section, slug))
+                  for slug in self.content.vocabulary("sections")]
+        plans += [plan(urls.tag(lang, slug), "archive_list.html", partial(self.archive_tag, slug))
+                  for slug in self.tagged()]
+        plans += [plan(urls.entry(lang, slug), "entry.html", partial(self.entry, slug))
+                  for slug, entry in self.content.entries.items() if self.available(entry)]
+        plans += [plan(urls.category(lang, slug), "glossary_list.html", partial(self.glossary_list, "category", slug))
+                  for slug in self.categories()]
+        plans += [plan(urls.level(lang, level), "glossary_list.html", partial(self.glossary_list, "level", level))
+                  for level in self.levels()]
+        for slug, page in self.content.pages.items():
+            if self.available(page):
+                reference = page.kind == "reference"
+                plans.append(plan((urls.reference if reference else urls.page)(lang, slug),
+                                  "reference.html" if reference else "page.html", partial(self.page, slug)))
+        return plans
+
+    def extra_plans(self, default: bool) -> list[PagePlan]:
+        """The pages outside the sitemap: this language's 404 page; with `default`, the root
+        404 page (it answers for every unknown path, linking its twin) and the root page."""
+        lang = self.lang
+        plans = [PagePlan(urls.not_found(lang), lang, "404.html", self.not_found, in_sitemap=False)]
+        if default:
+            plans += [PagePlan(urls.not_found(lang), lang, "404.html", self.not_found, in_sitemap=False,
+                               path="404.html"),
+                      PagePlan("", lang, "root.html", self.root, in_sitemap=False, path="index.html")]
+        return plans
+
     def pages(self) -> list[PageSpec]:
-        specs = [self.home(), self.glossary_index(), self.editions(), self.archive(), self.feeds(), self.search()]
-        specs += [self.issue(number) for number in self.issues]
-        specs += [self.archive_section(slug) for slug in self.content.vocabulary("sections")]
-        specs += [self.archive_tag(slug) for slug in self.tagged()]
-        specs += [self.entry(slug) for slug, entry in self.content.entries.items() if self.available(entry)]
-        specs += [self.glossary_list("category", slug) for slug in self.categories()]
-        specs += [self.glossary_list("level", level) for level in self.levels()]
-        specs += [self.page(slug) for slug, page in self.content.pages.items() if self.available(page)]
-        return specs
+        return [plan.make() for plan in self.plans()]
+
+    def root(self) -> PageSpec:
+        """The site's root page: the language choice."""
+        reads = frozenset(self.tracker.take()) if self.tracker is not None else frozenset()
+        return PageSpec("", self.lang, "root.html", self.chrome("", {}), reads=reads)
 
     def search(self) -> PageSpec:
         """The search page; its script reads the static index at urls.search_index()."""
@@ -240,7 +312,7 @@ class Planner(IssuePages, GlossaryPages):
     def not_found(self) -> PageSpec:
         """The 404 page of this language (not in the sitemap, not indexed)."""
         spec = self.spec(urls.not_found(self.lang), "404.html", {}, urls.not_found)
-        return PageSpec(spec.url, spec.lang, spec.template, {**spec.context, "noindex": True}, spec.twins)
+        return dataclasses.replace(spec, context={**spec.context, "noindex": True})
 
     def home(self) -> PageSpec:
         """The latest public issue; a preview build never puts a draft on the home page."""
@@ -284,14 +356,35 @@ def plan_pages(content: Content, derived: Derived, settings: Settings, tracker: 
     if tracker is None:
         return [spec for lang in settings.languages
                 for spec in Planner(content, derived, settings, lang, now).pages()]
-    specs: list[PageSpec] = []
-    for lang in settings.languages:
+    return plan_listed(list_pages(content, derived, settings, tracker, now), tracker)
+
+
+def list_pages(content: Content, derived: Derived, settings: Settings, tracker: Tracker,
+               now: dt.datetime | None = None, *, extra: bool = False) -> list[tuple[PagePlan, Planner]]:
+    """Every page in every language, unplanned, with the planner that plans it. `extra` adds the
+    pages outside the sitemap.
+
+    Pass the tracked views of `content` and `derived` that note into `tracker`.
+    """
+    listed: list[tuple[PagePlan, Planner]] = []
+    for index, lang in enumerate(settings.languages):
         tracker.take()  # reads made before this planner belong to no page
         planner = Planner(content, derived, settings, lang, now, tracker)
-        # What the planner read to set itself up, and what any value it kept across pages was
-        # computed from (see Planner.__setattr__), is an input of every page it makes.
-        shared = tracker.take()
-        made = planner.pages()
-        shared |= planner.__dict__.get("_shared_reads", set())
-        specs += [dataclasses.replace(spec, reads=spec.reads | shared) for spec in made]
-    return specs
+        tracker.take()  # what __init__ read, its shared reads hold
+        plans = planner.plans() + (planner.extra_plans(default=index == 0) if extra else [])
+        tracker.take()  # which pages exist is no input of any one page
+        listed += [(plan, planner) for plan in plans]
+    return listed
+
+
+def plan_listed(listed: list[tuple[PagePlan, Planner]], tracker: Tracker) -> list[PageSpec]:
+    """Plan listed pages: their specs, each carrying every read that made it (see Planner)."""
+    specs = []
+    for plan, planner in listed:
+        tracker.take()
+        spec = plan.make()
+        assert spec.url == plan.url and spec.template == plan.template, (plan, spec.url, spec.template)
+        specs.append(spec)
+    # After planning: a value one page kept on its planner may have been used by an earlier one.
+    return [dataclasses.replace(spec, reads=spec.reads | planner.shared_reads())
+            for spec, (_, planner) in zip(specs, listed)]

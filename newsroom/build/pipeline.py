@@ -4,10 +4,13 @@ Incremental by default: the build state in the database (build/state.py)
 says what each output was made from, so a rebuild renders only the pages
 whose inputs changed — any record, collection or derived value a page read
 while it was planned or rendered (build/tracking.py), or its templates,
-catalog, settings or the code. Aggregate outputs that are made from the
-whole plan or the whole content (assets, feeds, search indexes, 404 pages,
-the sitemap, the root page) are remade on every build that changed anything
-and written only when their bytes differ. `full=True` ignores the state.
+catalog, settings or the code. A page whose inputs did not change is not even
+planned: the pages are listed first (cheap), and only the stale ones get a
+context. Each language's feeds and search index are groups of files made
+together and kept or remade by the same rule. Assets and the sitemap (made
+from every page's remembered sitemap entry) are remade on every build that
+changed anything and written only when their bytes differ. `full=True`
+ignores the state.
 
 The latest issue's emails go to their own folder, written whole and
 atomically after the site (they are not pages of the site).
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -31,26 +34,27 @@ from issues.visibility import unpublished_locations, visible_numbers
 from newsroom import PROJECT_ROOT
 from newsroom.build import state, urls
 from newsroom.build.model import Content, load_content
-from newsroom.build.pages import Derived, PageSpec, Planner, derive, plan_pages
+from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages, plan_listed
 from newsroom.build.rendering import PageRenderer, render_pages
 from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
-from newsroom.build.urls import file_path
 from newsroom.build.writer import (WriteStats, apply_changes, collect, existing_files, unchanged_on_disk,
                                    write_site)
 from newsroom.checks import check_content
 from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.render import search
-from newsroom.render.assets import Asset, asset_urls, load_assets
+from newsroom.render.assets import asset_urls, load_assets
 from newsroom.render.email import latest_email
-from newsroom.render.feeds import render_feeds
-from newsroom.render.html import TEMPLATES, folder_digest
+from newsroom.render.feeds import feed_groups
+from newsroom.render.html import TEMPLATES, catalog_digest, folder_digest
 from newsroom.render.markdown import remembered_references
 from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
 
 #: Namespaces of remembered results (state.BuildMemo).
 MEMOS = ("records", "references", "mentions", "plain")
+#: An incremental build writing at most 1/IN_PLACE_SHARE of the files replaces them in place.
+IN_PLACE_SHARE = 10
 #: The fingerprint of outputs remade on every build (their bytes decide whether they are written).
 AGGREGATE = "aggregate"
 
@@ -116,8 +120,8 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         previous = None if full or not out.is_dir() else state.load(session, str(out))
         if previous is not None and previous.snapshot == snapshot:
             files = len(previous.outputs)
-            return BuildResult(files - sum(o.fingerprint == AGGREGATE for o in previous.outputs.values()),
-                               files, WriteStats(0, files, 0), [])
+            pages = sum(1 for o in previous.outputs.values() if o.meta is not None and o.meta.get("sitemap"))
+            return BuildResult(pages, files, WriteStats(0, files, 0), [])
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
         memos = {name: state.Memo({}, replace=True) for name in MEMOS} if full else state.load_memos(session, MEMOS)
         content = load_content(session, memos["records"])
@@ -125,26 +129,32 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         problems = checked(content, settings, today, drafts, now)
     derived = derive(content, settings, drafts, now, memos["mentions"])
     tracker = Tracker()
+    tracked = (track_content(content, tracker), track_derived(derived, tracker))
+    values = Values(content, derived)
+    # The template folder is no input of a page here: its fingerprint names the templates it used.
+    page_inputs = f"{code_version()}|{settings!r}|drafts={drafts}|public={public}|{untracked_fields(derived)}"
     with remembered_references(memos["references"], memos["plain"]):
-        pages = plan_pages(track_content(content, tracker), track_derived(derived, tracker), settings, tracker,
-                           now=now)
         renderer = PageRenderer(templates, settings.languages, shared)
-        # The template folder is no input of a page here: its fingerprint names the templates it used.
-        page_inputs = f"{code_version()}|{settings!r}|drafts={drafts}|public={public}|{untracked_fields(derived)}"
-        made = _render_changed(pages, renderer, tracker, Values(content, derived), page_inputs, previous, out,
-                               progress)
-        rendered = len(made)
-        aggregates = _aggregates(content, derived, pages, renderer, settings, now, assets)
-    page_paths = [file_path(page.url) for page in pages]
-    collect((path, b"") for path in [*page_paths, *aggregates])  # refuses two outputs for one path
-    made.update(aggregates)
-    stats = _publish(engine, out, made, previous, set(page_paths), snapshot, memos)
+        listed = list_pages(*tracked, settings, tracker, now, extra=True)
+        made, metas = _render_changed(listed, renderer, tracker, values, page_inputs, previous, out, progress)
+        rendered = sum(1 for plan, _ in listed if plan.in_sitemap and plan.output in made)
+        grouped, kept_groups = _groups(tracked, settings, now, tracker, values, page_inputs, previous, out)
+    made.update(grouped)
+    sitemap = [PageSpec(plan.url, plan.lang, plan.template, {}, metas[plan.output]["twins"],
+                        _date(metas[plan.output]["lastmod"])) for plan, _ in listed if plan.in_sitemap]
+    site_wide = [*((asset.path, asset.data) for asset in assets),
+                 ("sitemap.xml", render_sitemap(sitemap, settings.base_url, settings.default_language))]
+    made.update({path: _Made(data, state.Output(hashlib.sha256(data).hexdigest(), AGGREGATE, {}))
+                 for path, data in site_wide})
+    claimed = [plan.output for plan, _ in listed] + kept_groups + list(grouped) + [path for path, _ in site_wide]
+    collect((path, b"") for path in claimed)  # refuses two outputs for one path
+    stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos)
     if email_out is not None:
         # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
         emails = [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]
         write_site(email_out, collect(emails))
-    return BuildResult(len(pages), len(made) + len(page_paths) - rendered, stats,
-                       [p for p in problems if p.severity == "warning"], rendered)
+    return BuildResult(len(sitemap), len(claimed), stats, [p for p in problems if p.severity == "warning"],
+                       rendered)
 
 
 def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
@@ -164,16 +174,21 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
 
 
 def _publish(engine: Engine, out: Path, made: Mapping[str, _Made], previous: state.Previous | None,
-             page_paths: set[str], snapshot: str, memos: Mapping[str, state.Memo]) -> WriteStats:
-    """Write what changed, remove what nothing makes, then record the new state (after the files)."""
-    writes, outputs, removed = _changes(made, previous, out, page_paths)
-    apply_changes(out, writes, removed)
+             claimed: set[str], snapshot: str, memos: Mapping[str, state.Memo]) -> WriteStats:
+    """Write what changed, remove what nothing makes, then record the new state (after the files).
+
+    `claimed` is every output of this build, `made` those it made (the rest are known unchanged).
+    """
+    writes, outputs, removed = _changes(made, previous, out, claimed)
+    # A small change replaces its files one by one; a large one (a template, a new issue in every
+    # masthead) swaps in a whole new tree, where the links cost little beside the writes.
+    in_place = previous is not None and len(writes) + len(removed) <= len(claimed) // IN_PLACE_SHARE
+    apply_changes(out, writes, removed, in_place=in_place)
     with transaction(engine) as session:
         state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
                    replace_all=previous is None)
         state.save_memos(session, memos)
-    files = len(page_paths | set(made))
-    return WriteStats(len(writes), files - len(writes), len(removed))
+    return WriteStats(len(writes), len(claimed) - len(writes), len(removed))
 
 
 @dataclass(frozen=True)
@@ -182,60 +197,85 @@ class _Made:
     output: state.Output
 
 
-def _render_changed(pages: list[PageSpec], renderer: PageRenderer, tracker: Tracker, values: Values,
-                    inputs: str, previous: state.Previous | None, out: Path, progress: bool) -> dict[str, _Made]:
-    """Render the pages whose recorded inputs changed (all of them without a previous state)."""
-    stale: list[tuple[PageSpec, str]] = []
-    for page in pages:
-        path = file_path(page.url)
-        fingerprint = hashlib.sha256(f"{inputs}|{renderer.fingerprint(page.template, page.lang)}".encode()).hexdigest()
-        known = previous.outputs.get(path) if previous is not None else None
-        if (known is None or known.fingerprint != fingerprint or not (out / path).is_file()
-                or any(values(key) != value for key, value in known.deps.items())):
-            stale.append((page, fingerprint))
-    made: dict[str, _Made] = {}
-    rendered = render_pages([page for page, _ in stale], renderer, tracker, progress)
-    for (page, fingerprint), (data, reads) in zip(stale, rendered):
-        deps = {key: values(key) for key in sorted(page.reads | reads)}
-        made[file_path(page.url)] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint, deps))
-    return made
+def _render_changed(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer, tracker: Tracker,
+                    values: Values, inputs: str, previous: state.Previous | None, out: Path,
+                    progress: bool) -> tuple[dict[str, _Made], dict[str, Any]]:
+    """Plan and render the pages whose recorded inputs changed (all of them without a previous state).
 
-
-def _aggregates(content: Content, derived: Derived, pages: list[PageSpec], renderer: PageRenderer,
-                settings: Settings, now: dt.datetime | None, assets: list[Asset]) -> dict[str, _Made]:
-    """Outputs made from the whole plan or the whole content, not from one page's reads.
-
-    Remade on every build that changed anything, and written only when their
-    bytes differ: correct without dependency records, at the cost of making
-    them each time. Add site-wide files here.
+    A page whose template, catalog and settings are the same and whose every
+    recorded read still has the same value would be planned and rendered to the
+    same bytes: it is not planned at all. Returns what was made, and each
+    page's sitemap entry (`meta`), remembered or new.
     """
-    planners = [Planner(content, derived, settings, lang, now) for lang in settings.languages]  # untracked
-    outputs = collect(site_wide(pages, planners, content, derived, settings, renderer, assets))
-    return {path: _Made(data, state.Output(hashlib.sha256(data).hexdigest(), AGGREGATE, {}))
-            for path, data in outputs.items()}
+    stale: list[tuple[tuple[PagePlan, Planner], str]] = []
+    metas: dict[str, Any] = {}
+    for plan, planner in listed:
+        path = plan.output
+        fingerprint = hashlib.sha256(f"{inputs}|{renderer.fingerprint(plan.template, plan.lang)}".encode()).hexdigest()
+        known = previous.outputs.get(path) if previous is not None else None
+        if (known is None or known.fingerprint != fingerprint or known.meta is None
+                or any(values(key) != value for key, value in known.deps.items()) or not (out / path).is_file()):
+            stale.append(((plan, planner), fingerprint))
+        else:
+            metas[path] = known.meta
+    specs = plan_listed([item for item, _ in stale], tracker)
+    rendered = render_pages(specs, renderer, tracker, progress)
+    results: dict[str, _Made] = {}
+    for ((plan, _), fingerprint), spec, (data, reads) in zip(stale, specs, rendered):
+        deps = {key: values(key) for key in sorted(spec.reads | reads)}
+        meta = metas[plan.output] = {"twins": dict(spec.twins), "sitemap": plan.in_sitemap,
+                                     "lastmod": spec.lastmod.isoformat() if spec.lastmod else None}
+        results[plan.output] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint, deps, meta))
+    return results, metas
 
 
-def site_wide(pages: list[PageSpec], planners: list[Planner], content: Content, derived: Derived,
-              settings: Settings, renderer: PageRenderer, assets: list[Asset]) -> Iterator[tuple[str, bytes]]:
-    """Assets, feeds, search indexes, 404 pages, the sitemap and the root page."""
-    for asset in assets:
-        yield asset.path, asset.data
-    for planner in planners:
-        yield from render_feeds(content, derived, settings, planner.lang)
-        folder = urls.search_index(planner.lang)
-        for relative, data in search.index_files(search.documents(planner)).items():
-            yield folder + relative, data
-        missing = planner.not_found()
-        yield file_path(missing.url), renderer.render(missing.template, missing.lang, missing.context)
-    default = planners[0]
-    # The root 404 page answers for every unknown path; the default language's page, linking its twin.
-    yield "404.html", renderer.render("404.html", default.lang, default.not_found().context)
-    yield "sitemap.xml", render_sitemap(pages, settings.base_url, settings.default_language)
-    yield "index.html", renderer.render("root.html", default.lang, default.chrome("", {}))
+def _date(value: str | None) -> dt.date | None:
+    return dt.date.fromisoformat(value) if value else None
+
+
+def _groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, tracker: Tracker,
+            values: Values, inputs: str, previous: state.Previous | None,
+            out: Path) -> tuple[dict[str, _Made], list[str]]:
+    """The files made together from much of the content: each language's feeds and search index.
+
+    A group is remade when any input it read changed (any of its files: they share their reads), else
+    its files are kept as they are. Returns what was made and the paths kept.
+    """
+    content, derived = tracked
+    members: dict[str, list[tuple[str, state.Output]]] = {}
+    for path, output in (previous.outputs.items() if previous is not None else ()):
+        if output.meta is not None and "group" in output.meta:
+            members.setdefault(output.meta["group"], []).append((path, output))
+    made: dict[str, _Made] = {}
+    kept: list[str] = []
+    for lang in settings.languages:
+        folder = urls.search_index(lang)
+        groups = {
+            **{f"feeds/{lang}/{name}": make for name, make in feed_groups(content, derived, settings, lang).items()},
+            f"search/{lang}": lambda lang=lang, folder=folder: [
+                (folder + relative, data) for relative, data in search.index_files(search.documents(
+                    Planner(content, derived, settings, lang, now))).items()],
+        }
+        for group, make in groups.items():
+            fingerprint = hashlib.sha256(f"{inputs}|{group}|{catalog_digest(lang)}".encode()).hexdigest()
+            known = members.get(group, [])
+            if known and all(output.fingerprint == fingerprint for _, output in known) \
+                    and all(values(key) == value for _, output in known for key, value in output.deps.items()) \
+                    and all((out / path).is_file() for path, _ in known):
+                kept += [path for path, _ in known]
+                continue
+            tracker.take()
+            files = sorted(make())
+            deps = {key: values(key) for key in sorted(tracker.take())}
+            for index, (path, data) in enumerate(files):
+                # The group's reads are stored once, with its first file.
+                made[path] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint,
+                                                      {} if index else deps, {"group": group}))
+    return made, kept
 
 
 def _changes(made: Mapping[str, _Made], previous: state.Previous | None, out: Path,
-             page_paths: set[str]) -> tuple[dict[str, bytes], dict[str, state.Output], list[str]]:
+             claimed: set[str]) -> tuple[dict[str, bytes], dict[str, state.Output], list[str]]:
     """Which made files differ from what is published, which state rows change, what goes away."""
     writes: dict[str, bytes] = {}
     outputs: dict[str, state.Output] = {}
@@ -249,4 +289,4 @@ def _changes(made: Mapping[str, _Made], previous: state.Previous | None, out: Pa
             continue
         writes[path] = item.data
     before = set(previous.outputs) if previous is not None else existing_files(out)
-    return writes, outputs, sorted(before - page_paths - set(made))
+    return writes, outputs, sorted(before - claimed)

@@ -29,6 +29,8 @@ MARSHAL_TAG = f"marshal:{marshal.version}:{sys.version_info[0]}.{sys.version_inf
 NOT_CONTENT = frozenset({"build_outputs", "build_runs", "build_memos", "alembic_version"})
 #: Append-only tables: which rows exist says everything (revisions become corrections on issue pages).
 APPEND_ONLY = {"revisions": ("id",)}
+#: The key of an output's meta among its deps (no dependency key starts with "@").
+META = "@meta"
 
 
 class BuildOutput(Base):
@@ -62,6 +64,9 @@ class Output:
     digest: str
     fingerprint: str
     deps: Mapping[str, str]
+    #: What the build needs of an output it does not remake: a page's sitemap entry, the group of
+    #: files made together (see build/pipeline.py). Stored with the deps, under META.
+    meta: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -106,7 +111,7 @@ def load(session: Session, site: str) -> Previous | None:
         return None
     rows = session.execute(select(BuildOutput.path, BuildOutput.digest, BuildOutput.fingerprint,
                                   BuildOutput.deps).where(BuildOutput.site == site))
-    return Previous(run.snapshot, {path: Output(digest, fingerprint, deps)
+    return Previous(run.snapshot, {path: Output(digest, fingerprint, deps, deps.pop(META, None))
                                    for path, digest, fingerprint, deps in rows})
 
 
@@ -121,7 +126,8 @@ def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, 
             session.execute(delete(BuildOutput).where(BuildOutput.site == site,
                                                       BuildOutput.path.in_(stale[start:start + 500])))
     rows = [{"site": site, "path": path, "digest": output.digest, "fingerprint": output.fingerprint,
-             "deps": dict(output.deps)} for path, output in sorted(changed.items())]
+             "deps": {**output.deps, **({META: output.meta} if output.meta is not None else {})}}
+            for path, output in sorted(changed.items())]
     for start in range(0, len(rows), 2000):
         session.execute(insert(BuildOutput), rows[start:start + 2000])
     run = session.get(BuildRun, site)

@@ -1,17 +1,20 @@
 """Writing a built site atomically, rewriting only the files whose bytes changed.
 
-Every build that changes anything assembles a new tree beside the published
-one: unchanged files are hard-linked from it (their bytes are not written
-again), changed files are written, files no output claims any more are left
-out, and the two folders are exchanged in one step (Linux renameat2), so a
-reader, or a build killed at any point, sees the old site or the new one,
-never a mix. A build with nothing changed writes nothing. Rendering happens
-before any of this, so a failed build leaves the published folder as it was.
+A build that starts from nothing (the first, or `--full`) assembles a new
+tree beside the published one: unchanged files are hard-linked from it (their
+bytes are not written again), changed files are written, files no output
+claims any more are left out, and the two folders are exchanged in one step
+(Linux renameat2), so a reader, or a build killed at any point, sees the old
+site or the new one, never a mix. An incremental build that changes few
+files replaces only those, each in one step (see `apply_changes`). A build with nothing
+changed writes nothing. Rendering happens before any of this, so a failed
+build leaves the published folder as it was.
 """
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import shutil
 import tempfile
@@ -61,29 +64,51 @@ def unchanged_on_disk(out: Path, relative: str, data: bytes) -> bool:
         return False
 
 
-def _replace(root: Path, relative: str, data: bytes) -> None:
+def _replace(root: Path, relative: str, data: bytes, scratch: Path | None = None) -> None:
+    """Write one file; with `scratch` (a folder outside `root`, same file system) it is written
+    there first and renamed into place, so a reader never sees it half-written."""
     target = root / relative
     target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    if scratch is None:
+        target.write_bytes(data)
+        return
+    temporary = scratch / hashlib.sha1(relative.encode("utf-8", "surrogatepass")).hexdigest()
     temporary.write_bytes(data)
     os.replace(temporary, target)
 
 
-def _write_all(root: Path, files: Mapping[str, bytes]) -> None:
+def _write_all(root: Path, files: Mapping[str, bytes], scratch: Path | None = None) -> None:
     with ThreadPoolExecutor(max_workers=WRITE_THREADS) as pool:
-        list(pool.map(lambda item: _replace(root, *item), sorted(files.items())))
+        list(pool.map(lambda item: _replace(root, *item, scratch), sorted(files.items())))
 
 
-def apply_changes(out: Path, writes: Mapping[str, bytes], removals: Iterable[str]) -> None:
+def apply_changes(out: Path, writes: Mapping[str, bytes], removals: Iterable[str], *,
+                  in_place: bool = False) -> None:
     """Make `out` hold `writes` (changed files only) and lose `removals`; see the module docstring.
 
-    The new tree is assembled beside `out`: unchanged files are hard-linked from the
-    published tree (no bytes rewritten), changed files written, and the two folders are
+    By default the new tree is assembled beside `out`: unchanged files are hard-linked from
+    the published tree (no bytes rewritten), changed files written, and the two folders are
     exchanged in one step, so a build killed at any point leaves the old site or the new one.
+    That costs a link per file, so an incremental build passes `in_place`: each changed file
+    replaces its old self in one step (written beside it, then renamed over it) and removed
+    files are deleted; a build killed midway leaves each file old or new, and the next build,
+    which still sees the state recorded before it, finishes the change.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
     removed = set(removals)
     if out.exists() and not writes and not removed:
+        return
+    if in_place and out.is_dir():
+        for leftover in out.parent.glob(f".{out.name}.write-*"):  # of a build killed while writing
+            shutil.rmtree(leftover, ignore_errors=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.write-", dir=out.parent))
+        try:
+            _write_all(out, writes, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        for relative in sorted(removed):
+            (out / relative).unlink(missing_ok=True)
+            _prune_empty(out, (out / relative).parent)
         return
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
@@ -96,6 +121,16 @@ def apply_changes(out: Path, writes: Mapping[str, bytes], removals: Iterable[str
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _prune_empty(root: Path, folder: Path) -> None:
+    """Remove `folder` and its parents up to `root` while they are empty."""
+    while folder != root and root in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty, or already gone
+            return
+        folder = folder.parent
 
 
 def _swap_in(staging: Path, out: Path) -> None:

@@ -21,9 +21,10 @@ a new item.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from email.utils import parseaddr
+from functools import partial
 from html import escape as html_escape
 from typing import Any
 from urllib.parse import urlsplit
@@ -158,10 +159,15 @@ def section_items(planner: Planner, section: str) -> Iterator[FeedItem]:
     """The newest published stories of one section, dated by their issue's publication."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     name = planner.names("sections").get(section, section)
-    stories = [(publication_time(content.issues[s.data["issue"]], settings), s.data["position"], s)
-               for n in published_issues(planner.derived) for s in content.stories_of(n) if s.data["section"] == section]
-    stories.sort(key=lambda row: (-row[0].timestamp(), row[1]))
-    for published, _position, story in stories[: settings.feed_limit]:
+    # Chosen by each story's facts (issue, section, position), so the feed reads only the text of
+    # the stories it shows: an edit to an older story leaves it alone. Ties keep the issues' order.
+    rank = {number: index for index, number in enumerate(published_issues(planner.derived))}
+    times = {number: publication_time(content.issues[number], settings) for number in rank}
+    chosen = [(times[facts[0]], facts[2], rank[facts[0]], key) for key, facts in planner.derived.story_facts.items()
+              if facts[0] in rank and facts[1] == section]
+    chosen.sort(key=lambda row: (-row[0].timestamp(), row[1], row[2]))
+    for published, _position, _rank, key in chosen[: settings.feed_limit]:
+        story = content.stories[key]
         item = planner.story_context(story)
         page = settings.base_url + urls.issue(lang, story.data["issue"])
         html = environment(lang).get_template("feeds/story.html").render(item=item, lang=lang, href=planner.href)
@@ -240,18 +246,28 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
 
 def render_feeds(content: Content, derived: Derived, settings: Settings, lang: str) -> list[tuple[str, bytes]]:
     """Every feed of one language as (path, bytes)."""
-    planner = FeedPlanner(content, derived, settings, lang)
-    site = dict(content.site.get(lang) or {})
-    home = settings.base_url + urls.home(lang)
-    issues = list(issue_items(planner))
-    glossary = list(glossary_items(planner))
-    outputs = []
+    return [output for make in feed_groups(content, derived, settings, lang).values() for output in make()]
+
+
+def feed_groups(content: Content, derived: Derived, settings: Settings,
+                lang: str) -> dict[str, Callable[[], list[tuple[str, bytes]]]]:
+    """Each feed of one language ("issues", "glossary", "section-<slug>") → a function making its
+    formats as (path, bytes). Each makes its own planner, so what one reads is its own (the build
+    remakes a feed only when something it read changed)."""
+    links: dict[str, list[FeedLink]] = {}
     for link in feed_links(content, settings, lang):
-        if link.name == "issues":
-            items = issues
-        elif link.name == "glossary":
-            items = glossary
+        links.setdefault(link.name, []).append(link)
+
+    def make(name: str) -> list[tuple[str, bytes]]:
+        planner = FeedPlanner(content, derived, settings, lang)
+        if name == "issues":
+            items = list(issue_items(planner))
+        elif name == "glossary":
+            items = list(glossary_items(planner))
         else:
-            items = list(section_items(planner, link.name.removeprefix("section-")))
-        outputs.append((link.url, render_feed(link, items, settings, site, home)))
-    return outputs
+            items = list(section_items(planner, name.removeprefix("section-")))
+        site = dict(content.site.get(lang) or {})
+        home = settings.base_url + urls.home(lang)
+        return [(link.url, render_feed(link, items, settings, site, home)) for link in links[name]]
+
+    return {name: partial(make, name) for name in links}

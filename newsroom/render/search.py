@@ -35,13 +35,27 @@ SNIPPET_CHARS = 180
 MIN_SUFFIX = 4
 
 
+class _FoldTable(dict[int, str]):
+    """Each character's NFKD decomposition without marks, worked out on first use (a `str.translate` table)."""
+
+    def __missing__(self, code: int) -> str:
+        folded = "".join(ch for ch in unicodedata.normalize("NFKD", chr(code))
+                         if not unicodedata.category(ch).startswith("M"))
+        self[code] = folded
+        return folded
+
+
+_FOLD = _FoldTable()
+
+
 def fold(text: str) -> str:
     """Lowercase without accents: "Központ" → "kozpont", "Őrült" → "orult" (NFKD, drop marks).
 
     The script does the same: `toLowerCase().normalize("NFKD").replace(/\\p{M}/gu, "")`.
+    Folding character by character after lowercasing the whole text is the same: canonical
+    reordering only moves characters with a combining class, and every one of them is a mark.
     """
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.category(ch).startswith("M"))
+    return text.lower().translate(_FOLD)
 
 
 def tokens(text: str) -> list[str]:
