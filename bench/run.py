@@ -68,6 +68,8 @@ def edits(writer: Writer, db: Path) -> dict[str, Any]:
 
 def one_run(template: Path, writer: Writer, work: Path) -> dict[str, dict[str, Any]]:
     db, out = work / "bench.db", work / "site"
+    for leftover in (work / "bench.db-wal", work / "bench.db-shm"):  # the last run's log would apply to the copy
+        leftover.unlink(missing_ok=True)
     shutil.copyfile(template, db)
     shutil.rmtree(out, ignore_errors=True)
     figures = {"full build": measure(db, out, full=True), "no-change rebuild": measure(db, out)}

@@ -97,13 +97,19 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
+def progress_bar(total: int, shown: bool) -> tqdm:
+    """The build's progress bar (pages rendered), on stderr; hidden unless `shown`."""
+    return tqdm(total=total, unit="page", disable=not shown, file=sys.stderr, leave=False)
+
+
 def render_pages(pages: Sequence[PageSpec], renderer: PageRenderer, tracker: Tracker,
-                 progress: bool = False) -> list[tuple[bytes, frozenset[str]]]:
-    """(bytes, reads) per page, in order; in forked workers when it pays."""
+                 progress: bool = False, bar: tqdm | None = None) -> list[tuple[bytes, frozenset[str]]]:
+    """(bytes, reads) per page, in order; in forked workers when it pays. `bar` counts the pages done."""
     job = _Job(pages, renderer, tracker)
     renderer.compile(pages)
     count = workers()
-    bar = tqdm(total=len(pages), unit="page", disable=not progress, file=sys.stderr, leave=False)
+    own = bar is None
+    bar = progress_bar(len(pages), progress) if bar is None else bar
     try:
         if count < 2 or len(pages) < PARALLEL_MIN or "fork" not in multiprocessing.get_all_start_methods():
             results = []
@@ -119,4 +125,5 @@ def render_pages(pages: Sequence[PageSpec], renderer: PageRenderer, tracker: Tra
                 bar.update(len(part))
         return results
     finally:
-        bar.close()
+        if own:
+            bar.close()

@@ -15,11 +15,12 @@ import hashlib
 import marshal
 import sys
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import JSON, LargeBinary, String, UniqueConstraint, delete, insert, select
+from sqlalchemy import JSON, LargeBinary, String, UniqueConstraint, delete, insert, or_, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from newsroom.db.base import Base, IntPK
@@ -138,19 +139,30 @@ def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, 
 
 
 class BuildMemo(Base):
-    """Remembered results of pure work, one compressed JSON object per namespace.
+    """Remembered results of pure work: one namespace in SHARDS rows, each a compressed object.
 
-    One row per namespace, not one per result: reading 90,000 small JSON
-    values row by row costs seconds, one decompress and parse a tenth of that.
-    The payload is `marshal` (plain dicts, lists and strings; several times
-    faster to read than JSON), tagged with the Python version that wrote it.
-    It only ever holds what the build computed from the database itself.
+    Few rows, not one per result: reading 90,000 small values row by row costs
+    seconds, a handful of decompress-and-parse steps a tenth of that. A
+    namespace is split by the first character of its keys (hex digests), so a
+    build that adds a few results rewrites only their shards. The payload is
+    `marshal` (plain dicts, lists and strings; several times faster to read
+    than JSON), tagged with the Python version that wrote it. It only ever
+    holds what the build computed from the database itself.
     """
 
     __tablename__ = "build_memos"
 
-    namespace: Mapped[str] = mapped_column(String(40), primary_key=True)
+    namespace: Mapped[str] = mapped_column(String(40), primary_key=True)  # "<namespace>/<shard>"
     data: Mapped[bytes] = mapped_column(LargeBinary)  # zlib-compressed, tagged marshal: {key: value}
+
+
+#: The shards of a namespace: the first character of a key (keys are hex digests; others go to "_").
+SHARDS = "0123456789abcdef"
+
+
+def shard_of(key: str) -> str:
+    first = key[:1]
+    return first if first and first in SHARDS else "_"
 
 
 class Memo:
@@ -173,26 +185,37 @@ class Memo:
     def put(self, key: str, value: Any) -> None:
         self.added[key] = value
 
-    def kept(self) -> dict[str, Any]:
-        """What to store: the results this build used or added (so the memo tracks the content's size)."""
-        return {**{key: self.known[key] for key in self.used}, **self.added}
-
-    @property
-    def changed(self) -> bool:
-        """Worth storing again: something new, or a quarter of it no longer used."""
-        return self.replace or bool(self.added) or len(self.known) - len(self.used) > len(self.known) // 4
+    def shards(self) -> dict[str, dict[str, Any]]:
+        """The shards worth storing again, each with what to keep: the results this build used or
+        added (so the memo tracks the content's size). A shard is rewritten when it got something
+        new or a quarter of it went unused; a full build rewrites all."""
+        known = Counter(shard_of(key) for key in self.known)
+        used = Counter(shard_of(key) for key in self.used)
+        fresh = {shard_of(key) for key in self.added}
+        chosen: dict[str, dict[str, Any]] = {
+            shard: {} for shard in sorted({*known, *fresh})
+            if self.replace or shard in fresh or known[shard] - used[shard] > known[shard] // 4}
+        for key in self.used:
+            if shard_of(key) in chosen:
+                chosen[shard_of(key)][key] = self.known[key]
+        for key, value in self.added.items():
+            chosen[shard_of(key)][key] = value
+        return chosen
 
 
 def load_memos(session: Session, namespaces: Iterable[str]) -> dict[str, Memo]:
     """Every remembered result of `namespaces`, in one query."""
     names = list(namespaces)
-    rows = {name: data for name, data in session.execute(
-        select(BuildMemo.namespace, BuildMemo.data).where(BuildMemo.namespace.in_(names)))}
-    return {name: Memo(_decode(rows[name]) if name in rows else {}) for name in names}
+    shards = [f"{name}/{shard}" for name in names for shard in (*SHARDS, "_")]
+    known: dict[str, dict[str, Any]] = {name: {} for name in names}
+    for namespace, data in session.execute(
+            select(BuildMemo.namespace, BuildMemo.data).where(BuildMemo.namespace.in_(shards))):
+        known[namespace.partition("/")[0]].update(_decode(data))
+    return {name: Memo(known[name]) for name in names}
 
 
 def _decode(data: bytes) -> dict[str, Any]:
-    """A stored namespace; empty when it was written by another Python (marshal's format may differ)."""
+    """A stored shard; empty when it was written by another Python (marshal's format may differ)."""
     try:
         version, payload = zlib.decompress(data).split(b"\n", 1)
         if version != MARSHAL_TAG:
@@ -204,10 +227,15 @@ def _decode(data: bytes) -> dict[str, Any]:
 
 
 def save_memos(session: Session, memos: Mapping[str, Memo]) -> None:
-    """Store each changed namespace whole."""
+    """Store the shards of each namespace that changed (see Memo.shards), in a few statements."""
     for namespace, memo in memos.items():
-        if not memo.changed:
-            continue
-        data = zlib.compress(MARSHAL_TAG + b"\n" + marshal.dumps(memo.kept()), 1)
-        session.execute(delete(BuildMemo).where(BuildMemo.namespace == namespace))
-        session.add(BuildMemo(namespace=namespace, data=data))
+        shards = {f"{namespace}/{shard}": kept for shard, kept in memo.shards().items()}
+        if memo.replace:  # also the rows of an earlier layout (one per namespace)
+            session.execute(delete(BuildMemo).where(or_(BuildMemo.namespace == namespace,
+                                                        BuildMemo.namespace.startswith(f"{namespace}/"))))
+        elif shards:
+            session.execute(delete(BuildMemo).where(BuildMemo.namespace.in_(sorted(shards))))
+        rows = [{"namespace": name, "data": zlib.compress(MARSHAL_TAG + b"\n" + marshal.dumps(kept), 1)}
+                for name, kept in sorted(shards.items()) if kept]
+        if rows:
+            session.execute(insert(BuildMemo), rows)

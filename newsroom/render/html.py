@@ -81,12 +81,26 @@ def used_templates(env: Environment, template: str) -> list[str] | None:
     """
     assert isinstance(env.loader, FileSystemLoader)
     folder = Path(env.loader.searchpath[0])
-    found = _used_templates(env, template, folder, folder_digest(folder))
+    found = _used_templates(_Parser(env), template, folder, folder_digest(folder))
     return list(found) if found is not None else None
 
 
+class _Parser:
+    """An environment as a cache key that ignores which one: every language's parses a template alike."""
+
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Parser)
+
+
 @lru_cache(maxsize=256)
-def _used_templates(env: Environment, template: str, _folder: Path, _digest: str) -> tuple[str, ...] | None:
+def _used_templates(parser: _Parser, template: str, _folder: Path, _digest: str) -> tuple[str, ...] | None:
+    env = parser.env
     seen: list[str] = []
     todo = [template]
     while todo:

@@ -358,11 +358,15 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
     store, key = _STORES[-1]["references"], text_key(text)
     known = store.get(key)
     if known is not None:
-        return References(*(tuple(part) for part in known))
+        return References(*(tuple(part) for part in known)) if known else _NONE
     found = _references(text, max_nesting)
+    # Most texts point at nothing: 0 stores (and reads back) much faster than five empty lists.
     store.put(key, [list(found.entries), list(found.pages), list(found.issues), list(found.citations),
-                    list(found.malformed)])
+                    list(found.malformed)] if found != _NONE else 0)
     return found
+
+
+_NONE = References()
 
 
 @lru_cache(maxsize=1 << 17)
