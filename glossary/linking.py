@@ -107,8 +107,20 @@ def _tokens(source: str) -> tuple[list[_Token], set[str]]:
     return tokens, parser.hrefs
 
 
-def _decoded_offsets(raw: str) -> tuple[str, dict[int, int]]:
+class _Same:
+    """The offset map of a text without character references: every offset maps to itself."""
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+
+    def get(self, offset: int) -> int | None:
+        return offset if 0 <= offset <= self.length else None
+
+
+def _decoded_offsets(raw: str) -> tuple[str, dict[int, int] | _Same]:
     """Decode `raw` text; map each decoded offset that starts a raw piece to it."""
+    if "&" not in raw:
+        return raw, _Same(len(raw))
     decoded: list[str] = []
     offsets: dict[int, int] = {}
     length = 0

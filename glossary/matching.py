@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -153,16 +153,15 @@ def _compile(keys: Iterable[str], case_sensitive: bool, suffix: str) -> re.Patte
     return re.compile(rf"(?<!\w)(?P<stem>{trie})(?P<suffix>{suffix})(?!\w)")
 
 
-def _normalise_text(text: str) -> tuple[str, list[int], list[int]]:
+def _normalise_text(text: str) -> tuple[str, Sequence[int], Sequence[int]]:
     """NFC-normalise `text` per base character plus its combining marks.
 
     Returns the normalised text and, for each of its characters, the start
     and end offset in `text` of the cluster it came from, so mentions can be
     reported in the caller's offsets.
     """
-    if unicodedata.is_normalized("NFC", text):
-        offsets = list(range(len(text)))
-        return text, offsets, [offset + 1 for offset in offsets]
+    if unicodedata.is_normalized("NFC", text):  # the usual case: every offset is its own
+        return text, range(len(text)), range(1, len(text) + 1)
     parts: list[str] = []
     starts: list[int] = []
     ends: list[int] = []

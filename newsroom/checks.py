@@ -94,6 +94,13 @@ def _markdown_fields(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _markdown_fields(item, f"{path}[{i}]")
 
 
+def markdown_texts(record: Record, languages: tuple[str, ...]) -> Iterator[str]:
+    """Every text of a record that `check` reads as Markdown."""
+    for lang in languages:
+        for _, text in _markdown_fields(record.text(lang), lang):
+            yield text
+
+
 def _references(record: Record, content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
     """Citations without a source, links to entries, pages or issues that do not exist."""
     sources = len(record.data.get("sources") or [])

@@ -21,10 +21,10 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +36,12 @@ from issues.visibility import unpublished_locations, visible_numbers
 from newsroom import PROJECT_ROOT
 from newsroom.build import state, urls
 from newsroom.build.model import Content, load_content
-from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages, plan_listed
-from newsroom.build.rendering import PageRenderer, progress_bar, render_pages
+from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
+from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
 from newsroom.build.writer import (WriteStats, apply_changes, collect, existing_files, unchanged_on_disk,
                                    write_site)
-from newsroom.checks import check_content
+from newsroom.checks import check_content, markdown_texts
 from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.render import search
@@ -49,14 +49,14 @@ from newsroom.render.assets import asset_urls, load_assets
 from newsroom.render.email import latest_email
 from newsroom.render.feeds import feed_groups
 from newsroom.render.html import TEMPLATES, catalog_digest, folder_digest
-from newsroom.render.markdown import remembered_references
+from newsroom.render.markdown import find_references, remembered_references, text_key
 from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
 
 #: Namespaces of remembered results (state.BuildMemo).
 MEMOS = ("records", "references", "mentions", "plain")
-#: Pages planned, then rendered, at a time (a full build's plans would not all fit in memory at once).
-PLAN_BATCH = 1000
+#: Fewer unknown texts than this are parsed by `check` itself, without forking.
+PARSE_AHEAD_MIN = 2000
 #: An incremental build writing at most 1/IN_PLACE_SHARE of the files replaces them in place.
 IN_PLACE_SHARE = 10
 #: The fingerprint of outputs remade on every build (their bytes decide whether they are written).
@@ -150,6 +150,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         memos = {name: state.Memo({}, replace=True) for name in MEMOS} if full else state.load_memos(session, MEMOS)
         content = load_content(session, memos["records"])
     with remembered_references(memos["references"]):
+        _parse_ahead(content, settings, memos["references"])
         problems = checked(content, settings, today, drafts, now)
     derived = derive(content, settings, drafts, now, memos["mentions"])
     tracker = Tracker()
@@ -160,9 +161,11 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     with remembered_references(memos["references"], memos["plain"]):
         renderer = PageRenderer(templates, settings.languages, shared)
         listed = list_pages(*tracked, settings, tracker, now, extra=True)
-        made, metas = _render_changed(listed, renderer, tracker, values, page_inputs, previous, out, progress)
-        rendered = sum(1 for plan, _ in listed if plan.in_sitemap and plan.output in made)
-        grouped, kept_groups = _groups(tracked, settings, now, tracker, values, page_inputs, previous, out)
+        pages, metas = _stale_pages(listed, renderer, values, page_inputs, previous, out)
+        groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, previous, out)
+        made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
+                              [memos["references"], memos["plain"]])
+        rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
     sitemap = [PageSpec(plan.url, plan.lang, plan.template, {}, metas[plan.output]["twins"],
                         _date(metas[plan.output]["lastmod"])) for plan, _ in listed if plan.in_sitemap]
@@ -179,6 +182,30 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         write_site(email_out, collect(emails))
     return BuildResult(len(sitemap), len(claimed), stats, [p for p in problems if p.severity == "warning"],
                        rendered)
+
+
+def _parse_ahead(content: Content, settings: Settings, memo: state.Memo) -> None:
+    """Find the references of every text the memo does not know, over the available cores (a first or
+    full build parses every text once; `check` then only looks the answers up)."""
+    texts = {text_key(text): text for records in (content.entries, content.pages, content.issues, content.stories)
+             for record in records.values() for text in markdown_texts(record, settings.languages)}
+    missing = [text for key, text in texts.items() if memo.get(key) is None]
+    if len(missing) < PARSE_AHEAD_MIN:
+        return  # check parses them itself
+    memo.drain()  # what a forked worker inherits, it does not send back
+    chunks = [missing[start:start + 256] for start in range(0, len(missing), 256)]
+
+    def finish(results: list[Any]) -> list[Any]:
+        return [*results[:-1], memo.drain()]
+
+    for result in run_all([partial(_find_all, chunk) for chunk in chunks], finish):
+        if result is not None:
+            memo.merge(*result)
+
+
+def _find_all(texts: list[str]) -> None:
+    for text in texts:
+        find_references(text)
 
 
 def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
@@ -221,62 +248,49 @@ class _Made:
     output: state.Output
 
 
-def _render_changed(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer, tracker: Tracker,
-                    values: Values, inputs: str, previous: state.Previous | None, out: Path,
-                    progress: bool) -> tuple[dict[str, _Made], dict[str, Any]]:
-    """Plan and render the pages whose recorded inputs changed (all of them without a previous state).
+def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer, values: Values, inputs: str,
+                 previous: state.Previous | None,
+                 out: Path) -> tuple[list[tuple[PagePlan, Planner, str]], dict[str, Any]]:
+    """The pages whose recorded inputs changed (all of them without a previous state), each with its
+    fingerprint, and the remembered sitemap entry (`meta`) of every other page.
 
     A page whose template, catalog and settings are the same and whose every
     recorded read still has the same value would be planned and rendered to the
-    same bytes: it is not planned at all. Returns what was made, and each
-    page's sitemap entry (`meta`), remembered or new.
+    same bytes: it is not planned at all.
     """
-    stale: list[tuple[tuple[PagePlan, Planner], str]] = []
+    stale: list[tuple[PagePlan, Planner, str]] = []
     metas: dict[str, Any] = {}
+    fingerprints: dict[tuple[str, str], str] = {}
     for plan, planner in listed:
         path = plan.output
-        fingerprint = hashlib.sha256(f"{inputs}|{renderer.fingerprint(plan.template, plan.lang)}".encode()).hexdigest()
+        fingerprint = fingerprints.get((plan.template, plan.lang))
+        if fingerprint is None:
+            fingerprint = fingerprints[plan.template, plan.lang] = hashlib.sha256(
+                f"{inputs}|{renderer.fingerprint(plan.template, plan.lang)}".encode()).hexdigest()
         known = previous.outputs.get(path) if previous is not None else None
         if (known is None or known.fingerprint != fingerprint or known.meta is None
                 or any(values(key) != value for key, value in known.deps.items()) or not (out / path).is_file()):
-            stale.append(((plan, planner), fingerprint))
+            stale.append((plan, planner, fingerprint))
         else:
             metas[path] = known.meta
-    results: dict[str, _Made] = {}
-    with progress_bar(len(stale), progress) as bar:
-        # In batches: a batch's plans (their contexts) are let go once its pages are rendered.
-        for start in range(0, len(stale), PLAN_BATCH):
-            batch = stale[start:start + PLAN_BATCH]
-            specs = plan_listed([item for item, _ in batch], tracker)
-            rendered = render_pages(specs, renderer, tracker, bar=bar)
-            for ((plan, _), fingerprint), spec, (data, reads) in zip(batch, specs, rendered):
-                deps = {key: values(key) for key in sorted(spec.reads | reads)}
-                meta = metas[plan.output] = {"twins": dict(spec.twins), "sitemap": plan.in_sitemap,
-                                             "lastmod": spec.lastmod.isoformat() if spec.lastmod else None}
-                results[plan.output] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint,
-                                                                deps, meta))
-            del specs, rendered
-    return results, metas
+    return stale, metas
 
 
-def _date(value: str | None) -> dt.date | None:
-    return dt.date.fromisoformat(value) if value else None
+def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, values: Values,
+                  inputs: str, previous: state.Previous | None,
+                  out: Path) -> tuple[list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]], list[str]]:
+    """The groups of files made together from much of the content — each feed, each language's
+    search index — that must be remade, and the paths of those kept.
 
-
-def _groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, tracker: Tracker,
-            values: Values, inputs: str, previous: state.Previous | None,
-            out: Path) -> tuple[dict[str, _Made], list[str]]:
-    """The files made together from much of the content: each language's feeds and search index.
-
-    A group is remade when any input it read changed (any of its files: they share their reads), else
-    its files are kept as they are. Returns what was made and the paths kept.
+    A group is remade when any input it read changed (any of its files: they share their reads),
+    else its files are kept as they are.
     """
     content, derived = tracked
     members: dict[str, list[tuple[str, state.Output]]] = {}
     for path, output in (previous.outputs.items() if previous is not None else ()):
         if output.meta is not None and "group" in output.meta:
             members.setdefault(output.meta["group"], []).append((path, output))
-    made: dict[str, _Made] = {}
+    stale: list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]] = []
     kept: list[str] = []
     for lang in settings.languages:
         folder = urls.search_index(lang)
@@ -293,15 +307,84 @@ def _groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.dateti
                     and all(values(key) == value for _, output in known for key, value in output.deps.items()) \
                     and all((out / path).is_file() for path, _ in known):
                 kept += [path for path, _ in known]
-                continue
-            tracker.take()
-            files = sorted(make())
-            deps = {key: values(key) for key in sorted(tracker.take())}
-            for index, (path, data) in enumerate(files):
-                # The group's reads are stored once, with its first file.
-                made[path] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint,
-                                                      {} if index else deps, {"group": group}))
-    return made, kept
+            else:
+                stale.append((group, make, fingerprint))
+    return stale, kept
+
+
+def _page_work(plan: PagePlan, renderer: PageRenderer, tracker: Tracker) -> list[Any]:
+    """Plan and render one page: [bytes, reads, sitemap entry] (see _finish for the planner's reads)."""
+    tracker.take()
+    spec = plan.make()
+    assert spec.url == plan.url and spec.template == plan.template, (plan, spec.url, spec.template)
+    data = renderer.render(spec.template, spec.lang, spec.context)
+    meta = {"twins": dict(spec.twins), "sitemap": plan.in_sitemap,
+            "lastmod": spec.lastmod.isoformat() if spec.lastmod else None}
+    return [data, spec.reads | tracker.take(), meta]
+
+
+def _group_work(make: Callable[[], list[tuple[str, bytes]]], tracker: Tracker) -> list[Any]:
+    """Make one group of files: [sorted (path, bytes), reads, None]."""
+    tracker.take()
+    files = sorted(make())
+    return [files, frozenset(tracker.take()), None]
+
+
+def _make(pages: list[tuple[PagePlan, Planner, str]],
+          groups: list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]], renderer: PageRenderer,
+          tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool,
+          memos: list[state.Memo]) -> tuple[dict[str, _Made], dict[str, _Made]]:
+    """Make the stale groups and pages, over the available cores; returns (pages made, group files made).
+
+    Planning happens where rendering does: a worker plans and renders its pages, so the build never
+    holds every page's context. A page depends on what it read and on what the values its planner
+    kept as attributes were computed from (Planner.shared_reads), taken when a run of works ends:
+    any such value a page used was computed in that process by then. What workers add to and use
+    of `memos` comes back with their results, so the next build remembers it.
+    """
+    planners = [planner for _, planner, _ in pages]
+    works = [*(partial(_group_work, make, tracker) for _, make, _ in groups),
+             *(partial(_page_work, plan, renderer, tracker) for plan, _, _ in pages)]
+    offset = len(groups)
+
+    def finish(results: list[Any]) -> list[Any]:
+        shared = {id(planner): planner.shared_reads() for planner in set(planners)}
+        for result in results:
+            if result[2] is not None:  # a page
+                result[1] = result[1] | shared[result.pop()]
+        if results:
+            results[-1].append([memo.drain() for memo in memos])
+        return results
+
+    def page_work(index: int) -> list[Any]:
+        return [*works[index](), id(planners[index - offset])] if index >= offset else works[index]()
+
+    renderer.compile(plan for plan, _, _ in pages)
+    for memo in memos:
+        memo.drain()  # what a forked worker inherits, it does not send back
+    with progress_bar(len(works), progress) as bar:
+        results = run_all([partial(page_work, index) for index in range(len(works))], finish, bar)
+    for result in results:
+        if len(result) > 3:
+            for memo, (added, used) in zip(memos, result.pop()):
+                memo.merge(added, used)
+    grouped: dict[str, _Made] = {}
+    for (group, _, fingerprint), (files, reads, _) in zip(groups, results[:offset]):
+        deps = {key: values(key) for key in sorted(reads)}
+        for index, (path, data) in enumerate(files):
+            # The group's reads are stored once, with its first file.
+            grouped[path] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint,
+                                                     {} if index else deps, {"group": group}))
+    made: dict[str, _Made] = {}
+    for (plan, _, fingerprint), (data, reads, meta) in zip(pages, results[offset:]):
+        deps = {key: values(key) for key in sorted(reads)}
+        metas[plan.output] = meta
+        made[plan.output] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint, deps, meta))
+    return made, grouped
+
+
+def _date(value: str | None) -> dt.date | None:
+    return dt.date.fromisoformat(value) if value else None
 
 
 def _changes(made: Mapping[str, _Made], previous: state.Previous | None, out: Path,

@@ -1,12 +1,12 @@
-"""Rendering planned pages to bytes, noting what each page reads while it renders.
+"""Planning and rendering pages (and making the other outputs) over the available cores.
 
-Templates compile once per language. Rendering is CPU-bound Python, so on a
-machine with several cores a large batch is split over forked worker
-processes: the plan is inherited by the fork (shipped once, never pickled),
-each task is a range of page indices, and each answer is the page's bytes
-with the dependency keys its rendering read (Markdown links resolved against
-the content, for instance). Small batches stay in-process, where a fork
-would cost more than it saves.
+Templates compile once per language, before any fork. The work is CPU-bound
+Python, so on a machine with several cores a large batch is split over
+forked worker processes: the listed pages and the content are inherited by
+the fork (shipped once, never pickled), each task is a range of work
+indices, and each answer is what the work made with the dependency keys it
+read. Small batches stay in-process, where a fork would cost more than it
+saves.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import hashlib
 import multiprocessing
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,11 +23,10 @@ from typing import Any
 from tqdm import tqdm
 
 from newsroom.build.pages import PageSpec
-from newsroom.build.tracking import Tracker
 from newsroom.render.html import catalog_digest, environment, render, template_fingerprint, used_templates
 
 #: Below this many pages a process pool costs more than it saves.
-PARALLEL_MIN = 400
+PARALLEL_MIN = 16
 CHUNK = 64
 
 
@@ -66,27 +65,20 @@ class PageRenderer:
 
 @dataclass(frozen=True)
 class _Job:
-    pages: Sequence[PageSpec]
-    renderer: PageRenderer
-    tracker: Tracker
+    works: Sequence[Callable[[], Any]]
+    finish: Callable[[list[Any]], list[Any]]
 
 
 _WORKER_JOB: list[_Job] = []  # the job a forked worker inherited; one per worker process
-
-
-def _render_one(job: _Job, index: int) -> tuple[bytes, frozenset[str]]:
-    page = job.pages[index]
-    job.tracker.take()
-    data = job.renderer.render(page.template, page.lang, page.context)
-    return data, frozenset(job.tracker.take())
 
 
 def _adopt(job: _Job) -> None:
     _WORKER_JOB[:] = [job]
 
 
-def _render_range(indices: range) -> list[tuple[bytes, frozenset[str]]]:
-    return [_render_one(_WORKER_JOB[0], index) for index in indices]
+def _run_range(indices: range) -> list[Any]:
+    job = _WORKER_JOB[0]
+    return job.finish([job.works[index]() for index in indices])
 
 
 def workers() -> int:
@@ -98,32 +90,31 @@ def workers() -> int:
 
 
 def progress_bar(total: int, shown: bool) -> tqdm:
-    """The build's progress bar (pages rendered), on stderr; hidden unless `shown`."""
+    """The build's progress bar (pages and files made), on stderr; hidden unless `shown`."""
     return tqdm(total=total, unit="page", disable=not shown, file=sys.stderr, leave=False)
 
 
-def render_pages(pages: Sequence[PageSpec], renderer: PageRenderer, tracker: Tracker,
-                 progress: bool = False, bar: tqdm | None = None) -> list[tuple[bytes, frozenset[str]]]:
-    """(bytes, reads) per page, in order; in forked workers when it pays. `bar` counts the pages done."""
-    job = _Job(pages, renderer, tracker)
-    renderer.compile(pages)
+def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], list[Any]] = list,
+            bar: tqdm | None = None) -> list[Any]:
+    """Each work's result, in order; in forked workers when there are enough of them.
+
+    `finish` turns a run of results into what is sent back (it runs in the process that made
+    them, after the run: results must pickle once finished). `bar` counts the works done.
+    """
+    job = _Job(works, finish)
+    bar = bar if bar is not None else progress_bar(len(works), False)
     count = workers()
-    own = bar is None
-    bar = progress_bar(len(pages), progress) if bar is None else bar
-    try:
-        if count < 2 or len(pages) < PARALLEL_MIN or "fork" not in multiprocessing.get_all_start_methods():
-            results = []
-            for index in range(len(pages)):
-                results.append(_render_one(job, index))
-                bar.update()
-            return results
+    if count < 2 or len(works) < PARALLEL_MIN or "fork" not in multiprocessing.get_all_start_methods():
         results = []
-        chunks = [range(start, min(start + CHUNK, len(pages))) for start in range(0, len(pages), CHUNK)]
-        with multiprocessing.get_context("fork").Pool(count, initializer=_adopt, initargs=(job,)) as pool:
-            for part in pool.imap(_render_range, chunks):
-                results.extend(part)
-                bar.update(len(part))
-        return results
-    finally:
-        if own:
-            bar.close()
+        for work in works:
+            results.append(work())
+            bar.update()
+        return finish(results)
+    results = []
+    size = max(1, min(CHUNK, len(works) // (count * 4)))  # a few chunks per worker, so none idles long
+    chunks = [range(start, min(start + size, len(works))) for start in range(0, len(works), size)]
+    with multiprocessing.get_context("fork").Pool(count, initializer=_adopt, initargs=(job,)) as pool:
+        for part in pool.imap(_run_range, chunks):
+            results.extend(part)
+            bar.update(len(part))
+    return results

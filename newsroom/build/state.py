@@ -185,6 +185,19 @@ class Memo:
     def put(self, key: str, value: Any) -> None:
         self.added[key] = value
 
+    def drain(self) -> tuple[list[tuple[str, Any]], list[str]]:
+        """What was added and used since the last drain: a forked worker sends it to the build."""
+        drained = self.__dict__.setdefault("_drained", [0, set()])
+        added = list(self.added.items())[drained[0]:]
+        used = sorted(self.used - drained[1])
+        drained[0], drained[1] = len(self.added), set(self.used)
+        return added, used
+
+    def merge(self, added: list[tuple[str, Any]], used: list[str]) -> None:
+        """Take in what a worker drained (see drain)."""
+        self.added.update(added)
+        self.used.update(key for key in used if key in self.known)
+
     def shards(self) -> dict[str, dict[str, Any]]:
         """The shards worth storing again, each with what to keep: the results this build used or
         added (so the memo tracks the content's size). A shard is rewritten when it got something
