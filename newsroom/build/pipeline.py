@@ -1,13 +1,14 @@
-"""The build: load → check → plan → render → write. Each stage hands the next a value.
+"""The build: load → check → list pages → plan and render the stale ones → write.
 
 Incremental by default: the build state in the database (build/state.py)
 says what each output was made from, so a rebuild renders only the pages
 whose inputs changed — any record, collection or derived value a page read
 while it was planned or rendered (build/tracking.py), or its templates,
 catalog, settings or the code. A page whose inputs did not change is not even
-planned: the pages are listed first (cheap), and only the stale ones get a
-context. Each language's feeds and search index are groups of files made
-together and kept or remade by the same rule. Assets and the sitemap (made
+planned: the pages are listed first (cheap), and only the stale ones are
+planned and rendered, in forked workers when there are enough (see
+`_make`). Each feed and each language's search index is a group of files
+made together, kept or remade by the same rule. Assets and the sitemap (made
 from every page's remembered sitemap entry) are remade on every build that
 changed anything and written only when their bytes differ. `full=True`
 ignores the state.

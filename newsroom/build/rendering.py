@@ -25,8 +25,10 @@ from tqdm import tqdm
 from newsroom.build.pages import PageSpec
 from newsroom.render.html import catalog_digest, environment, render, template_fingerprint, used_templates
 
-#: Below this many pages a process pool costs more than it saves.
+#: Below this many works (a page, a feed, a search index) a process pool costs more than it saves:
+#: forking takes tens of milliseconds, one archive page or search index hundreds.
 PARALLEL_MIN = 16
+#: The most works sent to a worker at once.
 CHUNK = 64
 
 
@@ -111,7 +113,9 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
             bar.update()
         return finish(results)
     results = []
-    size = max(1, min(CHUNK, len(works) // (count * 4)))  # a few chunks per worker, so none idles long
+    # A few chunks per worker, so none idles long; one work at a time when there are few, since a
+    # few of them (a search index, an archive page) may take most of the time.
+    size = 1 if len(works) < 16 * CHUNK else max(1, min(CHUNK, len(works) // (count * 4)))
     chunks = [range(start, min(start + size, len(works))) for start in range(0, len(works), size)]
     with multiprocessing.get_context("fork").Pool(count, initializer=_adopt, initargs=(job,)) as pool:
         for part in pool.imap(_run_range, chunks):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import marshal
 import sys
 import zlib
@@ -168,18 +169,23 @@ def shard_of(key: str) -> str:
 class Memo:
     """One namespace of remembered results: what the last build knew, what this build used and added."""
 
-    def __init__(self, known: Mapping[str, Any], *, replace: bool = False) -> None:
+    def __init__(self, known: Mapping[str, Any], *, replace: bool = False,
+                 sizes: Mapping[str, int] | None = None) -> None:
         self.known = dict(known)
+        self.sizes = sizes  # results per shard, when the caller knows them
         self.replace = replace  # a full build: what is stored is not read, and is replaced
         self.used: set[str] = set()
         self.added: dict[str, Any] = {}
+        self._undrained: list[str] = []  # used since the last drain
+        self._drained_added = 0  # how many of `added` were drained
 
     def get(self, key: str) -> Any:
         if key in self.added:
             return self.added[key]
         found = self.known.get(key)
-        if found is not None:
+        if found is not None and key not in self.used:
             self.used.add(key)
+            self._undrained.append(key)
         return found
 
     def put(self, key: str, value: Any) -> None:
@@ -187,22 +193,21 @@ class Memo:
 
     def drain(self) -> tuple[list[tuple[str, Any]], list[str]]:
         """What was added and used since the last drain: a forked worker sends it to the build."""
-        drained = self.__dict__.setdefault("_drained", [0, set()])
-        added = list(self.added.items())[drained[0]:]
-        used = sorted(self.used - drained[1])
-        drained[0], drained[1] = len(self.added), set(self.used)
+        added = list(itertools.islice(self.added.items(), self._drained_added, None))
+        used, self._undrained, self._drained_added = self._undrained, [], len(self.added)
         return added, used
 
     def merge(self, added: list[tuple[str, Any]], used: list[str]) -> None:
         """Take in what a worker drained (see drain)."""
         self.added.update(added)
         self.used.update(key for key in used if key in self.known)
+        self._drained_added = len(self.added)  # nothing to send on: this is where it goes
 
     def shards(self) -> dict[str, dict[str, Any]]:
         """The shards worth storing again, each with what to keep: the results this build used or
         added (so the memo tracks the content's size). A shard is rewritten when it got something
         new or a quarter of it went unused; a full build rewrites all."""
-        known = Counter(shard_of(key) for key in self.known)
+        known = Counter(self.sizes) if self.sizes is not None else Counter(shard_of(key) for key in self.known)
         used = Counter(shard_of(key) for key in self.used)
         fresh = {shard_of(key) for key in self.added}
         chosen: dict[str, dict[str, Any]] = {
@@ -221,10 +226,14 @@ def load_memos(session: Session, namespaces: Iterable[str]) -> dict[str, Memo]:
     names = list(namespaces)
     shards = [f"{name}/{shard}" for name in names for shard in (*SHARDS, "_")]
     known: dict[str, dict[str, Any]] = {name: {} for name in names}
+    sizes: dict[str, dict[str, int]] = {name: {} for name in names}
     for namespace, data in session.execute(
             select(BuildMemo.namespace, BuildMemo.data).where(BuildMemo.namespace.in_(shards))):
-        known[namespace.partition("/")[0]].update(_decode(data))
-    return {name: Memo(known[name]) for name in names}
+        name, _, shard = namespace.partition("/")
+        found = _decode(data)
+        known[name].update(found)
+        sizes[name][shard] = len(found)
+    return {name: Memo(known[name], sizes=sizes[name]) for name in names}
 
 
 def _decode(data: bytes) -> dict[str, Any]:
