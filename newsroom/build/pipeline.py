@@ -164,6 +164,9 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         listed = list_pages(*tracked, settings, tracker, now, extra=True)
         pages, metas = _stale_pages(listed, renderer, values, page_inputs, previous, out)
         groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, previous, out)
+        if previous is not None:  # what each output read is not needed any more: let it go before rendering
+            previous = state.Previous(previous.snapshot, {path: replace(output, deps={})
+                                                          for path, output in previous.outputs.items()})
         made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
                               [memos["references"], memos["plain"]])
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
@@ -371,14 +374,14 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
                 memo.merge(added, used)
     grouped: dict[str, _Made] = {}
     for (group, _, fingerprint), (files, reads, _) in zip(groups, results[:offset]):
-        deps = {key: values(key) for key in sorted(reads)}
+        deps = {values.key(key): values(key) for key in sorted(reads)}
         for index, (path, data) in enumerate(files):
             # The group's reads are stored once, with its first file.
             grouped[path] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint,
                                                      {} if index else deps, {"group": group}))
     made: dict[str, _Made] = {}
     for (plan, _, fingerprint), (data, reads, meta) in zip(pages, results[offset:]):
-        deps = {key: values(key) for key in sorted(reads)}
+        deps = {values.key(key): values(key) for key in sorted(reads)}
         metas[plan.output] = meta
         made[plan.output] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint, deps, meta))
     return made, grouped

@@ -166,12 +166,17 @@ class Values:
         self._by_issue = stories_by_issue(content)
         self._stories = content.stories
         self._memo: dict[str, str] = {}
+        self._keys: dict[str, str] = {}
 
     def __call__(self, key: str) -> str:
         found = self._memo.get(key)
         if found is None:
             found = self._memo[key] = self._compute(key)
         return found
+
+    def key(self, key: str) -> str:
+        """One string object per key: pages' reads arrive from workers as copies of the same keys."""
+        return self._keys.setdefault(key, key)
 
     def _compute(self, key: str) -> str:
         name, _, item = key.partition(SEP)
