@@ -145,13 +145,13 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         previous = None if full or not out.is_dir() else state.load(session, str(out))
         if previous is not None and previous.snapshot == snapshot:
             files = len(previous.outputs)
-            pages = sum(1 for o in previous.outputs.values() if o.meta is not None and o.meta.get("sitemap"))
+            pages = sum(1 for o in previous.outputs.values() if (o.read()[1] or {}).get("sitemap"))
             return BuildResult(pages, files, WriteStats(0, files, 0), [])
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
         memos = {name: state.Memo({}, replace=True) for name in MEMOS} if full else state.load_memos(session, MEMOS)
         content = load_content(session, memos["records"])
-    with remembered_references(memos["references"]):
-        _parse_ahead(content, settings, memos["references"])
+    with remembered_references(memos["references"], memos["plain"]):
+        _parse_ahead(content, settings, [memos["references"], memos["plain"]])
         problems = checked(content, settings, today, drafts, now)
     derived = derive(content, settings, drafts, now, memos["mentions"])
     tracker = Tracker()
@@ -163,10 +163,8 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         renderer = PageRenderer(templates, settings.languages, shared)
         listed = list_pages(*tracked, settings, tracker, now, extra=True)
         pages, metas = _stale_pages(listed, renderer, values, page_inputs, previous, out)
-        groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, previous, out)
-        if previous is not None:  # what each output read is not needed any more: let it go before rendering
-            previous = state.Previous(previous.snapshot, {path: replace(output, deps={})
-                                                          for path, output in previous.outputs.items()})
+        groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, previous, out,
+                                            {plan.output for plan, _ in listed})
         made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
                               [memos["references"], memos["plain"]])
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
@@ -188,23 +186,26 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
                        rendered)
 
 
-def _parse_ahead(content: Content, settings: Settings, memo: state.Memo) -> None:
-    """Find the references of every text the memo does not know, over the available cores (a first or
-    full build parses every text once; `check` then only looks the answers up)."""
+def _parse_ahead(content: Content, settings: Settings, memos: list[state.Memo]) -> None:
+    """Find the references (and plain text) of every text the memos do not know, over the available
+    cores: a first or full build parses every text once, and `check`, the pages and the search
+    index then look the answers up."""
     texts = {text_key(text): text for records in (content.entries, content.pages, content.issues, content.stories)
              for record in records.values() for text in markdown_texts(record, settings.languages)}
-    missing = [text for key, text in texts.items() if memo.get(key) is None]
+    missing = [text for key, text in texts.items() if memos[0].get(key) is None]
     if len(missing) < PARSE_AHEAD_MIN:
         return  # check parses them itself
-    memo.drain()  # what a forked worker inherits, it does not send back
+    for memo in memos:
+        memo.drain()  # what a forked worker inherits, it does not send back
     chunks = [missing[start:start + 256] for start in range(0, len(missing), 256)]
 
     def finish(results: list[Any]) -> list[Any]:
-        return [*results[:-1], memo.drain()]
+        return [*results[:-1], [memo.drain() for memo in memos]]
 
     for result in run_all([partial(_find_all, chunk) for chunk in chunks], finish):
         if result is not None:
-            memo.merge(*result)
+            for memo, drained in zip(memos, result):
+                memo.merge(*drained)
 
 
 def _find_all(texts: list[str]) -> None:
@@ -272,17 +273,20 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
             fingerprint = fingerprints[plan.template, plan.lang] = hashlib.sha256(
                 f"{inputs}|{renderer.fingerprint(plan.template, plan.lang)}".encode()).hexdigest()
         known = previous.outputs.get(path) if previous is not None else None
-        if (known is None or known.fingerprint != fingerprint or known.meta is None
-                or any(values(key) != value for key, value in known.deps.items()) or not (out / path).is_file()):
+        if known is None or known.fingerprint != fingerprint:
+            stale.append((plan, planner, fingerprint))
+            continue
+        deps, meta = known.read()
+        if meta is None or any(values(key) != value for key, value in deps.items()) or not (out / path).is_file():
             stale.append((plan, planner, fingerprint))
         else:
-            metas[path] = known.meta
+            metas[path] = meta
     return stale, metas
 
 
 def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, values: Values,
-                  inputs: str, previous: state.Previous | None,
-                  out: Path) -> tuple[list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]], list[str]]:
+                  inputs: str, previous: state.Previous | None, out: Path,
+                  pages: set[str]) -> tuple[list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]], list[str]]:
     """The groups of files made together from much of the content — each feed, each language's
     search index — that must be remade, and the paths of those kept.
 
@@ -290,10 +294,13 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
     else its files are kept as they are.
     """
     content, derived = tracked
-    members: dict[str, list[tuple[str, state.Output]]] = {}
+    members: dict[str, list[tuple[str, Mapping[str, str], str]]] = {}  # group → (path, deps, fingerprint)
     for path, output in (previous.outputs.items() if previous is not None else ()):
-        if output.meta is not None and "group" in output.meta:
-            members.setdefault(output.meta["group"], []).append((path, output))
+        if path in pages or output.fingerprint == AGGREGATE:
+            continue
+        deps, meta = output.read()
+        if meta is not None and "group" in meta:
+            members.setdefault(meta["group"], []).append((path, deps, output.fingerprint))
     stale: list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]] = []
     kept: list[str] = []
     for lang in settings.languages:
@@ -307,10 +314,10 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
         for group, make in groups.items():
             fingerprint = hashlib.sha256(f"{inputs}|{group}|{catalog_digest(lang)}".encode()).hexdigest()
             known = members.get(group, [])
-            if known and all(output.fingerprint == fingerprint for _, output in known) \
-                    and all(values(key) == value for _, output in known for key, value in output.deps.items()) \
-                    and all((out / path).is_file() for path, _ in known):
-                kept += [path for path, _ in known]
+            if known and all(known_print == fingerprint for _, _, known_print in known) \
+                    and all(values(key) == value for _, deps, _ in known for key, value in deps.items()) \
+                    and all((out / path).is_file() for path, _, _ in known):
+                kept += [path for path, _, _ in known]
             else:
                 stale.append((group, make, fingerprint))
     return stale, kept

@@ -13,15 +13,16 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import itertools
+import json
 import marshal
 import sys
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import JSON, LargeBinary, String, UniqueConstraint, delete, insert, or_, select
+from sqlalchemy import JSON, LargeBinary, String, Text, UniqueConstraint, cast, delete, insert, or_, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from newsroom.db.base import Base, IntPK
@@ -69,6 +70,16 @@ class Output:
     #: What the build needs of an output it does not remake: a page's sitemap entry, the group of
     #: files made together (see build/pipeline.py). Stored with the deps, under META.
     meta: Mapping[str, Any] | None = None
+    #: An output loaded from the database keeps its deps and meta as stored (JSON) until `read`:
+    #: decoding every output's deps at once would hold them all in memory.
+    raw: str | None = field(default=None, compare=False, repr=False)
+
+    def read(self) -> tuple[Mapping[str, str], Mapping[str, Any] | None]:
+        """(deps, meta), decoded now when loaded from the database (not kept: ask once)."""
+        if self.raw is None:
+            return self.deps, self.meta
+        deps = json.loads(self.raw)
+        return deps, deps.pop(META, None)
 
 
 @dataclass(frozen=True)
@@ -112,9 +123,9 @@ def load(session: Session, site: str) -> Previous | None:
     if run is None:
         return None
     rows = session.execute(select(BuildOutput.path, BuildOutput.digest, BuildOutput.fingerprint,
-                                  BuildOutput.deps).where(BuildOutput.site == site))
-    return Previous(run.snapshot, {path: Output(digest, fingerprint, deps, deps.pop(META, None))
-                                   for path, digest, fingerprint, deps in rows})
+                                  cast(BuildOutput.deps, Text)).where(BuildOutput.site == site))
+    return Previous(run.snapshot, {path: Output(digest, fingerprint, {}, None, raw)
+                                   for path, digest, fingerprint, raw in rows})
 
 
 def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, Output],

@@ -359,7 +359,15 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
     known = store.get(key)
     if known is not None:
         return References(*(tuple(part) for part in known)) if known else _NONE
-    found = _references(text, max_nesting)
+    plain = _STORES[-1].get("plain")
+    if plain is not None and len(text) >= PLAIN_AHEAD and plain.get(key) is None:
+        # A build asks for the plain text of most long texts too (term links, search, descriptions):
+        # one parse answers both. Short ones (headlines, names) it rarely needs as plain text.
+        tokens = _parse(_scanner(max_nesting), text)
+        found = _references_in(tokens)
+        plain.put(key, _plain_in(_parser(max_nesting), tokens))
+    else:
+        found = _references(text, max_nesting)
     # Most texts point at nothing: 0 stores (and reads back) much faster than five empty lists.
     store.put(key, [list(found.entries), list(found.pages), list(found.issues), list(found.citations),
                     list(found.malformed)] if found != _NONE else 0)
@@ -367,14 +375,20 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
 
 
 _NONE = References()
+#: Texts at least this long get their plain text with their references (see find_references).
+PLAIN_AHEAD = 120
 
 
 @lru_cache(maxsize=1 << 17)
 def _references(text: str, max_nesting: int) -> References:
+    return _references_in(_parse(_scanner(max_nesting), text))
+
+
+def _references_in(tokens: list[Token]) -> References:
     found: dict[str, list[str]] = {"entry": [], "page": [], "issue": []}
     citations: list[int] = []
     malformed: list[str] = []
-    for block in _parse(_scanner(max_nesting), text):
+    for block in tokens:
         # Only an inline run's own children: image alt text renders as text, never as marks.
         for token in block.children if block.type == "inline" and block.children else ():
             if token.type == "citation":
@@ -428,8 +442,13 @@ def _plain_text(text: str, max_nesting: int) -> str:
     separated by a blank line. The result is text, not HTML: escape it on output.
     """
     md = _parser(max_nesting)
+    return _plain_in(md, _parse(md, text))
+
+
+def _plain_in(md: MarkdownIt, tokens: list[Token]) -> str:
+    """The plain text of parsed `tokens` (it edits text tokens: use them for nothing after)."""
     writer = _PlainText(md, _text_cleaner())
-    for token in _parse(md, text):
+    for token in tokens:
         writer.feed(token)
     return "\n\n".join(writer.blocks)
 
