@@ -36,6 +36,20 @@ def _leftovers(site: Path) -> list[str]:
     return sorted(p.name for p in site.parent.iterdir() if p.name.startswith(f".{site.name}."))
 
 
+def _fail_writes_at(monkeypatch, count: int) -> list[str]:
+    """Make the writer fail with "disk full" on its `count`-th file; returns the files it was given."""
+    real_replace, placed = writer._replace, []
+
+    def failing_replace(root, relative, data, *scratch):
+        placed.append(relative)
+        if len(placed) == count:
+            raise OSError("disk full")
+        return real_replace(root, relative, data, *scratch)
+
+    monkeypatch.setattr(writer, "_replace", failing_replace)
+    return placed
+
+
 def test_a_renderer_failing_midway_leaves_the_old_site(published, monkeypatch):
     site, engine = published
     before = _snapshot(site)
@@ -61,15 +75,7 @@ def test_a_write_failing_after_some_files_leaves_the_old_site_and_the_next_build
     _build(engine, tmp_path / "expected", base_url=other)
     expected = _snapshot(tmp_path / "expected")
     before = _snapshot(site)
-    real_replace, placed = writer._replace, []
-
-    def failing_replace(root, relative, data, *scratch):
-        placed.append(relative)
-        if len(placed) == 30:
-            raise OSError("disk full")
-        return real_replace(root, relative, data, *scratch)
-
-    monkeypatch.setattr(writer, "_replace", failing_replace)
+    real_replace, placed = writer._replace, _fail_writes_at(monkeypatch, 30)
     with pytest.raises(OSError, match="disk full"):
         _build(engine, site, base_url=other)
     assert len(placed) >= 30  # files had been written before the failure
@@ -110,15 +116,8 @@ def test_a_small_change_failing_midway_leaves_every_file_whole_and_the_next_buil
     run(tmp_path / "work", "import", str(edited))
     _build(engine, tmp_path / "expected")
     expected = _snapshot(tmp_path / "expected")
-    real_replace, placed = writer._replace, []
-
-    def failing_replace(root, relative, data, *scratch):
-        placed.append(relative)
-        if len(placed) == 3:
-            raise OSError("disk full")
-        return real_replace(root, relative, data, *scratch)
-
-    monkeypatch.setattr(writer, "_replace", failing_replace)
+    real_replace = writer._replace
+    _fail_writes_at(monkeypatch, 3)
     with pytest.raises(OSError, match="disk full"):
         _build(engine, site)
     now = _snapshot(site)
