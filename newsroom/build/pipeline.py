@@ -323,15 +323,15 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
     return stale, kept
 
 
-def _page_work(plan: PagePlan, renderer: PageRenderer, tracker: Tracker) -> list[Any]:
-    """Plan and render one page: [bytes, reads, sitemap entry] (see _finish for the planner's reads)."""
+def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker: Tracker) -> list[Any]:
+    """Plan and render one page: [bytes, reads, sitemap entry, its planner's id] (see _make)."""
     tracker.take()
     spec = plan.make()
     assert spec.url == plan.url and spec.template == plan.template, (plan, spec.url, spec.template)
     data = renderer.render(spec.template, spec.lang, spec.context)
     meta = {"twins": dict(spec.twins), "sitemap": plan.in_sitemap,
             "lastmod": spec.lastmod.isoformat() if spec.lastmod else None}
-    return [data, spec.reads | tracker.take(), meta]
+    return [data, spec.reads | tracker.take(), meta, id(planner)]
 
 
 def _group_work(make: Callable[[], list[tuple[str, bytes]]], tracker: Tracker) -> list[Any]:
@@ -353,28 +353,25 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
     any such value a page used was computed in that process by then. What workers add to and use
     of `memos` comes back with their results, so the next build remembers it.
     """
-    planners = [planner for _, planner, _ in pages]
+    planners = {id(planner): planner for _, planner, _ in pages}  # a forked worker's are its own copies
     works = [*(partial(_group_work, make, tracker) for _, make, _ in groups),
-             *(partial(_page_work, plan, renderer, tracker) for plan, _, _ in pages)]
+             *(partial(_page_work, plan, planner, renderer, tracker) for plan, planner, _ in pages)]
     offset = len(groups)
 
     def finish(results: list[Any]) -> list[Any]:
-        shared = {id(planner): planner.shared_reads() for planner in set(planners)}
+        shared = {key: planner.shared_reads() for key, planner in planners.items()}
         for result in results:
-            if result[2] is not None:  # a page
+            if result[2] is not None:  # a page: its planner's id becomes that planner's shared reads
                 result[1] = result[1] | shared[result.pop()]
         if results:
             results[-1].append([memo.drain() for memo in memos])
         return results
 
-    def page_work(index: int) -> list[Any]:
-        return [*works[index](), id(planners[index - offset])] if index >= offset else works[index]()
-
     renderer.compile(plan for plan, _, _ in pages)
     for memo in memos:
         memo.drain()  # what a forked worker inherits, it does not send back
     with progress_bar(len(works), progress) as bar:
-        results = run_all([partial(page_work, index) for index in range(len(works))], finish, bar)
+        results = run_all(works, finish, bar)
     for result in results:
         if len(result) > 3:
             for memo, (added, used) in zip(memos, result.pop()):
