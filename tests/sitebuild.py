@@ -11,6 +11,15 @@ import html5lib
 from conftest import Cli
 
 BASE = "https://news.example.org/"
+#: A draft issue 14 (after the sample's latest, 13), for tests of what drafts never reach.
+DRAFT_ISSUE = """\
+kind: issue
+number: 14
+week: {start: 2026-11-09, end: 2026-11-15}
+status: draft
+hu: {title: Piszkozat szám}
+en: {title: Draft issue}
+"""
 _SAMPLE_DB: list[Path] = []  # the sample database, loaded once per test session and copied
 
 

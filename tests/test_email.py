@@ -10,16 +10,8 @@ from pathlib import Path
 import html5lib
 import pytest
 from conftest import Cli
+from sitebuild import BASE, DRAFT_ISSUE as DRAFT
 
-BASE = "https://news.example.org/"
-DRAFT = """\
-kind: issue
-number: 14
-week: {start: 2026-11-09, end: 2026-11-15}
-status: draft
-hu: {title: Piszkozat szám}
-en: {title: Draft issue}
-"""
 UNTRANSLATED = """\
 kind: issue
 number: 15

@@ -8,20 +8,12 @@ import feedparser
 import html5lib
 import pytest
 from conftest import Cli
+from sitebuild import BASE, DRAFT_ISSUE as DRAFT
 
 from newsroom import SAMPLE_DIR
 
-BASE = "https://news.example.org/"
 FEEDS = ("issues", "glossary", "section-code", "section-money", "section-policy", "section-science",
          "section-society")
-DRAFT = """\
-kind: issue
-number: 14
-week: {start: 2026-11-09, end: 2026-11-15}
-status: draft
-hu: {title: Piszkozat szám}
-en: {title: Draft issue}
-"""
 DRAFT_STORY = """\
 kind: story
 slug: i14-draft-story

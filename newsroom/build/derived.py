@@ -62,6 +62,12 @@ def texts_of(record: Record, settings: Settings) -> tuple[str, ...]:
     return tuple(lang for lang in settings.languages if record.has(lang))
 
 
+def text_language(texts: tuple[str, ...], lang: str, languages: tuple[str, ...]) -> str:
+    """Which language's text a page in `lang` shows of a record with text in `texts`: its own, else the
+    first of `languages` the record has (else `lang`, with no text at all)."""
+    return lang if lang in texts else next((other for other in languages if other in texts), lang)
+
+
 def pages_in(texts: tuple[str, ...], settings: Settings) -> tuple[str, ...]:
     """The languages a record with text in `texts` has a page in (see `languages_of`)."""
     return texts if settings.missing_translation == "omit" else (settings.languages if texts else ())
@@ -101,9 +107,10 @@ def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:
     """Every entry's headword per language, falling back to the first language that has the entry."""
     found: dict[str, str] = {}
     for slug, entry in content.entries.items():
+        texts = tuple(other for other in languages if entry.has(other))
         for lang in languages:
-            text = next((entry.text(other) for other in (lang, *languages) if entry.has(other)), {})
-            found[f"{lang}/{slug}"] = text.get("headword") or slug
+            shown = text_language(texts, lang, languages)
+            found[f"{lang}/{slug}"] = (entry.text(shown) if shown in texts else {}).get("headword") or slug
     return found
 
 

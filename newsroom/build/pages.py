@@ -22,7 +22,8 @@ from markupsafe import Markup
 
 from newsroom.build import urls
 from issues.dates import format_week
-from newsroom.build.derived import Derived, derive, languages_of, pages_in  # noqa: F401 (Derived, derive re-exported)
+from newsroom.build.derived import (Derived, derive, languages_of, pages_in,  # noqa: F401 (Derived, derive re-exported)
+                                    text_language, texts_of)
 from newsroom.build.feedlinks import feed_links
 from newsroom.build.glossary_pages import GlossaryPages
 from newsroom.build.issue_pages import IssuePages
@@ -111,7 +112,6 @@ class Planner(IssuePages, GlossaryPages):
         self._shared_reads: set[str] = set()
         self._kept: dict[str, tuple[Any, frozenset[str]]] = {}  # see kept()
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
-        self.omit = settings.missing_translation == "omit"
         self.gettext = translations(lang).gettext
         #: The issues this build shows in this language, newest first.
         self.issues = tuple(derived.shown[lang])
@@ -196,12 +196,9 @@ class Planner(IssuePages, GlossaryPages):
 
     def text(self, record: Record) -> tuple[Mapping[str, Any], str]:
         """The record's text in this language, or the fallback language's, and which it is."""
-        if record.has(self.lang):
-            return record.text(self.lang), self.lang
-        for other in self.settings.languages:
-            if record.has(other):
-                return record.text(other), other
-        return {}, self.lang
+        texts = texts_of(record, self.settings)
+        lang = text_language(texts, self.lang, self.settings.languages)
+        return (record.text(lang) if lang in texts else {}), lang
 
     def names(self, field: str) -> dict[str, str]:
         return {slug: item.get(self.lang) or slug for slug, item in self.content.vocabulary(field).items()}
@@ -215,9 +212,7 @@ class Planner(IssuePages, GlossaryPages):
         texts = self.derived.entry_langs.get(slug)
         if texts is None:
             return self.headword(slug)
-        text_lang = self.lang if self.lang in texts else next(
-            (other for other in self.settings.languages if other in texts), self.lang)
-        return self.marked(self.headword(slug), text_lang) or slug
+        return self.marked(self.headword(slug), text_language(texts, self.lang, self.settings.languages)) or slug
 
     def chrome(self, url: str, twins: Mapping[str, str], template: str = "") -> dict[str, Any]:
         """What base.html needs on every page: language, twins, canonical URL, the current issue line."""

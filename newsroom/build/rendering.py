@@ -22,7 +22,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from newsroom.build.pages import PageSpec
+from newsroom.build.pages import PagePlan, PageSpec
 from newsroom.render.html import catalog_digest, environment, render, template_fingerprint, used_templates
 
 #: Below this many works (a page, a feed, a search index) a process pool costs more than it saves:
@@ -58,8 +58,8 @@ class PageRenderer:
                 f"{sources}:{catalog_digest(lang)}:{self._shared_repr}".encode()).hexdigest()
         return self._fingerprints[key]
 
-    def compile(self, pages: Iterable[PageSpec]) -> None:
-        """Compile every template the pages use (and what they include), before any fork."""
+    def compile(self, pages: Iterable[PageSpec | PagePlan]) -> None:
+        """Compile every template the pages (planned or only listed) use, and what they include, before any fork."""
         for template, lang in sorted({(page.template, page.lang) for page in pages}):
             for name in used_templates(self.envs[lang], template) or [template]:
                 self.envs[lang].get_template(name)
