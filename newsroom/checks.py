@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from dataclasses import astuple
+from typing import TYPE_CHECKING, Any
 
 from glossary.graph import graph_problems
 from glossary.provenance import provenance_problems
@@ -13,6 +15,9 @@ from newsroom.build.model import Content, Record
 from newsroom.diagnostics import Diagnostic
 from newsroom.render.markdown import find_references
 from newsroom.settings import Settings
+
+if TYPE_CHECKING:
+    from newsroom.build.state import Memo
 
 #: Per-language fields every record of a kind must have in every language.
 REQUIRED_TEXTS = {
@@ -25,22 +30,35 @@ REQUIRED_TEXTS = {
 
 
 def check_content(content: Content, settings: Settings, today: dt.date, *,
-                  complete_translations: bool = False) -> list[Diagnostic]:
+                  complete_translations: bool = False, memo: Memo | None = None) -> list[Diagnostic]:
     """All problems, sorted: errors block publishing, warnings are for editors to review.
 
     `complete_translations` (publishing an issue) makes every missing translated field an
     error, even of a record whose whole language the missing-translation policy would cover.
+    With a `memo` (the build's), a record's own problems are looked up while the record and
+    what its links may point at (which entries, pages and issues exist) are unchanged.
     """
     problems: list[Diagnostic] = []
-    languages = settings.languages
     records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
                *content.stories.values()]
-    for record in records:
-        problems.extend(_translations(record, languages, settings.missing_translation, complete_translations))
-        problems.extend(_references(record, content, languages))
-        problems.extend(_uncited_sources(record, languages))
-    problems.extend(_site_names(content, languages))
-    problems.extend(graph_problems(content, languages))
+    if memo is None:
+        for record in records:
+            problems.extend(_record_problems(record, content, settings, complete_translations))
+    else:
+        targets = hashlib.sha1(repr((settings.languages, settings.missing_translation, complete_translations,
+                                     list(content.entries), list(content.pages), list(content.issues))).encode())
+        for record in records:
+            key = hashlib.sha1(f"{targets.hexdigest()}|{record.location}|{record.content_hash}|"
+                               f"{record.version}".encode("utf-8", "surrogatepass")).hexdigest()
+            known = memo.get(key)
+            if known is None:
+                found = list(_record_problems(record, content, settings, complete_translations))
+                memo.put(key, [astuple(problem) for problem in found])
+            else:
+                found = [Diagnostic(*problem) for problem in known]
+            problems.extend(found)
+    problems.extend(_site_names(content, settings.languages))
+    problems.extend(graph_problems(content, settings.languages))
     problems.extend(_stale(content, settings, today))
     problems.extend(provenance_problems(content))
     for story in content.stories.values():
@@ -50,6 +68,15 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             if term not in content.entries:
                 problems.append(Diagnostic(story.location, None, f"terms[{i}]", f"no glossary entry {term!r}"))
     return sorted(set(problems), key=lambda d: (d.location, d.field, d.message))
+
+
+def _record_problems(record: Record, content: Content, settings: Settings,
+                     complete_translations: bool) -> Iterator[Diagnostic]:
+    """The problems of one record that depend only on it and on which records exist."""
+    languages = settings.languages
+    yield from _translations(record, languages, settings.missing_translation, complete_translations)
+    yield from _references(record, content, languages)
+    yield from _uncited_sources(record, languages)
 
 
 #: Per-language fields that belong to one language only, so need no translation.

@@ -36,7 +36,7 @@ from issues.models import Issue
 from issues.visibility import unpublished_locations, visible_numbers
 from newsroom import PROJECT_ROOT
 from newsroom.build import state, urls
-from newsroom.build.model import Content, load_content
+from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
@@ -55,9 +55,13 @@ from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
 
 #: Namespaces of remembered results (state.BuildMemo).
-MEMOS = ("records", "references", "mentions", "plain")
+MEMOS = ("records", "references", "mentions", "plain", "checks")
+#: Those a build reads only in part: the texts it renders and the records that changed.
+PARTIAL_MEMOS = ("references", "plain")
 #: Fewer unknown texts than this are parsed by `check` itself, without forking.
 PARSE_AHEAD_MIN = 2000
+#: More Markdown texts than a record of the sample or the benchmark has (a story: ~10 per language).
+MAX_TEXTS = 50
 #: An incremental build writing at most 1/IN_PLACE_SHARE of the files replaces them in place.
 IN_PLACE_SHARE = 10
 #: The fingerprint of outputs remade on every build (their bytes decide whether they are written).
@@ -148,11 +152,13 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
             pages = sum(1 for o in previous.outputs.values() if (o.read()[1] or {}).get("sitemap"))
             return BuildResult(pages, files, WriteStats(0, files, 0), [])
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
-        memos = {name: state.Memo({}, replace=True) for name in MEMOS} if full else state.load_memos(session, MEMOS)
+        memos = {name: state.Memo({}, replace=True) for name in MEMOS} if full \
+            else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
         content = load_content(session, memos["records"])
     with remembered_references(memos["references"], memos["plain"]):
-        _parse_ahead(content, settings, [memos["references"], memos["plain"]])
-        problems = checked(content, settings, today, drafts, now)
+        fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
+        _parse_ahead(fresh, settings, [memos["references"], memos["plain"]])
+        problems = checked(content, settings, today, drafts, now, memos["checks"])
     derived = derive(content, settings, drafts, now, memos["mentions"])
     tracker = Tracker()
     tracked = (track_content(content, tracker), track_derived(derived, tracker))
@@ -186,12 +192,13 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
                        rendered)
 
 
-def _parse_ahead(content: Content, settings: Settings, memos: list[state.Memo]) -> None:
-    """Find the references (and plain text) of every text the memos do not know, over the available
-    cores: a first or full build parses every text once, and `check`, the pages and the search
-    index then look the answers up."""
-    texts = {text_key(text): text for records in (content.entries, content.pages, content.issues, content.stories)
-             for record in records.values() for text in markdown_texts(record, settings.languages)}
+def _parse_ahead(records: list[Record], settings: Settings, memos: list[state.Memo]) -> None:
+    """Find the references (and plain text) of every text of `records` (those new since the last
+    build) the memos do not know, over the available cores: a first or full build parses every
+    text once, and `check`, the pages and the search index then look the answers up."""
+    if len(records) * MAX_TEXTS < PARSE_AHEAD_MIN:
+        return  # too few to be worth it, and not worth hashing every text to count them
+    texts = {text_key(text): text for record in records for text in markdown_texts(record, settings.languages)}
     missing = [text for key, text in texts.items() if memos[0].get(key) is None]
     if len(missing) < PARSE_AHEAD_MIN:
         return  # check parses them itself
@@ -214,7 +221,7 @@ def _find_all(texts: list[str]) -> None:
 
 
 def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
-            now: dt.datetime | None) -> list[Diagnostic]:
+            now: dt.datetime | None, memo: state.Memo | None = None) -> list[Diagnostic]:
     """Check before rendering: a broken link must stop the build, not ship.
 
     Unpublished issues are work in progress: their problems are checked when they are
@@ -222,7 +229,7 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
     """
     unpublished = unpublished_locations(content, visible_numbers(content, False, now))
     problems = [p if p.location not in unpublished or p.severity == "warning" else replace(p, severity="warning")
-                for p in check_content(content, settings, today) if drafts or p.location not in unpublished]
+                for p in check_content(content, settings, today, memo=memo) if drafts or p.location not in unpublished]
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise ContentError(errors)

@@ -178,21 +178,42 @@ def shard_of(key: str) -> str:
 
 
 class Memo:
-    """One namespace of remembered results: what the last build knew, what this build used and added."""
+    """One namespace of remembered results: what the last build knew, what this build used and added.
 
-    def __init__(self, known: Mapping[str, Any], *, replace: bool = False,
-                 sizes: Mapping[str, int] | None = None) -> None:
-        self.known = dict(known)
-        self.sizes = sizes  # results per shard, when the caller knows them
+    Stored shards are decoded when a key of theirs is first asked for: a build
+    that looks up a few results of a large namespace decodes a few shards.
+    `collect` says whether this build looks up everything it will ever need
+    again (records, mentions, checks: every record each build); then the
+    results it did not use are dropped when their shard is rewritten, so the
+    memo tracks the content's size. Namespaces a build reads only in part
+    (Markdown references of the texts it renders) keep everything until a
+    build that reads them all.
+    """
+
+    def __init__(self, known: Mapping[str, Any] | None = None, *, replace: bool = False,
+                 stored: Mapping[str, bytes] | None = None, collect: bool = True) -> None:
+        self.known = dict(known or {})
         self.replace = replace  # a full build: what is stored is not read, and is replaced
+        self.collect = collect
         self.used: set[str] = set()
         self.added: dict[str, Any] = {}
+        self._stored = dict(stored or {})  # shard → its stored bytes, until decoded
+        self._sizes: Counter[str] = Counter(shard_of(key) for key in self.known)  # results per decoded shard
         self._undrained: list[str] = []  # used since the last drain
         self._drained_added = 0  # how many of `added` were drained
+
+    def _decode(self, shard: str) -> None:
+        data = self._stored.pop(shard, None)
+        if data is not None:
+            found = _decode(data)
+            self.known.update(found)
+            self._sizes[shard] = len(found)
 
     def get(self, key: str) -> Any:
         if key in self.added:
             return self.added[key]
+        if self._stored:
+            self._decode(shard_of(key))
         found = self.known.get(key)
         if found is not None and key not in self.used:
             self.used.add(key)
@@ -211,20 +232,30 @@ class Memo:
     def merge(self, added: list[tuple[str, Any]], used: list[str]) -> None:
         """Take in what a worker drained (see drain)."""
         self.added.update(added)
-        self.used.update(key for key in used if key in self.known)
+        for key in used:
+            if self._stored:
+                self._decode(shard_of(key))
+            if key in self.known:
+                self.used.add(key)
         self._drained_added = len(self.added)  # nothing to send on: this is where it goes
 
     def shards(self) -> dict[str, dict[str, Any]]:
-        """The shards worth storing again, each with what to keep: the results this build used or
-        added (so the memo tracks the content's size). A shard is rewritten when it got something
-        new or a quarter of it went unused; a full build rewrites all."""
-        known = Counter(self.sizes) if self.sizes is not None else Counter(shard_of(key) for key in self.known)
+        """The shards worth storing again, each with what to keep. A shard is rewritten when it got
+        something new, or (collecting) when a quarter of it went unused; a full build rewrites all.
+        Collecting, a rewritten shard keeps what this build used or added; else all it held."""
+        if self.collect:
+            for shard in list(self._stored):
+                self._decode(shard)
         used = Counter(shard_of(key) for key in self.used)
         fresh = {shard_of(key) for key in self.added}
+        known = self._sizes
         chosen: dict[str, dict[str, Any]] = {
-            shard: {} for shard in sorted({*known, *fresh})
-            if self.replace or shard in fresh or known[shard] - used[shard] > known[shard] // 4}
-        for key in self.used:
+            shard: {} for shard in sorted({*known, *self._stored, *fresh})
+            if self.replace or shard in fresh
+            or (self.collect and known[shard] - used[shard] > known[shard] // 4)}
+        for shard in chosen:
+            self._decode(shard)
+        for key in (self.used if self.collect else self.known):
             if shard_of(key) in chosen:
                 chosen[shard_of(key)][key] = self.known[key]
         for key, value in self.added.items():
@@ -232,19 +263,17 @@ class Memo:
         return chosen
 
 
-def load_memos(session: Session, namespaces: Iterable[str]) -> dict[str, Memo]:
-    """Every remembered result of `namespaces`, in one query."""
-    names = list(namespaces)
+def load_memos(session: Session, namespaces: Iterable[str], partial: Iterable[str] = ()) -> dict[str, Memo]:
+    """The stored shards of `namespaces`, in one query (decoded on use); those in `partial` are
+    read only in part by a build, so kept whole (see Memo)."""
+    names, partial = list(namespaces), set(partial)
     shards = [f"{name}/{shard}" for name in names for shard in (*SHARDS, "_")]
-    known: dict[str, dict[str, Any]] = {name: {} for name in names}
-    sizes: dict[str, dict[str, int]] = {name: {} for name in names}
+    stored: dict[str, dict[str, bytes]] = {name: {} for name in names}
     for namespace, data in session.execute(
             select(BuildMemo.namespace, BuildMemo.data).where(BuildMemo.namespace.in_(shards))):
         name, _, shard = namespace.partition("/")
-        found = _decode(data)
-        known[name].update(found)
-        sizes[name][shard] = len(found)
-    return {name: Memo(known[name], sizes=sizes[name]) for name in names}
+        stored[name][shard] = data
+    return {name: Memo(stored=stored[name], collect=name not in partial) for name in names}
 
 
 def _decode(data: bytes) -> dict[str, Any]:
