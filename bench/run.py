@@ -14,6 +14,7 @@ two scales' full builds, and writes everything as JSON.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import platform
@@ -24,15 +25,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
-from generate import Shape, Writer, generate, store  # noqa: E402
+from generate import Writer, generate, store  # noqa: E402
 
-from newsroom.db.session import make_engine  # noqa: E402
+from newsroom.build.model import load_content  # noqa: E402
+from newsroom.db.session import make_engine, session_factory  # noqa: E402
 
 STEPS = ("full build", "no-change rebuild", "edit one story", "edit a much-mentioned entry", "add an issue")
 
@@ -48,22 +51,35 @@ def measure(db: Path, out: Path, full: bool = False) -> dict[str, Any]:
 
 
 def edits(writer: Writer, db: Path) -> dict[str, Any]:
-    """The edits of one run, applied through the import API before the build after them."""
+    """The edits of one run, applied through the import API before the build after them.
+
+    An edit changes one field of the stored record, as an editor would: the English
+    headline of a story halfway through the archive, the English definition of the most
+    mentioned entry. Adding an issue stores a new published issue of ten stories.
+    """
     engine = make_engine(f"sqlite:///{db}")
     shape = writer.shape
-    story = Writer(shape).story(shape.issues // 2, 3)
-    story["en"]["headline"] = "An edited headline"
-    entry = Writer(shape).entry(0)  # entry 0 carries the largest Zipf weight: the most mentioned
-    entry["en"]["definition"] = "An edited definition of the most mentioned entry."
     number = shape.issues + 1
     issue = [writer.issue(number)] + [writer.story(number, p) for p in range(1, shape.stories_per_issue + 1)]
 
-    def apply(records: list[dict[str, Any]]) -> None:
-        store(engine, records)
+    def edited(kind: str, key: str, lang: str, field: str, value: str) -> list[dict[str, Any]]:
+        with session_factory(engine)() as session:
+            content = load_content(session)
+        record = copy.deepcopy(dict(getattr(content, kind)[key].data))
+        record[lang][field] = value
+        return [record]
+
+    def apply(records: Callable[[], list[dict[str, Any]]]) -> None:
+        store(engine, records())
         engine.dispose()
 
-    return {"edit one story": lambda: apply([story]), "edit a much-mentioned entry": lambda: apply([entry]),
-            "add an issue": lambda: apply(issue)}
+    story = Writer(shape).story(shape.issues // 2, 3)["slug"]
+    entry = Writer(shape).entry(0)["slug"]  # entry 0 carries the largest Zipf weight: the most mentioned
+    return {"edit one story": lambda: apply(lambda: edited("stories", story, "en", "headline",
+                                                           "An edited headline")),
+            "edit a much-mentioned entry": lambda: apply(lambda: edited(
+                "entries", entry, "en", "definition", "An edited definition of the most mentioned entry.")),
+            "add an issue": lambda: apply(lambda: issue)}
 
 
 def one_run(template: Path, writer: Writer, work: Path) -> dict[str, dict[str, Any]]:

@@ -19,7 +19,7 @@ from issues.jsonld import issue_jsonld
 from issues.visibility import is_public
 from newsroom.build import urls
 from newsroom.build.model import Record
-from newsroom.build.tracking import SEP
+from newsroom.build.tracking import EXISTS, SEP, untracked
 from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, plain_text
 
 
@@ -188,17 +188,19 @@ class IssuePages:
     def archive_stories(self) -> list[Record]:
         """Every visible story, newest issue first (computed once per planner).
 
-        Which stories, in which order, depends on each story's facts (`Derived.story_facts`), not its
-        text: a page that shows a story reads its record itself (see story_links).
+        Which stories, in which order, depends on each story's facts (`Derived.story_facts`: issue,
+        section, position, tags, languages), not its text. The records come back plain: the lists
+        made from them read only those facts, and a page that shows a story's text reads the story
+        itself (see story_links).
         """
         stories = f"content.stories{SEP}"
 
-        def as_facts(reads: set[str]) -> set[str]:
-            return {f"derived.story_facts{SEP}{key[len(stories):]}" if key.startswith(stories) else key
-                    for key in reads}
+        def as_facts(reads: set[str]) -> set[str]:  # a read of a story's field → of the story's facts
+            return {f"derived.story_facts{SEP}{key[len(stories):].partition(SEP)[0].lstrip(EXISTS)}"
+                    if key.startswith(stories) else key for key in reads}
 
-        return self.kept("archive", lambda: [story for story in archive.archive_stories(self.content, self.issues)
-                                             if self.available(story)], as_facts)
+        return self.kept("archive", lambda: [untracked(story) for story in archive.archive_stories(
+            self.content, self.issues) if self.available(story)], as_facts)
 
     def tagged(self) -> dict[str, list[Record]]:
         """{tag slug: its stories}, computed once per planner."""
@@ -211,13 +213,13 @@ class IssuePages:
         for month, items in archive.by_month(stories, self.content, self.settings.zone):
             rows = []
             for listed in items:
-                story = self.content.stories[listed.key]  # this page shows the story's text: a read of it
-                number = story.data["issue"]
+                story = self.content.stories[listed.key]  # this page shows the story's headline: a read of it
+                number, section = self.derived.story_facts[story.key][:2]
                 text, text_lang = self.text(story)
                 rows.append({"headline": self.marked(text.get("headline"), text_lang), "text_lang": text_lang,
                              "href": self.href(urls.issue(self.lang, number)) + f"#story-{story.key}",
-                             "issue_line": self.issue_line(number), "section": sections.get(story.data["section"]),
-                             "section_href": self.href(urls.section(self.lang, story.data["section"])),
+                             "issue_line": self.issue_line(number), "section": sections.get(section),
+                             "section_href": self.href(urls.section(self.lang, section)),
                              "draft": not is_public(self.content.issues[number], self.now)})
             months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
         return months

@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from newsroom.build import urls
 from issues.dates import format_week
-from newsroom.build.derived import (Derived, derive, languages_of, pages_in,  # noqa: F401 (Derived, derive re-exported)
+from newsroom.build.derived import (Derived, derive, pages_in,  # noqa: F401 (Derived, derive re-exported)
                                     text_language, texts_of)
 from newsroom.build.feedlinks import feed_links
 from newsroom.build.glossary_pages import GlossaryPages
@@ -153,7 +153,21 @@ class Planner(IssuePages, GlossaryPages):
     # -- the missing-translation policy ----------------------------------------------
     def languages_of(self, record: Record) -> tuple[str, ...]:
         """The languages `record` has a page in: all of them under "fallback", its own under "omit"."""
-        return languages_of(record, self.settings)
+        return pages_in(self.texts(record), self.settings)
+
+    def texts(self, record: Record) -> tuple[str, ...]:
+        """The languages `record` has text in: from the derived facts where the build keeps them (a
+        page that asks depends on that list, not on the record's text), else from the record."""
+        found: tuple[str, ...] | None = None
+        if record.kind == "entry":
+            found = self.derived.entry_langs.get(record.key)
+        elif record.kind == "story":
+            facts = self.derived.story_facts.get(record.key)
+            found = facts[4] if facts is not None else None
+        elif record.kind != "issue":
+            page = self.derived.page_langs.get(record.key)
+            found = page[1] if page is not None else None
+        return texts_of(record, self.settings) if found is None else found
 
     def available(self, record: Record) -> bool:
         """Whether `record` appears in this language (its page, index rows, links, feeds, sitemap)."""
@@ -196,7 +210,7 @@ class Planner(IssuePages, GlossaryPages):
 
     def text(self, record: Record) -> tuple[Mapping[str, Any], str]:
         """The record's text in this language, or the fallback language's, and which it is."""
-        texts = texts_of(record, self.settings)
+        texts = self.texts(record)
         lang = text_language(texts, self.lang, self.settings.languages)
         return (record.text(lang) if lang in texts else {}), lang
 

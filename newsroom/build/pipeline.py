@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import hashlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
@@ -149,7 +149,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         previous = None if full or not out.is_dir() else state.load(session, str(out))
         if previous is not None and previous.snapshot == snapshot:
             files = len(previous.outputs)
-            pages = sum(1 for o in previous.outputs.values() if (o.read()[1] or {}).get("sitemap"))
+            pages = sum(1 for o in previous.outputs.values() if (o.meta or {}).get("sitemap"))
             return BuildResult(pages, files, WriteStats(0, files, 0), [])
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
         memos = {name: state.Memo({}, replace=True) for name in MEMOS} if full \
@@ -168,22 +168,25 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     with remembered_references(memos["references"], memos["plain"]):
         renderer = PageRenderer(templates, settings.languages, shared)
         listed = list_pages(*tracked, settings, tracker, now, extra=True)
-        pages, metas = _stale_pages(listed, renderer, values, page_inputs, previous, out)
+        candidates = _candidates(previous, values)
+        pages, metas = _stale_pages(listed, renderer, values, page_inputs, previous, out, candidates)
         groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, previous, out,
-                                            {plan.output for plan, _ in listed})
+                                            {plan.output for plan, _ in listed}, candidates)
         made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
                               [memos["references"], memos["plain"]])
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
+    group_files = list(grouped)
+    del grouped  # `made` holds the bytes now, and lets them go once written (see _publish)
     sitemap = [PageSpec(plan.url, plan.lang, plan.template, {}, metas[plan.output]["twins"],
                         _date(metas[plan.output]["lastmod"])) for plan, _ in listed if plan.in_sitemap]
     site_wide = [*((asset.path, asset.data) for asset in assets),
                  ("sitemap.xml", render_sitemap(sitemap, settings.base_url, settings.default_language))]
-    made.update({path: _Made(data, state.Output(hashlib.sha256(data).hexdigest(), AGGREGATE, {}))
+    made.update({path: _Made(data, state.Output(hashlib.sha256(data).hexdigest(), AGGREGATE))
                  for path, data in site_wide})
-    claimed = [plan.output for plan, _ in listed] + kept_groups + list(grouped) + [path for path, _ in site_wide]
+    claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [path for path, _ in site_wide]
     collect((path, b"") for path in claimed)  # refuses two outputs for one path
-    stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos)
+    stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values)
     if email_out is not None:
         # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
         emails = [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]
@@ -236,22 +239,26 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
     return problems
 
 
-def _publish(engine: Engine, out: Path, made: Mapping[str, _Made], previous: state.Previous | None,
-             claimed: set[str], snapshot: str, memos: Mapping[str, state.Memo]) -> WriteStats:
+def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.Previous | None,
+             claimed: set[str], snapshot: str, memos: Mapping[str, state.Memo], values: Values) -> WriteStats:
     """Write what changed, remove what nothing makes, then record the new state (after the files).
 
-    `claimed` is every output of this build, `made` those it made (the rest are known unchanged).
+    `claimed` is every output of this build, `made` those it made (the rest are known unchanged);
+    it is emptied once the files are written, so their bytes are not held while the state is saved.
     """
     writes, outputs, removed = _changes(made, previous, out, claimed)
+    made.clear()
+    written = len(writes)
     # A small change replaces its files one by one; a large one (a template, a new issue in every
     # masthead) swaps in a whole new tree, where the links cost little beside the writes.
-    in_place = previous is not None and len(writes) + len(removed) <= len(claimed) // IN_PLACE_SHARE
+    in_place = previous is not None and written + len(removed) <= len(claimed) // IN_PLACE_SHARE
     apply_changes(out, writes, removed, in_place=in_place)
+    del writes
     with transaction(engine) as session:
         state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
-                   replace_all=previous is None)
+                   _graph(previous, outputs, removed, values), replace_all=previous is None)
         state.save_memos(session, memos)
-    return WriteStats(len(writes), len(claimed) - len(writes), len(removed))
+    return WriteStats(written, len(claimed) - written, len(removed))
 
 
 @dataclass(frozen=True)
@@ -261,14 +268,15 @@ class _Made:
 
 
 def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer, values: Values, inputs: str,
-                 previous: state.Previous | None,
-                 out: Path) -> tuple[list[tuple[PagePlan, Planner, str]], dict[str, Any]]:
+                 previous: state.Previous | None, out: Path,
+                 candidates: _Candidates | None) -> tuple[list[tuple[PagePlan, Planner, str]], dict[str, Any]]:
     """The pages whose recorded inputs changed (all of them without a previous state), each with its
     fingerprint, and the remembered sitemap entry (`meta`) of every other page.
 
     A page whose template, catalog and settings are the same and whose every
     recorded read still has the same value would be planned and rendered to the
-    same bytes: it is not planned at all.
+    same bytes: it is not planned at all. Only the reads of `candidates` (see
+    _candidates) can have changed; None: any page's.
     """
     stale: list[tuple[PagePlan, Planner, str]] = []
     metas: dict[str, Any] = {}
@@ -283,8 +291,8 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
         if known is None or known.fingerprint != fingerprint:
             stale.append((plan, planner, fingerprint))
             continue
-        deps, meta = known.read()
-        if meta is None or any(values(key) != value for key, value in deps.items()) or not (out / path).is_file():
+        meta = known.meta
+        if meta is None or _changed(path, known, values, candidates) or not (out / path).is_file():
             stale.append((plan, planner, fingerprint))
         else:
             metas[path] = meta
@@ -292,8 +300,9 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
 
 
 def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, values: Values,
-                  inputs: str, previous: state.Previous | None, out: Path,
-                  pages: set[str]) -> tuple[list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]], list[str]]:
+                  inputs: str, previous: state.Previous | None, out: Path, pages: set[str],
+                  candidates: _Candidates | None) -> tuple[list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]],
+                                                        list[str]]:
     """The groups of files made together from much of the content — each feed, each language's
     search index — that must be remade, and the paths of those kept.
 
@@ -301,13 +310,13 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
     else its files are kept as they are.
     """
     content, derived = tracked
-    members: dict[str, list[tuple[str, Mapping[str, str], str]]] = {}  # group → (path, deps, fingerprint)
+    members: dict[str, list[tuple[str, state.Output]]] = {}  # group → its files
     for path, output in (previous.outputs.items() if previous is not None else ()):
         if path in pages or output.fingerprint == AGGREGATE:
             continue
-        deps, meta = output.read()
+        meta = output.meta
         if meta is not None and "group" in meta:
-            members.setdefault(meta["group"], []).append((path, deps, output.fingerprint))
+            members.setdefault(meta["group"], []).append((path, output))
     stale: list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]] = []
     kept: list[str] = []
     for lang in settings.languages:
@@ -321,17 +330,89 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
         for group, make in groups.items():
             fingerprint = hashlib.sha256(f"{inputs}|{group}|{catalog_digest(lang)}".encode()).hexdigest()
             known = members.get(group, [])
-            if known and all(known_print == fingerprint for _, _, known_print in known) \
-                    and all(values(key) == value for _, deps, _ in known for key, value in deps.items()) \
-                    and all((out / path).is_file() for path, _, _ in known):
-                kept += [path for path, _, _ in known]
+            if known and all(output.fingerprint == fingerprint for _, output in known) \
+                    and not any(_changed(path, output, values, candidates) for path, output in known) \
+                    and all((out / path).is_file() for path, _ in known):
+                kept += [path for path, _ in known]
             else:
                 stale.append((group, make, fingerprint))
     return stale, kept
 
 
+@dataclass(frozen=True)
+class _Candidates:
+    """The outputs under a root whose value changed (see state.Graph), and those roots: only reads
+    under them can have changed."""
+
+    paths: set[str]
+    roots: set[str]
+
+
+def _candidates(previous: state.Previous | None, values: Values) -> _Candidates | None:
+    """Which outputs' reads can have changed; None (any output's, any read) without a graph."""
+    if previous is None or previous.graph is None:
+        return None
+    graph = previous.graph
+    roots = {root for root, value in graph.values.items() if values(root) != value}
+    return _Candidates({path for root in roots for path in graph.readers.get(root, ())}, roots)
+
+
+def _changed(path: str, output: state.Output, values: Values, candidates: _Candidates | None) -> bool:
+    """Whether any read of `output` now has another value."""
+    if candidates is None:
+        return any(values(key) != value for key, value in output.deps().items())
+    if path not in candidates.paths:
+        return False
+    roots, root = candidates.roots, values.root
+    return any(values(key) != value for key, value in output.deps().items() if root(key) in roots)
+
+
+def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output], removed: list[str],
+           values: Values) -> state.Graph:
+    """The graph after this build: the last one with the changed and removed outputs' reads taken
+    out and the changed ones' put in; every root's value now."""
+    known = previous.outputs if previous is not None else {}
+    redone = [path for path in (*changed, *removed) if path in known]
+    if previous is None or previous.graph is None or len(redone) > len(known) // 2:
+        # From the reads of every output: those kept decoded from the state, the rest as made.
+        readers: dict[str, list[str]] = {}
+        reads = {path: output for path, output in known.items() if path not in changed and path not in removed}
+        reads.update(changed)
+        for path, output in sorted(reads.items()):
+            for root in _roots(output, values):
+                readers.setdefault(root, []).append(path)
+    else:
+        readers = dict(previous.graph.readers)
+        touched: dict[str, set[str]] = {}
+        for path in redone:
+            before = set(_roots(known[path], values))
+            after = set(_roots(changed[path], values)) if path in changed else set()
+            for root in before - after:
+                touched.setdefault(root, set(readers.get(root, ()))).discard(path)
+            for root in after - before:
+                touched.setdefault(root, set(readers.get(root, ()))).add(path)
+        for path, output in changed.items():
+            if path not in known:
+                for root in _roots(output, values):
+                    touched.setdefault(root, set(readers.get(root, ()))).add(path)
+        for root, paths in touched.items():
+            if paths:
+                readers[root] = sorted(paths)
+            else:
+                readers.pop(root, None)
+    return state.Graph({root: values(root) for root in readers}, readers)
+
+
+def _roots(output: state.Output, values: Values) -> Iterable[str]:
+    """The roots an output read under: as its work found them, or from its stored reads."""
+    if output.roots is not None:
+        return output.roots
+    return {values.root(key) for key in output.deps()}
+
+
 def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker: Tracker) -> list[Any]:
-    """Plan and render one page: [bytes, reads, sitemap entry, its planner's id] (see _make)."""
+    """Plan and render one page: [bytes, reads, sitemap entry, its planner's id] (_make's `finish`
+    turns the reads into deps and the id into the deps' roots)."""
     tracker.take()
     spec = plan.make()
     assert spec.url == plan.url and spec.template == plan.template, (plan, spec.url, spec.template)
@@ -342,10 +423,10 @@ def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker
 
 
 def _group_work(make: Callable[[], list[tuple[str, bytes]]], tracker: Tracker) -> list[Any]:
-    """Make one group of files: [sorted (path, bytes), reads, None]."""
+    """Make one group of files: [sorted (path, bytes), reads, None, None] (see _page_work)."""
     tracker.take()
     files = sorted(make())
-    return [files, frozenset(tracker.take()), None]
+    return [files, frozenset(tracker.take()), None, None]
 
 
 def _make(pages: list[tuple[PagePlan, Planner, str]],
@@ -368,8 +449,11 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
     def finish(results: list[Any]) -> list[Any]:
         shared = {key: planner.shared_reads() for key, planner in planners.items()}
         for result in results:
-            if result[2] is not None:  # a page: its planner's id becomes that planner's shared reads
-                result[1] = result[1] | shared[result.pop()]
+            # A page's reads include its planner's shared reads; then each read gets its value and
+            # its root here, where the work ran (in a worker: in parallel, and sent back once).
+            reads = result[1] | shared[result[3]] if result[2] is not None else result[1]
+            result[1] = state.encode_reads({key: values(key) for key in sorted(reads)})
+            result[3] = tuple(sorted({values.root(key) for key in reads}))
         if results:
             results[-1].append([memo.drain() for memo in memos])
         return results
@@ -380,21 +464,22 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
     with progress_bar(len(works), progress) as bar:
         results = run_all(works, finish, bar)
     for result in results:
-        if len(result) > 3:
+        if len(result) > 4:
             for memo, (added, used) in zip(memos, result.pop()):
                 memo.merge(added, used)
     grouped: dict[str, _Made] = {}
-    for (group, _, fingerprint), (files, reads, _) in zip(groups, results[:offset]):
-        deps = {values.key(key): values(key) for key in sorted(reads)}
+    for (group, _, fingerprint), (files, reads, _, roots) in zip(groups, results[:offset]):
+        roots = tuple(map(values.key, roots))
         for index, (path, data) in enumerate(files):
             # The group's reads are stored once, with its first file.
             grouped[path] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint,
-                                                     {} if index else deps, {"group": group}))
+                                                     state.NO_READS if index else reads, {"group": group},
+                                                     roots=() if index else roots))
     made: dict[str, _Made] = {}
-    for (plan, _, fingerprint), (data, reads, meta) in zip(pages, results[offset:]):
-        deps = {values.key(key): values(key) for key in sorted(reads)}
+    for (plan, _, fingerprint), (data, reads, meta, roots) in zip(pages, results[offset:]):
         metas[plan.output] = meta
-        made[plan.output] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint, deps, meta))
+        made[plan.output] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint, reads, meta,
+                                                     roots=tuple(map(values.key, roots))))
     return made, grouped
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import JSON, LargeBinary, String, Text, UniqueConstraint, cast, delete, insert, or_, select
+from sqlalchemy import JSON, LargeBinary, String, UniqueConstraint, delete, insert, or_, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from newsroom.db.base import Base, IntPK
@@ -32,8 +32,6 @@ MARSHAL_TAG = f"marshal:{marshal.version}:{sys.version_info[0]}.{sys.version_inf
 NOT_CONTENT = frozenset({"build_outputs", "build_runs", "build_memos", "alembic_version"})
 #: Append-only tables: which rows exist says everything (revisions become corrections on issue pages).
 APPEND_ONLY = {"revisions": ("id",)}
-#: The key of an output's meta among its deps (no dependency key starts with "@").
-META = "@meta"
 
 
 class BuildOutput(Base):
@@ -47,7 +45,8 @@ class BuildOutput(Base):
     path: Mapped[str] = mapped_column(String(500))  # relative to the folder, with /
     digest: Mapped[str] = mapped_column(String(64))  # of the bytes written
     fingerprint: Mapped[str] = mapped_column(String(64))  # code, settings, templates, catalog
-    deps: Mapped[dict[str, Any]] = mapped_column(JSON)  # dependency key → value hash when built
+    reads: Mapped[bytes] = mapped_column(LargeBinary)  # see Output.reads
+    meta: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # see Output.meta
 
 
 class BuildRun(Base):
@@ -58,6 +57,17 @@ class BuildRun(Base):
     site: Mapped[str] = mapped_column(String(500), primary_key=True)
     snapshot: Mapped[str] = mapped_column(String(64))
     finished_at: Mapped[dt.datetime]
+    graph: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)  # see Graph
+
+
+def encode_reads(deps: Mapping[str, str]) -> bytes:
+    """An output's reads as stored: {key: value hash} as compressed JSON (the same reads, the same
+    bytes: a row is rewritten only when its reads or bytes changed)."""
+    return zlib.compress(json.dumps(deps, separators=(",", ":")).encode(), 1)
+
+
+#: The reads of an output made from nothing the graph tracks.
+NO_READS = encode_reads({})
 
 
 @dataclass(frozen=True)
@@ -66,20 +76,49 @@ class Output:
 
     digest: str
     fingerprint: str
-    deps: Mapping[str, str]
+    #: Every dependency key it read, with the hash of what the key named then (see encode_reads);
+    #: decoded only for outputs under a changed root (see Graph).
+    reads: bytes = NO_READS
     #: What the build needs of an output it does not remake: a page's sitemap entry, the group of
-    #: files made together (see build/pipeline.py). Stored with the deps, under META.
+    #: files made together (see build/pipeline.py).
     meta: Mapping[str, Any] | None = None
-    #: An output loaded from the database keeps its deps and meta as stored (JSON) until `read`:
-    #: decoding every output's deps at once would hold them all in memory.
-    raw: str | None = field(default=None, compare=False, repr=False)
+    #: The roots of the reads (see Graph), when the build that made the output worked them out.
+    roots: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
-    def read(self) -> tuple[Mapping[str, str], Mapping[str, Any] | None]:
-        """(deps, meta), decoded now when loaded from the database (not kept: ask once)."""
-        if self.raw is None:
-            return self.deps, self.meta
-        deps = json.loads(self.raw)
-        return deps, deps.pop(META, None)
+    def deps(self) -> dict[str, str]:
+        """{key: value hash}, decoded now (not kept: ask once)."""
+        return json.loads(zlib.decompress(self.reads))
+
+
+@dataclass
+class Graph:
+    """Who read what, by root: for each root (a record, one value of a derived mapping, a collection's
+    key list; see tracking.Values.root) the outputs that read a key under it, and its value then.
+
+    Every key's value is a function of its root's value, so an output none of whose roots changed
+    has no changed read: a build compares the roots (tens of thousands) and decodes and compares the
+    reads only of the outputs under a changed one, not every output's (a million reads at scale).
+    """
+
+    values: dict[str, str]
+    readers: dict[str, list[str]]
+
+    def encode(self) -> bytes:
+        return zlib.compress(MARSHAL_TAG + b"\n" + marshal.dumps([self.values, self.readers]), 1)
+
+    @staticmethod
+    def decode(data: bytes | None) -> Graph | None:
+        """The stored graph; None when there is none or another Python wrote it."""
+        if not data:
+            return None
+        try:
+            version, payload = zlib.decompress(data).split(b"\n", 1)
+            if version != MARSHAL_TAG:
+                return None
+            values, readers = marshal.loads(payload)
+        except (ValueError, EOFError, TypeError, zlib.error):
+            return None
+        return Graph(values, readers)
 
 
 @dataclass(frozen=True)
@@ -88,6 +127,7 @@ class Previous:
 
     snapshot: str
     outputs: Mapping[str, Output]
+    graph: Graph | None = None
 
 
 def snapshot(session: Session, inputs: str) -> str:
@@ -123,14 +163,14 @@ def load(session: Session, site: str) -> Previous | None:
     if run is None:
         return None
     rows = session.execute(select(BuildOutput.path, BuildOutput.digest, BuildOutput.fingerprint,
-                                  cast(BuildOutput.deps, Text)).where(BuildOutput.site == site))
-    return Previous(run.snapshot, {path: Output(digest, fingerprint, {}, None, raw)
-                                   for path, digest, fingerprint, raw in rows})
+                                  BuildOutput.reads, BuildOutput.meta).where(BuildOutput.site == site))
+    return Previous(run.snapshot, {path: Output(digest, fingerprint, reads, meta)
+                                   for path, digest, fingerprint, reads, meta in rows}, Graph.decode(run.graph))
 
 
 def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, Output],
-         removed: Iterable[str], now: dt.datetime, *, replace_all: bool = False) -> None:
-    """Record a finished build: rows for changed outputs, none for removed ones."""
+         removed: Iterable[str], now: dt.datetime, graph: Graph, *, replace_all: bool = False) -> None:
+    """Record a finished build: rows for changed outputs, none for removed ones, and the graph."""
     if replace_all:
         session.execute(delete(BuildOutput).where(BuildOutput.site == site))
     else:
@@ -139,15 +179,15 @@ def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, 
             session.execute(delete(BuildOutput).where(BuildOutput.site == site,
                                                       BuildOutput.path.in_(stale[start:start + 500])))
     rows = [{"site": site, "path": path, "digest": output.digest, "fingerprint": output.fingerprint,
-             "deps": {**output.deps, **({META: output.meta} if output.meta is not None else {})}}
+             "reads": output.reads, "meta": output.meta}
             for path, output in sorted(changed.items())]
     for start in range(0, len(rows), 2000):
         session.execute(insert(BuildOutput), rows[start:start + 2000])
     run = session.get(BuildRun, site)
     if run is None:
-        session.add(BuildRun(site=site, snapshot=snapshot_hash, finished_at=now))
+        session.add(BuildRun(site=site, snapshot=snapshot_hash, finished_at=now, graph=graph.encode()))
     else:
-        run.snapshot, run.finished_at = snapshot_hash, now
+        run.snapshot, run.finished_at, run.graph = snapshot_hash, now, graph.encode()
 
 
 class BuildMemo(Base):

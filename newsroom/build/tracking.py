@@ -67,6 +67,61 @@ class TrackedMapping(Mapping[Any, Any]):
         return len(self._data)
 
 
+@dataclasses.dataclass(frozen=True)
+class TrackedRecord(Record):
+    """A record whose fields note reads one by one, and each language's text field by field.
+
+    A page that shows a story's English headline depends on that headline, not on the
+    story's Hungarian text or its body: editing one language of a record leaves the other
+    language's pages alone, and editing a body leaves the lists that show headlines alone.
+    """
+
+    raw: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+    tracker: Tracker = dataclasses.field(default_factory=Tracker, compare=False, repr=False)
+    name: str = ""
+
+    def text(self, lang: str) -> Mapping[str, Any]:
+        return TrackedMapping(f"{self.name}{SEP}{lang}", self.raw.get(lang) or {}, self.tracker)
+
+    def has(self, lang: str) -> bool:
+        # Whether a language has text depends on its field list only (empty or not), not on the text.
+        self.tracker.note(f"{self.name}{SEP}{lang}{SEP}{ALL}")
+        return bool(self.raw.get(lang))
+
+
+def untracked(record: Record) -> Record:
+    """The plain record behind a view: for a value kept across pages whose reads already stand for
+    every field it will be asked for (see Planner.kept), so reading them again notes nothing."""
+    if isinstance(record, TrackedRecord):
+        return Record(record.kind, record.key, record.raw, record.content_hash, record.version)
+    return record
+
+
+class TrackedRecords(TrackedMapping):
+    """A collection of records: looking one up depends on its existence; its fields note their own reads."""
+
+    def __init__(self, name: str, data: Mapping[Any, Any], tracker: Tracker) -> None:
+        super().__init__(name, data, tracker)
+        self._views: dict[Any, TrackedRecord] = {}
+
+    def __getitem__(self, key: Any) -> Any:
+        """The record's view. A lookup that fails depends on the record's absence; one that succeeds
+        notes nothing itself: what the page shows of the record are reads of its fields, and the key
+        it looked up came from a read of its own (a list, a relation, a link target), which changes
+        when the record goes (or `check` stops the build: a relation or a link to nothing)."""
+        view = self._views.get(key)
+        if view is None:
+            record = self._data.get(key)
+            if record is None:
+                self._tracker.note(f"{self._name}{SEP}{EXISTS}{key}")
+                raise KeyError(key)
+            name = f"{self._name}{SEP}{key}"
+            view = self._views[key] = TrackedRecord(record.kind, record.key, TrackedMapping(name, record.data,
+                                                    self._tracker), record.content_hash, record.version,
+                                                    record.data, self._tracker, name)
+        return view
+
+
 class TrackedSequence(Sequence[Any]):
     """A read-only sequence: an index read depends on that position, anything else on the whole."""
 
@@ -126,9 +181,15 @@ def _wrap(name: str, value: Any, tracker: Tracker) -> Any:
     return value
 
 
+#: The fields of Content that hold records.
+RECORDS = ("entries", "pages", "issues", "stories")
+
+
 def track_content(content: Content, tracker: Tracker) -> TrackedContent:
-    """A view of `content` that notes reads into `tracker` (every mapping field, by field name)."""
-    fields = {f.name: _wrap(f"content.{f.name}", getattr(content, f.name), tracker)
+    """A view of `content` that notes reads into `tracker` (every mapping field, by field name; records
+    field by field)."""
+    fields = {f.name: TrackedRecords(f"content.{f.name}", getattr(content, f.name), tracker) if f.name in RECORDS
+              else _wrap(f"content.{f.name}", getattr(content, f.name), tracker)
               for f in dataclasses.fields(Content)}
     return TrackedContent(**fields, tracker=tracker, by_issue=stories_by_issue(content))
 
@@ -164,9 +225,9 @@ class Values:
         self._roots = {f"content.{f.name}": getattr(content, f.name) for f in dataclasses.fields(Content)}
         self._roots.update({f"derived.{f.name}": getattr(derived, f.name) for f in dataclasses.fields(derived)})
         self._by_issue = stories_by_issue(content)
-        self._stories = content.stories
         self._memo: dict[str, str] = {}
         self._keys: dict[str, str] = {}
+        self._root_of: dict[str, str] = {}
 
     def __call__(self, key: str) -> str:
         found = self._memo.get(key)
@@ -178,23 +239,49 @@ class Values:
         """One string object per key: pages' reads arrive from workers as copies of the same keys."""
         return self._keys.setdefault(key, key)
 
+    def root(self, key: str) -> str:
+        """The root a key reads under — one record, one value of a derived mapping, a collection's key
+        list, a whole sequence — itself a key, whose value determines the value of every key under it
+        (see state.Graph)."""
+        found = self._root_of.get(key)
+        if found is None:
+            name, _, item = key.partition(SEP)
+            root = self._roots.get(name)
+            first = item.partition(SEP)[0]
+            if name == "stories_of" or root is None:
+                found = key
+            elif first == ALL or not isinstance(root, Mapping):
+                found = f"{name}{SEP}{ALL}"
+            else:
+                found = f"{name}{SEP}{first[1:] if first.startswith(EXISTS) else first}"
+            self._root_of[key] = found
+        return found
+
     def _compute(self, key: str) -> str:
         name, _, item = key.partition(SEP)
-        if name == "stories_of":
-            keys = self._by_issue.get(int(item), ())
-            return digest(repr([(k, value_hash(self._stories[k])) for k in keys]))
-        root = self._roots.get(name)
-        if root is None:
+        if name == "stories_of":  # which stories, in order: their fields are read (and noted) one by one
+            return digest(repr(self._by_issue.get(int(item), ())))
+        value = self._roots.get(name)
+        if value is None:
             return ABSENT
-        if item == ALL:
-            return digest(repr(list(root) if isinstance(root, Mapping) else root))
-        if isinstance(root, Mapping):
-            if item.startswith(EXISTS):
-                return ABSENT if _lookup(root, item[1:]) is _MISSING else "+"
-            found = _lookup(root, item)
-            return ABSENT if found is _MISSING else value_hash(found)
-        position = int(item)
-        return value_hash(root[position]) if position < len(root) else ABSENT
+        parts = item.split(SEP)
+        last = len(parts) - 1
+        for depth, part in enumerate(parts):  # a collection, then a record's fields, then a text's fields
+            if isinstance(value, Record):
+                value = value.data
+            if part == ALL and depth == last:
+                return digest(repr(list(value) if isinstance(value, Mapping) else value))
+            if isinstance(value, Mapping):
+                if part.startswith(EXISTS) and depth == last:
+                    return ABSENT if _lookup(value, part[1:]) is _MISSING else "+"
+                value = _lookup(value, part)
+            elif isinstance(value, (tuple, list)) and part.isdigit():
+                value = value[int(part)] if int(part) < len(value) else _MISSING
+            else:
+                value = _MISSING
+            if value is _MISSING:
+                return ABSENT
+        return value_hash(value)
 
 
 _MISSING = object()
