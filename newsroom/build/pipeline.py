@@ -301,7 +301,7 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
 
 def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, values: Values,
                   inputs: str, previous: state.Previous | None, out: Path, pages: set[str],
-                  candidates: _Candidates | None) -> tuple[list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]],
+                  candidates: _Candidates | None) -> tuple[list[tuple[str, Callable[[], Any], str]],
                                                         list[str]]:
     """The groups of files made together from much of the content — each feed, each language's
     search index — that must be remade, and the paths of those kept.
@@ -317,15 +317,14 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
         meta = output.meta
         if meta is not None and "group" in meta:
             members.setdefault(meta["group"], []).append((path, output))
-    stale: list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]] = []
+    stale: list[tuple[str, Callable[[], Any], str]] = []
     kept: list[str] = []
     for lang in settings.languages:
         folder = urls.search_index(lang)
         groups = {
             **{f"feeds/{lang}/{name}": make for name, make in feed_groups(content, derived, settings, lang).items()},
-            f"search/{lang}": lambda lang=lang, folder=folder: [
-                (folder + relative, data) for relative, data in search.index_files(search.documents(
-                    Planner(content, derived, settings, lang, now))).items()],
+            f"search/{lang}": partial(_search_index, partial(Planner, content, derived, settings, lang, now), folder,
+                                      out, members.get(f"search/{lang}", [])),
         }
         for group, make in groups.items():
             fingerprint = hashlib.sha256(f"{inputs}|{group}|{catalog_digest(lang)}".encode()).hexdigest()
@@ -337,6 +336,28 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
             else:
                 stale.append((group, make, fingerprint))
     return stale, kept
+
+
+def _search_index(planner: Callable[[], Planner], folder: str, out: Path,
+                  known: list[tuple[str, state.Output]]) -> tuple[list[tuple[str, bytes]], dict[str, Any]]:
+    """One language's search index, and the digests of its documents (kept in its first file's
+    meta): the next build updates the last index, read back from the published files, when
+    every one of them is as this state recorded it. The planner is made here, where the group's
+    reads are noted."""
+    docs = search.documents(planner())
+    previous = None
+    digests = next((output.meta["docs"] for _, output in known if output.meta and "docs" in output.meta), None)
+    shards = sorted((path, output) for path, output in known if path.startswith(folder + "shards/"))
+    if digests is not None and shards:
+        try:
+            data = [(out / path).read_bytes() for path, _ in shards]
+        except OSError:
+            data = []
+        if len(data) == len(shards) and all(hashlib.sha256(item).hexdigest() == output.digest
+                                            for item, (_, output) in zip(data, shards)):
+            previous = (digests, data)
+    files = [(folder + relative, data) for relative, data in search.index_files(docs, previous).items()]
+    return files, {"docs": [search.doc_digest(doc) for doc in docs]}
 
 
 @dataclass(frozen=True)
@@ -422,15 +443,17 @@ def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker
     return [data, spec.reads | tracker.take(), meta, id(planner)]
 
 
-def _group_work(make: Callable[[], list[tuple[str, bytes]]], tracker: Tracker) -> list[Any]:
-    """Make one group of files: [sorted (path, bytes), reads, None, None] (see _page_work)."""
+def _group_work(make: Callable[[], Any], tracker: Tracker) -> list[Any]:
+    """Make one group of files: [sorted (path, bytes), reads, what its first file's meta adds, None]
+    (see _page_work). `make` returns the files, or the files and that meta."""
     tracker.take()
-    files = sorted(make())
-    return [files, frozenset(tracker.take()), None, None]
+    made = make()
+    files, extra = made if isinstance(made, tuple) else (made, {})
+    return [sorted(files), frozenset(tracker.take()), extra, None]
 
 
 def _make(pages: list[tuple[PagePlan, Planner, str]],
-          groups: list[tuple[str, Callable[[], list[tuple[str, bytes]]], str]], renderer: PageRenderer,
+          groups: list[tuple[str, Callable[[], Any], str]], renderer: PageRenderer,
           tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool,
           memos: list[state.Memo]) -> tuple[dict[str, _Made], dict[str, _Made]]:
     """Make the stale groups and pages, over the available cores; returns (pages made, group files made).
@@ -451,7 +474,7 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
         for result in results:
             # A page's reads include its planner's shared reads; then each read gets its value and
             # its root here, where the work ran (in a worker: in parallel, and sent back once).
-            reads = result[1] | shared[result[3]] if result[2] is not None else result[1]
+            reads = result[1] | shared[result[3]] if result[3] is not None else result[1]
             result[1] = state.encode_reads({key: values(key) for key in sorted(reads)})
             result[3] = tuple(sorted({values.root(key) for key in reads}))
         if results:
@@ -468,12 +491,13 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
             for memo, (added, used) in zip(memos, result.pop()):
                 memo.merge(added, used)
     grouped: dict[str, _Made] = {}
-    for (group, _, fingerprint), (files, reads, _, roots) in zip(groups, results[:offset]):
+    for (group, _, fingerprint), (files, reads, extra, roots) in zip(groups, results[:offset]):
         roots = tuple(map(values.key, roots))
         for index, (path, data) in enumerate(files):
-            # The group's reads are stored once, with its first file.
+            # The group's reads (and what its maker remembers) are stored once, with its first file.
             grouped[path] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint,
-                                                     state.NO_READS if index else reads, {"group": group},
+                                                     state.NO_READS if index else reads,
+                                                     {"group": group} if index else {"group": group, **extra},
                                                      roots=() if index else roots))
     made: dict[str, _Made] = {}
     for (plan, _, fingerprint), (data, reads, meta, roots) in zip(pages, results[offset:]):

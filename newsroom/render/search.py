@@ -11,6 +11,8 @@ same way the script does, so tests exercise the real index.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import re
 import unicodedata
@@ -139,29 +141,75 @@ def name_suffixes(names: str) -> set[str]:
     return {token[start:] for token in tokens(names) for start in range(1, len(token) - MIN_SUFFIX + 1)}
 
 
-def index_files(docs: Iterable[SearchDocument]) -> dict[str, bytes]:
+def doc_digest(doc: SearchDocument) -> str:
+    """What an index holds of a document, hashed: the same digest, the same tokens and chunk row."""
+    return hashlib.blake2b(repr(dataclasses.astuple(doc)).encode("utf-8", "surrogatepass"),
+                           digest_size=8).hexdigest()
+
+
+def _doc_tokens(doc: SearchDocument) -> set[str]:
+    return set(tokens(doc.text)) | name_suffixes(doc.names)
+
+
+def _postings(docs: list[SearchDocument], previous: tuple[list[str], list[bytes]] | None) -> dict[str, list[int]]:
+    """{token: sorted ids of the documents containing it}.
+
+    With `previous` — the digests of the documents the last index was made from, and its shard
+    files — and as many documents as then (ids are positions), only documents whose digest changed
+    are tokenised again: their ids leave every token and join their new ones.
+    """
+    if previous is not None and len(previous[0]) == len(docs):
+        digests, shards = previous
+        postings: dict[str, list[int]] = {}
+        for data in shards:
+            postings.update(json.loads(data))
+        changed = {number for number, (doc, known) in enumerate(zip(docs, digests)) if doc_digest(doc) != known}
+        if changed:
+            for token, ids in list(postings.items()):
+                if not changed.isdisjoint(ids):
+                    kept = [number for number in ids if number not in changed]
+                    if kept:
+                        postings[token] = kept
+                    else:
+                        del postings[token]
+            added: dict[str, list[int]] = {}
+            for number in sorted(changed):
+                for token in _doc_tokens(docs[number]):
+                    added.setdefault(token, []).append(number)
+            for token, ids in added.items():
+                postings[token] = sorted([*postings.get(token, ()), *ids])
+        return postings
+    found: dict[str, list[int]] = {}
+    for number, doc in enumerate(docs):
+        for token in _doc_tokens(doc):
+            found.setdefault(token, []).append(number)  # ids ascend: documents in order
+    return found
+
+
+def index_files(docs: Iterable[SearchDocument],
+                previous: tuple[list[str], list[bytes]] | None = None) -> dict[str, bytes]:
     """{path relative to the index folder: bytes}: meta.json, shards/<c>.json and docs/<n>.json.
 
     A shard maps each token to the sorted ids of the documents containing it;
     document `i` lives in chunk `i // CHUNK` as `[kind, title, url, snippet]`, plus the text's
     language when it is a fallback (the page shows it marked as not yet translated).
+    `previous` lets an index be updated rather than made anew (see `_postings`).
     """
     docs = list(docs)
-    postings: dict[str, dict[str, set[int]]] = {}
-    for number, doc in enumerate(docs):
-        for token in set(tokens(doc.text)) | name_suffixes(doc.names):
-            postings.setdefault(shard_of(token), {}).setdefault(token, set()).add(number)
+    postings: dict[str, dict[str, list[int]]] = {}
+    for token, ids in _postings(docs, previous).items():
+        postings.setdefault(shard_of(token), {})[token] = ids
     shards: dict[str, bytes] = {}
     for key, table in postings.items():
-        data = _json({token: sorted(ids) for token, ids in sorted(table.items())})
+        data = _json(dict(sorted(table.items())))
         if len(data) <= SPLIT_BYTES or key == "_":
             shards[key] = data
             continue
-        halves: dict[str, dict[str, set[int]]] = {}
+        halves: dict[str, dict[str, list[int]]] = {}
         for token, ids in table.items():
             halves.setdefault(split_key(token), {})[token] = ids
         for half, part in halves.items():
-            shards[half] = _json({token: sorted(ids) for token, ids in sorted(part.items())})
+            shards[half] = _json(dict(sorted(part.items())))
     files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK, "shards": sorted(shards)})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
     for start in range(0, len(docs), CHUNK):
