@@ -8,10 +8,10 @@ catalog, settings or the code. A page whose inputs did not change is not even
 planned: the pages are listed first (cheap), and only the stale ones are
 planned and rendered, in forked workers when there are enough (see
 `_make`). Each feed and each language's search index is a group of files
-made together, kept or remade by the same rule. Assets and the sitemap (made
-from every page's remembered sitemap entry) are remade on every build that
-changed anything and written only when their bytes differ. `full=True`
-ignores the state.
+made together, kept or remade by the same rule. Assets are remade on every
+build that changed anything and written only when their bytes differ; the
+sitemap (made from every page's remembered sitemap entry) when any entry
+changed. `full=True` ignores the state.
 
 The latest issue's emails go to their own folder, written whole and
 atomically after the site (they are not pages of the site).
@@ -55,7 +55,7 @@ from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
 
 #: Namespaces of remembered results (state.BuildMemo).
-MEMOS = ("records", "references", "mentions", "plain", "checks")
+MEMOS = ("records", "references", "mentions", "plain", "checks", "templates")
 #: Those a build reads only in part: the texts it renders and the records that changed.
 PARTIAL_MEMOS = ("references", "plain")
 #: Fewer unknown texts than this are parsed by `check` itself, without forking.
@@ -66,6 +66,7 @@ MAX_TEXTS = 50
 IN_PLACE_SHARE = 10
 #: The fingerprint of outputs remade on every build (their bytes decide whether they are written).
 AGGREGATE = "aggregate"
+SITEMAP = "sitemap.xml"
 
 
 @dataclass(frozen=True)
@@ -152,8 +153,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
             pages = sum(1 for o in previous.outputs.values() if (o.meta or {}).get("sitemap"))
             return BuildResult(pages, files, WriteStats(0, files, 0), [])
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
-        memos = {name: state.Memo({}, replace=True) for name in MEMOS} if full \
-            else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
+        memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
         content = load_content(session, memos["records"])
     with remembered_references(memos["references"], memos["plain"]):
         fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
@@ -166,7 +166,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     # The template folder is no input of a page here: its fingerprint names the templates it used.
     page_inputs = f"{code_version()}|{settings!r}|drafts={drafts}|public={public}|{untracked_fields(derived)}"
     with remembered_references(memos["references"], memos["plain"]):
-        renderer = PageRenderer(templates, settings.languages, shared)
+        renderer = PageRenderer(templates, settings.languages, shared, memos["templates"])
         listed = list_pages(*tracked, settings, tracker, now, extra=True)
         candidates = _candidates(previous, values)
         pages, metas = _stale_pages(listed, renderer, values, page_inputs, previous, out, candidates)
@@ -180,11 +180,17 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     del grouped  # `made` holds the bytes now, and lets them go once written (see _publish)
     sitemap = [PageSpec(plan.url, plan.lang, plan.template, {}, metas[plan.output]["twins"],
                         _date(metas[plan.output]["lastmod"])) for plan, _ in listed if plan.in_sitemap]
-    site_wide = [*((asset.path, asset.data) for asset in assets),
-                 ("sitemap.xml", render_sitemap(sitemap, settings.base_url, settings.default_language))]
-    made.update({path: _Made(data, state.Output(hashlib.sha256(data).hexdigest(), AGGREGATE))
-                 for path, data in site_wide})
-    claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [path for path, _ in site_wide]
+    made.update({asset.path: _Made(asset.data, state.Output(hashlib.sha256(asset.data).hexdigest(), AGGREGATE))
+                 for asset in assets})
+    # The sitemap is made from every page's entry: remade when any entry (or the list) changed.
+    entries = hashlib.sha256(repr((settings.base_url, settings.default_language, code_version(),
+                                   [(page.url, page.lang, page.twins, page.lastmod) for page in sitemap])).encode())
+    known_map = previous.outputs.get(SITEMAP) if previous is not None else None
+    if known_map is None or known_map.fingerprint != entries.hexdigest() or not (out / SITEMAP).is_file():
+        data = render_sitemap(sitemap, settings.base_url, settings.default_language)
+        made[SITEMAP] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), entries.hexdigest()))
+    claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [asset.path for asset in assets] \
+        + [SITEMAP]
     collect((path, b"") for path in claimed)  # refuses two outputs for one path
     stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values)
     if email_out is not None:
@@ -344,20 +350,23 @@ def _search_index(planner: Callable[[], Planner], folder: str, out: Path,
     meta): the next build updates the last index, read back from the published files, when
     every one of them is as this state recorded it. The planner is made here, where the group's
     reads are noted."""
-    docs = search.documents(planner())
-    previous = None
-    digests = next((output.meta["docs"] for _, output in known if output.meta and "docs" in output.meta), None)
-    shards = sorted((path, output) for path, output in known if path.startswith(folder + "shards/"))
-    if digests is not None and shards:
+    docs = search.sources(planner())
+    files = {path: output for path, output in known}
+    remembered = next((output.meta["docs"] for output in files.values() if output.meta and "docs" in output.meta),
+                      None)
+    last = None
+    if remembered is not None:
         try:
-            data = [(out / path).read_bytes() for path, _ in shards]
+            data = {path: (out / path).read_bytes() for path in files}
         except OSError:
-            data = []
-        if len(data) == len(shards) and all(hashlib.sha256(item).hexdigest() == output.digest
-                                            for item, (_, output) in zip(data, shards)):
-            previous = (digests, data)
-    files = [(folder + relative, data) for relative, data in search.index_files(docs, previous).items()]
-    return files, {"docs": [search.doc_digest(doc) for doc in docs]}
+            data = {}
+        if data and all(hashlib.sha256(item).hexdigest() == files[path].digest for path, item in data.items()):
+            shards = [item for path, item in sorted(data.items()) if path.startswith(folder + "shards/")]
+            chunks = {int(path[len(folder + "docs/"):-len(".json")]): item for path, item in data.items()
+                      if path.startswith(folder + "docs/")}
+            last = search.LastIndex(remembered, shards, chunks)
+    made = search.index_files(docs, last)
+    return [(folder + relative, data) for relative, data in made.items()], {"docs": [doc.digest() for doc in docs]}
 
 
 @dataclass(frozen=True)

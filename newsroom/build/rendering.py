@@ -23,11 +23,12 @@ from typing import Any
 from tqdm import tqdm
 
 from newsroom.build.pages import PagePlan, PageSpec
+from newsroom.build.state import Memo
 from newsroom.render.html import catalog_digest, environment, render, template_fingerprint, used_templates
 
 #: Below this many works (a page, a feed, a search index) a process pool costs more than it saves:
-#: forking takes tens of milliseconds, one archive page or search index hundreds.
-PARALLEL_MIN = 16
+#: forking takes tens of milliseconds, one archive page or search index a hundred or more.
+PARALLEL_MIN = 4
 #: The most works sent to a worker at once.
 CHUNK = 64
 
@@ -39,8 +40,10 @@ class PageRenderer:
     names, whether this is a preview); it is part of every page's fingerprint.
     """
 
-    def __init__(self, templates: Path, languages: Iterable[str], shared: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, templates: Path, languages: Iterable[str], shared: Mapping[str, Any] | None = None,
+                 memo: Memo | None = None) -> None:
         self.templates = templates
+        self.memo = memo  # remembers which templates each one uses, across builds
         self.envs = {lang: environment(lang, templates) for lang in languages}
         self.shared: Mapping[str, Any] = dict(shared or {})
         self._shared_repr = repr(sorted(self.shared.items()))
@@ -53,7 +56,7 @@ class PageRenderer:
         """What a page's bytes depend on besides its content: its template sources, catalog and shared values."""
         key = (template, lang)
         if key not in self._fingerprints:
-            sources = template_fingerprint(self.envs[lang], template, self.templates)
+            sources = template_fingerprint(self.envs[lang], template, self.templates, self.memo)
             self._fingerprints[key] = hashlib.sha256(
                 f"{sources}:{catalog_digest(lang)}:{self._shared_repr}".encode()).hexdigest()
         return self._fingerprints[key]
@@ -61,7 +64,7 @@ class PageRenderer:
     def compile(self, pages: Iterable[PageSpec | PagePlan]) -> None:
         """Compile every template the pages (planned or only listed) use, and what they include, before any fork."""
         for template, lang in sorted({(page.template, page.lang) for page in pages}):
-            for name in used_templates(self.envs[lang], template) or [template]:
+            for name in used_templates(self.envs[lang], template, self.memo) or [template]:
                 self.envs[lang].get_template(name)
 
 

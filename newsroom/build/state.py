@@ -212,9 +212,14 @@ class BuildMemo(Base):
 SHARDS = "0123456789abcdef"
 
 
-def shard_of(key: str) -> str:
-    first = key[:1]
-    return first if first and first in SHARDS else "_"
+def shard_of(key: str, width: int = 1) -> str:
+    """The shard of a key: its first `width` characters when they are hex digits, else "_"."""
+    first = key[:width]
+    return first if len(first) == width and all(char in SHARDS for char in first) else "_"
+
+
+def shard_names(width: int) -> list[str]:
+    return [*("".join(chars) for chars in itertools.product(SHARDS, repeat=width)), "_"]
 
 
 class Memo:
@@ -231,16 +236,20 @@ class Memo:
     """
 
     def __init__(self, known: Mapping[str, Any] | None = None, *, replace: bool = False,
-                 stored: Mapping[str, bytes] | None = None, collect: bool = True) -> None:
+                 stored: Mapping[str, bytes] | None = None, collect: bool = True, width: int = 1) -> None:
+        self.width = width  # of a shard's name: a namespace read in part has 256 small shards
         self.known = dict(known or {})
         self.replace = replace  # a full build: what is stored is not read, and is replaced
         self.collect = collect
         self.used: set[str] = set()
         self.added: dict[str, Any] = {}
         self._stored = dict(stored or {})  # shard → its stored bytes, until decoded
-        self._sizes: Counter[str] = Counter(shard_of(key) for key in self.known)  # results per decoded shard
+        self._sizes: Counter[str] = Counter(self._shard(key) for key in self.known)  # results per decoded shard
         self._undrained: list[str] = []  # used since the last drain
         self._drained_added = 0  # how many of `added` were drained
+
+    def _shard(self, key: str) -> str:
+        return shard_of(key, self.width)
 
     def _decode(self, shard: str) -> None:
         data = self._stored.pop(shard, None)
@@ -253,7 +262,7 @@ class Memo:
         if key in self.added:
             return self.added[key]
         if self._stored:
-            self._decode(shard_of(key))
+            self._decode(self._shard(key))
         found = self.known.get(key)
         if found is not None and key not in self.used:
             self.used.add(key)
@@ -274,7 +283,7 @@ class Memo:
         self.added.update(added)
         for key in used:
             if self._stored:
-                self._decode(shard_of(key))
+                self._decode(self._shard(key))
             if key in self.known:
                 self.used.add(key)
         self._drained_added = len(self.added)  # nothing to send on: this is where it goes
@@ -286,8 +295,8 @@ class Memo:
         if self.collect:
             for shard in list(self._stored):
                 self._decode(shard)
-        used = Counter(shard_of(key) for key in self.used)
-        fresh = {shard_of(key) for key in self.added}
+        used = Counter(self._shard(key) for key in self.used)
+        fresh = {self._shard(key) for key in self.added}
         known = self._sizes
         chosen: dict[str, dict[str, Any]] = {
             shard: {} for shard in sorted({*known, *self._stored, *fresh})
@@ -296,24 +305,31 @@ class Memo:
         for shard in chosen:
             self._decode(shard)
         for key in (self.used if self.collect else self.known):
-            if shard_of(key) in chosen:
-                chosen[shard_of(key)][key] = self.known[key]
+            if self._shard(key) in chosen:
+                chosen[self._shard(key)][key] = self.known[key]
         for key, value in self.added.items():
-            chosen[shard_of(key)][key] = value
+            chosen[self._shard(key)][key] = value
         return chosen
+
+
+def fresh_memos(namespaces: Iterable[str], partial: Iterable[str] = ()) -> dict[str, Memo]:
+    """Empty memos that replace what is stored (a full build), sharded as `load_memos` reads them."""
+    return {name: Memo(replace=True, collect=name not in partial, width=2 if name in partial else 1)
+            for name in namespaces}
 
 
 def load_memos(session: Session, namespaces: Iterable[str], partial: Iterable[str] = ()) -> dict[str, Memo]:
     """The stored shards of `namespaces`, in one query (decoded on use); those in `partial` are
     read only in part by a build, so kept whole (see Memo)."""
     names, partial = list(namespaces), set(partial)
-    shards = [f"{name}/{shard}" for name in names for shard in (*SHARDS, "_")]
+    widths = {name: 2 if name in partial else 1 for name in names}
+    shards = [f"{name}/{shard}" for name in names for shard in shard_names(widths[name])]
     stored: dict[str, dict[str, bytes]] = {name: {} for name in names}
     for namespace, data in session.execute(
             select(BuildMemo.namespace, BuildMemo.data).where(BuildMemo.namespace.in_(shards))):
         name, _, shard = namespace.partition("/")
         stored[name][shard] = data
-    return {name: Memo(stored=stored[name], collect=name not in partial) for name in names}
+    return {name: Memo(stored=stored[name], collect=name not in partial, width=widths[name]) for name in names}
 
 
 def _decode(data: bytes) -> dict[str, Any]:

@@ -15,14 +15,30 @@ import hashlib
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import ChainableUndefined, Environment, FileSystemLoader, meta, select_autoescape
+from jinja2 import ChainableUndefined, Environment, FileSystemBytecodeCache, FileSystemLoader, meta, select_autoescape
 
 from newsroom import PROJECT_ROOT
 from newsroom.i18n import catalog_path, translations
 
+if TYPE_CHECKING:
+    from newsroom.build.state import Memo
+
 TEMPLATES = PROJECT_ROOT / "templates"
+
+
+def _bytecode_cache() -> FileSystemBytecodeCache | None:
+    """Compiled templates, kept between processes (each build is one) in the user's temporary folder,
+    under a hash of the template's path and checked against a hash of its source; none where that
+    folder cannot be made."""
+    try:
+        return FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
+
+
+BYTECODE = _bytecode_cache()
 
 
 def folder_digest(folder: Path) -> str:
@@ -61,6 +77,7 @@ def _environment(lang: str, templates: Path, _folder: str, _catalog: str) -> Env
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=False,
+        bytecode_cache=BYTECODE,
     )
     env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
@@ -74,15 +91,24 @@ def render(template: str, lang: str, context: Mapping[str, Any], templates: Path
     return env.get_template(template).render(**context).encode("utf-8")
 
 
-def used_templates(env: Environment, template: str) -> list[str] | None:
+def used_templates(env: Environment, template: str, memo: Memo | None = None) -> list[str] | None:
     """`template` and every template it extends, includes or imports; None when a name is computed.
 
-    Parsing is cached under the folder's digest: it costs more than rendering a page.
+    Parsing is cached under the folder's digest, and remembered in `memo` (the build's) across
+    builds: it costs more than rendering a page.
     """
     assert isinstance(env.loader, FileSystemLoader)
     folder = Path(env.loader.searchpath[0])
-    found = _used_templates(_Parser(env), template, folder, folder_digest(folder))
-    return list(found) if found is not None else None
+    digest = folder_digest(folder)
+    key = hashlib.sha1(f"{digest}|{template}".encode()).hexdigest()
+    known = memo.get(key) if memo is not None else None
+    if known is not None:
+        return known[0]
+    found = _used_templates(_Parser(env), template, folder, digest)
+    names = list(found) if found is not None else None
+    if memo is not None:
+        memo.put(key, [names])
+    return names
 
 
 class _Parser:
@@ -117,9 +143,9 @@ def _used_templates(parser: _Parser, template: str, _folder: Path, _digest: str)
     return tuple(sorted(seen))
 
 
-def template_fingerprint(env: Environment, template: str, folder: Path) -> str:
+def template_fingerprint(env: Environment, template: str, folder: Path, memo: Memo | None = None) -> str:
     """A hash of the sources `template` renders from (the whole folder when that can't be known)."""
-    names = used_templates(env, template)
+    names = used_templates(env, template, memo)
     if names is None:
         return folder_digest(folder)
     digest = hashlib.sha256()

@@ -11,7 +11,6 @@ same way the script does, so tests exercise the real index.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import re
@@ -104,31 +103,60 @@ class SearchDocument:
     text_lang: str = ""
 
 
-def documents(planner: Planner) -> list[SearchDocument]:
+@dataclass(frozen=True)
+class DocumentSource:
+    """A document as its record gives it, before its Markdown is made plain: what decides the
+    document, cheap to hash, so an index update makes plain only the documents that changed."""
+
+    kind: str
+    title: str
+    url: str
+    #: Plain words first (headline; headword and aliases), then Markdown: the first Markdown text
+    #: is also the snippet's (definition; summary).
+    words: tuple[str, ...]
+    markdown: tuple[str, ...]
+    names: str = ""
+    text_lang: str = ""
+
+    def digest(self) -> str:
+        """The same digest, the same document (tokens and chunk row)."""
+        fields = "\x1f".join((self.kind, self.title, self.url, *self.words, "\x1e", *self.markdown, "\x1e",
+                              self.names, self.text_lang))
+        return hashlib.blake2b(fields.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+    def document(self) -> SearchDocument:
+        plain = [plain_text(text) for text in self.markdown]
+        return SearchDocument(self.kind, self.title, self.url, _snippet(plain[0]), " ".join([*self.words, *plain]),
+                              self.names, self.text_lang)
+
+
+def sources(planner: Planner) -> list[DocumentSource]:
     """The glossary entries (headword, aliases, definition) and stories of the planner's language."""
-    docs = []
+    found = []
     content = planner.content
     for slug, entry in content.entries.items():
         if not planner.available(entry):
             continue
         text, text_lang = planner.text(entry)
-        definition = plain_text(text.get("definition") or "")
-        searchable = " ".join([text.get("headword") or slug, *(text.get("aliases") or []), definition])
-        names = " ".join([text.get("headword") or slug, *(text.get("aliases") or [])])
-        docs.append(SearchDocument("entry", text.get("headword") or slug,
-                                   planner.href(urls.entry(planner.lang, slug)), _snippet(definition), searchable,
-                                   names, "" if text_lang == planner.lang else text_lang))
+        names = (text.get("headword") or slug, *(text.get("aliases") or []))
+        found.append(DocumentSource("entry", text.get("headword") or slug, planner.href(urls.entry(planner.lang, slug)),
+                                    names, (text.get("definition") or "",), " ".join(names),
+                                    "" if text_lang == planner.lang else text_lang))
     for slug, story in content.stories.items():
         number = story.data["issue"]
         if number not in planner.issues or not planner.available(story):
             continue
         text, text_lang = planner.text(story)
-        summary = plain_text(text.get("summary") or "")
-        searchable = " ".join([text.get("headline") or "", summary, plain_text(text.get("body") or "")])
-        docs.append(SearchDocument("story", text.get("headline") or slug,
-                                   planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
-                                   _snippet(summary), searchable, "", "" if text_lang == planner.lang else text_lang))
-    return docs
+        found.append(DocumentSource("story", text.get("headline") or slug,
+                                    planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
+                                    (text.get("headline") or "",), (text.get("summary") or "", text.get("body") or ""),
+                                    "", "" if text_lang == planner.lang else text_lang))
+    return found
+
+
+def documents(planner: Planner) -> list[SearchDocument]:
+    """Every document of the planner's language (see `sources`), made plain."""
+    return [source.document() for source in sources(planner)]
 
 
 def _snippet(text: str) -> str:
@@ -141,81 +169,102 @@ def name_suffixes(names: str) -> set[str]:
     return {token[start:] for token in tokens(names) for start in range(1, len(token) - MIN_SUFFIX + 1)}
 
 
-def doc_digest(doc: SearchDocument) -> str:
-    """What an index holds of a document, hashed: the same digest, the same tokens and chunk row."""
-    return hashlib.blake2b(repr(dataclasses.astuple(doc)).encode("utf-8", "surrogatepass"),
-                           digest_size=8).hexdigest()
-
-
 def _doc_tokens(doc: SearchDocument) -> set[str]:
     return set(tokens(doc.text)) | name_suffixes(doc.names)
 
 
-def _postings(docs: list[SearchDocument], previous: tuple[list[str], list[bytes]] | None) -> dict[str, list[int]]:
-    """{token: sorted ids of the documents containing it}.
-
-    With `previous` — the digests of the documents the last index was made from, and its shard
-    files — and as many documents as then (ids are positions), only documents whose digest changed
-    are tokenised again: their ids leave every token and join their new ones.
-    """
-    if previous is not None and len(previous[0]) == len(docs):
-        digests, shards = previous
-        postings: dict[str, list[int]] = {}
-        for data in shards:
-            postings.update(json.loads(data))
-        changed = {number for number, (doc, known) in enumerate(zip(docs, digests)) if doc_digest(doc) != known}
-        if changed:
-            for token, ids in list(postings.items()):
-                if not changed.isdisjoint(ids):
-                    kept = [number for number in ids if number not in changed]
-                    if kept:
-                        postings[token] = kept
-                    else:
-                        del postings[token]
-            added: dict[str, list[int]] = {}
-            for number in sorted(changed):
-                for token in _doc_tokens(docs[number]):
-                    added.setdefault(token, []).append(number)
-            for token, ids in added.items():
-                postings[token] = sorted([*postings.get(token, ()), *ids])
-        return postings
-    found: dict[str, list[int]] = {}
-    for number, doc in enumerate(docs):
-        for token in _doc_tokens(doc):
-            found.setdefault(token, []).append(number)  # ids ascend: documents in order
-    return found
+def _row(doc: SearchDocument) -> list[str]:
+    """A document's row in its chunk file."""
+    return [doc.kind, doc.title, doc.url, doc.snippet, *([doc.text_lang] if doc.text_lang else [])]
 
 
-def index_files(docs: Iterable[SearchDocument],
-                previous: tuple[list[str], list[bytes]] | None = None) -> dict[str, bytes]:
+@dataclass(frozen=True)
+class LastIndex:
+    """An index as the last build made it: its documents' digests, its shard and chunk files."""
+
+    digests: list[str]
+    shards: list[bytes]
+    chunks: dict[int, bytes]
+
+
+def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex | None = None) -> dict[str, bytes]:
     """{path relative to the index folder: bytes}: meta.json, shards/<c>.json and docs/<n>.json.
 
     A shard maps each token to the sorted ids of the documents containing it;
     document `i` lives in chunk `i // CHUNK` as `[kind, title, url, snippet]`, plus the text's
     language when it is a fallback (the page shows it marked as not yet translated).
-    `previous` lets an index be updated rather than made anew (see `_postings`).
+
+    With the `last` index and as many documents as then (ids are positions), the index is
+    updated: only documents whose digest changed are made plain and tokenised; their ids
+    leave every token and join their new ones, and their chunk rows are replaced. The bytes
+    are those of an index made anew.
     """
     docs = list(docs)
+    made: dict[int, SearchDocument] = {}
+
+    def doc(number: int) -> SearchDocument:
+        found = made.get(number)
+        if found is None:
+            item = docs[number]
+            found = made[number] = item.document() if isinstance(item, DocumentSource) else item
+        return found
+
+    changed: set[int] | None = None
+    if last is not None and len(last.digests) == len(docs) and all(isinstance(d, DocumentSource) for d in docs):
+        changed = {number for number, (item, known) in enumerate(zip(docs, last.digests))
+                   if item.digest() != known}  # type: ignore[union-attr]
+    table: dict[str, list[int]] = {}
+    if changed is None:
+        for number in range(len(docs)):
+            for token in _doc_tokens(doc(number)):
+                table.setdefault(token, []).append(number)  # ids ascend: documents in order
+    else:
+        for data in last.shards:  # type: ignore[union-attr]
+            table.update(json.loads(data))
+        if changed:
+            for token, ids in list(table.items()):
+                if not changed.isdisjoint(ids):
+                    kept = [number for number in ids if number not in changed]
+                    if kept:
+                        table[token] = kept
+                    else:
+                        del table[token]
+            added: dict[str, list[int]] = {}
+            for number in sorted(changed):
+                for token in _doc_tokens(doc(number)):
+                    added.setdefault(token, []).append(number)
+            for token, ids in added.items():
+                table[token] = sorted([*table.get(token, ()), *ids])
     postings: dict[str, dict[str, list[int]]] = {}
-    for token, ids in _postings(docs, previous).items():
+    for token, ids in table.items():
         postings.setdefault(shard_of(token), {})[token] = ids
     shards: dict[str, bytes] = {}
-    for key, table in postings.items():
-        data = _json(dict(sorted(table.items())))
+    for key, part in postings.items():
+        data = _json(dict(sorted(part.items())))
         if len(data) <= SPLIT_BYTES or key == "_":
             shards[key] = data
             continue
         halves: dict[str, dict[str, list[int]]] = {}
-        for token, ids in table.items():
+        for token, ids in part.items():
             halves.setdefault(split_key(token), {})[token] = ids
-        for half, part in halves.items():
-            shards[half] = _json(dict(sorted(part.items())))
+        for half, tokens_ in halves.items():
+            shards[half] = _json(dict(sorted(tokens_.items())))
     files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK, "shards": sorted(shards)})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
     for start in range(0, len(docs), CHUNK):
+        numbers = range(start, min(start + CHUNK, len(docs)))
+        known = last.chunks.get(start // CHUNK) if changed is not None else None  # type: ignore[union-attr]
+        if known is not None and changed is not None and changed.isdisjoint(numbers):
+            files[f"docs/{start // CHUNK}.json"] = known
+            continue
+        rows = json.loads(known) if known is not None else None
+        if rows is None or changed is None or len(rows) != len(numbers):
+            rows, changed_here = None, set(numbers)
+        else:
+            changed_here = changed
         files[f"docs/{start // CHUNK}.json"] = _json(
-            [[d.kind, d.title, d.url, d.snippet, *([d.text_lang] if d.text_lang else [])]
-             for d in docs[start:start + CHUNK]])
+            [_row(doc(number)) if number in changed_here else rows[number - start]  # type: ignore[index]
+             for number in numbers])
     return files
 
 

@@ -1,7 +1,8 @@
 """build state v2: compressed reads, each output's meta on its own, the reads graph of a folder
 
 The build state is a cache of what the last build made: its tables are
-recreated empty (the next build is a full one) rather than converted.
+recreated empty (the next build is a full one) rather than converted, and
+the remembered results are dropped (they are sharded differently now).
 
 Revision ID: 0003_build_graph
 Revises: 0002_build_state
@@ -18,6 +19,7 @@ depends_on = None
 
 
 def upgrade() -> None:
+    op.execute(sa.text("DELETE FROM build_memos"))
     with op.batch_alter_table('build_outputs', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_build_outputs_site'))
     op.drop_table('build_outputs')
