@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 _HU_LOWER = "a-záéíóöőúüűàâãäåæçèêëìîïðñòôõøùûýþÿß"
+_NOT_WORD = re.compile(r"\W")
 _SUFFIX = {
     # Letters attach directly only to a stem ending in a lowercase letter
     # ("Trainiumot"); after a capital or digit Hungarian needs a hyphen ("GPU-t").
@@ -181,13 +182,14 @@ class TermMatcher:
     """Finds mentions of glossary terms in texts of one language ("hu" or "en").
 
     Build it once per language and reuse it: compiling (on the first search) is the expensive part.
-    A label claimed by two terms belongs to the first one given. The first few searches (a
-    rebuild matching one edited story) skip that: each uses a matcher of only the forms whose
-    first word occurs in the text — no other form can match there — compiled in a moment.
+    A label claimed by two terms belongs to the first one given. The first searches (a rebuild
+    matching one edited story) skip that: each uses a matcher of only the forms whose first word
+    occurs in the text — no other form can match there — compiled in a moment. Once the narrowed
+    matchers have compiled a share of all the forms, the whole one is compiled instead.
     """
 
-    #: Searches made with a narrowed matcher before the whole one is compiled.
-    NARROW_FINDS = 64
+    #: The share of all forms narrowed matchers may compile before the whole matcher is.
+    NARROW_SHARE = 0.25
 
     def __init__(self, terms: Iterable[Term], lang: str, *, exclude: Collection[str] = ()) -> None:
         """`exclude` lists words (lowercase) that are never mentions, e.g. "chipset"."""
@@ -206,27 +208,40 @@ class TermMatcher:
                 self._sensitive.setdefault(form, slug)
             else:
                 self._insensitive.setdefault(_fold(form), slug)
-        self._narrow_left = self.NARROW_FINDS
+        self._narrow_left = int((len(self._sensitive) + len(self._insensitive)) * self.NARROW_SHARE)
 
     @cached_property
-    def _first_words(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-        """Each form's first word (of the folded key, for forms that ignore case)."""
-        return ([(form, form.split(" ", 1)[0]) for form in self._sensitive],
-                [(key, key.split(" ", 1)[0]) for key in self._insensitive])
+    def _first_words(self) -> tuple[dict[str, list[str]], dict[str, list[str]], list[int]]:
+        """The forms by their first word (of the folded key, for forms that ignore case), and the
+        lengths of those words."""
+        sensitive: dict[str, list[str]] = {}
+        insensitive: dict[str, list[str]] = {}
+        for forms, index in ((self._sensitive, sensitive), (self._insensitive, insensitive)):
+            for form in forms:
+                index.setdefault(form.split(" ", 1)[0], []).append(form)
+        return sensitive, insensitive, sorted({len(first) for first in (*sensitive, *insensitive)})
 
     def _narrowed(self, text: str) -> TermMatcher:
         """A matcher of the forms that can occur in `text` (see the class docstring).
 
-        A match stands only when the matched text, folded, is the form's key (see `_next`), and
-        folding works character by character: so the key's first word is a part of the folded text.
+        A match starts where no word character precedes it, and stands only when the matched
+        text, folded, is the form's key (see `_next`); folding works character by character. So a
+        form can match only where its key's first word is the folded text at such a start.
         """
         normal = _normalise_text(text)[0]
         folded = _fold(normal)
-        sensitive, insensitive = self._first_words
+        sensitive, insensitive, lengths = self._first_words
+        starts = [0, *(match.end() for match in _NOT_WORD.finditer(normal))]
+        forms: set[str] = set()
+        keys: set[str] = set()
+        for start in starts:
+            for length in lengths:
+                forms.update(sensitive.get(normal[start:start + length], ()))
+                keys.update(insensitive.get(folded[start:start + length], ()))
         narrow = TermMatcher.__new__(TermMatcher)
         narrow.lang, narrow._exclude, narrow._narrow_left = self.lang, self._exclude, 0
-        narrow._sensitive = {form: self._sensitive[form] for form, first in sensitive if first in normal}
-        narrow._insensitive = {key: self._insensitive[key] for key, first in insensitive if first in folded}
+        narrow._sensitive = {form: slug for form, slug in self._sensitive.items() if form in forms}
+        narrow._insensitive = {key: slug for key, slug in self._insensitive.items() if key in keys}
         return narrow
 
     @cached_property
@@ -253,8 +268,12 @@ class TermMatcher:
     def find(self, text: str) -> list[Mention]:
         """Mentions in `text`, left to right, non-overlapping, longest label first."""
         if self._narrow_left > 0 and "_patterns" not in self.__dict__:
-            self._narrow_left -= 1
-            return self._narrowed(text).find(text)
+            narrow = self._narrowed(text)
+            forms = len(narrow._sensitive) + len(narrow._insensitive)
+            if forms <= self._narrow_left:
+                self._narrow_left -= forms
+                return narrow.find(text)
+            self._narrow_left = 0
         normal, starts, ends = _normalise_text(text)
         pending: list[tuple[re.Match[str], str] | None] = [
             self._next(normal, 0, index) for index in range(len(self._patterns))]

@@ -11,6 +11,7 @@ saves.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import multiprocessing
 import os
@@ -120,8 +121,14 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     # few of them (a search index, an archive page) may take most of the time.
     size = 1 if len(works) < 16 * CHUNK else max(1, min(CHUNK, len(works) // (count * 4)))
     chunks = [range(start, min(start + size, len(works))) for start in range(0, len(works), size)]
-    with multiprocessing.get_context("fork").Pool(count, initializer=_adopt, initargs=(job,)) as pool:
-        for part in pool.imap(_run_range, chunks):
-            results.extend(part)
-            bar.update(len(part))
+    # Objects the workers inherit are left out of their collections: a collection would touch each
+    # one and so copy every memory page of the build into each worker.
+    gc.freeze()
+    try:
+        with multiprocessing.get_context("fork").Pool(count, initializer=_adopt, initargs=(job,)) as pool:
+            for part in pool.imap(_run_range, chunks):
+                results.extend(part)
+                bar.update(len(part))
+    finally:
+        gc.unfreeze()
     return results
