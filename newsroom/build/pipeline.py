@@ -24,7 +24,7 @@ import gc
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
@@ -173,7 +173,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, previous, out,
                                             {plan.output for plan, _ in listed}, candidates)
         made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
-                              [memos["references"], memos["plain"]])
+                              [memos["references"], memos["plain"]], candidates)
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
     group_files = list(grouped)
@@ -341,6 +341,10 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
                 kept += [path for path, _ in known]
             else:
                 stale.append((group, make, fingerprint))
+                if candidates is not None:  # its reads, as decoded (stored with one of its files)
+                    read = [candidates.reads[path] for path, _ in known if candidates.reads.get(path)]
+                    if read:
+                        candidates.reads[group] = read[0]
     return stale, kept
 
 
@@ -376,6 +380,7 @@ class _Candidates:
 
     paths: set[str]
     roots: set[str]
+    reads: dict[str, dict[str, str]] = field(default_factory=dict)  # of candidates, as decoded
 
 
 def _candidates(previous: state.Previous | None, values: Values) -> _Candidates | None:
@@ -388,13 +393,15 @@ def _candidates(previous: state.Previous | None, values: Values) -> _Candidates 
 
 
 def _changed(path: str, output: state.Output, values: Values, candidates: _Candidates | None) -> bool:
-    """Whether any read of `output` now has another value."""
+    """Whether any read of `output` now has another value. The reads of a candidate are kept
+    (`candidates.reads`): remaking it, the values of reads under unchanged roots are known."""
     if candidates is None:
         return any(values(key) != value for key, value in output.deps().items())
     if path not in candidates.paths:
         return False
     roots, root = candidates.roots, values.root
-    return any(values(key) != value for key, value in output.deps().items() if root(key) in roots)
+    deps = candidates.reads[path] = output.deps()
+    return any(values(key) != value for key, value in deps.items() if root(key) in roots)
 
 
 def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output], removed: list[str],
@@ -440,31 +447,33 @@ def _roots(output: state.Output, values: Values) -> Iterable[str]:
     return {values.root(key) for key in output.deps()}
 
 
-def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker: Tracker) -> list[Any]:
-    """Plan and render one page: [bytes, reads, sitemap entry, its planner's id] (_make's `finish`
-    turns the reads into deps and the id into the deps' roots)."""
+def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker: Tracker,
+               before: Mapping[str, str] | None) -> list[Any]:
+    """Plan and render one page: [bytes, reads, sitemap entry, its planner's id, `before`] (_make's
+    `finish` turns the reads into deps, with `before`, what the page was last made from, and the
+    id into the deps' roots)."""
     tracker.take()
     spec = plan.make()
     assert spec.url == plan.url and spec.template == plan.template, (plan, spec.url, spec.template)
     data = renderer.render(spec.template, spec.lang, spec.context)
     meta = {"twins": dict(spec.twins), "sitemap": plan.in_sitemap,
             "lastmod": spec.lastmod.isoformat() if spec.lastmod else None}
-    return [data, spec.reads | tracker.take(), meta, id(planner)]
+    return [data, spec.reads | tracker.take(), meta, id(planner), before]
 
 
-def _group_work(make: Callable[[], Any], tracker: Tracker) -> list[Any]:
-    """Make one group of files: [sorted (path, bytes), reads, what its first file's meta adds, None]
-    (see _page_work). `make` returns the files, or the files and that meta."""
+def _group_work(make: Callable[[], Any], tracker: Tracker, before: Mapping[str, str] | None) -> list[Any]:
+    """Make one group of files: [sorted (path, bytes), reads, what its first file's meta adds, None,
+    `before`] (see _page_work). `make` returns the files, or the files and that meta."""
     tracker.take()
     made = make()
     files, extra = made if isinstance(made, tuple) else (made, {})
-    return [sorted(files), frozenset(tracker.take()), extra, None]
+    return [sorted(files), frozenset(tracker.take()), extra, None, before]
 
 
 def _make(pages: list[tuple[PagePlan, Planner, str]],
           groups: list[tuple[str, Callable[[], Any], str]], renderer: PageRenderer,
           tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool,
-          memos: list[state.Memo]) -> tuple[dict[str, _Made], dict[str, _Made]]:
+          memos: list[state.Memo], candidates: _Candidates | None) -> tuple[dict[str, _Made], dict[str, _Made]]:
     """Make the stale groups and pages, over the available cores; returns (pages made, group files made).
 
     Planning happens where rendering does: a worker plans and renders its pages, so the build never
@@ -474,9 +483,12 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
     of `memos` comes back with their results, so the next build remembers it.
     """
     planners = {id(planner): planner for _, planner, _ in pages}  # a forked worker's are its own copies
-    works = [*(partial(_group_work, make, tracker) for _, make, _ in groups),
-             *(partial(_page_work, plan, planner, renderer, tracker) for plan, planner, _ in pages)]
+    before = candidates.reads if candidates is not None else {}
+    works = [*(partial(_group_work, make, tracker, before.get(group)) for group, make, _ in groups),
+             *(partial(_page_work, plan, planner, renderer, tracker, before.get(plan.output))
+               for plan, planner, _ in pages)]
     offset = len(groups)
+    unchanged = (lambda key: values.root(key) not in candidates.roots) if candidates is not None else None
 
     def finish(results: list[Any]) -> list[Any]:
         shared = {key: planner.shared_reads() for key, planner in planners.items()}
@@ -484,7 +496,12 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
             # A page's reads include its planner's shared reads; then each read gets its value and
             # its root here, where the work ran (in a worker: in parallel, and sent back once).
             reads = result[1] | shared[result[3]] if result[3] is not None else result[1]
-            result[1] = state.encode_reads({key: values(key) for key in sorted(reads)})
+            last = result.pop()
+            if last is None or unchanged is None:
+                deps = {key: values(key) for key in sorted(reads)}
+            else:  # a read under a root that did not change has the value it had
+                deps = {key: last[key] if key in last and unchanged(key) else values(key) for key in sorted(reads)}
+            result[1] = state.encode_reads(deps)
             result[3] = tuple(sorted({values.root(key) for key in reads}))
         if results:
             results[-1].append([memo.drain() for memo in memos])
