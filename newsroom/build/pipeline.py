@@ -341,8 +341,9 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
                 kept += [path for path, _ in known]
             else:
                 stale.append((group, make, fingerprint))
-                if candidates is not None:  # its reads, as decoded (stored with one of its files)
-                    read = [candidates.reads[path] for path, _ in known if candidates.reads.get(path)]
+                if candidates is not None:  # its reads are stored with one of its files
+                    read = [output for path, output in known
+                            if path in candidates.reads and output.reads != state.NO_READS]
                     if read:
                         candidates.reads[group] = read[0]
     return stale, kept
@@ -380,7 +381,7 @@ class _Candidates:
 
     paths: set[str]
     roots: set[str]
-    reads: dict[str, dict[str, str]] = field(default_factory=dict)  # of candidates, as decoded
+    reads: dict[str, state.Output] = field(default_factory=dict)  # candidates checked, by path or group
 
 
 def _candidates(previous: state.Previous | None, values: Values) -> _Candidates | None:
@@ -393,15 +394,15 @@ def _candidates(previous: state.Previous | None, values: Values) -> _Candidates 
 
 
 def _changed(path: str, output: state.Output, values: Values, candidates: _Candidates | None) -> bool:
-    """Whether any read of `output` now has another value. The reads of a candidate are kept
-    (`candidates.reads`): remaking it, the values of reads under unchanged roots are known."""
+    """Whether any read of `output` now has another value. A candidate is noted (`candidates.reads`):
+    remaking it, the values of its reads under unchanged roots are known."""
     if candidates is None:
         return any(values(key) != value for key, value in output.deps().items())
     if path not in candidates.paths:
         return False
     roots, root = candidates.roots, values.root
-    deps = candidates.reads[path] = output.deps()
-    return any(values(key) != value for key, value in deps.items() if root(key) in roots)
+    candidates.reads[path] = output
+    return any(values(key) != value for key, value in output.deps().items() if root(key) in roots)
 
 
 def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output], removed: list[str],
@@ -448,7 +449,7 @@ def _roots(output: state.Output, values: Values) -> Iterable[str]:
 
 
 def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker: Tracker,
-               before: Mapping[str, str] | None) -> list[Any]:
+               before: state.Output | None) -> list[Any]:
     """Plan and render one page: [bytes, reads, sitemap entry, its planner's id, `before`] (_make's
     `finish` turns the reads into deps, with `before`, what the page was last made from, and the
     id into the deps' roots)."""
@@ -461,7 +462,7 @@ def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker
     return [data, spec.reads | tracker.take(), meta, id(planner), before]
 
 
-def _group_work(make: Callable[[], Any], tracker: Tracker, before: Mapping[str, str] | None) -> list[Any]:
+def _group_work(make: Callable[[], Any], tracker: Tracker, before: state.Output | None) -> list[Any]:
     """Make one group of files: [sorted (path, bytes), reads, what its first file's meta adds, None,
     `before`] (see _page_work). `make` returns the files, or the files and that meta."""
     tracker.take()
@@ -497,6 +498,7 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
             # its root here, where the work ran (in a worker: in parallel, and sent back once).
             reads = result[1] | shared[result[3]] if result[3] is not None else result[1]
             last = result.pop()
+            last = last.deps() if last is not None else None
             if last is None or unchanged is None:
                 deps = {key: values(key) for key in sorted(reads)}
             else:  # a read under a root that did not change has the value it had
