@@ -19,6 +19,7 @@ atomically after the site (they are not pages of the site).
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import gc
 import hashlib
@@ -400,9 +401,20 @@ def _changed(path: str, output: state.Output, values: Values, candidates: _Candi
         return any(values(key) != value for key, value in output.deps().items())
     if path not in candidates.paths:
         return False
-    roots, root = candidates.roots, values.root
+    roots = candidates.roots
     candidates.reads[path] = output
-    return any(values(key) != value for key, value in output.deps().items() if root(key) in roots)
+    deps = output.deps()
+    if state.UNREADABLE in deps:
+        return True
+    if len(roots) * 16 > len(deps):
+        return any(values(key) != value for key, value in deps.items() if values.root(key) in roots)
+    keys = list(deps)  # in order: the few reads under a changed root are found by bisection
+    for changed in roots:
+        for low, high in values.ranges(changed):
+            for key in keys[bisect.bisect_left(keys, low):bisect.bisect_left(keys, high)]:
+                if values(key) != deps[key]:
+                    return True
+    return False
 
 
 def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output], removed: list[str],
@@ -443,9 +455,7 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
 
 def _roots(output: state.Output, values: Values) -> Iterable[str]:
     """The roots an output read under: as its work found them, or from its stored reads."""
-    if output.roots is not None:
-        return output.roots
-    return {values.root(key) for key in output.deps()}
+    return output.roots if output.roots is not None else output.stored_roots()
 
 
 def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker: Tracker,
@@ -503,8 +513,8 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
                 deps = {key: values(key) for key in sorted(reads)}
             else:  # a read under a root that did not change has the value it had
                 deps = {key: last[key] if key in last and unchanged(key) else values(key) for key in sorted(reads)}
-            result[1] = state.encode_reads(deps)
             result[3] = tuple(sorted({values.root(key) for key in reads}))
+            result[1] = state.encode_reads(deps, result[3])
         if results:
             results[-1].append([memo.drain() for memo in memos])
         return results

@@ -71,10 +71,10 @@ def unpack(data: bytes) -> bytes:
     return lz4.frame.decompress(data)
 
 
-def encode_reads(deps: Mapping[str, str]) -> bytes:
-    """An output's reads as stored: {key: value hash} as compressed JSON (the same reads, the same
-    bytes: a row is rewritten only when its reads or bytes changed)."""
-    return pack(json.dumps(deps, separators=(",", ":")).encode())
+def encode_reads(deps: Mapping[str, str], roots: Iterable[str] = ()) -> bytes:
+    """An output's reads as stored: [their roots, {key: value hash}] as packed JSON, keys in order
+    (the same reads, the same bytes: a row is rewritten only when its reads or bytes changed)."""
+    return pack(json.dumps([sorted(roots), deps], separators=(",", ":")).encode())
 
 
 #: Stands for the reads of an output whose stored reads cannot be read.
@@ -99,11 +99,19 @@ class Output:
     roots: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
     def deps(self) -> dict[str, str]:
-        """{key: value hash}, decoded now (not kept: ask once)."""
+        """{key: value hash} in key order, decoded now (not kept: ask once)."""
+        return self._decoded()[1]
+
+    def stored_roots(self) -> list[str]:
+        """The roots of the reads, as stored with them."""
+        return self._decoded()[0]
+
+    def _decoded(self) -> tuple[list[str], dict[str, str]]:
         try:
-            return json.loads(unpack(self.reads))
-        except (RuntimeError, ValueError):  # unreadable: a read no key matches, so the output is remade
-            return {UNREADABLE: ""}
+            roots, deps = json.loads(unpack(self.reads))
+        except (RuntimeError, ValueError, TypeError):  # unreadable: a read no key matches, so it is remade
+            return [UNREADABLE], {UNREADABLE: ""}
+        return roots, deps
 
 
 @dataclass

@@ -257,6 +257,16 @@ class Values:
             self._root_of[key] = found
         return found
 
+    def ranges(self, root: str) -> list[tuple[str, str]]:
+        """The key ranges [low, high) that hold every key under `root` (see `root`), in string order."""
+        name, _, item = root.partition(SEP)
+        if item == ALL and name in self._roots and not isinstance(self._roots[name], Mapping):
+            return [(f"{name}{SEP}", f"{name}{SEP}\U0010ffff")]  # a sequence: every position
+        if item == ALL or name == "stories_of" or name not in self._roots:
+            return [(root, root + "\0")]
+        return [(root, root + "\0"), (f"{root}{SEP}", f"{root}{SEP}\U0010ffff"),
+                (f"{name}{SEP}{EXISTS}{item}", f"{name}{SEP}{EXISTS}{item}\0")]
+
     def _compute(self, key: str) -> str:
         name, _, item = key.partition(SEP)
         if name == "stories_of":  # which stories, in order: their fields are read (and noted) one by one
