@@ -23,6 +23,7 @@ import bisect
 import datetime as dt
 import gc
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -148,11 +149,10 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         email_folder = str(email_out.resolve()) if email_out is not None else ""
         snapshot = state.snapshot(session, f"{inputs}|today={today.isoformat()}|preview={preview}|"
                                            f"public={public}|email={email_folder}")
-        previous = None if full or not out.is_dir() else state.load(session, str(out))
-        if previous is not None and previous.snapshot == snapshot:
-            files = len(previous.outputs)
-            pages = sum(1 for o in previous.outputs.values() if (o.meta or {}).get("sitemap"))
+        if not full and out.is_dir() and state.last_snapshot(session, str(out)) == snapshot:
+            pages, files = state.counts(session, str(out))
             return BuildResult(pages, files, WriteStats(0, files, 0), [])
+        previous = None if full or not out.is_dir() else state.load(session, str(out))
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
         memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
         content = load_content(session, memos["records"])
@@ -187,7 +187,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     entries = hashlib.sha256(repr((settings.base_url, settings.default_language, code_version(),
                                    [(page.url, page.lang, page.twins, page.lastmod) for page in sitemap])).encode())
     known_map = previous.outputs.get(SITEMAP) if previous is not None else None
-    if known_map is None or known_map.fingerprint != entries.hexdigest() or not (out / SITEMAP).is_file():
+    if known_map is None or known_map.fingerprint != entries.hexdigest() or not _exists(out, SITEMAP):
         data = render_sitemap(sitemap, settings.base_url, settings.default_language)
         made[SITEMAP] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), entries.hexdigest()))
     claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [asset.path for asset in assets] \
@@ -299,7 +299,7 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
             stale.append((plan, planner, fingerprint))
             continue
         meta = known.meta
-        if meta is None or _changed(path, known, values, candidates) or not (out / path).is_file():
+        if meta is None or _changed(path, known, values, candidates) or not _exists(out, path):
             stale.append((plan, planner, fingerprint))
         else:
             metas[path] = meta
@@ -338,7 +338,7 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
             known = members.get(group, [])
             if known and all(output.fingerprint == fingerprint for _, output in known) \
                     and not any(_changed(path, output, values, candidates) for path, output in known) \
-                    and all((out / path).is_file() for path, _ in known):
+                    and all(_exists(out, path) for path, _ in known):
                 kept += [path for path, _ in known]
             else:
                 stale.append((group, make, fingerprint))
@@ -545,6 +545,11 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
     return made, grouped
 
 
+def _exists(out: Path, path: str) -> bool:
+    """Whether the published file is there (os.path: a path object per file costs more than the check)."""
+    return os.path.isfile(os.path.join(out, path))
+
+
 def _date(value: str | None) -> dt.date | None:
     return dt.date.fromisoformat(value) if value else None
 
@@ -558,7 +563,7 @@ def _changes(made: Mapping[str, _Made], previous: state.Previous | None, out: Pa
         known = previous.outputs.get(path) if previous is not None else None
         if known != item.output:
             outputs[path] = item.output
-        if known is not None and known.digest == item.output.digest and (out / path).is_file():
+        if known is not None and known.digest == item.output.digest and _exists(out, path):
             continue
         if known is None and unchanged_on_disk(out, path, item.data):
             continue

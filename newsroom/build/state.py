@@ -181,6 +181,17 @@ def snapshot(session: Session, inputs: str) -> str:
     return digest.hexdigest()
 
 
+def last_snapshot(session: Session, site: str) -> str | None:
+    """The store snapshot the last build of `site` saw (None: never built)."""
+    return session.scalar(select(BuildRun.snapshot).where(BuildRun.site == site))
+
+
+def counts(session: Session, site: str) -> tuple[int, int]:
+    """(pages in the sitemap, files) of the last build of `site`."""
+    metas = list(session.scalars(select(BuildOutput.meta).where(BuildOutput.site == site)))
+    return sum(1 for meta in metas if (meta or {}).get("sitemap")), len(metas)
+
+
 def load(session: Session, site: str) -> Previous | None:
     """The recorded state of the folder `site`, or None when it was never built."""
     run = session.get(BuildRun, site)
