@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import html5lib
 import pytest
+
+from newsroom.build.pages import PageSpec
+from newsroom.render.sitemap import render_sitemap
 
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 XHTML = "{http://www.w3.org/1999/xhtml}"
@@ -68,6 +72,19 @@ def test_sitemap_lists_every_page_with_hreflang_alternates(site):
     links = {link.get("hreflang"): link.get("href") for link in trainium.findall(f"{XHTML}link")}
     assert links == {"hu": BASE + "hu/glossary/trainium/", "en": BASE + "en/glossary/trainium/",
                      "x-default": BASE + "hu/glossary/trainium/"}
+
+
+def test_sitemap_escapes_what_urls_may_carry():
+    # The sitemap is written directly, not through ElementTree: a parser must read back every URL.
+    odd = 'hu/a&b"c<d>/'
+    pages = [PageSpec(odd, "hu", "page.html", {}, {"hu": odd, "en": "en/e\tf\ng/"}, dt.date(2026, 11, 30)),
+             PageSpec("en/only/", "en", "page.html", {}, {}, None)]
+    root = ET.fromstring(render_sitemap(pages, BASE, "hu"))
+    entries = {url.find(f"{SITEMAP}loc").text: url for url in root}
+    assert set(entries) == {BASE + odd, BASE + "en/only/"}
+    links = {link.get("hreflang"): link.get("href") for link in entries[BASE + odd].findall(f"{XHTML}link")}
+    assert links == {"hu": BASE + odd, "en": BASE + "en/e\tf\ng/", "x-default": BASE + odd}
+    assert entries[BASE + odd].find(f"{SITEMAP}lastmod").text == "2026-11-30"
 
 
 def test_the_root_leads_to_the_default_language(site):

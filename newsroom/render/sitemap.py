@@ -11,7 +11,41 @@ SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 
 
+#: What ElementTree escapes in attribute values (text escapes only &, < and >).
+_ATTRIBUTE = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}
+
+
+def _attribute(value: str) -> str:
+    return "".join(_ATTRIBUTE.get(char, char) for char in value) if any(c in _ATTRIBUTE for c in value) else value
+
+
+def _text(value: str) -> str:
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def render_sitemap(pages: Iterable[PageSpec], base_url: str, default_lang: str) -> bytes:
+    """The sitemap, written directly: the bytes ElementTree makes of the same tree (`_tree`), several
+    times faster for thousands of pages."""
+    pages = sorted(pages, key=lambda p: p.url)
+    if not any(page.twins for page in pages):  # ElementTree declares no xhtml namespace then
+        return _tree(pages, base_url, default_lang)
+    out = ["<?xml version='1.0' encoding='utf-8'?>\n", f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{XHTML_NS}">']
+    for page in pages:
+        out.append(f"\n  <url>\n    <loc>{_text(base_url + page.url)}</loc>")
+        if page.lastmod:
+            out.append(f"\n    <lastmod>{page.lastmod.isoformat()}</lastmod>")
+        links = sorted(page.twins.items())
+        if default_lang in page.twins:
+            links.append(("x-default", page.twins[default_lang]))
+        for lang, twin in links:
+            out.append(f'\n    <xhtml:link rel="alternate" hreflang="{_attribute(lang)}" '
+                       f'href="{_attribute(base_url + twin)}" />')
+        out.append("\n  </url>")
+    out.append("\n</urlset>\n")
+    return "".join(out).encode("utf-8")
+
+
+def _tree(pages: Iterable[PageSpec], base_url: str, default_lang: str) -> bytes:
     ET.register_namespace("", SITEMAP_NS)
     ET.register_namespace("xhtml", XHTML_NS)
     urlset = ET.Element(f"{{{SITEMAP_NS}}}urlset")
