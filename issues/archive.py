@@ -6,11 +6,13 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from newsroom.build.model import Content, Record
 
 
+@lru_cache(maxsize=4096)
 def tag_slug(tag: str) -> str:
     """A tag as a URL part: ASCII lowercase words joined by hyphens ("AI Act" → "ai-act")."""
     folded = unicodedata.normalize("NFKD", tag).encode("ascii", "ignore").decode().lower()

@@ -18,6 +18,7 @@ from issues.dates import format_datetime, format_month, format_week, issue_line
 from issues.jsonld import issue_jsonld
 from issues.visibility import is_public
 from newsroom.build import urls
+from newsroom.build.derived import pages_in
 from newsroom.build.model import Record
 from newsroom.build.tracking import EXISTS, SEP, untracked
 from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, plain_text
@@ -201,6 +202,15 @@ class IssuePages:
 
         return self.kept("archive", lambda: [untracked(story) for story in archive.archive_stories(
             self.content, self.issues) if self.available(story)], as_facts)
+
+    def tag_slugs(self) -> list[str]:
+        """The slugs of `tagged`, from the stories' facts alone: listing the tag pages does not sort the archive."""
+        shown = set(self.issues)
+        found: set[str] = set()
+        for number, _, _, tags, texts in self.derived.story_facts.values():
+            if number in shown and self.lang in pages_in(texts, self.settings):
+                found.update(map(archive.tag_slug, tags))
+        return sorted(found)
 
     def tagged(self) -> dict[str, list[Record]]:
         """{tag slug: its stories}, computed once per planner."""

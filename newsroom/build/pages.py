@@ -276,7 +276,7 @@ class Planner(IssuePages, GlossaryPages):
         plans += [plan(urls.section(lang, slug), "archive_list.html", partial(self.archive_section, slug))
                   for slug in self.content.vocabulary("sections")]
         plans += [plan(urls.tag(lang, slug), "archive_list.html", partial(self.archive_tag, slug))
-                  for slug in self.tagged()]
+                  for slug in self.tag_slugs()]
         plans += [plan(urls.entry(lang, slug), "entry.html", partial(self.entry, slug))
                   for slug, entry in self.content.entries.items() if self.available(entry)]
         plans += [plan(urls.category(lang, slug), "glossary_list.html", partial(self.glossary_list, "category", slug))
