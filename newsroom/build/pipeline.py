@@ -429,22 +429,18 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
         reads = {path: output for path, output in known.items() if path not in changed and path not in removed}
         reads.update(changed)
         for path, output in sorted(reads.items()):
-            for root in _roots(output, values):
+            for root in _roots(output):
                 readers.setdefault(root, []).append(path)
     else:
         readers = dict(previous.graph.readers)
         touched: dict[str, set[str]] = {}
-        for path in redone:
-            before = set(_roots(known[path], values))
-            after = set(_roots(changed[path], values)) if path in changed else set()
+        for path in {*changed, *removed}:
+            before = set(_roots(known[path])) if path in known else set()
+            after = set(_roots(changed[path])) if path in changed else set()
             for root in before - after:
                 touched.setdefault(root, set(readers.get(root, ()))).discard(path)
             for root in after - before:
                 touched.setdefault(root, set(readers.get(root, ()))).add(path)
-        for path, output in changed.items():
-            if path not in known:
-                for root in _roots(output, values):
-                    touched.setdefault(root, set(readers.get(root, ()))).add(path)
         for root, paths in touched.items():
             if paths:
                 readers[root] = sorted(paths)
@@ -453,7 +449,7 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
     return state.Graph({root: values(root) for root in readers}, readers)
 
 
-def _roots(output: state.Output, values: Values) -> Iterable[str]:
+def _roots(output: state.Output) -> Iterable[str]:
     """The roots an output read under: as its work found them, or from its stored reads."""
     return output.roots if output.roots is not None else output.stored_roots()
 

@@ -154,11 +154,6 @@ def sources(planner: Planner) -> list[DocumentSource]:
     return found
 
 
-def documents(planner: Planner) -> list[SearchDocument]:
-    """Every document of the planner's language (see `sources`), made plain."""
-    return [source.document() for source in sources(planner)]
-
-
 def _snippet(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
