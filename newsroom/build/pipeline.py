@@ -26,7 +26,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
@@ -174,7 +174,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, previous, out,
                                             {plan.output for plan, _ in listed}, candidates)
         made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
-                              [memos["references"], memos["plain"]], candidates)
+                              [memos["references"], memos["plain"]], previous, candidates)
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
     group_files = list(grouped)
@@ -308,8 +308,7 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
 
 def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, values: Values,
                   inputs: str, previous: state.Previous | None, out: Path, pages: set[str],
-                  candidates: _Candidates | None) -> tuple[list[tuple[str, Callable[[], Any], str]],
-                                                        list[str]]:
+                  candidates: _Candidates | None) -> tuple[list[_Group], list[str]]:
     """The groups of files made together from much of the content — each feed, each language's
     search index — that must be remade, and the paths of those kept.
 
@@ -324,7 +323,7 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
         meta = output.meta
         if meta is not None and "group" in meta:
             members.setdefault(meta["group"], []).append((path, output))
-    stale: list[tuple[str, Callable[[], Any], str]] = []
+    stale: list[_Group] = []
     kept: list[str] = []
     for lang in settings.languages:
         folder = urls.search_index(lang)
@@ -340,13 +339,9 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
                     and not any(_changed(path, output, values, candidates) for path, output in known) \
                     and all(_exists(out, path) for path, _ in known):
                 kept += [path for path, _ in known]
-            else:
-                stale.append((group, make, fingerprint))
-                if candidates is not None:  # its reads are stored with one of its files
-                    read = [output for path, output in known
-                            if path in candidates.reads and output.reads != state.NO_READS]
-                    if read:
-                        candidates.reads[group] = read[0]
+            else:  # with the file its reads are stored with (see _make)
+                stale.append((group, make, fingerprint,
+                              next((output for _, output in known if output.reads != state.NO_READS), None)))
     return stale, kept
 
 
@@ -375,6 +370,11 @@ def _search_index(planner: Callable[[], Planner], folder: str, out: Path,
     return [(folder + relative, data) for relative, data in made.items()], {"docs": [doc.digest() for doc in docs]}
 
 
+#: A group of files to remake: its name, its maker, its fingerprint, and the file its last reads
+#: are stored with (if any).
+_Group = tuple[str, Callable[[], Any], str, "state.Output | None"]
+
+
 @dataclass(frozen=True)
 class _Candidates:
     """The outputs under a root whose value changed (see state.Graph), and those roots: only reads
@@ -382,7 +382,6 @@ class _Candidates:
 
     paths: set[str]
     roots: set[str]
-    reads: dict[str, state.Output] = field(default_factory=dict)  # candidates checked, by path or group
 
 
 def _candidates(previous: state.Previous | None, values: Values) -> _Candidates | None:
@@ -395,14 +394,12 @@ def _candidates(previous: state.Previous | None, values: Values) -> _Candidates 
 
 
 def _changed(path: str, output: state.Output, values: Values, candidates: _Candidates | None) -> bool:
-    """Whether any read of `output` now has another value. A candidate is noted (`candidates.reads`):
-    remaking it, the values of its reads under unchanged roots are known."""
+    """Whether any read of `output` now has another value."""
     if candidates is None:
         return any(values(key) != value for key, value in output.deps().items())
     if path not in candidates.paths:
         return False
     roots = candidates.roots
-    candidates.reads[path] = output
     deps = output.deps()
     if state.UNREADABLE in deps:
         return True
@@ -477,22 +474,22 @@ def _group_work(make: Callable[[], Any], tracker: Tracker, before: state.Output 
     return [sorted(files), frozenset(tracker.take()), extra, None, before]
 
 
-def _make(pages: list[tuple[PagePlan, Planner, str]],
-          groups: list[tuple[str, Callable[[], Any], str]], renderer: PageRenderer,
-          tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool,
-          memos: list[state.Memo], candidates: _Candidates | None) -> tuple[dict[str, _Made], dict[str, _Made]]:
+def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], renderer: PageRenderer,
+          tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool, memos: list[state.Memo],
+          previous: state.Previous | None, candidates: _Candidates | None) -> tuple[dict[str, _Made], dict[str, _Made]]:
     """Make the stale groups and pages, over the available cores; returns (pages made, group files made).
 
     Planning happens where rendering does: a worker plans and renders its pages, so the build never
     holds every page's context. A page depends on what it read and on what the values its planner
     kept as attributes were computed from (Planner.shared_reads), taken when a run of works ends:
     any such value a page used was computed in that process by then. What workers add to and use
-    of `memos` comes back with their results, so the next build remembers it.
+    of `memos` comes back with their results, so the next build remembers it. A remade output's
+    reads under roots that did not change keep the values stored with it (`previous`).
     """
     planners = {id(planner): planner for _, planner, _ in pages}  # a forked worker's are its own copies
-    before = candidates.reads if candidates is not None else {}
-    works = [*(partial(_group_work, make, tracker, before.get(group)) for group, make, _ in groups),
-             *(partial(_page_work, plan, planner, renderer, tracker, before.get(plan.output))
+    known = previous.outputs if previous is not None and candidates is not None else {}
+    works = [*(partial(_group_work, make, tracker, before) for _, make, _, before in groups),
+             *(partial(_page_work, plan, planner, renderer, tracker, known.get(plan.output))
                for plan, planner, _ in pages)]
     offset = len(groups)
     unchanged = (lambda key: values.root(key) not in candidates.roots) if candidates is not None else None
@@ -525,7 +522,7 @@ def _make(pages: list[tuple[PagePlan, Planner, str]],
             for memo, (added, used) in zip(memos, result.pop()):
                 memo.merge(added, used)
     grouped: dict[str, _Made] = {}
-    for (group, _, fingerprint), (files, reads, extra, roots) in zip(groups, results[:offset]):
+    for (group, _, fingerprint, _), (files, reads, extra, roots) in zip(groups, results[:offset]):
         roots = tuple(map(values.key, roots))
         for index, (path, data) in enumerate(files):
             # The group's reads (and what its maker remembers) are stored once, with its first file.
