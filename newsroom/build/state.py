@@ -262,20 +262,20 @@ class Memo:
 
     Stored shards are decoded when a key of theirs is first asked for: a build
     that looks up a few results of a large namespace decodes a few shards.
-    `collect` says whether this build looks up everything it will ever need
-    again (records, mentions, checks: every record each build); then the
-    results it did not use are dropped when their shard is rewritten, so the
-    memo tracks the content's size. Namespaces a build reads only in part
-    (Markdown references of the texts it renders) keep everything until a
-    build that reads them all.
+    A build looks up everything it will ever need again of most namespaces
+    (records, mentions, checks: every record each build); the results it did
+    not use are dropped when their shard is rewritten (`collect`), so the memo
+    tracks the content's size. A `partial` namespace, read only in part
+    (Markdown references of the texts a build renders), keeps everything until
+    a full build, and has 256 small shards instead of 16.
     """
 
     def __init__(self, known: Mapping[str, Any] | None = None, *, replace: bool = False,
-                 stored: Mapping[str, bytes] | None = None, collect: bool = True, width: int = 1) -> None:
-        self.width = width  # of a shard's name: a namespace read in part has 256 small shards
+                 stored: Mapping[str, bytes] | None = None, partial: bool = False) -> None:
+        self.width = 2 if partial else 1  # of a shard's name
         self.known = dict(known or {})
         self.replace = replace  # a full build: what is stored is not read, and is replaced
-        self.collect = collect
+        self.collect = not partial
         self.used: set[str] = set()
         self.added: dict[str, Any] = {}
         self._stored = dict(stored or {})  # shard → its stored bytes, until decoded
@@ -349,22 +349,21 @@ class Memo:
 
 def fresh_memos(namespaces: Iterable[str], partial: Iterable[str] = ()) -> dict[str, Memo]:
     """Empty memos that replace what is stored (a full build), sharded as `load_memos` reads them."""
-    return {name: Memo(replace=True, collect=name not in partial, width=2 if name in partial else 1)
-            for name in namespaces}
+    partial = set(partial)
+    return {name: Memo(replace=True, partial=name in partial) for name in namespaces}
 
 
 def load_memos(session: Session, namespaces: Iterable[str], partial: Iterable[str] = ()) -> dict[str, Memo]:
     """The stored shards of `namespaces`, in one query (decoded on use); those in `partial` are
     read only in part by a build, so kept whole (see Memo)."""
     names, partial = list(namespaces), set(partial)
-    widths = {name: 2 if name in partial else 1 for name in names}
-    shards = [f"{name}/{shard}" for name in names for shard in shard_names(widths[name])]
+    shards = [f"{name}/{shard}" for name in names for shard in shard_names(2 if name in partial else 1)]
     stored: dict[str, dict[str, bytes]] = {name: {} for name in names}
     for namespace, data in session.execute(
             select(BuildMemo.namespace, BuildMemo.data).where(BuildMemo.namespace.in_(shards))):
         name, _, shard = namespace.partition("/")
         stored[name][shard] = data
-    return {name: Memo(stored=stored[name], collect=name not in partial, width=widths[name]) for name in names}
+    return {name: Memo(stored=stored[name], partial=name in partial) for name in names}
 
 
 def _decode(data: bytes) -> dict[str, Any]:

@@ -248,18 +248,15 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
     for start in range(0, len(docs), CHUNK):
         numbers = range(start, min(start + CHUNK, len(docs)))
+        name = f"docs/{start // CHUNK}.json"
         known = last.chunks.get(start // CHUNK) if changed is not None else None  # type: ignore[union-attr]
-        if known is not None and changed is not None and changed.isdisjoint(numbers):
-            files[f"docs/{start // CHUNK}.json"] = known
+        if known is not None and changed.isdisjoint(numbers):  # type: ignore[union-attr]
+            files[name] = known
             continue
-        rows = json.loads(known) if known is not None else None
-        if rows is None or changed is None or len(rows) != len(numbers):
-            rows, changed_here = None, set(numbers)
-        else:
-            changed_here = changed
-        files[f"docs/{start // CHUNK}.json"] = _json(
-            [_row(doc(number)) if number in changed_here else rows[number - start]  # type: ignore[index]
-             for number in numbers])
+        rows = json.loads(known) if known is not None else []
+        fresh = changed if len(rows) == len(numbers) else set(numbers)  # no last chunk: every row is made
+        files[name] = _json([_row(doc(number)) if number in fresh else rows[number - start]  # type: ignore[operator]
+                             for number in numbers])
     return files
 
 
