@@ -326,14 +326,17 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
     stale: list[_Group] = []
     kept: list[str] = []
     for lang in settings.languages:
-        folder = urls.search_index(lang)
+        folder, index = urls.search_index(lang), f"search/{lang}"
+        # The last index is updated only if made by the same code and settings (its tokens' rules).
+        last = [(path, output) for path, output in members.get(index, [])
+                if output.fingerprint == _group_fingerprint(inputs, index, lang)]
         groups = {
             **{f"feeds/{lang}/{name}": make for name, make in feed_groups(content, derived, settings, lang).items()},
-            f"search/{lang}": partial(_search_index, partial(Planner, content, derived, settings, lang, now), folder,
-                                      out, members.get(f"search/{lang}", [])),
+            index: partial(_search_index, partial(Planner, content, derived, settings, lang, now), folder, out,
+                           last if len(last) == len(members.get(index, [])) else []),
         }
         for group, make in groups.items():
-            fingerprint = hashlib.sha256(f"{inputs}|{group}|{catalog_digest(lang)}".encode()).hexdigest()
+            fingerprint = _group_fingerprint(inputs, group, lang)
             known = members.get(group, [])
             if known and all(output.fingerprint == fingerprint for _, output in known) \
                     and not any(_changed(path, output, values, candidates) for path, output in known) \
@@ -343,6 +346,10 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
                 stale.append((group, make, fingerprint,
                               next((output for _, output in known if output.reads != state.NO_READS), None)))
     return stale, kept
+
+
+def _group_fingerprint(inputs: str, group: str, lang: str) -> str:
+    return hashlib.sha256(f"{inputs}|{group}|{catalog_digest(lang)}".encode()).hexdigest()
 
 
 def _search_index(planner: Callable[[], Planner], folder: str, out: Path,
