@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Collection
+from unittest.mock import patch
 
 import html5lib
 from hypothesis import given
@@ -213,3 +214,16 @@ def test_linking_preserves_text_and_structure(fragment: str) -> None:
 def test_linking_twice_changes_nothing_more(fragment: str) -> None:
     once = link(fragment)
     assert link(once) == once
+
+
+ODD_SERIALISATIONS = ["<P>GPU</P>", "<a href='/x'>GPU</a> GPU", "<br/>GPU", "<!-- GPU --> GPU", "<a  href=\"/x\">x</a>GPU",
+                      "<code >GPU</code> GPU", "</p x=\"1\">GPU", "<span title=\"a>b\">GPU</span>", "<a href=\"/en/glossary/gpu/\">x</a> GPU"]
+
+
+@given(fragments(), st.sampled_from(ODD_SERIALISATIONS))
+def test_the_plain_serialisation_shortcut_links_as_the_parser_does(fragment: str, odd: str) -> None:
+    # Fragments serialised the plain way are split without the parser; everything else goes to it.
+    for case in (fragment, fragment + odd, odd + fragment):
+        with patch("glossary.linking._plain_marks", return_value=None):
+            parsed = link(case)
+        assert link(case) == parsed

@@ -12,12 +12,15 @@ touches.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jinja2 import ChainableUndefined, Environment, FileSystemBytecodeCache, FileSystemLoader, meta, select_autoescape
+from jinja2 import (ChainableUndefined, Environment, FileSystemBytecodeCache, FileSystemLoader, meta,
+                    pass_eval_context, select_autoescape)
+from jinja2.nodes import EvalContext
+from markupsafe import Markup
 
 from newsroom import PROJECT_ROOT
 from newsroom.i18n import catalog_path, translations
@@ -80,8 +83,36 @@ def _environment(lang: str, templates: Path, _folder: str, _catalog: str) -> Env
         bytecode_cache=BYTECODE,
     )
     env.policies["ext.i18n.trimmed"] = True
-    env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    catalog = translations(lang)
+    env.install_gettext_translations(catalog, newstyle=True)  # type: ignore[attr-defined]
+    # `_` and `{% trans %}` both call `gettext`: one remembered lookup per message instead of
+    # Jinja's alias → context call → catalog → Markup → format (a tenth of an entry page's time).
+    env.globals["_"] = env.globals["gettext"] = _remembered_gettext(getattr(catalog, "ugettext", catalog.gettext))
     return env
+
+
+def _remembered_gettext(lookup: Callable[[str], str]) -> Callable[..., str]:
+    """Jinja's newstyle `gettext` (the message is a %-format; autoescaped it is Markup, so the
+    variables are escaped), remembering each message's translation, and its text when it takes no
+    variables."""
+    messages: dict[tuple[str, bool], str] = {}  # (message, autoescaped) → its translation
+    texts: dict[tuple[str, bool], str] = {}  # the same, formatted without variables
+
+    @pass_eval_context
+    def gettext(eval_ctx: EvalContext, __string: str, **variables: Any) -> str:
+        key = (__string, eval_ctx.autoescape)
+        if not variables and key in texts:
+            return texts[key]
+        message = messages.get(key)
+        if message is None:
+            message = lookup(__string)
+            message = messages[key] = Markup(message) if eval_ctx.autoescape else message
+        if variables:
+            return message % variables
+        text = texts[key] = message % variables  # always a format: "%%" is "%"
+        return text
+
+    return gettext
 
 
 def render(template: str, lang: str, context: Mapping[str, Any], templates: Path = TEMPLATES,
