@@ -42,7 +42,7 @@ from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
-from newsroom.build.writer import (WriteStats, apply_changes, collect, existing_files, unchanged_on_disk,
+from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, collect, existing_files, unchanged_on_disk,
                                    write_site)
 from newsroom.checks import check_content, markdown_texts
 from newsroom.db.session import session_factory, transaction
@@ -173,8 +173,16 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         pages, metas = _stale_pages(listed, renderer, values, page_inputs, previous, out, candidates)
         groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, previous, out,
                                             {plan.output for plan, _ in listed}, candidates)
-        made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
-                              [memos["references"], memos["plain"]], previous, candidates)
+        # A build that remakes much of the site assembles a new tree, written while it renders.
+        tree = StagedTree(out) if previous is None or len(pages) > len(listed) // IN_PLACE_SHARE else None
+        try:
+            made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
+                                  [memos["references"], memos["plain"]], previous, candidates,
+                                  partial(_spool, tree, previous, out) if tree is not None else None)
+        except BaseException:
+            if tree is not None:
+                tree.discard()
+            raise
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
     group_files = list(grouped)
@@ -192,8 +200,13 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         made[SITEMAP] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), entries.hexdigest()))
     claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [asset.path for asset in assets] \
         + [SITEMAP]
-    collect((path, b"") for path in claimed)  # refuses two outputs for one path
-    stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values)
+    try:
+        collect((path, b"") for path in claimed)  # refuses two outputs for one path
+        stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values, tree)
+    except BaseException:
+        if tree is not None:
+            tree.discard()
+        raise
     if email_out is not None:
         # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
         emails = [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]
@@ -247,19 +260,26 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
 
 
 def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.Previous | None,
-             claimed: set[str], snapshot: str, memos: Mapping[str, state.Memo], values: Values) -> WriteStats:
+             claimed: set[str], snapshot: str, memos: Mapping[str, state.Memo], values: Values,
+             tree: StagedTree | None) -> WriteStats:
     """Write what changed, remove what nothing makes, then record the new state (after the files).
 
     `claimed` is every output of this build, `made` those it made (the rest are known unchanged);
     it is emptied once the files are written, so their bytes are not held while the state is saved.
+    With a `tree`, the made files went there as they were made (their bytes are None here); what
+    else changed joins them and the tree is swapped in.
     """
     writes, outputs, removed = _changes(made, previous, out, claimed)
     made.clear()
-    written = len(writes)
-    # A small change replaces its files one by one; a large one (a template, a new issue in every
-    # masthead) swaps in a whole new tree, where the links cost little beside the writes.
-    in_place = previous is not None and written + len(removed) <= len(claimed) // IN_PLACE_SHARE
-    apply_changes(out, writes, removed, in_place=in_place)
+    if tree is not None:
+        written = len(writes) + len(tree.written)
+        tree.finish(writes, set(removed))
+    else:
+        written = len(writes)
+        # A small change replaces its files one by one; a large one (a template, a new issue in every
+        # masthead) swaps in a whole new tree, where the links cost little beside the writes.
+        in_place = previous is not None and written + len(removed) <= len(claimed) // IN_PLACE_SHARE
+        apply_changes(out, writes, removed, in_place=in_place)
     del writes
     with transaction(engine) as session:
         state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
@@ -270,7 +290,7 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
 
 @dataclass(frozen=True)
 class _Made:
-    data: bytes
+    data: bytes | None  # None: handed to the build's StagedTree as it was made
     output: state.Output
 
 
@@ -483,7 +503,8 @@ def _group_work(make: Callable[[], Any], tracker: Tracker, before: state.Output 
 
 def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], renderer: PageRenderer,
           tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool, memos: list[state.Memo],
-          previous: state.Previous | None, candidates: _Candidates | None) -> tuple[dict[str, _Made], dict[str, _Made]]:
+          previous: state.Previous | None, candidates: _Candidates | None,
+          spool: Callable[[str, str, bytes], None] | None) -> tuple[dict[str, _Made], dict[str, _Made]]:
     """Make the stale groups and pages, over the available cores; returns (pages made, group files made).
 
     Planning happens where rendering does: a worker plans and renders its pages, so the build never
@@ -491,7 +512,8 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
     kept as attributes were computed from (Planner.shared_reads), taken when a run of works ends:
     any such value a page used was computed in that process by then. What workers add to and use
     of `memos` comes back with their results, so the next build remembers it. A remade output's
-    reads under roots that did not change keep the values stored with it (`previous`).
+    reads under roots that did not change keep the values stored with it (`previous`). Each file
+    made goes to `spool(path, digest, bytes)` as it arrives, if given, and its bytes are let go.
     """
     planners = {id(planner): planner for _, planner, _ in pages}  # a forked worker's are its own copies
     known = previous.outputs if previous is not None and candidates is not None else {}
@@ -519,11 +541,25 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
             results[-1].append([memo.drain() for memo in memos])
         return results
 
+    def kept(path: str, data: bytes) -> tuple[str, bytes | None]:
+        digest = hashlib.sha256(data).hexdigest()
+        if spool is None:
+            return digest, data
+        spool(path, digest, data)
+        return digest, None
+
+    def arrived(index: int, result: list[Any]) -> list[Any]:
+        if index < offset:
+            result[0] = [(path, *kept(path, data)) for path, data in result[0]]
+        else:
+            result[0] = kept(pages[index - offset][0].output, result[0])
+        return result
+
     renderer.compile(plan for plan, _, _ in pages)
     for memo in memos:
         memo.drain()  # what a forked worker inherits, it does not send back
     with progress_bar(len(works), progress) as bar:
-        results = run_all(works, finish, bar)
+        results = run_all(works, finish, bar, arrived)
     for result in results:
         if len(result) > 4:
             for memo, (added, used) in zip(memos, result.pop()):
@@ -531,18 +567,32 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
     grouped: dict[str, _Made] = {}
     for (group, _, fingerprint, _), (files, reads, extra, roots) in zip(groups, results[:offset]):
         roots = tuple(map(values.key, roots))
-        for index, (path, data) in enumerate(files):
+        for index, (path, digest, data) in enumerate(files):
             # The group's reads (and what its maker remembers) are stored once, with its first file.
-            grouped[path] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint,
+            grouped[path] = _Made(data, state.Output(digest, fingerprint,
                                                      state.NO_READS if index else reads,
                                                      {"group": group} if index else {"group": group, **extra},
                                                      roots=() if index else roots))
     made: dict[str, _Made] = {}
-    for (plan, _, fingerprint), (data, reads, meta, roots) in zip(pages, results[offset:]):
+    for (plan, _, fingerprint), ((digest, data), reads, meta, roots) in zip(pages, results[offset:]):
         metas[plan.output] = meta
-        made[plan.output] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), fingerprint, reads, meta,
+        made[plan.output] = _Made(data, state.Output(digest, fingerprint, reads, meta,
                                                      roots=tuple(map(values.key, roots))))
     return made, grouped
+
+
+def _unchanged(known: state.Output | None, out: Path, path: str, digest: str, data: bytes) -> bool:
+    """Whether the published file already holds these bytes: as recorded, else as read from disk."""
+    if known is not None:
+        return known.digest == digest and _exists(out, path)
+    return unchanged_on_disk(out, path, data)
+
+
+def _spool(tree: StagedTree, previous: state.Previous | None, out: Path, path: str, digest: str,
+           data: bytes) -> None:
+    """A made file joins the new tree: written there, or linked from the published one if unchanged."""
+    if not _unchanged(previous.outputs.get(path) if previous is not None else None, out, path, digest, data):
+        tree.write(path, data)
 
 
 def _exists(out: Path, path: str) -> bool:
@@ -563,10 +613,7 @@ def _changes(made: Mapping[str, _Made], previous: state.Previous | None, out: Pa
         known = previous.outputs.get(path) if previous is not None else None
         if known != item.output:
             outputs[path] = item.output
-        if known is not None and known.digest == item.output.digest and _exists(out, path):
-            continue
-        if known is None and unchanged_on_disk(out, path, item.data):
-            continue
-        writes[path] = item.data
+        if item.data is not None and not _unchanged(known, out, path, item.output.digest, item.data):
+            writes[path] = item.data
     before = set(previous.outputs) if previous is not None else existing_files(out)
     return writes, outputs, sorted(before - claimed)

@@ -101,11 +101,13 @@ def progress_bar(total: int, shown: bool) -> tqdm:
 
 
 def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], list[Any]] = list,
-            bar: tqdm | None = None) -> list[Any]:
+            bar: tqdm | None = None, each: Callable[[int, Any], Any] | None = None) -> list[Any]:
     """Each work's result, in order; in forked workers when there are enough of them.
 
     `finish` turns a run of results into what is sent back (it runs in the process that made
     them, after the run: results must pickle once finished). `bar` counts the works done.
+    `each(index, result)`, if given, runs here on each finished result as it arrives, and what it
+    returns is kept instead (the build writes a page's file meanwhile, and lets its bytes go).
     """
     job = _Job(works, finish)
     bar = bar if bar is not None else progress_bar(len(works), False)
@@ -115,7 +117,8 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
         for work in works:
             results.append(work())
             bar.update()
-        return finish(results)
+        results = finish(results)
+        return [each(index, result) for index, result in enumerate(results)] if each else results
     results = []
     # A few chunks per worker, so none idles long; one work at a time when there are few, since a
     # few of them (a search index, an archive page) may take most of the time.
@@ -127,7 +130,8 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     try:
         with multiprocessing.get_context("fork").Pool(count, initializer=_adopt, initargs=(job,)) as pool:
             for part in pool.imap(_run_range, chunks):
-                results.extend(part)
+                results.extend([each(len(results) + index, result) for index, result in enumerate(part)]
+                               if each else part)
                 bar.update(len(part))
     finally:
         gc.unfreeze()

@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,17 +110,57 @@ def apply_changes(out: Path, writes: Mapping[str, bytes], removals: Iterable[str
             (out / relative).unlink(missing_ok=True)
             _prune_empty(out, (out / relative).parent)
         return
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    tree = StagedTree(out)
     try:
-        for relative in sorted(existing_files(out) - removed - set(writes)):
-            target = staging / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.link(out / relative, target)
-        _write_all(staging, writes)
-        _swap_in(staging, out)
+        tree.finish(writes, removed)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        tree.discard()
         raise
+
+
+class StagedTree:
+    """A new tree assembled beside `out`, swapped in whole (see the module docstring).
+
+    A build that remakes much of the site opens one before it renders and `write`s each file as
+    it is made (threads write while the workers render, and the build need not hold every file's
+    bytes); `finish` writes the rest, hard-links every published file neither written nor removed,
+    and swaps the tree in. `discard` drops it, leaving `out` as it was.
+    """
+
+    def __init__(self, out: Path) -> None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        for leftover in out.parent.glob(f".{out.name}.new-*"):  # of a build killed before its swap
+            shutil.rmtree(leftover, ignore_errors=True)
+        self.out = out
+        self.staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+        self.written: set[str] = set()
+        self._pool = ThreadPoolExecutor(max_workers=WRITE_THREADS)
+        self._pending: list[Future[None]] = []
+
+    def write(self, relative: str, data: bytes) -> None:
+        """Write one file of the new tree, in a thread (its errors are raised by `finish`)."""
+        self.written.add(relative)
+        self._pending.append(self._pool.submit(_replace, self.staging, relative, data))
+
+    def finish(self, writes: Mapping[str, bytes], removed: set[str]) -> None:
+        """Write `writes` too, link what is unchanged, and put the new tree at `out`."""
+        for relative, data in sorted(writes.items()):
+            self.write(relative, data)
+        self._pool.shutdown(wait=True)
+        for future in self._pending:
+            future.result()
+        if not self.written and not removed and self.out.exists():
+            self.discard()  # nothing changed: the published tree stays
+            return
+        for relative in sorted(existing_files(self.out) - removed - self.written):
+            target = self.staging / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.link(self.out / relative, target)
+        _swap_in(self.staging, self.out)
+
+    def discard(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(self.staging, ignore_errors=True)
 
 
 def _prune_empty(root: Path, folder: Path) -> None:
