@@ -14,11 +14,14 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from newsroom.render.markdown import (
+    PLAIN_AHEAD,
     MarkdownRenderer,
     References,
+    SourceAnchors,
     citation_backrefs,
     find_references,
     plain_text,
+    remembered_references,
 )
 
 KNOWN = {("entry", "gpu"): "/en/glossary/gpu/", ("entry", "trainium"): "/en/glossary/trainium/",
@@ -458,3 +461,37 @@ def test_never_raises_and_stays_safe(text: str) -> None:
     plain_text(text)
     refs = find_references(text)
     assert sum(len(ids) for ids in citation_backrefs(text).values()) == len(refs.citations)
+
+
+# --- HTML rendered ahead ----------------------------------------------------------
+
+class Store(dict):
+    def put(self, key: str, value: object) -> None:
+        self[key] = value
+
+
+CITING = st.lists(st.one_of(MARKDOWN_PIECES, st.sampled_from(["[1]", "[2]", " [3].", "[12]", "| a | b [1] |\n|---|---|\n",
+                                                              "![alt [1]](x.png)", "[see [2]](https://x.org)"])),
+                  max_size=120).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.one_of(CITING, st.sampled_from(XSS_PAYLOADS)), padding=st.sampled_from(["", "Padding text. " * 12]))
+def test_html_rendered_ahead_is_the_html_rendered_when_asked(text: str, padding: str) -> None:
+    # A build's parse for references renders long texts that link nowhere inside the site ahead;
+    # a page then only puts its own citation anchors in. Same bytes as rendering on the spot.
+    text = padding + text
+    renderers = [MarkdownRenderer(resolve=resolve, citation_href=SourceAnchors("story-a-source")),
+                 MarkdownRenderer(resolve=resolve, citation_href=SourceAnchors("source")),
+                 MarkdownRenderer(resolve=resolve, citation_href=source_href),
+                 MarkdownRenderer(resolve=resolve)]
+    prefixes = ["cite", "cite-a-body"]
+    expected = [renderer.html(text, anchor_prefix=prefix) for renderer in renderers for prefix in prefixes]
+    expected_plain = plain_text(text)
+    html = Store()
+    with remembered_references(Store(), Store(), html):
+        found = find_references(text)
+        assert [renderer.html(text, anchor_prefix=prefix) for renderer in renderers for prefix in prefixes] == expected
+        assert plain_text(text) == expected_plain
+    links_inside = found.entries or found.pages or found.issues or found.malformed
+    assert len(html) == (1 if len(text) >= PLAIN_AHEAD and not links_inside else 0)

@@ -21,7 +21,7 @@ from newsroom.build import urls
 from newsroom.build.derived import pages_in
 from newsroom.build.model import Record
 from newsroom.build.tracking import EXISTS, SEP, untracked
-from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, plain_text
+from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, SourceAnchors, plain_text
 
 
 
@@ -127,7 +127,7 @@ class IssuePages:
         """A story with its own source list: citations [n] point at its n-th source link."""
         text, text_lang = self.text(story)
         anchor = f"story-{story.key}-source"
-        md = MarkdownRenderer(resolve=self.resolve, citation_href=(lambda n: f"#{anchor}-{n}")
+        md = MarkdownRenderer(resolve=self.resolve, citation_href=SourceAnchors(anchor)
                               if story.data.get("sources") else None)
         prefix = f"cite-{story.key}"
         terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
@@ -167,9 +167,10 @@ class IssuePages:
 
         linked: list[Markup] = []
         done: set[str] = set()
-        for text, html in zip(fields, rendered):
+        for index, (text, html) in enumerate(zip(fields, rendered)):
             linked.append(Markup(link_first_mentions(str(html), matcher, href_for, skip=done)))
-            done |= {mention.slug for mention in matcher.find(plain_text(text))}
+            if index < len(fields) - 1:  # what the last field mentions no later field needs
+                done |= {mention.slug for mention in matcher.find(plain_text(text))}
         return linked
 
     # -- glossary ------------------------------------------------------------------

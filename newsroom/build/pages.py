@@ -31,7 +31,7 @@ from newsroom.build.model import Content, Record
 from newsroom.build.reference import reference_sections
 from newsroom.build.tracking import Tracker
 from newsroom.i18n import translations
-from newsroom.render.markdown import MarkdownRenderer
+from newsroom.render.markdown import MarkdownRenderer, SourceAnchors
 from newsroom.settings import Settings
 
 
@@ -206,7 +206,7 @@ class Planner(IssuePages, GlossaryPages):
     def markdown(self, record: Record | None = None) -> PageMarkdown:
         cites = bool(record and record.data.get("sources"))
         return PageMarkdown(MarkdownRenderer(resolve=self.resolve,
-                                             citation_href=(lambda n: f"#source-{n}") if cites else None))
+                                             citation_href=SourceAnchors("source") if cites else None))
 
     def text(self, record: Record) -> tuple[Mapping[str, Any], str]:
         """The record's text in this language, or the fallback language's, and which it is."""

@@ -156,9 +156,12 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
         memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
         content = load_content(session, memos["records"])
-    with remembered_references(memos["references"], memos["plain"]):
+    # HTML of texts rendered ahead by the parse that finds their references (see find_references);
+    # kept for this build only.
+    ahead = state.Memo()
+    with remembered_references(memos["references"], memos["plain"], ahead):
         fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
-        _parse_ahead(fresh, settings, [memos["references"], memos["plain"]])
+        _parse_ahead(fresh, settings, [memos["references"], memos["plain"], ahead])
         problems = checked(content, settings, today, drafts, now, memos["checks"])
     derived = derive(content, settings, drafts, now, memos["mentions"])
     tracker = Tracker()
@@ -166,7 +169,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     values = Values(content, derived)
     # The template folder is no input of a page here: its fingerprint names the templates it used.
     page_inputs = f"{code_version()}|{settings!r}|drafts={drafts}|public={public}|{untracked_fields(derived)}"
-    with remembered_references(memos["references"], memos["plain"]):
+    with remembered_references(memos["references"], memos["plain"], ahead):
         renderer = PageRenderer(templates, settings.languages, shared, memos["templates"])
         listed = list_pages(*tracked, settings, tracker, now, extra=True)
         candidates = _candidates(previous, values)
@@ -216,7 +219,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
 
 
 def _parse_ahead(records: list[Record], settings: Settings, memos: list[state.Memo]) -> None:
-    """Find the references (and plain text) of every text of `records` (those new since the last
+    """Find the references (plain text, HTML ahead) of every text of `records` (those new since the last
     build) the memos do not know, over the available cores: a first or full build parses every
     text once, and `check`, the pages and the search index then look the answers up."""
     if len(records) * MAX_TEXTS < PARSE_AHEAD_MIN:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import html as html_lib
 import re
+import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -65,6 +66,16 @@ class References:
     issues: tuple[int, ...] = ()  # numbers from [x](issue:13)
     citations: tuple[int, ...] = ()  # n from [n]
     malformed: tuple[str, ...] = ()  # internal links whose target is no slug/number, e.g. "issue:abc"
+
+
+@dataclass(frozen=True)
+class SourceAnchors:
+    """Citation hrefs into a source list whose items have the ids `{anchor}-{n}`: n → `#{anchor}-{n}`."""
+
+    anchor: str
+
+    def __call__(self, number: int) -> str:
+        return f"#{self.anchor}-{number}"
 
 
 class LinkResolver(Protocol):
@@ -228,7 +239,28 @@ class MarkdownRenderer:
 
     def html(self, text: str, *, anchor_prefix: str = "cite") -> Markup:
         """Block HTML of `text`, safe to insert into a page as is."""
+        ahead = self._rendered_ahead(text, anchor_prefix)
+        if ahead is not None:
+            return ahead
         return self._render(_parse(self._md, text), anchor_prefix)
+
+    def _rendered_ahead(self, text: str, prefix: str) -> Markup | None:
+        """`text`'s HTML as `find_references` rendered it ahead (see there), with this page's anchors."""
+        store = _STORES[-1].get("html") if _STORES and len(text) >= PLAIN_AHEAD else None
+        if store is None or self.max_nesting != DEFAULT_MAX_NESTING or not _ANCHOR_PREFIX.match(prefix):
+            return None
+        known = store.get(text_key(text))
+        if known is None:
+            return None
+        html = known
+        if _AHEAD in html:  # it cites sources
+            anchor = self.citation_href.anchor if isinstance(self.citation_href, SourceAnchors) else ""
+            if not _ANCHOR_PREFIX.match(anchor):
+                return None  # citations shown otherwise: render it here
+            html = html.replace(f'href="#{_AHEAD}s-', f'href="#{anchor}-').replace(f'id="{_AHEAD}c-', f'id="{prefix}-')
+            if _AHEAD in html:
+                return None
+        return Markup(html)
 
     def deferred(self, text: str, *, anchor_prefix: str = "cite") -> DeferredHtml:
         """`html(text)` rendered when a template (or `str`) first uses it, not when a page is planned.
@@ -325,17 +357,27 @@ class ReferenceStore(Protocol):
     def put(self, key: str, value: Any) -> None: ...
 
 
-#: The stores of the build in progress, if any: "references" and "plain" (text).
+#: The stores of the build in progress, if any: "references", "plain" (text) and "html".
 #: `check` and the planner ask about every text of every record on every build;
 #: a build lends its database-backed memos here so an unchanged text is never
 #: parsed again (see build/pipeline.py).
 _STORES: list[dict[str, ReferenceStore]] = []
 
+#: The placeholder anchors of HTML rendered ahead (see find_references): new in each process that
+#: imports this (a build's workers are forks of it), so no content can know and contain them.
+_AHEAD = "x" + secrets.token_hex(8)
+
 
 @contextmanager
-def remembered_references(store: ReferenceStore, plain: ReferenceStore | None = None) -> Iterator[None]:
-    """While the block runs, `find_references` (and `plain_text`) answer from the stores and add to them."""
-    stores = {"references": store, **({"plain": plain} if plain is not None else {})}
+def remembered_references(store: ReferenceStore, plain: ReferenceStore | None = None,
+                          html: ReferenceStore | None = None) -> Iterator[None]:
+    """While the block runs, `find_references` (and `plain_text`) answer from the stores and add to them.
+
+    With an `html` store, `find_references` also renders ahead the HTML of each long text that
+    links to nothing inside the site (see there), and `MarkdownRenderer.html` takes it from there.
+    """
+    stores = {"references": store, **({"plain": plain} if plain is not None else {}),
+              **({"html": html} if html is not None else {})}
     _STORES.append(stores)
     try:
         yield
@@ -365,6 +407,12 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
         # one parse answers both. Short ones (headlines, names) it rarely needs as plain text.
         tokens = _parse(_scanner(max_nesting), text)
         found = _references_in(tokens)
+        ahead = _STORES[-1].get("html")
+        if ahead is not None and not (found.entries or found.pages or found.issues or found.malformed):
+            # Nor does a page change its HTML, but for the citations' anchors: render it from this
+            # parse, with placeholder anchors a page replaces by its own (before `_plain_in`, which
+            # edits the tokens; rendering edits none that it reads).
+            ahead.put(key, str(_ahead_renderer()._render(tokens, _AHEAD + "c")))
         plain.put(key, _plain_in(_parser(max_nesting), tokens))
     else:
         found = _references(text, max_nesting)
@@ -375,6 +423,11 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
 
 
 _NONE = References()
+
+
+@lru_cache(maxsize=1)
+def _ahead_renderer() -> MarkdownRenderer:
+    return MarkdownRenderer(resolve=lambda kind, target: None, citation_href=SourceAnchors(_AHEAD + "s"))
 #: Texts at least this long get their plain text with their references (see find_references).
 PLAIN_AHEAD = 120
 
