@@ -210,6 +210,11 @@ class TermMatcher:
                 self._insensitive.setdefault(_fold(form), slug)
         self._narrow_left = int((len(self._sensitive) + len(self._insensitive)) * self.NARROW_SHARE)
 
+    def compile(self) -> None:
+        """Compile the whole matcher now: before forking processes that will each search many texts."""
+        self._narrow_left = 0
+        self._patterns  # noqa: B018 (a cached property: computed here, once)
+
     @cached_property
     def _first_words(self) -> tuple[dict[str, list[str]], dict[str, list[str]], list[int]]:
         """The forms by their first word (of the folded key, for forms that ignore case), and the

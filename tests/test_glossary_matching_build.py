@@ -101,3 +101,26 @@ def test_a_term_linked_in_the_summary_is_not_linked_again_in_the_body(site):
     for lang in ("hu", "en"):
         article = _story(site, lang, "t-twice")
         assert len([a for a in article.iter("a") if a.get("class") == "term"]) == 1
+
+
+def test_mentions_spread_over_processes_are_the_mentions_matched_in_one(sample_cli: Cli,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A build with many stories to match spreads them over forked workers, a few stories per work.
+    from newsroom.build import derived
+    from newsroom.build.model import load_content
+    from newsroom.build.rendering import run_all
+    from newsroom.build.state import Memo
+    from newsroom.db.session import make_engine, session_factory
+    from newsroom.settings import Settings
+
+    engine = make_engine(sample_cli.db_url)
+    with session_factory(engine)() as session:
+        content = load_content(session)
+    engine.dispose()
+    alone = derived.derive(content, Settings(), False).mentions
+    monkeypatch.setattr(derived, "SPREAD_STORIES", 2)
+    monkeypatch.setattr(derived, "STORIES_PER_WORK", 3)
+    spread = derived.derive(content, Settings(), False, run=run_all).mentions
+    remembered = derived.derive(content, Settings(), False, memo=Memo(), run=run_all).mentions
+    assert list(spread.items()) == list(alone.items()) == list(remembered.items())
+    assert sum(map(len, alone.values())) > len(alone)  # the sample's stories mention terms

@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 
@@ -79,18 +80,26 @@ def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple
             for slug, story in content.stories.items()}
 
 
+#: Runs works (no-argument callables), maybe over several processes, and returns their results in order.
+Runner = Callable[[Sequence[Callable[[], Any]]], list[Any]]
+#: From this many stories to match, a `Runner` spreads the matching over the cores.
+SPREAD_STORIES = 500
+#: Stories per work when spread.
+STORIES_PER_WORK = 250
+
+
 def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime | None = None,
-           memo: Memo | None = None) -> Derived:
+           memo: Memo | None = None, run: Runner | None = None) -> Derived:
     """Visibility (see issues.visibility: drafts only in a preview; scheduled ones once `now` passes their
     time), mentions, "in the news", relations and term matchers, computed once per build.
 
-    `memo` remembers story mentions across builds."""
+    `memo` remembers story mentions across builds; `run` spreads matching many stories over the cores."""
     visible = visible_numbers(content, drafts, now)
     by_lang = matchers(content, settings.languages)
     if memo is None:
-        mentions = story_mentions(content, by_lang)
+        mentions = spread_mentions(content, by_lang, run)
     else:
-        mentions = remembered_mentions(content, settings.languages, memo, by_lang)
+        mentions = remembered_mentions(content, settings.languages, memo, by_lang, run)
     public = visible if not drafts else visible_numbers(content, False, now)
     shown = {lang: tuple(n for n in visible if lang in languages_of(content.issues[n], settings))
              for lang in settings.languages}
@@ -114,8 +123,26 @@ def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:
     return found
 
 
+def spread_mentions(content: Content, by_lang: Mapping[str, TermMatcher],
+                    run: Runner | None = None) -> dict[str, tuple[str, ...]]:
+    """`story_mentions`, by `run` in parts when there are many stories (each matcher compiled first,
+    once, not in every process)."""
+    if run is None or len(content.stories) < SPREAD_STORIES:
+        return story_mentions(content, by_lang)
+    for matcher in by_lang.values():
+        matcher.compile()
+    slugs = list(content.stories)
+    parts = [dataclasses.replace(content, stories={slug: content.stories[slug]
+                                                   for slug in slugs[start:start + STORIES_PER_WORK]})
+             for start in range(0, len(slugs), STORIES_PER_WORK)]
+    found: dict[str, tuple[str, ...]] = {}
+    for result in run([partial(story_mentions, part, by_lang) for part in parts]):
+        found.update(result)
+    return found
+
+
 def remembered_mentions(content: Content, languages: tuple[str, ...], memo: Memo,
-                        by_lang: Mapping[str, TermMatcher]) -> dict[str, tuple[str, ...]]:
+                        by_lang: Mapping[str, TermMatcher], run: Runner | None = None) -> dict[str, tuple[str, ...]]:
     """`story_mentions`, matching only stories whose text or the glossary's labels changed since it was stored.
 
     Matching a story against every term is the costliest step of a build; its
@@ -134,7 +161,8 @@ def remembered_mentions(content: Content, languages: tuple[str, ...], memo: Memo
         else:
             found[slug] = tuple(known)
     if missing:
-        fresh = story_mentions(dataclasses.replace(content, stories={k: v[0] for k, v in missing.items()}), by_lang)
+        fresh = spread_mentions(dataclasses.replace(content, stories={k: v[0] for k, v in missing.items()}), by_lang,
+                                run)
         for slug, (_, key) in missing.items():
             memo.put(key, list(fresh[slug]))
             found[slug] = fresh[slug]

@@ -163,7 +163,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
         _parse_ahead(fresh, settings, [memos["references"], memos["plain"], ahead])
         problems = checked(content, settings, today, drafts, now, memos["checks"])
-    derived = derive(content, settings, drafts, now, memos["mentions"])
+    derived = derive(content, settings, drafts, now, memos["mentions"], run_all)
     tracker = Tracker()
     tracked = (track_content(content, tracker), track_derived(derived, tracker))
     values = Values(content, derived)
