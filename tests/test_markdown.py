@@ -210,6 +210,23 @@ def test_find_references_of_plain_text_is_empty() -> None:
     assert find_references("Nothing to see here.") == References()
 
 
+def test_autolinks_to_the_site_are_references() -> None:
+    assert find_references("See <entry:gpu> and <https://example.org>.").entries == ("gpu",)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(st.sampled_from([*"()!*_`#>-|:\\/&;=\"' \n\t0123456789abc", "entry:gpu", "issue:13",
+                                      "page:method", "(entry:gpu)", "&#91;1&#93;", "&lt;entry:gpu&gt;", "é"]),
+                     max_size=80).map("".join))
+def test_text_without_brackets_or_angle_brackets_refers_to_nothing(text: str) -> None:
+    # Links, citations and autolinks all start with "[" or "<": such a text is not parsed for them.
+    asked: list[tuple[str, str]] = []
+    html = MarkdownRenderer(resolve=lambda kind, target: asked.append((kind, target)) or "/x/",
+                            citation_href=source_href).html(text)
+    assert find_references(text) == References()
+    assert not asked and 'class="cite"' not in html
+
+
 def test_find_references_in_tables_and_headings() -> None:
     text = "# Title [1]\n\n| a | b |\n|---|---|\n| [x](entry:gpu) | [3] |\n"
     refs = find_references(text)

@@ -434,6 +434,8 @@ PLAIN_AHEAD = 120
 
 @lru_cache(maxsize=1 << 17)
 def _references(text: str, max_nesting: int) -> References:
+    if "[" not in text and "<" not in text:
+        return _NONE  # every link, citation and autolink starts with one of them: nothing to parse
     return _references_in(_parse(_scanner(max_nesting), text))
 
 
