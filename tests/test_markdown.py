@@ -492,8 +492,9 @@ CITING = st.lists(st.one_of(MARKDOWN_PIECES, st.sampled_from(["[1]", "[2]", " [3
                   max_size=120).map("".join)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=st.one_of(CITING, st.sampled_from(XSS_PAYLOADS)), padding=st.sampled_from(["", "Padding text. " * 12]))
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.one_of(CITING, st.sampled_from(XSS_PAYLOADS)),
+       padding=st.sampled_from(["", "Padding text. " * 12, "Padding *text* [4]. " * 8]))
 def test_html_rendered_ahead_is_the_html_rendered_when_asked(text: str, padding: str) -> None:
     # A build's parse for references renders long texts that link nowhere inside the site ahead;
     # a page then only puts its own citation anchors in. Same bytes as rendering on the spot.
@@ -503,12 +504,14 @@ def test_html_rendered_ahead_is_the_html_rendered_when_asked(text: str, padding:
                  MarkdownRenderer(resolve=resolve, citation_href=source_href),
                  MarkdownRenderer(resolve=resolve)]
     prefixes = ["cite", "cite-a-body"]
-    expected = [renderer.html(text, anchor_prefix=prefix) for renderer in renderers for prefix in prefixes]
+    expected = [(renderer.html(text, anchor_prefix=prefix), renderer.inline(text, anchor_prefix=prefix))
+                for renderer in renderers for prefix in prefixes]
     expected_plain = plain_text(text)
     html = Store()
     with remembered_references(Store(), Store(), html):
         found = find_references(text)
-        assert [renderer.html(text, anchor_prefix=prefix) for renderer in renderers for prefix in prefixes] == expected
+        assert [(renderer.html(text, anchor_prefix=prefix), renderer.inline(text, anchor_prefix=prefix))
+                for renderer in renderers for prefix in prefixes] == expected
         assert plain_text(text) == expected_plain
     links_inside = found.entries or found.pages or found.issues or found.malformed
     assert len(html) == (1 if len(text) >= PLAIN_AHEAD and not links_inside else 0)

@@ -244,15 +244,17 @@ class MarkdownRenderer:
             return ahead
         return self._render(_parse(self._md, text), anchor_prefix)
 
-    def _rendered_ahead(self, text: str, prefix: str) -> Markup | None:
-        """`text`'s HTML as `find_references` rendered it ahead (see there), with this page's anchors."""
+    def _rendered_ahead(self, text: str, prefix: str, inline: bool = False) -> Markup | None:
+        """`text`'s HTML as `find_references` rendered it ahead (see there), with this page's anchors.
+
+        Inline, a text that is one paragraph (and nothing else) is that paragraph's content."""
         store = _STORES[-1].get("html") if _STORES and len(text) >= PLAIN_AHEAD else None
         if store is None or self.max_nesting != DEFAULT_MAX_NESTING or not _ANCHOR_PREFIX.match(prefix):
             return None
         known = store.get(text_key(text))
-        if known is None:
+        if known is None or (inline and not known[1]):
             return None
-        html = known
+        html = known[0][len("<p>"):-len("</p>\n")] if inline else known[0]
         if _AHEAD in html:  # it cites sources
             anchor = self.citation_href.anchor if isinstance(self.citation_href, SourceAnchors) else ""
             if not _ANCHOR_PREFIX.match(anchor):
@@ -272,6 +274,9 @@ class MarkdownRenderer:
 
     def inline(self, text: str, *, anchor_prefix: str = "cite") -> Markup:
         """Inline HTML of one paragraph (headlines, one-liners): no <p>, block syntax stays text."""
+        ahead = self._rendered_ahead(text, anchor_prefix, inline=True)
+        if ahead is not None:
+            return ahead
         return self._render(_parse(self._md, text, inline=True), anchor_prefix)
 
     def _render(self, tokens: list[Token], anchor_prefix: str) -> Markup:
@@ -412,7 +417,12 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
             # Nor does a page change its HTML, but for the citations' anchors: render it from this
             # parse, with placeholder anchors a page replaces by its own (before `_plain_in`, which
             # edits the tokens; rendering edits none that it reads).
-            ahead.put(key, str(_ahead_renderer()._render(tokens, _AHEAD + "c")))
+            # A text that is one paragraph, its content the whole text, parses inline to the same run
+            # (no raw HTML in it, which the cleaner might read otherwise outside the paragraph).
+            paragraph = (len(tokens) == 3 and tokens[0].type == "paragraph_open" and tokens[1].content == text
+                         and not any(child.type == "html_inline" for child in tokens[1].children or ()))
+            html = str(_ahead_renderer()._render(tokens, _AHEAD + "c"))
+            ahead.put(key, [html, paragraph and html.startswith("<p>") and html.endswith("</p>\n")])
         plain.put(key, _plain_in(_parser(max_nesting), tokens))
     else:
         found = _references(text, max_nesting)
