@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 HU_ALPHABET_HEADINGS: tuple[str, ...] = (
     "A", "B", "C", "Cs", "D", "Dz", "Dzs", "E", "F", "G", "Gy", "H", "I", "J",
@@ -184,6 +185,7 @@ def _letter_unit(letter: str, alphabet: _Alphabet) -> Unit:
     return (2, letter) if rank is None else (1, rank)
 
 
+@lru_cache(maxsize=1 << 16)  # the index, letter and category pages sort the same headwords again and again
 def sort_key(text: str, lang: str) -> tuple[object, ...]:
     """A key that orders words as a `lang` ("hu" or "en") dictionary does.
 
@@ -204,6 +206,7 @@ def alphabet_headings(lang: str) -> tuple[str, ...]:
     return HU_ALPHABET_HEADINGS if lang == "hu" else EN_ALPHABET_HEADINGS
 
 
+@lru_cache(maxsize=1 << 16)
 def letter_heading(text: str, lang: str) -> str:
     """The A–Z index group of `text`: its first letter at the primary level.
 

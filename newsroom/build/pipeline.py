@@ -594,7 +594,8 @@ def _unchanged(known: state.Output | None, out: Path, path: str, digest: str, da
 def _spool(tree: StagedTree, previous: state.Previous | None, out: Path, path: str, digest: str,
            data: bytes) -> None:
     """A made file joins the new tree: written there, or linked from the published one if unchanged."""
-    if not _unchanged(previous.outputs.get(path) if previous is not None else None, out, path, digest, data):
+    known = previous.outputs.get(path) if previous is not None else None
+    if not tree.published or not _unchanged(known, out, path, digest, data):
         tree.write(path, data)
 
 

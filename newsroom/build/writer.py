@@ -132,6 +132,7 @@ class StagedTree:
         for leftover in out.parent.glob(f".{out.name}.new-*"):  # of a build killed before its swap
             shutil.rmtree(leftover, ignore_errors=True)
         self.out = out
+        self.published = out.is_dir()  # else every file is new
         self.staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
         self.written: set[str] = set()
         self._pool = ThreadPoolExecutor(max_workers=WRITE_THREADS)
