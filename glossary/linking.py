@@ -220,21 +220,28 @@ def link_first_mentions(html: str, matcher: TermMatcher,
     hrefs: dict[str, str | None] = {}
     output: list[str] = []
     tokens, existing = _tokens(html)
-    for token in tokens:
-        raw = html[token.start:token.end]
-        links: list[tuple[int, int, str]] = []
+    # The linkable text runs (token index → decoded text and its offsets in the raw run), searched at once.
+    runs: dict[int, tuple[str, dict[int, int] | _Same]] = {}
+    for index, token in enumerate(tokens):
         if token.text is not None and token.linkable:
+            raw = html[token.start:token.end]
             decoded, offsets = _decoded_offsets(raw)
             if decoded == token.text and "<" not in raw:  # else the parser read it otherwise
-                for mention in matcher.find(decoded):
-                    start, end = offsets.get(mention.start), offsets.get(mention.end)
-                    if mention.slug in done or start is None or end is None:
-                        continue  # already linked, or cut inside a character reference
-                    if mention.slug not in hrefs:
-                        hrefs[mention.slug] = href_for(mention.slug)
-                    href = hrefs[mention.slug]
-                    if href is not None and href not in existing:
-                        links.append((start, end, href))
-                        done.add(mention.slug)
+                runs[index] = decoded, offsets
+    found = dict(zip(runs, matcher.find_each([decoded for decoded, _ in runs.values()])))
+    for index, token in enumerate(tokens):
+        raw = html[token.start:token.end]
+        links: list[tuple[int, int, str]] = []
+        for mention in found.get(index, ()):
+            offsets = runs[index][1]
+            start, end = offsets.get(mention.start), offsets.get(mention.end)
+            if mention.slug in done or start is None or end is None:
+                continue  # already linked, or cut inside a character reference
+            if mention.slug not in hrefs:
+                hrefs[mention.slug] = href_for(mention.slug)
+            href = hrefs[mention.slug]
+            if href is not None and href not in existing:
+                links.append((start, end, href))
+                done.add(mention.slug)
         output.append(_link_text(raw, links) if links else raw)
     return "".join(output)

@@ -32,6 +32,7 @@ known to be false friends can be listed in ``exclude``.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Sequence
@@ -54,6 +55,10 @@ class Term:
 
     slug: str                 # the glossary entry
     labels: tuple[str, ...]   # headword, aliases and match-only forms in ONE language
+
+
+#: Joins the texts `TermMatcher.find_each` searches at once.
+_SEPARATOR = "\x00"
 
 
 @dataclass(frozen=True)
@@ -293,6 +298,33 @@ class TermMatcher:
                        if hit is not None and hit[0].start() < match.end() else hit
                        for index, hit in enumerate(pending)]
         return mentions
+
+    def find_each(self, texts: Sequence[str]) -> list[list[Mention]]:
+        """`[self.find(text) for text in texts]`, searched at once (a page's many short text runs).
+
+        The texts are joined by a character no form contains, which is neither a word character
+        nor a space: no match can span it, and at either side of it a match starts or ends as at
+        a text's start or end. Texts that contain the separator, or start with a combining mark
+        (it would join the separator when normalised), are searched one by one.
+        """
+        if len(texts) < 2 or self._separator_in_forms or any(
+                _SEPARATOR in text or (text and unicodedata.combining(text[0])) for text in texts):
+            return [self.find(text) for text in texts]
+        starts: list[int] = []
+        position = 0
+        for text in texts:
+            starts.append(position)
+            position += len(text) + len(_SEPARATOR)
+        found: list[list[Mention]] = [[] for _ in texts]
+        for mention in self.find(_SEPARATOR.join(texts)):
+            index = bisect.bisect_right(starts, mention.start) - 1
+            offset = starts[index]
+            found[index].append(Mention(mention.slug, mention.start - offset, mention.end - offset, mention.surface))
+        return found
+
+    @cached_property
+    def _separator_in_forms(self) -> bool:
+        return any(_SEPARATOR in form for forms in (self._sensitive, self._insensitive) for form in forms)
 
     def slugs(self, text: str) -> set[str]:
         """The slugs of every term mentioned in `text`."""

@@ -274,3 +274,20 @@ def test_narrowed_searches_agree_on_letters_whose_case_does_not_fold_back(text: 
     # Dotless i, long s, sigma: "IKON" is no mention of "ıkon" ("ikon" ≠ "ıkon"), "ıkonok" is.
     whole = _CompiledAtOnce(TRICKY_TERMS, "hu").find(text)
     assert whole and _AlwaysNarrowed(TRICKY_TERMS, "hu").find(text) == whole
+
+
+@given(st.lists(st.lists(st.one_of(st.sampled_from([*TRICKY_PIECES, "\u0301", "\x00", "-t", "-ot"]),
+                                   st.text(max_size=3)), max_size=12).map("".join), max_size=8))
+def test_finding_in_many_texts_at_once_finds_what_each_search_finds(texts: list[str]) -> None:
+    # A page's text runs are searched joined: a match may not span two of them, nor see past their ends.
+    for terms, lang in ((TRICKY_TERMS, "hu"), (EN_TERMS, "en"), ([*HU_TERMS, Term("nul", ("a\x00b",))], "hu")):
+        matcher = _CompiledAtOnce(terms, lang)
+        assert matcher.find_each(texts) == [matcher.find(text) for text in texts]
+
+
+@pytest.mark.parametrize("texts", [["AWS", "Trainium"], ["AWS ", " Trainium"], ["GPU", "-t használ"], ["Trainium", "ot"],
+                                   ["nagy", "nyelvi modellt"], ["x", "\u0301GPU"], ["GPU\x00", "AWS"], ["", "MI", ""]])
+def test_texts_searched_at_once_stay_apart(texts: list[str]) -> None:
+    for terms, lang in ((TRICKY_TERMS, "hu"), (EN_TERMS, "en")):
+        matcher = _CompiledAtOnce(terms, lang)
+        assert matcher.find_each(texts) == [matcher.find(text) for text in texts]
