@@ -216,8 +216,9 @@ def test_linking_twice_changes_nothing_more(fragment: str) -> None:
     assert link(once) == once
 
 
-ODD_SERIALISATIONS = ["<P>GPU</P>", "<a href='/x'>GPU</a> GPU", "<br/>GPU", "<!-- GPU --> GPU", "<a  href=\"/x\">x</a>GPU",
-                      "<code >GPU</code> GPU", "</p x=\"1\">GPU", "<span title=\"a>b\">GPU</span>", "<a href=\"/en/glossary/gpu/\">x</a> GPU"]
+ODD_SERIALISATIONS = ["<P>GPU</P>", "<a href='/x'>GPU</a> GPU", "<br/>GPU", "<!-- GPU --> GPU",
+                      '<a  href="/x">x</a>GPU', "<code >GPU</code> GPU", '</p x="1">GPU',
+                      '<span title="a>b">GPU</span>', '<a href="/en/glossary/gpu/">x</a> GPU']
 
 
 @given(fragments(), st.sampled_from(ODD_SERIALISATIONS))

@@ -42,8 +42,8 @@ from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
-from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, collect, existing_files, unchanged_on_disk,
-                                   write_site)
+from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, collect, discarded_on_error, existing_files,
+                                   unchanged_on_disk, write_site)
 from newsroom.checks import check_content, markdown_texts
 from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -178,14 +178,10 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
                                             {plan.output for plan, _ in listed}, candidates)
         # A build that remakes much of the site assembles a new tree, written while it renders.
         tree = StagedTree(out) if previous is None or len(pages) > len(listed) // IN_PLACE_SHARE else None
-        try:
+        with discarded_on_error(tree):
             made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
                                   [memos["references"], memos["plain"]], previous, candidates,
                                   partial(_spool, tree, previous, out) if tree is not None else None)
-        except BaseException:
-            if tree is not None:
-                tree.discard()
-            raise
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
     group_files = list(grouped)
@@ -203,13 +199,9 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         made[SITEMAP] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), entries.hexdigest()))
     claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [asset.path for asset in assets] \
         + [SITEMAP]
-    try:
+    with discarded_on_error(tree):
         collect((path, b"") for path in claimed)  # refuses two outputs for one path
         stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values, tree)
-    except BaseException:
-        if tree is not None:
-            tree.discard()
-        raise
     if email_out is not None:
         # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
         emails = [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]

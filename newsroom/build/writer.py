@@ -18,8 +18,9 @@ import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,11 +112,8 @@ def apply_changes(out: Path, writes: Mapping[str, bytes], removals: Iterable[str
             _prune_empty(out, (out / relative).parent)
         return
     tree = StagedTree(out)
-    try:
+    with discarded_on_error(tree):
         tree.finish(writes, removed)
-    except BaseException:
-        tree.discard()
-        raise
 
 
 class StagedTree:
@@ -162,6 +160,17 @@ class StagedTree:
     def discard(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(self.staging, ignore_errors=True)
+
+
+@contextmanager
+def discarded_on_error(tree: StagedTree | None) -> Iterator[None]:
+    """The new tree is dropped if what runs here fails: the published folder stays as it was."""
+    try:
+        yield
+    except BaseException:
+        if tree is not None:
+            tree.discard()
+        raise
 
 
 def _prune_empty(root: Path, folder: Path) -> None:

@@ -414,11 +414,11 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
         found = _references_in(tokens)
         ahead = _STORES[-1].get("html")
         if ahead is not None and not (found.entries or found.pages or found.issues or found.malformed):
-            # Nor does a page change its HTML, but for the citations' anchors: render it from this
-            # parse, with placeholder anchors a page replaces by its own (before `_plain_in`, which
-            # edits the tokens; rendering edits none that it reads).
-            # A text that is one paragraph, its content the whole text, parses inline to the same run
-            # (no raw HTML in it, which the cleaner might read otherwise outside the paragraph).
+            # Its HTML is then the same on every page but for the citations' anchors: render it from
+            # this parse, with placeholder anchors a page swaps for its own (before `_plain_in`, which
+            # edits the tokens; rendering edits none that `_plain_in` reads). A text that is exactly
+            # one paragraph parses inline to the same run, so its inline HTML is the paragraph's
+            # content (unless raw HTML in it might be read otherwise outside a paragraph).
             paragraph = (len(tokens) == 3 and tokens[0].type == "paragraph_open" and tokens[1].content == text
                          and not any(child.type == "html_inline" for child in tokens[1].children or ()))
             html = str(_ahead_renderer()._render(tokens, _AHEAD + "c"))
