@@ -232,8 +232,8 @@ def link_first_mentions(html: str, matcher: TermMatcher,
     for index, token in enumerate(tokens):
         raw = html[token.start:token.end]
         links: list[tuple[int, int, str]] = []
+        offsets = runs[index][1] if index in runs else _Same(0)
         for mention in found.get(index, ()):
-            offsets = runs[index][1]
             start, end = offsets.get(mention.start), offsets.get(mention.end)
             if mention.slug in done or start is None or end is None:
                 continue  # already linked, or cut inside a character reference

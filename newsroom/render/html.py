@@ -101,8 +101,8 @@ def _remembered_gettext(lookup: Callable[[str], str]) -> Callable[..., str]:
     @pass_eval_context
     def gettext(eval_ctx: EvalContext, __string: str, **variables: Any) -> str:
         key = (__string, eval_ctx.autoescape)
-        if not variables and key in texts:
-            return texts[key]
+        if not variables and (known := texts.get(key)) is not None:
+            return known
         message = messages.get(key)
         if message is None:
             message = lookup(__string)

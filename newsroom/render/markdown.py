@@ -433,13 +433,14 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
 
 
 _NONE = References()
+#: Texts at least this long get their plain text with their references (see find_references).
+PLAIN_AHEAD = 120
 
 
 @lru_cache(maxsize=1)
 def _ahead_renderer() -> MarkdownRenderer:
+    """Renders texts ahead, with placeholder citation anchors (it resolves no internal link: it gets none)."""
     return MarkdownRenderer(resolve=lambda kind, target: None, citation_href=SourceAnchors(_AHEAD + "s"))
-#: Texts at least this long get their plain text with their references (see find_references).
-PLAIN_AHEAD = 120
 
 
 @lru_cache(maxsize=1 << 17)
