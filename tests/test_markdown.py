@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jinja2 import Environment
+from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from newsroom.render.markdown import (
@@ -21,6 +22,7 @@ from newsroom.render.markdown import (
     citation_backrefs,
     find_references,
     plain_text,
+    prose_tokens,
     remembered_references,
 )
 
@@ -515,3 +517,45 @@ def test_html_rendered_ahead_is_the_html_rendered_when_asked(text: str, padding:
         assert plain_text(text) == expected_plain
     links_inside = found.entries or found.pages or found.issues or found.malformed
     assert len(html) == (1 if len(text) >= PLAIN_AHEAD and not links_inside else 0)
+
+
+# --- Plain prose without markdown-it -------------------------------------------------
+
+# Prose pieces, and the syntax around them that must send a text to markdown-it.
+PROSE_PIECES = st.sampled_from([*"ab é1290 \n.,;:?!()#>+=-[]{}$%@^'\"/\u00ad\u200b\ufeff\uffff\u0300\u05d0\u2066",
+                                "word ", "Szó, ", "\n\n", "\n\n\n", "  ", "[1]", "[12]", "[007]", "[0]", " [3].",
+                                " [2] [2]", "[1234567890]", "1.", "1)", "2024. ", "[1](x)", "[1][2]", "![1]", "\u00a0",
+                                "\t", "\r", "\x00", "\ud800", "*", "_", "`", "~", "|", "&amp;", "<b>", "\\", "\u2028"])
+PROSE = st.lists(PROSE_PIECES, max_size=40).map("".join)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.one_of(PROSE, st.text(alphabet="ab [1]\n.-#", max_size=40)))
+def test_plain_prose_renders_as_markdown_it_renders_it(text: str) -> None:
+    # Plain prose (paragraphs, citations) is tokenised, rendered and read without markdown-it; a
+    # parser with another nesting limit always takes markdown-it's way, and must agree.
+    by_markdown_it = MarkdownRenderer(resolve=resolve, citation_href=SourceAnchors("src"), max_nesting=19)
+    renderer = MarkdownRenderer(resolve=resolve, citation_href=SourceAnchors("src"))
+    for prefix in ("cite", "cite-a-body"):
+        assert renderer.html(text, anchor_prefix=prefix) == by_markdown_it.html(text, anchor_prefix=prefix)
+    assert MarkdownRenderer(resolve=resolve).html(text) == MarkdownRenderer(resolve=resolve, max_nesting=19).html(text)
+    assert plain_text(text) == plain_text(text, max_nesting=19)
+    assert find_references(text) == find_references(text, max_nesting=19)
+    tokens = prose_tokens(text)
+    if tokens is not None and "[" not in text:  # no citations: markdown-it's own tokens, line maps and all
+        assert tokens == MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).parse(text)
+
+
+def test_plain_prose_is_recognised_and_syntax_is_not() -> None:
+    prose = 'Első sor "idézet" [1] és [23].\nMásodik sor [2]\n\n\nHarmadik, 2024-ben.\n'
+    tokens = prose_tokens(prose)
+    assert tokens is not None
+    assert [token.type for token in tokens] == ["paragraph_open", "inline", "paragraph_close"] * 2
+    assert [child.type for child in tokens[1].children or ()] == [
+        "text", "citation", "text", "citation", "text", "softbreak", "text", "citation"]
+    assert tokens[4].map == [4, 5]
+    assert prose_tokens("a ] [1]]") is not None  # a `]` alone is text to markdown-it too
+    for syntax in ["a *b*", "a_b", "[x](https://e.org)", "[1](x)", "[1][2]", "![1]", "a  \nb", "# h", "- item",
+                   "2024. január", "a\n---", "a | b", "a\tb", "a\u00a0", "\ufeffa", "a &amp; b", "a <b>", "a\\b",
+                   "[1234567890]", "a [", "1) x", "a\r\nb", " a", "a\n b"]:
+        assert prose_tokens(syntax) is None, syntax
