@@ -83,11 +83,14 @@ def edits(writer: Writer, db: Path) -> dict[str, Any]:
 
 
 def one_run(template: Path, writer: Writer, work: Path) -> dict[str, dict[str, Any]]:
+    """One run's builds, in a folder of its own (`work` is new). The runs' sites are not deleted between
+    runs: on a file system that avoids reusing recently freed inodes (ext4 without a journal, as on the
+    machine of the figures in the README), creating a site's 8,000 files and folders within a minute of
+    deleting as many made the kernel search past the freed ones — 2 to 7 s of system time in a full
+    build, varying from run to run — which says nothing of the build."""
+    work.mkdir()
     db, out = work / "bench.db", work / "site"
-    for leftover in (work / "bench.db-wal", work / "bench.db-shm"):  # the last run's log would apply to the copy
-        leftover.unlink(missing_ok=True)
     shutil.copyfile(template, db)
-    shutil.rmtree(out, ignore_errors=True)
     figures = {"full build": measure(db, out, full=True), "no-change rebuild": measure(db, out)}
     for step, apply in edits(writer, db).items():
         apply()
@@ -102,7 +105,7 @@ def bench_scale(scale: float, runs: int, work: Path) -> dict[str, Any]:
     writer = generate(engine, scale)
     engine.dispose()  # checkpoints the WAL, so a plain copy of the file is the whole database
     generated = time.perf_counter() - started
-    results = [one_run(template, Writer(writer.shape), work) for _ in range(runs)]
+    results = [one_run(template, Writer(writer.shape), work / f"scale-{scale}-run-{run}") for run in range(runs)]
     steps = {}
     for step in STEPS:
         samples = [run[step] for run in results]
