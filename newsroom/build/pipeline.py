@@ -476,8 +476,8 @@ def _roots(output: state.Output) -> Iterable[str]:
 def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker: Tracker,
                before: state.Output | None) -> list[Any]:
     """Plan and render one page: [bytes, reads, sitemap entry, its planner's id, `before`] (_make's
-    `finish` turns the reads into deps, with `before`, what the page was last made from, and the
-    id into the deps' roots)."""
+    `finish` pairs the bytes with their hash, turns the reads into deps, with `before`, what the page
+    was last made from, and the id into the deps' roots)."""
     tracker.take()
     spec = plan.make()
     assert spec.url == plan.url and spec.template == plan.template, (plan, spec.url, spec.template)
@@ -521,8 +521,12 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
     def finish(results: list[Any]) -> list[Any]:
         shared = {key: planner.shared_reads() for key, planner in planners.items()}
         for result in results:
-            # A page's reads include its planner's shared reads; then each read gets its value and
-            # its root here, where the work ran (in a worker: in parallel, and sent back once).
+            # Files are hashed, and a page's reads (with its planner's shared reads) get their values
+            # and roots, here where the work ran (in a worker: in parallel, and sent back once).
+            if result[3] is None:
+                result[0] = [(path, hashlib.sha256(data).hexdigest(), data) for path, data in result[0]]
+            else:
+                result[0] = (hashlib.sha256(result[0]).hexdigest(), result[0])
             reads = result[1] | shared[result[3]] if result[3] is not None else result[1]
             last = result.pop()
             last = last.deps() if last is not None else None
@@ -536,8 +540,7 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
             results[-1].append([memo.drain() for memo in memos])
         return results
 
-    def kept(path: str, data: bytes) -> tuple[str, bytes | None]:
-        digest = hashlib.sha256(data).hexdigest()
+    def kept(path: str, digest: str, data: bytes) -> tuple[str, bytes | None]:
         if spool is None:
             return digest, data
         spool(path, digest, data)
@@ -545,9 +548,9 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
 
     def arrived(index: int, result: list[Any]) -> list[Any]:
         if index < offset:
-            result[0] = [(path, *kept(path, data)) for path, data in result[0]]
+            result[0] = [(path, *kept(path, digest, data)) for path, digest, data in result[0]]
         else:
-            result[0] = kept(pages[index - offset][0].output, result[0])
+            result[0] = kept(pages[index - offset][0].output, *result[0])
         return result
 
     renderer.compile(plan for plan, _, _ in pages)
