@@ -263,6 +263,28 @@ def test_a_second_build_with_no_change_writes_nothing(sample_cli, tmp_path):
     assert {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in site.rglob("*")} == before
 
 
+def test_files_changed_or_removed_by_hand_are_made_again(sample_cli, tmp_path):
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    fresh = tmp_path / "fresh"
+    sample_cli("build", "--out", str(fresh), "--full")
+    page, feed = site / "hu" / "index.html", site / "en" / "feeds" / "issues.xml"
+    sitemap, entry = site / "sitemap.xml", next((site / "en" / "glossary").glob("*/index.html"))
+    assert page.is_file() and feed.is_file() and sitemap.is_file()
+    page.write_text("<p>defaced</p>", encoding="utf-8")
+    feed.unlink()
+    sitemap.write_bytes(sitemap.read_bytes().replace(b"<loc>", b"<loc>x"))
+    shutil.rmtree(entry.parent)
+    before = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()}
+    result = sample_cli("build", "--out", str(site))
+    assert _same_tree(site, fresh) == []
+    assert " 4 written, " in result.stdout, result.stdout  # those four, and nothing else
+    untouched = {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in site.rglob("*") if p.is_file()}
+    assert {p for p in before if before[p] != untouched[p]} == {page, sitemap}
+    # And with nothing changed since, a build writes nothing again.
+    assert " 0 written, " in sample_cli("build", "--out", str(site)).stdout
+
+
 def test_an_edit_redoes_only_the_pages_that_read_it(sample_cli, tmp_path):
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"

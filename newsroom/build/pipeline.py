@@ -24,6 +24,7 @@ import datetime as dt
 import gc
 import hashlib
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -42,8 +43,8 @@ from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
-from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, collect, discarded_on_error, existing_files,
-                                   unchanged_on_disk, write_site)
+from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, collect, discarded_on_error,
+                                   existing_files, unchanged_on_disk, write_site)
 from newsroom.checks import check_content, markdown_texts
 from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -149,10 +150,13 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         email_folder = str(email_out.resolve()) if email_out is not None else ""
         snapshot = state.snapshot(session, f"{inputs}|today={today.isoformat()}|preview={preview}|"
                                            f"public={public}|email={email_folder}")
-        if not full and out.is_dir() and state.last_snapshot(session, str(out)) == snapshot:
+        if not full and out.is_dir() and state.last_snapshot(session, str(out)) == snapshot \
+                and not changed_since(out, *state.written(session, str(out))):
             pages, files = state.counts(session, str(out))
             return BuildResult(pages, files, WriteStats(0, files, 0), [])
         previous = None if full or not out.is_dir() else state.load(session, str(out))
+        if previous is not None:  # a file changed or removed by hand is made again
+            previous = replace(previous, changed=frozenset(changed_since(out, previous.outputs, previous.written_ns)))
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
         memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
         content = load_content(session, memos["records"])
@@ -194,7 +198,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     entries = hashlib.sha256(repr((settings.base_url, settings.default_language, code_version(),
                                    [(page.url, page.lang, page.twins, page.lastmod) for page in sitemap])).encode())
     known_map = previous.outputs.get(SITEMAP) if previous is not None else None
-    if known_map is None or known_map.fingerprint != entries.hexdigest() or not _exists(out, SITEMAP):
+    if known_map is None or known_map.fingerprint != entries.hexdigest() or not _published(previous, out, SITEMAP):
         data = render_sitemap(sitemap, settings.base_url, settings.default_language)
         made[SITEMAP] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), entries.hexdigest()))
     claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [asset.path for asset in assets] \
@@ -276,9 +280,10 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
         in_place = previous is not None and written + len(removed) <= len(claimed) // IN_PLACE_SHARE
         apply_changes(out, writes, removed, in_place=in_place)
     del writes
+    written_ns = time.time_ns()  # every file is in place: one modified after this was modified by hand
     with transaction(engine) as session:
         state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
-                   _graph(previous, outputs, removed, values), replace_all=previous is None)
+                   _graph(previous, outputs, removed, values), replace_all=previous is None, written_ns=written_ns)
         state.save_memos(session, memos)
     return WriteStats(written, len(claimed) - written, len(removed))
 
@@ -314,7 +319,7 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
             stale.append((plan, planner, fingerprint))
             continue
         meta = known.meta
-        if meta is None or _changed(path, known, values, candidates) or not _exists(out, path):
+        if meta is None or _changed(path, known, values, candidates) or not _published(previous, out, path):
             stale.append((plan, planner, fingerprint))
         else:
             metas[path] = meta
@@ -355,7 +360,7 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
             known = members.get(group, [])
             if known and all(output.fingerprint == fingerprint for _, output in known) \
                     and not any(_changed(path, output, values, candidates) for path, output in known) \
-                    and all(_exists(out, path) for path, _ in known):
+                    and all(_published(previous, out, path) for path, _ in known):
                 kept += [path for path, _ in known]
             else:  # with the file its reads are stored with (see _make)
                 stale.append((group, make, fingerprint,
@@ -579,24 +584,25 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
     return made, grouped
 
 
-def _unchanged(known: state.Output | None, out: Path, path: str, digest: str, data: bytes) -> bool:
+def _unchanged(previous: state.Previous | None, out: Path, path: str, digest: str, data: bytes) -> bool:
     """Whether the published file already holds these bytes: as recorded, else as read from disk."""
+    known = previous.outputs.get(path) if previous is not None else None
     if known is not None:
-        return known.digest == digest and _exists(out, path)
+        return known.digest == digest and _published(previous, out, path)
     return unchanged_on_disk(out, path, data)
 
 
 def _spool(tree: StagedTree, previous: state.Previous | None, out: Path, path: str, digest: str,
            data: bytes) -> None:
     """A made file joins the new tree: written there, or linked from the published one if unchanged."""
-    known = previous.outputs.get(path) if previous is not None else None
-    if not tree.published or not _unchanged(known, out, path, digest, data):
+    if not tree.published or not _unchanged(previous, out, path, digest, data):
         tree.write(path, data)
 
 
-def _exists(out: Path, path: str) -> bool:
-    """Whether the published file is there (os.path: a path object per file costs more than the check)."""
-    return os.path.isfile(os.path.join(out, path))
+def _published(previous: state.Previous | None, out: Path, path: str) -> bool:
+    """Whether the published file is there as the last build left it (os.path: a path object per file
+    costs more than the check)."""
+    return (previous is None or path not in previous.changed) and os.path.isfile(os.path.join(out, path))
 
 
 def _date(value: str | None) -> dt.date | None:
@@ -612,7 +618,7 @@ def _changes(made: Mapping[str, _Made], previous: state.Previous | None, out: Pa
         known = previous.outputs.get(path) if previous is not None else None
         if known != item.output:
             outputs[path] = item.output
-        if item.data is not None and not _unchanged(known, out, path, item.output.digest, item.data):
+        if item.data is not None and not _unchanged(previous, out, path, item.output.digest, item.data):
             writes[path] = item.data
     before = set(previous.outputs) if previous is not None else existing_files(out)
     return writes, outputs, sorted(before - claimed)

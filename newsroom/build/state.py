@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import lz4.frame
-from sqlalchemy import JSON, LargeBinary, String, UniqueConstraint, delete, insert, or_, select
+from sqlalchemy import JSON, BigInteger, LargeBinary, String, UniqueConstraint, delete, insert, or_, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from newsroom.db.base import Base, IntPK
@@ -58,6 +58,8 @@ class BuildRun(Base):
     snapshot: Mapped[str] = mapped_column(String(64))
     finished_at: Mapped[dt.datetime]
     graph: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)  # see Graph
+    # When its files were all in place (ns since the epoch): one changed later was changed by hand.
+    written_ns: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 def pack(data: bytes) -> bytes:
@@ -152,6 +154,8 @@ class Previous:
     snapshot: str
     outputs: Mapping[str, Output]
     graph: Graph | None = None
+    written_ns: int | None = None  # see BuildRun
+    changed: frozenset[str] = frozenset()  # its files since changed or removed by hand (set by the build)
 
 
 def snapshot(session: Session, inputs: str) -> str:
@@ -186,6 +190,12 @@ def last_snapshot(session: Session, site: str) -> str | None:
     return session.scalar(select(BuildRun.snapshot).where(BuildRun.site == site))
 
 
+def written(session: Session, site: str) -> tuple[list[str], int | None]:
+    """The files the last build of `site` left there, and when they were all in place (see BuildRun)."""
+    return (list(session.scalars(select(BuildOutput.path).where(BuildOutput.site == site))),
+            session.scalar(select(BuildRun.written_ns).where(BuildRun.site == site)))
+
+
 def counts(session: Session, site: str) -> tuple[int, int]:
     """(pages in the sitemap, files) of the last build of `site`."""
     metas = list(session.scalars(select(BuildOutput.meta).where(BuildOutput.site == site)))
@@ -200,12 +210,15 @@ def load(session: Session, site: str) -> Previous | None:
     rows = session.execute(select(BuildOutput.path, BuildOutput.digest, BuildOutput.fingerprint,
                                   BuildOutput.reads, BuildOutput.meta).where(BuildOutput.site == site))
     return Previous(run.snapshot, {path: Output(digest, fingerprint, reads, meta)
-                                   for path, digest, fingerprint, reads, meta in rows}, Graph.decode(run.graph))
+                                   for path, digest, fingerprint, reads, meta in rows}, Graph.decode(run.graph),
+                    run.written_ns)
 
 
 def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, Output],
-         removed: Iterable[str], now: dt.datetime, graph: Graph, *, replace_all: bool = False) -> None:
-    """Record a finished build: rows for changed outputs, none for removed ones, and the graph."""
+         removed: Iterable[str], now: dt.datetime, graph: Graph, *, replace_all: bool = False,
+         written_ns: int | None = None) -> None:
+    """Record a finished build: rows for changed outputs, none for removed ones, the graph, and when
+    the files were in place."""
     if replace_all:
         session.execute(delete(BuildOutput).where(BuildOutput.site == site))
     else:
@@ -220,9 +233,10 @@ def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, 
         session.execute(insert(BuildOutput), rows[start:start + 2000])
     run = session.get(BuildRun, site)
     if run is None:
-        session.add(BuildRun(site=site, snapshot=snapshot_hash, finished_at=now, graph=graph.encode()))
+        session.add(BuildRun(site=site, snapshot=snapshot_hash, finished_at=now, graph=graph.encode(),
+                             written_ns=written_ns))
     else:
-        run.snapshot, run.finished_at, run.graph = snapshot_hash, now, graph.encode()
+        run.snapshot, run.finished_at, run.graph, run.written_ns = snapshot_hash, now, graph.encode(), written_ns
 
 
 class BuildMemo(Base):

@@ -17,6 +17,7 @@ import ctypes
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -54,6 +55,21 @@ def existing_files(out: Path) -> set[str]:
     if not out.is_dir():
         return set()
     return {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() or p.is_symlink()}
+
+
+def changed_since(out: Path, relative: Iterable[str], written_ns: int | None) -> set[str]:
+    """The files of `relative` that are no longer in `out` as a build left them at `written_ns` (ns since
+    the epoch): gone, no longer a file, or modified later (by hand). Without a time, only gone ones."""
+    changed: set[str] = set()
+    for path in relative:
+        try:
+            found = os.stat(os.path.join(out, path))
+        except OSError:
+            changed.add(path)
+            continue
+        if not stat.S_ISREG(found.st_mode) or (written_ns is not None and found.st_mtime_ns > written_ns):
+            changed.add(path)
+    return changed
 
 
 def unchanged_on_disk(out: Path, relative: str, data: bytes) -> bool:
