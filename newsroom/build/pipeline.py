@@ -536,10 +536,10 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
             last = result.pop()
             last = last.deps() if last is not None else None
             if last is None or unchanged is None:
-                deps = {key: values(key) for key in sorted(reads)}
+                deps = values.hashes(sorted(reads))
             else:  # a read under a root that did not change has the value it had
                 deps = {key: last[key] if key in last and unchanged(key) else values(key) for key in sorted(reads)}
-            result[3] = tuple(sorted({values.root(key) for key in reads}))
+            result[3] = tuple(sorted(values.roots(reads)))
             result[1] = state.encode_reads(deps, result[3])
         if results:
             results[-1].append([memo.drain() for memo in memos])
