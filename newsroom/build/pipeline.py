@@ -150,10 +150,10 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         email_folder = str(email_out.resolve()) if email_out is not None else ""
         snapshot = state.snapshot(session, f"{inputs}|today={today.isoformat()}|preview={preview}|"
                                            f"public={public}|email={email_folder}")
-        if not full and out.is_dir() and state.last_snapshot(session, str(out)) == snapshot \
-                and not changed_since(out, *state.written(session, str(out))):
-            pages, files = state.counts(session, str(out))
-            return BuildResult(pages, files, WriteStats(0, files, 0), [])
+        if not full and out.is_dir() and state.last_snapshot(session, str(out)) == snapshot:
+            last = state.last_files(session, str(out))
+            if not changed_since(out, last.paths, last.written_ns):  # else a file changed by hand is made again
+                return BuildResult(last.pages, len(last.paths), WriteStats(0, len(last.paths), 0), [])
         previous = None if full or not out.is_dir() else state.load(session, str(out))
         if previous is not None:  # a file changed or removed by hand is made again
             previous = replace(previous, changed=frozenset(changed_since(out, previous.outputs, previous.written_ns)))
@@ -600,9 +600,10 @@ def _spool(tree: StagedTree, previous: state.Previous | None, out: Path, path: s
 
 
 def _published(previous: state.Previous | None, out: Path, path: str) -> bool:
-    """Whether the published file is there as the last build left it (os.path: a path object per file
-    costs more than the check)."""
-    return (previous is None or path not in previous.changed) and os.path.isfile(os.path.join(out, path))
+    """Whether the published file is there as the last build left it."""
+    if previous is not None and path in previous.outputs:
+        return path not in previous.changed  # the build looked at each of them as it started
+    return os.path.isfile(os.path.join(out, path))  # os.path: a path object per file costs more than this
 
 
 def _date(value: str | None) -> dt.date | None:

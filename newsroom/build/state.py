@@ -190,16 +190,20 @@ def last_snapshot(session: Session, site: str) -> str | None:
     return session.scalar(select(BuildRun.snapshot).where(BuildRun.site == site))
 
 
-def written(session: Session, site: str) -> tuple[list[str], int | None]:
-    """The files the last build of `site` left there, and when they were all in place (see BuildRun)."""
-    return (list(session.scalars(select(BuildOutput.path).where(BuildOutput.site == site))),
-            session.scalar(select(BuildRun.written_ns).where(BuildRun.site == site)))
+@dataclass(frozen=True)
+class LastFiles:
+    """What the last build of a folder left there: its files, how many are pages in the sitemap, and when
+    they were all in place (see BuildRun)."""
+
+    paths: list[str]
+    pages: int
+    written_ns: int | None
 
 
-def counts(session: Session, site: str) -> tuple[int, int]:
-    """(pages in the sitemap, files) of the last build of `site`."""
-    metas = list(session.scalars(select(BuildOutput.meta).where(BuildOutput.site == site)))
-    return sum(1 for meta in metas if (meta or {}).get("sitemap")), len(metas)
+def last_files(session: Session, site: str) -> LastFiles:
+    rows = session.execute(select(BuildOutput.path, BuildOutput.meta).where(BuildOutput.site == site)).all()
+    return LastFiles([path for path, _ in rows], sum(1 for _, meta in rows if (meta or {}).get("sitemap")),
+                     session.scalar(select(BuildRun.written_ns).where(BuildRun.site == site)))
 
 
 def load(session: Session, site: str) -> Previous | None:
