@@ -271,21 +271,33 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
     writes, outputs, removed = _changes(made, previous, out, claimed)
     made.clear()
     if tree is not None:
-        written = len(writes) + len(tree.written)
         tree.finish(writes, set(removed))
+        new = tree.written
     else:
-        written = len(writes)
+        new = set(writes)
         # A small change replaces its files one by one; a large one (a template, a new issue in every
         # masthead) swaps in a whole new tree, where the links cost little beside the writes.
-        in_place = previous is not None and written + len(removed) <= len(claimed) // IN_PLACE_SHARE
+        in_place = previous is not None and len(new) + len(removed) <= len(claimed) // IN_PLACE_SHARE
         apply_changes(out, writes, removed, in_place=in_place)
     del writes
-    written_ns = time.time_ns()  # every file is in place: one modified after this was modified by hand
+    written_ns = _in_place_at(out, new)
     with transaction(engine) as session:
         state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
                    _graph(previous, outputs, removed, values), replace_all=previous is None, written_ns=written_ns)
         state.save_memos(session, memos)
-    return WriteStats(written, len(claimed) - written, len(removed))
+    return WriteStats(len(new), len(claimed) - len(new), len(removed))
+
+
+def _in_place_at(out: Path, written: Iterable[str]) -> int:
+    """When the files are all in place (ns since the epoch): now, or the latest modification time this build's
+    files got if later (a file system may round its times up). One modified after that was modified by hand."""
+    latest = time.time_ns()
+    for path in written:
+        try:
+            latest = max(latest, os.stat(os.path.join(out, path)).st_mtime_ns)
+        except OSError:
+            continue
+    return latest
 
 
 @dataclass(frozen=True)
