@@ -134,3 +134,24 @@ def test_the_root_leads_to_hungarian_without_script_or_guessing(site):
     refresh = [m.get("content") for m in document.iter("meta") if m.get("http-equiv") == "refresh"]
     assert refresh == ["0; url=hu/"]
     assert [a.get("href") for a in document.find(".//main").iter("a")] == ["hu/"]
+
+
+def test_templates_read_dict_keys_and_attributes_as_jinja_does():
+    # The site's template environment takes a dict's key without trying the attribute first when
+    # dict has no attribute of that name: the same answer as Jinja's own lookup, for every name.
+    from jinja2 import Environment, Undefined
+
+    from newsroom.render.html import environment
+
+    env = environment("en")
+    data = {"headline": "H", "items": "an item named items", "get": 1, "": 0, "__class__": "x"}
+    names = ["headline", "items", "get", "keys", "missing", "", "__class__", "__len__", "copy", "fromkeys"]
+    for obj in (data, {}, [1, 2], "text", 3):
+        for name in names:
+            ours, jinjas = env.getattr(obj, name), Environment.getattr(env, obj, name)
+            if isinstance(jinjas, Undefined):
+                assert type(ours) is type(jinjas) and ours._undefined_name == name
+            else:
+                assert ours == jinjas or (callable(ours) and repr(ours) == repr(jinjas)), (obj, name)
+    assert env.from_string("{{ d.headline }} {{ d['items'] }} {{ d.items()|length }} {{ d.missing.deeper }}|").render(
+        d=data) == "H an item named items 5 |"
