@@ -285,6 +285,42 @@ def test_files_changed_or_removed_by_hand_are_made_again(sample_cli, tmp_path):
     assert " 0 written, " in sample_cli("build", "--out", str(site)).stdout
 
 
+def test_feeds_and_emails_are_made_from_the_chosen_templates_and_remade_when_they_change(sample_cli, tmp_path):
+    import email
+    import email.policy
+
+    import feedparser
+
+    templates = tmp_path / "templates"
+    shutil.copytree(PROJECT_ROOT / "templates", templates)
+    feed_template, email_template = templates / "feeds" / "issue.html", templates / "email" / "issue.html"
+    feed_template.write_text(feed_template.read_text(encoding="utf-8") + "<p>Own feed words</p>\n", encoding="utf-8")
+    email_template.write_text(email_template.read_text(encoding="utf-8").replace(
+        "<body>", "<body><p>Own email words</p>"), encoding="utf-8")
+    site, mail = tmp_path / "site", tmp_path / "mail"
+
+    def build(out: Path, *extra: str) -> str:
+        return sample_cli("build", "--out", str(out), "--email-out", str(mail), "--templates", str(templates),
+                          *extra).stdout
+
+    def feed_text() -> str:
+        entries = feedparser.parse((site / "en" / "feeds" / "issues.xml").read_bytes()).entries
+        return " ".join(entry.content[0].value for entry in entries)
+
+    build(site)
+    assert "Own feed words" in feed_text()
+    message = email.message_from_bytes(next((mail / "en").glob("*.eml")).read_bytes(), policy=email.policy.default)
+    assert "Own email words" in message.get_body(("html",)).get_content()
+    # Editing only the feed template remakes the feeds, as a full build would make them.
+    feed_template.write_text(feed_template.read_text(encoding="utf-8").replace("Own feed words", "Edited feed words"),
+                             encoding="utf-8")
+    build(site)
+    assert "Edited feed words" in feed_text() and "Own feed words" not in feed_text()
+    fresh = tmp_path / "fresh"
+    build(fresh, "--full")
+    assert _same_tree(site, fresh) == []
+
+
 def test_an_edit_redoes_only_the_pages_that_read_it(sample_cli, tmp_path):
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"

@@ -51,8 +51,8 @@ from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.render import search
 from newsroom.render.assets import asset_urls, load_assets
 from newsroom.render.email import latest_email
-from newsroom.render.feeds import feed_groups
-from newsroom.render.html import TEMPLATES, catalog_digest, folder_digest
+from newsroom.render.feeds import FEED_TEMPLATES, feed_groups
+from newsroom.render.html import catalog_digest, folder_digest, template_folder
 from newsroom.render.markdown import find_references, remembered_references, text_key
 from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
@@ -139,7 +139,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
            email_out: Path | None, now: dt.datetime | None, preview: bool, full: bool,
            progress: bool) -> BuildResult:
     out = out.resolve()
-    templates = Path(settings.templates) if settings.templates else TEMPLATES
+    templates = template_folder(settings.templates)
     inputs = build_inputs(settings, drafts, templates)
     assets = load_assets(templates / "assets")
     # What every page's context gets besides its own: part of every page's fingerprint.
@@ -178,7 +178,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         listed = list_pages(*tracked, settings, tracker, now, extra=True)
         candidates = _candidates(previous, values)
         pages, metas = _stale_pages(listed, renderer, values, page_inputs, previous, out, candidates)
-        groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, previous, out,
+        groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, renderer, previous, out,
                                             {plan.output for plan, _ in listed}, candidates)
         # A build that remakes much of the site assembles a new tree, written while it renders.
         tree = StagedTree(out) if previous is None or len(pages) > len(listed) // IN_PLACE_SHARE else None
@@ -339,13 +339,13 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
 
 
 def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, values: Values,
-                  inputs: str, previous: state.Previous | None, out: Path, pages: set[str],
+                  inputs: str, renderer: PageRenderer, previous: state.Previous | None, out: Path, pages: set[str],
                   candidates: _Candidates | None) -> tuple[list[_Group], list[str]]:
     """The groups of files made together from much of the content — each feed, each language's
     search index — that must be remade, and the paths of those kept.
 
-    A group is remade when any input it read changed (any of its files: they share their reads),
-    else its files are kept as they are.
+    A group is remade when any input it read changed (any of its files: they share their reads), or
+    the templates a feed is made with, else its files are kept as they are.
     """
     content, derived = tracked
     members: dict[str, list[tuple[str, state.Output]]] = {}  # group → its files
@@ -367,8 +367,9 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
             index: partial(_search_index, partial(Planner, content, derived, settings, lang, now), folder, out,
                            last if len(last) == len(members.get(index, [])) else []),
         }
+        feed_templates = "|".join(renderer.fingerprint(name, lang) for name in FEED_TEMPLATES)
         for group, make in groups.items():
-            fingerprint = _group_fingerprint(inputs, group, lang)
+            fingerprint = _group_fingerprint(f"{inputs}|{feed_templates}" if group != index else inputs, group, lang)
             known = members.get(group, [])
             if known and all(output.fingerprint == fingerprint for _, output in known) \
                     and not any(_changed(path, output, values, candidates) for path, output in known) \

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import format_datetime
+from pathlib import Path
 from typing import Any
 
 import css_inline
@@ -31,7 +32,7 @@ from newsroom.build.pages import Derived, Planner
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import translations
 from newsroom.render.feeds import FEED_ATTRIBUTES, FEED_TAGS, publication_time, published_issues
-from newsroom.render.html import environment
+from newsroom.render.html import TEMPLATES, environment, template_folder
 from newsroom.render.markdown import plain_text
 from newsroom.settings import Settings
 
@@ -155,9 +156,9 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
     }
 
 
-def render_parts(context: Mapping[str, Any]) -> tuple[bytes, bytes]:
-    """The HTML part (CSS inlined) and the plain-text part of one email."""
-    env = environment(context["lang"])
+def render_parts(context: Mapping[str, Any], templates: Path = TEMPLATES) -> tuple[bytes, bytes]:
+    """The HTML part (CSS inlined) and the plain-text part of one email, from the `templates` folder."""
+    env = environment(context["lang"], templates)
     html = INLINER.inline(env.get_template("email/issue.html").render(**context))
     text = env.get_template("email/issue.txt").render(**context).strip() + "\n"
     return html.encode("utf-8"), text.encode("utf-8")
@@ -228,7 +229,7 @@ def prepare_email(content: Content, derived: Derived, settings: Settings, lang: 
     planner = Planner(content, derived, settings, lang)
     placeholder = Recipient("", PLACEHOLDER.decode("ascii")) if personal else None
     context = email_context(planner, number, placeholder)
-    html, text = render_parts(context)
+    html, text = render_parts(context, template_folder(settings.templates))
     if len(html) > GMAIL_CLIP_BYTES:
         raise ContentError([Diagnostic(f"issue:{number}", None, lang, f"the email's HTML is {len(html) // 1024} KB; "
                                        f"Gmail clips messages over {GMAIL_CLIP_BYTES // 1024} KB")])

@@ -37,7 +37,7 @@ from newsroom.build import urls
 from newsroom.build.feedlinks import FeedLink, feed_links
 from newsroom.build.model import Content, Record
 from newsroom.build.pages import Derived, Planner
-from newsroom.render.html import environment
+from newsroom.render.html import environment, template_folder
 from newsroom.render.markdown import plain_text
 from newsroom.settings import Settings
 
@@ -122,6 +122,10 @@ def tag_id(settings: Settings, path: str) -> str:
     return f"tag:{host},{settings.feed_id_date}:{path}"
 
 
+#: The templates of feed entries' HTML: an issue's, a story's (a feed is remade when they change).
+ISSUE_TEMPLATE, STORY_TEMPLATE = FEED_TEMPLATES = ("feeds/issue.html", "feeds/story.html")
+
+
 def absolute_html(html: str, page_url: str) -> str:
     """Sanitised HTML whose relative links and images point at absolute URLs under `page_url`."""
     return nh3.clean(html, tags=FEED_TAGS, attributes=FEED_ATTRIBUTES,
@@ -131,7 +135,8 @@ def absolute_html(html: str, page_url: str) -> str:
 def issue_html(planner: Planner, number: int) -> str:
     """The full issue as an HTML fragment with absolute links, for feeds."""
     context = {**planner.issue_context(number), "lang": planner.lang, "href": planner.href, "urls": urls}
-    html = environment(planner.lang).get_template("feeds/issue.html").render(**context)
+    html = environment(planner.lang, template_folder(planner.settings.templates)).get_template(
+        ISSUE_TEMPLATE).render(**context)
     return absolute_html(html, planner.settings.base_url + urls.issue(planner.lang, number))
 
 
@@ -170,7 +175,8 @@ def section_items(planner: Planner, section: str) -> Iterator[FeedItem]:
         story = content.stories[key]
         item = planner.story_context(story)
         page = settings.base_url + urls.issue(lang, story.data["issue"])
-        html = environment(lang).get_template("feeds/story.html").render(item=item, lang=lang, href=planner.href)
+        html = environment(lang, template_folder(settings.templates)).get_template(STORY_TEMPLATE).render(
+            item=item, lang=lang, href=planner.href)
         yield FeedItem(
             id=tag_id(settings, f"{lang}/stories/{story.key}"), title=item["text"].get("headline") or story.key,
             link=f"{page}#story-{story.key}", published=published,

@@ -65,6 +65,11 @@ def catalog_digest(lang: str) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "-"
 
 
+def template_folder(configured: str) -> Path:
+    """The templates a build uses: the folder set in the settings (`--templates`), else the bundled ones."""
+    return Path(configured) if configured else TEMPLATES
+
+
 def environment(lang: str, templates: Path = TEMPLATES) -> Environment:
     """A template environment whose `_()` speaks `lang`; templates compile once per language and version."""
     return _environment(lang, templates, folder_digest(templates), catalog_digest(lang))
