@@ -39,9 +39,13 @@ def archive_stories(content: Content, numbers: Iterable[int]) -> list[Record]:
 def by_month(stories: Iterable[Record], content: Content, zone: ZoneInfo) -> list[tuple[dt.date, list[Record]]]:
     """Stories grouped under the first day of the month their issue came out, newest month first."""
     groups: dict[dt.date, list[Record]] = {}
+    months: dict[int, dt.date] = {}  # by issue number: its stories share it
     for story in stories:
-        day = issue_date(content.issues[story.data["issue"]], zone)
-        groups.setdefault(day.replace(day=1), []).append(story)
+        number = story.data["issue"]
+        month = months.get(number)
+        if month is None:
+            month = months[number] = issue_date(content.issues[number], zone).replace(day=1)
+        groups.setdefault(month, []).append(story)
     return sorted(groups.items(), key=lambda item: item[0], reverse=True)
 
 

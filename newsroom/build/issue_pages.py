@@ -221,17 +221,25 @@ class IssuePages:
         """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
         sections = self.names("sections")
         months = []
+        # What rows of one issue or section share, made once per page (the same reads, noted once).
+        issues: dict[int, tuple[str, str, bool]] = {}
+        section_hrefs: dict[str, str] = {}
         for month, items in archive.by_month(stories, self.content, self.settings.zone):
             rows = []
             for listed in items:
                 story = self.content.stories[listed.key]  # this page shows the story's headline: a read of it
                 number, section = self.derived.story_facts[story.key][:2]
                 text, text_lang = self.text(story)
+                issue = issues.get(number)
+                if issue is None:
+                    issue = issues[number] = (self.href(urls.issue(self.lang, number)), self.issue_line(number),
+                                              not is_public(self.content.issues[number], self.now))
+                section_href = section_hrefs.get(section)
+                if section_href is None:
+                    section_href = section_hrefs[section] = self.href(urls.section(self.lang, section))
                 rows.append({"headline": self.marked(text.get("headline"), text_lang), "text_lang": text_lang,
-                             "href": self.href(urls.issue(self.lang, number)) + f"#story-{story.key}",
-                             "issue_line": self.issue_line(number), "section": sections.get(section),
-                             "section_href": self.href(urls.section(self.lang, section)),
-                             "draft": not is_public(self.content.issues[number], self.now)})
+                             "href": f"{issue[0]}#story-{story.key}", "issue_line": issue[1],
+                             "section": sections.get(section), "section_href": section_href, "draft": issue[2]})
             months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
         return months
 
