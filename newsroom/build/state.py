@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import itertools
-import json
 import marshal
 import sys
 from collections import Counter
@@ -73,10 +72,17 @@ def unpack(data: bytes) -> bytes:
     return lz4.frame.decompress(data)
 
 
+#: The marshal format of stored reads: version 2 writes equal strings alike, interned or not (3 and
+#: later mark interned ones and refer back to repeats), so the same reads are the same bytes.
+READS_FORMAT = 2
+
+
 def encode_reads(deps: Mapping[str, str], roots: Iterable[str] = ()) -> bytes:
-    """An output's reads as stored: [their roots, {key: value hash}] as packed JSON, keys in order
-    (the same reads, the same bytes: a row is rewritten only when its reads or bytes changed)."""
-    return pack(json.dumps([sorted(roots), deps], separators=(",", ":")).encode())
+    """An output's reads as stored: [their roots, {key: value hash}] packed, keys in order (the same
+    reads, the same bytes: a row is rewritten only when its reads or bytes changed). Marshal, not
+    JSON: a page's reads are decoded and encoded again when it is remade, and an archive page has
+    tens of thousands (marshal does both several times faster)."""
+    return pack(MARSHAL_TAG + b"\n" + marshal.dumps([sorted(roots), dict(deps)], READS_FORMAT))
 
 
 #: Stands for the reads of an output whose stored reads cannot be read.
@@ -110,8 +116,11 @@ class Output:
 
     def _decoded(self) -> tuple[list[str], dict[str, str]]:
         try:
-            roots, deps = json.loads(unpack(self.reads))
-        except (RuntimeError, ValueError, TypeError):  # unreadable: a read no key matches, so it is remade
+            tag, payload = unpack(self.reads).split(b"\n", 1)
+            if tag != MARSHAL_TAG:
+                raise ValueError("reads stored by another Python")
+            roots, deps = marshal.loads(payload)
+        except (RuntimeError, ValueError, TypeError, EOFError):  # unreadable: a read no key matches, so remade
             return [UNREADABLE], {UNREADABLE: ""}
         return roots, deps
 
