@@ -220,8 +220,9 @@ def _parse_ahead(records: list[Record], settings: Settings, memos: list[state.Me
     text once, and `check`, the pages and the search index then look the answers up."""
     if len(records) * MAX_TEXTS < PARSE_AHEAD_MIN:
         return  # too few to be worth it, and not worth hashing every text to count them
-    texts = {text_key(text): text for record in records for text in markdown_texts(record, settings.languages)}
-    missing = [text for key, text in texts.items() if memos[0].get(key) is None]
+    texts = dict.fromkeys(text for record in records for text in markdown_texts(record, settings.languages))
+    # A memo that knows nothing has no text: no need to hash every one to ask (the workers hash them).
+    missing = list(texts) if memos[0].empty else [text for text in texts if memos[0].get(text_key(text)) is None]
     if len(missing) < PARSE_AHEAD_MIN:
         return  # check parses them itself
     for memo in memos:

@@ -313,6 +313,11 @@ class Memo:
     def _shard(self, key: str) -> str:
         return shard_of(key, self.width)
 
+    @property
+    def empty(self) -> bool:
+        """Whether it knows nothing at all (a first or full build's, before any result came in)."""
+        return not (self.known or self._stored or self.added)
+
     def _decode(self, shard: str) -> None:
         data = self._stored.pop(shard, None)
         if data is not None:
