@@ -340,6 +340,24 @@ def test_pages_whose_stored_reads_cannot_be_read_are_remade_when_they_may_have_c
     assert _same_tree(site, fresh) == [], done
 
 
+def test_a_second_build_of_a_folder_being_built_stops_and_says_why(sample_cli, tmp_path):
+    import fcntl
+
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    moved = ("build", "--out", str(site), "--base-url", "https://elsewhere.example/")  # changes every page
+    # Another build holds the folder (its lock beside the folder, as a running build does).
+    with open(tmp_path / ".site.lock", "ab") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        result = sample_cli(*moved, expect=1)
+        assert "another build of this folder is running" in result.stderr and str(site) in result.stderr
+        assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
+        assert not list(tmp_path.glob(".site.new-*"))
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    assert " 0 written, " not in sample_cli(*moved).stdout  # the folder is free again: it builds
+
+
 def test_an_edit_redoes_only_the_pages_that_read_it(sample_cli, tmp_path):
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"

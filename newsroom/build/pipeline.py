@@ -57,6 +57,11 @@ from newsroom.render.markdown import find_references, remembered_references, tex
 from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks
+    fcntl = None  # type: ignore[assignment]
+
 #: Namespaces of remembered results (state.BuildMemo).
 MEMOS = ("records", "references", "mentions", "plain", "checks", "templates")
 #: Those a build reads only in part: the texts it renders and the records that changed.
@@ -131,8 +136,32 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
     `now` is the build clock: scheduled issues whose time has passed are public (see issues.visibility).
     `preview` (the `serve` command) marks the pages as a preview and adds its reload script.
     """
-    with _fewer_collections():
+    with _fewer_collections(), _only_build_of(out.resolve()):
         return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress)
+
+
+@contextmanager
+def _only_build_of(out: Path) -> Iterator[None]:
+    """Hold the folder's lock (`.NAME.lock` beside it) while it is built.
+
+    Two builds of one folder at once (a preview server's and a command's, say) would each discard the
+    other's new tree and record a state that matches neither; the second one stops instead, saying
+    why, before it reads anything. A lock ends with its process, so a killed build leaves none.
+    """
+    if fcntl is None:  # no advisory locks here (Windows): builds are not guarded against each other
+        yield
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.parent / f".{out.name}.lock", "ab") as lock:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ContentError([Diagnostic(str(out), None, "", "another build of this folder is running: run this "
+                                                               "one again when it has finished")]) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
 def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
