@@ -130,3 +130,19 @@ def test_a_small_change_failing_midway_leaves_every_file_whole_and_the_next_buil
     monkeypatch.setattr(writer, "_replace", real_replace)
     _build(engine, site)
     assert _snapshot(site) == expected
+
+
+def test_the_next_build_removes_what_killed_builds_left_beside_the_site(published):
+    # A build killed midway leaves its new tree, a retired tree or its scratch folder beside the site;
+    # the next build of the folder (even one with nothing to do) removes them, and only them.
+    site, engine = published
+    before = _snapshot(site)
+    for name in (f".{site.name}.new-k1", f".{site.name}.old-k2", f".{site.name}.write-k3"):
+        (site.parent / name / "en").mkdir(parents=True)
+        (site.parent / name / "en" / "index.html").write_text("<p>half</p>", encoding="utf-8")
+    neighbour = site.parent / f".{site.name}-notes"
+    neighbour.mkdir()
+    result = _build(engine, site)
+    assert result.stats.written == 0
+    assert _leftovers(site) == [] and neighbour.is_dir()
+    assert _snapshot(site) == before

@@ -43,8 +43,8 @@ from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
-from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, collect, discarded_on_error,
-                                   existing_files, unchanged_on_disk, write_site)
+from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, clear_leftovers, collect,
+                                   discarded_on_error, existing_files, unchanged_on_disk, write_site)
 from newsroom.checks import check_content, markdown_texts
 from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -146,7 +146,8 @@ def _only_build_of(out: Path) -> Iterator[None]:
 
     Two builds of one folder at once (a preview server's and a command's, say) would each discard the
     other's new tree and record a state that matches neither; the second one stops instead, saying
-    why, before it reads anything. A lock ends with its process, so a killed build leaves none.
+    why, before it reads anything. A lock ends with its process, so a killed build leaves none; what
+    else a killed build left beside the folder, the next one to hold it removes.
     """
     if fcntl is None:  # no advisory locks here (Windows): builds are not guarded against each other
         yield
@@ -158,6 +159,7 @@ def _only_build_of(out: Path) -> Iterator[None]:
         except BlockingIOError:
             raise ContentError([Diagnostic(str(out), None, "", "another build of this folder is running: run this "
                                                                "one again when it has finished")]) from None
+        clear_leftovers(out)  # of builds killed midway: no other build is using them now
         try:
             yield
         finally:

@@ -99,6 +99,22 @@ def _write_all(root: Path, files: Mapping[str, bytes], scratch: Path | None = No
         list(pool.map(lambda item: _replace(root, *item, scratch), sorted(files.items())))
 
 
+#: The folders a build of NAME makes beside it while writing: its new tree, the tree it retires, the
+#: scratch folder of in-place writes (`.NAME.new-…` and so on). A killed build leaves them behind.
+WORK_FOLDERS = ("new", "old", "write")
+
+
+def clear_leftovers(out: Path) -> None:
+    """Remove what builds of `out` killed midway left beside it. Only for the build that holds the folder
+    (see the build's lock): another build's work folders would be in use."""
+    if not out.parent.is_dir():
+        return
+    prefixes = tuple(f".{out.name}.{kind}-" for kind in WORK_FOLDERS)
+    for leftover in out.parent.iterdir():
+        if leftover.name.startswith(prefixes):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
 def apply_changes(out: Path, writes: Mapping[str, bytes], removals: Iterable[str], *,
                   in_place: bool = False) -> None:
     """Make `out` hold `writes` (changed files only) and lose `removals`; see the module docstring.
