@@ -169,3 +169,34 @@ def test_a_file_too_large_is_refused(base, write_files):
     folder = write_files({"stories/big.yaml": STORY.replace("Summary.", "x" * (3 * 1024 * 1024))})
     result = base("import", str(folder), expect=1)
     assert "file is larger than 2048 KiB" in result.stderr
+
+
+@pytest.mark.parametrize("damage, where, line, says", [
+    (lambda folder: (folder / "entry.html").write_text("{% if %}\n", encoding="utf-8"),
+     "entry.html", 1, "template syntax"),
+    (lambda folder: (folder / "_macros.html").unlink(), "", None, "'_macros.html' is missing"),
+    (lambda folder: (folder / "feeds" / "story.html").unlink(), "", None, "'feeds/story.html' is missing"),
+    # Every page changes too: the emails are made after the site, yet the site must stay as it was.
+    (lambda folder: ((folder / "email" / "issue.html").write_text("<p>{{ broken( }}</p>\n", encoding="utf-8"),
+                     (folder / "base.html").write_text((folder / "base.html").read_text(encoding="utf-8")
+                                                       + "<!-- changed -->\n", encoding="utf-8")),
+     "email/issue.html", 1, "template syntax"),
+], ids=["page syntax", "missing import", "missing feed template", "email syntax"])
+def test_a_broken_template_folder_is_named_and_nothing_is_written(sample_cli, tmp_path, damage, where, line, says):
+    # A template folder of one's own (--templates) is edited by hand: a template that does not parse
+    # or is missing stops the build with its name (and line), before anything is written.
+    import shutil
+
+    from newsroom import PROJECT_ROOT
+
+    templates = tmp_path / "templates"
+    shutil.copytree(PROJECT_ROOT / "templates", templates)
+    site, mail = tmp_path / "site", tmp_path / "mail"
+    sample_cli("build", "--out", str(site), "--email-out", str(mail))
+    before = {p: p.read_bytes() for p in [*site.rglob("*"), *mail.rglob("*")] if p.is_file()}
+    damage(templates)
+    result = sample_cli("build", "--out", str(site), "--email-out", str(mail), "--templates", str(templates), expect=1)
+    place = f"{templates / where}:{line}: " if line else f"{templates}: "
+    assert place in result.stderr and says in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert {p: p.read_bytes() for p in [*site.rglob("*"), *mail.rglob("*")] if p.is_file()} == before

@@ -32,6 +32,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
+from jinja2 import TemplateNotFound, TemplateSyntaxError
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
@@ -50,9 +51,9 @@ from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.render import search
 from newsroom.render.assets import asset_urls, load_assets
-from newsroom.render.email import latest_email
+from newsroom.render.email import EMAIL_TEMPLATES, latest_email
 from newsroom.render.feeds import FEED_TEMPLATES, feed_groups
-from newsroom.render.html import catalog_digest, folder_digest, template_folder
+from newsroom.render.html import TEMPLATES, catalog_digest, environment, folder_digest, template_folder
 from newsroom.render.markdown import find_references, remembered_references, text_key
 from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
@@ -136,8 +137,22 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
     `now` is the build clock: scheduled issues whose time has passed are public (see issues.visibility).
     `preview` (the `serve` command) marks the pages as a preview and adds its reload script.
     """
-    with _fewer_collections(), _only_build_of(out.resolve()):
+    with _fewer_collections(), _only_build_of(out.resolve()), _template_errors(template_folder(settings.templates)):
         return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress)
+
+
+@contextmanager
+def _template_errors(folder: Path) -> Iterator[None]:
+    """A template that is missing or does not parse stops the build with a message naming it (and its
+    line), not a traceback: a template folder of one's own (`--templates`) is edited by hand."""
+    try:
+        yield
+    except TemplateSyntaxError as error:
+        where = error.filename or (str(folder / error.name) if error.name else str(folder))
+        raise ContentError([Diagnostic(where, error.lineno, "", f"template syntax: {error.message}")]) from None
+    except TemplateNotFound as error:
+        raise ContentError([Diagnostic(str(folder), None, "", f"the template {error.name!r} is missing: copy it "
+                                                              f"from the bundled templates ({TEMPLATES})")]) from None
 
 
 @contextmanager
@@ -191,6 +206,10 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
         memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
         content = load_content(session, memos["records"])
+    if email_out is not None:  # the emails are made after the site is written: their templates must load first
+        for lang in settings.languages:
+            for name in EMAIL_TEMPLATES:
+                environment(lang, templates).get_template(name)
     # HTML of texts rendered ahead by the parse that finds their references (see find_references);
     # kept for this build only.
     ahead = state.Memo()

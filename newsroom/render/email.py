@@ -41,6 +41,8 @@ GMAIL_CLIP_BYTES = 102 * 1024
 #: Tags kept in story text inside an email: as in feeds, minus images (their size is unknown).
 EMAIL_TAGS = FEED_TAGS - {"img"}
 WRAP = 72
+#: The templates of an issue's email: its HTML part and its plain-text part.
+EMAIL_TEMPLATES = ("email/issue.html", "email/issue.txt")
 #: Stands for the subscriber's token in a prepared email; replaced per copy.
 PLACEHOLDER = b"SUBSCRIBER-TOKEN"
 INLINER = css_inline.CSSInliner(keep_at_rules=True, load_remote_stylesheets=False)
@@ -159,8 +161,8 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
 def render_parts(context: Mapping[str, Any], templates: Path = TEMPLATES) -> tuple[bytes, bytes]:
     """The HTML part (CSS inlined) and the plain-text part of one email, from the `templates` folder."""
     env = environment(context["lang"], templates)
-    html = INLINER.inline(env.get_template("email/issue.html").render(**context))
-    text = env.get_template("email/issue.txt").render(**context).strip() + "\n"
+    html = INLINER.inline(env.get_template(EMAIL_TEMPLATES[0]).render(**context))
+    text = env.get_template(EMAIL_TEMPLATES[1]).render(**context).strip() + "\n"
     return html.encode("utf-8"), text.encode("utf-8")
 
 

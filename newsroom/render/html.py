@@ -189,8 +189,8 @@ def _used_templates(parser: _Parser, template: str, _folder: Path, _digest: str)
             continue
         seen.append(name)
         assert env.loader is not None
-        source = env.loader.get_source(env, name)[0]
-        for referenced in meta.find_referenced_templates(env.parse(source)):
+        source, filename, _ = env.loader.get_source(env, name)
+        for referenced in meta.find_referenced_templates(env.parse(source, name, filename)):
             if referenced is None:
                 return None
             todo.append(referenced)
