@@ -165,6 +165,7 @@ def _only_build_of(out: Path) -> Iterator[None]:
     else a killed build left beside the folder, the next one to hold it removes.
     """
     if fcntl is None:  # no advisory locks here (Windows): builds are not guarded against each other
+        clear_leftovers(out)
         yield
         return
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -196,13 +197,17 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         email_folder = str(email_out.resolve()) if email_out is not None else ""
         snapshot = state.snapshot(session, f"{inputs}|today={today.isoformat()}|preview={preview}|"
                                            f"public={public}|email={email_folder}")
+        by_hand: set[str] | None = None  # the last build's files changed or removed since (made again)
         if not full and out.is_dir() and state.last_snapshot(session, str(out)) == snapshot:
             last = state.last_files(session, str(out))
-            if not changed_since(out, last.paths, last.written_ns):  # else a file changed by hand is made again
+            by_hand = changed_since(out, last.paths, last.written_ns)
+            if not by_hand:
                 return BuildResult(last.pages, len(last.paths), WriteStats(0, len(last.paths), 0), [])
         previous = None if full or not out.is_dir() else state.load(session, str(out))
-        if previous is not None:  # a file changed or removed by hand is made again
-            previous = replace(previous, changed=frozenset(changed_since(out, previous.outputs, previous.written_ns)))
+        if previous is not None:
+            if by_hand is None:
+                by_hand = changed_since(out, previous.outputs, previous.written_ns)
+            previous = replace(previous, changed=frozenset(by_hand))
         # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
         memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
         content = load_content(session, memos["records"])

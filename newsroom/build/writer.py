@@ -105,8 +105,8 @@ WORK_FOLDERS = ("new", "old", "write")
 
 
 def clear_leftovers(out: Path) -> None:
-    """Remove what builds of `out` killed midway left beside it. Only for the build that holds the folder
-    (see the build's lock): another build's work folders would be in use."""
+    """Remove what builds of `out` killed midway left beside it. For the build that holds the folder (see
+    the build's lock), as it starts: another build's work folders would be in use."""
     if not out.parent.is_dir():
         return
     prefixes = tuple(f".{out.name}.{kind}-" for kind in WORK_FOLDERS)
@@ -132,8 +132,6 @@ def apply_changes(out: Path, writes: Mapping[str, bytes], removals: Iterable[str
     if out.exists() and not writes and not removed:
         return
     if in_place and out.is_dir():
-        for leftover in out.parent.glob(f".{out.name}.write-*"):  # of a build killed while writing
-            shutil.rmtree(leftover, ignore_errors=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.write-", dir=out.parent))
         try:
             _write_all(out, writes, scratch)
@@ -159,8 +157,6 @@ class StagedTree:
 
     def __init__(self, out: Path) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        for leftover in out.parent.glob(f".{out.name}.new-*"):  # of a build killed before its swap
-            shutil.rmtree(leftover, ignore_errors=True)
         self.out = out
         self.published = out.is_dir()  # else every file is new
         self.staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
