@@ -358,6 +358,40 @@ def test_a_second_build_of_a_folder_being_built_stops_and_says_why(sample_cli, t
     assert " 0 written, " not in sample_cli(*moved).stdout  # the folder is free again: it builds
 
 
+def test_the_email_folder_is_held_like_the_site_and_its_leftovers_removed(sample_cli, tmp_path):
+    import fcntl
+
+    site, emails = tmp_path / "site", tmp_path / "emails"
+    build = ("build", "--out", str(site), "--email-out", str(emails))
+    sample_cli(*build)
+    before = {p: p.read_bytes() for p in emails.rglob("*") if p.is_file()}
+    assert before
+    # What a build killed while writing the emails leaves beside their folder goes with the next build.
+    (tmp_path / ".emails.new-killed").mkdir()
+    (tmp_path / ".emails.new-killed" / "half.eml").write_text("half", encoding="utf-8")
+    sample_cli(*build)
+    assert not list(tmp_path.glob(".emails.new-*"))
+    assert {p: p.read_bytes() for p in emails.rglob("*") if p.is_file()} == before
+    # Another build writing that email folder (for another site) meanwhile: this one stops, changing nothing.
+    with open(tmp_path / ".emails.lock", "ab") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        result = sample_cli(*build, "--base-url", "https://elsewhere.example/", expect=1)
+        assert "another build of this folder is running" in result.stderr and str(emails) in result.stderr
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    assert {p: p.read_bytes() for p in emails.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("where", ["site", "site/emails", "."])
+def test_an_email_folder_that_holds_or_is_the_site_is_refused(sample_cli, tmp_path, where):
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and "work" not in p.parts}
+    result = sample_cli("build", "--out", str(site), "--email-out", str(tmp_path / where), expect=1)
+    assert "--email-out" in result.stderr and "must not hold one another" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and "work" not in p.parts} == before
+
+
 def test_an_edit_redoes_only_the_pages_that_read_it(sample_cli, tmp_path):
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"

@@ -26,7 +26,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from pathlib import Path
@@ -137,7 +137,13 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
     `now` is the build clock: scheduled issues whose time has passed are public (see issues.visibility).
     `preview` (the `serve` command) marks the pages as a preview and adds its reload script.
     """
-    with _fewer_collections(), _only_build_of(out.resolve()), _template_errors(template_folder(settings.templates)):
+    folders = [out.resolve(), *([email_out.resolve()] if email_out is not None else [])]
+    if len(folders) > 1 and (folders[0] == folders[1] or folders[0] in folders[1].parents
+                             or folders[1] in folders[0].parents):
+        # The email folder is replaced whole on every build, the site's files are the build's own.
+        raise ContentError([Diagnostic(str(email_out), None, "--email-out", f"the email folder and the site folder "
+                                       f"({out}) must not hold one another: give the emails a folder of their own")])
+    with _fewer_collections(), _only_build_of(folders), _template_errors(template_folder(settings.templates)):
         return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress)
 
 
@@ -156,30 +162,33 @@ def _template_errors(folder: Path) -> Iterator[None]:
 
 
 @contextmanager
-def _only_build_of(out: Path) -> Iterator[None]:
-    """Hold the folder's lock (`.NAME.lock` beside it) while it is built.
+def _only_build_of(folders: list[Path]) -> Iterator[None]:
+    """Hold each folder's lock (`.NAME.lock` beside it) while it is built: the site's, and the email
+    folder's when the build writes one.
 
     Two builds of one folder at once (a preview server's and a command's, say) would each discard the
     other's new tree and record a state that matches neither; the second one stops instead, saying
     why, before it reads anything. A lock ends with its process, so a killed build leaves none; what
-    else a killed build left beside the folder, the next one to hold it removes.
+    else a killed build left beside a folder, the next one to hold it removes.
     """
     if fcntl is None:  # no advisory locks here (Windows): builds are not guarded against each other
-        clear_leftovers(out)
+        for folder in folders:
+            clear_leftovers(folder)
         yield
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out.parent / f".{out.name}.lock", "ab") as lock:
-        try:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ContentError([Diagnostic(str(out), None, "", "another build of this folder is running: run this "
-                                                               "one again when it has finished")]) from None
-        clear_leftovers(out)  # of builds killed midway: no other build is using them now
-        try:
-            yield
-        finally:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    with ExitStack() as held:
+        for folder in folders:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            lock = held.enter_context(open(folder.parent / f".{folder.name}.lock", "ab"))
+            try:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ContentError([Diagnostic(str(folder), None, "", "another build of this folder is running: run "
+                                                                      "this one again when it has finished")]) from None
+            held.callback(fcntl.flock, lock.fileno(), fcntl.LOCK_UN)
+        for folder in folders:
+            clear_leftovers(folder)  # of builds killed midway: no other build is using them now
+        yield
 
 
 def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
