@@ -321,6 +321,28 @@ def test_feeds_and_emails_are_made_from_the_chosen_templates_and_remade_when_the
     assert _same_tree(site, fresh) == []
 
 
+def test_a_search_index_is_updated_from_its_last_files_only_when_they_are_as_built(sample_cli, tmp_path):
+    # An edit updates the search index from its last published files; a file of it changed by hand
+    # since is not built upon: the index is made again whole, as a full build makes it.
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    shards = sorted((site / "en" / "search" / "index" / "shards").glob("*.json"))
+    assert shards
+    shards[0].write_text('{"defaced": [0]}', encoding="utf-8")  # valid, and wrong
+    done = publication.edit_story_body()
+    publication.build(site)
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == [], done
+    # And one as built is updated in place of a whole remake, to the same bytes.
+    done = publication.edit_story_body()
+    publication.build(site)
+    fresh = tmp_path / "fresh2"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == [], done
+
+
 def test_pages_whose_stored_reads_cannot_be_read_are_remade_when_they_may_have_changed(sample_cli, tmp_path):
     # Reads written by another format (an older release, another Python) or damaged: a page whose
     # reads fall under a changed root is remade, since nothing says which of its reads changed.
