@@ -172,11 +172,11 @@ def _scanner(max_nesting: int) -> MarkdownIt:
     return _parser(max_nesting)
 
 
-def _parse(md: MarkdownIt, text: str, *, inline: bool = False) -> list[Token]:
+def _parse(md: MarkdownIt, text: str, *, inline: bool = False) -> list[Token] | _Prose:
     if not inline and md is _parser(DEFAULT_MAX_NESTING):
-        tokens = prose_tokens(text)
-        if tokens is not None:
-            return tokens
+        prose = _prose(text)
+        if prose is not None:
+            return prose
     text = _SURROGATE.sub("\ufffd", text)  # lone surrogates cannot cross into nh3 (Rust strings)
     return md.parseInline(text, {}) if inline else md.parse(text, {})
 
@@ -200,69 +200,106 @@ def prose_tokens(text: str) -> list[Token] | None:
     Plain prose is paragraphs of text and `[n]` citations, lines joined by single newlines, with no
     character of Markdown or HTML syntax (see `_NOT_PROSE_CHAR`). Many story and entry texts are just
     that, and markdown-it-py spends far more on finding it out (each block and inline rule tries each
-    line and terminator) than this does; anything else goes to markdown-it. A property test holds the
-    two to the same HTML, plain text and references.
+    line and terminator) than this does; anything else goes to markdown-it. The build itself works on
+    the prose's lines (`_prose`), without token objects; a property test holds the two to the same
+    HTML, plain text and references, and these tokens to markdown-it's own.
     """
+    prose = _prose(text)
+    if prose is None:
+        return None
+    return [token for first, end, lines in prose.paragraphs
+            for token in _prose_paragraph([line if isinstance(line, str) else _joined(line) for line in lines],
+                                          first, end)]
+
+
+@dataclass(frozen=True)
+class _Prose:
+    """Plain prose (see `prose_tokens`) as its paragraphs: (first line, end line, the lines). A line with
+    citations is split once, as `_CITATIONS.split` splits it: text, then `[n]`, n and text again."""
+
+    paragraphs: list[tuple[int, int, list[str | list[str]]]]
+
+    def citations(self) -> tuple[int, ...]:
+        return tuple(int(line[index]) for _, _, lines in self.paragraphs for line in lines if isinstance(line, list)
+                     for index in range(2, len(line), 3))
+
+    def one_paragraph(self, text: str) -> bool:
+        """Whether `text` is exactly one paragraph (its inline parse is then that paragraph's content)."""
+        return len(self.paragraphs) == 1 and self.paragraphs[0][:2] == (0, text.count("\n") + 1)
+
+
+def _joined(pieces: list[str]) -> str:
+    """A split line (see `_Prose`) as it was."""
+    return "".join(piece for index, piece in enumerate(pieces) if index % 3 != 2)
+
+
+#: Splits a line of prose at its citations, keeping each (`[n]`) and its number.
+_CITATIONS = re.compile(r"(\[([0-9]{1,9})\])")
+
+
+def _prose(text: str) -> _Prose | None:
+    """`text` as plain prose, or None when it is anything else (see `prose_tokens`)."""
     if (_NOT_PROSE_CHAR.search(text) is not None or " \n" in text or text.endswith(" ") or "![" in text
             or _NOT_PROSE_LINE.search("\n" + text) is not None
             or ("[" in text and _NOT_CITATION.search(text) is not None)):
         return None
-    tokens = _ProseTokens()
-    lines = text.split("\n")
+    paragraphs: list[tuple[int, int, list[str | list[str]]]] = []
+    lines: list[str | list[str]] = [line if "[" not in line else _CITATIONS.split(line) for line in text.split("\n")]
     first = -1  # the open paragraph's first line
     for index, line in enumerate([*lines, ""]):
         if line and first < 0:
             first = index
         elif not line and first >= 0:
-            tokens += _prose_paragraph(lines[first:index], first, index)
+            paragraphs.append((first, index, lines[first:index]))
             first = -1
-    return tokens
+    return _Prose(paragraphs)
 
 
-class _ProseTokens(list[Token]):
-    """Tokens of plain prose (see `prose_tokens`): paragraphs whose inline runs hold only text,
-    softbreaks and citations, so they render (`_prose_html`) and read (`_prose_plain`) in one pass."""
-
-
-def _prose_html(tokens: list[Token], prefix: str, citation_href: Callable[[int], str] | None,
+def _prose_html(prose: _Prose, prefix: str, citation_href: Callable[[int], str] | None,
                 escape: Callable[[str], str] = escapeHtml) -> str:
-    """What markdown-it's renderer makes of prose tokens, once `_prepare_inline` numbered the citations
-    (with `escape=str`, what the cleaner then makes of it: see `MarkdownRenderer._render`)."""
+    """What markdown-it's renderer makes of the prose's tokens, once `_prepare_inline` numbered the
+    citations (with `escape=str`, what the cleaner then makes of it: see `MarkdownRenderer._render`)."""
     counts: dict[int, int] = {}
     parts: list[str] = []
-    for token in tokens:
-        if token.type != "inline":
-            continue
+    for _, _, lines in prose.paragraphs:
         parts.append("<p>")
-        for child in token.children or ():
-            if child.type == "text":
-                parts.append(escape(child.content))
-            elif child.type == "softbreak":
-                parts.append("\n")
-            else:
-                number = child.meta["number"]
-                counts[number] = counts.get(number, 0) + 1
-                parts.append(_citation_html(child.content, number, citation_href(number) if citation_href else None,
-                                            f"{prefix}-{number}-{counts[number]}"))
+        for index, line in enumerate(lines):
+            if index:
+                parts.append("\n")  # a softbreak
+            if isinstance(line, str):
+                parts.append(escape(line))
+                continue
+            for at in range(0, len(line), 3):
+                if line[at]:
+                    parts.append(escape(line[at]))
+                if at + 1 < len(line):
+                    number = int(line[at + 2])
+                    counts[number] = counts.get(number, 0) + 1
+                    parts.append(_citation_html(line[at + 1], number, citation_href(number) if citation_href else None,
+                                                f"{prefix}-{number}-{counts[number]}"))
         parts.append("</p>\n")
     return "".join(parts)
 
 
-def _prose_plain(tokens: list[Token]) -> str:
-    """What `_PlainText` makes of prose tokens: its `_inline_text` without the markup round trip, which
-    changes nothing in prose (no `&`, `<`, `>`, no-break space or control character in it)."""
+def _prose_plain(prose: _Prose) -> str:
+    """What `_PlainText` makes of the prose's tokens: its `_inline_text` without the markup round trip,
+    which changes nothing in prose (no `&`, `<`, `>`, no-break space or control character in it)."""
     blocks: list[str] = []
-    for token in tokens:
-        if token.type != "inline":
-            continue
+    for _, _, lines in prose.paragraphs:
         kept: list[str] = []
-        for child in token.children or ():
-            if child.type == "citation":
-                if kept:  # citations (and the space before them) are dropped
+        for index, line in enumerate(lines):
+            if index:
+                kept.append(" ")  # a softbreak
+            if isinstance(line, str):
+                kept.append(line)
+                continue
+            for at in range(0, len(line), 3):
+                if line[at]:
+                    kept.append(line[at])
+                if at + 1 < len(line) and kept:  # citations (and the space before them) are dropped
                     kept[-1] = kept[-1].rstrip(" \t")
-            else:
-                kept.append(" " if child.type == "softbreak" else child.content)
-        text = _SPACES.sub(" ", "".join(kept)).strip()
+        text = "".join(kept)
+        text = (_SPACES.sub(" ", text) if "  " in text else text).strip()  # prose has no tab
         if text:
             blocks.append(text)
     return "\n\n".join(blocks)
@@ -395,10 +432,10 @@ class MarkdownRenderer:
             return ahead
         return self._render(_parse(self._md, text, inline=True), anchor_prefix)
 
-    def _render(self, tokens: list[Token], anchor_prefix: str) -> Markup:
+    def _render(self, tokens: list[Token] | _Prose, anchor_prefix: str) -> Markup:
         if not _ANCHOR_PREFIX.match(anchor_prefix):
             raise ValueError(f"anchor_prefix must be lowercase letters, digits and hyphens: {anchor_prefix!r}")
-        if isinstance(tokens, _ProseTokens):
+        if isinstance(tokens, _Prose):
             href = self.citation_href
             if href is None or isinstance(href, SourceAnchors) and _ANCHOR_PREFIX.match(href.anchor):
                 # Prose has no `&`, `<`, `>`, no-break space or control character, and these citations
@@ -543,7 +580,8 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
             # edits the tokens; rendering edits none that `_plain_in` reads). A text that is exactly
             # one paragraph parses inline to the same run, so its inline HTML is the paragraph's
             # content (unless raw HTML in it might be read otherwise outside a paragraph).
-            paragraph = (len(tokens) == 3 and tokens[0].type == "paragraph_open" and tokens[1].content == text
+            paragraph = (tokens.one_paragraph(text) if isinstance(tokens, _Prose) else
+                         len(tokens) == 3 and tokens[0].type == "paragraph_open" and tokens[1].content == text
                          and not any(child.type == "html_inline" for child in tokens[1].children or ()))
             html = str(_ahead_renderer()._render(tokens, _AHEAD + "c"))
             ahead.put(key, [html, paragraph and html.startswith("<p>") and html.endswith("</p>\n")])
@@ -574,7 +612,10 @@ def _references(text: str, max_nesting: int) -> References:
     return _references_in(_parse(_scanner(max_nesting), text))
 
 
-def _references_in(tokens: list[Token]) -> References:
+def _references_in(tokens: list[Token] | _Prose) -> References:
+    if isinstance(tokens, _Prose):
+        citations = tokens.citations()
+        return References(citations=citations) if citations else _NONE
     found: dict[str, list[str]] = {"entry": [], "page": [], "issue": []}
     citations: list[int] = []
     malformed: list[str] = []
@@ -635,9 +676,9 @@ def _plain_text(text: str, max_nesting: int) -> str:
     return _plain_in(md, _parse(md, text))
 
 
-def _plain_in(md: MarkdownIt, tokens: list[Token]) -> str:
+def _plain_in(md: MarkdownIt, tokens: list[Token] | _Prose) -> str:
     """The plain text of parsed `tokens` (it edits text tokens: use them for nothing after)."""
-    if isinstance(tokens, _ProseTokens):
+    if isinstance(tokens, _Prose):
         return _prose_plain(tokens)
     writer = _PlainText(md, _text_cleaner())
     for token in tokens:
