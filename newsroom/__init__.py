@@ -4,6 +4,14 @@ from pathlib import Path
 
 __version__ = "0.1.0"
 
-#: The project root: where `templates/` and `locale/` live next to the packages.
+#: The project root: where `templates/` and `locale/` live next to the packages (in the repository).
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
+#: Where an installed package (a wheel) keeps its copies of them, made when it was built (setup.py).
+BUNDLED = Path(__file__).resolve().parent / "bundled"
+
+
+def project_folder(name: str) -> Path:
+    """`templates` or `locale`: the installed package's copy, else the repository's."""
+    installed = BUNDLED / name
+    return installed if installed.is_dir() else PROJECT_ROOT / name

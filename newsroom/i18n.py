@@ -15,9 +15,9 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 
-from newsroom import PROJECT_ROOT
+from newsroom import project_folder
 
-LOCALE_DIR = PROJECT_ROOT / "locale"
+LOCALE_DIR = project_folder("locale")
 DOMAIN = "messages"
 
 

@@ -22,13 +22,13 @@ from jinja2 import (ChainableUndefined, Environment, FileSystemBytecodeCache, Fi
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
-from newsroom import PROJECT_ROOT
+from newsroom import project_folder
 from newsroom.i18n import catalog_path, translations
 
 if TYPE_CHECKING:
     from newsroom.build.state import Memo
 
-TEMPLATES = PROJECT_ROOT / "templates"
+TEMPLATES = project_folder("templates")
 
 
 def _bytecode_cache() -> FileSystemBytecodeCache | None:
