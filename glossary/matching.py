@@ -305,10 +305,15 @@ class TermMatcher:
         The texts are joined by a character no form contains, which is neither a word character
         nor a space: no match can span it, and at either side of it a match starts or ends as at
         a text's start or end. Texts that contain the separator, or start with a combining mark
-        (it would join the separator when normalised), are searched one by one.
+        (it would join the separator when normalised), are searched one by one; so are texts of
+        which one is not NFC-normalised: `find` ends a mention before a combining mark that follows
+        it in a normalised text, but with it in one it normalises, so each is searched as it is.
         """
         if len(texts) < 2 or self._separator_in_forms or any(
                 _SEPARATOR in text or (text and unicodedata.combining(text[0])) for text in texts):
+            return [self.find(text) for text in texts]
+        joined = _SEPARATOR.join(texts)
+        if not unicodedata.is_normalized("NFC", joined):
             return [self.find(text) for text in texts]
         starts: list[int] = []
         position = 0
@@ -316,7 +321,7 @@ class TermMatcher:
             starts.append(position)
             position += len(text) + len(_SEPARATOR)
         found: list[list[Mention]] = [[] for _ in texts]
-        for mention in self.find(_SEPARATOR.join(texts)):
+        for mention in self.find(joined):
             index = bisect.bisect_right(starts, mention.start) - 1
             offset = starts[index]
             found[index].append(Mention(mention.slug, mention.start - offset, mention.end - offset, mention.surface))

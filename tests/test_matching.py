@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from glossary.matching import Mention, Term, TermMatcher, is_case_sensitive
@@ -278,6 +278,7 @@ def test_narrowed_searches_agree_on_letters_whose_case_does_not_fold_back(text: 
 
 @given(st.lists(st.lists(st.one_of(st.sampled_from([*TRICKY_PIECES, "\u0301", "\x00", "-t", "-ot"]),
                                    st.text(max_size=3)), max_size=12).map("".join), max_size=8))
+@example(["adatk\u00f6zpont\u0301", "adatko\u0308zpont"])  # one normalised, one not: searched apart
 def test_finding_in_many_texts_at_once_finds_what_each_search_finds(texts: list[str]) -> None:
     # A page's text runs are searched joined: a match may not span two of them, nor see past their ends.
     for terms, lang in ((TRICKY_TERMS, "hu"), (EN_TERMS, "en"), ([*HU_TERMS, Term("nul", ("a\x00b",))], "hu")):
