@@ -293,3 +293,16 @@ def test_texts_searched_at_once_stay_apart(texts: list[str]) -> None:
     for terms, lang in ((TRICKY_TERMS, "hu"), (EN_TERMS, "en")):
         matcher = _CompiledAtOnce(terms, lang)
         assert matcher.find_each(texts) == [matcher.find(text) for text in texts]
+
+
+def test_ascii_letters_match_their_other_case_only():
+    # Unicode case folding would also take the long s for "s": a form's ASCII letters match only
+    # themselves and their ASCII other case. (The Kelvin sign is a K once the text is NFC-normalised.)
+    # "data ſet" is no mention of "data set", so it is one of "data".
+    matcher = TermMatcher([Term("skill", ("skill",)), Term("sink", ("sink",)), Term("data", ("data",)),
+                           Term("data-set", ("data set",))], "en")
+    text = "\u017fkill s\u212aill skill SKILL Skill \u017fink SINK, data \u017fet, DATA SET"
+    expected = ["s\u212aill", "skill", "SKILL", "Skill", "SINK", "data", "DATA SET"]
+    assert [mention.surface for mention in matcher.find(text)] == expected  # narrowed to the text's forms
+    matcher.compile()
+    assert [mention.surface for mention in matcher.find(text)] == expected
