@@ -339,6 +339,46 @@ def test_a_search_index_is_updated_from_its_last_files_only_when_they_are_as_bui
         assert _same_tree(site, fresh) == [], (attempt, done)
 
 
+def _rendered(output: str) -> int:
+    """The pages a build rendered, from its summary line ("… (230 pages, 12 rendered): …")."""
+    return int(output.split(" rendered)")[0].rsplit(", ", 1)[1])
+
+
+def test_publishing_an_issue_renders_only_the_pages_it_changes_beyond_the_masthead(sample_cli, tmp_path):
+    # Every page's masthead names the latest issue; a page whose only change that is gets the new line
+    # put in place of the old one, and the folder is what a full build makes, byte for byte.
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    pages = _rendered(publication.build(site))
+    publication.publish_issue()
+    output = publication.build(site)
+    # The issue's own pages, the lists and the entries its story mentions are rendered; of the other
+    # entry pages (and reference pages, the method page...) none is.
+    entries = len(list(site.glob("*/glossary/*/index.html")))
+    assert pages - _rendered(output) >= entries // 2, output
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == []
+    page = (site / "en" / "method" / "index.html").read_text(encoding="utf-8")
+    assert page.count('class="issue-line"') == 1 and "/en/issues/14/" in page
+
+
+def test_a_template_that_names_the_latest_issue_elsewhere_has_its_pages_rendered(sample_cli, tmp_path):
+    # The masthead line is spliced only where nothing else a page renders from names `latest_issue`.
+    publication = Publication(sample_cli, tmp_path)
+    page = publication.templates / "page.html"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "{% block main %}", "{% block main %}<p class=\"latest\">{{ latest_issue[0] }}</p>", 1), encoding="utf-8")
+    site = tmp_path / "site"
+    publication.build(site)
+    publication.publish_issue()
+    publication.build(site)
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == []
+    assert '<p class="latest">14</p>' in (site / "en" / "method" / "index.html").read_text(encoding="utf-8")
+
+
 def test_pages_whose_stored_reads_cannot_be_read_are_remade_when_they_may_have_changed(sample_cli, tmp_path):
     # Reads written by another format (an older release, another Python) or damaged: a page whose
     # reads fall under a changed root is remade, since nothing says which of its reads changed.

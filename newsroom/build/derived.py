@@ -14,6 +14,7 @@ from typing import Any
 from glossary.graph import relations_of
 from glossary.matching import TermMatcher
 from glossary.mentions import entry_labels, in_the_news, matchers, story_mentions
+from issues.dates import format_week
 from issues.visibility import is_public, visible_numbers
 from newsroom.build.model import Content, Record
 from newsroom.build.state import Memo
@@ -51,6 +52,13 @@ class Derived:
     entry_langs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: page → (its kind, the languages it has text in): what a link to it depends on.
     page_langs: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    #: lang → the masthead's issue line: (number, week) of the first of `shown_public`, or None. Every
+    #: page shows it, and only pages' frames read it, so a page whose only changed read is this one
+    #: changed only there (see build/pipeline.py, `_masthead_only`).
+    masthead: Mapping[str, tuple[int, str] | None] = field(default_factory=dict)
+    #: "lang/number" → the (newer, older) issues next to a shown one in that language: what its
+    #: page's links to them depend on, not the whole list.
+    neighbours: Mapping[str, tuple[int | None, int | None]] = field(default_factory=dict)
 
 
 def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
@@ -109,7 +117,18 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
                    headwords(content, settings.languages), story_facts(content, settings.languages), public,
                    shown, shown_public,
                    {slug: texts_of(entry, settings) for slug, entry in content.entries.items()},
-                   {slug: (page.kind, texts_of(page, settings)) for slug, page in content.pages.items()})
+                   {slug: (page.kind, texts_of(page, settings)) for slug, page in content.pages.items()},
+                   {lang: issue_line(content, numbers[0], lang) if numbers else None
+                    for lang, numbers in shown_public.items()},
+                   {f"{lang}/{number}": (numbers[index - 1] if index > 0 else None,
+                                         numbers[index + 1] if index + 1 < len(numbers) else None)
+                    for lang, numbers in shown.items() for index, number in enumerate(numbers)})
+
+
+def issue_line(content: Content, number: int, lang: str) -> tuple[int, str]:
+    """An issue's number and week as the masthead names them."""
+    week = content.issues[number].data["week"]
+    return number, format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), lang)
 
 
 def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:

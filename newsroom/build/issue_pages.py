@@ -56,8 +56,7 @@ class IssuePages:
             if in_section:
                 sections.append({"slug": slug, "name": section_names[slug], "href": self.href(urls.section(
                     self.lang, slug)), "stories": [self.story_context(s) for s in in_section]})
-        visible = self.issues
-        index = visible.index(number)
+        newer, older = self.derived.neighbours[f"{self.lang}/{number}"]
         corrections = self.content.corrections.get(number, ())
         published = issue.data.get("published_at")
         modified = max([published, *(c.changed_at.isoformat() for c in corrections)]) if published else None
@@ -71,8 +70,7 @@ class IssuePages:
             if published else None,
             "published_iso": dt.datetime.fromisoformat(published).astimezone(zone).isoformat() if published else None,
             "corrections": [self.correction_context(c) for c in corrections],
-            "newer": visible[index - 1] if index > 0 else None,
-            "older": visible[index + 1] if index + 1 < len(visible) else None,
+            "newer": newer, "older": older,
             "jsonld": script_json(self.issue_jsonld(number, text, sections, published, modified)),
             "modified_date": dt.datetime.fromisoformat(modified).astimezone(zone).date() if modified else None,
         }

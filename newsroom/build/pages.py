@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -21,7 +21,6 @@ from babel import Locale
 from markupsafe import Markup
 
 from newsroom.build import urls
-from issues.dates import format_week
 from newsroom.build.derived import (Derived, derive, pages_in,  # noqa: F401 (Derived, derive re-exported)
                                     text_language, texts_of)
 from newsroom.build.feedlinks import feed_links
@@ -91,6 +90,29 @@ class PageMarkdown:
 ARTICLE_TEMPLATES = frozenset({"issue.html", "entry.html", "reference.html", "page.html"})
 
 
+class ShownIssues(Sequence[int]):
+    """The issues a language shows, newest first (`Derived.shown`), read when used: whether one number
+    is among them depends on that alone, anything else on the whole list. A page that only asks
+    whether the issue a story belongs to is shown (an entry's *In the news*, a link to an issue) does
+    not change when another issue is published."""
+
+    def __init__(self, shown: Mapping[str, tuple[int, ...]], lang: str) -> None:
+        self._shown, self._lang = shown, lang
+
+    def __contains__(self, number: object) -> bool:
+        member = getattr(self._shown, "member", None)
+        return member(self._lang, number) if member is not None else number in self._shown[self._lang]
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._shown[self._lang][index]
+
+    def __len__(self) -> int:
+        return len(self._shown[self._lang])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._shown[self._lang])
+
+
 class Planner(IssuePages, GlossaryPages):
     """Builds the page specs of one language.
 
@@ -114,7 +136,7 @@ class Planner(IssuePages, GlossaryPages):
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
         self.gettext = translations(lang).gettext
         #: The issues this build shows in this language, newest first.
-        self.issues = tuple(derived.shown[lang])
+        self.issues = ShownIssues(derived.shown, lang)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """An attribute set while pages are planned is a value kept across pages (a memo):
@@ -231,13 +253,8 @@ class Planner(IssuePages, GlossaryPages):
     def chrome(self, url: str, twins: Mapping[str, str], template: str = "") -> dict[str, Any]:
         """What base.html needs on every page: language, twins, canonical URL, the current issue line."""
         site = self.content.site.get(self.lang) or {}
-        public = self.public_issues()
-        latest = public[0] if public else None  # the masthead names the latest published issue, even in a preview
-        issue_line = None
-        if latest is not None:
-            week = self.content.issues[latest].data["week"]
-            issue_line = (latest, format_week(dt.date.fromisoformat(week["start"]),
-                                              dt.date.fromisoformat(week["end"]), self.lang))
+        # The masthead names the latest published issue, even in a preview; a page's frame alone reads it.
+        issue_line = self.derived.masthead.get(self.lang)
         return {
             "lang": self.lang, "languages": self.settings.languages, "site": site, "url": url,
             "canonical": self.settings.base_url + url, "href": self.href, "twins": twins,
@@ -312,8 +329,9 @@ class Planner(IssuePages, GlossaryPages):
     def search(self) -> PageSpec:
         """The search page; its script reads the static index at urls.search_index()."""
         entries = sum(1 for entry in self.content.entries.values() if self.available(entry))
+        shown = set(self.issues)
         stories = sum(1 for story in self.content.stories.values()
-                      if story.data["issue"] in self.issues and self.available(story))
+                      if story.data["issue"] in shown and self.available(story))
         context = {"index_href": self.href(urls.search_index(self.lang)), "entry_count": entries,
                    "story_count": stories}
         return self.spec(urls.search(self.lang), "search.html", context, urls.search)

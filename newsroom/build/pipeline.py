@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import TemplateNotFound, TemplateSyntaxError
+from jinja2 import meta as jinja_meta
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
@@ -43,7 +44,7 @@ from newsroom.build import state, urls
 from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
-from newsroom.build.tracking import Tracker, Values, track_content, track_derived, untracked_fields
+from newsroom.build.tracking import SEP, Tracker, Values, shown_value, track_content, track_derived, untracked_fields
 from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, clear_leftovers, collect,
                                    discarded_on_error, existing_files, unchanged_on_disk, write_site)
 from newsroom.checks import check_content, markdown_texts
@@ -53,7 +54,8 @@ from newsroom.render import search
 from newsroom.render.assets import asset_urls, load_assets
 from newsroom.render.email import EMAIL_TEMPLATES, latest_email
 from newsroom.render.feeds import FEED_TEMPLATES, feed_groups
-from newsroom.render.html import TEMPLATES, catalog_digest, environment, folder_digest, template_folder
+from newsroom.render.html import (TEMPLATES, catalog_digest, environment, folder_digest, template_folder,
+                                  used_templates)
 from newsroom.render.markdown import find_references, remembered_references, text_key
 from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
@@ -241,7 +243,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         renderer = PageRenderer(templates, settings.languages, shared, memos["templates"])
         listed = list_pages(*tracked, settings, tracker, now, extra=True)
         candidates = _candidates(previous, values)
-        pages, metas = _stale_pages(listed, renderer, values, page_inputs, previous, out, candidates)
+        pages, metas, spliced = _stale_pages(listed, renderer, values, page_inputs, previous, out, candidates)
         groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, renderer, previous, out,
                                             {plan.output for plan, _ in listed}, candidates)
         # A build that remakes much of the site assembles a new tree, written while it renders.
@@ -252,6 +254,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
                                   partial(_spool, tree, previous, out) if tree is not None else None)
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
+    made.update(spliced)
     group_files = list(grouped)
     del grouped  # `made` holds the bytes now, and lets them go once written (see _publish)
     sitemap = [PageSpec(plan.url, plan.lang, plan.template, {}, metas[plan.output]["twins"],
@@ -372,10 +375,11 @@ class _Made:
 
 
 def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer, values: Values, inputs: str,
-                 previous: state.Previous | None, out: Path,
-                 candidates: _Candidates | None) -> tuple[list[tuple[PagePlan, Planner, str]], dict[str, Any]]:
+                 previous: state.Previous | None, out: Path, candidates: _Candidates | None
+                 ) -> tuple[list[tuple[PagePlan, Planner, str]], dict[str, Any], dict[str, _Made]]:
     """The pages whose recorded inputs changed (all of them without a previous state), each with its
-    fingerprint, and the remembered sitemap entry (`meta`) of every other page.
+    fingerprint; the remembered sitemap entry (`meta`) of every other page; and the pages whose only
+    changed input is the masthead's issue line, made from their last bytes (see `_Masthead`).
 
     A page whose template, catalog and settings are the same and whose every
     recorded read still has the same value would be planned and rendered to the
@@ -384,6 +388,8 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
     """
     stale: list[tuple[PagePlan, Planner, str]] = []
     metas: dict[str, Any] = {}
+    spliced: dict[str, _Made] = {}
+    masthead = _Masthead(renderer, values, out) if previous is not None else None
     fingerprints: dict[tuple[str, str], str] = {}
     for plan, planner in listed:
         path = plan.output
@@ -396,11 +402,109 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
             stale.append((plan, planner, fingerprint))
             continue
         meta = known.meta
-        if meta is None or _changed(path, known, values, candidates) or not _published(previous, out, path):
+        if meta is None or not _published(previous, out, path):
+            stale.append((plan, planner, fingerprint))
+            continue
+        masthead_key = f"derived.masthead{SEP}{plan.lang}"
+        changed = _changed_reads(path, known, values, candidates, masthead_key)
+        if changed is not None and not changed[0]:
+            metas[path] = meta
+            continue
+        made = masthead.spliced(plan, planner, known, changed[1]) \
+            if masthead is not None and changed is not None and changed[0] == [masthead_key] else None
+        if made is None:
             stale.append((plan, planner, fingerprint))
         else:
+            spliced[path] = made
             metas[path] = meta
-    return stale, metas
+    return stale, metas, spliced
+
+
+class _Masthead:
+    """Pages whose only changed read is the masthead's issue line (`derived.masthead`), made by putting
+    the new line in place of the old one in their published bytes instead of planning and rendering
+    them: publishing an issue changes the masthead of every page, and little else of most.
+
+    The line is the output of one template (`_masthead.html`), which may use only names every page of
+    a language gives the same values (`NAMES`); a page is spliced only when no other template it
+    renders from names `latest_issue`, and the old line occurs in its bytes exactly once. Its
+    template, catalog and settings are those of the last build (its fingerprint is unchanged), so the
+    rest of the page would render to the same bytes. The old line is rendered from the value the
+    page's reads stored (`tracking.SHOWN`). A page none of whose templates names `latest_issue` keeps
+    its bytes. Otherwise the page is rendered as any other.
+    """
+
+    TEMPLATE = "_masthead.html"
+    NAMES = frozenset({"latest_issue", "href", "urls", "lang", "_", "gettext"})
+
+    def __init__(self, renderer: PageRenderer, values: Values, out: Path) -> None:
+        self.renderer, self.values, self.out = renderer, values, out
+        self._ways: dict[tuple[str, str], str] = {}
+        self._variables: dict[str, set[str]] = {}  # template → the names it reads from its context
+        self._lines: dict[tuple[str, str], bytes] = {}
+
+    def spliced(self, plan: PagePlan, planner: Planner, known: state.Output, deps: Mapping[str, str]) -> _Made | None:
+        """The page made from its published bytes, when the masthead line is its only changed read
+        (`deps`: its reads as the last build stored them); None when it must be rendered."""
+        key = f"derived.masthead{SEP}{plan.lang}"
+        way = self._way(plan.template, plan.lang)
+        if not way:
+            return None
+        new_value = self.values(key)
+        roots = known.stored_roots()
+        reads = state.encode_reads({**deps, key: new_value}, roots)
+        if way == "same":  # its templates do not show the masthead line: the same bytes
+            return _Made(None, state.Output(known.digest, known.fingerprint, reads, known.meta,
+                                            roots=tuple(map(self.values.key, roots))))
+        old_line = self._line(plan.lang, deps[key], planner)
+        try:
+            data = (self.out / plan.output).read_bytes()
+        except OSError:
+            return None
+        if not old_line or data.count(old_line) != 1:
+            return None
+        data = data.replace(old_line, self._line(plan.lang, new_value, planner))
+        return _Made(data, state.Output(hashlib.sha256(data).hexdigest(), known.fingerprint, reads, known.meta,
+                                        roots=tuple(map(self.values.key, roots))))
+
+    def _way(self, template: str, lang: str) -> str:
+        """How a page of `template` is made when only the masthead line changed: "splice" (its masthead
+        template shows the line, and nothing else names `latest_issue`), "same" (nothing it renders
+        from names it) or "" (rendered)."""
+        found = self._ways.get((template, lang))
+        if found is None:
+            env = self.renderer.envs[lang]
+            names = used_templates(env, template, self.renderer.memo)
+            if names is None:
+                found = ""
+            elif not any("latest_issue" in self._names_read(env, name) for name in names):
+                found = "same"
+            elif self.TEMPLATE in names and all(
+                    (variables <= self.NAMES) if name == self.TEMPLATE else "latest_issue" not in variables
+                    for name in names for variables in [self._names_read(env, name)]):
+                found = "splice"
+            else:
+                found = ""
+            self._ways[template, lang] = found
+        return found
+
+    def _names_read(self, env: Any, name: str) -> set[str]:
+        """The names a template reads from its context (every language's environment parses it alike)."""
+        found = self._variables.get(name)
+        if found is None:
+            source, filename, _ = env.loader.get_source(env, name)
+            found = self._variables[name] = jinja_meta.find_undeclared_variables(env.parse(source, name, filename))
+        return found
+
+    def _line(self, lang: str, stored: str, planner: Planner) -> bytes:
+        """The masthead line for a stored value of `derived.masthead` (see `tracking.SHOWN`); empty for
+        any other (the value of a read that found nothing)."""
+        found = self._lines.get((lang, stored))
+        if found is None:
+            value = shown_value(stored) if stored.startswith("=") else None
+            found = self._lines[lang, stored] = self.renderer.render(
+                self.TEMPLATE, lang, {"latest_issue": value, "href": planner.href, "urls": urls, "lang": lang})
+        return found
 
 
 def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, values: Values,
@@ -500,23 +604,34 @@ def _candidates(previous: state.Previous | None, values: Values) -> _Candidates 
 
 def _changed(path: str, output: state.Output, values: Values, candidates: _Candidates | None) -> bool:
     """Whether any read of `output` now has another value."""
-    if candidates is None:
-        return any(values(key) != value for key, value in output.deps().items())
-    if path not in candidates.paths:
-        return False
-    roots = candidates.roots
+    found = _changed_reads(path, output, values, candidates)
+    return found is None or bool(found[0])
+
+
+def _changed_reads(path: str, output: state.Output, values: Values, candidates: _Candidates | None,
+                   but: str = "") -> tuple[list[str], dict[str, str]] | None:
+    """The reads of `output` that now have another value, in key order, with its reads: none when none
+    changed, or (stopping at the first) up to the first one other than `but`; None when its reads cannot
+    be told (it changed)."""
+    if candidates is not None and path not in candidates.paths:
+        return [], {}
     deps = output.deps()
     if state.UNREADABLE in deps:
-        return True
-    if len(roots) * 16 > len(deps):
-        return any(values(key) != value for key, value in deps.items() if values.root(key) in roots)
-    keys = list(deps)  # in order: the few reads under a changed root are found by bisection
-    for changed in roots:
-        for low, high in values.ranges(changed):
-            for key in keys[bisect.bisect_left(keys, low):bisect.bisect_left(keys, high)]:
-                if values(key) != deps[key]:
-                    return True
-    return False
+        return None
+    changed: list[str] = []
+    if candidates is None or len(candidates.roots) * 16 > len(deps):
+        roots = candidates.roots if candidates is not None else None
+        keys: Iterable[str] = (key for key in deps if roots is None or values.root(key) in roots)
+    else:  # in order: the few reads under a changed root are found by bisection
+        ordered = list(deps)
+        keys = sorted({key for root in candidates.roots for low, high in values.ranges(root)
+                       for key in ordered[bisect.bisect_left(ordered, low):bisect.bisect_left(ordered, high)]})
+    for key in keys:
+        if values(key) != deps[key]:
+            changed.append(key)
+            if key != but:
+                break
+    return changed, deps
 
 
 def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output], removed: list[str],

@@ -15,6 +15,7 @@ they read.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -65,6 +66,11 @@ class TrackedMapping(Mapping[Any, Any]):
     def __len__(self) -> int:
         self._tracker.note(f"{self._name}{SEP}{ALL}")
         return len(self._data)
+
+    def member(self, key: Any, item: Any) -> bool:
+        """Whether `item` is in the sequence under `key`, depending on that alone (not on the rest of it)."""
+        self._tracker.note(f"{self._name}{SEP}{key}{SEP}{EXISTS}{item}")
+        return item in self._data[key]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -207,6 +213,17 @@ def untracked_fields(derived: Any) -> str:
                  if not isinstance(getattr(derived, f.name), (Mapping, tuple, list))])
 
 
+#: Roots whose values are stored as themselves (their repr), not as a hash: a build reads the last one
+#: back. The masthead's issue line, which a page whose only change it is gets spliced in (see
+#: build/pipeline.py, `_masthead_only`).
+SHOWN = frozenset({"derived.masthead"})
+
+
+def shown_value(stored: str) -> Any:
+    """The value a read of a `SHOWN` root stored (see Values)."""
+    return ast.literal_eval(stored[1:])
+
+
 def digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=10).hexdigest()
 
@@ -301,13 +318,15 @@ class Values:
                 if part.startswith(EXISTS) and depth == last:
                     return ABSENT if _lookup(value, part[1:]) is _MISSING else "+"
                 value = _lookup(value, part)
+            elif isinstance(value, (tuple, list)) and part.startswith(EXISTS) and depth == last:
+                return "+" if any(str(item) == part[1:] for item in value) else ABSENT  # see TrackedMapping.member
             elif isinstance(value, (tuple, list)) and part.isdigit():
                 value = value[int(part)] if int(part) < len(value) else _MISSING
             else:
                 value = _MISSING
             if value is _MISSING:
                 return ABSENT
-        return value_hash(value)
+        return "=" + repr(value) if name in SHOWN else value_hash(value)
 
 
 _MISSING = object()
