@@ -45,17 +45,23 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
         for record in records:
             problems.extend(_record_problems(record, content, settings, complete_translations))
     else:
-        targets = hashlib.sha1(repr((settings.languages, settings.missing_translation, complete_translations,
-                                     list(content.entries), list(content.pages), list(content.issues))).encode())
+        # A record's problems depend on it, these settings and whether the records it links to exist:
+        # each is remembered with those links, and looked up while each exists or not as it did then
+        # (adding an issue or an entry re-checks the records that link to it, not every record).
+        flags = hashlib.sha1(repr(("links", settings.languages, settings.missing_translation,
+                                   complete_translations)).encode()).hexdigest()
+        pools: dict[str, Any] = {"entry": content.entries, "page": content.pages, "issue": content.issues}
         for record in records:
-            key = hashlib.sha1(f"{targets.hexdigest()}|{record.location}|{record.content_hash}|"
+            key = hashlib.sha1(f"{flags}|{record.location}|{record.content_hash}|"
                                f"{record.version}".encode("utf-8", "surrogatepass")).hexdigest()
             known = memo.get(key)
-            if known is None:
-                found = list(_record_problems(record, content, settings, complete_translations))
-                memo.put(key, [astuple(problem) for problem in found])
+            if known is not None and all((target in pools[kind]) == there for kind, target, there in known[1]):
+                found = [Diagnostic(*problem) for problem in known[0]]
             else:
-                found = [Diagnostic(*problem) for problem in known]
+                found = list(_record_problems(record, content, settings, complete_translations))
+                memo.put(key, [[astuple(problem) for problem in found],
+                               [[kind, target, target in pools[kind]] for kind, target in
+                                _link_targets(record, settings.languages)]])
             problems.extend(found)
     problems.extend(_site_names(content, settings.languages))
     problems.extend(graph_problems(content, settings.languages))
@@ -126,6 +132,17 @@ def markdown_texts(record: Record, languages: tuple[str, ...]) -> Iterator[str]:
     for lang in languages:
         for _, text in _markdown_fields(record.text(lang), lang):
             yield text
+
+
+def _link_targets(record: Record, languages: tuple[str, ...]) -> list[tuple[str, Any]]:
+    """The entries, pages and issues a record's texts link to (whose existence its problems depend on)."""
+    found: set[tuple[str, Any]] = set()
+    for lang in languages:
+        for _, text in _markdown_fields(record.text(lang), lang):
+            refs = find_references(text)
+            found.update([*(("entry", slug) for slug in refs.entries), *(("page", slug) for slug in refs.pages),
+                          *(("issue", number) for number in refs.issues)])
+    return sorted(found, key=repr)
 
 
 def _references(record: Record, content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:

@@ -58,3 +58,33 @@ def test_warnings_alone_exit_zero_unless_strict(sample_cli, write_files):
     assert "entry:old-entry: status: warning: 'Where things stand' is" in result.stderr
     assert result.exit_code == 0
     assert sample_cli("check", "--strict", expect=None).exit_code == 1
+
+
+def test_remembered_problems_follow_the_records_links_come_and_go(sample_cli):
+    # A build remembers each record's problems with the records its links point at; removing or
+    # restoring one of those, or adding an unrelated issue, gives what checking afresh gives.
+    import dataclasses
+    import datetime as dt
+
+    from newsroom.build.model import load_content
+    from newsroom.build.state import Memo
+    from newsroom.checks import check_content
+    from newsroom.db.session import make_engine, session_factory
+    from newsroom.settings import Settings
+
+    engine = make_engine(sample_cli.db_url)
+    with session_factory(engine)() as session:
+        content = load_content(session)
+    engine.dispose()
+    linked = next(slug for slug in content.entries
+                  if any(f"(entry:{slug})" in str(record.data) for record in content.stories.values()))
+    issue = dataclasses.replace(next(iter(content.issues.values())), key="99")
+    versions = [content,
+                dataclasses.replace(content, entries={k: v for k, v in content.entries.items() if k != linked}),
+                content,
+                dataclasses.replace(content, issues={**content.issues, 99: issue})]
+    settings, today, memo = Settings(), dt.date(2026, 11, 30), Memo()
+    for version in versions:
+        assert check_content(version, settings, today, memo=memo) == check_content(version, settings, today)
+    missing = check_content(versions[1], settings, today, memo=memo)
+    assert any(f"link to a missing entry {linked!r}" in problem.message for problem in missing)
