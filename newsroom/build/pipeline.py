@@ -247,8 +247,14 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, renderer, previous, out,
                                             {plan.output for plan, _ in listed}, candidates)
         # A build that remakes much of the site assembles a new tree, written while it renders.
-        tree = StagedTree(out) if previous is None or len(pages) > len(listed) // IN_PLACE_SHARE else None
+        remade = len(pages) + len(spliced)
+        tree = StagedTree(out) if previous is None or remade > len(listed) // IN_PLACE_SHARE else None
         with discarded_on_error(tree):
+            if tree is not None:  # spliced pages join it now, written while the others render
+                for path, item in spliced.items():
+                    if item.data is not None:
+                        _spool(tree, previous, out, path, item.output.digest, item.data)
+                        spliced[path] = _Made(None, item.output)
             made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
                                   [memos["references"], memos["plain"]], previous, candidates,
                                   partial(_spool, tree, previous, out) if tree is not None else None)
@@ -277,6 +283,8 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
         emails = [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]
         write_site(email_out, collect(emails))
+    if tree is not None:
+        tree.wait()  # the old tree's removal, which ran meanwhile
     return BuildResult(len(sitemap), len(claimed), stats, [p for p in problems if p.severity == "warning"],
                        rendered)
 

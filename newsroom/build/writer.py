@@ -19,6 +19,7 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -152,7 +153,8 @@ class StagedTree:
     A build that remakes much of the site opens one before it renders and `write`s each file as
     it is made (threads write while the workers render, and the build need not hold every file's
     bytes); `finish` writes the rest, hard-links every published file neither written nor removed,
-    and swaps the tree in. `discard` drops it, leaving `out` as it was.
+    and swaps the tree in, leaving the old one to a thread to remove while the build records its
+    state (`wait` for it). `discard` drops it, leaving `out` as it was.
     """
 
     def __init__(self, out: Path) -> None:
@@ -163,6 +165,7 @@ class StagedTree:
         self.written: set[str] = set()
         self._pool = ThreadPoolExecutor(max_workers=WRITE_THREADS)
         self._pending: list[Future[None]] = []
+        self._removal: threading.Thread | None = None
 
     def write(self, relative: str, data: bytes) -> None:
         """Write one file of the new tree, in a thread (its errors are raised by `finish`)."""
@@ -183,7 +186,15 @@ class StagedTree:
             target = self.staging / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             os.link(self.out / relative, target)
-        _swap_in(self.staging, self.out)
+        retired = _swap_in(self.staging, self.out, remove=False)
+        if retired is not None:  # removed by a thread while the build records its state (see `wait`)
+            self._removal = threading.Thread(target=shutil.rmtree, args=(retired, True))
+            self._removal.start()
+
+    def wait(self) -> None:
+        """Wait until the old tree `finish` swapped out is removed."""
+        if self._removal is not None:
+            self._removal.join()
 
     def discard(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
@@ -211,18 +222,23 @@ def _prune_empty(root: Path, folder: Path) -> None:
         folder = folder.parent
 
 
-def _swap_in(staging: Path, out: Path) -> None:
-    """Put the finished tree `staging` at `out`, atomically where the system can exchange folders."""
+def _swap_in(staging: Path, out: Path, *, remove: bool = True) -> Path | None:
+    """Put the finished tree `staging` at `out`, atomically where the system can exchange folders.
+
+    The old tree is removed, or (`remove=False`) its folder returned for the caller to remove."""
     if not out.exists():
         os.replace(staging, out)
-        return
+        return None
     if _exchange(staging, out):
-        shutil.rmtree(staging, ignore_errors=True)  # now holds the old tree
-        return
-    retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-    os.replace(out, retired / "site")  # no atomic exchange here: `out` is briefly absent
-    os.replace(staging, out)
+        retired = staging  # now holds the old tree
+    else:
+        retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        os.replace(out, retired / "site")  # no atomic exchange here: `out` is briefly absent
+        os.replace(staging, out)
+    if not remove:
+        return retired
     shutil.rmtree(retired, ignore_errors=True)
+    return None
 
 
 def _place(new_root: Path, old_root: Path, relative: str, data: bytes) -> bool:
