@@ -203,7 +203,8 @@ class Planner(IssuePages, GlossaryPages):
             text_lang, value, self.lang, self.gettext("not yet translated"))
 
     def public_issues(self) -> list[int]:
-        """Shown issues that are public (not drafts), newest first: what the home page and masthead name."""
+        """Shown issues that are public (not drafts), newest first: what the home page names (the masthead
+        names the first through `Derived.masthead`)."""
         return list(self.derived.shown_public[self.lang])
 
     # -- helpers used by templates -------------------------------------------------
