@@ -44,7 +44,8 @@ from newsroom.build import state, urls
 from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
-from newsroom.build.tracking import SEP, Tracker, Values, shown_value, track_content, track_derived, untracked_fields
+from newsroom.build.tracking import (MASTHEAD, SEP, Tracker, Values, shown_value, track_content, track_derived,
+                                    untracked_fields)
 from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, clear_leftovers, collect,
                                    discarded_on_error, existing_files, unchanged_on_disk, write_site)
 from newsroom.checks import check_content, markdown_texts
@@ -413,13 +414,12 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
         if meta is None or not _published(previous, out, path):
             stale.append((plan, planner, fingerprint))
             continue
-        masthead_key = f"derived.masthead{SEP}{plan.lang}"
-        changed = _changed_reads(path, known, values, candidates, masthead_key)
+        changed = _changed_reads(path, known, values, candidates, _Masthead.key(plan.lang))
         if changed is not None and not changed[0]:
             metas[path] = meta
             continue
-        made = masthead.spliced(plan, planner, known, changed[1]) \
-            if masthead is not None and changed is not None and changed[0] == [masthead_key] else None
+        made = masthead.spliced(plan, planner, known, changed) if masthead is not None and changed is not None \
+            else None
         if made is None:
             stale.append((plan, planner, fingerprint))
         else:
@@ -451,15 +451,21 @@ class _Masthead:
         self._variables: dict[str, set[str]] = {}  # template → the names it reads from its context
         self._lines: dict[tuple[str, str], bytes] = {}
 
-    def spliced(self, plan: PagePlan, planner: Planner, known: state.Output, deps: Mapping[str, str]) -> _Made | None:
+    @staticmethod
+    def key(lang: str) -> str:
+        """The read of a language's masthead line."""
+        return f"{MASTHEAD}{SEP}{lang}"
+
+    def spliced(self, plan: PagePlan, planner: Planner, known: state.Output,
+                changed: tuple[list[str], list[str], dict[str, str]]) -> _Made | None:
         """The page made from its published bytes, when the masthead line is its only changed read
-        (`deps`: its reads as the last build stored them); None when it must be rendered."""
-        key = f"derived.masthead{SEP}{plan.lang}"
-        way = self._way(plan.template, plan.lang)
+        (`changed`: see `_changed_reads`); None when it must be rendered."""
+        key = self.key(plan.lang)
+        found, roots, deps = changed
+        way = self._way(plan.template, plan.lang) if found == [key] else ""
         if not way:
             return None
         new_value = self.values(key)
-        roots = known.stored_roots()
         reads = state.encode_reads({**deps, key: new_value}, roots)
         if way == "same":  # its templates do not show the masthead line: the same bytes
             return _Made(None, state.Output(known.digest, known.fingerprint, reads, known.meta,
@@ -617,29 +623,29 @@ def _changed(path: str, output: state.Output, values: Values, candidates: _Candi
 
 
 def _changed_reads(path: str, output: state.Output, values: Values, candidates: _Candidates | None,
-                   but: str = "") -> tuple[list[str], dict[str, str]] | None:
-    """The reads of `output` that now have another value, in key order, with its reads: none when none
-    changed, or (stopping at the first) up to the first one other than `but`; None when its reads cannot
-    be told (it changed)."""
+                   but: str = "") -> tuple[list[str], list[str], dict[str, str]] | None:
+    """The reads of `output` that now have another value — none, or up to the first one other than
+    `but` — with its reads as stored (roots, {key: value hash}); None when they cannot be told (it
+    changed)."""
     if candidates is not None and path not in candidates.paths:
-        return [], {}
-    deps = output.deps()
+        return [], [], {}
+    roots, deps = output.decoded()
     if state.UNREADABLE in deps:
         return None
-    changed: list[str] = []
     if candidates is None or len(candidates.roots) * 16 > len(deps):
-        roots = candidates.roots if candidates is not None else None
-        keys: Iterable[str] = (key for key in deps if roots is None or values.root(key) in roots)
-    else:  # in order: the few reads under a changed root are found by bisection
+        under = candidates.roots if candidates is not None else None
+        keys: Iterable[str] = (key for key in deps if under is None or values.root(key) in under)
+    else:  # the few reads under a changed root, found by bisection (the keys are in order)
         ordered = list(deps)
-        keys = sorted({key for root in candidates.roots for low, high in values.ranges(root)
-                       for key in ordered[bisect.bisect_left(ordered, low):bisect.bisect_left(ordered, high)]})
+        keys = dict.fromkeys(key for root in candidates.roots for low, high in values.ranges(root)
+                             for key in ordered[bisect.bisect_left(ordered, low):bisect.bisect_left(ordered, high)])
+    changed: list[str] = []
     for key in keys:
         if values(key) != deps[key]:
             changed.append(key)
             if key != but:
                 break
-    return changed, deps
+    return changed, roots, deps
 
 
 def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output], removed: list[str],

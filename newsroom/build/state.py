@@ -108,13 +108,14 @@ class Output:
 
     def deps(self) -> dict[str, str]:
         """{key: value hash} in key order, decoded now (not kept: ask once)."""
-        return self._decoded()[1]
+        return self.decoded()[1]
 
     def stored_roots(self) -> list[str]:
         """The roots of the reads, as stored with them."""
-        return self._decoded()[0]
+        return self.decoded()[0]
 
-    def _decoded(self) -> tuple[list[str], dict[str, str]]:
+    def decoded(self) -> tuple[list[str], dict[str, str]]:
+        """(the roots, {key: value hash}) of the reads, decoded now (not kept: ask once)."""
         try:
             tag, payload = unpack(self.reads).split(b"\n", 1)
             if tag != MARSHAL_TAG:

@@ -216,7 +216,8 @@ def untracked_fields(derived: Any) -> str:
 #: Roots whose values are stored as themselves (their repr), not as a hash: a build reads the last one
 #: back. The masthead's issue line, which a page whose only change it is gets spliced in (see
 #: build/pipeline.py, `_Masthead`).
-SHOWN = frozenset({"derived.masthead"})
+MASTHEAD = "derived.masthead"
+SHOWN = frozenset({MASTHEAD})
 
 
 def shown_value(stored: str) -> Any:
