@@ -119,10 +119,15 @@ class DocumentSource:
     text_lang: str = ""
 
     def digest(self) -> str:
-        """The same digest, the same document (tokens and chunk row)."""
-        fields = "\x1f".join((self.kind, self.title, self.url, *self.words, "\x1e", *self.markdown, "\x1e",
-                              self.names, self.text_lang))
-        return hashlib.blake2b(fields.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+        """The same digest, the same document (tokens and chunk row); computed once (an index update
+        compares every document's, then stores them)."""
+        found = self.__dict__.get("_digest")
+        if found is None:
+            fields = "\x1f".join((self.kind, self.title, self.url, *self.words, "\x1e", *self.markdown, "\x1e",
+                                  self.names, self.text_lang))
+            found = hashlib.blake2b(fields.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+            object.__setattr__(self, "_digest", found)  # frozen: not a field, so not in eq or repr
+        return found
 
     def document(self) -> SearchDocument:
         plain = [plain_text(text) for text in self.markdown]
