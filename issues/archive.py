@@ -29,11 +29,15 @@ def issue_date(issue: Record, zone: ZoneInfo) -> dt.date:
 
 def archive_stories(content: Content, numbers: Iterable[int]) -> list[Record]:
     """Stories of the given issues, newest issue first, then in section order and position."""
-    order = {slug: i for i, slug in enumerate(content.vocabulary("sections"))}
     wanted = set(numbers)
-    return sorted((s for s in content.stories.values() if s.data["issue"] in wanted),
-                  key=lambda s: (-s.data["issue"], order.get(s.data["section"], len(order)), s.data["position"],
-                                 s.key))
+    return in_archive_order(content, (s for s in content.stories.values() if s.data["issue"] in wanted))
+
+
+def in_archive_order(content: Content, stories: Iterable[Record]) -> list[Record]:
+    """`stories` as the archive lists them: newest issue first, then in section order and position."""
+    order = {slug: i for i, slug in enumerate(content.vocabulary("sections"))}
+    return sorted(stories, key=lambda s: (-s.data["issue"], order.get(s.data["section"], len(order)),
+                                          s.data["position"], s.key))
 
 
 def by_month(stories: Iterable[Record], content: Content, zone: ZoneInfo) -> list[tuple[dt.date, list[Record]]]:

@@ -363,6 +363,27 @@ def test_publishing_an_issue_renders_only_the_pages_it_changes_beyond_the_masthe
     assert page.count('class="issue-line"') == 1 and "/en/issues/14/" in page
 
 
+def test_retagging_a_story_renders_only_the_pages_of_its_tags(sample_cli, tmp_path):
+    # A tag's page depends on the stories carrying that tag, not on every story's tags: of the
+    # sample's many tag pages, the retagged story's old and new tags' are rendered, and the folder
+    # is what a full build makes.
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    tag_pages = len(list(site.glob("*/archive/tag/*/index.html")))
+    path = publication.files("story")[0]
+    record = publication.load(path)
+    dropped = record["tags"][0]
+    record["tags"] = [*record["tags"][1:], "retagged"]
+    publication.save(path, record)
+    output = publication.build(site)
+    assert tag_pages > 60 and _rendered(output) < tag_pages // 4, output
+    assert (site / "en" / "archive" / "tag" / "retagged" / "index.html").is_file()
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == [], dropped
+
+
 def test_a_template_that_names_the_latest_issue_elsewhere_has_its_pages_rendered(sample_cli, tmp_path):
     # The masthead line is spliced only where nothing else a page renders from names `latest_issue`.
     publication = Publication(sample_cli, tmp_path)

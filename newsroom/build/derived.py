@@ -14,6 +14,7 @@ from typing import Any
 from glossary.graph import relations_of
 from glossary.matching import TermMatcher
 from glossary.mentions import entry_labels, in_the_news, matchers, story_mentions
+from issues.archive import tag_slug
 from issues.dates import format_week
 from issues.visibility import is_public, visible_numbers
 from newsroom.build.model import Content, Record
@@ -59,6 +60,9 @@ class Derived:
     #: "lang/number" → the (newer, older) issues next to a shown one in that language: what its
     #: page's links to them depend on, not the whole list.
     neighbours: Mapping[str, tuple[int | None, int | None]] = field(default_factory=dict)
+    #: tag slug → the stories carrying it, of any issue, by key. A tag's page depends on its own list
+    #: (and on those stories), not on every story's tags: a story tagged otherwise leaves it alone.
+    tagged: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
@@ -80,6 +84,16 @@ def text_language(texts: tuple[str, ...], lang: str, languages: tuple[str, ...])
 def pages_in(texts: tuple[str, ...], settings: Settings) -> tuple[str, ...]:
     """The languages a record with text in `texts` has a page in (see `languages_of`)."""
     return texts if settings.missing_translation == "omit" else (settings.languages if texts else ())
+
+
+def tagged(facts: Mapping[str, tuple[Any, ...]]) -> dict[str, tuple[str, ...]]:
+    """{tag slug: the stories carrying it, in key order}, from the stories' facts (see `story_facts`);
+    tags differing only in case or accents are one (issues.archive.by_tag)."""
+    found: dict[str, list[str]] = {}
+    for slug, (_, _, _, tags, _) in sorted(facts.items()):
+        for tag in dict.fromkeys(map(tag_slug, tags)):
+            found.setdefault(tag, []).append(slug)
+    return {tag: tuple(slugs) for tag, slugs in sorted(found.items())}
 
 
 def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
@@ -113,8 +127,9 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
              for lang in settings.languages}
     shown_public = {lang: tuple(n for n in numbers if is_public(content.issues[n], now))
                     for lang, numbers in shown.items()}
+    facts = story_facts(content, settings.languages)
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang,
-                   headwords(content, settings.languages), story_facts(content, settings.languages), public,
+                   headwords(content, settings.languages), facts, public,
                    shown, shown_public,
                    {slug: texts_of(entry, settings) for slug, entry in content.entries.items()},
                    {slug: (page.kind, texts_of(page, settings)) for slug, page in content.pages.items()},
@@ -122,7 +137,8 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
                     for lang, numbers in shown_public.items()},
                    {f"{lang}/{number}": (numbers[index - 1] if index > 0 else None,
                                          numbers[index + 1] if index + 1 < len(numbers) else None)
-                    for lang, numbers in shown.items() for index, number in enumerate(numbers)})
+                    for lang, numbers in shown.items() for index, number in enumerate(numbers)},
+                   tagged(facts))
 
 
 def issue_line(content: Content, number: int, lang: str) -> tuple[int, str]:

@@ -29,6 +29,16 @@ if TYPE_CHECKING:  # Planner, which mixes this in, lives there
     from newsroom.build.pages import PageSpec
 
 
+_STORIES = f"content.stories{SEP}"
+
+
+def _as_facts(reads: set[str]) -> set[str]:
+    """The reads of an archive list: a read of a story's field is one of the story's facts (see
+    `Derived.story_facts`), which is all such a list uses of a story."""
+    return {f"derived.story_facts{SEP}{key[len(_STORIES):].partition(SEP)[0].lstrip(EXISTS)}"
+            if key.startswith(_STORIES) else key for key in reads}
+
+
 class IssuePages:
     """Issue, editions and archive pages (mixed into Planner)."""
 
@@ -193,14 +203,8 @@ class IssuePages:
         made from them read only those facts, and a page that shows a story's text reads the story
         itself (see story_links).
         """
-        stories = f"content.stories{SEP}"
-
-        def as_facts(reads: set[str]) -> set[str]:  # a read of a story's field → of the story's facts
-            return {f"derived.story_facts{SEP}{key[len(stories):].partition(SEP)[0].lstrip(EXISTS)}"
-                    if key.startswith(stories) else key for key in reads}
-
         return self.kept("archive", lambda: [untracked(story) for story in archive.archive_stories(
-            self.content, self.issues) if self.available(story)], as_facts)
+            self.content, self.issues) if self.available(story)], _as_facts)
 
     def tag_slugs(self) -> list[str]:
         """The slugs of `tagged`, from the stories' facts alone: listing the tag pages does not sort the archive."""
@@ -211,9 +215,18 @@ class IssuePages:
                 found.update(map(archive.tag_slug, tags))
         return sorted(found)
 
-    def tagged(self) -> dict[str, list[Record]]:
-        """{tag slug: its stories}, computed once per planner."""
-        return self.kept("tagged", lambda: archive.by_tag(self.archive_stories()))
+    def tagged(self, slug: str) -> list[Record]:
+        """The visible stories tagged `slug`, in archive order (computed once per planner), plain like
+        `archive_stories`'. They depend on the tag's story list (`Derived.tagged`) and on those stories'
+        facts and issues alone: a story tagged otherwise, or another issue published, leaves them be."""
+
+        def compute() -> list[Record]:
+            stories = [self.content.stories[key] for key in self.derived.tagged.get(slug, ())]
+            return [untracked(story) for story in archive.in_archive_order(
+                self.content, [story for story in stories if story.data["issue"] in self.issues])
+                if self.available(story)]
+
+        return self.kept(f"tagged{SEP}{slug}", compute, _as_facts)
 
     def story_links(self, stories: list[Record]) -> list[dict[str, Any]]:
         """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
@@ -258,6 +271,6 @@ class IssuePages:
                          lambda lang: urls.section(lang, slug))
 
     def archive_tag(self, slug: str) -> PageSpec:
-        stories = self.tagged()[slug]
+        stories = self.tagged(slug)
         context = {"months": self.story_links(stories), "heading": archive.tags(stories)[slug], "kind": "tag"}
         return self.spec(urls.tag(self.lang, slug), "archive_list.html", context, lambda lang: urls.tag(lang, slug))
