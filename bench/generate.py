@@ -35,6 +35,8 @@ CATEGORIES = ("infrastructure", "models", "methods", "business", "policy")
 AUDIENCES = ("developer", "entrepreneur", "executive", "investor", "researcher", "student", "everyone")
 SYLLABLES = ("ka", "ve", "ro", "mi", "zu", "tal", "nor", "bex", "qui", "sol", "dra", "fen", "lum", "pax",
              "tor", "vin", "yas", "gol", "hep", "jor", "kel", "mab", "nex", "ost", "pru", "rix", "sen")
+#: The archive's tags: a few common ones, a long tail (see Writer.tags).
+TAGS = ("chips", "cloud", *(f"{a}{b}" for a in SYLLABLES[:15] for b in SYLLABLES[15:]))
 WORDS = {
     "hu": ("a", "modell", "adat", "chip", "hálózat", "cég", "kutatók", "szerint", "új", "rendszer", "gyorsabb",
            "olcsóbb", "tanítás", "futtatás", "piac", "szabály", "felhő", "energia", "kapacitás", "és", "hogy",
@@ -67,6 +69,10 @@ class Writer:
         self.headwords = [self._word(i) for i in range(shape.entries)]
         # Zipf-like weights: entry 0 is mentioned most, the tail rarely.
         self.weights = [1 / (rank + 1) for rank in range(shape.entries)]
+        # Tags drawn apart from the text, so the texts and mentions are the same whatever the tags.
+        # Flattened Zipf: the commonest tag is on about one story in seven, as a topic like "chips" is.
+        self.tag_rng = random.Random(seed + 1)
+        self.tag_weights = [1 / (rank + 5) for rank in range(len(TAGS))]
 
     def _word(self, index: int) -> str:
         parts, n = [], index + 1
@@ -91,6 +97,11 @@ class Writer:
         if cite:
             lines[-1] = lines[-1][:-1] + f" [{self.rng.randint(1, cite)}]."
         return " ".join(lines)
+
+    def tags(self) -> list[str]:
+        """Two to four tags for a story, in the order drawn."""
+        drawn = self.tag_rng.choices(TAGS, self.tag_weights, k=self.tag_rng.randint(2, 4))
+        return list(dict.fromkeys(drawn))
 
     def mentioned(self, count: int) -> list[int]:
         return sorted(set(self.rng.choices(range(self.shape.entries), self.weights, k=count)))
@@ -175,7 +186,7 @@ class Writer:
         record: dict[str, Any] = {
             "kind": "story", "slug": f"i{number}-story-{position}", "issue": number,
             "section": SECTIONS[position % len(SECTIONS)], "position": position,
-            "tags": ["chips", "cloud"], "audiences": [AUDIENCES[position % len(AUDIENCES)]],
+            "tags": self.tags(), "audiences": [AUDIENCES[position % len(AUDIENCES)]],
             "terms": [self.slug(terms[0])],
             "sources": [{"publisher": "Wire", "title": f"Report {n}", "url": f"https://example.org/{number}/{position}/{n}"}
                         for n in (1, 2)],
