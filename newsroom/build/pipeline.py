@@ -251,17 +251,19 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         remade = len(pages) + len(spliced)
         tree = StagedTree(out) if previous is None or remade > len(listed) // IN_PLACE_SHARE else None
         with discarded_on_error(tree):
-            if tree is not None:  # spliced pages join it now, written while the others render
-                for path, item in spliced.items():
-                    if item.data is not None:
-                        _spool(tree, previous, out, path, item.output.digest, item.data)
-                        spliced[path] = _Made(None, item.output)
+            for path, (item, lines) in spliced.items():
+                if lines is None:  # the same bytes
+                    continue
+                if tree is not None:  # spliced pages join it now, spliced again and written while the others render
+                    tree.write_made(path, partial(_respliced, out / path, *lines))
+                else:
+                    spliced[path] = (_Made(_respliced(out / path, *lines), item.output), None)
             made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
                                   [memos["references"], memos["plain"]], previous, candidates,
                                   partial(_spool, tree, previous, out) if tree is not None else None)
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
-    made.update(spliced)
+    made.update({path: item for path, (item, _) in spliced.items()})
     group_files = list(grouped)
     del grouped  # `made` holds the bytes now, and lets them go once written (see _publish)
     sitemap = [PageSpec(plan.url, plan.lang, plan.template, {}, metas[plan.output]["twins"],
@@ -385,10 +387,12 @@ class _Made:
 
 def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer, values: Values, inputs: str,
                  previous: state.Previous | None, out: Path, candidates: _Candidates | None
-                 ) -> tuple[list[tuple[PagePlan, Planner, str]], dict[str, Any], dict[str, _Made]]:
+                 ) -> tuple[list[tuple[PagePlan, Planner, str]], dict[str, Any],
+                            dict[str, tuple[_Made, tuple[bytes, bytes] | None]]]:
     """The pages whose recorded inputs changed (all of them without a previous state), each with its
     fingerprint; the remembered sitemap entry (`meta`) of every other page; and the pages whose only
-    changed input is the masthead's issue line, made from their last bytes (see `_Masthead`).
+    changed input is the masthead's issue line, made from their last bytes (see `_Masthead`): each
+    with its state and the (old, new) line to put in its published bytes (None: the same bytes).
 
     A page whose template, catalog and settings are the same and whose every
     recorded read still has the same value would be planned and rendered to the
@@ -397,7 +401,7 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
     """
     stale: list[tuple[PagePlan, Planner, str]] = []
     metas: dict[str, Any] = {}
-    spliced: dict[str, _Made] = {}
+    spliced: dict[str, tuple[_Made, tuple[bytes, bytes] | None]] = {}
     masthead = _Masthead(renderer, values, out) if previous is not None else None
     fingerprints: dict[tuple[str, str], str] = {}
     for plan, planner in listed:
@@ -418,12 +422,12 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
         if changed is not None and not changed[0]:
             metas[path] = meta
             continue
-        made = masthead.spliced(plan, planner, known, changed) if masthead is not None and changed is not None \
+        splice = masthead.spliced(plan, planner, known, changed) if masthead is not None and changed is not None \
             else None
-        if made is None:
+        if splice is None:
             stale.append((plan, planner, fingerprint))
         else:
-            spliced[path] = made
+            spliced[path] = splice
             metas[path] = meta
     return stale, metas, spliced
 
@@ -457,9 +461,12 @@ class _Masthead:
         return f"{MASTHEAD}{SEP}{lang}"
 
     def spliced(self, plan: PagePlan, planner: Planner, known: state.Output,
-                changed: tuple[list[str], list[str], dict[str, str]]) -> _Made | None:
+                changed: tuple[list[str], list[str], dict[str, str]]
+                ) -> tuple[_Made, tuple[bytes, bytes] | None] | None:
         """The page made from its published bytes, when the masthead line is its only changed read
-        (`changed`: see `_changed_reads`); None when it must be rendered."""
+        (`changed`: see `_changed_reads`): its state, and the (old, new) line to put in place in its
+        published bytes (None: they stay); None when it must be rendered. Its bytes are not kept: the
+        many pages an issue's publishing splices are spliced again as each is written (`_respliced`)."""
         key = self.key(plan.lang)
         found, roots, deps = changed
         way = self._way(plan.template, plan.lang) if found == [key] else ""
@@ -469,7 +476,7 @@ class _Masthead:
         reads = state.encode_reads({**deps, key: new_value}, roots)
         if way == "same":  # its templates do not show the masthead line: the same bytes
             return _Made(None, state.Output(known.digest, known.fingerprint, reads, known.meta,
-                                            roots=tuple(map(self.values.key, roots))))
+                                            roots=tuple(map(self.values.key, roots)))), None
         old_line = self._line(plan.lang, deps[key], planner)
         try:
             data = (self.out / plan.output).read_bytes()
@@ -477,9 +484,10 @@ class _Masthead:
             return None
         if not old_line or data.count(old_line) != 1:
             return None
-        data = data.replace(old_line, self._line(plan.lang, new_value, planner))
-        return _Made(data, state.Output(hashlib.sha256(data).hexdigest(), known.fingerprint, reads, known.meta,
-                                        roots=tuple(map(self.values.key, roots))))
+        new_line = self._line(plan.lang, new_value, planner)
+        digest = hashlib.sha256(data.replace(old_line, new_line)).hexdigest()
+        return _Made(None, state.Output(digest, known.fingerprint, reads, known.meta,
+                                        roots=tuple(map(self.values.key, roots)))), (old_line, new_line)
 
     def _way(self, template: str, lang: str) -> str:
         """How a page of `template` is made when only the masthead line changed: "splice" (its masthead
@@ -789,6 +797,11 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
         made[plan.output] = _Made(data, state.Output(digest, fingerprint, reads, meta,
                                                      roots=tuple(map(values.key, roots))))
     return made, grouped
+
+
+def _respliced(path: Path, old_line: bytes, new_line: bytes) -> bytes:
+    """A published page with its masthead line replaced (see `_Masthead.spliced`, which read it first)."""
+    return path.read_bytes().replace(old_line, new_line)
 
 
 def _unchanged(previous: state.Previous | None, out: Path, path: str, digest: str, data: bytes) -> bool:

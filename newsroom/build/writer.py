@@ -20,7 +20,7 @@ import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -171,6 +171,12 @@ class StagedTree:
         """Write one file of the new tree, in a thread (its errors are raised by `finish`)."""
         self.written.add(relative)
         self._pending.append(self._pool.submit(_replace, self.staging, relative, data))
+
+    def write_made(self, relative: str, make: Callable[[], bytes]) -> None:
+        """Write one file of the new tree whose bytes `make()` gives, called in the writing thread: many
+        such files queued at once hold no bytes until each is written."""
+        self.written.add(relative)
+        self._pending.append(self._pool.submit(lambda: _replace(self.staging, relative, make())))
 
     def finish(self, writes: Mapping[str, bytes], removed: set[str]) -> None:
         """Write `writes` too, link what is unchanged, and put the new tree at `out`."""
