@@ -62,14 +62,5 @@ def tags(stories: Iterable[Record]) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def by_tag(stories: Iterable[Record]) -> dict[str, list[Record]]:
-    """{tag slug: stories with that tag, in the given order}, sorted by slug."""
-    found: dict[str, list[Record]] = {}
-    for story in stories:
-        for slug in dict.fromkeys(tag_slug(tag) for tag in story.data.get("tags") or []):
-            found.setdefault(slug, []).append(story)
-    return dict(sorted(found.items()))
-
-
 def in_section(stories: Iterable[Record], slug: str) -> list[Record]:
     return [s for s in stories if s.data["section"] == slug]

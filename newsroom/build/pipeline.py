@@ -474,9 +474,13 @@ class _Masthead:
             return None
         new_value = self.values(key)
         reads = state.encode_reads({**deps, key: new_value}, roots)
+
+        def made(digest: str) -> _Made:
+            return _Made(None, state.Output(digest, known.fingerprint, reads, known.meta,
+                                            roots=tuple(map(self.values.key, roots))))
+
         if way == "same":  # its templates do not show the masthead line: the same bytes
-            return _Made(None, state.Output(known.digest, known.fingerprint, reads, known.meta,
-                                            roots=tuple(map(self.values.key, roots)))), None
+            return made(known.digest), None
         old_line = self._line(plan.lang, deps[key], planner)
         try:
             data = (self.out / plan.output).read_bytes()
@@ -485,9 +489,9 @@ class _Masthead:
         if not old_line or data.count(old_line) != 1:
             return None
         new_line = self._line(plan.lang, new_value, planner)
-        digest = hashlib.sha256(data.replace(old_line, new_line)).hexdigest()
-        return _Made(None, state.Output(digest, known.fingerprint, reads, known.meta,
-                                        roots=tuple(map(self.values.key, roots)))), (old_line, new_line)
+        if new_line == old_line:  # another value, the same line: the same bytes
+            return made(known.digest), None
+        return made(hashlib.sha256(data.replace(old_line, new_line)).hexdigest()), (old_line, new_line)
 
     def _way(self, template: str, lang: str) -> str:
         """How a page of `template` is made when only the masthead line changed: "splice" (its masthead
