@@ -207,7 +207,8 @@ class IssuePages:
             self.content, self.issues) if self.available(story)], _as_facts)
 
     def tag_slugs(self) -> list[str]:
-        """The slugs of `tagged`, from the stories' facts alone: listing the tag pages does not sort the archive."""
+        """The tags of the shown stories, from the stories' facts alone: listing the tag pages does not sort
+        the archive."""
         shown = set(self.issues)
         found: set[str] = set()
         for number, _, _, tags, texts in self.derived.story_facts.values():
@@ -216,9 +217,10 @@ class IssuePages:
         return sorted(found)
 
     def tagged(self, slug: str) -> list[Record]:
-        """The visible stories tagged `slug`, in archive order (computed once per planner), plain like
-        `archive_stories`'. They depend on the tag's story list (`Derived.tagged`) and on those stories'
-        facts and issues alone: a story tagged otherwise, or another issue published, leaves them be."""
+        """The visible stories tagged `slug`, in archive order, as plain records (see `archive_stories`);
+        computed once per planner. They depend on the tag's story list (`Derived.tagged`) and on those
+        stories' facts and issues alone: a story tagged otherwise, or another issue published, leaves
+        them be."""
 
         def compute() -> list[Record]:
             stories = [self.content.stories[key] for key in self.derived.tagged.get(slug, ())]
