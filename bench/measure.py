@@ -1,8 +1,9 @@
 """One build in a fresh process, as `newsroom build` runs it; prints its figures as JSON.
 
 Run by bench/run.py so every build pays its own start-up and memory, like
-the command line does. Wall time is the build call; peak memory is the
-largest resident set of this process and of its render workers.
+the command line does: it loads what `newsroom build` loads. Wall time is the
+build call (bench/run.py times the whole process as the command's time); peak
+memory is the largest resident set of this process and of its render workers.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from sqlalchemy import event
 
+import newsroom.cli.build  # noqa: F401 (the command's modules: the process starts up as the command does)
 from newsroom.build.pipeline import build
 from newsroom.db.session import make_engine
 from newsroom.settings import Settings

@@ -9,7 +9,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect
 
 from newsroom.db.base import Base
-from newsroom.db.migrate import head_revision, upgrade
+from newsroom.db.migrate import SCHEMA_REVISION, current_revision, head_revision, upgrade
 from newsroom.models import register_all
 
 
@@ -53,6 +53,26 @@ def test_a_database_made_by_the_first_version_upgrades(cli):
 def test_commands_refuse_an_uninitialised_database(cli):
     result = cli("check", expect=1)
     assert "run `newsroom init` first" in result.stderr
+
+
+def test_the_schema_the_code_needs_is_the_newest_migration(db_url):
+    """Commands check the schema without loading Alembic: the revision they expect is its head."""
+    assert SCHEMA_REVISION == head_revision()
+    engine = create_engine(db_url)
+    assert current_revision(engine) is None
+    upgrade(engine)
+    assert current_revision(engine) == SCHEMA_REVISION
+    engine.dispose()
+
+
+def test_commands_refuse_a_database_at_an_older_schema_and_init_upgrades_it(cli):
+    engine = create_engine(cli.db_url)
+    upgrade(engine, "0001")
+    engine.dispose()
+    result = cli("check", expect=1)
+    assert f"is at schema 0001, this version needs {SCHEMA_REVISION}: run `newsroom init`" in result.stderr
+    cli("init")
+    cli("check")
 
 
 def test_sample_loads_with_counts(cli):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -18,7 +19,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
-from newsroom.db.migrate import current_revision, head_revision
+from newsroom.db.migrate import SCHEMA_REVISION, current_revision
 from newsroom.db.session import database_url, make_engine, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 
@@ -70,9 +71,9 @@ class App:
             raise click.ClickException(f"cannot open the database {self.db_url}: {error.orig}") from None
         if current is None:
             raise click.ClickException(f"the database {self.db_url} is empty: run `newsroom init` first")
-        if current != head_revision():
+        if current != SCHEMA_REVISION:
             raise click.ClickException(f"the database {self.db_url} is at schema {current}, this version needs "
-                                       f"{head_revision()}: run `newsroom init` to upgrade it")
+                                       f"{SCHEMA_REVISION}: run `newsroom init` to upgrade it")
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -127,7 +128,34 @@ def content_errors(func: F) -> F:
 pass_app = click.make_pass_decorator(App)
 
 
-@click.group()
+#: Which module holds each command. A command's module is imported when the command runs (or a
+#: help lists it): `newsroom build` does not load the code of export, mail or the preview server.
+COMMAND_MODULES = {
+    "init": "content", "import": "content", "export": "content", "check": "content",
+    "build": "build",
+    "edit": "edit", "history": "edit",
+    "glossary": "glossary",
+    "issue": "issue", "story": "issue",
+    "email": "mail", "send": "mail", "unsubscribe-server": "mail",
+    "serve": "serve",
+}
+
+
+class _Commands(click.Group):
+    """The command group, its commands imported on first use (see COMMAND_MODULES)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMAND_MODULES)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMAND_MODULES.get(cmd_name)
+        if module is None:
+            return None
+        commands = importlib.import_module(f"newsroom.cli.{module}").COMMANDS
+        return next(command for command in commands if command.name == cmd_name)
+
+
+@click.group(cls=_Commands)
 @click.option("--db", "db_url", envvar="NEWSROOM_DB", help="SQLAlchemy database URL (default: sqlite:///newsroom.db).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only problems.")
 @click.version_option(package_name="newsroom")
@@ -136,14 +164,3 @@ def main(ctx: click.Context, db_url: str | None, quiet: bool) -> None:
     """Publish a bilingual weekly newsletter, its glossary and reference pages."""
     ctx.obj = App(database_url(db_url), quiet)
     ctx.call_on_close(ctx.obj.close)
-
-
-def _register() -> None:
-    from newsroom.cli import build, content, edit, glossary, issue, mail, serve
-
-    for module in (content, build, edit, glossary, issue, mail, serve):
-        for command in module.COMMANDS:
-            main.add_command(command)
-
-
-_register()
