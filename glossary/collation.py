@@ -95,15 +95,16 @@ def _alphabet(lang: str) -> _Alphabet:
     raise ValueError(f"unsupported collation language: {lang!r} (expected 'hu' or 'en')")
 
 
-def _fold_char(char: str, alphabet: _Alphabet) -> list[_Atom | None]:
+@lru_cache(maxsize=1 << 12)  # a glossary's headwords use a few dozen characters, folded once each
+def _fold_char(char: str, alphabet: _Alphabet) -> tuple[_Atom | None, ...]:
     """Fold one character to atoms; None marks a separator."""
     upper = char.isupper() or char.istitle()
     lower = char.lower()
     if lower in alphabet.kept:
         base = alphabet.long_vowels.get(lower, lower)
-        return [_Atom(base, _LONG if base != lower else _PLAIN, upper)]
+        return (_Atom(base, _LONG if base != lower else _PLAIN, upper),)
     if unicodedata.category(char) == "Cf":
-        return []  # zero-width joiners, direction marks, soft hyphens: invisible
+        return ()  # zero-width joiners, direction marks, soft hyphens: invisible
     decomposed = unicodedata.normalize("NFKD", char)
     accented = any(unicodedata.combining(mark) for mark in decomposed)
     atoms: list[_Atom | None] = []
@@ -119,7 +120,7 @@ def _fold_char(char: str, alphabet: _Alphabet) -> list[_Atom | None]:
                     atoms.append(_Atom(plain, weight, upper))
                 else:
                     atoms.append(_SEPARATOR)
-    return atoms
+    return tuple(atoms)
 
 
 def _atoms(text: str, alphabet: _Alphabet) -> list[_Atom | None]:
