@@ -18,6 +18,7 @@ from pathlib import Path
 from sqlalchemy import event
 
 import newsroom.cli.build  # noqa: F401 (the command's modules: the process starts up as the command does)
+from newsroom.cli import exit_now
 from newsroom.build.pipeline import build
 from newsroom.db.session import make_engine
 from newsroom.settings import Settings
@@ -56,6 +57,7 @@ def main(db: str, out: str, full: bool) -> None:
     print(json.dumps({"wall": wall, "pages": result.pages, "files": result.files, "rendered": result.rendered,
                       "written": result.stats.written, "removed": result.stats.removed, "queries": queries[0],
                       "peak_mib": peak_kib / 1024}))
+    exit_now(0)  # and ends as the command does
 
 
 if __name__ == "__main__":

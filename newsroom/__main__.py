@@ -1,3 +1,3 @@
-from newsroom.cli import main
+from newsroom.cli import run
 
-main()
+run()

@@ -41,3 +41,29 @@ def test_a_build_loads_no_migration_machinery_nor_other_commands(tmp_path, sampl
     unwanted = ("alembic", "rdflib", "newsroom.cli.content", "newsroom.cli.mail", "newsroom.cli.serve",
                 "newsroom.mail", "newsroom.serve", "newsroom.content.exporter")
     assert [name for name in loaded if name.startswith(unwanted)] == []
+
+
+def test_the_program_ends_with_its_command_s_status_and_all_its_output(tmp_path, sample_cli):
+    """`python -m newsroom` (as the console script) skips the interpreter's teardown: what a command
+    printed still arrives whole through a pipe, an `atexit` function still runs, and the exit status
+    is the command's."""
+    def program(*args: str, script: str = "") -> subprocess.CompletedProcess[str]:
+        code = (f"{script}\nimport sys\nsys.argv = ['newsroom', *{list(args)!r}]\n"
+                "from newsroom.cli import run\nrun()\n")
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+
+    built = program("--db", sample_cli.db_url, "build", "--out", str(tmp_path / "site"),
+                    "--email-out", str(tmp_path / "email"),
+                    script="import atexit, pathlib\n"
+                           "atexit.register(pathlib.Path('atexit-ran').write_text, 'yes')")
+    assert built.returncode == 0, built.stderr
+    summary = built.stdout.splitlines()[-1]
+    assert " written, " in summary and summary.endswith(str(tmp_path / "site"))
+    assert (tmp_path / "atexit-ran").read_text() == "yes"
+
+    empty = program("--db", f"sqlite:///{tmp_path / 'empty.db'}", "build")
+    assert empty.returncode == 1
+    assert "run `newsroom init` first" in empty.stderr
+    assert program("no-such-command").returncode == 2
+    version = program("--version")
+    assert version.returncode == 0 and version.stdout.startswith("newsroom, version ")
