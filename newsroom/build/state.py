@@ -275,14 +275,18 @@ class BuildMemo(Base):
 SHARDS = "0123456789abcdef"
 
 
+def shard_names(width: int) -> list[str]:
+    return [*("".join(chars) for chars in itertools.product(SHARDS, repeat=width)), "_"]
+
+
+#: The hex shard names of each width, looked up for every key a build uses (tens of thousands).
+_HEX_NAMES = {width: frozenset(shard_names(width)[:-1]) for width in (1, 2)}
+
+
 def shard_of(key: str, width: int = 1) -> str:
     """The shard of a key: its first `width` characters when they are hex digits, else "_"."""
     first = key[:width]
-    return first if len(first) == width and all(char in SHARDS for char in first) else "_"
-
-
-def shard_names(width: int) -> list[str]:
-    return [*("".join(chars) for chars in itertools.product(SHARDS, repeat=width)), "_"]
+    return first if first in _HEX_NAMES[width] else "_"
 
 
 class Memo:
