@@ -573,3 +573,32 @@ def test_preview_and_normal_builds_never_reuse_each_others_pages(sample_cli, tmp
             shutil.rmtree(fresh)
     finally:
         engine.dispose()
+
+
+def test_a_new_day_is_no_change_and_a_new_month_checks_the_content_again(sample_cli, tmp_path):
+    """Only check's warnings read the day, and only its month (an entry's age): the first build of a
+    new day is a rebuild with no change, that of a new month checks again and says which entries aged."""
+    from sqlalchemy import event
+
+    from newsroom.build.pipeline import build
+    from newsroom.settings import Settings
+
+    engine = make_engine(sample_cli.db_url)
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    site = tmp_path / "site"
+    build(engine, Settings(), site, dt.date(2026, 11, 10))
+    statements.clear()
+    same_day = build(engine, Settings(), site, dt.date(2026, 11, 10))
+    no_change = len(statements)
+    statements.clear()
+    next_day = build(engine, Settings(), site, dt.date(2026, 11, 11))
+    assert len(statements) == no_change
+    assert next_day.stats == same_day.stats and next_day.stats.written == 0
+    statements.clear()
+    later = build(engine, Settings(), site, dt.date(2028, 11, 11))
+    engine.dispose()
+    assert len(statements) > no_change  # loaded and checked again
+    assert later.stats.written == 0
+    aged = [str(problem) for problem in later.warnings if "months old" in str(problem)]
+    assert aged and all(problem.startswith("entry:") for problem in aged)

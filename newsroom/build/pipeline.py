@@ -207,7 +207,9 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     with session_factory(engine)() as session, session.begin():
         public = scheduled_public(session, now)
         email_folder = str(email_out.resolve()) if email_out is not None else ""
-        snapshot = state.snapshot(session, f"{inputs}|today={today.isoformat()}|preview={preview}|"
+        # The day is no input of any output: only check's warnings read it, and only its month (an entry's
+        # age, glossary/staleness.py), so the first build of a new day changes nothing, one of a new month checks.
+        snapshot = state.snapshot(session, f"{inputs}|month={today:%Y-%m}|preview={preview}|"
                                            f"public={public}|email={email_folder}")
         by_hand: set[str] | None = None  # the last build's files changed or removed since (made again)
         if not full and out.is_dir() and state.last_snapshot(session, str(out)) == snapshot:
