@@ -30,7 +30,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import nh3
-from feedgen.feed import FeedGenerator
 
 from newsroom import __version__
 from newsroom.build import urls
@@ -212,6 +211,8 @@ def glossary_items(planner: Planner) -> Iterator[FeedItem]:
 def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site: dict[str, Any],
                 home: str) -> bytes:
     """One feed document. Entries come newest first; every date is taken from the content."""
+    from feedgen.feed import FeedGenerator  # here: a rebuild that remakes no feed does not load it (nor lxml)
+
     fg = FeedGenerator()
     # RSS wants an address with its author; Atom is happy with the name alone but shows both.
     author = {"name": site.get("name") or settings.list_id, "email": parseaddr(settings.email_reply_to)[1]}
