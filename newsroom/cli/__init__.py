@@ -207,8 +207,10 @@ def exit_now(code: object = 0) -> NoReturn:
     if any(thread.is_alive() and not thread.daemon for thread in threading.enumerate()
            if thread is not threading.main_thread()):
         sys.exit(status)
-    atexit._run_exitfuncs()
+    atexit._run_exitfuncs()  # what the interpreter runs at exit (CPython's, unchanged since 3.0)
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # no console at all (pythonw)
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed stream or a reader gone: nothing more can be said there
