@@ -602,3 +602,32 @@ def test_a_new_day_is_no_change_and_a_new_month_checks_the_content_again(sample_
     assert later.stats.written == 0
     aged = [str(problem) for problem in later.warnings if "months old" in str(problem)]
     assert aged and all(problem.startswith("entry:") for problem in aged)
+
+
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
+def test_an_edited_headline_remakes_the_archive_page_of_its_year_alone(sample_cli, monkeypatch, tmp_path):
+    """The archive lists the latest year's stories and links a page per year: a headline edited in an
+    older year makes that year's page again, not the archive's front page nor another year's."""
+    monkeypatch.setenv(NOW_ENV, "2027-01-04T09:00:00+01:00")
+    sample_cli("issue", "new", "--week", "2026-W53", "--title-hu", "Év", "--title-en", "Year")
+    sample_cli("story", "add", "14", "--section", "code", "--headline-hu", "Hír", "--headline-en", "Story",
+               "--summary-hu", "Szöveg.", "--summary-en", "Text.", "--source-url", "https://example.org/")
+    sample_cli("issue", "publish", "14", "--at", "2027-01-02T07:00")
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    archive = site / "en" / "archive"
+    assert sorted(path.name for path in archive.iterdir() if path.name.isdigit()) == ["2026", "2027"]
+    listed = {year: (archive / year / "index.html").read_text(encoding="utf-8") for year in ("2026", "2027")}
+    assert "Story" in listed["2027"] and "Story" not in listed["2026"]
+    front = (archive / "index.html").read_text(encoding="utf-8")
+    assert "Story" in front and 'href="/en/archive/2026/"' in front
+
+    before = {p: p.stat().st_mtime_ns for p in archive.rglob("*.html")}
+    sample_cli("story", "edit", "i10-ai-designed-pet-enzymes", "--headline-en", "Enzymes that eat PET, revised",
+               "--correction", "--reason", "A clearer headline.")
+    sample_cli("build", "--out", str(site))
+    changed = sorted(p.relative_to(archive).as_posix() for p in archive.rglob("*.html")
+                     if p.stat().st_mtime_ns != before.get(p))
+    assert "2026/index.html" in changed
+    assert "index.html" not in changed and "2027/index.html" not in changed
+    assert "Enzymes that eat PET, revised" in (archive / "2026" / "index.html").read_text(encoding="utf-8")

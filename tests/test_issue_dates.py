@@ -56,6 +56,14 @@ def test_built_pages_use_the_translated_issue_line(sample_cli, monkeypatch):
     published = next(p for p in page.iter("p") if p.get("class") == "published")
     assert "".join(published.itertext()) == "Megjelent: 2027. január 3. 7:00 CET"
     assert published.find("time").get("datetime") == "2027-01-03T07:00:00+01:00"
+    # The archive by the month each issue came out, on a page per year, newest first.
     archive = parser.parse((out / "en" / "archive" / "index.html").read_bytes())
-    months = [h.text for h in archive.iter("h2")]
-    assert months[months.index("January 2027"):][:2] == ["January 2027", "November 2026"]
+    years = [(a.text, a.get("href")) for a in archive.find(".//ul[@class='years']").iter("a")]
+    assert years == [("2027", "/en/archive/2027/"), ("2026", "/en/archive/2026/")]
+
+    def months(year: int) -> list[str]:
+        page = parser.parse((out / "en" / "archive" / str(year) / "index.html").read_bytes())
+        return [h.text for h in page.find(".//main").iter("h2")]
+
+    assert months(2027) == ["January 2027"]
+    assert months(2026)[0] == "November 2026"

@@ -256,15 +256,50 @@ class IssuePages:
             months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
         return months
 
+    def archive_years(self) -> dict[int, list[Record]]:
+        """The archive's stories by the year their issue came out, newest first (computed once per planner);
+        like the archive's list, it depends on the stories' facts, and on those issues' dates."""
+
+        def compute() -> dict[int, list[Record]]:
+            years: dict[int, list[Record]] = {}
+            for story in self.archive_stories():
+                issue = self.content.issues[story.data["issue"]]
+                years.setdefault(archive.issue_date(issue, self.settings.zone).year, []).append(story)
+            return years
+
+        return self.kept("archive_years", compute, _as_facts)
+
+    def year_list(self) -> list[int]:
+        """The years with a shown story in this language, newest first, from the issues' dates and the
+        stories' facts: listing the year pages does not sort the archive."""
+        shown = set(self.issues)
+        numbers = {number for number, _, _, _, texts in self.derived.story_facts.values()
+                   if number in shown and self.lang in pages_in(texts, self.settings)}
+        return sorted({archive.issue_date(self.content.issues[number], self.settings.zone).year
+                       for number in numbers}, reverse=True)
+
     def archive(self) -> PageSpec:
-        """All stories by month, with links to every section's and tag's own listing."""
+        """The latest year's stories by month, with links to every year's page and to every section's
+        and tag's own listing.
+
+        Older stories are listed on their year's page: a ten-year archive on one page was a megabyte,
+        and every edited headline made it again."""
         stories = self.archive_stories()
-        context = {"months": self.story_links(stories), "heading": None,
+        years = self.archive_years()
+        context = {"months": self.story_links(years[max(years)]) if years else [],
+                   "years": [{"year": year, "count": len(items), "href": self.href(urls.archive_year(self.lang, year))}
+                             for year, items in sorted(years.items(), reverse=True)],
                    "sections": [{"name": name, "href": self.href(urls.section(self.lang, slug))}
                                 for slug, name in self.names("sections").items()],
                    "tags": [{"name": name, "href": self.href(urls.tag(self.lang, slug))}
                             for slug, name in archive.tags(stories).items()]}
         return self.spec(urls.archive(self.lang), "archive.html", context, urls.archive)
+
+    def archive_year(self, year: int) -> PageSpec:
+        stories = self.archive_years().get(year, [])
+        context = {"months": self.story_links(stories), "heading": str(year), "kind": "year"}
+        return self.spec(urls.archive_year(self.lang, year), "archive_list.html", context,
+                         lambda lang: urls.archive_year(lang, year))
 
     def archive_section(self, slug: str) -> PageSpec:
         stories = archive.in_section(self.archive_stories(), slug)

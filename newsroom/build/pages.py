@@ -291,6 +291,8 @@ class Planner(IssuePages, GlossaryPages):
                  plan(urls.archive(lang), "archive.html", self.archive),
                  plan(urls.feeds(lang), "feeds.html", self.feeds), plan(urls.search(lang), "search.html", self.search)]
         plans += [plan(urls.issue(lang, number), "issue.html", partial(self.issue, number)) for number in self.issues]
+        plans += [plan(urls.archive_year(lang, year), "archive_list.html", partial(self.archive_year, year))
+                  for year in self.year_list()]
         plans += [plan(urls.section(lang, slug), "archive_list.html", partial(self.archive_section, slug))
                   for slug in self.content.vocabulary("sections")]
         plans += [plan(urls.tag(lang, slug), "archive_list.html", partial(self.archive_tag, slug))

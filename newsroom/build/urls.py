@@ -23,6 +23,11 @@ def archive(lang: str) -> str:
     return f"{lang}/archive/"
 
 
+def archive_year(lang: str, year: int) -> str:
+    """The stories of the issues that came out in one year."""
+    return f"{lang}/archive/{year}/"
+
+
 def glossary_index(lang: str) -> str:
     return f"{lang}/glossary/"
 
