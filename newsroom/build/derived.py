@@ -14,7 +14,7 @@ from typing import Any
 from glossary.graph import relations_of
 from glossary.matching import TermMatcher
 from glossary.mentions import entry_labels, in_the_news, matchers, story_mentions
-from issues.archive import tag_slug
+from issues.archive import issue_date, tag_slug
 from issues.dates import format_week
 from issues.visibility import is_public, visible_numbers
 from newsroom.build.model import Content, Record
@@ -63,6 +63,9 @@ class Derived:
     #: tag slug → the stories carrying it, of any issue, by key. A tag's page depends on its own list
     #: (and on those stories), not on every story's tags: a story tagged otherwise leaves it alone.
     tagged: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: year → the stories of the issues that came out that year, by key. A year's archive page depends on
+    #: its own list (and on those stories): an issue published this year leaves earlier years' pages alone.
+    years: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
 
 
 def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
@@ -94,6 +97,15 @@ def tagged(facts: Mapping[str, tuple[Any, ...]]) -> dict[str, tuple[str, ...]]:
         for tag in dict.fromkeys(map(tag_slug, tags)):
             found.setdefault(tag, []).append(slug)
     return {tag: tuple(slugs) for tag, slugs in sorted(found.items())}
+
+
+def stories_by_year(content: Content, settings: Settings) -> dict[int, tuple[str, ...]]:
+    """{year: the stories of the issues that came out that year (see issues.archive.issue_date), in key order}."""
+    year_of = {number: issue_date(issue, settings.zone).year for number, issue in content.issues.items()}
+    found: dict[int, list[str]] = {}
+    for slug, story in sorted(content.stories.items()):
+        found.setdefault(year_of[story.data["issue"]], []).append(slug)
+    return {year: tuple(slugs) for year, slugs in sorted(found.items())}
 
 
 def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
@@ -138,7 +150,7 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
                    {f"{lang}/{number}": (numbers[index - 1] if index > 0 else None,
                                          numbers[index + 1] if index + 1 < len(numbers) else None)
                     for lang, numbers in shown.items() for index, number in enumerate(numbers)},
-                   tagged(facts))
+                   tagged(facts), stories_by_year(content, settings))
 
 
 def issue_line(content: Content, number: int, lang: str) -> tuple[int, str]:

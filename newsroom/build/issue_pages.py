@@ -256,27 +256,26 @@ class IssuePages:
             months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
         return months
 
-    def archive_years(self) -> dict[int, list[Record]]:
-        """The archive's stories by the year their issue came out, newest first (computed once per planner);
-        like the archive's list, it depends on the stories' facts, and on those issues' dates."""
+    def year_stories(self, year: int) -> list[Record]:
+        """The visible stories of the issues that came out in `year`, in archive order, as plain records
+        (see `archive_stories`); computed once per planner. They depend on the year's story list
+        (`Derived.years`) and on those stories' facts and issues alone."""
 
-        def compute() -> dict[int, list[Record]]:
-            years: dict[int, list[Record]] = {}
-            for story in self.archive_stories():
-                issue = self.content.issues[story.data["issue"]]
-                years.setdefault(archive.issue_date(issue, self.settings.zone).year, []).append(story)
-            return years
+        def compute() -> list[Record]:
+            stories = [self.content.stories[key] for key in self.derived.years.get(year, ())]
+            return [untracked(story) for story in archive.in_archive_order(
+                self.content, [story for story in stories if story.data["issue"] in self.issues])
+                if self.available(story)]
 
-        return self.kept("archive_years", compute, _as_facts)
+        return self.kept(f"year{SEP}{year}", compute, _as_facts)
 
     def year_list(self) -> list[int]:
-        """The years with a shown story in this language, newest first, from the issues' dates and the
-        stories' facts: listing the year pages does not sort the archive."""
-        shown = set(self.issues)
-        numbers = {number for number, _, _, _, texts in self.derived.story_facts.values()
-                   if number in shown and self.lang in pages_in(texts, self.settings)}
-        return sorted({archive.issue_date(self.content.issues[number], self.settings.zone).year
-                       for number in numbers}, reverse=True)
+        """The years with a shown story in this language, newest first, from the stories' facts: listing
+        the year pages does not sort the archive."""
+        shown, facts = set(self.issues), self.derived.story_facts
+        return sorted((year for year, keys in self.derived.years.items()
+                       if any(facts[key][0] in shown and self.lang in pages_in(facts[key][4], self.settings)
+                              for key in keys)), reverse=True)
 
     def archive(self) -> PageSpec:
         """The latest year's stories by month, with links to every year's page and to every section's
@@ -285,10 +284,10 @@ class IssuePages:
         Older stories are listed on their year's page: a ten-year archive on one page was a megabyte,
         and every edited headline made it again."""
         stories = self.archive_stories()
-        years = self.archive_years()
+        years = {year: self.year_stories(year) for year in self.year_list()}
         context = {"months": self.story_links(years[max(years)]) if years else [],
                    "years": [{"year": year, "count": len(items), "href": self.href(urls.archive_year(self.lang, year))}
-                             for year, items in sorted(years.items(), reverse=True)],
+                             for year, items in years.items()],
                    "sections": [{"name": name, "href": self.href(urls.section(self.lang, slug))}
                                 for slug, name in self.names("sections").items()],
                    "tags": [{"name": name, "href": self.href(urls.tag(self.lang, slug))}
@@ -296,8 +295,7 @@ class IssuePages:
         return self.spec(urls.archive(self.lang), "archive.html", context, urls.archive)
 
     def archive_year(self, year: int) -> PageSpec:
-        stories = self.archive_years().get(year, [])
-        context = {"months": self.story_links(stories), "heading": str(year), "kind": "year"}
+        context = {"months": self.story_links(self.year_stories(year)), "heading": str(year), "kind": "year"}
         return self.spec(urls.archive_year(self.lang, year), "archive_list.html", context,
                          lambda lang: urls.archive_year(lang, year))
 
