@@ -6,7 +6,7 @@ A mixin of `newsroom.build.pages.Planner`: the methods use its helpers (text, sp
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -217,18 +217,22 @@ class IssuePages:
         return sorted(found)
 
     def tagged(self, slug: str) -> list[Record]:
-        """The visible stories tagged `slug`, in archive order, as plain records (see `archive_stories`);
-        computed once per planner. They depend on the tag's story list (`Derived.tagged`) and on those
-        stories' facts and issues alone: a story tagged otherwise, or another issue published, leaves
-        them be."""
+        """The visible stories tagged `slug` (see `listed`): a story tagged otherwise, or another issue
+        published, leaves them be."""
+        return self.listed(f"tagged{SEP}{slug}", lambda: self.derived.tagged.get(slug, ()))
+
+    def listed(self, name: str, keys: Callable[[], Iterable[str]]) -> list[Record]:
+        """The visible stories among `keys()` (a story list the build derives, such as a tag's), in archive
+        order, as plain records (see `archive_stories`); computed once per planner. They depend on that
+        list and on those stories' facts and issues alone."""
 
         def compute() -> list[Record]:
-            stories = [self.content.stories[key] for key in self.derived.tagged.get(slug, ())]
+            stories = [self.content.stories[key] for key in keys()]
             return [untracked(story) for story in archive.in_archive_order(
                 self.content, [story for story in stories if story.data["issue"] in self.issues])
                 if self.available(story)]
 
-        return self.kept(f"tagged{SEP}{slug}", compute, _as_facts)
+        return self.kept(name, compute, _as_facts)
 
     def story_links(self, stories: list[Record]) -> list[dict[str, Any]]:
         """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
@@ -257,17 +261,8 @@ class IssuePages:
         return months
 
     def year_stories(self, year: int) -> list[Record]:
-        """The visible stories of the issues that came out in `year`, in archive order, as plain records
-        (see `archive_stories`); computed once per planner. They depend on the year's story list
-        (`Derived.years`) and on those stories' facts and issues alone."""
-
-        def compute() -> list[Record]:
-            stories = [self.content.stories[key] for key in self.derived.years.get(year, ())]
-            return [untracked(story) for story in archive.in_archive_order(
-                self.content, [story for story in stories if story.data["issue"] in self.issues])
-                if self.available(story)]
-
-        return self.kept(f"year{SEP}{year}", compute, _as_facts)
+        """The visible stories of the issues that came out in `year` (see `listed`)."""
+        return self.listed(f"year{SEP}{year}", lambda: self.derived.years.get(year, ()))
 
     def year_list(self) -> list[int]:
         """The years with a shown story in this language, newest first, from the stories' facts: listing
