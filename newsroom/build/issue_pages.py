@@ -206,22 +206,23 @@ class IssuePages:
         return self.kept("archive", lambda: [untracked(story) for story in archive.archive_stories(
             self.content, self.issues) if self.available(story)], _as_facts)
 
-    def tag_slugs(self) -> list[str]:
-        """The tags of the shown stories, from the stories' facts alone: listing the tag pages does not sort
-        the archive."""
+    def shown_facts(self) -> dict[str, tuple[Any, ...]]:
+        """The facts (`Derived.story_facts`) of the stories this language's archive shows, by key: what
+        lists its tag and year pages without sorting the archive."""
         shown = set(self.issues)
-        found: set[str] = set()
-        for number, _, _, tags, texts in self.derived.story_facts.values():
-            if number in shown and self.lang in pages_in(texts, self.settings):
-                found.update(map(archive.tag_slug, tags))
-        return sorted(found)
+        return {key: facts for key, facts in self.derived.story_facts.items()
+                if facts[0] in shown and self.lang in pages_in(facts[4], self.settings)}
+
+    def tag_slugs(self) -> list[str]:
+        """The tags of the shown stories (see `shown_facts`)."""
+        return sorted({archive.tag_slug(tag) for _, _, _, tags, _ in self.shown_facts().values() for tag in tags})
 
     def tagged(self, slug: str) -> list[Record]:
-        """The visible stories tagged `slug` (see `listed`): a story tagged otherwise, or another issue
+        """The visible stories tagged `slug` (see `stories_among`): a story tagged otherwise, or another issue
         published, leaves them be."""
-        return self.listed(f"tagged{SEP}{slug}", lambda: self.derived.tagged.get(slug, ()))
+        return self.stories_among(f"tagged{SEP}{slug}", lambda: self.derived.tagged.get(slug, ()))
 
-    def listed(self, name: str, keys: Callable[[], Iterable[str]]) -> list[Record]:
+    def stories_among(self, name: str, keys: Callable[[], Iterable[str]]) -> list[Record]:
         """The visible stories among `keys()` (a story list the build derives, such as a tag's), in archive
         order, as plain records (see `archive_stories`); computed once per planner. They depend on that
         list and on those stories' facts and issues alone."""
@@ -261,16 +262,14 @@ class IssuePages:
         return months
 
     def year_stories(self, year: int) -> list[Record]:
-        """The visible stories of the issues that came out in `year` (see `listed`)."""
-        return self.listed(f"year{SEP}{year}", lambda: self.derived.years.get(year, ()))
+        """The visible stories of the issues that came out in `year` (see `stories_among`)."""
+        return self.stories_among(f"year{SEP}{year}", lambda: self.derived.years.get(year, ()))
 
     def year_list(self) -> list[int]:
-        """The years with a shown story in this language, newest first, from the stories' facts: listing
-        the year pages does not sort the archive."""
-        shown, facts = set(self.issues), self.derived.story_facts
-        return sorted((year for year, keys in self.derived.years.items()
-                       if any(facts[key][0] in shown and self.lang in pages_in(facts[key][4], self.settings)
-                              for key in keys)), reverse=True)
+        """The years with a shown story in this language, newest first (see `shown_facts`)."""
+        shown = self.shown_facts()
+        return sorted((year for year, keys in self.derived.years.items() if any(key in shown for key in keys)),
+                      reverse=True)
 
     def archive(self) -> PageSpec:
         """The latest year's stories by month, with links to every year's page and to every section's
