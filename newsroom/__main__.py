@@ -1,13 +1,12 @@
 """The `newsroom` program: its console script and `python -m newsroom`."""
 
-import gc
+from newsroom.startup import imports
 
 
 def program() -> None:
-    """Load the command line, with no garbage collection meanwhile (see newsroom.cli.imports), and run it."""
-    gc.disable()
-    from newsroom.cli import run
-    gc.enable()
+    """Load the command line (see newsroom.startup.imports) and run it."""
+    with imports():
+        from newsroom.cli import run
     run()
 
 

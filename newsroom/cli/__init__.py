@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 import datetime as dt
-import gc
 import importlib
 import os
 import sys
@@ -25,6 +24,7 @@ from newsroom import settings as settings_module
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision
 from newsroom.db.session import database_url, make_engine, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.startup import imports
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -142,20 +142,6 @@ COMMAND_MODULES = {
     "email": "mail", "send": "mail", "unsubscribe-server": "mail",
     "serve": "serve",
 }
-
-
-@contextmanager
-def imports() -> Iterator[None]:
-    """No garbage collection while modules load: a command's imports (SQLAlchemy's ORM, Jinja2) make
-    a few hundred thousand objects that live as long as the process, and the collector would walk
-    them again and again meanwhile (a tenth of the start-up)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class _Commands(click.Group):
