@@ -133,12 +133,15 @@ def _fewer_collections() -> Iterator[None]:
 
 def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool = False,
           email_out: Path | None = None, now: dt.datetime | None = None, preview: bool = False, *,
-          full: bool = False, progress: bool = False) -> BuildResult:
+          full: bool = False, progress: bool = False, keep: list[Any] | None = None) -> BuildResult:
     """Build the site into `out` (and the latest issue's emails into `email_out`), rendering and writing
     only what changed; nothing is written on error.
 
     `now` is the build clock: scheduled issues whose time has passed are public (see issues.visibility).
     `preview` (the `serve` command) marks the pages as a preview and adds its reload script.
+    `keep`, for a caller whose process ends soon after (the build command): it gets what the build
+    held (records, state, memos) in place of its contents, instead of the build freeing it as it
+    returns — object by object, a tenth of a second after a one-edit build of a large site.
     """
     folders = [out.resolve(), *([email_out.resolve()] if email_out is not None else [])]
     if len(folders) > 1 and (folders[0] == folders[1] or folders[0] in folders[1].parents
@@ -147,7 +150,7 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         raise ContentError([Diagnostic(str(email_out), None, "--email-out", f"the email folder and the site folder "
                                        f"({out}) must not hold one another: give the emails a folder of their own")])
     with _fewer_collections(), _only_build_of(folders), _template_errors(template_folder(settings.templates)):
-        return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress)
+        return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep)
 
 
 @contextmanager
@@ -196,7 +199,7 @@ def _only_build_of(folders: list[Path]) -> Iterator[None]:
 
 def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
            email_out: Path | None, now: dt.datetime | None, preview: bool, full: bool,
-           progress: bool) -> BuildResult:
+           progress: bool, keep: list[Any] | None) -> BuildResult:
     out = out.resolve()
     templates = template_folder(settings.templates)
     inputs = build_inputs(settings, drafts, templates)
@@ -290,6 +293,8 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         write_site(email_out, collect(emails))
     if tree is not None:
         tree.wait()  # the old tree's removal, which ran meanwhile
+    if keep is not None:
+        keep[:] = [{name: value for name, value in locals().items() if name != "keep"}]
     return BuildResult(len(sitemap), len(claimed), stats, [p for p in problems if p.severity == "warning"],
                        rendered)
 

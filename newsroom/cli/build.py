@@ -11,6 +11,10 @@ import click
 from newsroom.build.pipeline import build as build_site
 from newsroom.cli import App, content_errors, pass_app, report
 
+#: What the last build held, kept until the process ends: the command ends it without freeing objects
+#: (see newsroom.cli.exit_now), so the build need not free them either.
+_HELD: list[object] = []
+
 
 @click.command()
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_site"), show_default=True)
@@ -32,7 +36,7 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
     # A progress bar only for a person watching: on a terminal, and not with --quiet.
     progress = not app.quiet and sys.stderr.isatty()
     result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out, now=app.now(),
-                        full=full, progress=progress)
+                        full=full, progress=progress, keep=_HELD)
     report(result.warnings)
     stats = result.stats
     app.say(f"{result.files} files ({result.pages} pages, {result.rendered} rendered): {stats.written} written, "
