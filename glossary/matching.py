@@ -35,7 +35,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -237,6 +237,24 @@ class TermMatcher:
             else:
                 self._insensitive.setdefault(_fold(form), slug)
         self._narrow_left = int((len(self._sensitive) + len(self._insensitive)) * self.NARROW_SHARE)
+
+    def forms(self) -> tuple[dict[str, str], dict[str, str], tuple[str, ...]]:
+        """What it matches: {form matched as written: slug}, {folded form: slug} and the excluded words
+        (plain values: a build remembers them, and `from_forms` makes the same matcher again without
+        normalising and classifying every label)."""
+        return dict(self._sensitive), dict(self._insensitive), self._exclude
+
+    @classmethod
+    def from_forms(cls, lang: str, sensitive: Mapping[str, str], insensitive: Mapping[str, str],
+                   exclude: Iterable[str] = ()) -> TermMatcher:
+        """The matcher whose `forms()` these are."""
+        if lang not in _SUFFIX:
+            raise ValueError(f"unsupported matching language: {lang!r} (expected 'hu' or 'en')")
+        matcher = cls.__new__(cls)
+        matcher.lang, matcher._exclude = lang, tuple(exclude)
+        matcher._sensitive, matcher._insensitive = dict(sensitive), dict(insensitive)
+        matcher._narrow_left = int((len(matcher._sensitive) + len(matcher._insensitive)) * cls.NARROW_SHARE)
+        return matcher
 
     def compile(self) -> None:
         """Compile the whole matcher now: before forking processes that will each search many texts."""

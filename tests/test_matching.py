@@ -10,6 +10,7 @@ those stories (~700× slower). No timing is asserted here.
 
 from __future__ import annotations
 
+import marshal
 import unicodedata
 
 import pytest
@@ -267,6 +268,17 @@ def test_the_first_searches_find_what_the_whole_matcher_finds(text: str) -> None
     # first word occurs in the text; it must find exactly what the compiled whole finds.
     for terms, lang in ((TRICKY_TERMS, "hu"), (EN_TERMS, "en")):
         assert _AlwaysNarrowed(terms, lang).find(text) == _CompiledAtOnce(terms, lang).find(text)
+
+
+@given(st.lists(st.one_of(st.sampled_from(TRICKY_PIECES), st.text(max_size=3)), max_size=30).map("".join))
+def test_a_matcher_made_from_remembered_forms_finds_what_the_original_finds(text: str) -> None:
+    # A build remembers a matcher's forms (marshalled: plain dicts and tuples) and makes it again from them.
+    for terms, lang, exclude in ((TRICKY_TERMS, "hu", ["chipset"]), (EN_TERMS, "en", [])):
+        original = TermMatcher(terms, lang, exclude=exclude)
+        again = TermMatcher.from_forms(lang, *marshal.loads(marshal.dumps(list(original.forms()))))
+        assert repr(again) == repr(original)
+        assert again.find(text) == original.find(text)
+        assert again.find_each([text, text]) == original.find_each([text, text])
 
 
 @pytest.mark.parametrize("text", ["Az IKON, a STAR és a ΣIGMA.", "ıkonok, ſtarral, σigmát", "Nagy\u00a0nyelvi   modellt"])

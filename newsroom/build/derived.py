@@ -129,11 +129,13 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
 
     `memo` remembers story mentions across builds; `run` spreads matching many stories over the cores."""
     visible = visible_numbers(content, drafts, now)
-    by_lang = matchers(content, settings.languages)
     if memo is None:
+        by_lang = matchers(content, settings.languages)
         mentions = spread_mentions(content, by_lang, run)
     else:
-        mentions = remembered_mentions(content, settings.languages, memo, by_lang, run)
+        glossary = glossary_digest(content, settings.languages)
+        by_lang = remembered_matchers(content, settings.languages, memo, glossary)
+        mentions = remembered_mentions(content, settings.languages, memo, by_lang, run, glossary)
     public = visible if not drafts else visible_numbers(content, False, now)
     shown = {lang: tuple(n for n in visible if lang in languages_of(content.issues[n], settings))
              for lang in settings.languages}
@@ -188,16 +190,36 @@ def spread_mentions(content: Content, by_lang: Mapping[str, TermMatcher],
     return found
 
 
+def glossary_digest(content: Content, languages: tuple[str, ...]) -> str:
+    """A hash of every entry's labels in each language: what the term matchers are made of."""
+    labels = repr([(slug, [entry_labels(entry, lang) for lang in languages])
+                   for slug, entry in content.entries.items()])
+    return hashlib.sha1(labels.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def remembered_matchers(content: Content, languages: tuple[str, ...], memo: Memo,
+                        glossary: str) -> dict[str, TermMatcher]:
+    """`matchers`, made from the forms remembered for the same labels (`glossary`, see glossary_digest):
+    making them anew normalises and classifies each of the glossary's thousands of labels."""
+    key = hashlib.sha1(f"matchers|{glossary}|{languages}".encode()).hexdigest()
+    known = memo.get(key)
+    if known is not None:
+        return {lang: TermMatcher.from_forms(lang, *known[lang]) for lang in languages}
+    made = matchers(content, languages)
+    memo.put(key, {lang: list(matcher.forms()) for lang, matcher in made.items()})
+    return made
+
+
 def remembered_mentions(content: Content, languages: tuple[str, ...], memo: Memo,
-                        by_lang: Mapping[str, TermMatcher], run: Runner | None = None) -> dict[str, tuple[str, ...]]:
+                        by_lang: Mapping[str, TermMatcher], run: Runner | None = None,
+                        glossary: str | None = None) -> dict[str, tuple[str, ...]]:
     """`story_mentions`, matching only stories whose text or the glossary's labels changed since it was stored.
 
     Matching a story against every term is the costliest step of a build; its
-    answer depends on the story and on the set of entries with their labels.
+    answer depends on the story and on the set of entries with their labels (`glossary`, see
+    glossary_digest).
     """
-    labels = repr([(slug, [entry_labels(entry, lang) for lang in languages])
-                   for slug, entry in content.entries.items()])
-    glossary = hashlib.sha1(labels.encode("utf-8", "surrogatepass")).hexdigest()
+    glossary = glossary or glossary_digest(content, languages)
     found: dict[str, tuple[str, ...]] = {}
     missing: dict[str, tuple[Record, str]] = {}
     for slug, story in content.stories.items():
