@@ -308,6 +308,9 @@ class Values:
         value = self._roots.get(name)
         if value is None:
             return ABSENT
+        if type(value) is dict and SEP not in item and item in value and item != ALL and item[:1] != EXISTS:
+            value = value[item]  # a root (one record, one value of a derived mapping): most keys a build hashes
+            return "=" + repr(value) if name in SHOWN else value_hash(value)
         parts = item.split(SEP)
         last = len(parts) - 1
         for depth, part in enumerate(parts):  # a collection, then a record's fields, then a text's fields
