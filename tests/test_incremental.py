@@ -419,6 +419,39 @@ def test_pages_whose_stored_reads_cannot_be_read_are_remade_when_they_may_have_c
     assert _same_tree(site, fresh) == [], done
 
 
+@pytest.mark.parametrize("stored", [b"not what a build writes", "the layout before"])
+def test_a_build_graph_that_cannot_be_read_is_made_again_from_the_outputs_reads(sample_cli, tmp_path, stored):
+    # A graph another release stored (its readers and values in one packed blob) or a damaged one:
+    # the build compares every output's reads instead, and stores a graph the next build reads.
+    # SQLite only, to keep the suite quick: the graph is one blob column on either database.
+    import marshal
+
+    from sqlalchemy import update
+
+    from newsroom.build.state import MARSHAL_TAG, BuildRun, Graph, pack
+
+    if not sample_cli.db_url.startswith("sqlite"):
+        pytest.skip("SQLite only (suite time)")
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    engine = make_engine(sample_cli.db_url)
+    with transaction(engine) as session:
+        graph = Graph.decode(session.scalar(select(BuildRun.graph)))
+        assert graph is not None and graph.readers
+        if stored == "the layout before":
+            stored = pack(MARSHAL_TAG + b"\n" + marshal.dumps([graph.values, graph.readers]))
+        session.execute(update(BuildRun).values(graph=stored))
+    for edit in (publication.edit_story_body, publication.edit_story):
+        done = edit()
+        publication.build(site)
+        with transaction(engine) as session:
+            assert Graph.decode(session.scalar(select(BuildRun.graph))) is not None
+        fresh = tmp_path / "fresh"
+        publication.build(fresh, "--full")
+        assert _same_tree(site, fresh) == [], done
+
+
 def test_a_second_build_of_a_folder_being_built_stops_and_says_why(sample_cli, tmp_path):
     import fcntl
 

@@ -696,6 +696,8 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
                 readers[root] = sorted(paths)
             else:
                 readers.pop(root, None)
+        if not touched:  # no output reads under other roots than it did (most edits): stored as it was read
+            return state.Graph({root: values(root) for root in readers}, readers, previous.graph.stored)
     return state.Graph({root: values(root) for root in readers}, readers)
 
 

@@ -126,6 +126,10 @@ class Output:
         return roots, deps
 
 
+#: The layout of a stored graph: one stored in another is not read (the build then works without it).
+GRAPH_FORMAT = 2
+
+
 @dataclass
 class Graph:
     """Who read what, by root: for each root (a record, one value of a derived mapping, a collection's
@@ -134,27 +138,39 @@ class Graph:
     Every key's value is a function of its root's value, so an output none of whose roots changed
     has no changed read: a build compares the roots (tens of thousands) and decodes and compares the
     reads only of the outputs under a changed one, not every output's (a million reads at scale).
+
+    The readers (hundreds of thousands of paths) are stored apart from the values, and a graph
+    whose readers are those it was read with (`stored`: their stored bytes) stores those bytes
+    again rather than encoding them anew: an edit that changes no page's list of roots.
     """
 
     values: dict[str, str]
     readers: dict[str, list[str]]
+    stored: bytes | None = field(default=None, compare=False, repr=False)
 
     def encode(self) -> bytes:
-        return pack(MARSHAL_TAG + b"\n" + marshal.dumps([self.values, self.readers]))
+        readers = self.stored if self.stored is not None else _packed(self.readers)
+        return MARSHAL_TAG + b"\n" + marshal.dumps([GRAPH_FORMAT, _packed(self.values), readers])
 
     @staticmethod
     def decode(data: bytes | None) -> Graph | None:
-        """The stored graph; None when there is none or another Python wrote it."""
+        """The stored graph; None when there is none, or another Python or layout wrote it."""
         if not data:
             return None
         try:
-            version, payload = unpack(data).split(b"\n", 1)
+            version, payload = data.split(b"\n", 1)
             if version != MARSHAL_TAG:
                 return None
-            values, readers = marshal.loads(payload)
+            layout, values, readers = marshal.loads(payload)
+            if layout != GRAPH_FORMAT:
+                return None
+            return Graph(marshal.loads(unpack(values)), marshal.loads(unpack(readers)), readers)
         except (ValueError, EOFError, TypeError, RuntimeError):
             return None
-        return Graph(values, readers)
+
+
+def _packed(value: Any) -> bytes:
+    return pack(marshal.dumps(value))
 
 
 @dataclass(frozen=True)
