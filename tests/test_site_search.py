@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sitebuild import build_sample, parse
 
 from newsroom.render.search import SearchDocument, fold, index_files, search, shard_of, split_key, tokens
@@ -85,6 +87,16 @@ def test_a_large_letter_is_split_into_two_letter_shards_and_still_found(monkeypa
     assert len(search(files, "központ1")) == 11  # központ1, központ10…19
     assert [hit["title"] for hit in search(files, "kar")] == ["kar"]
     assert len(search(files, "k")) == len(words)  # a one-letter word reads every "k" shard
+
+
+@given(st.lists(st.text(st.characters(exclude_categories=["Cs"])), min_size=1, max_size=5))
+def test_index_files_are_the_standard_library_s_compact_json_of_any_text(texts):
+    # Quotes, backslashes, control characters, non-BMP letters: every file is the bytes of
+    # json.dumps(…, ensure_ascii=False, separators=(",", ":")), which the browser's JSON.parse reads.
+    docs = [SearchDocument("story", text, f"/s/{number}", text, text, text) for number, text in enumerate(texts)]
+    for data in index_files(docs).values():
+        value = json.loads(data)
+        assert data == json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the browser script's functions")

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from newsroom.build import urls
 from newsroom.build.pages import Planner
 from newsroom.render.markdown import plain_text
@@ -220,7 +222,7 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
                 table.setdefault(token, []).append(number)  # ids ascend: documents in order
     else:
         for data in last.shards:  # type: ignore[union-attr]
-            table.update(json.loads(data))
+            table.update(orjson.loads(data))
         if changed:
             for token, ids in list(table.items()):
                 if not changed.isdisjoint(ids):
@@ -258,7 +260,7 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
         if known is not None and changed.isdisjoint(numbers):  # type: ignore[union-attr]
             files[name] = known
             continue
-        rows = json.loads(known) if known is not None else []
+        rows = orjson.loads(known) if known is not None else []
         fresh = changed if len(rows) == len(numbers) else set(numbers)  # no last chunk: every row is made
         files[name] = _json([_row(doc(number)) if number in fresh else rows[number - start]  # type: ignore[operator]
                              for number in numbers])
@@ -266,7 +268,10 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
 
 
 def _json(value: object) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
+    """Compact UTF-8 JSON, keys in the given order: the bytes of `json.dumps(value, ensure_ascii=False,
+    separators=(",", ":"))`, made (and read back by an update) several times faster, which an index
+    update does for every shard of the index (2 MB of them at scale 1.0)."""
+    return orjson.dumps(value)
 
 
 def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]]:
