@@ -128,6 +128,16 @@ class TrackedRecords(TrackedMapping):
         return view
 
 
+def whole_record(records: Mapping[Any, Record], key: Any) -> Record:
+    """The plain record under `key` of a collection, depending on all of it (its content hash and
+    version) when the collection is tracked: for a reader of most of its fields, such as the search
+    index, one read instead of one per field, and its fields read without noting anything."""
+    if isinstance(records, TrackedRecords):
+        records._tracker.note(f"{records._name}{SEP}{key}")
+        return records._data[key]
+    return records[key]
+
+
 class TrackedSequence(Sequence[Any]):
     """A read-only sequence: an index read depends on that position, anything else on the whole."""
 

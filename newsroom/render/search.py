@@ -15,14 +15,17 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 from pathlib import Path
 
 import orjson
 
 from newsroom.build import urls
 from newsroom.build.pages import Planner
+from newsroom.build.tracking import whole_record
 from newsroom.render.markdown import plain_text
 
 #: Documents per chunk file: a query's hits fetch few chunks, and each chunk stays a few kilobytes.
@@ -107,16 +110,19 @@ class SearchDocument:
 
 @dataclass(frozen=True)
 class DocumentSource:
-    """A document as its record gives it, before its Markdown is made plain: what decides the
-    document, cheap to hash, so an index update makes plain only the documents that changed."""
+    """A document as its record gives it, before its Markdown is read and made plain: what decides the
+    document, cheap to hash, so an index update reads and makes plain only the documents that changed."""
 
     kind: str
     title: str
     url: str
-    #: Plain words first (headline; headword and aliases), then Markdown: the first Markdown text
-    #: is also the snippet's (definition; summary).
+    #: Plain words (headline; headword and aliases).
     words: tuple[str, ...]
-    markdown: tuple[str, ...]
+    #: The record's content hash and version: with the rest, what decides its Markdown texts.
+    identity: str
+    #: The Markdown texts (definition; summary and body), read when the document is made: the first
+    #: is also the snippet's.
+    markdown: Callable[[], tuple[str, ...]] = field(compare=False, repr=False)
     names: str = ""
     text_lang: str = ""
 
@@ -125,38 +131,50 @@ class DocumentSource:
         compares every document's, then stores them)."""
         found = self.__dict__.get("_digest")
         if found is None:
-            fields = "\x1f".join((self.kind, self.title, self.url, *self.words, "\x1e", *self.markdown, "\x1e",
+            fields = "\x1f".join((self.kind, self.title, self.url, *self.words, "\x1e", self.identity, "\x1e",
                                   self.names, self.text_lang))
             found = hashlib.blake2b(fields.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
             object.__setattr__(self, "_digest", found)  # frozen: not a field, so not in eq or repr
         return found
 
     def document(self) -> SearchDocument:
-        plain = [plain_text(text) for text in self.markdown]
+        plain = [plain_text(text) for text in self.markdown()]
         return SearchDocument(self.kind, self.title, self.url, _snippet(plain[0]), " ".join([*self.words, *plain]),
                               self.names, self.text_lang)
 
 
+def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
+    return tuple(text.get(name) or "" for name in names)
+
+
 def sources(planner: Planner) -> list[DocumentSource]:
-    """The glossary entries (headword, aliases, definition) and stories of the planner's language."""
+    """The glossary entries (headword, aliases, definition) and stories of the planner's language.
+
+    Each document depends on its whole record (see tracking.whole_record), and its Markdown is read
+    only if it is made: an update of a large index reads a few records' long texts, not every one.
+    """
     found = []
     content = planner.content
-    for slug, entry in content.entries.items():
+    for slug in content.entries:
+        entry = whole_record(content.entries, slug)
         if not planner.available(entry):
             continue
         text, text_lang = planner.text(entry)
         names = (text.get("headword") or slug, *(text.get("aliases") or []))
         found.append(DocumentSource("entry", text.get("headword") or slug, planner.href(urls.entry(planner.lang, slug)),
-                                    names, (text.get("definition") or "",), " ".join(names),
+                                    names, f"{entry.content_hash}.{entry.version}",
+                                    partial(_fields, text, "definition"), " ".join(names),
                                     "" if text_lang == planner.lang else text_lang))
-    for slug, story in content.stories.items():
+    for slug in content.stories:
+        story = whole_record(content.stories, slug)
         number = story.data["issue"]
         if number not in planner.issues or not planner.available(story):
             continue
         text, text_lang = planner.text(story)
         found.append(DocumentSource("story", text.get("headline") or slug,
                                     planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
-                                    (text.get("headline") or "",), (text.get("summary") or "", text.get("body") or ""),
+                                    (text.get("headline") or "",), f"{story.content_hash}.{story.version}",
+                                    partial(_fields, text, "summary", "body"),
                                     "", "" if text_lang == planner.lang else text_lang))
     return found
 
