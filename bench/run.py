@@ -9,11 +9,17 @@ change, a rebuild after editing one story, after editing the most-mentioned
 glossary entry, and after adding a new published issue of ten stories.
 Figures are medians over the runs. It prints a table, the time ratio of the
 two scales' full builds, and writes everything as JSON.
+
+The engine's modules are compiled to bytecode first, as the command finds them
+from its second run on; a machine that writes no bytecode
+(PYTHONDONTWRITEBYTECODE) would otherwise compile them from source in every
+build, which is no part of the build (0.1 s of each command here).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import copy
 import json
 import os
@@ -148,6 +154,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs per scale; figures are medians")
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
+    for package in ("newsroom", "glossary", "issues"):
+        compileall.compile_dir(ROOT / package, quiet=1)
     with tempfile.TemporaryDirectory(prefix="newsroom-bench-") as folder:
         results = [bench_scale(scale, args.runs, Path(folder)) for scale in (args.scale / 10, args.scale)]
     for result in results:
