@@ -589,6 +589,36 @@ def test_values_a_planner_keeps_across_pages_are_inputs_of_every_page(sample_cli
         assert f"derived.headwords\x1f{spec.lang}/trainium" in spec.reads, spec.url
 
 
+def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cli):
+    """An English edit remakes the English search index only: each document depends on its record's
+    text in the language it shows, as one read, and on nothing of the other language's."""
+    from newsroom.build.model import load_content
+    from newsroom.build.pages import Planner, derive
+    from newsroom.build.tracking import SEP, Tracker, track_content, track_derived
+    from newsroom.db.session import session_factory
+    from newsroom.render import search
+    from newsroom.settings import Settings
+
+    engine = make_engine(sample_cli.db_url)
+    with session_factory(engine)() as session:
+        content = load_content(session)
+    engine.dispose()
+    settings = Settings()
+    tracker = Tracker()
+    tracked = track_content(content, tracker), track_derived(derive(content, settings, False), tracker)
+    docs = search.sources(Planner(*tracked, settings, "en", None))
+    reads = tracker.take()
+    assert {doc.kind for doc in docs} == {"entry", "story"}
+    whole = 0
+    for kind, records in (("entries", content.entries), ("stories", content.stories)):
+        for slug, record in records.items():
+            shown = "en" if record.has("en") else "hu"  # the fallback of a record not yet translated
+            texts = {read for read in reads if read.startswith(f"content.{kind}{SEP}{slug}{SEP}")}
+            assert texts <= {f"content.{kind}{SEP}{slug}{SEP}{shown}", f"content.{kind}{SEP}{slug}{SEP}issue"}, texts
+            whole += f"content.{kind}{SEP}{slug}{SEP}{shown}" in texts
+    assert whole == len(docs)  # every document depends on the text it was made from
+
+
 def test_preview_and_normal_builds_never_reuse_each_others_pages(sample_cli, tmp_path):
     """A preview build (the `serve` command's) marks every page; switching a folder between the two redoes them."""
     from newsroom.build.pipeline import build

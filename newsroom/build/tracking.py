@@ -128,14 +128,14 @@ class TrackedRecords(TrackedMapping):
         return view
 
 
-def whole_record(records: Mapping[Any, Record], key: Any) -> Record:
-    """The plain record under `key` of a collection, depending on all of it (its content hash and
-    version) when the collection is tracked: for a reader of most of its fields, such as the search
-    index, one read instead of one per field, and its fields read without noting anything."""
-    if isinstance(records, TrackedRecords):
-        records._tracker.note(f"{records._name}{SEP}{key}")
-        return records._data[key]
-    return records[key]
+def whole_value(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    """The plain mapping behind a tracked one, depending on all of it (its every key and value): for a
+    reader of most of it, such as the search index of a record's text, one read instead of one per
+    key, and its keys read without noting anything. An untracked mapping is itself."""
+    if isinstance(mapping, TrackedMapping):
+        mapping._tracker.note(mapping._name)
+        return mapping._data
+    return mapping
 
 
 class TrackedSequence(Sequence[Any]):

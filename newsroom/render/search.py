@@ -25,7 +25,7 @@ import orjson
 
 from newsroom.build import urls
 from newsroom.build.pages import Planner
-from newsroom.build.tracking import whole_record
+from newsroom.build.tracking import whole_value
 from newsroom.render.markdown import plain_text
 
 #: Documents per chunk file: a query's hits fetch few chunks, and each chunk stays a few kilobytes.
@@ -150,27 +150,28 @@ def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
 def sources(planner: Planner) -> list[DocumentSource]:
     """The glossary entries (headword, aliases, definition) and stories of the planner's language.
 
-    Each document depends on its whole record (see tracking.whole_record), and its Markdown is read
-    only if it is made: an update of a large index reads a few records' long texts, not every one.
+    Each document depends on its record's text in the language it shows, all of it (see
+    tracking.whole_value), and its Markdown is read only if it is made: an update of a large index
+    reads a few long texts, not every one, and an edit of one language leaves the other's index alone.
     """
     found = []
     content = planner.content
-    for slug in content.entries:
-        entry = whole_record(content.entries, slug)
+    for slug, entry in content.entries.items():
         if not planner.available(entry):
             continue
-        text, text_lang = planner.text(entry)
+        tracked, text_lang = planner.text(entry)
+        text = whole_value(tracked)
         names = (text.get("headword") or slug, *(text.get("aliases") or []))
         found.append(DocumentSource("entry", text.get("headword") or slug, planner.href(urls.entry(planner.lang, slug)),
                                     names, f"{entry.content_hash}.{entry.version}",
                                     partial(_fields, text, "definition"), " ".join(names),
                                     "" if text_lang == planner.lang else text_lang))
-    for slug in content.stories:
-        story = whole_record(content.stories, slug)
+    for slug, story in content.stories.items():
         number = story.data["issue"]
         if number not in planner.issues or not planner.available(story):
             continue
-        text, text_lang = planner.text(story)
+        tracked, text_lang = planner.text(story)
+        text = whole_value(tracked)
         found.append(DocumentSource("story", text.get("headline") or slug,
                                     planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
                                     (text.get("headline") or "",), f"{story.content_hash}.{story.version}",
