@@ -18,8 +18,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import orjson
 
