@@ -135,7 +135,7 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
     else:
         glossary = glossary_digest(content, settings.languages)
         by_lang = remembered_matchers(content, settings.languages, memo, glossary)
-        mentions = remembered_mentions(content, settings.languages, memo, by_lang, run, glossary)
+        mentions = remembered_mentions(content, memo, by_lang, glossary, run)
     public = visible if not drafts else visible_numbers(content, False, now)
     shown = {lang: tuple(n for n in visible if lang in languages_of(content.issues[n], settings))
              for lang in settings.languages}
@@ -210,16 +210,14 @@ def remembered_matchers(content: Content, languages: tuple[str, ...], memo: Memo
     return made
 
 
-def remembered_mentions(content: Content, languages: tuple[str, ...], memo: Memo,
-                        by_lang: Mapping[str, TermMatcher], run: Runner | None = None,
-                        glossary: str | None = None) -> dict[str, tuple[str, ...]]:
+def remembered_mentions(content: Content, memo: Memo, by_lang: Mapping[str, TermMatcher], glossary: str,
+                        run: Runner | None = None) -> dict[str, tuple[str, ...]]:
     """`story_mentions`, matching only stories whose text or the glossary's labels changed since it was stored.
 
     Matching a story against every term is the costliest step of a build; its
     answer depends on the story and on the set of entries with their labels (`glossary`, see
     glossary_digest).
     """
-    glossary = glossary or glossary_digest(content, languages)
     found: dict[str, tuple[str, ...]] = {}
     missing: dict[str, tuple[Record, str]] = {}
     for slug, story in content.stories.items():
