@@ -651,12 +651,17 @@ def _changed_reads(path: str, output: state.Output, values: Values, candidates: 
     roots, deps = output.decoded()
     if state.UNREADABLE in deps:
         return None
-    if candidates is None or len(candidates.roots) * 16 > len(deps):
-        under = candidates.roots if candidates is not None else None
-        keys: Iterable[str] = (key for key in deps if under is None or values.root(key) in under)
-    else:  # the few reads under a changed root, found by bisection (the keys are in order)
+    keys: Iterable[str]
+    if candidates is None:
+        keys = deps
+    else:
+        # Only reads under the output's own roots that changed: each root's keys are found by bisection
+        # (the keys are in order), not by working out the root of each of its hundreds of reads.
+        hit = [root for root in roots if root in candidates.roots]
+        if not hit:
+            return [], roots, deps
         ordered = list(deps)
-        keys = dict.fromkeys(key for root in candidates.roots for low, high in values.ranges(root)
+        keys = dict.fromkeys(key for root in hit for low, high in values.ranges(root)
                              for key in ordered[bisect.bisect_left(ordered, low):bisect.bisect_left(ordered, high)])
     changed: list[str] = []
     for key in keys:
