@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sitebuild import build_sample, parse
 
-from newsroom.render.search import SearchDocument, fold, index_files, search, shard_of, split_key, tokens
+from newsroom.render.search import (DocumentSource, LastIndex, SearchDocument, fold, index_files, search, shard_of,
+                                    split_key, tokens)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -109,3 +110,44 @@ def test_the_browser_script_folds_and_shards_like_the_index_builder():
     output = subprocess.run(["node", "-e", script, json.dumps(samples)], capture_output=True, text=True, check=True)
     expected = [[[w, shard_of(w), split_key(w)] for w in tokens(text)] for text in samples]
     assert json.loads(output.stdout) == expected
+
+
+def _sources(items):
+    """Story documents from (id, text) pairs: the text decides the digest (identity) and the tokens."""
+    return [DocumentSource("story", f"t{ident}", f"/s/{ident}", (f"w{ident}",), text, (lambda text=text: (text,)))
+            for ident, text in items]
+
+
+def _last(docs, files):
+    return LastIndex([doc.digest() for doc in docs],
+                     [data for path, data in sorted(files.items()) if path.startswith("shards/")],
+                     {int(path[len("docs/"):-len(".json")]): data for path, data in files.items()
+                      if path.startswith("docs/")})
+
+
+_WORDS = st.sampled_from(["alma", "körte", "szilva", "barack", "meggy", "dió", "mogyoró", "eper"])
+
+
+@given(st.lists(st.tuples(st.integers(0, 300), st.lists(_WORDS, min_size=1, max_size=4).map(" ".join)),
+                min_size=1, max_size=150),
+       st.lists(st.tuples(st.sampled_from(["edit", "append", "drop last", "insert"]), st.integers(0, 10_000), _WORDS),
+                max_size=12))
+def test_an_index_updated_from_the_last_one_has_the_bytes_of_one_made_anew(first, edits):
+    # Ids are positions: edited documents, documents new at the end (a new issue's stories) and
+    # documents gone from the end are updated in place; anything else is made anew. Every chunk
+    # (64 documents) and shard must come out as a fresh index has them.
+    items = list(first)
+    before = _sources(items)
+    files = index_files(before)
+    for kind, where, word in edits:
+        if kind == "edit":
+            ident, text = items[where % len(items)]
+            items[where % len(items)] = (ident, f"{text} {word}")
+        elif kind == "append":
+            items.append((1000 + where, word))
+        elif kind == "drop last" and len(items) > 1:
+            items.pop()
+        elif kind == "insert":
+            items.insert(where % len(items), (2000 + where, word))
+    after = _sources(items)
+    assert index_files(after, _last(before, files)) == index_files(after)

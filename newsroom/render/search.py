@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from newsroom.build import urls
+from newsroom.build.model import Record
 from newsroom.build.pages import Planner
 from newsroom.build.tracking import whole_value
 from newsroom.render.markdown import plain_text
@@ -166,18 +167,22 @@ def sources(planner: Planner) -> list[DocumentSource]:
                                     names, f"{entry.content_hash}.{entry.version}",
                                     partial(_fields, text, "definition"), " ".join(names),
                                     "" if text_lang == planner.lang else text_lang))
-    for slug, story in content.stories.items():
-        number = story.data["issue"]
-        if number not in planner.issues or not planner.available(story):
-            continue
-        tracked, text_lang = planner.text(story)
-        text = whole_value(tracked)
-        found.append(DocumentSource("story", text.get("headline") or slug,
-                                    planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
-                                    (text.get("headline") or "",), f"{story.content_hash}.{story.version}",
-                                    partial(_fields, text, "summary", "body"),
-                                    "", "" if text_lang == planner.lang else text_lang))
+    # Stories by issue, oldest first: a new issue's come last, and an index update appends them.
+    for number in sorted(planner.issues):
+        for story in content.stories_of(number):
+            if planner.available(story):
+                found.append(_story_source(planner, story, number))
     return found
+
+
+def _story_source(planner: Planner, story: Record, number: int) -> DocumentSource:
+    tracked, text_lang = planner.text(story)
+    text = whole_value(tracked)
+    slug = story.key
+    return DocumentSource("story", text.get("headline") or slug,
+                          planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
+                          (text.get("headline") or "",), f"{story.content_hash}.{story.version}",
+                          partial(_fields, text, "summary", "body"), "", "" if text_lang == planner.lang else text_lang)
 
 
 def _snippet(text: str) -> str:
@@ -215,10 +220,11 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
     document `i` lives in chunk `i // CHUNK` as `[kind, title, url, snippet]`, plus the text's
     language when it is a fallback (the page shows it marked as not yet translated).
 
-    With the `last` index and as many documents as then (ids are positions), the index is
-    updated: only documents whose digest changed are made plain and tokenised; their ids
-    leave every token and join their new ones, and their chunk rows are replaced. The bytes
-    are those of an index made anew.
+    With the `last` index (ids are positions), the index is updated: only documents whose digest
+    changed, or that are new at the end, are made plain and tokenised; their ids (and those of
+    documents no longer there) leave every token, and they join their new ones; their chunk rows
+    are replaced. A new issue's stories come last (see `sources`), so publishing one updates the
+    index too. The bytes are those of an index made anew.
     """
     docs = list(docs)
     made: dict[int, SearchDocument] = {}
@@ -231,9 +237,15 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
         return found
 
     changed: set[int] | None = None
-    if last is not None and len(last.digests) == len(docs) and all(isinstance(d, DocumentSource) for d in docs):
+    gone: set[int] = set()
+    old = len(last.digests) if last is not None else 0
+    if last is not None and all(isinstance(d, DocumentSource) for d in docs):
         changed = {number for number, (item, known) in enumerate(zip(docs, last.digests))
                    if item.digest() != known}  # type: ignore[union-attr]
+        changed.update(range(old, len(docs)))  # new at the end
+        gone = set(range(len(docs), old))  # the last ones, no longer there
+        if len(changed) + len(gone) > len(docs) // 2:
+            changed = None  # mostly new: made anew
     table: dict[str, list[int]] = {}
     if changed is None:
         for number in range(len(docs)):
@@ -242,10 +254,11 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
     else:
         for data in last.shards:  # type: ignore[union-attr]
             table.update(orjson.loads(data))
-        if changed:
+        stale = changed | gone
+        if stale:
             for token, ids in list(table.items()):
-                if not changed.isdisjoint(ids):
-                    kept = [number for number in ids if number not in changed]
+                if not stale.isdisjoint(ids):
+                    kept = [number for number in ids if number not in stale]
                     if kept:
                         table[token] = kept
                     else:
@@ -272,17 +285,18 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
             shards[half] = _json(dict(sorted(tokens_.items())))
     files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK, "shards": sorted(shards)})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
+    chunks = last.chunks if last is not None and changed is not None else {}
+    fresh = changed or set()
     for start in range(0, len(docs), CHUNK):
         numbers = range(start, min(start + CHUNK, len(docs)))
         name = f"docs/{start // CHUNK}.json"
-        known = last.chunks.get(start // CHUNK) if changed is not None else None  # type: ignore[union-attr]
-        if known is not None and changed.isdisjoint(numbers):  # type: ignore[union-attr]
-            files[name] = known
+        known = chunks.get(start // CHUNK)
+        if known is not None and fresh.isdisjoint(numbers) and min(start + CHUNK, old) == numbers.stop:
+            files[name] = known  # the same rows, and as many
             continue
-        rows = orjson.loads(known) if known is not None else []
-        fresh = changed if len(rows) == len(numbers) else set(numbers)  # no last chunk: every row is made
-        files[name] = _json([_row(doc(number)) if number in fresh else rows[number - start]  # type: ignore[operator]
-                             for number in numbers])
+        rows = orjson.loads(known) if known is not None else []  # no last chunk: every row is made
+        files[name] = _json([_row(doc(number)) if number in fresh or number - start >= len(rows)
+                             else rows[number - start] for number in numbers])
     return files
 
 
