@@ -60,7 +60,3 @@ def tags(stories: Iterable[Record]) -> dict[str, str]:
         for tag in story.data.get("tags") or []:
             found.setdefault(tag_slug(tag), tag)
     return dict(sorted(found.items()))
-
-
-def in_section(stories: Iterable[Record], slug: str) -> list[Record]:
-    return [s for s in stories if s.data["section"] == slug]

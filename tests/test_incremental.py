@@ -15,6 +15,7 @@ import random
 import shutil
 from pathlib import Path
 
+import html5lib
 import pytest
 import yaml
 from sqlalchemy import select
@@ -669,11 +670,12 @@ def test_a_new_day_is_no_change_and_a_new_month_checks_the_content_again(sample_
 
 @pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
 def test_an_edited_headline_remakes_the_archive_page_of_its_year_alone(sample_cli, monkeypatch, tmp_path):
-    """The archive lists the latest year's stories and links a page per year: a headline edited in an
-    older year makes that year's page again, not the archive's front page nor another year's."""
+    """The archive, and each section's, lists the latest year's stories and links a page per year: a
+    headline edited in an older year makes that year's pages again, not the front pages nor another
+    year's."""
     monkeypatch.setenv(NOW_ENV, "2027-01-04T09:00:00+01:00")
     sample_cli("issue", "new", "--week", "2026-W53", "--title-hu", "Év", "--title-en", "Year")
-    sample_cli("story", "add", "14", "--section", "code", "--headline-hu", "Hír", "--headline-en", "Story",
+    sample_cli("story", "add", "14", "--section", "science", "--headline-hu", "Hír", "--headline-en", "Story",
                "--summary-hu", "Szöveg.", "--summary-en", "Text.", "--source-url", "https://example.org/")
     sample_cli("issue", "publish", "14", "--at", "2027-01-02T07:00")
     site = tmp_path / "site"
@@ -684,6 +686,16 @@ def test_an_edited_headline_remakes_the_archive_page_of_its_year_alone(sample_cl
     assert "Story" in listed["2027"] and "Story" not in listed["2026"]
     front = (archive / "index.html").read_text(encoding="utf-8")
     assert "Story" in front and 'href="/en/archive/2026/"' in front
+    science = archive / "section" / "science"
+    page = html5lib.parse((science / "index.html").read_bytes(), namespaceHTMLElements=False)
+    years = [(a.text, a.get("href")) for a in page.find(".//ul[@class='years']").iter("a")]
+    assert years == [("2027", "/en/archive/section/science/2027/"), ("2026", "/en/archive/section/science/2026/")]
+    headlines = {year: [a.text for a in html5lib.parse((science / year / "index.html").read_bytes(),
+                                                       namespaceHTMLElements=False).iter("a")
+                        if "#story-" in (a.get("href") or "")] for year in ("2026", "2027")}
+    assert headlines["2027"] == ["Story"] and "Story" not in headlines["2026"]
+    assert "AI-designed enzymes break down PET plastic in lab tests" in headlines["2026"]
+    assert not (archive / "section" / "code" / "2027").exists()  # no code story came out in 2027
 
     before = {p: p.stat().st_mtime_ns for p in archive.rglob("*.html")}
     sample_cli("story", "edit", "i10-ai-designed-pet-enzymes", "--headline-en", "Enzymes that eat PET, revised",
@@ -693,4 +705,6 @@ def test_an_edited_headline_remakes_the_archive_page_of_its_year_alone(sample_cl
                      if p.stat().st_mtime_ns != before.get(p))
     assert "2026/index.html" in changed
     assert "index.html" not in changed and "2027/index.html" not in changed
+    assert "section/science/2026/index.html" in changed
+    assert "section/science/index.html" not in changed and "section/science/2027/index.html" not in changed
     assert "Enzymes that eat PET, revised" in (archive / "2026" / "index.html").read_text(encoding="utf-8")

@@ -66,6 +66,9 @@ class Derived:
     #: year → the stories of the issues that came out that year, by key. A year's archive page depends on
     #: its own list (and on those stories): an issue published this year leaves earlier years' pages alone.
     years: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    #: section slug → year → the stories of that section of the issues that came out that year. A
+    #: section's page for a year depends on its own list, the way a year's page does.
+    section_years: Mapping[str, Mapping[int, tuple[str, ...]]] = field(default_factory=dict)
 
 
 def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
@@ -108,6 +111,16 @@ def stories_by_year(content: Content, settings: Settings) -> dict[int, tuple[str
     return {year: tuple(slugs) for year, slugs in sorted(found.items())}
 
 
+def sections_by_year(content: Content, years: Mapping[int, tuple[str, ...]]) -> dict[str, dict[int, tuple[str, ...]]]:
+    """{section: {year: its stories of the issues that came out that year, in key order}} (see stories_by_year)."""
+    found: dict[str, dict[int, list[str]]] = {}
+    for year, slugs in years.items():
+        for slug in slugs:
+            found.setdefault(content.stories[slug].data["section"], {}).setdefault(year, []).append(slug)
+    return {section: {year: tuple(slugs) for year, slugs in by_year.items()}
+            for section, by_year in sorted(found.items())}
+
+
 def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
     return {slug: (story.data["issue"], story.data["section"], story.data["position"],
                    tuple(story.data.get("tags") or ()), tuple(lang for lang in languages if story.has(lang)))
@@ -142,6 +155,7 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
     shown_public = {lang: tuple(n for n in numbers if is_public(content.issues[n], now))
                     for lang, numbers in shown.items()}
     facts = story_facts(content, settings.languages)
+    years = stories_by_year(content, settings)
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang,
                    headwords(content, settings.languages), facts, public,
                    shown, shown_public,
@@ -152,7 +166,7 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
                    {f"{lang}/{number}": (numbers[index - 1] if index > 0 else None,
                                          numbers[index + 1] if index + 1 < len(numbers) else None)
                     for lang, numbers in shown.items() for index, number in enumerate(numbers)},
-                   tagged(facts), stories_by_year(content, settings))
+                   tagged(facts), years, sections_by_year(content, years))
 
 
 def issue_line(content: Content, number: int, lang: str) -> tuple[int, str]:

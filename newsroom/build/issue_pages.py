@@ -293,11 +293,36 @@ class IssuePages:
         return self.spec(urls.archive_year(self.lang, year), "archive_list.html", context,
                          lambda lang: urls.archive_year(lang, year))
 
+    def section_stories(self, slug: str, year: int) -> list[Record]:
+        """The visible stories filed under section `slug` of the issues that came out in `year` (see
+        `stories_among`): a story retagged, or one of another section, leaves them be."""
+        return self.stories_among(f"section{SEP}{slug}{SEP}{year}",
+                                  lambda: self.derived.section_years.get(slug, {}).get(year, ()))
+
+    def section_years(self) -> list[tuple[str, int]]:
+        """(section, year) of each section's page per year: those with a shown story (see `shown_facts`)."""
+        shown = self.shown_facts()
+        return [(slug, year) for slug, years in self.derived.section_years.items() for year, keys in years.items()
+                if any(key in shown for key in keys)]
+
     def archive_section(self, slug: str) -> PageSpec:
-        stories = archive.in_section(self.archive_stories(), slug)
-        context = {"months": self.story_links(stories), "heading": self.names("sections")[slug], "kind": "section"}
+        """A section's latest year of stories by month, with a link to its page for each year: at ten
+        years a section's one page listed a thousand stories, made again for any edited headline."""
+        years = {year: stories for year in self.year_list() if (stories := self.section_stories(slug, year))}
+        context = {"months": self.story_links(next(iter(years.values()))) if years else [],
+                   "years": [{"year": year, "count": len(stories),
+                              "href": self.href(urls.section_year(self.lang, slug, year))}
+                             for year, stories in years.items()],
+                   "heading": self.names("sections")[slug], "kind": "section"}
         return self.spec(urls.section(self.lang, slug), "archive_list.html", context,
                          lambda lang: urls.section(lang, slug))
+
+    def archive_section_year(self, slug: str, year: int) -> PageSpec:
+        name = self.names("sections")[slug]
+        context = {"months": self.story_links(self.section_stories(slug, year)), "heading": name, "year": year,
+                   "kind": "section", "parent": {"name": name, "href": self.href(urls.section(self.lang, slug))}}
+        return self.spec(urls.section_year(self.lang, slug, year), "archive_list.html", context,
+                         lambda lang: urls.section_year(lang, slug, year))
 
     def archive_tag(self, slug: str) -> PageSpec:
         stories = self.tagged(slug)

@@ -295,6 +295,8 @@ class Planner(IssuePages, GlossaryPages):
                   for year in self.year_list()]
         plans += [plan(urls.section(lang, slug), "archive_list.html", partial(self.archive_section, slug))
                   for slug in self.content.vocabulary("sections")]
+        plans += [plan(urls.section_year(lang, slug, year), "archive_list.html",
+                       partial(self.archive_section_year, slug, year)) for slug, year in self.section_years()]
         plans += [plan(urls.tag(lang, slug), "archive_list.html", partial(self.archive_tag, slug))
                   for slug in self.tag_slugs()]
         plans += [plan(urls.entry(lang, slug), "entry.html", partial(self.entry, slug))

@@ -78,8 +78,13 @@ def level(lang: str, slug: str) -> str:
 
 
 def section(lang: str, slug: str) -> str:
-    """One newsletter section's archive: every story filed under it."""
+    """One newsletter section's archive: its latest year's stories, and a link to each year's page."""
     return f"{lang}/archive/section/{slug}/"
+
+
+def section_year(lang: str, slug: str, year: int) -> str:
+    """The stories filed under one section of the issues that came out in one year."""
+    return f"{lang}/archive/section/{slug}/{year}/"
 
 
 def tag(lang: str, slug: str) -> str:
