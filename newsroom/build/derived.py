@@ -66,9 +66,9 @@ class Derived:
     #: year → the stories of the issues that came out that year, by key. A year's archive page depends on
     #: its own list (and on those stories): an issue published this year leaves earlier years' pages alone.
     years: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
-    #: section slug → year → the stories of that section of the issues that came out that year. A
+    #: "section/year" → the stories of that section of the issues that came out that year, by key. A
     #: section's page for a year depends on its own list, the way a year's page does.
-    section_years: Mapping[str, Mapping[int, tuple[str, ...]]] = field(default_factory=dict)
+    section_years: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
@@ -111,14 +111,15 @@ def stories_by_year(content: Content, settings: Settings) -> dict[int, tuple[str
     return {year: tuple(slugs) for year, slugs in sorted(found.items())}
 
 
-def sections_by_year(content: Content, years: Mapping[int, tuple[str, ...]]) -> dict[str, dict[int, tuple[str, ...]]]:
-    """{section: {year: its stories of the issues that came out that year, in key order}} (see stories_by_year)."""
-    found: dict[str, dict[int, list[str]]] = {}
+def sections_by_year(content: Content, years: Mapping[int, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """{"section/year": its stories of the issues that came out that year, in key order} (see
+    stories_by_year), newest year first within each section."""
+    found: dict[tuple[str, int], list[str]] = {}
     for year, slugs in years.items():
         for slug in slugs:
-            found.setdefault(content.stories[slug].data["section"], {}).setdefault(year, []).append(slug)
-    return {section: {year: tuple(slugs) for year, slugs in by_year.items()}
-            for section, by_year in sorted(found.items())}
+            found.setdefault((content.stories[slug].data["section"], year), []).append(slug)
+    return {f"{section}/{year}": tuple(slugs)
+            for (section, year), slugs in sorted(found.items(), key=lambda item: (item[0][0], -item[0][1]))}
 
 
 def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:

@@ -297,13 +297,13 @@ class IssuePages:
         """The visible stories filed under section `slug` of the issues that came out in `year` (see
         `stories_among`): a story retagged, or one of another section, leaves them be."""
         return self.stories_among(f"section{SEP}{slug}{SEP}{year}",
-                                  lambda: self.derived.section_years.get(slug, {}).get(year, ()))
+                                  lambda: self.derived.section_years.get(f"{slug}/{year}", ()))
 
     def section_years(self) -> list[tuple[str, int]]:
         """(section, year) of each section's page per year: those with a shown story (see `shown_facts`)."""
         shown = self.shown_facts()
-        return [(slug, year) for slug, years in self.derived.section_years.items() for year, keys in years.items()
-                if any(key in shown for key in keys)]
+        return [(slug, int(year)) for key, keys in self.derived.section_years.items()
+                for slug, _, year in [key.rpartition("/")] if any(story in shown for story in keys)]
 
     def archive_section(self, slug: str) -> PageSpec:
         """A section's latest year of stories by month, with a link to its page for each year: at ten
