@@ -295,7 +295,7 @@ class IssuePages:
 
     def section_stories(self, slug: str, year: int) -> list[Record]:
         """The visible stories filed under section `slug` of the issues that came out in `year` (see
-        `stories_among`): a story retagged, or one of another section, leaves them be."""
+        `stories_among`): a story of another section or year leaves them be."""
         return self.stories_among(f"section{SEP}{slug}{SEP}{year}",
                                   lambda: self.derived.section_years.get(f"{slug}/{year}", ()))
 
