@@ -29,3 +29,38 @@ def test_a_small_generated_publication_checks_clean_and_builds(tmp_path: Path):
     for number in range(1, shape.issues + 1):
         assert (tmp_path / "site" / "en" / "issues" / str(number) / "index.html").is_file()
     assert (tmp_path / "site" / "hu" / "glossary" / f"{writer.slug(0)}" / "index.html").is_file()
+
+
+def test_a_build_that_parses_and_matches_over_the_cores_makes_the_same_site(tmp_path: Path, monkeypatch):
+    # A first build of a large publication parses its Markdown ahead and matches its stories' terms
+    # over the cores; a small one does both in one process. Forced to take the first way on a small
+    # publication, the site is the same, byte for byte.
+    from newsroom.build import derived, pipeline, rendering
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'bench.db'}")
+    generate(engine, 0.01)
+    engine.dispose()
+    today = dt.date(2026, 11, 30)
+    (tmp_path / "other.db").write_bytes((tmp_path / "bench.db").read_bytes())
+    build(make_engine(f"sqlite:///{tmp_path / 'bench.db'}"), Settings(), tmp_path / "one", today)
+
+    run_all, ran = pipeline.run_all, set()
+
+    def spy(works, *args, **kwargs):
+        ran.update(work.func.__name__ for work in works)
+        return run_all(works, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "run_all", spy)
+    monkeypatch.setattr(pipeline, "PARSE_AHEAD_MIN", 1)
+    monkeypatch.setattr(derived, "SPREAD_STORIES", 1)
+    monkeypatch.setattr(derived, "STORIES_PER_WORK", 8)
+    monkeypatch.setattr(rendering, "PARALLEL_MIN", 1)
+    build(make_engine(f"sqlite:///{tmp_path / 'other.db'}"), Settings(), tmp_path / "many", today)
+    assert {"_find_all", "story_mentions", "_page_work"} <= ran  # parsed ahead, matched and rendered in parts
+
+    def tree(folder: Path) -> dict[str, bytes]:
+        return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+    one, many = tree(tmp_path / "one"), tree(tmp_path / "many")
+    assert sorted(one) == sorted(many)
+    assert [path for path in one if one[path] != many[path]] == []
