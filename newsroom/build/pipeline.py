@@ -483,8 +483,9 @@ class _Masthead:
         reads = state.encode_reads({**deps, key: new_value}, roots)
 
         def made(digest: str) -> _Made:
-            return _Made(None, state.Output(digest, known.fingerprint, reads, known.meta,
-                                            roots=tuple(map(self.values.key, roots))))
+            # Its roots as decoded: one string per root is what `Values.key` keeps for pages made
+            # in workers, but a spliced page's are as many as its reads' roots, thousands of pages.
+            return _Made(None, state.Output(digest, known.fingerprint, reads, known.meta, roots=tuple(roots)))
 
         if way == "same":  # its templates do not show the masthead line: the same bytes
             return made(known.digest), None

@@ -256,6 +256,7 @@ class Values:
         self._memo: dict[str, str] = {}
         self._keys: dict[str, str] = {}
         self._root_of: dict[str, str] = {}
+        self._member_sets: dict[int, tuple[Any, frozenset[str]]] = {}
 
     def __call__(self, key: str) -> str:
         found = self._memo.get(key)
@@ -304,6 +305,14 @@ class Values:
             self._root_of[key] = found
         return found
 
+    def _members(self, items: tuple[Any, ...] | list[Any]) -> frozenset[str]:
+        """The items of a sequence as text, made once per sequence: each issue page asks whether its
+        issue is among the hundreds shown."""
+        found = self._member_sets.get(id(items))
+        if found is None or found[0] is not items:
+            found = self._member_sets[id(items)] = (items, frozenset(map(str, items)))
+        return found[1]
+
     def ranges(self, root: str) -> list[tuple[str, str]]:
         """The key ranges [low, high) that hold every key under `root` (see `root`), in string order."""
         name, _, item = root.partition(SEP)
@@ -336,7 +345,7 @@ class Values:
                     return ABSENT if _lookup(value, part[1:]) is _MISSING else "+"
                 value = _lookup(value, part)
             elif isinstance(value, (tuple, list)) and part.startswith(EXISTS) and depth == last:
-                return "+" if any(str(item) == part[1:] for item in value) else ABSENT  # see TrackedMapping.member
+                return "+" if part[1:] in self._members(value) else ABSENT  # see TrackedMapping.member
             elif isinstance(value, (tuple, list)) and part.isdigit():
                 value = value[int(part)] if int(part) < len(value) else _MISSING
             else:
