@@ -68,9 +68,14 @@ class TrackedMapping(Mapping[Any, Any]):
         return len(self._data)
 
     def member(self, key: Any, item: Any) -> bool:
-        """Whether `item` is in the sequence under `key`, depending on that alone (not on the rest of it)."""
+        """Whether `item` is in the sequence under `key`, depending on that alone (not on the rest of it).
+        The sequence is made a set once (each of thousands of stories asks whether its issue is shown)."""
         self._tracker.note(f"{self._name}{SEP}{key}{SEP}{EXISTS}{item}")
-        return item in self._data[key]
+        sets: dict[Any, frozenset[Any]] = self.__dict__.setdefault("_sets", {})  # only the few asked this
+        found = sets.get(key)
+        if found is None:
+            found = sets[key] = frozenset(self._data[key])
+        return item in found
 
 
 @dataclasses.dataclass(frozen=True)
