@@ -53,6 +53,21 @@ def test_the_built_index_finds_entries_by_headword_alias_and_definition_and_stor
     assert "#story-" in story["url"] and (site / story["url"].split("#")[0].lstrip("/") / "index.html").is_file()
 
 
+def test_hits_show_entries_first_then_the_newest_stories_first(site):
+    hits = search(site / "en/search/index", "trainium")
+    kinds = [hit["kind"] for hit in hits]
+    assert kinds == sorted(kinds)  # "entry" before "story"
+    issues = [int(re.search(r"/issues/(\d+)/", hit["url"]).group(1)) for hit in hits if hit["kind"] == "story"]
+    assert len(set(issues)) > 2 and issues == sorted(issues, reverse=True)
+    # The index says where its stories start (the script shows them from the last one back).
+    folder = site / "en/search/index"
+    meta = json.loads((folder / "meta.json").read_bytes())
+    rows = [row for chunk in range(-(-meta["documents"] // meta["chunk"]))
+            for row in json.loads((folder / f"docs/{chunk}.json").read_bytes())]
+    assert [row[0] for row in rows] == ["entry"] * meta["stories"] + ["story"] * (len(rows) - meta["stories"])
+    assert 0 < meta["stories"] < meta["documents"]
+
+
 def test_the_first_query_downloads_little(site):
     for lang in ("hu", "en"):
         folder = site / lang / "search/index"

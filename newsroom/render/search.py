@@ -283,7 +283,10 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
             halves.setdefault(split_key(token), {})[token] = ids
         for half, tokens_ in halves.items():
             shards[half] = _json(dict(sorted(tokens_.items())))
-    files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK, "shards": sorted(shards)})}
+    # Hits are shown entries first, then stories newest first: the id of the first story (see `sources`).
+    stories = next((number for number, item in enumerate(docs) if item.kind == "story"), len(docs))
+    files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK, "shards": sorted(shards),
+                                 "stories": stories})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
     chunks = last.chunks if last is not None and changed is not None else {}
     fresh = changed or set()
@@ -311,7 +314,7 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
     """Run `query` against a built index as the browser does: every word must match a token prefix.
 
     `index` is the index folder on disk or the mapping `index_files` returns.
-    Hits come in document order (entries first, then stories).
+    Hits come entries first, in document order, then stories, newest first (the last documents first).
     """
     read = (lambda rel: (index / rel).read_bytes() if (index / rel).exists() else None) if isinstance(index, Path) \
         else (lambda rel: index.get(rel))
@@ -324,7 +327,8 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
         found = {i for token, ids in table.items() if token.startswith(word) for i in ids}
         hits = found if hits is None else hits & found
     results = []
-    for number in sorted(hits or ()):
+    first = meta.get("stories", meta["documents"])
+    for number in sorted(hits or (), key=lambda number: (number >= first, number if number < first else -number)):
         chunk = json.loads(read(f"docs/{number // meta['chunk']}.json"))
         kind, title, url, snippet, *text_lang = chunk[number % meta["chunk"]]
         results.append({"kind": kind, "title": title, "url": url, "snippet": snippet,

@@ -51,7 +51,11 @@
             });
             hits = hits === null ? found : new Set(Array.from(hits).filter(function (id) { return found.has(id); }));
           });
-          var ids = Array.from(hits).sort(function (a, b) { return a - b; });
+          // Entries first, then stories newest first (they are indexed oldest first, from `meta.stories` on).
+          var first = meta.stories === undefined ? meta.documents : meta.stories;
+          var ids = Array.from(hits).sort(function (a, b) {
+            return (a < first) !== (b < first) ? (a < first ? -1 : 1) : (a < first ? a - b : b - a);
+          });
           say(ids.length ? message(ids.length === 1 ? "one" : "many", ids.length) : form.getAttribute("data-none"));
           ids = ids.slice(0, MAX);
           var chunks = Array.from(new Set(ids.map(function (id) { return Math.floor(id / meta.chunk); })));
