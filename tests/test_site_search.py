@@ -133,13 +133,6 @@ def _sources(items):
             for ident, text in items]
 
 
-def _last(docs, files):
-    return LastIndex([doc.digest() for doc in docs],
-                     [data for path, data in sorted(files.items()) if path.startswith("shards/")],
-                     {int(path[len("docs/"):-len(".json")]): data for path, data in files.items()
-                      if path.startswith("docs/")})
-
-
 _WORDS = st.sampled_from(["alma", "körte", "szilva", "barack", "meggy", "dió", "mogyoró", "eper"])
 
 
@@ -165,4 +158,4 @@ def test_an_index_updated_from_the_last_one_has_the_bytes_of_one_made_anew(first
         elif kind == "insert":
             items.insert(where % len(items), (2000 + where, word))
     after = _sources(items)
-    assert index_files(after, _last(before, files)) == index_files(after)
+    assert index_files(after, LastIndex.of([doc.digest() for doc in before], files)) == index_files(after)

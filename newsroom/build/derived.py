@@ -115,11 +115,11 @@ def sections_by_year(content: Content, years: Mapping[int, tuple[str, ...]]) -> 
     """{"section/year": its stories of the issues that came out that year, in key order} (see
     stories_by_year), newest year first within each section."""
     found: dict[tuple[str, int], list[str]] = {}
-    for year, slugs in years.items():
+    for year, slugs in sorted(years.items(), reverse=True):
         for slug in slugs:
             found.setdefault((content.stories[slug].data["section"], year), []).append(slug)
-    return {f"{section}/{year}": tuple(slugs)
-            for (section, year), slugs in sorted(found.items(), key=lambda item: (item[0][0], -item[0][1]))}
+    ordered = sorted(found.items(), key=lambda item: item[0][0])  # by section; each one's years stay newest first
+    return {f"{section}/{year}": tuple(slugs) for (section, year), slugs in ordered}
 
 
 def story_facts(content: Content, languages: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:

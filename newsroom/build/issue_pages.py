@@ -302,8 +302,12 @@ class IssuePages:
     def section_years(self) -> list[tuple[str, int]]:
         """(section, year) of each section's page per year: those with a shown story (see `shown_facts`)."""
         shown = self.shown_facts()
-        return [(slug, int(year)) for key, keys in self.derived.section_years.items()
-                for slug, _, year in [key.rpartition("/")] if any(story in shown for story in keys)]
+        found = []
+        for key, keys in self.derived.section_years.items():
+            if any(story in shown for story in keys):
+                slug, _, year = key.rpartition("/")
+                found.append((slug, int(year)))
+        return found
 
     def archive_section(self, slug: str) -> PageSpec:
         """A section's latest year of stories by month, with a link to its page for each year: at ten

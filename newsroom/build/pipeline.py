@@ -605,10 +605,7 @@ def _search_index(planner: Callable[[], Planner], folder: str, out: Path,
         except OSError:
             data = {}
         if data and all(hashlib.sha256(item).hexdigest() == files[path].digest for path, item in data.items()):
-            shards = [item for path, item in sorted(data.items()) if path.startswith(folder + "shards/")]
-            chunks = {int(path[len(folder + "docs/"):-len(".json")]): item for path, item in data.items()
-                      if path.startswith(folder + "docs/")}
-            last = search.LastIndex(remembered, shards, chunks)
+            last = search.LastIndex.of(remembered, data, folder)
     made = search.index_files(docs, last)
     return [(folder + relative, data) for relative, data in made.items()], {"docs": [doc.digest() for doc in docs]}
 

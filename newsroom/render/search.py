@@ -212,6 +212,14 @@ class LastIndex:
     shards: list[bytes]
     chunks: dict[int, bytes]
 
+    @classmethod
+    def of(cls, digests: list[str], files: Mapping[str, bytes], folder: str = "") -> LastIndex:
+        """The index whose files (as `index_files` made them, under `folder`) are `files`."""
+        shards = [data for path, data in sorted(files.items()) if path.startswith(folder + "shards/")]
+        chunks = {int(path[len(folder + "docs/"):-len(".json")]): data for path, data in files.items()
+                  if path.startswith(folder + "docs/")}
+        return cls(digests, shards, chunks)
+
 
 def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex | None = None) -> dict[str, bytes]:
     """{path relative to the index folder: bytes}: meta.json, shards/<c>.json and docs/<n>.json.
