@@ -7,8 +7,12 @@ import sys
 from pathlib import Path
 
 from newsroom import PROJECT_ROOT
+from newsroom.build import pipeline, state
 from newsroom.build.pipeline import build
-from newsroom.db.session import make_engine
+from newsroom.build.model import load_content
+from newsroom.checks import markdown_texts
+from newsroom.db.session import make_engine, session_factory
+from newsroom.render.markdown import text_key
 from newsroom.settings import Settings
 
 sys.path.insert(0, str(PROJECT_ROOT / "bench"))
@@ -35,7 +39,7 @@ def test_a_build_that_parses_and_matches_over_the_cores_makes_the_same_site(tmp_
     # A first build of a large publication parses its Markdown ahead and matches its stories' terms
     # over the cores; a small one does both in one process. Forced to take the first way on a small
     # publication, the site is the same, byte for byte.
-    from newsroom.build import derived, pipeline, rendering
+    from newsroom.build import derived, rendering
 
     engine = make_engine(f"sqlite:///{tmp_path / 'bench.db'}")
     generate(engine, 0.01)
@@ -64,3 +68,18 @@ def test_a_build_that_parses_and_matches_over_the_cores_makes_the_same_site(tmp_
     one, many = tree(tmp_path / "one"), tree(tmp_path / "many")
     assert sorted(one) == sorted(many)
     assert [path for path in one if one[path] != many[path]] == []
+    # What the workers parsed came back: the next build knows every text's references, as after one process.
+    parallel, serial = remembered(tmp_path / "other.db"), remembered(tmp_path / "bench.db")
+    assert parallel == serial
+    assert None not in parallel["references"].values()
+
+
+def remembered(db: Path) -> dict[str, dict[str, object]]:
+    """What the stored memos of Markdown texts answer for each text of the publication."""
+    with session_factory(make_engine(f"sqlite:///{db}"))() as session:
+        content = load_content(session)
+        memos = state.load_memos(session, pipeline.PARTIAL_MEMOS, pipeline.PARTIAL_MEMOS)
+    records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
+               *content.stories.values()]
+    keys = {text_key(text) for record in records for text in markdown_texts(record, Settings().languages)}
+    return {name: {key: memo.get(key) for key in sorted(keys)} for name, memo in memos.items()}

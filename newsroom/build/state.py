@@ -329,7 +329,7 @@ class Memo:
         self._stored = dict(stored or {})  # shard → its stored bytes, until decoded
         self._sizes: Counter[str] = Counter(self._shard(key) for key in self.known)  # results per decoded shard
         self._undrained: list[str] = []  # used since the last drain
-        self._drained_added = 0  # how many of `added` were drained
+        self._new: dict[str, Any] = {}  # added since the last drain
 
     def _shard(self, key: str) -> str:
         return shard_of(key, self.width)
@@ -359,16 +359,17 @@ class Memo:
 
     def put(self, key: str, value: Any) -> None:
         self.added[key] = value
+        self._new[key] = value
 
     def drain(self) -> tuple[list[tuple[str, Any]], list[str]]:
         """What was added and used since the last drain: a forked worker sends it to the build."""
-        added = list(itertools.islice(self.added.items(), self._drained_added, None))
-        used, self._undrained, self._drained_added = self._undrained, [], len(self.added)
+        added, used = list(self._new.items()), self._undrained
+        self._new, self._undrained = {}, []
         return added, used
 
     def merge(self, added: list[tuple[str, Any]], used: list[str]) -> None:
         """Take in what a worker drained (see drain)."""
-        self.added.update(added)
+        self.added.update(added)  # not to be sent on: this is where it goes
         # Only a collected namespace keeps what was used (see `shards`): a partial one's workers use
         # keys of most of its many shards, which decoding here only to note them would cost a tenth
         # of a second after a one-story edit.
@@ -377,7 +378,6 @@ class Memo:
                 self._decode(self._shard(key))
             if key in self.known:
                 self.used.add(key)
-        self._drained_added = len(self.added)  # nothing to send on: this is where it goes
 
     def shards(self) -> dict[str, dict[str, Any]]:
         """The shards worth storing again, each with what to keep. A shard is rewritten when it got
