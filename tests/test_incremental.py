@@ -385,6 +385,36 @@ def test_retagging_a_story_renders_only_the_pages_of_its_tags(sample_cli, tmp_pa
     assert _same_tree(site, fresh) == [], dropped
 
 
+def test_under_omit_a_tag_s_twin_appears_when_its_story_is_translated(sample_cli, tmp_path):
+    # Under "omit" a tag that only an untranslated story carries has no page in the other language,
+    # and its page offers no switch there; translating the story adds both, as a full build makes them.
+    (sample_cli.cwd / "newsroom.toml").write_text('missing_translation = "omit"\n', encoding="utf-8")
+    publication = Publication(sample_cli, tmp_path)
+    path = publication.files("story")[0]
+    record = publication.load(path)
+    english = record.pop("en")
+    record["tags"] = [*record["tags"], "csak magyarul"]
+    publication.save(path, record)
+    site = tmp_path / "site"
+    publication.build(site)
+    hu_page, en_page = (site / lang / "archive" / "tag" / "csak-magyarul" / "index.html" for lang in ("hu", "en"))
+    assert hu_page.is_file() and not en_page.exists()
+    assert _switches(hu_page) == []
+    record["en"] = english
+    publication.save(path, record)
+    publication.build(site)
+    assert _switches(hu_page) == ["/en/archive/tag/csak-magyarul/"] and en_page.is_file()
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == []
+
+
+def _switches(page: Path) -> list[str]:
+    """Where a page's language switch leads."""
+    document = html5lib.parse(page.read_bytes(), namespaceHTMLElements=False)
+    return [a.get("href") for a in document.iter("a") if a.get("rel") == "alternate" and a.get("hreflang")]
+
+
 def test_a_template_that_names_the_latest_issue_elsewhere_has_its_pages_rendered(sample_cli, tmp_path):
     # The masthead line is spliced only where nothing else a page renders from names `latest_issue`.
     publication = Publication(sample_cli, tmp_path)

@@ -32,6 +32,7 @@ slug: i13-csak-magyar
 issue: 13
 section: science
 position: 99
+tags: [folyadékhűtés]
 terms: [csak-magyar]
 sources: [{publisher: MTI, title: Hűtés, url: "https://example.org/hutes"}]
 hu:
@@ -111,6 +112,17 @@ def fallback_site(tmp_path_factory):
 @pytest.fixture(scope="module")
 def omit_site(tmp_path_factory):
     return build_sample(tmp_path_factory.mktemp("omit"), HU_ONLY, 'missing_translation = "omit"\n')
+
+
+def test_omit_switches_only_to_pages_that_exist(omit_site):
+    # A tag only a Hungarian-only story carries has no English page: its Hungarian page offers none.
+    site = omit_site
+    assert (site / "hu/archive/tag/folyadekhutes/index.html").is_file()
+    assert not (site / "en/archive/tag/folyadekhutes").exists()
+    for path in html_pages(site):
+        document = parse(path)
+        for href in [*_switch(document).values(), *_alternates(document).values()]:
+            assert _file(site, href).is_file(), f"{page_url(site, path)}: {href} leads nowhere"
 
 
 def test_fallback_shows_the_other_language_marked_and_noted(fallback_site):

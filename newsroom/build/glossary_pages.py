@@ -137,8 +137,11 @@ class GlossaryPages:
         """The entries of one category or one level ("kind"), in dictionary order."""
         field_name = "category" if kind == "category" else "level"
         make = urls.category if kind == "category" else urls.level
-        rows = self.entry_rows([key for key, entry in self.content.entries.items()
-                                if entry.data[field_name] == slug and self.available(entry)])
+        listed = [entry for entry in self.content.entries.values() if entry.data[field_name] == slug]
+        rows = self.entry_rows([entry.key for entry in listed if self.available(entry)])
         context = {"kind": kind, "slug": slug, "entries": rows,
                    "name": self.names("categories").get(slug, slug) if kind == "category" else slug}
-        return self.spec(make(self.lang, slug), "glossary_list.html", context, lambda lang: make(lang, slug))
+        # Its twins: the languages any of its entries has a page in (under "omit", not every one).
+        languages = {lang for entry in listed for lang in self.languages_of(entry)}
+        return self.spec(make(self.lang, slug), "glossary_list.html", context, lambda lang: make(lang, slug),
+                         languages=[lang for lang in self.settings.languages if lang in languages])

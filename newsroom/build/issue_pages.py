@@ -261,6 +261,15 @@ class IssuePages:
             months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
         return months
 
+    def showing(self, keys: Iterable[str]) -> list[str]:
+        """The languages that show any of the stories `keys`: those a list of them has a page in (under
+        "omit", a year, section year or tag of untranslated stories alone has none in the other language).
+        Asked story by story: a page depends on those stories' facts and issues, not the whole archive."""
+        keys = list(keys)
+        return [lang for lang in self.settings.languages
+                if any(self.derived.story_facts[key][0] in self.shown_in[lang]
+                       and lang in pages_in(self.derived.story_facts[key][4], self.settings) for key in keys)]
+
     def year_stories(self, year: int) -> list[Record]:
         """The visible stories of the issues that came out in `year` (see `stories_among`)."""
         return self.stories_among(f"year{SEP}{year}", lambda: self.derived.years.get(year, ()))
@@ -291,7 +300,8 @@ class IssuePages:
     def archive_year(self, year: int) -> PageSpec:
         context = {"months": self.story_links(self.year_stories(year)), "heading": str(year), "kind": "year"}
         return self.spec(urls.archive_year(self.lang, year), "archive_list.html", context,
-                         lambda lang: urls.archive_year(lang, year))
+                         lambda lang: urls.archive_year(lang, year),
+                         languages=self.showing(self.derived.years.get(year, ())))
 
     def section_stories(self, slug: str, year: int) -> list[Record]:
         """The visible stories filed under section `slug` of the issues that came out in `year` (see
@@ -326,9 +336,11 @@ class IssuePages:
         context = {"months": self.story_links(self.section_stories(slug, year)), "heading": name, "year": year,
                    "kind": "section", "parent": {"name": name, "href": self.href(urls.section(self.lang, slug))}}
         return self.spec(urls.section_year(self.lang, slug, year), "archive_list.html", context,
-                         lambda lang: urls.section_year(lang, slug, year))
+                         lambda lang: urls.section_year(lang, slug, year),
+                         languages=self.showing(self.derived.section_years.get(f"{slug}/{year}", ())))
 
     def archive_tag(self, slug: str) -> PageSpec:
         stories = self.tagged(slug)
         context = {"months": self.story_links(stories), "heading": archive.tags(stories)[slug], "kind": "tag"}
-        return self.spec(urls.tag(self.lang, slug), "archive_list.html", context, lambda lang: urls.tag(lang, slug))
+        return self.spec(urls.tag(self.lang, slug), "archive_list.html", context, lambda lang: urls.tag(lang, slug),
+                         languages=self.showing(self.derived.tagged.get(slug, ())))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -135,8 +135,9 @@ class Planner(IssuePages, GlossaryPages):
         self._kept: dict[str, tuple[Any, frozenset[str]]] = {}  # see kept()
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
         self.gettext = translations(lang).gettext
-        #: The issues this build shows in this language, newest first.
-        self.issues = ShownIssues(derived.shown, lang)
+        #: The issues this build shows in this language, newest first; and in each language.
+        self.shown_in = {other: ShownIssues(derived.shown, other) for other in settings.languages}
+        self.issues = self.shown_in[lang]
 
     def __setattr__(self, name: str, value: Any) -> None:
         """An attribute set while pages are planned is a value kept across pages (a memo):
@@ -265,9 +266,14 @@ class Planner(IssuePages, GlossaryPages):
         }
 
     def spec(self, url: str, template: str, context: dict[str, Any], make_url: Callable[[str], str],
-             lastmod: dt.date | None = None, record: Record | None = None) -> PageSpec:
-        """One page; its twins are the languages the record has a page in (every language without one)."""
-        languages = self.languages_of(record) if record is not None else self.settings.languages
+             lastmod: dt.date | None = None, record: Record | None = None,
+             languages: Iterable[str] | None = None) -> PageSpec:
+        """One page; its twins are the languages the record has a page in, or those `languages` (a list
+        page that exists only where it lists something), else every language."""
+        if record is not None:
+            languages = self.languages_of(record)
+        elif languages is None:
+            languages = self.settings.languages
         twins = {lang: make_url(lang) for lang in languages}
         context = {**self.chrome(url, twins, template), **context}
         reads = frozenset(self.tracker.take()) if self.tracker is not None else frozenset()
