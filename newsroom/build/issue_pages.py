@@ -266,9 +266,12 @@ class IssuePages:
         "omit", a year, section year or tag of untranslated stories alone has none in the other language).
         Asked story by story: a page depends on those stories' facts and issues, not the whole archive."""
         keys = list(keys)
-        return [lang for lang in self.settings.languages
-                if any(self.derived.story_facts[key][0] in self.shown_in[lang]
-                       and lang in pages_in(self.derived.story_facts[key][4], self.settings) for key in keys)]
+
+        def shows(lang: str, key: str) -> bool:
+            facts = self.derived.story_facts[key]  # (issue, section, position, tags, languages)
+            return facts[0] in self.shown_in[lang] and lang in pages_in(facts[4], self.settings)
+
+        return [lang for lang in self.settings.languages if any(shows(lang, key) for key in keys)]
 
     def year_stories(self, year: int) -> list[Record]:
         """The visible stories of the issues that came out in `year` (see `stories_among`)."""
