@@ -66,3 +66,9 @@ def page_url(site: Path, path: Path) -> str:
 
 def text_of(element) -> str:
     return " ".join(" ".join(element.itertext()).split())
+
+
+def language_switch(document) -> dict[str, str]:
+    """Where a page's language switch leads, by language."""
+    return {a.get("hreflang"): a.get("href") for a in document.iter("a")
+            if a.get("rel") == "alternate" and a.get("hreflang")}

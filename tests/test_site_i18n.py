@@ -6,7 +6,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
-from sitebuild import BASE, build_sample, html_pages, page_url, parse, text_of
+from sitebuild import BASE, build_sample, html_pages, language_switch, page_url, parse, text_of
 
 from newsroom.render.html import environment
 from newsroom.render.search import search
@@ -47,11 +47,6 @@ def site(tmp_path_factory):
     return build_sample(tmp_path_factory.mktemp("i18n"))
 
 
-def _switch(document) -> dict[str, str]:
-    return {a.get("hreflang"): a.get("href") for a in document.iter("a")
-            if a.get("rel") == "alternate" and a.get("hreflang")}
-
-
 def _alternates(document) -> dict[str, str]:
     return {link.get("hreflang"): link.get("href") for link in document.iter("link")
             if link.get("rel") == "alternate" and link.get("hreflang")}
@@ -73,12 +68,12 @@ def test_the_switch_on_every_page_lands_on_its_twin_and_back(site):
         lang = document.get("lang")
         # The root 404 page is the default language's; its twin switches back to hu/404.html.
         own_page = site / "hu/404.html" if url == "404.html" else path
-        for other, href in _switch(document).items():
+        for other, href in language_switch(document).items():
             twin = _file(site, href)
             assert twin.is_file(), f"{url}: switch to {href} leads nowhere"
             twin_document = parse(twin)
             assert twin_document.get("lang") == other
-            assert _file(site, _switch(twin_document)[lang]) == own_page, f"{url}: {href} does not switch back"
+            assert _file(site, language_switch(twin_document)[lang]) == own_page, f"{url}: {href} does not switch back"
             # The same page, not the other language's home page (unless this is the home page).
             assert (page_url(site, twin).partition("/")[2] == "") == (rest == ""), f"{url} → {href}"
         alternates = _alternates(document)
@@ -121,7 +116,7 @@ def test_omit_switches_only_to_pages_that_exist(omit_site):
     assert not (site / "en/archive/tag/folyadekhutes").exists()
     for path in html_pages(site):
         document = parse(path)
-        for href in [*_switch(document).values(), *_alternates(document).values()]:
+        for href in [*language_switch(document).values(), *_alternates(document).values()]:
             assert _file(site, href).is_file(), f"{page_url(site, path)}: {href} leads nowhere"
 
 
@@ -132,7 +127,7 @@ def test_fallback_shows_the_other_language_marked_and_noted(fallback_site):
     assert entry.get("lang") == "en" and article.get("lang") == "hu"
     assert "Not yet translated" in text_of(article.find(".//p[@class='untranslated']"))
     assert text_of(article.find(".//h1")) == "Hűtőkör"
-    assert _switch(entry) == {"hu": "/hu/glossary/csak-magyar/"}
+    assert language_switch(entry) == {"hu": "/hu/glossary/csak-magyar/"}
     index = parse(site / "en/glossary/index.html")
     marked = [text_of(element) for element in index.iter() if element.get("lang") == "hu"]
     assert "Hűtőkör" in marked  # the headword, in its own language
@@ -151,7 +146,7 @@ def test_omit_leaves_the_page_out_of_that_language_everywhere(omit_site):
     assert (site / "hu/glossary/csak-magyar/index.html").is_file()
     assert not (site / "en/glossary/csak-magyar").exists()
     hu_entry = parse(site / "hu/glossary/csak-magyar/index.html")
-    assert _switch(hu_entry) == {} and set(_alternates(hu_entry)) == {"hu", "x-default"}
+    assert language_switch(hu_entry) == {} and set(_alternates(hu_entry)) == {"hu", "x-default"}
     for path in html_pages(site / "en"):
         body = path.read_text(encoding="utf-8")
         assert "csak-magyar" not in body and "Hűtőkör" not in body, page_url(site, path)

@@ -6,7 +6,7 @@ A mixin of `newsroom.build.pages.Planner`: the methods use its helpers (text, sp
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -210,8 +210,12 @@ class IssuePages:
         """The facts (`Derived.story_facts`) of the stories this language's archive shows, by key: what
         lists its tag and year pages without sorting the archive."""
         shown = set(self.issues)
-        return {key: facts for key, facts in self.derived.story_facts.items()
-                if facts[0] in shown and self.lang in pages_in(facts[4], self.settings)}
+        return {key: facts for key, facts in self.derived.story_facts.items() if self.shows(facts, self.lang, shown)}
+
+    def shows(self, facts: tuple[Any, ...], lang: str, issues: Container[int]) -> bool:
+        """Whether `lang` shows a story with these facts: its issue is among `issues` shown there, and the
+        story has a page there (see `languages_of`)."""
+        return facts[0] in issues and lang in pages_in(facts[4], self.settings)
 
     def tag_slugs(self) -> list[str]:
         """The tags of the shown stories (see `shown_facts`)."""
@@ -266,12 +270,8 @@ class IssuePages:
         "omit", a year, section year or tag of untranslated stories alone has none in the other language).
         Asked story by story: a page depends on those stories' facts and issues, not the whole archive."""
         keys = list(keys)
-
-        def shows(lang: str, key: str) -> bool:
-            facts = self.derived.story_facts[key]  # (issue, section, position, tags, languages)
-            return facts[0] in self.shown_in[lang] and lang in pages_in(facts[4], self.settings)
-
-        return [lang for lang in self.settings.languages if any(shows(lang, key) for key in keys)]
+        return [lang for lang in self.settings.languages
+                if any(self.shows(self.derived.story_facts[key], lang, self.shown_in[lang]) for key in keys)]
 
     def year_stories(self, year: int) -> list[Record]:
         """The visible stories of the issues that came out in `year` (see `stories_among`)."""
