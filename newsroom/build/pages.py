@@ -261,7 +261,10 @@ class Planner(IssuePages, GlossaryPages):
             "lang": self.lang, "languages": self.settings.languages, "site": site, "url": url,
             "canonical": self.settings.base_url + url, "href": self.href, "twins": twins,
             "latest_issue": issue_line, "urls": urls, "base_url": self.settings.base_url,
-            "feed_links": feed_links(self.content, self.settings, self.lang, sections=False),
+            # Made once per planner: every page links the same feeds (finding the catalog each time cost
+            # two file-system calls a page).
+            "feed_links": self.kept("feed_links", lambda: feed_links(self.content, self.settings, self.lang,
+                                                                     sections=False)),
             "og_type": "article" if template in ARTICLE_TEMPLATES else "website", "noindex": False,
         }
 
