@@ -6,6 +6,7 @@ import datetime as dt
 import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import astuple
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from glossary.graph import graph_problems
@@ -45,24 +46,8 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
         for record in records:
             problems.extend(_record_problems(record, content, settings, complete_translations))
     else:
-        # A record's problems depend on it, these settings and whether the records it links to exist:
-        # each is remembered with those links, and looked up while each exists or not as it did then
-        # (adding an issue or an entry re-checks the records that link to it, not every record).
-        flags = hashlib.sha1(repr(("links", settings.languages, settings.missing_translation,
-                                   complete_translations)).encode()).hexdigest()
-        pools: dict[str, Any] = {"entry": content.entries, "page": content.pages, "issue": content.issues}
         for record in records:
-            key = hashlib.sha1(f"{flags}|{record.location}|{record.content_hash}|"
-                               f"{record.version}".encode("utf-8", "surrogatepass")).hexdigest()
-            known = memo.get(key)
-            if known is not None and all((target in pools[kind]) == there for kind, target, there in known[1]):
-                found = [Diagnostic(*problem) for problem in known[0]]
-            else:
-                found = list(_record_problems(record, content, settings, complete_translations))
-                memo.put(key, [[astuple(problem) for problem in found],
-                               [[kind, target, target in pools[kind]] for kind, target in
-                                _link_targets(record, settings.languages)]])
-            problems.extend(found)
+            problems.extend(record_problems(record, content, settings, memo, complete_translations))
     problems.extend(_site_names(content, settings.languages))
     problems.extend(graph_problems(content, settings.languages))
     problems.extend(_stale(content, settings, today))
@@ -74,6 +59,33 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             if term not in content.entries:
                 problems.append(Diagnostic(story.location, None, f"terms[{i}]", f"no glossary entry {term!r}"))
     return sorted(set(problems), key=lambda d: (d.location, d.field, d.message))
+
+
+def record_problems(record: Record, content: Content, settings: Settings, memo: Memo,
+                    complete_translations: bool = False) -> list[Diagnostic]:
+    """The problems of one record that depend only on it and on which records exist, remembered in `memo`.
+
+    They depend on the record, these settings and whether the records it links to exist: they are
+    remembered with those links, and looked up while each exists or not as it did then (adding an
+    issue or an entry re-checks the records that link to it, not every record). A build asks ahead,
+    over the cores, for the records it parses ahead (build/pipeline.py); `check_content` then looks
+    them up."""
+    flags = _flags(settings.languages, settings.missing_translation, complete_translations)
+    pools: dict[str, Any] = {"entry": content.entries, "page": content.pages, "issue": content.issues}
+    key = hashlib.sha1(f"{flags}|{record.location}|{record.content_hash}|"
+                       f"{record.version}".encode("utf-8", "surrogatepass")).hexdigest()
+    known = memo.get(key)
+    if known is not None and all((target in pools[kind]) == there for kind, target, there in known[1]):
+        return [Diagnostic(*problem) for problem in known[0]]
+    found = list(_record_problems(record, content, settings, complete_translations))
+    memo.put(key, [[astuple(problem) for problem in found],
+                   [[kind, target, target in pools[kind]] for kind, target in _link_targets(record, settings.languages)]])
+    return found
+
+
+@lru_cache(maxsize=8)
+def _flags(languages: tuple[str, ...], policy: str, complete_translations: bool) -> str:
+    return hashlib.sha1(repr(("links", languages, policy, complete_translations)).encode()).hexdigest()
 
 
 def _record_problems(record: Record, content: Content, settings: Settings,

@@ -6,18 +6,21 @@ import datetime as dt
 import sys
 from pathlib import Path
 
+import pytest
+
 from newsroom import PROJECT_ROOT
 from newsroom.build import pipeline, state
 from newsroom.build.pipeline import build
 from newsroom.build.model import load_content
 from newsroom.checks import markdown_texts
 from newsroom.db.session import make_engine, session_factory
+from newsroom.diagnostics import ContentError
 from newsroom.render.markdown import text_key
 from newsroom.settings import Settings
 
 sys.path.insert(0, str(PROJECT_ROOT / "bench"))
 
-from generate import generate  # noqa: E402
+from generate import generate, store  # noqa: E402
 
 
 def test_a_small_generated_publication_checks_clean_and_builds(tmp_path: Path):
@@ -60,7 +63,7 @@ def test_a_build_that_parses_and_matches_over_the_cores_makes_the_same_site(tmp_
     monkeypatch.setattr(derived, "STORIES_PER_WORK", 8)
     monkeypatch.setattr(rendering, "PARALLEL_MIN", 1)
     build(make_engine(f"sqlite:///{tmp_path / 'other.db'}"), Settings(), tmp_path / "many", today)
-    assert {"_find_all", "story_mentions", "_page_work"} <= ran  # parsed ahead, matched and rendered in parts
+    assert {"_parse_and_check", "story_mentions", "_page_work"} <= ran  # parsed ahead, matched and rendered in parts
 
     def tree(folder: Path) -> dict[str, bytes]:
         return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
@@ -83,3 +86,32 @@ def remembered(db: Path) -> dict[str, dict[str, object]]:
                *content.stories.values()]
     keys = {text_key(text) for record in records for text in markdown_texts(record, Settings().languages)}
     return {name: {key: memo.get(key) for key in sorted(keys)} for name, memo in memos.items()}
+
+
+def test_a_broken_link_the_workers_check_stops_the_build(tmp_path: Path, monkeypatch):
+    # A first build of a large publication checks its records where it parses them ahead, over the
+    # cores: a story linking to no entry stops it there as it would stop a one-process build.
+    from newsroom.build import rendering
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'bench.db'}")
+    writer = generate(engine, 0.01)
+    story = writer.story(1, 1)
+    story["en"]["body"] += "\n\nSee [nothing](entry:no-such-entry)."
+    store(engine, [story])
+    engine.dispose()
+    run_all, ran = pipeline.run_all, set()
+
+    def spy(works, *args, **kwargs):
+        ran.update(work.func.__name__ for work in works)
+        return run_all(works, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "run_all", spy)
+    monkeypatch.setattr(pipeline, "PARSE_AHEAD_MIN", 1)
+    monkeypatch.setattr(rendering, "PARALLEL_MIN", 1)
+    with pytest.raises(ContentError) as stopped:
+        build(make_engine(f"sqlite:///{tmp_path / 'bench.db'}"), Settings(), tmp_path / "site", dt.date(2026, 11, 30))
+    assert "_parse_and_check" in ran
+    assert [(d.location, d.field) for d in stopped.value.diagnostics if d.severity == "error"] == [
+        ("story:i1-story-1", "en.body")], stopped.value
+    assert "no-such-entry" in str(stopped.value)
+    assert not (tmp_path / "site").exists()

@@ -48,7 +48,7 @@ from newsroom.build.tracking import (MASTHEAD, SEP, Tracker, Values, shown_value
                                     untracked_fields)
 from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, clear_leftovers, collect,
                                    discarded_on_error, existing_files, unchanged_on_disk, write_site)
-from newsroom.checks import check_content, markdown_texts
+from newsroom.checks import check_content, markdown_texts, record_problems
 from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.render import search
@@ -237,7 +237,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     ahead = state.Memo()
     with remembered_references(memos["references"], memos["plain"], ahead):
         fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
-        _parse_ahead(fresh, settings, [memos["references"], memos["plain"], ahead])
+        _parse_ahead(fresh, content, settings, [memos["references"], memos["plain"], ahead], memos["checks"])
         problems = checked(content, settings, today, drafts, now, memos["checks"])
     derived = derive(content, settings, drafts, now, memos["mentions"], run_all)
     tracker = Tracker()
@@ -299,33 +299,53 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
                        rendered)
 
 
-def _parse_ahead(records: list[Record], settings: Settings, memos: list[state.Memo]) -> None:
+def _parse_ahead(records: list[Record], content: Content, settings: Settings, memos: list[state.Memo],
+                 checks: state.Memo) -> None:
     """Find the references (plain text, HTML ahead) of every text of `records` (those new since the last
-    build) the memos do not know, over the available cores: a first or full build parses every
-    text once, and `check`, the pages and the search index then look the answers up."""
+    build) the memos do not know, and check those records (their own problems, remembered in `checks`),
+    over the available cores: a first or full build parses every text once and checks every record
+    there, and `check`, the pages and the search index then look the answers up."""
     if len(records) * MAX_TEXTS < PARSE_AHEAD_MIN:
         return  # too few to be worth it, and not worth hashing every text to count them
-    texts = dict.fromkeys(text for record in records for text in markdown_texts(record, settings.languages))
     # A memo that knows nothing has no text: no need to hash every one to ask (the workers hash them).
-    missing = list(texts) if memos[0].empty else [text for text in texts if memos[0].get(text_key(text)) is None]
-    if len(missing) < PARSE_AHEAD_MIN:
+    known = None if memos[0].empty else memos[0]
+    seen: set[str] = set()
+    parts: list[tuple[Record, list[str]]] = []  # each record with its texts to parse (a text once)
+    for record in records:
+        texts = [text for text in dict.fromkeys(markdown_texts(record, settings.languages)) if text not in seen
+                 and (known is None or known.get(text_key(text)) is None)]
+        seen.update(texts)
+        parts.append((record, texts))
+    if len(seen) < PARSE_AHEAD_MIN:
         return  # check parses them itself
+    memos = [*memos, checks]
     for memo in memos:
         memo.drain()  # what a forked worker inherits, it does not send back
-    chunks = [missing[start:start + 256] for start in range(0, len(missing), 256)]
+    chunks: list[list[tuple[Record, list[str]]]] = [[]]
+    size = 0
+    for part in parts:  # about 256 texts a work
+        if size >= 256:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(part)
+        size += len(part[1])
 
     def finish(results: list[Any]) -> list[Any]:
         return [*results[:-1], [memo.drain() for memo in memos]]
 
-    for result in run_all([partial(_find_all, chunk) for chunk in chunks], finish):
+    for result in run_all([partial(_parse_and_check, chunk, content, settings, checks) for chunk in chunks],
+                          finish):
         if result is not None:
             for memo, drained in zip(memos, result):
                 memo.merge(*drained)
 
 
-def _find_all(texts: list[str]) -> None:
-    for text in texts:
-        find_references(text)
+def _parse_and_check(parts: list[tuple[Record, list[str]]], content: Content, settings: Settings,
+                     checks: state.Memo) -> None:
+    for record, texts in parts:
+        for text in texts:
+            find_references(text)
+        record_problems(record, content, settings, checks)
 
 
 def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
