@@ -42,8 +42,6 @@ def test_a_build_that_parses_and_matches_over_the_cores_makes_the_same_site(tmp_
     # A first build of a large publication parses its Markdown ahead and matches its stories' terms
     # over the cores; a small one does both in one process. Forced to take the first way on a small
     # publication, the site is the same, byte for byte.
-    from newsroom.build import derived, rendering
-
     engine = make_engine(f"sqlite:///{tmp_path / 'bench.db'}")
     generate(engine, 0.01)
     engine.dispose()
@@ -51,17 +49,7 @@ def test_a_build_that_parses_and_matches_over_the_cores_makes_the_same_site(tmp_
     (tmp_path / "other.db").write_bytes((tmp_path / "bench.db").read_bytes())
     build(make_engine(f"sqlite:///{tmp_path / 'bench.db'}"), Settings(), tmp_path / "one", today)
 
-    run_all, ran = pipeline.run_all, set()
-
-    def spy(works, *args, **kwargs):
-        ran.update(work.func.__name__ for work in works)
-        return run_all(works, *args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "run_all", spy)
-    monkeypatch.setattr(pipeline, "PARSE_AHEAD_MIN", 1)
-    monkeypatch.setattr(derived, "SPREAD_STORIES", 1)
-    monkeypatch.setattr(derived, "STORIES_PER_WORK", 8)
-    monkeypatch.setattr(rendering, "PARALLEL_MIN", 1)
+    ran = over_the_cores(monkeypatch)
     build(make_engine(f"sqlite:///{tmp_path / 'other.db'}"), Settings(), tmp_path / "many", today)
     assert {"_parse_and_check", "story_mentions", "_page_work"} <= ran  # parsed ahead, matched and rendered in parts
 
@@ -75,6 +63,25 @@ def test_a_build_that_parses_and_matches_over_the_cores_makes_the_same_site(tmp_
     parallel, serial = remembered(tmp_path / "other.db"), remembered(tmp_path / "bench.db")
     assert parallel == serial
     assert None not in parallel["references"].values()
+
+
+def over_the_cores(monkeypatch) -> set[str]:
+    """Make even a small publication's first build parse ahead, match its stories and render in forked
+    workers, as a large one's does; returns the names of the works run over the cores (as they run)."""
+    from newsroom.build import derived, rendering
+
+    run_all, ran = pipeline.run_all, set()
+
+    def spy(works, *args, **kwargs):
+        ran.update(work.func.__name__ for work in works)
+        return run_all(works, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "run_all", spy)
+    monkeypatch.setattr(pipeline, "PARSE_AHEAD_MIN", 1)
+    monkeypatch.setattr(derived, "SPREAD_STORIES", 1)
+    monkeypatch.setattr(derived, "STORIES_PER_WORK", 8)
+    monkeypatch.setattr(rendering, "PARALLEL_MIN", 1)
+    return ran
 
 
 def remembered(db: Path) -> dict[str, dict[str, object]]:
@@ -91,23 +98,13 @@ def remembered(db: Path) -> dict[str, dict[str, object]]:
 def test_a_broken_link_the_workers_check_stops_the_build(tmp_path: Path, monkeypatch):
     # A first build of a large publication checks its records where it parses them ahead, over the
     # cores: a story linking to no entry stops it there as it would stop a one-process build.
-    from newsroom.build import rendering
-
     engine = make_engine(f"sqlite:///{tmp_path / 'bench.db'}")
     writer = generate(engine, 0.01)
     story = writer.story(1, 1)
     story["en"]["body"] += "\n\nSee [nothing](entry:no-such-entry)."
     store(engine, [story])
     engine.dispose()
-    run_all, ran = pipeline.run_all, set()
-
-    def spy(works, *args, **kwargs):
-        ran.update(work.func.__name__ for work in works)
-        return run_all(works, *args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "run_all", spy)
-    monkeypatch.setattr(pipeline, "PARSE_AHEAD_MIN", 1)
-    monkeypatch.setattr(rendering, "PARALLEL_MIN", 1)
+    ran = over_the_cores(monkeypatch)
     with pytest.raises(ContentError) as stopped:
         build(make_engine(f"sqlite:///{tmp_path / 'bench.db'}"), Settings(), tmp_path / "site", dt.date(2026, 11, 30))
     assert "_parse_and_check" in ran
