@@ -216,12 +216,12 @@ def letter_heading(text: str, lang: str) -> str:
     word's group agrees with its place in the sorted index; a word that starts
     with a digit or a non-Latin letter, or has no letters, gives `OTHER_HEADING`.
     """
-    alphabet = _alphabet(lang)
     headings = HU_ALPHABET_HEADINGS if lang == "hu" else EN_ALPHABET_HEADINGS
-    units = _units(text, alphabet)
-    if not units:
+    primary = sort_key(text, lang)[0]  # the index sorts by it first: its units are worked out once
+    if not primary:
         return OTHER_HEADING
-    first = units[0][0]
+    first = primary[0]
+    assert isinstance(first, tuple)
     if first[0] != 1:
         return OTHER_HEADING
     rank = first[1]
