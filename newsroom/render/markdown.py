@@ -585,7 +585,8 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
                          and not any(child.type == "html_inline" for child in tokens[1].children or ()))
             html = str(_ahead_renderer()._render(tokens, _AHEAD + "c"))
             ahead.put(key, [html, paragraph and html.startswith("<p>") and html.endswith("</p>\n")])
-        plain.put(key, _plain_in(_parser(max_nesting), tokens))
+        if len(text) >= PLAIN_ON_THE_SPOT or not isinstance(tokens, _Prose):  # see plain_text
+            plain.put(key, _plain_in(_parser(max_nesting), tokens))
     else:
         found = _references(text, max_nesting)
     # Most texts point at nothing: 0 stores (and reads back) much faster than five empty lists.
@@ -597,6 +598,10 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
 _NONE = References()
 #: Texts at least this long get their plain text with their references (see find_references).
 PLAIN_AHEAD = 120
+#: Plain prose shorter than this gets its plain text made when asked (a few microseconds), not
+#: remembered: looking it up decodes the remembered texts' shard, and a list of the glossary's
+#: definitions would decode every shard (tens of milliseconds).
+PLAIN_ON_THE_SPOT = 400
 
 
 @lru_cache(maxsize=1)
@@ -654,7 +659,7 @@ def plain_text(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
     See `_plain_text`.
     """
     store = _STORES[-1].get("plain") if _STORES and max_nesting == DEFAULT_MAX_NESTING else None
-    if store is None:
+    if store is None or (len(text) < PLAIN_ON_THE_SPOT and _prose(text) is not None):
         return _plain_text(text, max_nesting)
     key = text_key(text)
     known = store.get(key)
