@@ -8,10 +8,10 @@ script element ("</script>") or open a comment, and the JSON stays valid.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import orjson
 from markupsafe import Markup
 
 _UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
@@ -19,7 +19,10 @@ _UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", 
 
 def script_json(data: Mapping[str, Any]) -> Markup:
     """`data` as JSON text that can be placed verbatim inside `<script type="application/ld+json">`."""
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1)
+    # Compact, keys sorted: the standard library's `json.dumps(data, ensure_ascii=False, sort_keys=True,
+    # separators=(",", ":"))`, made some fifty times faster (every page carries some; the A–Z index
+    # lists every entry).
+    text = orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode("utf-8")
     for char, escaped in _UNSAFE.items():
         text = text.replace(char, escaped)
     return Markup(text)
