@@ -275,16 +275,17 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     made.update({path: item for path, (item, _) in spliced.items()})
     group_files = list(grouped)
     del grouped  # `made` holds the bytes now, and lets them go once written (see _publish)
-    sitemap = [PageSpec(plan.url, plan.lang, plan.template, {}, metas[plan.output]["twins"],
-                        _date(metas[plan.output]["lastmod"])) for plan, _ in listed if plan.in_sitemap]
+    # Each page's sitemap entry: (URL, language, twins, lastmod as ISO date or None).
+    sitemap = [(plan.url, plan.lang, meta["twins"], meta["lastmod"])
+               for plan, _ in listed if plan.in_sitemap for meta in (metas[plan.output],)]
     made.update({asset.path: _Made(asset.data, state.Output(hashlib.sha256(asset.data).hexdigest(), AGGREGATE))
                  for asset in assets})
     # The sitemap is made from every page's entry: remade when any entry (or the list) changed.
-    entries = hashlib.sha256(repr((settings.base_url, settings.default_language, code_version(),
-                                   [(page.url, page.lang, page.twins, page.lastmod) for page in sitemap])).encode())
+    entries = hashlib.sha256(repr((settings.base_url, settings.default_language, code_version(), sitemap)).encode())
     known_map = previous.outputs.get(SITEMAP) if previous is not None else None
     if known_map is None or known_map.fingerprint != entries.hexdigest() or not _published(previous, out, SITEMAP):
-        data = render_sitemap(sitemap, settings.base_url, settings.default_language)
+        entry_specs = [PageSpec(url, lang, "", {}, twins, _date(lastmod)) for url, lang, twins, lastmod in sitemap]
+        data = render_sitemap(entry_specs, settings.base_url, settings.default_language)
         made[SITEMAP] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), entries.hexdigest()))
     claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [asset.path for asset in assets] \
         + [SITEMAP]
