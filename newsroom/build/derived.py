@@ -137,18 +137,22 @@ STORIES_PER_WORK = 250
 
 
 def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime | None = None,
-           memo: Memo | None = None, run: Runner | None = None) -> Derived:
+           memo: Memo | None = None, run: Runner | None = None,
+           made: tuple[str, Mapping[str, TermMatcher]] | None = None) -> Derived:
     """Visibility (see issues.visibility: drafts only in a preview; scheduled ones once `now` passes their
     time), mentions, "in the news", relations and term matchers, computed once per build.
 
-    `memo` remembers story mentions across builds; `run` spreads matching many stories over the cores."""
+    `memo` remembers story mentions across builds; `run` spreads matching many stories over the cores;
+    `made` is (the glossary's digest, the term matchers) of this content if made already (see
+    `glossary_digest`, `remembered_matchers`)."""
     visible = visible_numbers(content, drafts, now)
     if memo is None:
-        by_lang = matchers(content, settings.languages)
+        by_lang = dict(made[1]) if made is not None else matchers(content, settings.languages)
         mentions = spread_mentions(content, by_lang, run)
     else:
-        glossary = glossary_digest(content, settings.languages)
-        by_lang = remembered_matchers(content, settings.languages, memo, glossary)
+        glossary = made[0] if made is not None else glossary_digest(content, settings.languages)
+        by_lang = dict(made[1]) if made is not None else remembered_matchers(content, settings.languages, memo,
+                                                                              glossary)
         mentions = remembered_mentions(content, memo, by_lang, glossary, run)
     public = visible if not drafts else visible_numbers(content, False, now)
     shown = {lang: tuple(n for n in visible if lang in languages_of(content.issues[n], settings))

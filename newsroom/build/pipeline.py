@@ -26,6 +26,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
@@ -42,6 +43,7 @@ from issues.visibility import unpublished_locations, visible_numbers
 from newsroom import PROJECT_ROOT
 from newsroom.build import state, urls
 from newsroom.build.model import Content, Record, load_content
+from newsroom.build.derived import glossary_digest, remembered_matchers
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import (MASTHEAD, SEP, Tracker, Values, shown_value, track_content, track_derived,
@@ -239,11 +241,20 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     # HTML of texts rendered ahead by the parse that finds their references (see find_references);
     # kept for this build only.
     ahead = state.Memo()
-    with remembered_references(memos["references"], memos["plain"], ahead):
+    # The term matchers, compiled while the workers parse ahead if they do (a first or full build, which
+    # then matches every story): compiling the glossary's patterns takes this process a few tenths of
+    # a second, while one core would idle after the parse ahead.
+    glossary = glossary_digest(content, settings.languages)
+    by_lang = remembered_matchers(content, settings.languages, memos["mentions"], glossary)
+    with remembered_references(memos["references"], memos["plain"], ahead), ThreadPoolExecutor(1) as side:
         fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
-        _parse_ahead(fresh, content, settings, [memos["references"], memos["plain"], ahead], memos["checks"])
+        compiled: list[Future[Any]] = []  # the executor starts its thread on the first submit: after the fork
+        _parse_ahead(fresh, content, settings, [memos["references"], memos["plain"], ahead], memos["checks"],
+                     lambda: compiled.append(side.submit(lambda: [m.compile() for m in by_lang.values()])))
+        for done in compiled:
+            done.result()
         problems = checked(content, settings, today, drafts, now, memos["checks"])
-    derived = derive(content, settings, drafts, now, memos["mentions"], run_all)
+    derived = derive(content, settings, drafts, now, memos["mentions"], run_all, (glossary, by_lang))
     tracker = Tracker()
     tracked = (track_content(content, tracker), track_derived(derived, tracker))
     values = Values(content, derived)
@@ -305,11 +316,12 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
 
 
 def _parse_ahead(records: list[Record], content: Content, settings: Settings, memos: list[state.Memo],
-                 checks: state.Memo) -> None:
+                 checks: state.Memo, meanwhile: Callable[[], Any] | None = None) -> None:
     """Find the references (plain text, HTML ahead) of every text of `records` (those new since the last
     build) the memos do not know, and check those records (their own problems, remembered in `checks`),
     over the available cores: a first or full build parses every text once and checks every record
-    there, and `check`, the pages and the search index then look the answers up."""
+    there, and `check`, the pages and the search index then look the answers up. `meanwhile()` runs
+    once workers have started, if they do (see run_all's `started`)."""
     if len(records) * MAX_TEXTS < PARSE_AHEAD_MIN:
         return  # too few to be worth it, and not worth hashing every text to count them
     # A memo that knows nothing has no text: no need to hash every one to ask (the workers hash them).
@@ -339,7 +351,7 @@ def _parse_ahead(records: list[Record], content: Content, settings: Settings, me
         return [*results[:-1], [memo.drain() for memo in memos]]
 
     for result in run_all([partial(_parse_and_check, chunk, content, settings, checks) for chunk in chunks],
-                          finish):
+                          finish, started=meanwhile):
         if result is not None:
             for memo, drained in zip(memos, result):
                 memo.merge(*drained)

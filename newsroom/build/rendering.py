@@ -101,13 +101,16 @@ def progress_bar(total: int, shown: bool) -> tqdm:
 
 
 def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], list[Any]] = list,
-            bar: tqdm | None = None, each: Callable[[int, Any], Any] | None = None) -> list[Any]:
+            bar: tqdm | None = None, each: Callable[[int, Any], Any] | None = None,
+            started: Callable[[], Any] | None = None) -> list[Any]:
     """Each work's result, in order; in forked workers when there are enough of them.
 
     `finish` turns a run of results into what is sent back (it runs in the process that made
     them, after the run: results must pickle once finished). `bar` counts the works done.
     `each(index, result)`, if given, runs here on each finished result as it arrives, and what it
     returns is kept instead (the build writes a page's file meanwhile, and lets its bytes go).
+    `started()`, if given, runs here once forked workers have started (never when the works run
+    here): this process may then start a thread of its own without forking it.
     """
     job = _Job(works, finish)
     bar = bar if bar is not None else progress_bar(len(works), False)
@@ -129,6 +132,8 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(count, initializer=_adopt, initargs=(job,)) as pool:
+            if started is not None:
+                started()
             for part in pool.imap(_run_range, chunks):
                 results.extend([each(len(results) + index, result) for index, result in enumerate(part)]
                                if each else part)
