@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import nh3
 from markdown_it import MarkdownIt
@@ -60,9 +60,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACES = re.compile(r"[ \t]{2,}")
 
 
-@dataclass(frozen=True)
-class References:
-    """What a Markdown text points at, for `newsroom check`; repeats are kept, in order of appearance."""
+class References(NamedTuple):
+    """What a Markdown text points at, for `newsroom check`; repeats are kept, in order of appearance.
+    (A named tuple: a build looks up the references of every text it renders or checks.)"""
 
     entries: tuple[str, ...] = ()  # slugs from [x](entry:slug)
     pages: tuple[str, ...] = ()  # slugs from [x](page:slug)
