@@ -551,7 +551,9 @@ def remembered_references(store: ReferenceStore, plain: ReferenceStore | None = 
         _STORES.remove(stores)
 
 
+@lru_cache(maxsize=1 << 17)  # a page asks after one text's references, HTML ahead and plain text in turn
 def text_key(text: str) -> str:
+    """The key a text's remembered results are stored under."""
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
