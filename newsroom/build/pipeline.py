@@ -42,8 +42,8 @@ from issues.models import Issue
 from issues.visibility import unpublished_locations, visible_numbers
 from newsroom import PROJECT_ROOT
 from newsroom.build import state, urls
-from newsroom.build.model import Content, Record, load_content
 from newsroom.build.derived import glossary_digest, remembered_matchers
+from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import (MASTHEAD, SEP, Tracker, Values, shown_value, track_content, track_derived,
@@ -246,11 +246,16 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     # a second, while one core would idle after the parse ahead.
     glossary = glossary_digest(content, settings.languages)
     by_lang = remembered_matchers(content, settings.languages, memos["mentions"], glossary)
+
+    def compile_matchers() -> None:
+        for matcher in by_lang.values():
+            matcher.compile()
+
     with remembered_references(memos["references"], memos["plain"], ahead), ThreadPoolExecutor(1) as side:
         fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
-        compiled: list[Future[Any]] = []  # the executor starts its thread on the first submit: after the fork
+        compiled: list[Future[None]] = []  # the executor starts its thread on the first submit: after the fork
         _parse_ahead(fresh, content, settings, [memos["references"], memos["plain"], ahead], memos["checks"],
-                     lambda: compiled.append(side.submit(lambda: [m.compile() for m in by_lang.values()])))
+                     lambda: compiled.append(side.submit(compile_matchers)))
         for done in compiled:
             done.result()
         problems = checked(content, settings, today, drafts, now, memos["checks"])
