@@ -143,17 +143,11 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
     time), mentions, "in the news", relations and term matchers, computed once per build.
 
     `memo` remembers story mentions across builds; `run` spreads matching many stories over the cores;
-    `made` is (the glossary's digest, the term matchers) of this content if made already (see
-    `glossary_digest`, `remembered_matchers`)."""
+    `made` is what `term_matchers` gives for this content and memo, if the caller made it already."""
     visible = visible_numbers(content, drafts, now)
-    if memo is None:
-        by_lang = dict(made[1]) if made is not None else matchers(content, settings.languages)
-        mentions = spread_mentions(content, by_lang, run)
-    else:
-        glossary = made[0] if made is not None else glossary_digest(content, settings.languages)
-        by_lang = dict(made[1]) if made is not None else remembered_matchers(content, settings.languages, memo,
-                                                                              glossary)
-        mentions = remembered_mentions(content, memo, by_lang, glossary, run)
+    glossary, by_lang = made if made is not None else term_matchers(content, settings.languages, memo)
+    mentions = (spread_mentions(content, by_lang, run) if memo is None
+                else remembered_mentions(content, memo, by_lang, glossary, run))
     public = visible if not drafts else visible_numbers(content, False, now)
     shown = {lang: tuple(n for n in visible if lang in languages_of(content.issues[n], settings))
              for lang in settings.languages}
@@ -214,6 +208,15 @@ def glossary_digest(content: Content, languages: tuple[str, ...]) -> str:
     labels = repr([(slug, [entry_labels(entry, lang) for lang in languages])
                    for slug, entry in content.entries.items()])
     return hashlib.sha1(labels.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def term_matchers(content: Content, languages: tuple[str, ...],
+                  memo: Memo | None = None) -> tuple[str, dict[str, TermMatcher]]:
+    """The glossary's digest (see `glossary_digest`) and its term matchers, made from the forms `memo`
+    remembers for the same labels if given (see `remembered_matchers`)."""
+    glossary = glossary_digest(content, languages)
+    return glossary, (matchers(content, languages) if memo is None
+                      else remembered_matchers(content, languages, memo, glossary))
 
 
 def remembered_matchers(content: Content, languages: tuple[str, ...], memo: Memo,

@@ -42,7 +42,7 @@ from issues.models import Issue
 from issues.visibility import unpublished_locations, visible_numbers
 from newsroom import PROJECT_ROOT
 from newsroom.build import state, urls
-from newsroom.build.derived import glossary_digest, remembered_matchers
+from newsroom.build.derived import term_matchers
 from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
@@ -244,11 +244,10 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     # The term matchers, compiled while the workers parse ahead if they do (a first or full build, which
     # then matches every story): compiling the glossary's patterns takes this process a few tenths of
     # a second, while one core would idle after the parse ahead.
-    glossary = glossary_digest(content, settings.languages)
-    by_lang = remembered_matchers(content, settings.languages, memos["mentions"], glossary)
+    matching = term_matchers(content, settings.languages, memos["mentions"])  # (glossary digest, matchers)
 
     def compile_matchers() -> None:
-        for matcher in by_lang.values():
+        for matcher in matching[1].values():
             matcher.compile()
 
     with remembered_references(memos["references"], memos["plain"], ahead), ThreadPoolExecutor(1) as side:
@@ -259,7 +258,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         for done in compiled:
             done.result()
         problems = checked(content, settings, today, drafts, now, memos["checks"])
-    derived = derive(content, settings, drafts, now, memos["mentions"], run_all, (glossary, by_lang))
+    derived = derive(content, settings, drafts, now, memos["mentions"], run_all, matching)
     tracker = Tracker()
     tracked = (track_content(content, tracker), track_derived(derived, tracker))
     values = Values(content, derived)
