@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import nh3
+from jinja2 import Template
 
 from newsroom import __version__
 from newsroom.build import urls
@@ -131,11 +132,15 @@ def absolute_html(html: str, page_url: str) -> str:
                      url_relative=("rewrite_with_base", page_url))
 
 
-def issue_html(planner: Planner, number: int) -> str:
+def _entry_template(planner: Planner, name: str) -> Template:
+    """A feed entry's template, looked up once per feed (the lookup stats every template file)."""
+    return environment(planner.lang, template_folder(planner.settings.templates)).get_template(name)
+
+
+def issue_html(planner: Planner, number: int, template: Template | None = None) -> str:
     """The full issue as an HTML fragment with absolute links, for feeds."""
     context = {**planner.issue_context(number), "lang": planner.lang, "href": planner.href, "urls": urls}
-    html = environment(planner.lang, template_folder(planner.settings.templates)).get_template(
-        ISSUE_TEMPLATE).render(**context)
+    html = (template or _entry_template(planner, ISSUE_TEMPLATE)).render(**context)
     return absolute_html(html, planner.settings.base_url + urls.issue(planner.lang, number))
 
 
@@ -146,6 +151,7 @@ def issue_items(planner: Planner) -> Iterator[FeedItem]:
     # Newest publication first; the number breaks ties.
     numbers = sorted(published_issues(planner.derived), key=lambda n: (publication_time(content.issues[n], settings), n),
                      reverse=True)
+    template = _entry_template(planner, ISSUE_TEMPLATE)
     for number in numbers[: settings.feed_limit]:
         issue = content.issues[number]
         text = planner.text(issue)[0]
@@ -153,7 +159,7 @@ def issue_items(planner: Planner) -> Iterator[FeedItem]:
         yield FeedItem(
             id=tag_id(settings, f"{lang}/issues/{number}"), title=text.get("title") or str(number),
             link=settings.base_url + urls.issue(lang, number), published=publication_time(issue, settings),
-            summary=plain_text(text.get("lead") or ""), content=issue_html(planner, number),
+            summary=plain_text(text.get("lead") or ""), content=issue_html(planner, number, template),
             categories=tuple(name for slug, name in section_names.items() if slug in sections),
             twins=tuple((other, settings.base_url + urls.issue(other, number))
                         for other in settings.languages if other != lang and issue.has(other)))
@@ -170,12 +176,12 @@ def section_items(planner: Planner, section: str) -> Iterator[FeedItem]:
     chosen = [(times[facts[0]], facts[2], rank[facts[0]], key) for key, facts in planner.derived.story_facts.items()
               if facts[0] in rank and facts[1] == section]
     chosen.sort(key=lambda row: (-row[0].timestamp(), row[1], row[2]))
+    template = _entry_template(planner, STORY_TEMPLATE)
     for published, _position, _rank, key in chosen[: settings.feed_limit]:
         story = content.stories[key]
         item = planner.story_context(story)
         page = settings.base_url + urls.issue(lang, story.data["issue"])
-        html = environment(lang, template_folder(settings.templates)).get_template(STORY_TEMPLATE).render(
-            item=item, lang=lang, href=planner.href)
+        html = template.render(item=item, lang=lang, href=planner.href)
         yield FeedItem(
             id=tag_id(settings, f"{lang}/stories/{story.key}"), title=item["text"].get("headline") or story.key,
             link=f"{page}#story-{story.key}", published=published,
