@@ -155,3 +155,29 @@ def test_templates_read_dict_keys_and_attributes_as_jinja_does():
                 assert ours == jinjas or (callable(ours) and repr(ours) == repr(jinjas)), (obj, name)
     assert env.from_string("{{ d.headline }} {{ d['items'] }} {{ d.items()|length }} {{ d.missing.deeper }}|").render(
         d=data) == "H an item named items 5 |"
+
+
+@pytest.mark.parametrize("value", ["plain", "", "<script>alert('x')</script>", 'a "quoted" & <tagged> \'one\'',
+                                   "&amp; stays escaped again", "ő ű \u2028 \x00", 0, 3.5, None, True])
+def test_templates_escape_what_they_show_as_markupsafe_does(value):
+    # The site's templates write each shown value through their own escaping (no Markup made for it):
+    # the same text as MarkupSafe's, for text, other values, Markup, objects with __html__ and undefined.
+    from jinja2 import Environment
+    from markupsafe import Markup, escape
+
+    from newsroom.render.html import environment
+
+    class Shown:
+        def __html__(self) -> str:
+            return "<b>as HTML</b>"
+
+        def __str__(self) -> str:
+            return "<as text>"
+
+    env, plain = environment("en"), Environment(autoescape=True)
+    source = "{{ v }}|{{ m }}|{{ s }}|{{ missing }}|{{ v ~ '<' }}|{% set x %}{{ v }}{% endset %}{{ x }}|" \
+             "{% macro shown(a) %}[{{ a }}]{% endmacro %}{{ shown(v) }}"
+    context = {"v": value, "m": Markup("<i>kept</i>"), "s": Shown()}
+    assert "environment.escape_output(" in env.compile(source, raw=True)  # ours, not Jinja's `escape`
+    assert env.from_string(source).render(context) == plain.from_string(source).render(context)
+    assert env.escape_output(value) == str(escape(value))
