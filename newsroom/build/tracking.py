@@ -18,10 +18,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
+import marshal
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from newsroom.build.model import Content, Record
+from newsroom.build.state import READS_FORMAT
 
 SEP = "\x1f"
 ALL = "*"  # the key list of a collection: which records exist, in which order
@@ -245,10 +247,26 @@ def digest(text: str) -> str:
 
 
 def value_hash(value: Any) -> str:
-    """A short hash of a value a page read: a record by content hash and version, anything else by repr."""
+    """A short hash of a value a page read: a record by content hash and version, text by itself (most values a
+    build hashes are record fields: the escaping copy `repr` makes of a long text costs more than its hash),
+    anything else by repr. Text is hashed apart from reprs (`person`): the text "1" and the number 1 differ."""
+    if type(value) is str:
+        return hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=10, person=b"text").hexdigest()
+    if type(value) in _MARSHALLED:  # a text's fields, a list of tags: marshalled at C speed, escaped by no repr
+        try:
+            data = marshal.dumps(value, READS_FORMAT)
+        except ValueError:  # something inside marshal cannot write (a named tuple, a date)
+            pass
+        else:
+            return hashlib.blake2b(data, digest_size=10, person=b"marshal").hexdigest()
     if isinstance(value, Record):
         return f"{value.content_hash[:20]}.{value.version}"
     return digest(repr(value))
+
+
+#: Values `value_hash` hashes by their marshal bytes, in the format that writes equal values alike (see
+#: state.READS_FORMAT): containers of exactly these types; anything else inside them is refused and hashed by repr.
+_MARSHALLED = frozenset({dict, list, tuple, int, float, bool, type(None)})
 
 
 class Values:
@@ -330,6 +348,20 @@ class Values:
 
     def _compute(self, key: str) -> str:
         name, _, item = key.partition(SEP)
+        if name[:8] == "content." and name not in SHOWN:  # a record's field, or one language's field: most keys
+            parts = item.split(SEP)
+            records = self._roots.get(name)
+            record = records.get(parts[0]) if type(records) is dict and 2 <= len(parts) <= 3 else None
+            if type(record) is Record and type(record.data) is dict and parts[1][:1] not in (ALL, EXISTS):
+                value = record.data.get(parts[1], _MISSING)
+                if len(parts) == 3:
+                    last = parts[2]
+                    if type(value) is not dict or last[:1] in (ALL, EXISTS):
+                        value = _MISSING  # not a plain field of a text: the general way below
+                    else:
+                        value = value.get(last, _MISSING)
+                if value is not _MISSING:  # else absent, or a key of another type: the general way below
+                    return value_hash(value)
         if name == "stories_of":  # which stories, in order: their fields are read (and noted) one by one
             return digest(repr(self._by_issue.get(int(item), ())))
         value = self._roots.get(name)
