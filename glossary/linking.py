@@ -228,12 +228,12 @@ def link_first_mentions(html: str, matcher: TermMatcher,
             decoded, offsets = _decoded_offsets(raw)
             if decoded == token.text and "<" not in raw:  # else the parser read it otherwise
                 runs[index] = decoded, offsets
-    found = dict(zip(runs, matcher.find_each([decoded for decoded, _ in runs.values()])))
-    for index, token in enumerate(tokens):
-        raw = html[token.start:token.end]
+    found = zip(runs, matcher.find_each([decoded for decoded, _ in runs.values()]))
+    position = 0  # what is copied so far: the runs with no link are copied with what lies between
+    for index, mentions in found:
         links: list[tuple[int, int, str]] = []
-        offsets = runs[index][1] if index in runs else _Same(0)
-        for mention in found.get(index, ()):
+        offsets = runs[index][1]
+        for mention in mentions:
             start, end = offsets.get(mention.start), offsets.get(mention.end)
             if mention.slug in done or start is None or end is None:
                 continue  # already linked, or cut inside a character reference
@@ -243,5 +243,8 @@ def link_first_mentions(html: str, matcher: TermMatcher,
             if href is not None and href not in existing:
                 links.append((start, end, href))
                 done.add(mention.slug)
-        output.append(_link_text(raw, links) if links else raw)
-    return "".join(output)
+        if links:
+            token = tokens[index]
+            output += [html[position:token.start], _link_text(html[token.start:token.end], links)]
+            position = token.end
+    return "".join([*output, html[position:]]) if output else html

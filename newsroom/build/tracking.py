@@ -51,14 +51,24 @@ class TrackedMapping(Mapping[Any, Any]):
 
     def __init__(self, name: str, data: Mapping[Any, Any], tracker: Tracker) -> None:
         self._name, self._data, self._tracker = name, data, tracker
+        # Each key's dependency key, made once: the same field is read on page after page, and one string
+        # object per key is also hashed once wherever the reads go.
+        self._keys: dict[Any, str] = {}
+        self._exists: dict[Any, str] = {}
 
     def __getitem__(self, key: Any) -> Any:
-        self._tracker.note(f"{self._name}{SEP}{key}")
+        name = self._keys.get(key)
+        if name is None:
+            name = self._keys[key] = f"{self._name}{SEP}{key}"
+        self._tracker.reads.add(name)
         return self._data[key]
 
     def __contains__(self, key: object) -> bool:
         # Existence only: a page that links to an entry does not change when the entry's text does.
-        self._tracker.note(f"{self._name}{SEP}{EXISTS}{key}")
+        name = self._exists.get(key)
+        if name is None:
+            name = self._exists[key] = f"{self._name}{SEP}{EXISTS}{key}"
+        self._tracker.reads.add(name)
         return key in self._data
 
     def __iter__(self) -> Iterator[Any]:
@@ -92,9 +102,14 @@ class TrackedRecord(Record):
     raw: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
     tracker: Tracker = dataclasses.field(default_factory=Tracker, compare=False, repr=False)
     name: str = ""
+    texts: dict[str, TrackedMapping] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     def text(self, lang: str) -> Mapping[str, Any]:
-        return TrackedMapping(f"{self.name}{SEP}{lang}", self.raw.get(lang) or {}, self.tracker)
+        found = self.texts.get(lang)
+        if found is None:
+            found = self.texts[lang] = TrackedMapping(f"{self.name}{SEP}{lang}", self.raw.get(lang) or {},
+                                                      self.tracker)
+        return found
 
     def has(self, lang: str) -> bool:
         # Whether a language has text depends on its field list only (empty or not), not on the text.
