@@ -30,6 +30,17 @@ def test_folding_drops_accents_and_case():
     assert shard_of(fold("ütő")) == "u" and shard_of("日本") == "_"
 
 
+_TRICKY = "aAzZéÉőŐ09 \u00a0\u2003\u3000\u1680\n\t\x1cΣσςﬁ½²_-.,\u0301\u0308¨İ"
+
+
+@given(st.text(alphabet=st.sampled_from(_TRICKY), max_size=20) | st.text(max_size=20))
+def test_tokens_are_the_words_of_the_whole_folded_text(text):
+    # Tokens are worked out word by word (and remembered): the same as folding the whole text at once, final
+    # sigmas, combining marks, ligatures, fractions and every kind of space included.
+    assert tokens(text) == re.findall(r"[^\W_]+", fold(text))
+    assert tokens(text) == tokens(text)
+
+
 def test_an_unaccented_query_finds_the_accented_word():
     docs = [SearchDocument("entry", "Adatközpont", "/hu/glossary/data-center/", "", "adatközpont központ"),
             SearchDocument("story", "Más", "/hu/issues/1/#story-x", "", "semmi köze")]

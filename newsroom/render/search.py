@@ -66,8 +66,28 @@ def fold(text: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """The folded words of `text`, in order (letters and digits; hyphens and punctuation split)."""
-    return _WORD.findall(fold(text))
+    """The folded words of `text`, in order (letters and digits; hyphens and punctuation split).
+
+    Worked out per run of non-space characters, each run's once per process (an index tokenises every
+    document, and a publication's texts use the same words again and again): the same words as folding
+    the whole text, since lowercasing and folding go character by character (a final sigma looks no
+    further than the spaces around its word) and fold no space into a letter or digit.
+    """
+    found: list[str] = []
+    known = _RUN_WORDS.get
+    for run in text.split():
+        words = known(run)
+        if words is None:
+            if len(_RUN_WORDS) >= RUNS_KEPT:
+                _RUN_WORDS.clear()
+            words = _RUN_WORDS[run] = _WORD.findall(fold(run))
+        found += words
+    return found
+
+
+#: The words of each run of non-space characters seen (see `tokens`), up to this many runs.
+RUNS_KEPT = 200_000
+_RUN_WORDS: dict[str, list[str]] = {}
 
 
 def shard_of(token: str) -> str:
