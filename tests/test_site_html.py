@@ -181,3 +181,9 @@ def test_templates_escape_what_they_show_as_markupsafe_does(value):
     assert "environment.escape_output(" in env.compile(source, raw=True)  # ours, not Jinja's `escape`
     assert env.from_string(source).render(context) == plain.from_string(source).render(context)
     assert env.escape_output(value) == str(escape(value))
+
+    class MarkupAsText:  # no __html__, but its text is Markup: escaped as text all the same
+        def __str__(self) -> str:
+            return Markup(f"<b>{value}</b>")
+
+    assert env.escape_output(MarkupAsText()) == str(escape(MarkupAsText()))

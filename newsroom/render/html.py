@@ -93,7 +93,7 @@ def escape_text(text: str) -> str:
     text: no `Markup` made."""
     for char, reference in _ESCAPES:
         if char in text:
-            text = text.replace(char, reference)
+            text = str.replace(text, char, reference)  # str's own: a str subclass (Markup) escapes its arguments
     return text
 
 
