@@ -43,6 +43,32 @@ def test_a_build_loads_no_migration_machinery_nor_other_commands(tmp_path, sampl
     assert [name for name in loaded if name.startswith(unwanted)] == []
 
 
+def test_a_build_with_nothing_to_do_loads_no_templates_nor_markdown(tmp_path, sample_cli):
+    """A rebuild with nothing changed stops after comparing the store's snapshot: it does not import
+    Jinja, Markdown, the feeds or the search index (most of what a build imports); one after an edit does."""
+    site, email = tmp_path / "site", tmp_path / "email"
+    args = ["--db", sample_cli.db_url, "-q", "build", "--out", str(site), "--email-out", str(email)]
+    script = ("import json, sys\n"
+              "from newsroom.cli import main\n"
+              "try:\n"
+              f"    main({args!r})\n"
+              "except SystemExit as done:\n"
+              "    assert not done.code, done.code\n"
+              "print(json.dumps(sorted(sys.modules)))\n")
+
+    def loaded() -> list[str]:
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=True)
+        return json.loads(done.stdout.splitlines()[-1])
+
+    rendering = ("jinja2", "markdown_it", "newsroom.build.making", "newsroom.render.feeds", "newsroom.render.search")
+    first = loaded()
+    assert (site / "hu" / "index.html").is_file() and "newsroom.build.making" in first
+    written = {path: path.stat().st_mtime_ns for path in site.rglob("*") if path.is_file()}
+    again = loaded()
+    assert [name for name in again if name.startswith(rendering)] == []
+    assert {path: path.stat().st_mtime_ns for path in site.rglob("*") if path.is_file()} == written
+
+
 def test_the_program_ends_with_its_command_s_status_and_all_its_output(tmp_path, sample_cli):
     """`python -m newsroom` (as the console script) skips the interpreter's teardown: what a command
     printed still arrives whole through a pipe, an `atexit` function still runs, and the exit status

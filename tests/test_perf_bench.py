@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from newsroom import PROJECT_ROOT
-from newsroom.build import pipeline, state
+from newsroom.build import making, state
 from newsroom.build.pipeline import build
 from newsroom.build.model import load_content
 from newsroom.checks import markdown_texts
@@ -70,14 +70,14 @@ def over_the_cores(monkeypatch) -> set[str]:
     workers, as a large one's does; returns the names of the works run over the cores (as they run)."""
     from newsroom.build import derived, rendering
 
-    run_all, ran = pipeline.run_all, set()
+    run_all, ran = making.run_all, set()
 
     def spy(works, *args, **kwargs):
         ran.update(work.func.__name__ for work in works)
         return run_all(works, *args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "run_all", spy)
-    monkeypatch.setattr(pipeline, "PARSE_AHEAD_MIN", 1)
+    monkeypatch.setattr(making, "run_all", spy)
+    monkeypatch.setattr(making, "PARSE_AHEAD_MIN", 1)
     monkeypatch.setattr(derived, "SPREAD_STORIES", 1)
     monkeypatch.setattr(derived, "STORIES_PER_WORK", 8)
     monkeypatch.setattr(rendering, "PARALLEL_MIN", 1)
@@ -88,7 +88,7 @@ def remembered(db: Path) -> dict[str, dict[str, object]]:
     """What the stored memos of Markdown texts answer for each text of the publication."""
     with session_factory(make_engine(f"sqlite:///{db}"))() as session:
         content = load_content(session)
-        memos = state.load_memos(session, pipeline.PARTIAL_MEMOS, pipeline.PARTIAL_MEMOS)
+        memos = state.load_memos(session, making.PARTIAL_MEMOS, making.PARTIAL_MEMOS)
     records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
                *content.stories.values()]
     keys = {text_key(text) for record in records for text in markdown_texts(record, Settings().languages)}

@@ -101,7 +101,7 @@ class Output:
     #: decoded only for outputs under a changed root (see Graph).
     reads: bytes = NO_READS
     #: What the build needs of an output it does not remake: a page's sitemap entry, the group of
-    #: files made together (see build/pipeline.py).
+    #: files made together (see build/making.py).
     meta: Mapping[str, Any] | None = None
     #: The roots of the reads (see Graph), when the build that made the output worked them out.
     roots: tuple[str, ...] | None = field(default=None, compare=False, repr=False)

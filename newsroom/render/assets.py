@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from newsroom.render.html import TEMPLATES
+from newsroom.render.folder import TEMPLATES
 
 #: Source files under templates/assets/, written as assets/<stem>.<hash><suffix>.
 ASSET_FILES = ("site.css", "search.js")

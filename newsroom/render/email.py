@@ -32,7 +32,8 @@ from newsroom.build.pages import Derived, Planner
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import translations
 from newsroom.render.feeds import FEED_ATTRIBUTES, FEED_TAGS, publication_time, published_issues
-from newsroom.render.html import TEMPLATES, environment, template_folder
+from newsroom.render.folder import TEMPLATES, template_folder
+from newsroom.render.html import environment
 from newsroom.render.markdown import plain_text
 from newsroom.settings import Settings
 

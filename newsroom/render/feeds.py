@@ -37,7 +37,8 @@ from newsroom.build import urls
 from newsroom.build.feedlinks import FeedLink, feed_links
 from newsroom.build.model import Content, Record
 from newsroom.build.pages import Derived, Planner
-from newsroom.render.html import environment, template_folder
+from newsroom.render.folder import template_folder
+from newsroom.render.html import environment
 from newsroom.render.markdown import plain_text
 from newsroom.settings import Settings
 

@@ -23,14 +23,11 @@ from jinja2.compiler import CodeGenerator, Frame
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
-from newsroom import project_folder
 from newsroom.i18n import catalog_path, translations
+from newsroom.render.folder import TEMPLATES, folder_digest
 
 if TYPE_CHECKING:
     from newsroom.build.state import Memo
-
-TEMPLATES = project_folder("templates")
-
 
 #: The version of the code `_CodeGenerator` writes, in the names of the compiled templates kept between
 #: processes: code compiled by another version (or by plain Jinja) is never loaded into this one.
@@ -50,30 +47,9 @@ def _bytecode_cache() -> FileSystemBytecodeCache | None:
 BYTECODE = _bytecode_cache()
 
 
-def folder_digest(folder: Path) -> str:
-    """A hash of every file under `folder` (names and bytes); re-read only when a file's stat changes."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
-    signature = tuple((p.as_posix(), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
-    return _folder_digest(folder, signature)
-
-
-@lru_cache(maxsize=16)
-def _folder_digest(folder: Path, signature: tuple[tuple[str, int, int], ...]) -> str:
-    digest = hashlib.sha256()
-    for name, _, _ in signature:
-        path = Path(name)
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
 def catalog_digest(lang: str) -> str:
     path = catalog_path(lang)
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "-"
-
-
-def template_folder(configured: str) -> Path:
-    """The templates a build uses: the folder set in the settings (`--templates`), else the bundled ones."""
-    return Path(configured) if configured else TEMPLATES
 
 
 def environment(lang: str, templates: Path = TEMPLATES) -> Environment:

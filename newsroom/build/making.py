@@ -1,0 +1,786 @@
+"""The build once something changed: load, check, list pages, plan and render the stale ones, write.
+
+`newsroom.build.pipeline` runs a build up to its first question — did anything change since the last
+one? — and imports this module only when something did (see there): what it needs (templates,
+Markdown, feeds, the search index, the glossary's matchers) is most of what a build imports.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from jinja2 import TemplateNotFound, TemplateSyntaxError
+from jinja2 import meta as jinja_meta
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from issues.visibility import unpublished_locations, visible_numbers
+from newsroom.build import state, urls
+from newsroom.build.derived import term_matchers
+from newsroom.build.model import Content, Record, load_content
+from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
+from newsroom.build.pipeline import BuildResult, code_version
+from newsroom.build.rendering import PageRenderer, progress_bar, run_all
+from newsroom.build.tracking import (MASTHEAD, SEP, Tracker, Values, shown_value, track_content, track_derived,
+                                    untracked_fields)
+from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, collect,
+                                   discarded_on_error, existing_files, unchanged_on_disk, write_site)
+from newsroom.checks import check_content, markdown_texts, record_problems
+from newsroom.db.session import transaction
+from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.render import search
+from newsroom.render.assets import asset_urls, load_assets
+from newsroom.render.email import EMAIL_TEMPLATES, latest_email
+from newsroom.render.feeds import FEED_TEMPLATES, feed_groups
+from newsroom.render.folder import TEMPLATES
+from newsroom.render.html import catalog_digest, environment, used_templates
+from newsroom.render.markdown import find_references, remembered_references, text_key
+from newsroom.render.sitemap import render_sitemap
+from newsroom.settings import Settings
+
+#: Namespaces of remembered results (state.BuildMemo).
+MEMOS = ("records", "references", "mentions", "plain", "checks", "templates")
+#: Those a build reads only in part: the texts it renders and the records that changed.
+PARTIAL_MEMOS = ("references", "plain")
+#: Fewer unknown texts than this are parsed by `check` itself, without forking.
+PARSE_AHEAD_MIN = 2000
+#: More Markdown texts than a record of the sample or the benchmark has (a story: ~10 per language).
+MAX_TEXTS = 50
+#: An incremental build writing at most 1/IN_PLACE_SHARE of the files replaces them in place.
+IN_PLACE_SHARE = 10
+#: The fingerprint of outputs remade on every build (their bytes decide whether they are written).
+AGGREGATE = "aggregate"
+SITEMAP = "sitemap.xml"
+
+
+class Loaded(NamedTuple):
+    """What `load` read: the last build's state, the remembered results, the content."""
+
+    previous: state.Previous | None
+    memos: dict[str, state.Memo]
+    content: Content
+
+
+def load(session: Session, out: Path, full: bool, by_hand: set[str] | None) -> Loaded:
+    """What the build makes the site from, read in the front's transaction (see pipeline._build): the last
+    build's state (none for a full build), the remembered results and the content. `by_hand` are the last
+    build's files changed or removed since, if the front found them."""
+    previous = None if full or not out.is_dir() else state.load(session, str(out))
+    if previous is not None:
+        if by_hand is None:
+            by_hand = changed_since(out, previous.outputs, previous.written_ns)
+        previous = replace(previous, changed=frozenset(by_hand))
+    # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
+    memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
+    content = load_content(session, memos["records"])
+    return Loaded(previous, memos, content)
+
+
+def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool, email_out: Path | None,
+         now: dt.datetime | None, preview: bool, progress: bool, keep: list[Any] | None, templates: Path,
+         public: tuple[int, ...], snapshot: str, loaded: Loaded) -> BuildResult:
+    """Check, list, plan and render what is stale, and write it (see pipeline.build)."""
+    with _template_errors(templates):
+        return _make_site(engine, settings, out, today, drafts, email_out, now, preview, progress, keep, templates,
+                          public, snapshot, *loaded)
+
+
+def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
+               email_out: Path | None, now: dt.datetime | None, preview: bool, progress: bool,
+               keep: list[Any] | None, templates: Path, public: tuple[int, ...], snapshot: str,
+               previous: state.Previous | None, memos: dict[str, state.Memo], content: Content) -> BuildResult:
+    assets = load_assets(templates / "assets")
+    # What every page's context gets besides its own: part of every page's fingerprint.
+    shared: Mapping[str, Any] = {"assets": asset_urls(assets), "preview": preview}
+    if email_out is not None:  # the emails are made after the site is written: their templates must load first
+        for lang in settings.languages:
+            for name in EMAIL_TEMPLATES:
+                environment(lang, templates).get_template(name)
+    # HTML of texts rendered ahead by the parse that finds their references (see find_references);
+    # kept for this build only.
+    ahead = state.Memo()
+    # The term matchers, compiled while the workers parse ahead if they do (a first or full build, which
+    # then matches every story): compiling the glossary's patterns takes this process a few tenths of
+    # a second, while one core would idle after the parse ahead.
+    matching = term_matchers(content, settings.languages, memos["mentions"])  # (glossary digest, matchers)
+
+    def compile_matchers() -> None:
+        for matcher in matching[1].values():
+            matcher.compile()
+
+    with remembered_references(memos["references"], memos["plain"], ahead), ThreadPoolExecutor(1) as side:
+        fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
+        compiled: list[Future[None]] = []  # the executor starts its thread on the first submit: after the fork
+        _parse_ahead(fresh, content, settings, [memos["references"], memos["plain"], ahead], memos["checks"],
+                     lambda: compiled.append(side.submit(compile_matchers)))
+        for done in compiled:
+            done.result()
+        problems = checked(content, settings, today, drafts, now, memos["checks"])
+    derived = derive(content, settings, drafts, now, memos["mentions"], run_all, matching)
+    tracker = Tracker()
+    tracked = (track_content(content, tracker), track_derived(derived, tracker))
+    values = Values(content, derived)
+    # The template folder is no input of a page here: its fingerprint names the templates it used.
+    page_inputs = f"{code_version()}|{settings!r}|drafts={drafts}|public={public}|{untracked_fields(derived)}"
+    with remembered_references(memos["references"], memos["plain"], ahead):
+        renderer = PageRenderer(templates, settings.languages, shared, memos["templates"])
+        listed = list_pages(*tracked, settings, tracker, now, extra=True)
+        candidates = _candidates(previous, values)
+        pages, metas, spliced = _stale_pages(listed, renderer, values, page_inputs, previous, out, candidates)
+        groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, renderer, previous, out,
+                                            {plan.output for plan, _ in listed}, candidates)
+        # A build that remakes much of the site assembles a new tree, written while it renders.
+        remade = len(pages) + len(spliced)
+        tree = StagedTree(out) if previous is None or remade > len(listed) // IN_PLACE_SHARE else None
+        with discarded_on_error(tree):
+            for path, (item, lines) in spliced.items():
+                if lines is None:  # the same bytes
+                    continue
+                if tree is not None:  # spliced pages join it now, spliced again and written while the others render
+                    tree.write_made(path, partial(_respliced, out / path, *lines))
+                else:
+                    spliced[path] = (_Made(_respliced(out / path, *lines), item.output), None)
+            made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
+                                  [memos["references"], memos["plain"]], previous, candidates,
+                                  partial(_spool, tree, previous, out) if tree is not None else None)
+        rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
+    made.update(grouped)
+    made.update({path: item for path, (item, _) in spliced.items()})
+    group_files = list(grouped)
+    del grouped  # `made` holds the bytes now, and lets them go once written (see _publish)
+    # Each page's sitemap entry: (URL, language, twins, lastmod as ISO date or None).
+    sitemap = [(plan.url, plan.lang, meta["twins"], meta["lastmod"])
+               for plan, _ in listed if plan.in_sitemap for meta in (metas[plan.output],)]
+    made.update({asset.path: _Made(asset.data, state.Output(hashlib.sha256(asset.data).hexdigest(), AGGREGATE))
+                 for asset in assets})
+    # The sitemap is made from every page's entry: remade when any entry (or the list) changed.
+    entries = hashlib.sha256(repr((settings.base_url, settings.default_language, code_version(), sitemap)).encode())
+    known_map = previous.outputs.get(SITEMAP) if previous is not None else None
+    if known_map is None or known_map.fingerprint != entries.hexdigest() or not _published(previous, out, SITEMAP):
+        entry_specs = [PageSpec(url, lang, "", {}, twins, _date(lastmod)) for url, lang, twins, lastmod in sitemap]
+        data = render_sitemap(entry_specs, settings.base_url, settings.default_language)
+        made[SITEMAP] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), entries.hexdigest()))
+    claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [asset.path for asset in assets] \
+        + [SITEMAP]
+    with discarded_on_error(tree):
+        collect((path, b"") for path in claimed)  # refuses two outputs for one path
+        stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values, tree)
+    if email_out is not None:
+        # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
+        emails = [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]
+        write_site(email_out, collect(emails))
+    if tree is not None:
+        tree.wait()  # the old tree's removal, which ran meanwhile
+    if keep is not None:
+        keep[:] = [{name: value for name, value in locals().items() if name != "keep"}]
+    return BuildResult(len(sitemap), len(claimed), stats, [p for p in problems if p.severity == "warning"],
+                       rendered)
+
+
+
+@contextmanager
+def _template_errors(folder: Path) -> Iterator[None]:
+    """A template that is missing or does not parse stops the build with a message naming it (and its
+    line), not a traceback: a template folder of one's own (`--templates`) is edited by hand."""
+    try:
+        yield
+    except TemplateSyntaxError as error:
+        where = error.filename or (str(folder / error.name) if error.name else str(folder))
+        raise ContentError([Diagnostic(where, error.lineno, "", f"template syntax: {error.message}")]) from None
+    except TemplateNotFound as error:
+        raise ContentError([Diagnostic(str(folder), None, "", f"the template {error.name!r} is missing: copy it "
+                                                              f"from the bundled templates ({TEMPLATES})")]) from None
+
+
+def _parse_ahead(records: list[Record], content: Content, settings: Settings, memos: list[state.Memo],
+                 checks: state.Memo, meanwhile: Callable[[], Any] | None = None) -> None:
+    """Find the references (plain text, HTML ahead) of every text of `records` (those new since the last
+    build) the memos do not know, and check those records (their own problems, remembered in `checks`),
+    over the available cores: a first or full build parses every text once and checks every record
+    there, and `check`, the pages and the search index then look the answers up. `meanwhile()` runs
+    once workers have started, if they do (see run_all's `started`)."""
+    if len(records) * MAX_TEXTS < PARSE_AHEAD_MIN:
+        return  # too few to be worth it, and not worth hashing every text to count them
+    # A memo that knows nothing has no text: no need to hash every one to ask (the workers hash them).
+    known = None if memos[0].empty else memos[0]
+    seen: set[str] = set()
+    parts: list[tuple[Record, list[str]]] = []  # each record with its texts to parse (a text once)
+    for record in records:
+        texts = [text for text in dict.fromkeys(markdown_texts(record, settings.languages)) if text not in seen
+                 and (known is None or known.get(text_key(text)) is None)]
+        seen.update(texts)
+        parts.append((record, texts))
+    if len(seen) < PARSE_AHEAD_MIN:
+        return  # check parses them itself
+    memos = [*memos, checks]
+    for memo in memos:
+        memo.drain()  # what a forked worker inherits, it does not send back
+    chunks: list[list[tuple[Record, list[str]]]] = [[]]
+    size = 0
+    for part in parts:  # about 256 texts a work
+        if size >= 256:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(part)
+        size += len(part[1])
+
+    def finish(results: list[Any]) -> list[Any]:
+        return [*results[:-1], [memo.drain() for memo in memos]]
+
+    for result in run_all([partial(_parse_and_check, chunk, content, settings, checks) for chunk in chunks],
+                          finish, started=meanwhile):
+        if result is not None:
+            for memo, drained in zip(memos, result):
+                memo.merge(*drained)
+
+
+def _parse_and_check(parts: list[tuple[Record, list[str]]], content: Content, settings: Settings,
+                     checks: state.Memo) -> None:
+    for record, texts in parts:
+        for text in texts:
+            find_references(text)
+        record_problems(record, content, settings, checks)
+
+
+def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
+            now: dt.datetime | None, memo: state.Memo | None = None) -> list[Diagnostic]:
+    """Check before rendering: a broken link must stop the build, not ship.
+
+    Unpublished issues are work in progress: their problems are checked when they are
+    scheduled or published, and in a preview they are only warnings.
+    """
+    unpublished = unpublished_locations(content, visible_numbers(content, False, now))
+    problems = [p if p.location not in unpublished or p.severity == "warning" else replace(p, severity="warning")
+                for p in check_content(content, settings, today, memo=memo) if drafts or p.location not in unpublished]
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise ContentError(errors)
+    return problems
+
+
+def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.Previous | None,
+             claimed: set[str], snapshot: str, memos: Mapping[str, state.Memo], values: Values,
+             tree: StagedTree | None) -> WriteStats:
+    """Write what changed, remove what nothing makes, then record the new state (after the files).
+
+    `claimed` is every output of this build, `made` those it made (the rest are known unchanged);
+    it is emptied once the files are written, so their bytes are not held while the state is saved.
+    With a `tree`, the made files went there as they were made (their bytes are None here); what
+    else changed joins them and the tree is swapped in.
+    """
+    writes, outputs, removed = _changes(made, previous, out, claimed)
+    made.clear()
+    if tree is not None:
+        tree.finish(writes, set(removed))
+        new = tree.written
+    else:
+        new = set(writes)
+        # A small change replaces its files one by one; a large one (a template, a new issue in every
+        # masthead) swaps in a whole new tree, where the links cost little beside the writes.
+        in_place = previous is not None and len(new) + len(removed) <= len(claimed) // IN_PLACE_SHARE
+        apply_changes(out, writes, removed, in_place=in_place)
+    del writes
+    written_ns = _in_place_at(out, new)
+    with transaction(engine) as session:
+        state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
+                   _graph(previous, outputs, removed, values), replace_all=previous is None, written_ns=written_ns)
+        state.save_memos(session, memos)
+    return WriteStats(len(new), len(claimed) - len(new), len(removed))
+
+
+def _in_place_at(out: Path, written: Iterable[str]) -> int:
+    """When the files are all in place (ns since the epoch): now, or the latest modification time this build's
+    files got if later (a file system may round its times up). One modified after that was modified by hand."""
+    latest = time.time_ns()
+    for path in written:
+        try:
+            latest = max(latest, os.stat(os.path.join(out, path)).st_mtime_ns)
+        except OSError:
+            continue
+    return latest
+
+
+@dataclass(frozen=True)
+class _Made:
+    data: bytes | None  # None: handed to the build's StagedTree as it was made
+    output: state.Output
+
+
+def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer, values: Values, inputs: str,
+                 previous: state.Previous | None, out: Path, candidates: _Candidates | None
+                 ) -> tuple[list[tuple[PagePlan, Planner, str]], dict[str, Any],
+                            dict[str, tuple[_Made, tuple[bytes, bytes] | None]]]:
+    """The pages whose recorded inputs changed (all of them without a previous state), each with its
+    fingerprint; the remembered sitemap entry (`meta`) of every other page; and the pages whose only
+    changed input is the masthead's issue line, made from their last bytes (see `_Masthead`): each
+    with its state and the (old, new) line to put in its published bytes (None: the same bytes).
+
+    A page whose template, catalog and settings are the same and whose every
+    recorded read still has the same value would be planned and rendered to the
+    same bytes: it is not planned at all. Only the reads of `candidates` (see
+    _candidates) can have changed; None: any page's.
+    """
+    stale: list[tuple[PagePlan, Planner, str]] = []
+    metas: dict[str, Any] = {}
+    spliced: dict[str, tuple[_Made, tuple[bytes, bytes] | None]] = {}
+    masthead = _Masthead(renderer, values, out) if previous is not None else None
+    fingerprints: dict[tuple[str, str], str] = {}
+    for plan, planner in listed:
+        path = plan.output
+        fingerprint = fingerprints.get((plan.template, plan.lang))
+        if fingerprint is None:
+            fingerprint = fingerprints[plan.template, plan.lang] = hashlib.sha256(
+                f"{inputs}|{renderer.fingerprint(plan.template, plan.lang)}".encode()).hexdigest()
+        known = previous.outputs.get(path) if previous is not None else None
+        if known is None or known.fingerprint != fingerprint:
+            stale.append((plan, planner, fingerprint))
+            continue
+        meta = known.meta
+        if meta is None or not _published(previous, out, path):
+            stale.append((plan, planner, fingerprint))
+            continue
+        changed = _changed_reads(path, known, values, candidates, _Masthead.key(plan.lang))
+        if changed is not None and not changed[0]:
+            metas[path] = meta
+            continue
+        splice = masthead.spliced(plan, planner, known, changed) if masthead is not None and changed is not None \
+            else None
+        if splice is None:
+            stale.append((plan, planner, fingerprint))
+        else:
+            spliced[path] = splice
+            metas[path] = meta
+    return stale, metas, spliced
+
+
+class _Masthead:
+    """Pages whose only changed read is the masthead's issue line (`derived.masthead`), made by putting
+    the new line in place of the old one in their published bytes instead of planning and rendering
+    them: publishing an issue changes the masthead of every page, and little else of most.
+
+    The line is the output of one template (`_masthead.html`), which may use only names every page of
+    a language gives the same values (`NAMES`); a page is spliced only when no other template it
+    renders from names `latest_issue`, and the old line occurs in its bytes exactly once. Its
+    template, catalog and settings are those of the last build (its fingerprint is unchanged), so the
+    rest of the page would render to the same bytes. The old line is rendered from the value the
+    page's reads stored (`tracking.SHOWN`). A page none of whose templates names `latest_issue` keeps
+    its bytes. Otherwise the page is rendered as any other.
+    """
+
+    TEMPLATE = "_masthead.html"
+    NAMES = frozenset({"latest_issue", "href", "urls", "lang", "_", "gettext"})
+
+    def __init__(self, renderer: PageRenderer, values: Values, out: Path) -> None:
+        self.renderer, self.values, self.out = renderer, values, out
+        self._ways: dict[tuple[str, str], str] = {}
+        self._variables: dict[str, set[str]] = {}  # template → the names it reads from its context
+        self._lines: dict[tuple[str, str], bytes] = {}
+
+    @staticmethod
+    def key(lang: str) -> str:
+        """The read of a language's masthead line."""
+        return f"{MASTHEAD}{SEP}{lang}"
+
+    def spliced(self, plan: PagePlan, planner: Planner, known: state.Output,
+                changed: tuple[list[str], list[str], dict[str, str]]
+                ) -> tuple[_Made, tuple[bytes, bytes] | None] | None:
+        """The page made from its published bytes, when the masthead line is its only changed read
+        (`changed`: see `_changed_reads`): its state, and the (old, new) line to put in place in its
+        published bytes (None: they stay); None when it must be rendered. Its bytes are not kept: the
+        many pages an issue's publishing splices are spliced again as each is written (`_respliced`)."""
+        key = self.key(plan.lang)
+        found, roots, deps = changed
+        way = self._way(plan.template, plan.lang) if found == [key] else ""
+        if not way:
+            return None
+        new_value = self.values(key)
+        reads = state.encode_reads({**deps, key: new_value}, roots)
+
+        def made(digest: str) -> _Made:
+            # Its roots as decoded: one string per root is what `Values.key` keeps for pages made
+            # in workers, but a spliced page's are as many as its reads' roots, thousands of pages.
+            return _Made(None, state.Output(digest, known.fingerprint, reads, known.meta, roots=tuple(roots)))
+
+        if way == "same":  # its templates do not show the masthead line: the same bytes
+            return made(known.digest), None
+        old_line = self._line(plan.lang, deps[key], planner)
+        try:
+            data = (self.out / plan.output).read_bytes()
+        except OSError:
+            return None
+        if not old_line or data.count(old_line) != 1:
+            return None
+        new_line = self._line(plan.lang, new_value, planner)
+        if new_line == old_line:  # another value, the same line: the same bytes
+            return made(known.digest), None
+        return made(hashlib.sha256(data.replace(old_line, new_line)).hexdigest()), (old_line, new_line)
+
+    def _way(self, template: str, lang: str) -> str:
+        """How a page of `template` is made when only the masthead line changed: "splice" (its masthead
+        template shows the line, and nothing else names `latest_issue`), "same" (nothing it renders
+        from names it) or "" (rendered)."""
+        found = self._ways.get((template, lang))
+        if found is None:
+            env = self.renderer.envs[lang]
+            names = used_templates(env, template, self.renderer.memo)
+            if names is None:
+                found = ""
+            elif not any("latest_issue" in self._names_read(env, name) for name in names):
+                found = "same"
+            elif self.TEMPLATE in names and all(
+                    (variables <= self.NAMES) if name == self.TEMPLATE else "latest_issue" not in variables
+                    for name in names for variables in [self._names_read(env, name)]):
+                found = "splice"
+            else:
+                found = ""
+            self._ways[template, lang] = found
+        return found
+
+    def _names_read(self, env: Any, name: str) -> set[str]:
+        """The names a template reads from its context (every language's environment parses it alike)."""
+        found = self._variables.get(name)
+        if found is None:
+            source, filename, _ = env.loader.get_source(env, name)
+            found = self._variables[name] = jinja_meta.find_undeclared_variables(env.parse(source, name, filename))
+        return found
+
+    def _line(self, lang: str, stored: str, planner: Planner) -> bytes:
+        """The masthead line for a stored value of `derived.masthead` (see `tracking.SHOWN`); empty for
+        any other (the value of a read that found nothing)."""
+        found = self._lines.get((lang, stored))
+        if found is None:
+            value = shown_value(stored) if stored.startswith("=") else None
+            found = self._lines[lang, stored] = self.renderer.render(
+                self.TEMPLATE, lang, {"latest_issue": value, "href": planner.href, "urls": urls, "lang": lang})
+        return found
+
+
+def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, values: Values,
+                  inputs: str, renderer: PageRenderer, previous: state.Previous | None, out: Path, pages: set[str],
+                  candidates: _Candidates | None) -> tuple[list[_Group], list[str]]:
+    """The groups of files made together from much of the content — each feed, each language's
+    search index — that must be remade, and the paths of those kept.
+
+    A group is remade when any input it read changed (any of its files: they share their reads), or
+    the templates a feed is made with, else its files are kept as they are.
+    """
+    content, derived = tracked
+    members: dict[str, list[tuple[str, state.Output]]] = {}  # group → its files
+    for path, output in (previous.outputs.items() if previous is not None else ()):
+        if path in pages or output.fingerprint == AGGREGATE:
+            continue
+        meta = output.meta
+        if meta is not None and "group" in meta:
+            members.setdefault(meta["group"], []).append((path, output))
+    stale: list[_Group] = []
+    kept: list[str] = []
+    for lang in settings.languages:
+        folder, index = urls.search_index(lang), f"search/{lang}"
+        # The last index is updated only if made by the same code and settings (its tokens' rules).
+        last = [(path, output) for path, output in members.get(index, [])
+                if output.fingerprint == _group_fingerprint(inputs, index, lang)]
+        groups = {
+            **{f"feeds/{lang}/{name}": make for name, make in feed_groups(content, derived, settings, lang).items()},
+            index: partial(_search_index, partial(Planner, content, derived, settings, lang, now), folder, out,
+                           last if len(last) == len(members.get(index, [])) else []),
+        }
+        feed_templates = "|".join(renderer.fingerprint(name, lang) for name in FEED_TEMPLATES)
+        for group, make in groups.items():
+            fingerprint = _group_fingerprint(f"{inputs}|{feed_templates}" if group != index else inputs, group, lang)
+            known = members.get(group, [])
+            if known and all(output.fingerprint == fingerprint for _, output in known) \
+                    and not any(_changed(path, output, values, candidates) for path, output in known) \
+                    and all(_published(previous, out, path) for path, _ in known):
+                kept += [path for path, _ in known]
+            else:  # with the file its reads are stored with (see _make)
+                stale.append((group, make, fingerprint,
+                              next((output for _, output in known if output.reads != state.NO_READS), None)))
+    return stale, kept
+
+
+def _group_fingerprint(inputs: str, group: str, lang: str) -> str:
+    return hashlib.sha256(f"{inputs}|{group}|{catalog_digest(lang)}".encode()).hexdigest()
+
+
+def _search_index(planner: Callable[[], Planner], folder: str, out: Path,
+                  known: list[tuple[str, state.Output]]) -> tuple[list[tuple[str, bytes]], dict[str, Any]]:
+    """One language's search index, and the digests of its documents (kept in its first file's
+    meta): the next build updates the last index, read back from the published files, when
+    every one of them is as this state recorded it. The planner is made here, where the group's
+    reads are noted."""
+    docs = search.sources(planner())
+    files = {path: output for path, output in known}
+    remembered = next((output.meta["docs"] for output in files.values() if output.meta and "docs" in output.meta),
+                      None)
+    last = None
+    if remembered is not None:
+        try:
+            data = {path: (out / path).read_bytes() for path in files}
+        except OSError:
+            data = {}
+        if data and all(hashlib.sha256(item).hexdigest() == files[path].digest for path, item in data.items()):
+            last = search.LastIndex.of(remembered, data, folder)
+    made = search.index_files(docs, last)
+    return [(folder + relative, data) for relative, data in made.items()], {"docs": [doc.digest() for doc in docs]}
+
+
+#: A group of files to remake: its name, its maker, its fingerprint, and the file its last reads
+#: are stored with (if any).
+_Group = tuple[str, Callable[[], Any], str, "state.Output | None"]
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """The outputs under a root whose value changed (see state.Graph), and those roots: only reads
+    under them can have changed."""
+
+    paths: set[str]
+    roots: set[str]
+
+
+def _candidates(previous: state.Previous | None, values: Values) -> _Candidates | None:
+    """Which outputs' reads can have changed; None (any output's, any read) without a graph."""
+    if previous is None or previous.graph is None:
+        return None
+    graph = previous.graph
+    roots = {root for root, value in graph.values.items() if values(root) != value}
+    return _Candidates({path for root in roots for path in graph.readers.get(root, ())}, roots)
+
+
+def _changed(path: str, output: state.Output, values: Values, candidates: _Candidates | None) -> bool:
+    """Whether any read of `output` now has another value."""
+    found = _changed_reads(path, output, values, candidates)
+    return found is None or bool(found[0])
+
+
+def _changed_reads(path: str, output: state.Output, values: Values, candidates: _Candidates | None,
+                   but: str = "") -> tuple[list[str], list[str], dict[str, str]] | None:
+    """The reads of `output` that now have another value — none, or up to the first one other than
+    `but` — with its reads as stored (roots, {key: value hash}); None when they cannot be told (it
+    changed)."""
+    if candidates is not None and path not in candidates.paths:
+        return [], [], {}
+    roots, deps = output.decoded()
+    if state.UNREADABLE in deps:
+        return None
+    keys: Iterable[str]
+    if candidates is None:
+        keys = deps
+    else:
+        # Only reads under the output's own roots that changed: each root's keys are found by bisection
+        # (the keys are in order), not by working out the root of each of its hundreds of reads.
+        hit = [root for root in roots if root in candidates.roots]
+        if not hit:
+            return [], roots, deps
+        ordered = list(deps)
+        keys = dict.fromkeys(key for root in hit for low, high in values.ranges(root)
+                             for key in ordered[bisect.bisect_left(ordered, low):bisect.bisect_left(ordered, high)])
+    changed: list[str] = []
+    for key in keys:
+        if values(key) != deps[key]:
+            changed.append(key)
+            if key != but:
+                break
+    return changed, roots, deps
+
+
+def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output], removed: list[str],
+           values: Values) -> state.Graph:
+    """The graph after this build: the last one with the changed and removed outputs' reads taken
+    out and the changed ones' put in; every root's value now."""
+    known = previous.outputs if previous is not None else {}
+    redone = [path for path in (*changed, *removed) if path in known]
+    if previous is None or previous.graph is None or len(redone) > len(known) // 2:
+        # From the reads of every output: those kept decoded from the state, the rest as made.
+        readers: dict[str, list[str]] = {}
+        reads = {path: output for path, output in known.items() if path not in changed and path not in removed}
+        reads.update(changed)
+        for path, output in sorted(reads.items()):
+            for root in _roots(output):
+                readers.setdefault(root, []).append(path)
+    else:
+        readers = dict(previous.graph.readers)
+        touched: dict[str, set[str]] = {}
+        for path in {*changed, *removed}:
+            before = set(_roots(known[path])) if path in known else set()
+            after = set(_roots(changed[path])) if path in changed else set()
+            for root in before - after:
+                touched.setdefault(root, set(readers.get(root, ()))).discard(path)
+            for root in after - before:
+                touched.setdefault(root, set(readers.get(root, ()))).add(path)
+        for root, paths in touched.items():
+            if paths:
+                readers[root] = sorted(paths)
+            else:
+                readers.pop(root, None)
+        if not touched:  # no output reads under other roots than it did (most edits): stored as it was read
+            return state.Graph({root: values(root) for root in readers}, readers, previous.graph.stored)
+    return state.Graph({root: values(root) for root in readers}, readers)
+
+
+def _roots(output: state.Output) -> Iterable[str]:
+    """The roots an output read under: as its work found them, or from its stored reads."""
+    return output.roots if output.roots is not None else output.stored_roots()
+
+
+def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker: Tracker,
+               before: state.Output | None) -> list[Any]:
+    """Plan and render one page: [bytes, reads, sitemap entry, its planner's id, `before`] (_make's
+    `finish` pairs the bytes with their hash, turns the reads into deps, with `before`, what the page
+    was last made from, and the id into the deps' roots)."""
+    tracker.take()
+    spec = plan.make()
+    assert spec.url == plan.url and spec.template == plan.template, (plan, spec.url, spec.template)
+    data = renderer.render(spec.template, spec.lang, spec.context)
+    meta = {"twins": dict(spec.twins), "sitemap": plan.in_sitemap,
+            "lastmod": spec.lastmod.isoformat() if spec.lastmod else None}
+    return [data, spec.reads | tracker.take(), meta, id(planner), before]
+
+
+def _group_work(make: Callable[[], Any], tracker: Tracker, before: state.Output | None) -> list[Any]:
+    """Make one group of files: [sorted (path, bytes), reads, what its first file's meta adds, None,
+    `before`] (see _page_work). `make` returns the files, or the files and that meta."""
+    tracker.take()
+    made = make()
+    files, extra = made if isinstance(made, tuple) else (made, {})
+    return [sorted(files), frozenset(tracker.take()), extra, None, before]
+
+
+def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], renderer: PageRenderer,
+          tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool, memos: list[state.Memo],
+          previous: state.Previous | None, candidates: _Candidates | None,
+          spool: Callable[[str, str, bytes], None] | None) -> tuple[dict[str, _Made], dict[str, _Made]]:
+    """Make the stale groups and pages, over the available cores; returns (pages made, group files made).
+
+    Planning happens where rendering does: a worker plans and renders its pages, so the build never
+    holds every page's context. A page depends on what it read and on what the values its planner
+    kept as attributes were computed from (Planner.shared_reads), taken when a run of works ends:
+    any such value a page used was computed in that process by then. What workers add to and use
+    of `memos` comes back with their results, so the next build remembers it. A remade output's
+    reads under roots that did not change keep the values stored with it (`previous`). Each file
+    made goes to `spool(path, digest, bytes)` as it arrives, if given, and its bytes are let go.
+    """
+    planners = {id(planner): planner for _, planner, _ in pages}  # a forked worker's are its own copies
+    known = previous.outputs if previous is not None and candidates is not None else {}
+    works = [*(partial(_group_work, make, tracker, before) for _, make, _, before in groups),
+             *(partial(_page_work, plan, planner, renderer, tracker, known.get(plan.output))
+               for plan, planner, _ in pages)]
+    offset = len(groups)
+    unchanged = (lambda key: values.root(key) not in candidates.roots) if candidates is not None else None
+
+    def finish(results: list[Any]) -> list[Any]:
+        shared = {key: planner.shared_reads() for key, planner in planners.items()}
+        for result in results:
+            # Files are hashed, and a page's reads (with its planner's shared reads) get their values
+            # and roots, here where the work ran (in a worker: in parallel, and sent back once).
+            if result[3] is None:
+                result[0] = [(path, hashlib.sha256(data).hexdigest(), data) for path, data in result[0]]
+            else:
+                result[0] = (hashlib.sha256(result[0]).hexdigest(), result[0])
+            reads = result[1] | shared[result[3]] if result[3] is not None else result[1]
+            last = result.pop()
+            last = last.deps() if last is not None else None
+            if last is None or unchanged is None:
+                deps = values.hashes(sorted(reads))
+            else:  # a read under a root that did not change has the value it had
+                deps = {key: last[key] if key in last and unchanged(key) else values(key) for key in sorted(reads)}
+            result[3] = tuple(sorted(values.roots(reads)))
+            result[1] = state.encode_reads(deps, result[3])
+        if results:
+            results[-1].append([memo.drain() for memo in memos])
+        return results
+
+    def kept(path: str, digest: str, data: bytes) -> tuple[str, bytes | None]:
+        if spool is None:
+            return digest, data
+        spool(path, digest, data)
+        return digest, None
+
+    def arrived(index: int, result: list[Any]) -> list[Any]:
+        if index < offset:
+            result[0] = [(path, *kept(path, digest, data)) for path, digest, data in result[0]]
+        else:
+            result[0] = kept(pages[index - offset][0].output, *result[0])
+        return result
+
+    renderer.compile(plan for plan, _, _ in pages)
+    for memo in memos:
+        memo.drain()  # what a forked worker inherits, it does not send back
+    with progress_bar(len(works), progress) as bar:
+        results = run_all(works, finish, bar, arrived)
+    for result in results:
+        if len(result) > 4:
+            for memo, (added, used) in zip(memos, result.pop()):
+                memo.merge(added, used)
+    grouped: dict[str, _Made] = {}
+    for (group, _, fingerprint, _), (files, reads, extra, roots) in zip(groups, results[:offset]):
+        roots = tuple(map(values.key, roots))
+        for index, (path, digest, data) in enumerate(files):
+            # The group's reads (and what its maker remembers) are stored once, with its first file.
+            grouped[path] = _Made(data, state.Output(digest, fingerprint,
+                                                     state.NO_READS if index else reads,
+                                                     {"group": group} if index else {"group": group, **extra},
+                                                     roots=() if index else roots))
+    made: dict[str, _Made] = {}
+    for (plan, _, fingerprint), ((digest, data), reads, meta, roots) in zip(pages, results[offset:]):
+        metas[plan.output] = meta
+        made[plan.output] = _Made(data, state.Output(digest, fingerprint, reads, meta,
+                                                     roots=tuple(map(values.key, roots))))
+    return made, grouped
+
+
+def _respliced(path: Path, old_line: bytes, new_line: bytes) -> bytes:
+    """A published page with its masthead line replaced (see `_Masthead.spliced`, which read it first)."""
+    return path.read_bytes().replace(old_line, new_line)
+
+
+def _unchanged(previous: state.Previous | None, out: Path, path: str, digest: str, data: bytes) -> bool:
+    """Whether the published file already holds these bytes: as recorded, else as read from disk."""
+    known = previous.outputs.get(path) if previous is not None else None
+    if known is not None:
+        return known.digest == digest and _published(previous, out, path)
+    return unchanged_on_disk(out, path, data)
+
+
+def _spool(tree: StagedTree, previous: state.Previous | None, out: Path, path: str, digest: str,
+           data: bytes) -> None:
+    """A made file joins the new tree: written there, or linked from the published one if unchanged."""
+    if not tree.published or not _unchanged(previous, out, path, digest, data):
+        tree.write(path, data)
+
+
+def _published(previous: state.Previous | None, out: Path, path: str) -> bool:
+    """Whether the published file is there as the last build left it."""
+    if previous is not None and path in previous.outputs:
+        return path not in previous.changed  # the build looked at each of them as it started
+    return os.path.isfile(os.path.join(out, path))  # os.path: a path object per file costs more than this
+
+
+def _date(value: str | None) -> dt.date | None:
+    return dt.date.fromisoformat(value) if value else None
+
+
+def _changes(made: Mapping[str, _Made], previous: state.Previous | None, out: Path,
+             claimed: set[str]) -> tuple[dict[str, bytes], dict[str, state.Output], list[str]]:
+    """Which made files differ from what is published, which state rows change, what goes away."""
+    writes: dict[str, bytes] = {}
+    outputs: dict[str, state.Output] = {}
+    for path, item in made.items():
+        known = previous.outputs.get(path) if previous is not None else None
+        if known != item.output:
+            outputs[path] = item.output
+        if item.data is not None and not _unchanged(previous, out, path, item.output.digest, item.data):
+            writes[path] = item.data
+    before = set(previous.outputs) if previous is not None else existing_files(out)
+    return writes, outputs, sorted(before - claimed)
