@@ -38,6 +38,10 @@ from typing import Any
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+# The content's models, every one: the store's snapshot covers the tables the models in use define (see
+# state.snapshot), and this module is all a build with nothing to do imports of the content's code.
+import glossary.models  # noqa: F401
+import newsroom.models  # noqa: F401
 from issues.models import Issue
 from newsroom import PROJECT_ROOT
 from newsroom.build import state
