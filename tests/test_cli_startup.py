@@ -6,6 +6,7 @@ import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from click.testing import CliRunner
 from sqlalchemy import text
@@ -24,11 +25,9 @@ def test_every_command_is_listed_with_its_module():
     assert CliRunner().invoke(main, ["no-such-command"]).exit_code == 2
 
 
-def test_a_build_loads_no_migration_machinery_nor_other_commands(tmp_path, sample_cli):
-    """`newsroom build` is run after every edit: it does not pay for Alembic or the mail, export or
-    preview code (a fresh interpreter, as the command runs)."""
-    args = ["--db", sample_cli.db_url, "-q", "build", "--out", str(tmp_path / "site"),
-            "--email-out", str(tmp_path / "email")]
+def modules_of_a_build(db_url: str, site: Path, email: Path) -> list[str]:
+    """The modules `newsroom build` loaded, run in a fresh interpreter as the command runs."""
+    args = ["--db", db_url, "-q", "build", "--out", str(site), "--email-out", str(email)]
     script = ("import json, sys\n"
               "from newsroom.cli import main\n"
               "try:\n"
@@ -36,8 +35,14 @@ def test_a_build_loads_no_migration_machinery_nor_other_commands(tmp_path, sampl
               "except SystemExit as done:\n"
               "    assert not done.code, done.code\n"
               "print(json.dumps(sorted(sys.modules)))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=True)
-    loaded = json.loads(done.stdout.splitlines()[-1])
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=site.parent, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_a_build_loads_no_migration_machinery_nor_other_commands(tmp_path, sample_cli):
+    """`newsroom build` is run after every edit: it does not pay for Alembic or the mail, export or
+    preview code (a fresh interpreter, as the command runs)."""
+    loaded = modules_of_a_build(sample_cli.db_url, tmp_path / "site", tmp_path / "email")
     assert (tmp_path / "site" / "hu" / "index.html").is_file()
     assert "newsroom.cli.build" in loaded
     unwanted = ("alembic", "rdflib", "newsroom.cli.content", "newsroom.cli.mail", "newsroom.cli.serve",
@@ -49,18 +54,9 @@ def test_a_build_with_nothing_to_do_loads_no_templates_nor_markdown(tmp_path, sa
     """A rebuild with nothing changed stops after comparing the store's snapshot: it does not import
     Jinja, Markdown, the feeds or the search index (most of what a build imports); one after an edit does."""
     site, email = tmp_path / "site", tmp_path / "email"
-    args = ["--db", sample_cli.db_url, "-q", "build", "--out", str(site), "--email-out", str(email)]
-    script = ("import json, sys\n"
-              "from newsroom.cli import main\n"
-              "try:\n"
-              f"    main({args!r})\n"
-              "except SystemExit as done:\n"
-              "    assert not done.code, done.code\n"
-              "print(json.dumps(sorted(sys.modules)))\n")
 
     def loaded() -> list[str]:
-        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=True)
-        return json.loads(done.stdout.splitlines()[-1])
+        return modules_of_a_build(sample_cli.db_url, site, email)
 
     rendering = ("jinja2", "markdown_it", "newsroom.build.making", "newsroom.render.feeds", "newsroom.render.search")
     first = loaded()
