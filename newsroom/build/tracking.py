@@ -363,7 +363,7 @@ class Values:
 
     def _compute(self, key: str) -> str:
         name, _, item = key.partition(SEP)
-        if name[:8] == "content." and name not in SHOWN:  # a record's field, or one language's field: most keys
+        if name[:8] == "content.":  # a record's field, or one language's field: most keys
             parts = item.split(SEP)
             records = self._roots.get(name)
             record = records.get(parts[0]) if type(records) is dict and 2 <= len(parts) <= 3 else None

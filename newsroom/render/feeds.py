@@ -138,10 +138,11 @@ def _entry_template(planner: Planner, name: str) -> Template:
     return environment(planner.lang, template_folder(planner.settings.templates)).get_template(name)
 
 
-def issue_html(planner: Planner, number: int, template: Template | None = None) -> str:
-    """The full issue as an HTML fragment with absolute links, for feeds."""
+def issue_html(planner: Planner, number: int, template: Template) -> str:
+    """The full issue as an HTML fragment with absolute links, for feeds (`template`: the feed's
+    `ISSUE_TEMPLATE`, see `_entry_template`)."""
     context = {**planner.issue_context(number), "lang": planner.lang, "href": planner.href, "urls": urls}
-    html = (template or _entry_template(planner, ISSUE_TEMPLATE)).render(**context)
+    html = template.render(**context)
     return absolute_html(html, planner.settings.base_url + urls.issue(planner.lang, number))
 
 
