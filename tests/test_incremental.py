@@ -18,6 +18,8 @@ from pathlib import Path
 import html5lib
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 from sitebuild import language_switch, parse
 from sqlalchemy import select
 
@@ -466,7 +468,8 @@ def test_a_build_graph_that_cannot_be_read_is_made_again_from_the_outputs_reads(
         graph = Graph.decode(session.scalar(select(BuildRun.graph)))
         assert graph is not None and graph.readers
         if stored == "the layout before":
-            stored = pack(MARSHAL_TAG + b"\n" + marshal.dumps([graph.values, graph.readers]))
+            readers = {root: graph.readers.get(root) for root in graph.readers}
+            stored = pack(MARSHAL_TAG + b"\n" + marshal.dumps([graph.values, readers]))
         session.execute(update(BuildRun).values(graph=stored))
     for edit in (publication.edit_story_body, publication.edit_story):
         done = edit()
@@ -733,3 +736,24 @@ def test_an_edited_headline_remakes_the_archive_page_of_its_year_alone(sample_cl
     assert "section/science/2026/index.html" in changed
     assert "section/science/index.html" not in changed and "section/science/2027/index.html" not in changed
     assert "Enzymes that eat PET, revised" in (archive / "2026" / "index.html").read_text(encoding="utf-8")
+
+
+_PATHS = st.sampled_from([f"{lang}/page-{n}/index.html" for lang in ("hu", "en") for n in range(12)])
+_ROOTS = st.sampled_from([f"content.stories\x1fs{n}" for n in range(8)])
+
+
+@given(st.dictionaries(_ROOTS, st.sets(_PATHS, min_size=1)),
+       st.lists(st.dictionaries(_ROOTS, st.sets(_PATHS)), max_size=4))
+def test_the_graph_s_readers_are_each_root_s_paths_as_given_and_as_replaced(readers, changes):
+    # The stored graph numbers each path once; what each root's readers are must not depend on it.
+    from newsroom.build.state import Readers
+
+    model = {root: sorted(paths) for root, paths in readers.items()}
+    table = Readers.of(readers)
+    for change in changes:
+        table = Readers.decode(table.replaced(change).encode())
+        model.update({root: sorted(paths) for root, paths in change.items()})
+        model = {root: paths for root, paths in model.items() if paths}
+    assert {root: table.get(root) for root in table} == model
+    assert table.get("content.stories\x1fnone") == []
+    assert {root: Readers.of(model).get(root) for root in model} == model

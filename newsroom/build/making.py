@@ -555,7 +555,7 @@ def _candidates(previous: state.Previous | None, values: Values) -> _Candidates 
         return None
     graph = previous.graph
     roots = {root for root, value in graph.values.items() if values(root) != value}
-    return _Candidates({path for root in roots for path in graph.readers.get(root, ())}, roots)
+    return _Candidates({path for root in roots for path in graph.readers.get(root)}, roots)
 
 
 def _changed(path: str, output: state.Output, values: Values, candidates: _Candidates | None) -> bool:
@@ -601,31 +601,29 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
     out and the changed ones' put in; every root's value now."""
     known = previous.outputs if previous is not None else {}
     redone = [path for path in (*changed, *removed) if path in known]
-    if previous is None or previous.graph is None or len(redone) > len(known) // 2:
+    if previous is None or previous.graph is None or len(redone) > len(known) // 2 \
+            or len(previous.graph.readers.paths) > 2 * len(known):  # its table holds many paths gone since
         # From the reads of every output: those kept decoded from the state, the rest as made.
-        readers: dict[str, list[str]] = {}
+        found: dict[str, list[str]] = {}
         reads = {path: output for path, output in known.items() if path not in changed and path not in removed}
         reads.update(changed)
-        for path, output in sorted(reads.items()):
+        for path, output in reads.items():
             for root in _roots(output):
-                readers.setdefault(root, []).append(path)
+                found.setdefault(root, []).append(path)
+        readers = state.Readers.of(found)
     else:
-        readers = dict(previous.graph.readers)
+        graph = previous.graph
         touched: dict[str, set[str]] = {}
         for path in {*changed, *removed}:
             before = set(_roots(known[path])) if path in known else set()
             after = set(_roots(changed[path])) if path in changed else set()
             for root in before - after:
-                touched.setdefault(root, set(readers.get(root, ()))).discard(path)
+                touched.setdefault(root, set(graph.readers.get(root))).discard(path)
             for root in after - before:
-                touched.setdefault(root, set(readers.get(root, ()))).add(path)
-        for root, paths in touched.items():
-            if paths:
-                readers[root] = sorted(paths)
-            else:
-                readers.pop(root, None)
+                touched.setdefault(root, set(graph.readers.get(root))).add(path)
         if not touched:  # no output reads under other roots than it did (most edits): stored as it was read
-            return state.Graph({root: values(root) for root in readers}, readers, previous.graph.stored)
+            return state.Graph({root: values(root) for root in graph.readers}, graph.readers, graph.stored)
+        readers = graph.readers.replaced(touched)
     return state.Graph({root: values(root) for root in readers}, readers)
 
 

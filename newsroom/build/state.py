@@ -15,8 +15,9 @@ import hashlib
 import itertools
 import marshal
 import sys
+from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,7 +128,77 @@ class Output:
 
 
 #: The layout of a stored graph: one stored in another is not read (the build then works without it).
-GRAPH_FORMAT = 2
+GRAPH_FORMAT = 3
+
+
+class Readers:
+    """Each root's readers (see Graph): every output path once, in a table (`paths`), and for each root
+    the positions of its readers in that table, packed as little-endian 32-bit numbers (`numbers`).
+
+    A build reads the whole graph but asks for the readers of the few roots whose value changed. A
+    list of paths per root would unmarshal as one object reference per reader — hundreds of
+    thousands at scale, most of a one-edit build's state read — where these are one bytes object per
+    root, read as paths only when asked for.
+    """
+
+    def __init__(self, paths: list[str], numbers: dict[str, bytes]) -> None:
+        self.paths = paths
+        self.numbers = numbers
+
+    @classmethod
+    def of(cls, readers: Mapping[str, Iterable[str]]) -> Readers:
+        """From {root: its readers' paths}."""
+        table: dict[str, int] = {}
+        numbers = {root: _positions([table.setdefault(path, len(table)) for path in sorted(paths)])
+                   for root, paths in readers.items()}
+        return cls(list(table), numbers)
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def __iter__(self) -> Iterator[str]:
+        """The roots."""
+        return iter(self.numbers)
+
+    def get(self, root: str) -> list[str]:
+        """The paths of the outputs that read under `root`, in order (none for a root no output read under)."""
+        found = self.numbers.get(root)
+        if not found:
+            return []
+        positions = array("I", found)
+        if sys.byteorder == "big":
+            positions.byteswap()
+        return [self.paths[position] for position in positions]
+
+    def replaced(self, changes: Mapping[str, Iterable[str]]) -> Readers:
+        """These readers with the readers of some roots replaced (none: the root goes); paths new to the
+        table join its end. Paths no root reads any more stay in the table until it is made anew (`of`)."""
+        table = {path: position for position, path in enumerate(self.paths)}
+        numbers = dict(self.numbers)
+        for root, paths in changes.items():
+            found = [table.setdefault(path, len(table)) for path in sorted(paths)]
+            if found:
+                numbers[root] = _positions(found)
+            else:
+                numbers.pop(root, None)
+        return Readers(list(table), numbers)
+
+    def encode(self) -> bytes:
+        return _packed([self.paths, self.numbers])
+
+    @classmethod
+    def decode(cls, data: bytes) -> Readers:
+        paths, numbers = marshal.loads(unpack(data))
+        if not isinstance(paths, list) or not isinstance(numbers, dict):
+            raise TypeError("not a readers table")
+        return cls(paths, numbers)
+
+
+def _positions(numbers: list[int]) -> bytes:
+    packed = array("I", numbers)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tobytes()
 
 
 @dataclass
@@ -139,17 +210,17 @@ class Graph:
     has no changed read: a build compares the roots (tens of thousands) and decodes and compares the
     reads only of the outputs under a changed one, not every output's (a million reads at scale).
 
-    The readers (hundreds of thousands of paths) are stored apart from the values, and a graph
-    whose readers are those it was read with (`stored`: their stored bytes) stores those bytes
-    again rather than encoding them anew: an edit that changes no page's list of roots.
+    The readers (see Readers) are stored apart from the values, and a graph whose readers are those
+    it was read with (`stored`: their stored bytes) stores those bytes again rather than encoding them
+    anew: an edit that changes no page's list of roots.
     """
 
     values: dict[str, str]
-    readers: dict[str, list[str]]
+    readers: Readers
     stored: bytes | None = field(default=None, compare=False, repr=False)
 
     def encode(self) -> bytes:
-        readers = self.stored if self.stored is not None else _packed(self.readers)
+        readers = self.stored if self.stored is not None else self.readers.encode()
         return MARSHAL_TAG + b"\n" + marshal.dumps([GRAPH_FORMAT, _packed(self.values), readers])
 
     @staticmethod
@@ -164,7 +235,7 @@ class Graph:
             layout, values, readers = marshal.loads(payload)
             if layout != GRAPH_FORMAT:
                 return None
-            return Graph(marshal.loads(unpack(values)), marshal.loads(unpack(readers)), readers)
+            return Graph(marshal.loads(unpack(values)), Readers.decode(readers), readers)
         except (ValueError, EOFError, TypeError, RuntimeError):
             return None
 
