@@ -757,3 +757,43 @@ def test_the_graph_s_readers_are_each_root_s_paths_as_given_and_as_replaced(read
     assert {root: table.get(root) for root in table} == model
     assert table.get("content.stories\x1fnone") == []
     assert {root: Readers.of(model).get(root) for root in model} == model
+
+
+def _reads_in_a_fork(connection, previous, paths) -> None:
+    connection.send([previous.outputs[path].reads for path in paths])
+
+
+def test_stored_reads_are_read_when_asked_for_and_alike_in_a_forked_worker(sample_cli, tmp_path):
+    # The state is read without the outputs' reads; each is read when asked for, many in one query,
+    # and a render worker forked from the build reads them over a connection of its own.
+    import multiprocessing
+
+    from newsroom.build import state
+
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    engine = make_engine(sample_cli.db_url)
+    with transaction(engine) as session:
+        stored = {path: reads for path, reads in
+                  session.execute(select(state.BuildOutput.path, state.BuildOutput.reads)).all()}
+        previous = state.load(session, str(site.resolve()))
+    assert previous is not None and set(previous.outputs) == set(stored)
+    paths = sorted(stored)
+    previous.fetch_reads(paths[:3])
+    assert [previous.outputs[path].reads for path in paths[:3]] == [stored[path] for path in paths[:3]]
+    receiving, sending = multiprocessing.get_context("fork").Pipe(duplex=False)
+    worker = multiprocessing.get_context("fork").Process(target=_reads_in_a_fork,
+                                                         args=(sending, previous, paths[-3:]))
+    worker.start()
+    assert receiving.recv() == [stored[path] for path in paths[-3:]]
+    worker.join()
+    assert worker.exitcode == 0
+    # One asked for alone; all, read as a whole; each output still the same as an output made anew.
+    assert previous.outputs[paths[5]].reads == stored[paths[5]]
+    previous.fetch_reads()
+    assert {path: output.reads for path, output in previous.outputs.items()} == stored
+    output = previous.outputs[paths[0]]
+    assert output == state.Output(output.digest, output.fingerprint, stored[paths[0]], output.meta)
+    assert output != state.Output(output.digest, output.fingerprint, state.NO_READS + b"x", output.meta)
+    engine.dispose()

@@ -77,13 +77,16 @@ def load(session: Session, out: Path, full: bool, by_hand: set[str] | None) -> L
     build's state (none for a full build), the remembered results and the content. `by_hand` are the last
     build's files changed or removed since, if the front found them."""
     previous = None if full or not out.is_dir() else state.load(session, str(out))
-    if previous is not None:
-        if by_hand is None:
-            by_hand = changed_since(out, previous.outputs, previous.written_ns)
-        previous = replace(previous, changed=frozenset(by_hand))
-    # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
-    memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
-    content = load_content(session, memos["records"])
+    with ThreadPoolExecutor(1) as side:
+        # Which files changed by hand is a stat of each one: asked in a thread (a stat lets go of the
+        # interpreter) while the memos and content are read, and answered before anything forks.
+        if previous is not None and by_hand is None:
+            looked = side.submit(changed_since, out, list(previous.outputs), previous.written_ns)
+        # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
+        memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
+        content = load_content(session, memos["records"])
+        if previous is not None:
+            previous = replace(previous, changed=frozenset(by_hand if by_hand is not None else looked.result()))
     return Loaded(previous, memos, content)
 
 
@@ -137,9 +140,13 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
         renderer = PageRenderer(templates, settings.languages, shared, memos["templates"])
         listed = list_pages(*tracked, settings, tracker, now, extra=True)
         candidates = _candidates(previous, values)
+        if previous is not None:  # the reads of the outputs whose reads may have changed: every one's without a graph
+            previous.fetch_reads(candidates.paths if candidates is not None else None)
         pages, metas, spliced = _stale_pages(listed, renderer, values, page_inputs, previous, out, candidates)
         groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, renderer, previous, out,
                                             {plan.output for plan, _ in listed}, candidates)
+        if previous is not None:  # those of the stale pages, which their works compare with (see _make)
+            previous.fetch_reads(plan.output for plan, _, _ in pages)
         # A build that remakes much of the site assembles a new tree, written while it renders.
         remade = len(pages) + len(spliced)
         tree = StagedTree(out) if previous is None or remade > len(listed) // IN_PLACE_SHARE else None
@@ -279,6 +286,8 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
     With a `tree`, the made files went there as they were made (their bytes are None here); what
     else changed joins them and the tree is swapped in.
     """
+    if previous is not None:  # what the made outputs are compared with
+        previous.fetch_reads(made)
     writes, outputs, removed = _changes(made, previous, out, claimed)
     made.clear()
     if tree is not None:
@@ -292,9 +301,10 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
         apply_changes(out, writes, removed, in_place=in_place)
     del writes
     written_ns = _in_place_at(out, new)
+    graph = _graph(previous, outputs, removed, values)
     with transaction(engine) as session:
-        state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc),
-                   _graph(previous, outputs, removed, values), replace_all=previous is None, written_ns=written_ns)
+        state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc), graph,
+                   replace_all=previous is None, written_ns=written_ns)
         state.save_memos(session, memos)
     return WriteStats(len(new), len(claimed) - len(new), len(removed))
 
@@ -504,6 +514,8 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
                     and all(_published(previous, out, path) for path, _ in known):
                 kept += [path for path, _ in known]
             else:  # with the file its reads are stored with (see _make)
+                if previous is not None:
+                    previous.fetch_reads(path for path, _ in known)
                 stale.append((group, make, fingerprint,
                               next((output for _, output in known if output.reads != state.NO_READS), None)))
     return stale, kept
@@ -601,8 +613,11 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
     out and the changed ones' put in; every root's value now."""
     known = previous.outputs if previous is not None else {}
     redone = [path for path in (*changed, *removed) if path in known]
-    if previous is None or previous.graph is None or len(redone) > len(known) // 2 \
-            or len(previous.graph.readers.paths) > 2 * len(known):  # its table holds many paths gone since
+    whole = previous is None or previous.graph is None or len(redone) > len(known) // 2 \
+        or len(previous.graph.readers.paths) > 2 * len(known)  # its table holds many paths gone since
+    if previous is not None:
+        previous.fetch_reads(None if whole else redone)
+    if whole:
         # From the reads of every output: those kept decoded from the state, the rest as made.
         found: dict[str, list[str]] = {}
         reads = {path: output for path, output in known.items() if path not in changed and path not in removed}
@@ -622,9 +637,9 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
             for root in after - before:
                 touched.setdefault(root, set(graph.readers.get(root))).add(path)
         if not touched:  # no output reads under other roots than it did (most edits): stored as it was read
-            return state.Graph({root: values(root) for root in graph.readers}, graph.readers, graph.stored)
+            return state.Graph(values.hashes(graph.readers), graph.readers, graph.stored)
         readers = graph.readers.replaced(touched)
-    return state.Graph({root: values(root) for root in readers}, readers)
+    return state.Graph(values.hashes(readers), readers)
 
 
 def _roots(output: state.Output) -> Iterable[str]:

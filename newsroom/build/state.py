@@ -14,6 +14,7 @@ import datetime as dt
 import hashlib
 import itertools
 import marshal
+import os
 import sys
 from array import array
 from collections import Counter
@@ -92,7 +93,7 @@ UNREADABLE = "\x00unreadable"
 NO_READS = encode_reads({})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Output:
     """An output as the state remembers it."""
 
@@ -105,7 +106,16 @@ class Output:
     #: files made together (see build/making.py).
     meta: Mapping[str, Any] | None = None
     #: The roots of the reads (see Graph), when the build that made the output worked them out.
-    roots: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
+    roots: tuple[str, ...] | None = field(default=None, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        """The same bytes, fingerprint, meta and reads (the reads last: a stored output reads them when asked)."""
+        if not isinstance(other, Output):
+            return NotImplemented
+        return (self.digest == other.digest and self.fingerprint == other.fingerprint and self.meta == other.meta
+                and self.reads == other.reads)
+
+    __hash__ = None  # type: ignore[assignment]  (equal outputs may be told apart by their roots)
 
     def deps(self) -> dict[str, str]:
         """{key: value hash} in key order, decoded now (not kept: ask once)."""
@@ -125,6 +135,63 @@ class Output:
         except (RuntimeError, ValueError, TypeError, EOFError):  # unreadable: a read no key matches, so remade
             return [UNREADABLE], {UNREADABLE: ""}
         return roots, deps
+
+
+class StoredReads:
+    """The stored reads of a built folder's outputs, read from the database when first asked for.
+
+    A build needs the reads of the outputs under a changed root and of those it remakes or removes: a
+    one-edit build a few dozen of the thousands stored (30 MB of them at the benchmark's scale, most of
+    the state it would read). `fetch` reads many in one query per 500; an output's reads asked for
+    alone are read alone. Only builds, each holding its folder's lock, write these rows, so they are
+    what they were when the build read the rest of the state. A process forked from the build (a render
+    worker) reads them over a connection of its own.
+    """
+
+    CHUNK = 500
+
+    def __init__(self, engine: Any, site: str) -> None:
+        self._engine, self._site = engine, site
+        self._found: dict[str, bytes] = {}
+        self._pid = os.getpid()
+
+    def fetch(self, paths: Iterable[str] | None = None) -> None:
+        """Read the reads of `paths` (None: of every output) not read yet."""
+        if self._pid != os.getpid():  # a forked worker: the build's connections are not its own
+            self._engine.dispose(close=False)
+            self._pid = os.getpid()
+        query = select(BuildOutput.path, BuildOutput.reads).where(BuildOutput.site == self._site)
+        with Session(self._engine) as session:
+            if paths is None:
+                self._found.update(session.execute(query).all())
+                return
+            missing = sorted({path for path in paths if path not in self._found})
+            for start in range(0, len(missing), self.CHUNK):
+                chunk = missing[start:start + self.CHUNK]
+                self._found.update(session.execute(query.where(BuildOutput.path.in_(chunk))).all())
+        for path in missing:
+            self._found.setdefault(path, b"")  # no row now: unreadable, so remade (see Output.decoded)
+
+    def __call__(self, path: str) -> bytes:
+        found = self._found.get(path)
+        if found is None:
+            self.fetch([path])
+            found = self._found[path]
+        return found
+
+
+class StoredOutput(Output):
+    """An output as the last build stored it: its reads are read when first asked for (see StoredReads)."""
+
+    def __init__(self, source: StoredReads, path: str, digest: str, fingerprint: str,
+                 meta: Mapping[str, Any] | None) -> None:
+        for name, value in (("digest", digest), ("fingerprint", fingerprint), ("meta", meta), ("roots", None),
+                            ("_source", source), ("_path", path)):
+            object.__setattr__(self, name, value)
+
+    @property  # type: ignore[override]
+    def reads(self) -> bytes:
+        return self._source(self._path)
 
 
 #: The layout of a stored graph: one stored in another is not read (the build then works without it).
@@ -253,6 +320,17 @@ class Previous:
     graph: Graph | None = None
     written_ns: int | None = None  # see BuildRun
     changed: frozenset[str] = frozenset()  # its files since changed or removed by hand (set by the build)
+    #: The outputs' reads, read when asked for (see StoredReads): `reads.fetch(paths)` reads many at once.
+    reads: StoredReads | None = field(default=None, compare=False, repr=False)
+
+    def fetch_reads(self, paths: Iterable[str] | None = None) -> None:
+        """Read the stored reads of these outputs (None: all) in a few queries, before they are asked for
+        one by one."""
+        if self.reads is None:
+            return
+        wanted = None if paths is None else {path for path in paths if path in self.outputs}
+        # Most of them: one query for all, not one per 500.
+        self.reads.fetch(None if wanted is None or len(wanted) > len(self.outputs) // 2 else wanted)
 
 
 def snapshot(session: Session, inputs: str) -> str:
@@ -309,10 +387,11 @@ def load(session: Session, site: str) -> Previous | None:
     if run is None:
         return None
     rows = session.execute(select(BuildOutput.path, BuildOutput.digest, BuildOutput.fingerprint,
-                                  BuildOutput.reads, BuildOutput.meta).where(BuildOutput.site == site))
-    return Previous(run.snapshot, {path: Output(digest, fingerprint, reads, meta)
-                                   for path, digest, fingerprint, reads, meta in rows}, Graph.decode(run.graph),
-                    run.written_ns)
+                                  BuildOutput.meta).where(BuildOutput.site == site))
+    reads = StoredReads(session.get_bind(), site)
+    return Previous(run.snapshot, {path: StoredOutput(reads, path, digest, fingerprint, meta)
+                                   for path, digest, fingerprint, meta in rows}, Graph.decode(run.graph),
+                    run.written_ns, reads=reads)
 
 
 def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, Output],
