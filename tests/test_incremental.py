@@ -249,13 +249,30 @@ def test_random_edits_rebuild_exactly_what_a_full_build_makes(sample_cli, tmp_pa
     site = publication.site = tmp_path / "site"
     publication.build(site)
     order = random.Random(13).sample(EDITS, len(EDITS))
+    engine = make_engine(sample_cli.db_url)
     for edit in order:
         done = getattr(publication, edit)()
         publication.build(site)
         fresh = tmp_path / f"fresh-{edit}"
         publication.build(fresh, "--full")
         assert _same_tree(site, fresh) == [], done
+        # What the next build starts from, too: each output's reads (kept or worked out anew) and the graph.
+        assert _state(engine, site) == _state(engine, fresh), done
         shutil.rmtree(fresh)
+    engine.dispose()
+
+
+def _state(engine, site: Path) -> tuple[dict, dict, dict]:
+    """A built folder's state: {path: (digest, decoded reads)}, the graph's root values and readers."""
+    from newsroom.build.state import BuildOutput, BuildRun, Graph, Output
+
+    folder = str(site.resolve())
+    with transaction(engine) as session:
+        outputs = {path: (digest, Output(digest, "", reads).decoded()) for path, digest, reads in session.execute(
+            select(BuildOutput.path, BuildOutput.digest, BuildOutput.reads).where(BuildOutput.site == folder))}
+        graph = Graph.decode(session.scalar(select(BuildRun.graph).where(BuildRun.site == folder)))
+    assert graph is not None
+    return outputs, graph.values, {root: graph.readers.get(root) for root in graph.readers}
 
 
 def test_a_second_build_with_no_change_writes_nothing(sample_cli, tmp_path):

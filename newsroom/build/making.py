@@ -147,6 +147,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
                                             {plan.output for plan, _ in listed}, candidates)
         if previous is not None:  # those of the stale pages, which their works compare with (see _make)
             previous.fetch_reads(plan.output for plan, _, _ in pages)
+            pages = _largest_first(pages, previous)
         # A build that remakes much of the site assembles a new tree, written while it renders.
         remade = len(pages) + len(spliced)
         tree = StagedTree(out) if previous is None or remade > len(listed) // IN_PLACE_SHARE else None
@@ -690,7 +691,7 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
              *(partial(_page_work, plan, planner, renderer, tracker, known.get(plan.output))
                for plan, planner, _ in pages)]
     offset = len(groups)
-    unchanged = (lambda key: values.root(key) not in candidates.roots) if candidates is not None else None
+    changed_roots = candidates.roots if candidates is not None else None
 
     def finish(results: list[Any]) -> list[Any]:
         shared = {key: planner.shared_reads() for key, planner in planners.items()}
@@ -702,13 +703,9 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
             else:
                 result[0] = (hashlib.sha256(result[0]).hexdigest(), result[0])
             reads = result[1] | shared[result[3]] if result[3] is not None else result[1]
-            last = result.pop()
-            last = last.deps() if last is not None else None
-            if last is None or unchanged is None:
-                deps = values.hashes(sorted(reads))
-            else:  # a read under a root that did not change has the value it had
-                deps = {key: last[key] if key in last and unchanged(key) else values(key) for key in sorted(reads)}
-            result[3] = tuple(sorted(values.roots(reads)))
+            before = result.pop()
+            result[3], deps = _deps(reads, before.decoded() if before is not None and changed_roots is not None
+                                    else None, values, changed_roots)
             result[1] = state.encode_reads(deps, result[3])
         if results:
             results[-1].append([memo.drain() for memo in memos])
@@ -753,6 +750,28 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
     return made, grouped
 
 
+def _deps(reads: Iterable[str], last: tuple[list[str], dict[str, str]] | None, values: Values,
+          changed_roots: set[str] | None) -> tuple[tuple[str, ...], dict[str, str]]:
+    """An output's reads as stored: their roots, in order, and {key: value hash} in key order.
+
+    With `last`, its reads as the last build stored them (roots, deps), only a read not read then, or
+    under a root that changed (found by bisection: see `_changed_reads`), has its value worked out; every
+    other has the value it had. The roots of the same reads as then are the roots stored then. An archive
+    page reads tens of thousands of keys, of which an edit changes a few.
+    """
+    keys = sorted(reads)
+    if last is None or changed_roots is None:
+        return tuple(sorted(values.roots(keys))), values.hashes(keys)
+    last_roots, last_deps = last
+    deps = dict(zip(keys, map(last_deps.get, keys)))
+    new_keys = len(keys) != len(last_deps) or None in deps.values()  # else the keys read then
+    fresh = [key for key in keys if key not in last_deps] if new_keys else []
+    fresh += [key for root in last_roots if root in changed_roots for low, high in values.ranges(root)
+              for key in keys[bisect.bisect_left(keys, low):bisect.bisect_left(keys, high)]]
+    deps.update(values.hashes(fresh))
+    return tuple(sorted(values.roots(keys))) if new_keys else tuple(last_roots), deps
+
+
 def _respliced(path: Path, old_line: bytes, new_line: bytes) -> bytes:
     """A published page with its masthead line replaced (see `_Masthead.spliced`, which read it first)."""
     return path.read_bytes().replace(old_line, new_line)
@@ -778,6 +797,18 @@ def _published(previous: state.Previous | None, out: Path, path: str) -> bool:
     if previous is not None and path in previous.outputs:
         return path not in previous.changed  # the build looked at each of them as it started
     return os.path.isfile(os.path.join(out, path))  # os.path: a path object per file costs more than this
+
+
+def _largest_first(pages: list[tuple[PagePlan, Planner, str]], previous: state.Previous
+                   ) -> list[tuple[PagePlan, Planner, str]]:
+    """The stale pages, those that read the most last time first (a new page last): a page takes about as
+    long to make as it reads, and the workers end together when the longest start first. A one-edit
+    build remakes a handful, of which one (an entry mentioned in hundreds of stories) may take as long
+    as the rest; listed last, it would be made alone after them."""
+    def size(page: tuple[PagePlan, Planner, str]) -> int:
+        known = previous.outputs.get(page[0].output)
+        return len(known.reads) if known is not None else 0
+    return sorted(pages, key=size, reverse=True)
 
 
 def _date(value: str | None) -> dt.date | None:
