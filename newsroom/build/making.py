@@ -567,7 +567,7 @@ def _candidates(previous: state.Previous | None, values: Values) -> _Candidates 
     if previous is None or previous.graph is None:
         return None
     graph = previous.graph
-    roots = {root for root, value in graph.values.items() if values(root) != value}
+    roots = values.changed(graph.values)
     return _Candidates({path for root in roots for path in graph.readers.get(root)}, roots)
 
 

@@ -185,9 +185,9 @@ class StoredOutput(Output):
 
     def __init__(self, source: StoredReads, path: str, digest: str, fingerprint: str,
                  meta: Mapping[str, Any] | None) -> None:
-        for name, value in (("digest", digest), ("fingerprint", fingerprint), ("meta", meta), ("roots", None),
-                            ("_source", source), ("_path", path)):
-            object.__setattr__(self, name, value)
+        # Set past the frozen class's __setattr__, in one step: a build makes one per output (thousands).
+        self.__dict__.update(digest=digest, fingerprint=fingerprint, meta=meta, roots=None, _source=source,
+                             _path=path)
 
     @property  # type: ignore[override]
     def reads(self) -> bytes:

@@ -275,8 +275,12 @@ def value_hash(value: Any) -> str:
         else:
             return hashlib.blake2b(data, digest_size=10, person=b"marshal").hexdigest()
     if isinstance(value, Record):
-        return f"{value.content_hash[:20]}.{value.version}"
+        return _record_hash(value)
     return digest(repr(value))
+
+
+def _record_hash(record: Record) -> str:
+    return f"{record.content_hash[:20]}.{record.version}"
 
 
 #: Values `value_hash` hashes by their marshal bytes, in the format that writes equal values alike (see
@@ -310,6 +314,31 @@ class Values:
         for key in set(keys).difference(memo):
             memo[key] = compute(key)
         return dict(zip(keys, map(memo.__getitem__, keys)))
+
+    def changed(self, stored: Mapping[str, str]) -> set[str]:
+        """The keys of `stored` ({key: value hash then}) whose value hash is another now.
+
+        A build asks it of every root of the graph (tens of thousands), most of them one record or one
+        value of a derived mapping: those are hashed here directly, the rest as `self(key)` hashes them.
+        """
+        memo, roots, compute = self._memo, self._roots, self._compute
+        found: set[str] = set()
+        for key, before in stored.items():
+            now = memo.get(key)
+            if now is None:
+                name, _, item = key.partition(SEP)
+                mapping = roots.get(name)
+                value = mapping.get(item, _MISSING) if type(mapping) is dict and name not in SHOWN else _MISSING
+                if value is _MISSING or SEP in item or item == ALL or item[:1] == EXISTS:
+                    now = compute(key)
+                elif type(value) is Record:
+                    now = _record_hash(value)
+                else:
+                    now = value_hash(value)
+                memo[key] = now
+            if now != before:
+                found.add(key)
+        return found
 
     def roots(self, keys: Iterable[str]) -> set[str]:
         """`{self.root(key)}` for `keys`."""

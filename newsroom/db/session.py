@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import orjson
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -27,8 +28,12 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
 
 
 def make_engine(url: str) -> Engine:
-    """An engine for `url`; SQLite connections enforce foreign keys and use WAL."""
-    engine = create_engine(url, future=True)
+    """An engine for `url`; SQLite connections enforce foreign keys and use WAL.
+
+    JSON columns are read by orjson, which parses at C speed what the standard library's decoder
+    parses partly in Python: a build reads thousands (each output's sitemap entry, records' lists).
+    """
+    engine = create_engine(url, future=True, json_deserializer=orjson.loads)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
