@@ -77,16 +77,13 @@ def load(session: Session, out: Path, full: bool, by_hand: set[str] | None) -> L
     build's state (none for a full build), the remembered results and the content. `by_hand` are the last
     build's files changed or removed since, if the front found them."""
     previous = None if full or not out.is_dir() else state.load(session, str(out))
-    with ThreadPoolExecutor(1) as side:
-        # Which files changed by hand is a stat of each one: asked in a thread (a stat lets go of the
-        # interpreter) while the memos and content are read, and answered before anything forks.
-        if previous is not None and by_hand is None:
-            looked = side.submit(changed_since, out, list(previous.outputs), previous.written_ns)
-        # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
-        memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
-        content = load_content(session, memos["records"])
-        if previous is not None:
-            previous = replace(previous, changed=frozenset(by_hand if by_hand is not None else looked.result()))
+    if previous is not None:
+        if by_hand is None:
+            by_hand = changed_since(out, previous.outputs, previous.written_ns)
+        previous = replace(previous, changed=frozenset(by_hand))
+    # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
+    memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
+    content = load_content(session, memos["records"])
     return Loaded(previous, memos, content)
 
 
