@@ -85,7 +85,7 @@ def load_content(session: Session, memo: Memo | None = None) -> Content:
     if memo is None:
         loaded = {kind: {r.key: r for r in _load(session, kind, None).values()} for kind in _LOADERS}
     else:
-        loaded = {kind: _remembered(session, kind, memo, _digest(repr(site))) for kind in _LOADERS}
+        loaded = {kind: _remembered(session, kind, memo, _digest(repr(site))[:16]) for kind in _LOADERS}
     return Content(
         site=site,
         entries=dict(sorted(loaded["entry"].items())),
@@ -128,7 +128,9 @@ def _load(session: Session, kind: str, ids: list[int] | None) -> dict[int, Recor
 def _remembered(session: Session, kind: str, memo: Memo, site: str) -> dict[str, Record]:
     """Records of one kind, from the memo where their version and hash are unchanged."""
     model = _LOADERS[kind][0]
-    keys = {row_id: _digest(f"{kind}|{site}|{row_id}|{version}|{content_hash}") for row_id, version, content_hash
+    # The content hash (hex) comes first, so keys spread over the memo's shards as digests do; a record's
+    # kind, row, version and the site settings it was read under complete it (no hashing per row).
+    keys = {row_id: f"{content_hash}|{kind}|{row_id}|{version}|{site}" for row_id, version, content_hash
             in session.execute(select(model.id, model.version, model.content_hash))}
     records: dict[int, Record] = {}
     missing: list[int] = []

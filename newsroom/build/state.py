@@ -74,6 +74,13 @@ def unpack(data: bytes) -> bytes:
     return lz4.frame.decompress(data)
 
 
+def tagged(data: bytes) -> tuple[bytes, memoryview]:
+    """A stored blob's tag (the line before its payload) and its payload, not copied: a shard of the
+    records memo is megabytes, and marshal reads from a view."""
+    end = data.index(b"\n")
+    return data[:end], memoryview(data)[end + 1:]
+
+
 #: The marshal format of stored reads: version 2 writes equal strings alike, interned or not (3 and
 #: later mark interned ones and refer back to repeats), so the same reads are the same bytes.
 READS_FORMAT = 2
@@ -128,7 +135,7 @@ class Output:
     def decoded(self) -> tuple[list[str], dict[str, str]]:
         """(the roots, {key: value hash}) of the reads, decoded now (not kept: ask once)."""
         try:
-            tag, payload = unpack(self.reads).split(b"\n", 1)
+            tag, payload = tagged(unpack(self.reads))
             if tag != MARSHAL_TAG:
                 raise ValueError("reads stored by another Python")
             roots, deps = marshal.loads(payload)
@@ -296,7 +303,7 @@ class Graph:
         if not data:
             return None
         try:
-            version, payload = data.split(b"\n", 1)
+            version, payload = tagged(data)
             if version != MARSHAL_TAG:
                 return None
             layout, values, readers = marshal.loads(payload)
@@ -575,7 +582,7 @@ def load_memos(session: Session, namespaces: Iterable[str], partial: Iterable[st
 def _decode(data: bytes) -> dict[str, Any]:
     """A stored shard; empty when it was written by another Python (marshal's format may differ)."""
     try:
-        version, payload = unpack(data).split(b"\n", 1)
+        version, payload = tagged(unpack(data))
         if version != MARSHAL_TAG:
             return {}
         found = marshal.loads(payload)
