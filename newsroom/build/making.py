@@ -491,7 +491,7 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
         meta = output.meta
         if meta is not None and "group" in meta:
             members.setdefault(meta["group"], []).append((path, output))
-    stale: list[_Group] = []
+    stale: list[tuple[str, Callable[[], Any], str, list[tuple[str, state.Output]]]] = []
     kept: list[str] = []
     for lang in settings.languages:
         folder, index = urls.search_index(lang), f"search/{lang}"
@@ -511,12 +511,13 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
                     and not any(_changed(path, output, values, candidates) for path, output in known) \
                     and all(_published(previous, out, path) for path, _ in known):
                 kept += [path for path, _ in known]
-            else:  # with the file its reads are stored with (see _make)
-                if previous is not None:
-                    previous.fetch_reads(path for path, _ in known)
-                stale.append((group, make, fingerprint,
-                              next((output for _, output in known if output.reads != state.NO_READS), None)))
-    return stale, kept
+            else:
+                stale.append((group, make, fingerprint, known))
+    if previous is not None:  # the stale groups' files' reads, in one query
+        previous.fetch_reads(path for *_, known in stale for path, _ in known)
+    # Each with the file its reads are stored with (see _make).
+    return [(group, make, fingerprint, next((output for _, output in known if output.reads != state.NO_READS), None))
+            for group, make, fingerprint, known in stale], kept
 
 
 def _group_fingerprint(inputs: str, group: str, lang: str) -> str:
