@@ -765,15 +765,19 @@ def test_the_graph_s_readers_are_each_root_s_paths_as_given_and_as_replaced(read
     # The stored graph numbers each path once; what each root's readers are must not depend on it.
     from newsroom.build.state import Readers
 
+    def numbered(readers: dict[str, list[str]]) -> Readers:
+        paths = sorted({path for found in readers.values() for path in found})
+        return Readers.numbered(paths, {root: sorted(map(paths.index, found)) for root, found in readers.items()})
+
     model = {root: sorted(paths) for root, paths in readers.items()}
-    table = Readers.of(readers)
+    table = numbered(readers)
     for change in changes:
         table = Readers.decode(table.replaced(change).encode())
         model.update({root: sorted(paths) for root, paths in change.items()})
         model = {root: paths for root, paths in model.items() if paths}
     assert {root: table.get(root) for root in table} == model
     assert table.get("content.stories\x1fnone") == []
-    assert {root: Readers.of(model).get(root) for root in model} == model
+    assert {root: numbered(model).get(root) for root in model} == model
 
 
 def _reads_in_a_fork(connection, previous, paths) -> None:

@@ -617,14 +617,16 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
     if previous is not None:
         previous.fetch_reads(None if whole else redone)
     if whole:
-        # From the reads of every output: those kept decoded from the state, the rest as made.
-        found: dict[str, list[str]] = {}
+        # From the reads of every output: those kept decoded from the state, the rest as made; numbered
+        # in path order, so each root's readers come in order.
         reads = {path: output for path, output in known.items() if path not in changed and path not in removed}
         reads.update(changed)
-        for path, output in reads.items():
-            for root in _roots(output):
-                found.setdefault(root, []).append(path)
-        readers = state.Readers.of(found)
+        paths = sorted(reads)
+        found: dict[str, list[int]] = {}
+        for position, path in enumerate(paths):
+            for root in _roots(reads[path]):
+                found.setdefault(root, []).append(position)
+        readers = state.Readers.numbered(paths, found)
     else:
         graph = previous.graph
         touched: dict[str, set[str]] = {}

@@ -221,12 +221,9 @@ class Readers:
         self.numbers = numbers
 
     @classmethod
-    def of(cls, readers: Mapping[str, Iterable[str]]) -> Readers:
-        """From {root: its readers' paths}."""
-        table: dict[str, int] = {}
-        numbers = {root: _positions([table.setdefault(path, len(table)) for path in sorted(paths)])
-                   for root, paths in readers.items()}
-        return cls(list(table), numbers)
+    def numbered(cls, paths: list[str], positions: Mapping[str, list[int]]) -> Readers:
+        """From the path table and {root: its readers' positions in it, in order}."""
+        return cls(paths, {root: _positions(found) for root, found in positions.items()})
 
     def __len__(self) -> int:
         return len(self.numbers)
