@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import lz4.frame
-from sqlalchemy import JSON, BigInteger, LargeBinary, String, UniqueConstraint, delete, insert, or_, select
+from sqlalchemy import JSON, BigInteger, Engine, LargeBinary, String, UniqueConstraint, delete, insert, or_, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from newsroom.db.base import Base, IntPK
@@ -123,7 +123,7 @@ class Output:
         return (self.digest == other.digest and self.fingerprint == other.fingerprint and self.meta == other.meta
                 and self.reads == other.reads)
 
-    __hash__ = None  # type: ignore[assignment]  (equal outputs may be told apart by their roots)
+    __hash__ = None  # type: ignore[assignment]  (compared, never hashed: its meta is a dict)
 
     def deps(self) -> dict[str, str]:
         """{key: value hash} in key order, decoded now (not kept: ask once)."""
@@ -158,7 +158,7 @@ class StoredReads:
 
     CHUNK = 500
 
-    def __init__(self, engine: Any, site: str) -> None:
+    def __init__(self, engine: Engine, site: str) -> None:
         self._engine, self._site = engine, site
         self._found: dict[str, bytes] = {}
         self._pid = os.getpid()
@@ -244,7 +244,8 @@ class Readers:
 
     def replaced(self, changes: Mapping[str, Iterable[str]]) -> Readers:
         """These readers with the readers of some roots replaced (none: the root goes); paths new to the
-        table join its end. Paths no root reads any more stay in the table until it is made anew (`of`)."""
+        table join its end. Paths no root reads any more stay in the table until the graph is made whole
+        again (build/making.py, `_graph`: when the table holds twice as many paths as the folder has files)."""
         table = {path: position for position, path in enumerate(self.paths)}
         numbers = dict(self.numbers)
         for root, paths in changes.items():
@@ -393,7 +394,7 @@ def load(session: Session, site: str) -> Previous | None:
         return None
     rows = session.execute(select(BuildOutput.path, BuildOutput.digest, BuildOutput.fingerprint,
                                   BuildOutput.meta).where(BuildOutput.site == site))
-    reads = StoredReads(session.get_bind(), site)
+    reads = StoredReads(session.get_bind().engine, site)
     return Previous(run.snapshot, {path: StoredOutput(reads, path, digest, fingerprint, meta)
                                    for path, digest, fingerprint, meta in rows}, Graph.decode(run.graph),
                     run.written_ns, reads=reads)
