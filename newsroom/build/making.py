@@ -358,12 +358,15 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
         if meta is None or not _published(previous, out, path):
             stale.append((plan, planner, fingerprint))
             continue
-        changed = _changed_reads(path, known, values, candidates, _Masthead.key(plan.lang))
-        if changed is not None and not changed[0]:
+        changed = _changed_reads(path, known, values, candidates)
+        if changed is None or changed[0]:
+            stale.append((plan, planner, fingerprint))
+            continue
+        moved = {key: value for key, value in (meta.get(_Masthead.META) or {}).items() if values(key) != value}
+        if not moved:
             metas[path] = meta
             continue
-        splice = masthead.spliced(plan, planner, known, changed) if masthead is not None and changed is not None \
-            else None
+        splice = masthead.spliced(plan, planner, known, moved) if masthead is not None else None
         if splice is None:
             stale.append((plan, planner, fingerprint))
         else:
@@ -381,10 +384,15 @@ class _Masthead:
     a language gives the same values (`NAMES`); a page is spliced only when no other template it
     renders from names `latest_issue`, and the old line occurs in its bytes exactly once. Its
     template, catalog and settings are those of the last build (its fingerprint is unchanged), so the
-    rest of the page would render to the same bytes. The old line is rendered from the value the
-    page's reads stored (`tracking.SHOWN`). A page none of whose templates names `latest_issue` keeps
-    its bytes. Otherwise the page is rendered as any other.
+    rest of the page would render to the same bytes. The line's value is no read of the page's: it is
+    kept in the page's meta (`META`, as `tracking.SHOWN` stores it), so the old line is rendered from it
+    and a spliced page's reads stay as stored — not read, decoded and packed again for each of the
+    thousands of pages an issue's publishing splices. A page none of whose templates names
+    `latest_issue` keeps its bytes. Otherwise the page is rendered as any other.
     """
+
+    #: The key of a page's meta that holds the masthead values it read: {read: value as stored}.
+    META = "masthead"
 
     TEMPLATE = "_masthead.html"
     NAMES = frozenset({"latest_issue", "href", "urls", "lang", "_", "gettext"})
@@ -400,29 +408,26 @@ class _Masthead:
         """The read of a language's masthead line."""
         return f"{MASTHEAD}{SEP}{lang}"
 
-    def spliced(self, plan: PagePlan, planner: Planner, known: state.Output,
-                changed: tuple[list[str], list[str], dict[str, str]]
+    def spliced(self, plan: PagePlan, planner: Planner, known: state.Output, moved: Mapping[str, str]
                 ) -> tuple[_Made, tuple[bytes, bytes] | None] | None:
-        """The page made from its published bytes, when the masthead line is its only changed read
-        (`changed`: see `_changed_reads`): its state, and the (old, new) line to put in place in its
-        published bytes (None: they stay); None when it must be rendered. Its bytes are not kept: the
-        many pages an issue's publishing splices are spliced again as each is written (`_respliced`)."""
+        """The page made from its published bytes, when no read of it changed but the masthead values
+        it shows did (`moved`: {read: value as its meta stored it}): its state, and the (old, new) line
+        to put in place in its published bytes (None: they stay); None when it must be rendered. Its
+        bytes are not kept: the many pages an issue's publishing splices are spliced again as each is
+        written (`_respliced`)."""
         key = self.key(plan.lang)
-        found, roots, deps = changed
-        way = self._way(plan.template, plan.lang) if found == [key] else ""
-        if not way:
+        way = self._way(plan.template, plan.lang) if list(moved) == [key] else ""
+        if not way or not isinstance(known, state.StoredOutput):
             return None
         new_value = self.values(key)
-        reads = state.encode_reads({**deps, key: new_value}, roots)
+        meta = {**(known.meta or {}), self.META: {**(known.meta or {})[self.META], key: new_value}}
 
         def made(digest: str) -> _Made:
-            # Its roots as decoded: one string per root is what `Values.key` keeps for pages made
-            # in workers, but a spliced page's are as many as its reads' roots, thousands of pages.
-            return _Made(None, state.Output(digest, known.fingerprint, reads, known.meta, roots=tuple(roots)))
+            return _Made(None, known.with_file(digest, meta))  # its reads as stored
 
         if way == "same":  # its templates do not show the masthead line: the same bytes
             return made(known.digest), None
-        old_line = self._line(plan.lang, deps[key], planner)
+        old_line = self._line(plan.lang, moved[key], planner)
         try:
             data = (self.out / plan.output).read_bytes()
         except OSError:
@@ -575,11 +580,10 @@ def _changed(path: str, output: state.Output, values: Values, candidates: _Candi
     return found is None or bool(found[0])
 
 
-def _changed_reads(path: str, output: state.Output, values: Values, candidates: _Candidates | None,
-                   but: str = "") -> tuple[list[str], list[str], dict[str, str]] | None:
-    """The reads of `output` that now have another value — none, or up to the first one other than
-    `but` — with its reads as stored (roots, {key: value hash}); None when they cannot be told (it
-    changed)."""
+def _changed_reads(path: str, output: state.Output, values: Values, candidates: _Candidates | None
+                   ) -> tuple[list[str], list[str], dict[str, str]] | None:
+    """The first read of `output` that now has another value, if any, with its reads as stored (roots,
+    {key: value hash}); None when they cannot be told (it changed)."""
     if candidates is not None and path not in candidates.paths:
         return [], [], {}
     roots, deps = output.decoded()
@@ -597,13 +601,10 @@ def _changed_reads(path: str, output: state.Output, values: Values, candidates: 
         ordered = list(deps)
         keys = dict.fromkeys(key for root in hit for low, high in values.ranges(root)
                              for key in ordered[bisect.bisect_left(ordered, low):bisect.bisect_left(ordered, high)])
-    changed: list[str] = []
     for key in keys:
         if values(key) != deps[key]:
-            changed.append(key)
-            if key != but:
-                break
-    return changed, roots, deps
+            return [key], roots, deps
+    return [], roots, deps
 
 
 def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output], removed: list[str],
@@ -611,6 +612,8 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
     """The graph after this build: the last one with the changed and removed outputs' reads taken
     out and the changed ones' put in; every root's value now."""
     known = previous.outputs if previous is not None else {}
+    # An output remade with its reads as stored (a spliced page, see _Masthead) reads under the same roots.
+    changed = {path: output for path, output in changed.items() if not isinstance(output, state.StoredOutput)}
     redone = [path for path in (*changed, *removed) if path in known]
     whole = previous is None or previous.graph is None or len(redone) > len(known) // 2 \
         or len(previous.graph.readers.paths) > 2 * len(known)  # its table holds many paths gone since
@@ -692,6 +695,7 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
                for plan, planner, _ in pages)]
     offset = len(groups)
     changed_roots = candidates.roots if candidates is not None else None
+    masthead_keys = frozenset(_Masthead.key(lang) for lang in renderer.envs)
 
     def finish(results: list[Any]) -> list[Any]:
         shared = {key: planner.shared_reads() for key, planner in planners.items()}
@@ -703,6 +707,10 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
             else:
                 result[0] = (hashlib.sha256(result[0]).hexdigest(), result[0])
             reads = result[1] | shared[result[3]] if result[3] is not None else result[1]
+            if result[3] is not None and not masthead_keys.isdisjoint(reads):  # a page's frame read them
+                shown = masthead_keys.intersection(reads)
+                result[2][_Masthead.META] = {key: values(key) for key in sorted(shown)}
+                reads = reads - shown
             before = result.pop()
             result[3], deps = _deps(reads, before.decoded() if before is not None and changed_roots is not None
                                     else None, values, changed_roots)

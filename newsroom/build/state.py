@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import lz4.frame
-from sqlalchemy import JSON, BigInteger, Engine, LargeBinary, String, UniqueConstraint, delete, insert, or_, select
+from sqlalchemy import (JSON, BigInteger, Engine, LargeBinary, String, UniqueConstraint, bindparam, delete, insert,
+                        or_, select, update)
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from newsroom.db.base import Base, IntPK
@@ -200,6 +201,11 @@ class StoredOutput(Output):
     @property  # type: ignore[override]
     def reads(self) -> bytes:
         return self._source(self._path)
+
+    def with_file(self, digest: str, meta: Mapping[str, Any] | None) -> StoredOutput:
+        """The output made anew with these bytes and meta but the same reads, which stay as stored (`save`
+        updates its row without them)."""
+        return StoredOutput(self._source, self._path, digest, self.fingerprint, meta)
 
 
 #: The layout of a stored graph: one stored in another is not read (the build then works without it).
@@ -405,6 +411,11 @@ def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, 
          written_ns: int | None = None) -> None:
     """Record a finished build: rows for changed outputs, none for removed ones, the graph, and when
     the files were in place."""
+    # Outputs made anew with their reads as stored (StoredOutput.with_file) keep their rows: updated
+    # without the reads, which are not read for them.
+    kept = {} if replace_all else {path: output for path, output in changed.items()
+                                   if isinstance(output, StoredOutput)}
+    changed = {path: output for path, output in changed.items() if path not in kept}
     if replace_all:
         session.execute(delete(BuildOutput).where(BuildOutput.site == site))
     else:
@@ -412,6 +423,13 @@ def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, 
         for start in range(0, len(stale), 500):
             session.execute(delete(BuildOutput).where(BuildOutput.site == site,
                                                       BuildOutput.path.in_(stale[start:start + 500])))
+    if kept:
+        session.connection().execute(
+            update(BuildOutput).where(BuildOutput.site == site, BuildOutput.path == bindparam("kept_path"))
+            .values(digest=bindparam("kept_digest"), fingerprint=bindparam("kept_fingerprint"),
+                    meta=bindparam("kept_meta", type_=BuildOutput.__table__.c.meta.type)),
+            [{"kept_path": path, "kept_digest": output.digest, "kept_fingerprint": output.fingerprint,
+              "kept_meta": output.meta} for path, output in sorted(kept.items())])
     rows = [{"site": site, "path": path, "digest": output.digest, "fingerprint": output.fingerprint,
              "reads": output.reads, "meta": output.meta}
             for path, output in sorted(changed.items())]
