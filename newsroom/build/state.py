@@ -126,10 +126,6 @@ class Output:
 
     __hash__ = None  # type: ignore[assignment]  (compared, never hashed: its meta is a dict)
 
-    def deps(self) -> dict[str, str]:
-        """{key: value hash} in key order, decoded now (not kept: ask once)."""
-        return self.decoded()[1]
-
     def stored_roots(self) -> list[str]:
         """The roots of the reads, as stored with them."""
         return self.decoded()[0]
@@ -162,19 +158,25 @@ class StoredReads:
     def __init__(self, engine: Engine, site: str) -> None:
         self._engine, self._site = engine, site
         self._found: dict[str, bytes] = {}
+        self._all = False  # every output's read: nothing more to ask the database
         self._pid = os.getpid()
 
     def fetch(self, paths: Iterable[str] | None = None) -> None:
         """Read the reads of `paths` (None: of every output) not read yet."""
+        if self._all:
+            return
+        missing = None if paths is None else sorted({path for path in paths if path not in self._found})
+        if missing == []:
+            return
         if self._pid != os.getpid():  # a forked worker: the build's connections are not its own
             self._engine.dispose(close=False)
             self._pid = os.getpid()
         query = select(BuildOutput.path, BuildOutput.reads).where(BuildOutput.site == self._site)
         with Session(self._engine) as session:
-            if paths is None:
+            if missing is None:
                 self._found.update(session.execute(query).all())
+                self._all = True
                 return
-            missing = sorted({path for path in paths if path not in self._found})
             for start in range(0, len(missing), self.CHUNK):
                 chunk = missing[start:start + self.CHUNK]
                 self._found.update(session.execute(query.where(BuildOutput.path.in_(chunk))).all())
