@@ -846,3 +846,57 @@ def test_the_roots_that_changed_are_those_whose_value_is_another_now(sample_cli,
     assert Values(content, derived).changed(stored) == {root for root, value in stored.items()
                                                         if one_by_one(root) != value}
     engine.dispose()
+
+
+def test_a_build_s_state_commit_leaves_the_wal_to_the_next_build_which_copies_it_meanwhile(sample_cli, tmp_path):
+    # On SQLite the build's state commit neither syncs nor copies the WAL into the database file; the next
+    # build copies it while it works. The state is there for every connection, and a connection the
+    # build used is handed back with SQLite's settings as make_engine sets them.
+    import sqlite3
+
+    from newsroom.build.pipeline import build
+    from newsroom.db.session import JOURNAL_SIZE_LIMIT, WAL_AUTOCHECKPOINT, WalCopy
+    from newsroom.settings import Settings
+
+    if not sample_cli.db_url.startswith("sqlite:///"):
+        pytest.skip("SQLite's write-ahead log")
+    path = sample_cli.db_url.removeprefix("sqlite:///")
+    engine = make_engine(sample_cli.db_url)
+
+    def count(table: str) -> tuple[int, int]:
+        """Rows as any connection sees them, and in the database file alone (without the WAL)."""
+        with engine.connect() as connection:
+            raw = connection.connection.dbapi_connection
+            seen = raw.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        alone = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+        try:
+            in_file = alone.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        finally:
+            alone.close()
+        return seen, in_file
+
+    with engine.connect() as connection:
+        connection.connection.dbapi_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    assert count("build_outputs") == (0, 0)
+    result = build(engine, Settings(), tmp_path / "site", dt.date(2026, 11, 30))
+    seen, in_file = count("build_outputs")
+    assert seen == result.files and in_file == 0  # committed, in the WAL alone
+    with engine.connect() as connection:
+        raw = connection.connection.dbapi_connection
+        assert raw.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL, as for every other transaction
+        assert raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == WAL_AUTOCHECKPOINT
+        assert raw.execute("PRAGMA journal_size_limit").fetchone()[0] == JOURNAL_SIZE_LIMIT
+    # An edit commits little (no copy either); the next build copies the WAL while it works, then leaves
+    # its own state there.
+    with engine.connect() as connection:
+        slug = connection.execute(select(Story.slug).order_by(Story.slug)).scalars().first()
+    revisions = count("revisions")
+    sample_cli("story", "edit", slug, "--headline-en", "An edited headline", "--correction", "--reason", "A typo")
+    assert count("revisions")[0] == revisions[0] + 1 and count("revisions")[1] == revisions[1]
+    again = build(engine, Settings(), tmp_path / "site", dt.date(2026, 11, 30))
+    assert again.rendered > 0
+    assert count("revisions")[1] == revisions[0] + 1 and count("build_outputs")[1] == result.files
+    copy = WalCopy(engine)  # as the next build starts one
+    copy.wait()
+    assert count("build_outputs") == (again.files, again.files)
+    engine.dispose()

@@ -37,7 +37,7 @@ from newsroom.build.tracking import (MASTHEAD, SEP, Tracker, Values, shown_value
 from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, collect,
                                    discarded_on_error, existing_files, unchanged_on_disk, write_site)
 from newsroom.checks import check_content, markdown_texts, record_problems
-from newsroom.db.session import transaction
+from newsroom.db.session import WalCopy, quick_commit
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.render import search
 from newsroom.render.assets import asset_urls, load_assets
@@ -91,9 +91,13 @@ def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: 
          now: dt.datetime | None, preview: bool, progress: bool, keep: list[Any] | None, templates: Path,
          public: tuple[int, ...], snapshot: str, loaded: Loaded) -> BuildResult:
     """Check, list, plan and render what is stale, and write it (see pipeline.build)."""
-    with _template_errors(templates):
-        return _make_site(engine, settings, out, today, drafts, email_out, now, preview, progress, keep, templates,
-                          public, snapshot, *loaded)
+    copy = WalCopy(engine)  # what earlier commits left in SQLite's WAL, copied while this build works
+    try:
+        with _template_errors(templates):
+            return _make_site(engine, settings, out, today, drafts, email_out, now, preview, progress, keep,
+                              templates, public, snapshot, *loaded)
+    finally:
+        copy.wait()
 
 
 def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
@@ -300,7 +304,7 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
     del writes
     written_ns = _in_place_at(out, new)
     graph = _graph(previous, outputs, removed, values)
-    with transaction(engine) as session:
+    with quick_commit(engine) as session:
         state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc), graph,
                    replace_all=previous is None, written_ns=written_ns)
         state.save_memos(session, memos)
