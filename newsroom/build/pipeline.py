@@ -101,12 +101,18 @@ def _no_collections() -> Iterator[None]:
     an incremental build's time, and even a collection every 50,000 new objects took 50 ms of a
     one-edit build. The cyclic garbage a build leaves (a few frames and contexts per page) is
     small beside what it holds anyway (peak memory is unchanged), so the collector is off while
-    building; it collects that garbage later in a process that goes on (`newsroom serve`)."""
+    building; it collects that garbage later in a process that goes on (`newsroom serve`).
+
+    What the build made is then counted as old (the oldest generation, as a forked pool leaves it):
+    re-enabled with all of it still young, the collector's next pass walked every object the build
+    made (0.18 s after a one-edit build whose few pages rendered in this process)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
+        gc.unfreeze()  # the permanent generation goes back into the oldest: nothing is walked now
         if enabled:
             gc.enable()
 

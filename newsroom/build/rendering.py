@@ -27,9 +27,10 @@ from newsroom.build.pages import PagePlan, PageSpec
 from newsroom.build.state import Memo
 from newsroom.render.html import catalog_digest, environment, render, template_fingerprint, used_templates
 
-#: Below this many works (a page, a feed, a search index) a process pool costs more than it saves:
-#: forking takes tens of milliseconds, one archive page or search index a hundred or more.
-PARALLEL_MIN = 4
+#: Below this many works (a page, a feed, a search index) they run in this process. Forking takes tens
+#: of milliseconds, one archive page or search index a hundred or more: two such works already gain
+#: (an English body edit at scale 1.0, a search index and two issue pages: 417-452 -> 300-332 ms).
+PARALLEL_MIN = 2
 #: The most works sent to a worker at once.
 CHUNK = 64
 
