@@ -64,22 +64,28 @@ class GlossaryPages:
         return groups
 
     def news(self, slug: str) -> list[dict[str, Any]]:
-        """The stories mentioning an entry, newest issue first, with issue number and date."""
+        """The stories mentioning an entry, newest issue first, with issue number, label and date."""
         items = []
+        # Per issue, its date, ISO date, link and label, made once: an issue's stories come together.
+        issues: dict[int, tuple[str, str, str, str]] = {}
         for story_slug in self.derived.news.get(slug, []):
             story = self.content.stories[story_slug]
             number = story.data["issue"]
             if not self.available(story) or number not in self.issues:
                 continue
-            issue = self.content.issues[number].data
-            published = issue.get("published_at")
-            day = (dt.datetime.fromisoformat(published).astimezone(self.settings.zone).date() if published
-                   else dt.date.fromisoformat(issue["week"]["start"]))
+            shown = issues.get(number)
+            if shown is None:
+                issue = self.content.issues[number].data
+                published = issue.get("published_at")
+                day = (dt.datetime.fromisoformat(published).astimezone(self.settings.zone).date() if published
+                       else dt.date.fromisoformat(issue["week"]["start"]))
+                shown = issues[number] = (format_date(day, self.lang), day.isoformat(),
+                                          self.href(urls.issue(self.lang, number)),
+                                          self.gettext("Issue %(number)s") % {"number": number})
             headline, headline_lang = self.text(story)
             items.append({"headline": self.marked(headline.get("headline"), headline_lang), "lang": headline_lang,
-                          "issue": number,
-                          "date": format_date(day, self.lang), "iso_date": day.isoformat(),
-                          "href": self.href(urls.issue(self.lang, number)) + f"#story-{story_slug}"})
+                          "issue": number, "issue_label": shown[3], "date": shown[0], "iso_date": shown[1],
+                          "href": f"{shown[2]}#story-{story_slug}"})
         return items
 
     def affected(self, text: Mapping[str, Any]) -> list[dict[str, Any]]:
