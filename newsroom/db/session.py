@@ -28,8 +28,6 @@ WAL_AUTOCHECKPOINT = 8192
 #: The WAL file is cut back to this size once copied (SQLite keeps it at its largest otherwise: a full
 #: build's state, some 100 MB).
 JOURNAL_SIZE_LIMIT = 32 * 1024 * 1024
-#: SQLite's defaults, restored on a connection after a build's commit (see `quick_commit`).
-_SYNCHRONOUS_DEFAULT = "FULL"
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -76,7 +74,7 @@ def _sqlite_file(engine: Engine) -> bool:
 def quick_commit(engine: Engine) -> Iterator[Session]:
     """`transaction(engine)` for the build's state, whose commit on SQLite neither waits for the disk
     (synchronous=NORMAL) nor copies the WAL into the database (a build copies it while it works the next
-    time, see `WalCopy`): 0.6 s of a full build's, 50 ms of a one-edit build's on a machine of the README.
+    time, see `WalCopy`): 0.6 s of a full build's, 50 ms of a one-edit build's on the README's machine.
 
     The state is the build's record of what it wrote, written after the files: a commit lost to a power
     cut (what NORMAL risks in WAL mode; it never corrupts the database) leaves the last state, whose
@@ -90,14 +88,17 @@ def quick_commit(engine: Engine) -> Iterator[Session]:
     with engine.connect() as connection:
         raw = connection.connection.dbapi_connection
         assert raw is not None
+        # The connection goes back to the pool as it came: its settings are restored after the commit.
+        synchronous = raw.execute("PRAGMA synchronous").fetchone()[0]
+        autocheckpoint = raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
         raw.execute("PRAGMA synchronous=NORMAL")
         raw.execute("PRAGMA wal_autocheckpoint=0")
         try:
             with Session(bind=connection, expire_on_commit=False) as session, session.begin():
                 yield session
         finally:
-            raw.execute(f"PRAGMA synchronous={_SYNCHRONOUS_DEFAULT}")
-            raw.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT}")
+            raw.execute(f"PRAGMA synchronous={int(synchronous)}")
+            raw.execute(f"PRAGMA wal_autocheckpoint={int(autocheckpoint)}")
 
 
 class WalCopy:
