@@ -91,13 +91,13 @@ def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: 
          now: dt.datetime | None, preview: bool, progress: bool, keep: list[Any] | None, templates: Path,
          public: tuple[int, ...], snapshot: str, loaded: Loaded) -> BuildResult:
     """Check, list, plan and render what is stale, and write it (see pipeline.build)."""
-    copy = WalCopy(engine)  # what earlier commits left in SQLite's WAL, copied while this build works
+    wal_copy = WalCopy(engine)  # what earlier commits left in SQLite's WAL, copied while this build works
     try:
         with _template_errors(templates):
             return _make_site(engine, settings, out, today, drafts, email_out, now, preview, progress, keep,
                               templates, public, snapshot, *loaded)
     finally:
-        copy.wait()
+        wal_copy.wait()
 
 
 def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
