@@ -362,8 +362,7 @@ def _stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer,
         if meta is None or not _published(previous, out, path):
             stale.append((plan, planner, fingerprint))
             continue
-        changed = _changed_reads(path, known, values, candidates)
-        if changed is None or changed[0]:
+        if _changed(path, known, values, candidates):
             stale.append((plan, planner, fingerprint))
             continue
         moved = {key: value for key, value in (meta.get(_Masthead.META) or {}).items() if values(key) != value}
@@ -579,20 +578,12 @@ def _candidates(previous: state.Previous | None, values: Values) -> _Candidates 
 
 
 def _changed(path: str, output: state.Output, values: Values, candidates: _Candidates | None) -> bool:
-    """Whether any read of `output` now has another value."""
-    found = _changed_reads(path, output, values, candidates)
-    return found is None or bool(found[0])
-
-
-def _changed_reads(path: str, output: state.Output, values: Values, candidates: _Candidates | None
-                   ) -> tuple[list[str], list[str], dict[str, str]] | None:
-    """The first read of `output` that now has another value, if any, with its reads as stored (roots,
-    {key: value hash}); None when they cannot be told (it changed)."""
+    """Whether any read of `output` now has another value (unreadable reads count as changed)."""
     if candidates is not None and path not in candidates.paths:
-        return [], [], {}
+        return False
     roots, deps = output.decoded()
     if state.UNREADABLE in deps:
-        return None
+        return True
     keys: Iterable[str]
     if candidates is None:
         keys = deps
@@ -601,14 +592,11 @@ def _changed_reads(path: str, output: state.Output, values: Values, candidates: 
         # (the keys are in order), not by working out the root of each of its hundreds of reads.
         hit = [root for root in roots if root in candidates.roots]
         if not hit:
-            return [], roots, deps
+            return False
         ordered = list(deps)
         keys = dict.fromkeys(key for root in hit for low, high in values.ranges(root)
                              for key in ordered[bisect.bisect_left(ordered, low):bisect.bisect_left(ordered, high)])
-    for key in keys:
-        if values(key) != deps[key]:
-            return [key], roots, deps
-    return [], roots, deps
+    return any(values(key) != deps[key] for key in keys)
 
 
 def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output], removed: list[str],
@@ -767,7 +755,7 @@ def _deps(reads: Iterable[str], last: tuple[list[str], dict[str, str]] | None, v
     """An output's reads as stored: their roots, in order, and {key: value hash} in key order.
 
     With `last`, its reads as the last build stored them (roots, deps), only a read not read then, or
-    under a root that changed (found by bisection: see `_changed_reads`), has its value worked out; every
+    under a root that changed (found by bisection: see `_changed`), has its value worked out; every
     other has the value it had. The roots of the same reads as then are the roots stored then. An archive
     page reads tens of thousands of keys, of which an edit changes a few.
     """
