@@ -15,6 +15,7 @@ import random
 import shutil
 from pathlib import Path
 
+import feedparser
 import html5lib
 import pytest
 import yaml
@@ -25,7 +26,9 @@ from sqlalchemy import select
 
 from issues.models import Story
 from newsroom import PROJECT_ROOT
+from newsroom.build import rendering
 from newsroom.db.session import make_engine, transaction
+from newsroom.render import feeds
 
 BASE = "https://news.example.org/"
 NOW_ENV = "NEWSROOM_NOW"
@@ -918,3 +921,49 @@ def test_a_build_leaves_what_it_made_to_the_oldest_generation_of_the_collector(s
     assert gc.isenabled()
     assert result.rendered > 200 and young < 5_000
     engine.dispose()
+
+
+def test_a_remade_feed_makes_again_only_the_issues_and_stories_whose_reads_changed(sample_cli, tmp_path, monkeypatch):
+    """A feed shows the full text of the latest issues: an edit to one story remakes the feed, from the
+    last build's HTML of every issue and story but the edited one's; an edit that every one of them read
+    (a glossary alias: the terms linked in every story) remakes them all. Either way the feeds are what a
+    full build makes."""
+    publication = Publication(sample_cli, tmp_path)
+    site = publication.site = tmp_path / "site"
+    publication.build(site)
+    monkeypatch.setattr(rendering, "workers", lambda: 1)  # the works run here, where they are counted
+    made: list[tuple[str, str]] = []
+    for name in ("issue_html", "story_html"):
+        real = getattr(feeds, name)
+        monkeypatch.setattr(feeds, name, lambda planner, what, *rest, real=real: made.append(
+            (planner.lang, str(getattr(what, "key", what)))) or real(planner, what, *rest))
+
+    def shown(lang: str) -> set[tuple[str, str]]:
+        """What the issues and section feeds of `lang` show: (lang, issue number or story slug)."""
+        found = set()
+        for path in (site / lang / "feeds").glob("*.xml"):
+            if path.name != "glossary.xml":
+                for entry in feedparser.parse(path.read_bytes()).entries:
+                    found.add((lang, entry.id.rsplit("/", 1)[1]))
+        return found
+
+    latest = max(publication.load(path)["number"] for path in publication.files("issue"))
+    path = next(path for path in publication.files("story") if publication.load(path)["issue"] == latest)
+    record = publication.load(path)
+    record["en"]["body"] = (record["en"].get("body") or "") + "\n\nA later paragraph, in English alone."
+    publication.save(path, record)
+    publication.build(site)
+    # Its issue in English, itself in its section's feed, and the issue in Hungarian too: an edit of a
+    # published issue's story is recorded as a correction, which the issue shows in both languages.
+    assert sorted(made) == [("en", str(latest)), ("en", record["slug"]), ("hu", str(latest))]
+    full = tmp_path / "full"
+    publication.build(full, "--full")
+    assert _same_tree(site / "en" / "feeds", full / "en" / "feeds") == []
+
+    made.clear()
+    publication.add_alias()
+    publication.build(site)
+    assert set(made) == shown("hu") | shown("en") and len(made) == len(set(made))
+    shutil.rmtree(full)
+    publication.build(full, "--full")
+    assert _same_tree(site, full) == []

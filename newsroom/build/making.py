@@ -32,8 +32,8 @@ from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.pipeline import BuildResult, code_version
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
-from newsroom.build.tracking import (MASTHEAD, SEP, Tracker, Values, shown_value, track_content, track_derived,
-                                    untracked_fields)
+from newsroom.build.tracking import (MASTHEAD, SEP, Remembered, TrackedContent, Tracker, Values, shown_value,
+                                     track_content, track_derived, untracked_fields)
 from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, collect,
                                    discarded_on_error, existing_files, unchanged_on_disk, write_site)
 from newsroom.checks import check_content, markdown_texts, record_problems
@@ -50,9 +50,9 @@ from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
 
 #: Namespaces of remembered results (state.BuildMemo).
-MEMOS = ("records", "references", "mentions", "plain", "checks", "templates")
-#: Those a build reads only in part: the texts it renders and the records that changed.
-PARTIAL_MEMOS = ("references", "plain")
+MEMOS = ("records", "references", "mentions", "plain", "checks", "templates", "feeds")
+#: Those a build reads only in part: the texts it renders, the records that changed, the feeds it remakes.
+PARTIAL_MEMOS = ("references", "plain", "feeds")
 #: Fewer unknown texts than this are parsed by `check` itself, without forking.
 PARSE_AHEAD_MIN = 2000
 #: More Markdown texts than a record of the sample or the benchmark has (a story: ~10 per language).
@@ -145,7 +145,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
             previous.fetch_reads(candidates.paths if candidates is not None else None)
         pages, metas, spliced = _stale_pages(listed, renderer, values, page_inputs, previous, out, candidates)
         groups, kept_groups = _stale_groups(tracked, settings, now, values, page_inputs, renderer, previous, out,
-                                            {plan.output for plan, _ in listed}, candidates)
+                                            {plan.output for plan, _ in listed}, candidates, memos["feeds"])
         if previous is not None:  # those of the stale pages, which their works compare with (see _make)
             previous.fetch_reads(plan.output for plan, _, _ in pages)
             pages = _largest_first(pages, previous)
@@ -161,7 +161,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
                 else:
                     spliced[path] = (_Made(_respliced(out / path, *lines), item.output), None)
             made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
-                                  [memos["references"], memos["plain"]], previous, candidates,
+                                  [memos["references"], memos["plain"], memos["feeds"]], previous, candidates,
                                   partial(_spool, tree, previous, out) if tree is not None else None)
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
@@ -482,14 +482,15 @@ class _Masthead:
         return found
 
 
-def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.datetime | None, values: Values,
+def _stale_groups(tracked: tuple[TrackedContent, Derived], settings: Settings, now: dt.datetime | None, values: Values,
                   inputs: str, renderer: PageRenderer, previous: state.Previous | None, out: Path, pages: set[str],
-                  candidates: _Candidates | None) -> tuple[list[_Group], list[str]]:
+                  candidates: _Candidates | None, parts: state.Memo) -> tuple[list[_Group], list[str]]:
     """The groups of files made together from much of the content — each feed, each language's
     search index — that must be remade, and the paths of those kept.
 
     A group is remade when any input it read changed (any of its files: they share their reads), or
-    the templates a feed is made with, else its files are kept as they are.
+    the templates a feed is made with, else its files are kept as they are. A feed remade takes
+    the HTML of each issue and story whose reads did not change from `parts` (see Remembered).
     """
     content, derived = tracked
     members: dict[str, list[tuple[str, state.Output]]] = {}  # group → its files
@@ -506,12 +507,14 @@ def _stale_groups(tracked: tuple[Content, Derived], settings: Settings, now: dt.
         # The last index is updated only if made by the same code and settings (its tokens' rules).
         last = [(path, output) for path, output in members.get(index, [])
                 if output.fingerprint == _group_fingerprint(inputs, index, lang)]
+        feed_templates = "|".join(renderer.fingerprint(name, lang) for name in FEED_TEMPLATES)
+        remember = Remembered(parts, values, content.tracker, f"{inputs}|{feed_templates}|{lang}")
         groups = {
-            **{f"feeds/{lang}/{name}": make for name, make in feed_groups(content, derived, settings, lang).items()},
+            **{f"feeds/{lang}/{name}": make
+               for name, make in feed_groups(content, derived, settings, lang, remember).items()},
             index: partial(_search_index, partial(Planner, content, derived, settings, lang, now), folder, out,
                            last if len(last) == len(members.get(index, [])) else []),
         }
-        feed_templates = "|".join(renderer.fingerprint(name, lang) for name in FEED_TEMPLATES)
         for group, make in groups.items():
             fingerprint = _group_fingerprint(f"{inputs}|{feed_templates}" if group != index else inputs, group, lang)
             known = members.get(group, [])

@@ -19,11 +19,13 @@ import ast
 import dataclasses
 import hashlib
 import marshal
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from newsroom.build.model import Content, Record
-from newsroom.build.state import READS_FORMAT
+from newsroom.build.state import READS_FORMAT, Memo
+
+T = TypeVar("T")
 
 SEP = "\x1f"
 ALL = "*"  # the key list of a collection: which records exist, in which order
@@ -437,6 +439,37 @@ class Values:
 
 
 _MISSING = object()
+
+
+class Remembered:
+    """Parts of an output remembered across builds with what they read: a part whose every read has
+    the value it had is not made again, and its reads are noted as if it were.
+
+    A feed shows the full text of the latest issues: an edit to one of them remakes the feed, and
+    with it each issue's HTML (Jinja, Markdown, the glossary's terms linked in every story) — where
+    that issue's alone is new. A part is a pure function of what it reads through the tracked views
+    and of what `prefix` names (the code, settings and templates it is made with), as a page is
+    (see the module doc); so the same reads, with the same values, give the same part.
+    """
+
+    def __init__(self, memo: Memo, values: Values, tracker: Tracker, prefix: str) -> None:
+        self.memo, self.values, self.tracker, self.prefix = memo, values, tracker, prefix
+
+    def __call__(self, name: str, make: Callable[[], T]) -> T:
+        """`make()`, or what it gave when its reads last had these values."""
+        key = hashlib.sha1(f"{self.prefix}|{name}".encode()).hexdigest()
+        known = self.memo.get(key)
+        if known is not None:
+            reads, value = known
+            if all(self.values(read) == before for read, before in reads.items()):
+                self.tracker.reads.update(reads)
+                return value  # type: ignore[no-any-return]
+        earlier = self.tracker.take()
+        value = make()
+        reads = self.tracker.take()
+        self.tracker.reads = earlier | reads
+        self.memo.put(key, [self.values.hashes(sorted(reads)), value])
+        return value
 
 
 def _lookup(mapping: Mapping[Any, Any], item: str) -> Any:

@@ -123,6 +123,15 @@ def tag_id(settings: Settings, path: str) -> str:
     return f"tag:{host},{settings.feed_id_date}:{path}"
 
 
+#: `remember(name, make)`: `make()`, or what it made before from the same reads (see tracking.Remembered);
+#: `name` says what else `make` is made from (an issue's number, a story's page).
+Remember = Callable[[str, Callable[[], str]], str]
+
+
+def _made(name: str, make: Callable[[], str]) -> str:
+    return make()
+
+
 #: The templates of feed entries' HTML: an issue's, a story's (a feed is remade when they change).
 ISSUE_TEMPLATE, STORY_TEMPLATE = FEED_TEMPLATES = ("feeds/issue.html", "feeds/story.html")
 
@@ -146,8 +155,16 @@ def issue_html(planner: Planner, number: int, template: Template) -> str:
     return absolute_html(html, planner.settings.base_url + urls.issue(planner.lang, number))
 
 
-def issue_items(planner: Planner) -> Iterator[FeedItem]:
-    """The newest published issues, each with its full text and the names of its sections."""
+def story_html(planner: Planner, story: Record, template: Template, page: str) -> str:
+    """A story as an HTML fragment with absolute links under its issue's `page`, for feeds (`template`:
+    the feed's `STORY_TEMPLATE`)."""
+    html = template.render(item=planner.story_context(story), lang=planner.lang, href=planner.href)
+    return absolute_html(html, page)
+
+
+def issue_items(planner: Planner, remember: Remember = _made) -> Iterator[FeedItem]:
+    """The newest published issues, each with its full text (remembered by `remember`) and the names
+    of its sections."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     section_names = planner.names("sections")
     # Newest publication first; the number breaks ties.
@@ -161,14 +178,16 @@ def issue_items(planner: Planner) -> Iterator[FeedItem]:
         yield FeedItem(
             id=tag_id(settings, f"{lang}/issues/{number}"), title=text.get("title") or str(number),
             link=settings.base_url + urls.issue(lang, number), published=publication_time(issue, settings),
-            summary=plain_text(text.get("lead") or ""), content=issue_html(planner, number, template),
+            summary=plain_text(text.get("lead") or ""),
+            content=remember(f"issue/{number}", partial(issue_html, planner, number, template)),
             categories=tuple(name for slug, name in section_names.items() if slug in sections),
             twins=tuple((other, settings.base_url + urls.issue(other, number))
                         for other in settings.languages if other != lang and issue.has(other)))
 
 
-def section_items(planner: Planner, section: str) -> Iterator[FeedItem]:
-    """The newest published stories of one section, dated by their issue's publication."""
+def section_items(planner: Planner, section: str, remember: Remember = _made) -> Iterator[FeedItem]:
+    """The newest published stories of one section, dated by their issue's publication (each one's
+    HTML remembered by `remember`)."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     name = planner.names("sections").get(section, section)
     # Chosen by each story's facts (issue, section, position), so the feed reads only the text of
@@ -181,13 +200,12 @@ def section_items(planner: Planner, section: str) -> Iterator[FeedItem]:
     template = _entry_template(planner, STORY_TEMPLATE)
     for published, _position, _rank, key in chosen[: settings.feed_limit]:
         story = content.stories[key]
-        item = planner.story_context(story)
+        text = planner.text(story)[0]
         page = settings.base_url + urls.issue(lang, story.data["issue"])
-        html = template.render(item=item, lang=lang, href=planner.href)
         yield FeedItem(
-            id=tag_id(settings, f"{lang}/stories/{story.key}"), title=item["text"].get("headline") or story.key,
-            link=f"{page}#story-{story.key}", published=published,
-            summary=plain_text(item["text"].get("summary") or ""), content=absolute_html(html, page),
+            id=tag_id(settings, f"{lang}/stories/{story.key}"), title=text.get("headline") or story.key,
+            link=f"{page}#story-{story.key}", published=published, summary=plain_text(text.get("summary") or ""),
+            content=remember(f"story/{story.key}/{page}", partial(story_html, planner, story, template, page)),
             categories=(name,),
             twins=tuple((other, settings.base_url + urls.issue(other, story.data["issue"]) + f"#story-{story.key}")
                         for other in settings.languages if other != lang and story.has(other)))
@@ -264,11 +282,12 @@ def render_feeds(content: Content, derived: Derived, settings: Settings, lang: s
     return [output for make in feed_groups(content, derived, settings, lang).values() for output in make()]
 
 
-def feed_groups(content: Content, derived: Derived, settings: Settings,
-                lang: str) -> dict[str, Callable[[], list[tuple[str, bytes]]]]:
+def feed_groups(content: Content, derived: Derived, settings: Settings, lang: str,
+                remember: Remember = _made) -> dict[str, Callable[[], list[tuple[str, bytes]]]]:
     """Each feed of one language ("issues", "glossary", "section-<slug>") → a function making its
     formats as (path, bytes). Each makes its own planner, so what one reads is its own (the build
-    remakes a feed only when something it read changed)."""
+    remakes a feed only when something it read changed). `remember` (see tracking.Remembered) keeps
+    each issue's and story's HTML, the costly part of a feed, from one build to the next."""
     links: dict[str, list[FeedLink]] = {}
     for link in feed_links(content, settings, lang):
         links.setdefault(link.name, []).append(link)
@@ -276,11 +295,11 @@ def feed_groups(content: Content, derived: Derived, settings: Settings,
     def make(name: str) -> list[tuple[str, bytes]]:
         planner = FeedPlanner(content, derived, settings, lang)
         if name == "issues":
-            items = list(issue_items(planner))
+            items = list(issue_items(planner, remember))
         elif name == "glossary":
             items = list(glossary_items(planner))
         else:
-            items = list(section_items(planner, name.removeprefix("section-")))
+            items = list(section_items(planner, name.removeprefix("section-"), remember))
         site = dict(content.site.get(lang) or {})
         home = settings.base_url + urls.home(lang)
         return [(link.url, render_feed(link, items, settings, site, home)) for link in links[name]]
