@@ -43,7 +43,8 @@ from generate import Writer, generate, store  # noqa: E402
 from newsroom.build.model import load_content  # noqa: E402
 from newsroom.db.session import make_engine, session_factory  # noqa: E402
 
-STEPS = ("full build", "no-change rebuild", "edit one story", "edit a much-mentioned entry", "add an issue")
+STEPS = ("full build", "no-change rebuild", "edit one story", "edit a much-mentioned entry", "edit a latest story",
+         "add an issue")
 
 
 def measure(db: Path, out: Path, full: bool = False) -> dict[str, Any]:
@@ -64,18 +65,20 @@ def edits(writer: Writer, db: Path) -> dict[str, Any]:
 
     An edit changes one field of the stored record, as an editor would: the English
     headline of a story halfway through the archive, the English definition of the most
-    mentioned entry. Adding an issue stores a new published issue of ten stories.
+    mentioned entry, a sentence added to the English body of a story of the latest issue (the
+    edit editors make most: its issue's pages, the search index and the feeds that show it change). Adding an
+    issue stores a new published issue of ten stories.
     """
     engine = make_engine(f"sqlite:///{db}")
     shape = writer.shape
     number = shape.issues + 1
     issue = [writer.issue(number)] + [writer.story(number, p) for p in range(1, shape.stories_per_issue + 1)]
 
-    def edited(kind: str, key: str, lang: str, field: str, value: str) -> list[dict[str, Any]]:
+    def edited(kind: str, key: str, lang: str, field: str, value: str | Callable[[str], str]) -> list[dict[str, Any]]:
         with session_factory(engine)() as session:
             content = load_content(session)
         record = copy.deepcopy(dict(getattr(content, kind)[key].data))
-        record[lang][field] = value
+        record[lang][field] = value(record[lang][field]) if callable(value) else value
         return [record]
 
     def apply(records: Callable[[], list[dict[str, Any]]]) -> None:
@@ -84,10 +87,13 @@ def edits(writer: Writer, db: Path) -> dict[str, Any]:
 
     story = Writer(shape).story(shape.issues // 2, 3)["slug"]
     entry = Writer(shape).entry(0)["slug"]  # entry 0 carries the largest Zipf weight: the most mentioned
+    latest = Writer(shape).story(shape.issues, 3)["slug"]
     return {"edit one story": lambda: apply(lambda: edited("stories", story, "en", "headline",
                                                            "An edited headline")),
             "edit a much-mentioned entry": lambda: apply(lambda: edited(
                 "entries", entry, "en", "definition", "An edited definition of the most mentioned entry.")),
+            "edit a latest story": lambda: apply(lambda: edited(
+                "stories", latest, "en", "body", lambda body: body + " A sentence added after publication.")),
             "add an issue": lambda: apply(lambda: issue)}
 
 

@@ -508,7 +508,7 @@ def _stale_groups(tracked: tuple[TrackedContent, Derived], settings: Settings, n
         last = [(path, output) for path, output in members.get(index, [])
                 if output.fingerprint == _group_fingerprint(inputs, index, lang)]
         feed_templates = "|".join(renderer.fingerprint(name, lang) for name in FEED_TEMPLATES)
-        remember = Remembered(parts, values, content.tracker, f"{inputs}|{feed_templates}|{lang}")
+        remember = Remembered(parts, values, content.tracker, f"{inputs}|{feed_templates}")
         groups = {
             **{f"feeds/{lang}/{name}": make
                for name, make in feed_groups(content, derived, settings, lang, remember).items()},

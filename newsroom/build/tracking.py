@@ -448,27 +448,30 @@ class Remembered:
     A feed shows the full text of the latest issues: an edit to one of them remakes the feed, and
     with it each issue's HTML (Jinja, Markdown, the glossary's terms linked in every story) — where
     that issue's alone is new. A part is a pure function of what it reads through the tracked views
-    and of what `prefix` names (the code, settings and templates it is made with), as a page is
-    (see the module doc); so the same reads, with the same values, give the same part.
+    and of what `inputs` names (the code, settings and templates it is made with), as a page is
+    (see the module doc); so the same reads, with the same values, give the same part. Each part is
+    kept under its name alone, with the inputs it was made with: a part made anew replaces the one
+    before it, so what is kept grows with the content, not with its edits.
     """
 
-    def __init__(self, memo: Memo, values: Values, tracker: Tracker, prefix: str) -> None:
-        self.memo, self.values, self.tracker, self.prefix = memo, values, tracker, prefix
+    def __init__(self, memo: Memo, values: Values, tracker: Tracker, inputs: str) -> None:
+        self.memo, self.values, self.tracker = memo, values, tracker
+        self.inputs = hashlib.sha1(inputs.encode()).hexdigest()
 
     def __call__(self, name: str, make: Callable[[], T]) -> T:
         """`make()`, or what it gave when its reads last had these values."""
-        key = hashlib.sha1(f"{self.prefix}|{name}".encode()).hexdigest()
+        key = hashlib.sha1(name.encode()).hexdigest()
         known = self.memo.get(key)
         if known is not None:
-            reads, value = known
-            if all(self.values(read) == before for read, before in reads.items()):
+            inputs, reads, value = known
+            if inputs == self.inputs and all(self.values(read) == before for read, before in reads.items()):
                 self.tracker.reads.update(reads)
                 return value  # type: ignore[no-any-return]
         earlier = self.tracker.take()
         value = make()
         reads = self.tracker.take()
         self.tracker.reads = earlier | reads
-        self.memo.put(key, [self.values.hashes(sorted(reads)), value])
+        self.memo.put(key, [self.inputs, self.values.hashes(sorted(reads)), value])
         return value
 
 

@@ -124,7 +124,7 @@ def tag_id(settings: Settings, path: str) -> str:
 
 
 #: `remember(name, make)`: `make()`, or what it made before from the same reads (see tracking.Remembered);
-#: `name` says what else `make` is made from (an issue's number, a story's page).
+#: `name` says what else `make` is made from (the language, an issue's number, a story's page).
 Remember = Callable[[str, Callable[[], str]], str]
 
 
@@ -179,7 +179,7 @@ def issue_items(planner: Planner, remember: Remember = _made) -> Iterator[FeedIt
             id=tag_id(settings, f"{lang}/issues/{number}"), title=text.get("title") or str(number),
             link=settings.base_url + urls.issue(lang, number), published=publication_time(issue, settings),
             summary=plain_text(text.get("lead") or ""),
-            content=remember(f"issue/{number}", partial(issue_html, planner, number, template)),
+            content=remember(f"{lang}/issue/{number}", partial(issue_html, planner, number, template)),
             categories=tuple(name for slug, name in section_names.items() if slug in sections),
             twins=tuple((other, settings.base_url + urls.issue(other, number))
                         for other in settings.languages if other != lang and issue.has(other)))
@@ -205,7 +205,7 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
         yield FeedItem(
             id=tag_id(settings, f"{lang}/stories/{story.key}"), title=text.get("headline") or story.key,
             link=f"{page}#story-{story.key}", published=published, summary=plain_text(text.get("summary") or ""),
-            content=remember(f"story/{story.key}/{page}", partial(story_html, planner, story, template, page)),
+            content=remember(f"{lang}/story/{story.key}/{page}", partial(story_html, planner, story, template, page)),
             categories=(name,),
             twins=tuple((other, settings.base_url + urls.issue(other, story.data["issue"]) + f"#story-{story.key}")
                         for other in settings.languages if other != lang and story.has(other)))
