@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import re
+import struct
+import subprocess
+import sys
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -118,3 +123,57 @@ en: {headline: Broken, summary: "See [this](entry:no-such-entry)."}
     assert "story:broken-link: en.summary: link to a missing entry 'no-such-entry'" in result.stderr
     after = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
     assert after == before
+
+
+def _built_on_a_terminal(db_url: str, cwd: Path, *args: str) -> tuple[int, str, str]:
+    """`newsroom build` run as the console script with its stderr on a pseudo-terminal, as a person
+    runs it: (exit status, stdout, what the terminal showed)."""
+    pty = pytest.importorskip("pty")
+    fcntl, termios = pytest.importorskip("fcntl"), pytest.importorskip("termios")
+    code = ("import sys\nsys.argv = ['newsroom', *sys.argv[1:]]\nfrom newsroom.cli import run\nrun()\n")
+    master, terminal = pty.openpty()
+    # A terminal of 100 columns (a new pseudo-terminal has none, and a bar needs some).
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    process = subprocess.Popen([sys.executable, "-c", code, "--db", db_url, "build", *args], cwd=cwd,
+                               stdout=subprocess.PIPE, stderr=terminal)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal's last writer has closed it
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    stdout = process.communicate()[0]
+    return process.returncode, stdout.decode(), shown.decode(errors="replace")
+
+
+def test_a_build_on_a_terminal_shows_its_progress_and_ends_with_one_summary_line(sample_cli, tmp_path):
+    """On a terminal a bar counts the pages and files made; with `--quiet` (after `build` or before it)
+    nothing but problems is printed; not on a terminal there is no bar. Every build that prints ends
+    with one line: files written, unchanged, removed, and the time."""
+    site = ["--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "email")]
+    status, out, shown = _built_on_a_terminal(sample_cli.db_url, tmp_path, *site)
+    assert status == 0, shown
+    counts = re.findall(r"(\d+)/(\d+) \[", shown)  # tqdm: "…| 120/262 [00:00<00:00, 300.2page/s]"
+    assert counts and "page/s" in shown, shown
+    # Its works: the 246 pages (242 in the sitemap, the root and three 404 pages), 7 feeds and a search
+    # index in each language.
+    assert {int(total) for _, total in counts} == {262}, counts
+    assert max(int(done) for done, _ in counts) <= 262
+    summary = out.splitlines()
+    assert len(summary) == 1 and re.fullmatch(
+        rf"345 files \(242 pages, 242 rendered\): 345 written, 0 unchanged, 0 removed in \d+\.\d\ds → "
+        rf"{re.escape(str(tmp_path / 'site'))}", summary[0]), out
+
+    for quiet in (["--quiet"], ["-q"]):
+        status, out, shown = _built_on_a_terminal(sample_cli.db_url, tmp_path, "--full", *quiet, *site)
+        assert (status, out, shown) == (0, "", "")
+    quiet_first = sample_cli("--quiet", "build", "--full", *site)
+    assert quiet_first.stdout == "" and quiet_first.stderr == ""
+    piped = sample_cli("build", "--full", *site)  # not on a terminal: the summary, no bar
+    assert piped.stderr == "" and re.fullmatch(r"345 files \(242 pages, 242 rendered\): 0 written, 345 unchanged, "
+                                               r"0 removed in \d+\.\d\ds → .*\n", piped.stdout), piped.stdout

@@ -25,11 +25,17 @@ _HELD: list[object] = []
 @click.option("--full", is_flag=True, help="Ignore the recorded build state: render and compare every page.")
 @click.option("--templates", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="Template folder to use instead of the configured one.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar and no summary: print only problems (as `newsroom --quiet build`).")
 @pass_app
 @content_errors
 def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Path, full: bool,
-          templates: Path | None) -> None:
-    """Build the static site in both languages into OUT, redoing only what changed."""
+          templates: Path | None, quiet: bool) -> None:
+    """Build the static site in both languages into OUT, redoing only what changed.
+
+    On a terminal a progress bar counts the pages and files made; the build ends with one line:
+    files written, unchanged and removed, and the time it took."""
+    app.quiet = app.quiet or quiet
     app.require_schema()
     settings = app.settings.replace(base_url=base_url, templates=str(templates.resolve()) if templates else None)
     started = time.perf_counter()
