@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import sys
 from pathlib import Path
 
@@ -112,3 +113,27 @@ def test_a_broken_link_the_workers_check_stops_the_build(tmp_path: Path, monkeyp
         ("story:i1-story-1", "en.body")], stopped.value
     assert "no-such-entry" in str(stopped.value)
     assert not (tmp_path / "site").exists()
+
+
+def test_a_first_build_shows_the_texts_it_reads_ahead_then_the_pages_it_makes(tmp_path: Path, monkeypatch, capsys):
+    # A first build of a large publication spends seconds reading its texts ahead before any page is
+    # made: with a progress bar (on a terminal) it counts them, then the pages and files made.
+    engine = make_engine(f"sqlite:///{tmp_path / 'bench.db'}")
+    generate(engine, 0.01)
+    with session_factory(engine)() as session:
+        content = load_content(session)
+    records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
+               *content.stories.values()]
+    texts = {text for record in records for text in markdown_texts(record, Settings().languages)}
+    over_the_cores(monkeypatch)
+    result = build(engine, Settings(), tmp_path / "site", dt.date(2026, 11, 30), progress=True)
+    engine.dispose()
+    shown = capsys.readouterr().err
+    reading = re.findall(r"reading: +\d+%\|[^|]*\| (\d+)/(\d+) \[[^\]]*text/s\]", shown)
+    made = re.findall(r"making: +\d+%\|[^|]*\| (\d+)/(\d+) \[[^\]]*page/s\]", shown)
+    assert reading and made, shown
+    assert {int(total) for _, total in reading} == {len(texts)}
+    assert all(int(done) <= len(texts) for done, _ in reading)
+    assert shown.index("reading:") < shown.index("making:")
+    # Every page, and each language's feeds and search index.
+    assert {int(total) for _, total in made} == {result.pages + 4 + 2 * 8}

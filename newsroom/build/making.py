@@ -127,7 +127,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
         fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
         compiled: list[Future[None]] = []  # the executor starts its thread on the first submit: after the fork
         _parse_ahead(fresh, content, settings, [memos["references"], memos["plain"], ahead], memos["checks"],
-                     lambda: compiled.append(side.submit(compile_matchers)))
+                     lambda: compiled.append(side.submit(compile_matchers)), progress)
         for done in compiled:
             done.result()
         problems = checked(content, settings, today, drafts, now, memos["checks"])
@@ -213,12 +213,13 @@ def _template_errors(folder: Path) -> Iterator[None]:
 
 
 def _parse_ahead(records: list[Record], content: Content, settings: Settings, memos: list[state.Memo],
-                 checks: state.Memo, meanwhile: Callable[[], Any] | None = None) -> None:
+                 checks: state.Memo, meanwhile: Callable[[], Any] | None = None, progress: bool = False) -> None:
     """Find the references (plain text, HTML ahead) of every text of `records` (those new since the last
     build) the memos do not know, and check those records (their own problems, remembered in `checks`),
     over the available cores: a first or full build parses every text once and checks every record
     there, and `check`, the pages and the search index then look the answers up. `meanwhile()` runs
-    once workers have started, if they do (see run_all's `started`)."""
+    once workers have started, if they do (see run_all's `started`). With `progress`, a bar counts the
+    texts read (a first or full build of a large site spends seconds here before any page is made)."""
     if len(records) * MAX_TEXTS < PARSE_AHEAD_MIN:
         return  # too few to be worth it, and not worth hashing every text to count them
     # A memo that knows nothing has no text: no need to hash every one to ask (the workers hash them).
@@ -247,11 +248,17 @@ def _parse_ahead(records: list[Record], content: Content, settings: Settings, me
     def finish(results: list[Any]) -> list[Any]:
         return [*results[:-1], [memo.drain() for memo in memos]]
 
-    for result in run_all([partial(_parse_and_check, chunk, content, settings, checks) for chunk in chunks],
-                          finish, started=meanwhile):
-        if result is not None:
-            for memo, drained in zip(memos, result):
-                memo.merge(*drained)
+    texts = [sum(len(part[1]) for part in chunk) for chunk in chunks]
+    with progress_bar(len(seen), progress, "text", "reading") as bar:
+        def counted(index: int, result: Any) -> Any:
+            bar.update(texts[index])
+            return result
+
+        for result in run_all([partial(_parse_and_check, chunk, content, settings, checks) for chunk in chunks],
+                              finish, each=counted, started=meanwhile):
+            if result is not None:
+                for memo, drained in zip(memos, result):
+                    memo.merge(*drained)
 
 
 def _parse_and_check(parts: list[tuple[Record, list[str]]], content: Content, settings: Settings,
@@ -730,7 +737,7 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
     renderer.compile(plan for plan, _, _ in pages)
     for memo in memos:
         memo.drain()  # what a forked worker inherits, it does not send back
-    with progress_bar(len(works), progress) as bar:
+    with progress_bar(len(works), progress, desc="making") as bar:
         results = run_all(works, finish, bar, arrived)
     for result in results:
         if len(result) > 4:

@@ -96,9 +96,10 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
-def progress_bar(total: int, shown: bool) -> tqdm:
-    """The build's progress bar (pages and files made), on stderr; hidden unless `shown`."""
-    return tqdm(total=total, unit="page", disable=not shown, file=sys.stderr, leave=False)
+def progress_bar(total: int, shown: bool, unit: str = "page", desc: str | None = None) -> tqdm:
+    """A progress bar of the build (the pages and files made, or the texts read ahead), on stderr;
+    hidden unless `shown`."""
+    return tqdm(total=total, unit=unit, desc=desc, disable=not shown, file=sys.stderr, leave=False)
 
 
 def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], list[Any]] = list,
