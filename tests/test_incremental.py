@@ -967,3 +967,47 @@ def test_a_remade_feed_makes_again_only_the_issues_and_stories_whose_reads_chang
     shutil.rmtree(full)
     publication.build(full, "--full")
     assert _same_tree(site, full) == []
+
+
+def test_a_catalog_change_remakes_its_language_s_pages_alone(sample_cli, tmp_path, monkeypatch):
+    """An interface string translated anew (the English catalog's "In the news") is an input of every
+    English page — each reads its catalog — and of no Hungarian one; files are written where their bytes
+    changed. The rebuilt site shows it, and equals a full build's. (The build once missed it: its first
+    question, whether anything changed, asked about the code, settings and templates alone.)"""
+    from newsroom import i18n
+
+    locale = tmp_path / "locale"
+    shutil.copytree(i18n.LOCALE_DIR, locale)
+
+    def catalog_path(lang: str, locale_dir: Path = locale) -> Path:
+        return locale / lang / "LC_MESSAGES" / f"{i18n.DOMAIN}.po"
+
+    monkeypatch.setattr(i18n, "catalog_path", catalog_path)
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    before = {path: path.stat().st_mtime_ns for path in site.rglob("*") if path.is_file()}
+    emails = {path: path.read_bytes() for path in (tmp_path / "email").rglob("*") if path.is_file()}
+    english = locale / "en" / "LC_MESSAGES" / "messages.po"
+    po = english.read_text(encoding="utf-8")
+    assert 'msgid "In the news"\nmsgstr ""\n' in po
+    english.write_text(po.replace('msgid "In the news"\nmsgstr ""\n', 'msgid "In the news"\nmsgstr "In the headlines"\n'),
+                       encoding="utf-8")
+    output = publication.build(site)
+    # Every English page is made again (each reads the catalog), and no Hungarian one; a file is
+    # written only where its bytes changed: the entries whose *In the news* shows the new words.
+    english_pages = sum(1 for path in site.rglob("*.html") if path.relative_to(site).parts[0] == "en"
+                        and path.name != "404.html")
+    assert f" {english_pages} rendered)" in output, output
+    changed = {path.relative_to(site).as_posix() for path in site.rglob("*") if path.is_file()
+               and path.stat().st_mtime_ns != before.get(path)}
+    showing = {path.relative_to(site).as_posix() for path in site.rglob("*.html")
+               if "In the headlines" in path.read_text(encoding="utf-8")}
+    assert "en/glossary/trainium/index.html" in showing and changed == showing, sorted(changed ^ showing)
+    entry = parse(site / "en" / "glossary" / "trainium" / "index.html")
+    assert [h2.text for h2 in entry.iter("h2") if h2.text in ("In the news", "In the headlines")] == ["In the headlines"]
+    remade = [path.name for path, data in emails.items() if path.read_bytes() != data]
+    assert remade == [], remade  # the email says neither
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == []

@@ -39,12 +39,13 @@ from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, change
 from newsroom.checks import check_content, markdown_texts, record_problems
 from newsroom.db.session import WalCopy, quick_commit
 from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.i18n import catalog_digest
 from newsroom.render import search
 from newsroom.render.assets import asset_urls, load_assets
 from newsroom.render.email import EMAIL_TEMPLATES, latest_email
 from newsroom.render.feeds import FEED_TEMPLATES, feed_groups
 from newsroom.render.folder import TEMPLATES
-from newsroom.render.html import catalog_digest, environment, used_templates
+from newsroom.render.html import environment, used_templates
 from newsroom.render.markdown import find_references, remembered_references, text_key
 from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings

@@ -48,6 +48,7 @@ from newsroom.build import state
 from newsroom.build.writer import WriteStats, changed_since, clear_leftovers
 from newsroom.db.session import session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.i18n import catalog_digest
 from newsroom.render.folder import folder_digest, template_folder
 from newsroom.settings import Settings
 
@@ -77,8 +78,10 @@ def code_version() -> str:
 
 
 def build_inputs(settings: Settings, drafts: bool, templates: Path) -> str:
-    """Everything outside the database that every output depends on."""
-    return f"{code_version()}|{settings!r}|drafts={drafts}|templates={folder_digest(templates)}"
+    """Everything outside the database that every output depends on: the code, the settings, the
+    templates and each language's catalog."""
+    catalogs = [catalog_digest(lang) for lang in settings.languages]
+    return f"{code_version()}|{settings!r}|drafts={drafts}|templates={folder_digest(templates)}|catalogs={catalogs}"
 
 
 def scheduled_public(session: Session, now: dt.datetime | None) -> tuple[int, ...]:

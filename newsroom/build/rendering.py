@@ -25,7 +25,8 @@ from tqdm import tqdm
 
 from newsroom.build.pages import PagePlan, PageSpec
 from newsroom.build.state import Memo
-from newsroom.render.html import catalog_digest, environment, render, template_fingerprint, used_templates
+from newsroom.i18n import catalog_digest
+from newsroom.render.html import environment, render, template_fingerprint, used_templates
 
 #: Below this many works (a page, a feed, a search index) they run in this process. Forking takes tens
 #: of milliseconds, one archive page or search index a hundred or more: two such works already gain

@@ -23,7 +23,7 @@ from jinja2.compiler import CodeGenerator, Frame
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
-from newsroom.i18n import catalog_path, translations
+from newsroom.i18n import catalog_digest, translations
 from newsroom.render.folder import TEMPLATES, folder_digest
 
 if TYPE_CHECKING:
@@ -45,11 +45,6 @@ def _bytecode_cache() -> FileSystemBytecodeCache | None:
 
 
 BYTECODE = _bytecode_cache()
-
-
-def catalog_digest(lang: str) -> str:
-    path = catalog_path(lang)
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "-"
 
 
 def environment(lang: str, templates: Path = TEMPLATES) -> Environment:
