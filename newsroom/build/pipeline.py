@@ -28,6 +28,9 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import hashlib
+import os
+import re
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -67,14 +70,42 @@ class BuildResult:
     rendered: int = 0  # pages rendered by this build (the rest were known to be unchanged)
 
 
+#: The distributions whose code shapes the outputs' bytes (templates, dates and plurals, Markdown,
+#: sanitising, feeds, the emails' inlined CSS, JSON, time zones): a new release of one may render
+#: differently, as new code of ours may.
+RENDERING = frozenset({"jinja2", "markupsafe", "babel", "markdown_it_py", "mdit_py_plugins", "nh3", "feedgen",
+                       "lxml", "css_inline", "orjson", "tzdata"})
+
+
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """A hash of the engine's source: new code may render differently, so it invalidates every output."""
+    """A hash of the engine's source, the Python it runs on and the versions of the distributions that
+    render with it (`RENDERING`): new code may render differently, so it invalidates every output."""
     digest = hashlib.sha256()
     for package in ("newsroom", "glossary", "issues"):
         for path in sorted((PROJECT_ROOT / package).rglob("*.py")):
             digest.update(path.read_bytes())
+    digest.update(f"{sys.version}|{rendering_versions()}".encode())
     return digest.hexdigest()
+
+
+def rendering_versions() -> list[tuple[str, str]]:
+    """The installed version of each `RENDERING` distribution (the first found on the path, as Python
+    imports it), read from its `.dist-info` folder's name: importlib.metadata alone takes longer to
+    import than a rebuild with nothing to do takes to answer."""
+    found: dict[str, str] = {}
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:  # a zip file, or a folder that is gone
+            continue
+        for name in names:
+            if name.endswith(".dist-info"):
+                project, _, version = name[: -len(".dist-info")].partition("-")
+                key = re.sub(r"[-_.]+", "_", project).lower()
+                if key in RENDERING:
+                    found.setdefault(key, version)
+    return sorted(found.items())
 
 
 def build_inputs(settings: Settings, drafts: bool, templates: Path) -> str:
