@@ -208,6 +208,24 @@ class Publication:
         self.save(path, record)
         return f"unrelate {record['slug']} from {gone} ({kind})"
 
+    def edit_relation(self) -> str:
+        """The note of a "similar, but not the same" relation, shown on both entries' pages."""
+        path = self.rng.choice([path for path in self.files("entry")
+                                if (self.load(path).get("relations") or {}).get("similar")])
+        record = self.load(path)
+        similar = record["relations"]["similar"][0]
+        similar["note"] = {"hu": "Átírt megjegyzés a különbségről.", "en": "A rewritten note on the difference."}
+        self.save(path, record)
+        return f"edit the note of {record['slug']} similar to {similar['entry']}"
+
+    def edit_alias(self) -> str:
+        path = self.rng.choice([path for path in self.files("entry") if self.load(path).get("en", {}).get("aliases")])
+        record = self.load(path)
+        before = record["en"]["aliases"][0]
+        record["en"]["aliases"][0] = "Renamed chip"
+        self.save(path, record)
+        return f"rename the alias {before!r} of {record['slug']}"
+
     def remove_alias(self) -> str:
         path = self.rng.choice([path for path in self.files("entry")
                                 if any(self.load(path).get(lang, {}).get("aliases") for lang in ("hu", "en"))])
@@ -273,7 +291,7 @@ class Publication:
 
 
 EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "delete_entry", "add_relation",
-         "remove_relation", "add_alias", "remove_alias", "publish_issue", "edit_template", "schedule_issue",
+         "edit_relation", "remove_relation", "add_alias", "edit_alias", "remove_alias", "publish_issue", "edit_template", "schedule_issue",
          "recategorise_entry", "edit_stylesheet", "edit_story_body", "retitle_story_in_hungarian",
          "untranslate_story", "retag_story", "edit_entry_definition")
 
@@ -289,7 +307,7 @@ def _same_tree(left: Path, right: Path) -> list[str]:
 
 
 def test_random_edits_rebuild_exactly_what_a_full_build_makes(sample_cli, tmp_path):
-    # Forty-two builds: SQLite only, to keep the suite quick; the state round trip
+    # Forty-six builds: SQLite only, to keep the suite quick; the state round trip
     # on PostgreSQL is covered by the other tests here.
     if not sample_cli.db_url.startswith("sqlite"):
         pytest.skip("SQLite only (suite time)")
