@@ -210,8 +210,10 @@ class StoredOutput(Output):
         return StoredOutput(self._source, self._path, digest, self.fingerprint, meta)
 
 
-#: The layout of a stored graph: one stored in another is not read (the build then works without it).
-GRAPH_FORMAT = 3
+#: The layout of a stored graph, and the way keys fall under roots (tracking.Values.root): one stored in
+#: another is not read (the build then works without it, and works out the roots of what it remakes).
+#: 4: whether one item is in a derived sequence is a root of its own.
+GRAPH_FORMAT = 4
 
 
 class Readers:

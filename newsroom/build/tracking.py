@@ -358,8 +358,8 @@ class Values:
 
     def root(self, key: str) -> str:
         """The root a key reads under — one record, one value of a derived mapping, a collection's key
-        list, a whole sequence — itself a key, whose value determines the value of every key under it
-        (see state.Graph)."""
+        list, a whole sequence, whether one item is in a derived sequence — itself a key, whose value
+        determines the value of every key under it (see state.Graph)."""
         found = self._root_of.get(key)
         if found is None:
             name, _, item = key.partition(SEP)
@@ -369,6 +369,11 @@ class Values:
                 found = key
             elif first == ALL or not isinstance(root, Mapping):
                 found = f"{name}{SEP}{ALL}"
+            elif name[:8] == "derived." and item[len(first) + 1:len(first) + 2] == EXISTS and item.count(SEP) == 1:
+                # Whether one item is in a derived sequence (TrackedMapping.member): its own root. Each entry
+                # page asks it of the issues its stories came out in; an issue published changes the whole
+                # list, none of those answers, and no such page need be looked at.
+                found = key
             else:
                 found = f"{name}{SEP}{first[1:] if first.startswith(EXISTS) else first}"
             self._root_of[key] = found
@@ -387,8 +392,8 @@ class Values:
         name, _, item = root.partition(SEP)
         if item == ALL and name in self._roots and not isinstance(self._roots[name], Mapping):
             return [(f"{name}{SEP}", f"{name}{SEP}\U0010ffff")]  # a sequence: every position
-        if item == ALL or name == "stories_of" or name not in self._roots:
-            return [(root, root + "\0")]
+        if item == ALL or name == "stories_of" or name not in self._roots or SEP in item:
+            return [(root, root + "\0")]  # a root that is one key (see `root`)
         return [(root, root + "\0"), (f"{root}{SEP}", f"{root}{SEP}\U0010ffff"),
                 (f"{name}{SEP}{EXISTS}{item}", f"{name}{SEP}{EXISTS}{item}\0")]
 
