@@ -867,8 +867,8 @@ def test_stored_reads_are_read_when_asked_for_and_alike_in_a_forked_worker(sampl
     publication.build(site)
     engine = make_engine(sample_cli.db_url)
     with transaction(engine) as session:
-        stored = {path: reads for path, reads in
-                  session.execute(select(state.BuildOutput.path, state.BuildOutput.reads)).all()}
+        stored = {path: reads for path, reads in session.execute(select(
+            state.BuildOutput.path, state.BuildOutput.reads).where(state.BuildOutput.site == str(site.resolve()))).all()}
         previous = state.load(session, str(site.resolve()))
     assert previous is not None and set(previous.outputs) == set(stored)
     paths = sorted(stored)
@@ -1095,3 +1095,29 @@ def test_a_new_release_of_a_library_that_renders_remakes_every_output(sample_cli
         monkeypatch.undo()
         pipeline.code_version.cache_clear()
     assert re.search(r"\(242 pages, 242 rendered\): 0 written, 345 unchanged, 0 removed ", output), output
+
+
+def test_emails_removed_or_changed_by_hand_are_written_again(sample_cli, tmp_path):
+    """The email folder is an output of the build too: a build with nothing else to do writes it again
+    when it is gone or one of its files was changed, and leaves it alone otherwise."""
+    site, emails = tmp_path / "site", tmp_path / "emails"
+    build = ("build", "--out", str(site), "--email-out", str(emails))
+    sample_cli(*build)
+    written = {path.relative_to(emails): path.read_bytes() for path in emails.rglob("*") if path.is_file()}
+    assert any(path.suffix == ".eml" for path in written)
+
+    def as_written() -> bool:
+        return {path.relative_to(emails): path.read_bytes() for path in emails.rglob("*") if path.is_file()} == written
+
+    times = {path: path.stat().st_mtime_ns for path in emails.rglob("*") if path.is_file()}
+    assert " 0 written, " in sample_cli(*build).stdout
+    assert {path: path.stat().st_mtime_ns for path in emails.rglob("*") if path.is_file()} == times  # left alone
+    shutil.rmtree(emails)
+    assert " 0 written, " in sample_cli(*build).stdout and as_written()  # the site had nothing to do
+    changed = next(path for path in emails.rglob("*.txt"))
+    changed.write_text("edited by hand\n", encoding="utf-8")
+    sample_cli(*build)
+    assert as_written()
+    next(path for path in emails.rglob("*.eml")).unlink()
+    sample_cli(*build)
+    assert as_written()

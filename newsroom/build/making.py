@@ -185,11 +185,10 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
         + [SITEMAP]
     with discarded_on_error(tree):
         collect((path, b"") for path in claimed)  # refuses two outputs for one path
-        stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values, tree)
-    if email_out is not None:
         # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
-        emails = [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]
-        write_site(email_out, collect(emails))
+        emails = None if email_out is None else (email_out, collect(
+            [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]))
+        stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values, tree, emails)
     if tree is not None:
         tree.wait()  # the old tree's removal, which ran meanwhile
     if keep is not None:
@@ -288,13 +287,15 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
 
 def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.Previous | None,
              claimed: set[str], snapshot: str, memos: Mapping[str, state.Memo], values: Values,
-             tree: StagedTree | None) -> WriteStats:
+             tree: StagedTree | None, emails: tuple[Path, dict[str, bytes]] | None = None) -> WriteStats:
     """Write what changed, remove what nothing makes, then record the new state (after the files).
 
     `claimed` is every output of this build, `made` those it made (the rest are known unchanged);
     it is emptied once the files are written, so their bytes are not held while the state is saved.
     With a `tree`, the made files went there as they were made (their bytes are None here); what
-    else changed joins them and the tree is swapped in.
+    else changed joins them and the tree is swapped in. `emails` (their folder and files) are written
+    whole after the site, and recorded with it: the next build makes them again if they are not as
+    written (see pipeline._build).
     """
     if previous is not None:  # what the made outputs are compared with
         previous.fetch_reads(made)
@@ -311,10 +312,17 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
         apply_changes(out, writes, removed, in_place=in_place)
     del writes
     written_ns = _in_place_at(out, new)
+    if emails is not None:
+        write_site(*emails)
+        emails_at = _in_place_at(emails[0], emails[1])
     graph = _graph(previous, outputs, removed, values)
+    now = dt.datetime.now(dt.timezone.utc)
     with quick_commit(engine) as session:
-        state.save(session, str(out), snapshot, outputs, removed, dt.datetime.now(dt.timezone.utc), graph,
+        state.save(session, str(out), snapshot, outputs, removed, now, graph,
                    replace_all=previous is None, written_ns=written_ns)
+        if emails is not None:
+            state.save_folder(session, str(emails[0].resolve()), snapshot, now, emails_at,
+                              {path: hashlib.sha256(data).hexdigest() for path, data in emails[1].items()})
         state.save_memos(session, memos)
     return WriteStats(len(new), len(claimed) - len(new), len(removed))
 

@@ -173,6 +173,14 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep)
 
 
+def _as_written(session: Session, folder: str, snapshot: str) -> bool:
+    """Whether the email folder is as the last build wrote it from this snapshot: every file there,
+    none changed since (else the build writes it again, as it makes a site's file changed by hand)."""
+    made_from, last = state.last_folder(session, folder)
+    return made_from == snapshot and os.path.isdir(folder) and not changed_since(Path(folder), last.paths,
+                                                                                   last.written_ns)
+
+
 @contextmanager
 def _only_build_of(folders: list[Path]) -> Iterator[None]:
     """Hold each folder's lock (`.NAME.lock` beside it) while it is built: the site's, and the email
@@ -221,7 +229,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         if not full and out.is_dir() and state.last_snapshot(session, str(out)) == snapshot:
             last = state.last_files(session, str(out))
             by_hand = changed_since(out, last.paths, last.written_ns)
-            if not by_hand:
+            if not by_hand and (email_out is None or _as_written(session, email_folder, snapshot)):
                 return BuildResult(last.pages, len(last.paths), WriteStats(0, len(last.paths), 0), [])
         # Something changed: the rest of the build, and what only it needs (templates, Markdown, feeds, the
         # search index), imported now — a build with nothing to do never loads them (a third of its command).

@@ -397,6 +397,36 @@ def last_files(session: Session, site: str) -> LastFiles:
                      session.scalar(select(BuildRun.written_ns).where(BuildRun.site == site)))
 
 
+#: The fingerprint of the files of a folder a build writes whole (see save_folder).
+WHOLE = "whole"
+
+
+def last_folder(session: Session, folder: str) -> tuple[str | None, LastFiles]:
+    """The snapshot the last build that wrote `folder` whole saw (None: none did), and its files."""
+    run = session.execute(select(BuildRun.snapshot, BuildRun.written_ns).where(BuildRun.site == folder)).first()
+    if run is None:
+        return None, LastFiles([], 0, None)
+    paths = list(session.scalars(select(BuildOutput.path).where(BuildOutput.site == folder)))
+    return run.snapshot, LastFiles(paths, 0, run.written_ns)
+
+
+def save_folder(session: Session, folder: str, snapshot_hash: str, now: dt.datetime, written_ns: int,
+                digests: Mapping[str, str]) -> None:
+    """Record a folder the build writes whole (the latest issue's emails): its files with the hash of
+    their bytes, the store snapshot they were made from, and when they were all in place, so the next
+    build can tell whether it is as written (see last_folder)."""
+    session.execute(delete(BuildOutput).where(BuildOutput.site == folder))
+    if digests:
+        session.execute(insert(BuildOutput), [{"site": folder, "path": path, "digest": digest, "fingerprint": WHOLE,
+                                               "reads": NO_READS, "meta": None}
+                                              for path, digest in sorted(digests.items())])
+    run = session.get(BuildRun, folder)
+    if run is None:
+        session.add(BuildRun(site=folder, snapshot=snapshot_hash, finished_at=now, graph=None, written_ns=written_ns))
+    else:
+        run.snapshot, run.finished_at, run.graph, run.written_ns = snapshot_hash, now, None, written_ns
+
+
 def load(session: Session, site: str) -> Previous | None:
     """The recorded state of the folder `site`, or None when it was never built."""
     run = session.get(BuildRun, site)
