@@ -291,9 +291,9 @@ class Publication:
 
 
 EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "delete_entry", "add_relation",
-         "edit_relation", "remove_relation", "add_alias", "edit_alias", "remove_alias", "publish_issue", "edit_template", "schedule_issue",
-         "recategorise_entry", "edit_stylesheet", "edit_story_body", "retitle_story_in_hungarian",
-         "untranslate_story", "retag_story", "edit_entry_definition")
+         "edit_relation", "remove_relation", "add_alias", "edit_alias", "remove_alias", "publish_issue",
+         "edit_template", "schedule_issue", "recategorise_entry", "edit_stylesheet", "edit_story_body",
+         "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition")
 
 
 def _same_tree(left: Path, right: Path) -> list[str]:
@@ -867,8 +867,9 @@ def test_stored_reads_are_read_when_asked_for_and_alike_in_a_forked_worker(sampl
     publication.build(site)
     engine = make_engine(sample_cli.db_url)
     with transaction(engine) as session:
-        stored = {path: reads for path, reads in session.execute(select(
-            state.BuildOutput.path, state.BuildOutput.reads).where(state.BuildOutput.site == str(site.resolve()))).all()}
+        rows = session.execute(select(state.BuildOutput.path, state.BuildOutput.reads)
+                               .where(state.BuildOutput.site == str(site.resolve()))).all()
+        stored = {path: reads for path, reads in rows}
         previous = state.load(session, str(site.resolve()))
     assert previous is not None and set(previous.outputs) == set(stored)
     paths = sorted(stored)
@@ -1054,8 +1055,8 @@ def test_a_catalog_change_remakes_its_language_s_pages_alone(sample_cli, tmp_pat
     english = locale / "en" / "LC_MESSAGES" / "messages.po"
     po = english.read_text(encoding="utf-8")
     assert 'msgid "In the news"\nmsgstr ""\n' in po
-    english.write_text(po.replace('msgid "In the news"\nmsgstr ""\n', 'msgid "In the news"\nmsgstr "In the headlines"\n'),
-                       encoding="utf-8")
+    english.write_text(po.replace('msgid "In the news"\nmsgstr ""\n',
+                                  'msgid "In the news"\nmsgstr "In the headlines"\n'), encoding="utf-8")
     output = publication.build(site)
     # Every English page is made again (each reads the catalog), and no Hungarian one; a file is
     # written only where its bytes changed: the entries whose *In the news* shows the new words.
@@ -1068,7 +1069,8 @@ def test_a_catalog_change_remakes_its_language_s_pages_alone(sample_cli, tmp_pat
                if "In the headlines" in path.read_text(encoding="utf-8")}
     assert "en/glossary/trainium/index.html" in showing and changed == showing, sorted(changed ^ showing)
     entry = parse(site / "en" / "glossary" / "trainium" / "index.html")
-    assert [h2.text for h2 in entry.iter("h2") if h2.text in ("In the news", "In the headlines")] == ["In the headlines"]
+    headings = [h2.text for h2 in entry.iter("h2") if h2.text in ("In the news", "In the headlines")]
+    assert headings == ["In the headlines"]
     remade = [path.name for path, data in emails.items() if path.read_bytes() != data]
     assert remade == [], remade  # the email says neither
     fresh = tmp_path / "fresh"
