@@ -473,9 +473,11 @@ class Remembered:
                 self.tracker.reads.update(reads)
                 return value  # type: ignore[no-any-return]
         earlier = self.tracker.take()
-        value = make()
-        reads = self.tracker.take()
-        self.tracker.reads = earlier | reads
+        try:
+            value = make()
+        finally:
+            reads = self.tracker.take()
+            self.tracker.reads = earlier | reads
         self.memo.put(key, [self.inputs, self.values.hashes(sorted(reads)), value])
         return value
 
