@@ -127,15 +127,18 @@ class Publication:
         self.save(self.content / "stories" / f"{record['slug']}.yaml", record)
         return f"add story {record['slug']}"
 
-    def delete_story(self) -> str:
-        path = self.rng.choice(self.files("story"))
+    def delete(self, model: type, path: Path) -> str:
+        """Delete a record through the domain models (there is no delete command), and its content file."""
         slug = self.load(path)["slug"]
         engine = make_engine(self.cli.db_url)
         with transaction(engine) as session:
-            session.delete(session.scalars(select(Story).where(Story.slug == slug)).one())
+            session.delete(session.scalars(select(model).where(model.slug == slug)).one())
         engine.dispose()
         path.unlink()
-        return f"delete story {slug}"
+        return slug
+
+    def delete_story(self) -> str:
+        return f"delete story {self.delete(Story, self.rng.choice(self.files('story')))}"
 
     def edit_entry(self) -> str:
         path = self.rng.choice(self.files("entry"))
@@ -191,12 +194,7 @@ class Publication:
                 record[name] = [item for item in record[name] if item != slug]
             if lists:
                 self.save(story, record)
-        engine = make_engine(self.cli.db_url)
-        with transaction(engine) as session:
-            session.delete(session.scalars(select(Entry).where(Entry.slug == slug)).one())
-        engine.dispose()
-        path.unlink()
-        return f"delete entry {slug}"
+        return f"delete entry {self.delete(Entry, path)}"
 
     def remove_relation(self) -> str:
         path = self.rng.choice([path for path in self.files("entry")
