@@ -65,9 +65,9 @@ def edits(writer: Writer, db: Path) -> dict[str, Any]:
 
     An edit changes one field of the stored record, as an editor would: the English
     headline of a story halfway through the archive, the English definition of the most
-    mentioned entry, a sentence added to the English body of a story of the latest issue (the
-    edit editors make most: its issue's pages, the search index and the feeds that show it change). Adding an
-    issue stores a new published issue of ten stories.
+    mentioned entry, a sentence added to the English body of a story of the latest issue
+    (the edit editors make most: its issue's pages, the search index and the feeds that
+    show it change). Adding an issue stores a new published issue of ten stories.
     """
     engine = make_engine(f"sqlite:///{db}")
     shape = writer.shape

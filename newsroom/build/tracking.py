@@ -369,7 +369,7 @@ class Values:
                 found = key
             elif first == ALL or not isinstance(root, Mapping):
                 found = f"{name}{SEP}{ALL}"
-            elif name[:8] == "derived." and item[len(first) + 1:len(first) + 2] == EXISTS and item.count(SEP) == 1:
+            elif name[:8] == "derived." and item.count(SEP) == 1 and item.partition(SEP)[2][:1] == EXISTS:
                 # Whether one item is in a derived sequence (TrackedMapping.member): its own root. Each entry
                 # page asks it of the issues its stories came out in; an issue published changes the whole
                 # list, none of those answers, and no such page need be looked at.
