@@ -125,15 +125,14 @@ en: {headline: Broken, summary: "See [this](entry:no-such-entry)."}
     assert after == before
 
 
-def _built_on_a_terminal(db_url: str, cwd: Path, *args: str) -> tuple[int, str, str]:
-    """`newsroom build` run as the console script with its stderr on a pseudo-terminal, as a person
-    runs it: (exit status, stdout, what the terminal showed)."""
+def _built_on_a_terminal(db_url: str, cwd: Path, *args: str, columns: int = 100) -> tuple[int, str, str]:
+    """`newsroom build` run as the console script with its stderr on a pseudo-terminal of `columns`, as a
+    person runs it: (exit status, stdout, what the terminal showed)."""
     pty = pytest.importorskip("pty")
     fcntl, termios = pytest.importorskip("fcntl"), pytest.importorskip("termios")
     code = ("import sys\nsys.argv = ['newsroom', *sys.argv[1:]]\nfrom newsroom.cli import run\nrun()\n")
     master, terminal = pty.openpty()
-    # A terminal of 100 columns (a new pseudo-terminal has none, and a bar needs some).
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 30 if columns else 0, columns, 0, 0))
     process = subprocess.Popen([sys.executable, "-c", code, "--db", db_url, "build", *args], cwd=cwd,
                                stdout=subprocess.PIPE, stderr=terminal)
     os.close(terminal)
@@ -168,6 +167,10 @@ def test_a_build_on_a_terminal_shows_its_progress_and_ends_with_one_summary_line
     assert len(summary) == 1 and re.fullmatch(
         rf"345 files \(242 pages, 242 rendered\): 345 written, 0 unchanged, 0 removed in \d+\.\d\ds → "
         rf"{re.escape(str(tmp_path / 'site'))}", summary[0]), out
+
+    # A terminal that reports no width (a new pseudo-terminal, some containers') gets a bar all the same.
+    status, out, shown = _built_on_a_terminal(sample_cli.db_url, tmp_path, "--full", *site, columns=0)
+    assert status == 0 and re.search(r"making: +\d+%\|[^|]*\| \d+/262 \[", shown), shown
 
     for quiet in (["--quiet"], ["-q"]):
         status, out, shown = _built_on_a_terminal(sample_cli.db_url, tmp_path, "--full", *quiet, *site)

@@ -99,8 +99,17 @@ def workers() -> int:
 
 def progress_bar(total: int, shown: bool, unit: str = "page", desc: str | None = None) -> tqdm:
     """A progress bar of the build (the pages and files made, or the texts read ahead), on stderr;
-    hidden unless `shown`."""
-    return tqdm(total=total, unit=unit, desc=desc, disable=not shown, file=sys.stderr, leave=False)
+    hidden unless `shown`. A terminal that reports no size (a container's, a serial console) is taken
+    as 80 × 24: tqdm would draw nothing at all in 0 columns or 0 lines."""
+    size = None
+    if shown:
+        try:
+            size = os.get_terminal_size(sys.stderr.fileno())
+        except (OSError, ValueError, AttributeError):  # not a terminal, or no file behind stderr
+            pass
+    return tqdm(total=total, unit=unit, desc=desc, disable=not shown, file=sys.stderr, leave=False,
+                ncols=80 if size is not None and size.columns == 0 else None,
+                nrows=24 if size is not None and size.lines == 0 else None)
 
 
 def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], list[Any]] = list,
