@@ -20,6 +20,26 @@ def letter_anchor(letter: str) -> str:
     return "letter-other" if letter == OTHER_HEADING else f"letter-{letter}"
 
 
+#: Letters whose URL part is not the letter in lower case: the Hungarian ö and ü (ASCII paths travel
+#: anywhere unescaped) and the group of digits and symbols.
+_LETTER_SLUGS = {"Ö": "oe", "Ü": "ue", OTHER_HEADING: "other"}
+
+
+def letter_slug(letter: str) -> str:
+    """The URL part of an index letter's page ("Cs" → "cs", "Ö" → "oe", "#" → "other")."""
+    return _LETTER_SLUGS.get(letter) or letter.lower()
+
+
+def letter_groups(items: Iterable[tuple[str, T]], lang: str) -> dict[str, list[T]]:
+    """{letter heading: the items under it in dictionary order}, for the letters that have any,
+    in the index's order ("#" first). `items` are (headword, item); equal headwords keep their order."""
+    groups: dict[str, list[T]] = {}
+    for headword, item in sorted(items, key=lambda pair: sort_key(pair[0], lang)):
+        groups.setdefault(letter_heading(headword, lang), []).append(item)
+    order = ([OTHER_HEADING] if OTHER_HEADING in groups else []) + [h for h in alphabet_headings(lang) if h in groups]
+    return {letter: groups[letter] for letter in order}
+
+
 def index_letters(items: Iterable[Mapping[str, Any]], lang: str) -> list[dict[str, Any]]:
     """Every letter heading of the alphabet in order, each with its entries (maybe none).
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import html5lib
 import pytest
 from conftest import Cli
+from sitebuild import language_switch
 
 from glossary.collation import HU_ALPHABET_HEADINGS
-from glossary.views import index_letters
+from glossary.views import index_letters, letter_groups, letter_slug
 
 BASE = "https://news.example.org/"
 
@@ -50,6 +51,16 @@ en: {{headword: "{EVIL}", definition: One sentence., aliases: ["a</SCRIPT >b"]}}
 """
 DIGRAPH_WORDS = ["ab", "áb", "az", "áz", "comb", "cukor", "csak", "dzsem", "egér", "éger", "gyár", "lyuk",
                  "Menyhért", "mennybolt", "nyár", "ó", "ön", "sző", "tz", "tty", "ügy", "zsák"]
+EXTRA["entries/digits.yaml"] = """\
+kind: entry
+slug: printing-3d
+category: methods
+level: basic
+trend: emerging
+status: 2026-11
+hu: {headword: 3D-nyomtatás, definition: Egy mondat.}
+en: {headword: 3D printing, definition: One sentence.}
+"""
 for i, word in enumerate(reversed(DIGRAPH_WORDS)):
     EXTRA[f"entries/w{i}.yaml"] = (f"kind: entry\nslug: w{i}\ncategory: methods\nlevel: basic\n"
                                    f"trend: emerging\nstatus: 2026-11\nhu: {{headword: {word}, definition: X.}}\n"
@@ -267,6 +278,63 @@ def test_index_groups_keep_every_letter_and_put_digits_first():
     filled = {g["letter"]: [item["headword"] for item in g["items"]] for g in groups if g["items"]}
     assert filled == {"#": ["3D-nyomtatás"], "A": ["Ábra"], "C": ["cukor"], "Cs": ["csak"], "Zs": ["zsák"]}
     assert [g["anchor"] for g in groups][:3] == ["letter-other", "letter-A", "letter-B"]
+
+
+def test_letters_have_ascii_url_parts_and_groups_only_where_headwords_start():
+    assert [letter_slug(letter) for letter in ("A", "Cs", "Dzs", "Ö", "Ü", "Zs", "#")] == \
+        ["a", "cs", "dzs", "oe", "ue", "zs", "other"]
+    items = [(word, i) for i, word in enumerate(("zsák", "3D-nyomtatás", "cukor", "csak", "Ábra", "abroncs", "ő"))]
+    assert letter_groups(items, "hu") == {"#": [1], "A": [4, 5], "C": [2], "Cs": [3], "Ö": [6], "Zs": [0]}
+    assert letter_groups(items, "en") == {"#": [1], "A": [4, 5], "C": [3, 2], "O": [6], "Z": [0]}
+
+
+def _letter_page(path: Path) -> tuple[list[tuple[str, str | None, bool]], str, list[str]]:
+    """The letter bar as (letter, link, current), the heading, and the headwords listed, in page order."""
+    document = parse(path)
+    bar = next(n for n in document.iter("nav") if n.get("class") == "letters")
+    letters = [(words(li), li.find("a").get("href") if li.find("a") is not None else None,
+                any(e.get("aria-current") == "page" for e in li.iter())) for li in bar.iter("li")]
+    main = document.find(".//main")
+    return letters, words(main.find(".//h1")), [words(dt) for dt in main.iter("dt")]
+
+
+@pytest.mark.parametrize("lang", ["hu", "en"])
+def test_each_letter_of_the_index_has_a_page_of_its_entries(site, lang):
+    """The index's letter bar leads to a page per letter with entries; each lists that letter's group of the
+    index in the same order, and its bar marks its own letter and links the others that have entries."""
+    index_bar, groups = _index(site / lang / "glossary" / "index.html")
+    folder = site / lang / "glossary" / "letter"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(letter_slug(letter) for letter in groups)
+    index_links = {words(a): a.get("href") for nav in parse(site / lang / "glossary" / "index.html").iter("nav")
+                   if nav.get("class") == "letters" for a in nav.iter("a")}
+    assert index_links == {letter: f"/{lang}/glossary/letter/{letter_slug(letter)}/" for letter in groups}
+    for letter, headwords in groups.items():
+        bar, heading, listed = _letter_page(folder / letter_slug(letter) / "index.html")
+        assert heading == letter and listed == headwords
+        assert [name for name, _, _ in bar] == [name for name, _ in index_bar]
+        assert [name for name, _, current in bar if current] == [letter]
+        assert {name: href for name, href, _ in bar if href} == {k: v for k, v in index_links.items() if k != letter}
+
+
+def test_a_letter_page_s_twin_is_the_same_letter_or_the_other_language_s_index(site):
+    # "A" has entries in both languages; Hungarian "Sz" is no English letter, and no English headword
+    # starts with "F".
+    assert language_switch(parse(site / "hu/glossary/letter/a/index.html")) == {"en": "/en/glossary/letter/a/"}
+    assert language_switch(parse(site / "hu/glossary/letter/sz/index.html")) == {"en": "/en/glossary/"}
+    assert language_switch(parse(site / "hu/glossary/letter/f/index.html")) == {"en": "/en/glossary/"}
+    assert language_switch(parse(site / "en/glossary/letter/c/index.html")) == {"hu": "/hu/glossary/"}
+
+
+def test_hungarian_letters_and_digits_have_pages_under_ascii_paths(extra_site):
+    letters = extra_site / "hu" / "glossary" / "letter"
+    for slug, heading, first in (("oe", "Ö", "ön"), ("ue", "Ü", "ügy"), ("dzs", "Dzs", "dzsem"), ("cs", "Cs", "csak"),
+                                 ("other", "Számok és jelek", "3D-nyomtatás")):
+        _, shown, listed = _letter_page(letters / slug / "index.html")
+        assert shown == heading and listed[0] == first, slug
+    bar, _, _ = _letter_page(letters / "other" / "index.html")
+    assert bar[0] == ("#", None, True) and bar[1] == ("A", "/hu/glossary/letter/a/", False)
+    _, heading, listed = _letter_page(extra_site / "en" / "glossary" / "letter" / "other" / "index.html")
+    assert heading == "Digits and symbols" and listed == ["3D printing"]
 
 
 def test_every_entry_is_listed_under_its_category_and_its_level(site):

@@ -14,6 +14,7 @@ from typing import Any
 from glossary.graph import relations_of
 from glossary.matching import TermMatcher
 from glossary.mentions import entry_labels, in_the_news, matchers, story_mentions
+from glossary.views import letter_groups
 from issues.archive import issue_date, tag_slug
 from issues.dates import format_week
 from issues.visibility import is_public, visible_numbers
@@ -69,6 +70,13 @@ class Derived:
     #: "section/year" → the stories of that section of the issues that came out that year, by key. A
     #: section's page for a year depends on its own list, the way a year's page does.
     section_years: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: lang → the letters of its A–Z index that have entries, in the index's order. The letter bar of the
+    #: glossary's pages depends on these, not on every headword.
+    letters: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: "lang/letter" → the entries under that letter, in dictionary order. A letter's page depends on its
+    #: own list (and those entries' names and definitions): an entry renamed within its letter, or
+    #: another letter's entry added, leaves the other letters' pages alone.
+    lettered: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
@@ -155,17 +163,23 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
                     for lang, numbers in shown.items()}
     facts = story_facts(content, settings.languages)
     years = stories_by_year(content, settings)
+    names = headwords(content, settings.languages)
+    entry_langs = {slug: texts_of(entry, settings) for slug, entry in content.entries.items()}
+    lettered = letter_lists(entry_langs, names, settings, memo)
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang,
-                   headwords(content, settings.languages), facts, public,
+                   names, facts, public,
                    shown, shown_public,
-                   {slug: texts_of(entry, settings) for slug, entry in content.entries.items()},
+                   entry_langs,
                    {slug: (page.kind, texts_of(page, settings)) for slug, page in content.pages.items()},
                    {lang: issue_line(content, numbers[0], lang) if numbers else None
                     for lang, numbers in shown_public.items()},
                    {f"{lang}/{number}": (numbers[index - 1] if index > 0 else None,
                                          numbers[index + 1] if index + 1 < len(numbers) else None)
                     for lang, numbers in shown.items() for index, number in enumerate(numbers)},
-                   tagged(facts), years, sections_by_year(content, years))
+                   tagged(facts), years, sections_by_year(content, years),
+                   {lang: tuple(key.partition("/")[2] for key in lettered if key.partition("/")[0] == lang)
+                    for lang in settings.languages},
+                   lettered)
 
 
 def issue_line(content: Content, number: int, lang: str) -> tuple[int, str]:
@@ -183,6 +197,24 @@ def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:
             shown = text_language(texts, lang, languages)
             found[f"{lang}/{slug}"] = (entry.text(shown) if shown in texts else {}).get("headword") or slug
     return found
+
+
+def letter_lists(entry_langs: Mapping[str, tuple[str, ...]], names: Mapping[str, str], settings: Settings,
+                 memo: Memo | None = None) -> dict[str, tuple[str, ...]]:
+    """{"lang/letter": the entries under that letter of the language's A–Z index}, letters in the
+    index's order (see glossary.views.letter_groups): every entry with a page in the language, by its
+    headword there (`names`, see `headwords`). `memo` keeps the answer for the same headwords:
+    collating the glossary's thousands of them anew takes a tenth of a second."""
+    listed = {lang: [(names[f"{lang}/{slug}"], slug) for slug, texts in entry_langs.items()
+                     if lang in pages_in(texts, settings)] for lang in settings.languages}
+    key = hashlib.sha1(f"letters|{listed!r}".encode("utf-8", "surrogatepass")).hexdigest()
+    known = memo.get(key) if memo is not None else None
+    if known is None:
+        known = [[f"{lang}/{letter}", slugs] for lang, items in listed.items()
+                 for letter, slugs in letter_groups(items, lang).items()]
+        if memo is not None:
+            memo.put(key, known)
+    return {name: tuple(slugs) for name, slugs in known}
 
 
 def spread_mentions(content: Content, by_lang: Mapping[str, TermMatcher],

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 
+from glossary.collation import OTHER_HEADING, alphabet_headings
 from glossary.graph import GROUPS
 from glossary.jsonld import defined_term, defined_term_set, script_json, term_set_ref
 from glossary.models import LEVELS
@@ -133,11 +134,31 @@ class GlossaryPages:
                  for row in rows]
         jsonld = defined_term_set(name=self.term_set()["name"], url=self.settings.base_url + url,
                                   lang=self.lang, terms=terms)
-        context = {"letters": index_letters(rows, self.lang), "jsonld": script_json(jsonld),
+        context = {"letters": index_letters(rows, self.lang), "letter_bar": self.letter_bar(),
+                   "jsonld": script_json(jsonld),
                    "categories": [(self.names("categories").get(slug, slug), self.href(urls.category(self.lang, slug)))
                                   for slug in self.categories()],
                    "levels": [(level, self.href(urls.level(self.lang, level))) for level in self.levels()]}
         return self.spec(url, "glossary_index.html", context, urls.glossary_index)
+
+    def letter_bar(self, current: str | None = None) -> list[dict[str, Any]]:
+        """The A–Z bar: every letter of the alphabet (and "#" when digits or symbols lead some headword),
+        each linked to its page if it has entries; `current` is the page's own letter."""
+        having = self.derived.letters[self.lang]
+        headings = ((OTHER_HEADING,) if OTHER_HEADING in having else ()) + alphabet_headings(self.lang)
+        return [{"letter": letter, "current": letter == current,
+                 "href": self.href(urls.letter(self.lang, letter)) if letter in having else None}
+                for letter in headings]
+
+    def glossary_letter(self, letter: str) -> PageSpec:
+        """The entries under one letter of the A–Z index, in dictionary order. Its twin in a language
+        without that letter (Hungarian "Cs", an English "C" no Hungarian headword starts with) is
+        that language's A–Z index."""
+        rows = self.entry_rows(list(self.derived.lettered[f"{self.lang}/{letter}"]))
+        context = {"letter": letter, "entries": rows, "letter_bar": self.letter_bar(letter)}
+        return self.spec(urls.letter(self.lang, letter), "glossary_letter.html", context,
+                         lambda lang: (urls.letter(lang, letter) if letter in self.derived.letters[lang]
+                                       else urls.glossary_index(lang)))
 
     def glossary_list(self, kind: str, slug: str) -> PageSpec:
         """The entries of one category or one level ("kind"), in dictionary order."""

@@ -310,6 +310,8 @@ class Planner(IssuePages, GlossaryPages):
                   for slug in self.tag_slugs()]
         plans += [plan(urls.entry(lang, slug), "entry.html", partial(self.entry, slug))
                   for slug, entry in self.content.entries.items() if self.available(entry)]
+        plans += [plan(urls.letter(lang, letter), "glossary_letter.html", partial(self.glossary_letter, letter))
+                  for letter in self.derived.letters[lang]]
         plans += [plan(urls.category(lang, slug), "glossary_list.html", partial(self.glossary_list, "category", slug))
                   for slug in self.categories()]
         plans += [plan(urls.level(lang, level), "glossary_list.html", partial(self.glossary_list, "level", level))

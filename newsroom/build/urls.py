@@ -6,6 +6,8 @@ Paths are relative to the site root, without a leading slash, and end in
 
 from __future__ import annotations
 
+from glossary.views import letter_slug
+
 
 def home(lang: str) -> str:
     return f"{lang}/"
@@ -34,6 +36,11 @@ def glossary_index(lang: str) -> str:
 
 def entry(lang: str, slug: str) -> str:
     return f"{lang}/glossary/{slug}/"
+
+
+def letter(lang: str, heading: str) -> str:
+    """The entries under one letter of the A–Z index (see glossary.views.letter_slug)."""
+    return f"{lang}/glossary/letter/{letter_slug(heading)}/"
 
 
 def category(lang: str, slug: str) -> str:
