@@ -33,6 +33,8 @@ known to be false friends can be listed in ``exclude``.
 from __future__ import annotations
 
 import bisect
+import hashlib
+import html
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -390,3 +392,97 @@ class TermMatcher:
 
     def _excluded(self, surface: str) -> bool:
         return bool(self._exclude) and _fold(surface).startswith(self._exclude)
+
+
+def _heads_text(texts: Iterable[str]) -> str:
+    """`texts` as `FormHeads` searches them: each as a matcher reads it (normalised) and with its
+    character references decoded (as a page's HTML shows it), case folded, joined."""
+    variants = []
+    for text in texts:
+        variants.append(_normalise_text(text)[0])
+        if "&" in text:
+            variants.append(_normalise_text(html.unescape(text))[0])
+    return "\x00".join(variants).casefold()
+
+
+class FormHeads:
+    """A matcher's forms by their first word, case folded: which forms can match in a text.
+
+    A form can match only where its first word occurs (see `TermMatcher._narrowed`), so the forms
+    whose first word occurs anywhere in a text, as written or with its character references decoded,
+    are every form that can match in it — or in the HTML made of it, whose text runs are pieces of
+    the decoded text. Two matchers with the same such forms for a text find the same mentions in it
+    and link the same terms. So what a text holds of them (`token`) changes with an edit to the
+    glossary only when an added, removed or reassigned form's first word occurs in the text
+    (`changed_heads`), and a build need match again only those texts.
+    """
+
+    #: Texts searched word by word before the trie is compiled (a rebuild's few edited stories).
+    LOOKUPS = 16
+
+    def __init__(self, matcher: TermMatcher) -> None:
+        sensitive, insensitive, self.exclude = matcher.forms()
+        self.by_head: dict[str, list[tuple[str, str, str]]] = {}
+        for kind, forms in (("=", sensitive), ("~", insensitive)):
+            for form, slug in forms.items():
+                self.by_head.setdefault(form.split(" ", 1)[0].casefold(), []).append((kind, form, slug))
+        self._lengths = sorted({len(head) for head in self.by_head})
+        self._lookups_left = self.LOOKUPS
+
+    def compile(self) -> None:
+        """Compile the trie now: before forking processes that will each search many texts."""
+        self._lookups_left = 0
+        self._pattern  # noqa: B018 (a cached property: computed here, once)
+
+    @cached_property
+    def _pattern(self) -> re.Pattern[str] | None:
+        """The longest first word starting at each position (a trie, tried before stopping)."""
+        root = _Node()
+        for head in self.by_head:
+            node = root
+            for char in head:
+                node = node.children.setdefault(char, _Node())
+            node.terminal = True
+        if not root.children:
+            return None
+        chars = {char for head in self.by_head for char in head}
+        return re.compile(f"(?=({_render(root, {char: re.escape(char) for char in chars})}))")
+
+    def heads_in(self, texts: Iterable[str]) -> set[str]:
+        """The first words that occur in `texts` (see `_heads_text`)."""
+        searched = _heads_text(texts)
+        if self._lookups_left > 0 and "_pattern" not in self.__dict__:
+            self._lookups_left -= 1
+            by_head, lengths = self.by_head, self._lengths
+            return {searched[start:start + length] for start in range(len(searched)) for length in lengths
+                    if searched[start:start + length] in by_head}
+        if self._pattern is None:
+            return set()
+        found: set[str] = set()
+        for longest in set(self._pattern.findall(searched)):
+            # The shorter words there are its prefixes.
+            found.update(longest[:end] for end in range(1, len(longest) + 1) if longest[:end] in self.by_head)
+        return found
+
+    def token(self, texts: Iterable[str]) -> str:
+        """A short hash of the forms that can match in `texts`, with the excluded words."""
+        forms = sorted(form for head in self.heads_in(texts) for form in self.by_head[head])
+        return hashlib.blake2b(repr((forms, self.exclude)).encode("utf-8", "surrogatepass"),
+                               digest_size=8).hexdigest()
+
+    def changed_heads(self, before: FormHeads) -> set[str] | None:
+        """The first words of the forms one has and the other does not (or for another term); None when
+        the excluded words differ (every text may match otherwise)."""
+        if self.exclude != before.exclude:
+            return None
+        forms = {(head, form) for head, found in self.by_head.items() for form in found}
+        earlier = {(head, form) for head, found in before.by_head.items() for form in found}
+        return {head for head, _ in forms ^ earlier}
+
+
+def holds_any(texts: Iterable[str], heads: Collection[str]) -> bool:
+    """Whether any of `heads` (see `FormHeads.changed_heads`) occurs in `texts`."""
+    if not heads:
+        return False
+    searched = _heads_text(texts)
+    return any(head in searched for head in heads)

@@ -26,19 +26,35 @@ def matchers(content: Content, languages: Iterable[str]) -> dict[str, TermMatche
     }
 
 
+def story_texts(story: Record, lang: str) -> list[str]:
+    """The fields of a story's text in `lang` that are searched for mentions."""
+    text = story.text(lang)
+    return [text.get(field) or "" for field in STORY_FIELDS]
+
+
+def matched_terms(story: Record, by_lang: Mapping[str, TermMatcher]) -> list[str]:
+    """The entries whose labels a story's text holds, in first-mention order (language by language,
+    field by field), before its own `terms:` and `suppress_terms:` (see `mentions_of`)."""
+    found: dict[str, None] = {}
+    for lang, matcher in by_lang.items():
+        for text in story_texts(story, lang):
+            for mention in matcher.find(text):
+                found.setdefault(mention.slug)
+    return list(found)
+
+
+def mentions_of(story: Record, matched: Iterable[str], entries: Mapping[str, object]) -> tuple[str, ...]:
+    """The entries a story mentions: its `terms:`, then those `matched` in its text (see `matched_terms`),
+    each once, of the existing `entries`, without its `suppress_terms:`."""
+    suppressed = set(story.data.get("suppress_terms") or [])
+    return tuple(slug for slug in dict.fromkeys([*(story.data.get("terms") or []), *matched])
+                 if slug in entries and slug not in suppressed)
+
+
 def story_mentions(content: Content, by_lang: Mapping[str, TermMatcher]) -> dict[str, tuple[str, ...]]:
     """{story slug: entry slugs it mentions, in first-mention order}."""
-    result: dict[str, tuple[str, ...]] = {}
-    for slug, story in content.stories.items():
-        found: dict[str, None] = {term: None for term in story.data.get("terms") or []}
-        for lang, matcher in by_lang.items():
-            text = story.text(lang)
-            for field in STORY_FIELDS:
-                for mention in matcher.find(text.get(field) or ""):
-                    found.setdefault(mention.slug)
-        suppressed = set(story.data.get("suppress_terms") or [])
-        result[slug] = tuple(s for s in found if s in content.entries and s not in suppressed)
-    return result
+    return {slug: mentions_of(story, matched_terms(story, by_lang), content.entries)
+            for slug, story in content.stories.items()}
 
 
 def in_the_news(content: Content, mentions: Mapping[str, tuple[str, ...]],

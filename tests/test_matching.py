@@ -10,6 +10,7 @@ those stories (~700× slower). No timing is asserted here.
 
 from __future__ import annotations
 
+import html
 import marshal
 import unicodedata
 
@@ -17,7 +18,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from glossary.matching import Mention, Term, TermMatcher, is_case_sensitive
+from glossary.linking import link_first_mentions
+from glossary.matching import FormHeads, Mention, Term, TermMatcher, holds_any, is_case_sensitive
 
 HU_TERMS = [
     Term("trainium", ("Trainium", "AWS Trainium", "Amazon Trainium")),
@@ -318,3 +320,53 @@ def test_ascii_letters_match_their_other_case_only():
     assert [mention.surface for mention in matcher.find(text)] == expected  # narrowed to the text's forms
     matcher.compile()
     assert [mention.surface for mention in matcher.find(text)] == expected
+
+
+# --- which texts an edit of the glossary can change --------------------------------------------
+
+_EDIT_PIECES = [*TRICKY_PIECES, "&amp;", "&eacute;", "caf", "&#71;PU", "Anthropic", "anthropicot", "Claude",
+                "_", "*", "<b>", "</b>"]
+_LABELS = st.lists(st.sampled_from(["Anthropic", "Claude", "GPU", "gépi tanulás", "café", "Trainium", "ıkon",
+                                    "AWS Claude", "adat", "adatközpont"]), min_size=1, max_size=3).map(tuple)
+
+
+@st.composite
+def _edited_glossary(draw) -> list[Term]:
+    """TRICKY_TERMS with terms dropped, labels added to some and new terms (an editor's edits)."""
+    terms = [term for term in TRICKY_TERMS if draw(st.booleans()) or term.slug == "gpu"]
+    terms = [Term(term.slug, term.labels + draw(st.one_of(st.just(()), _LABELS))) for term in terms]
+    return terms + [Term(f"new{index}", labels) for index, labels in enumerate(draw(st.lists(_LABELS, max_size=2)))]
+
+
+@given(st.lists(st.lists(st.one_of(st.sampled_from(_EDIT_PIECES), st.text(max_size=3)), max_size=20).map("".join),
+                min_size=1, max_size=3),
+       _edited_glossary(), st.sampled_from(["hu", "en"]))
+def test_a_text_without_a_changed_form_s_first_word_finds_and_links_the_same(texts, edited, lang) -> None:
+    # A build matches again, and makes the pages again of, only the stories whose text holds the first
+    # word of a form the glossary's edit added, removed or gave another entry; in any other text both
+    # glossaries find the same mentions, link the same terms in its HTML, and give the same token.
+    before, after = TermMatcher(TRICKY_TERMS, lang), TermMatcher(edited, lang)
+    heads_before, heads_after = FormHeads(before), FormHeads(after)
+    compiled = FormHeads(after)
+    compiled.compile()
+    assert compiled.heads_in(texts) == heads_after.heads_in(texts)  # the trie and the word-by-word lookup agree
+    if holds_any(texts, heads_after.changed_heads(heads_before)):
+        return
+    assert heads_after.token(texts) == heads_before.token(texts)
+    for text in texts:
+        assert after.find(text) == before.find(text)
+        fragment = f"<p>{html.escape(html.unescape(text), quote=False)}</p><p>{text}</p>"
+        href = "/glossary/{}/".format
+        assert link_first_mentions(fragment, after, href) == link_first_mentions(fragment, before, href)
+
+
+def test_the_forms_changed_by_an_edit_are_known_by_their_first_words() -> None:
+    before = FormHeads(TermMatcher(HU_TERMS, "hu"))
+    edited = [Term(t.slug, t.labels + (("Anthropic modell",) if t.slug == "gpu" else ())) for t in HU_TERMS
+              if t.slug != "tpu"]
+    after = FormHeads(TermMatcher(edited, "hu"))
+    assert after.changed_heads(before) == {"anthropic", "tpu", "google"}
+    assert holds_any(["Az ANTHROPIC-nál"], {"anthropic"}) and not holds_any(["Egy GPU."], {"anthropic"})
+    assert after.heads_in(["Egy GPU-t vett az adatközpontokba."]) == {"gpu", "adatközpont"}
+    assert after.token(["GPU"]) != after.token(["TPU"]) and after.token(["xyz"]) == after.token([""])
+    assert FormHeads(TermMatcher(HU_TERMS, "hu", exclude=["chipset"])).changed_heads(before) is None

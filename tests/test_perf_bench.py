@@ -52,7 +52,7 @@ def test_a_build_that_parses_and_matches_over_the_cores_makes_the_same_site(tmp_
 
     ran = over_the_cores(monkeypatch)
     build(make_engine(f"sqlite:///{tmp_path / 'other.db'}"), Settings(), tmp_path / "many", today)
-    assert {"_parse_and_check", "story_mentions", "_page_work"} <= ran  # parsed ahead, matched and rendered in parts
+    assert {"_parse_and_check", "match_stories", "_page_work"} <= ran  # parsed ahead, matched and rendered in parts
 
     def tree(folder: Path) -> dict[str, bytes]:
         return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}

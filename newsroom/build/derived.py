@@ -12,8 +12,8 @@ from typing import Any
 
 
 from glossary.graph import relations_of
-from glossary.matching import TermMatcher
-from glossary.mentions import entry_labels, in_the_news, matchers, story_mentions
+from glossary.matching import FormHeads, TermMatcher, holds_any
+from glossary.mentions import entry_labels, in_the_news, matched_terms, matchers, mentions_of, story_texts
 from glossary.views import letter_groups
 from issues.archive import issue_date, tag_slug
 from issues.dates import format_week
@@ -77,6 +77,10 @@ class Derived:
     #: own list (and those entries' names and definitions): an entry renamed within its letter, or
     #: another letter's entry added, leaves the other letters' pages alone.
     lettered: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: "lang/story" → a token of the glossary's forms that can match in the story's text in that language
+    #: (see glossary.matching.FormHeads). Linking a story's terms depends on it, not on every form: a
+    #: new alias changes the pages of the stories that hold its first word, not every story's.
+    term_forms: Mapping[str, str] = field(default_factory=dict)
 
 
 def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
@@ -154,8 +158,9 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
     `made` is what `term_matchers` gives for this content and memo, if the caller made it already."""
     visible = visible_numbers(content, drafts, now)
     glossary, by_lang = made if made is not None else term_matchers(content, settings.languages, memo)
-    mentions = (spread_mentions(content, by_lang, run) if memo is None
-                else remembered_mentions(content, memo, by_lang, glossary, run))
+    matched = (spread_matches(content, by_lang, {lang: FormHeads(m) for lang, m in by_lang.items()}, run)
+               if memo is None else remembered_matches(content, memo, by_lang, glossary, run))
+    mentions = {slug: mentions_of(story, matched[slug][0], content.entries) for slug, story in content.stories.items()}
     public = visible if not drafts else visible_numbers(content, False, now)
     shown = {lang: tuple(n for n in visible if lang in languages_of(content.issues[n], settings))
              for lang in settings.languages}
@@ -179,7 +184,8 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
                    tagged(facts), years, sections_by_year(content, years),
                    {lang: tuple(key.partition("/")[2] for key in lettered if key.partition("/")[0] == lang)
                     for lang in settings.languages},
-                   lettered)
+                   lettered,
+                   {f"{lang}/{slug}": token for slug, (_, tokens) in matched.items() for lang, token in tokens.items()})
 
 
 def issue_line(content: Content, number: int, lang: str) -> tuple[int, str]:
@@ -217,20 +223,29 @@ def letter_lists(entry_langs: Mapping[str, tuple[str, ...]], names: Mapping[str,
     return {name: tuple(slugs) for name, slugs in known}
 
 
-def spread_mentions(content: Content, by_lang: Mapping[str, TermMatcher],
-                    run: Runner | None = None) -> dict[str, tuple[str, ...]]:
-    """`story_mentions`, by `run` in parts when there are many stories (each matcher compiled first,
-    once, not in every process)."""
+def match_stories(content: Content, by_lang: Mapping[str, TermMatcher],
+                  heads: Mapping[str, FormHeads]) -> dict[str, list[Any]]:
+    """{story: [the entries matched in its text (see glossary.mentions.matched_terms), {language it has
+    text in: the token of the forms that can match there (see FormHeads.token)}]}."""
+    return {slug: [matched_terms(story, by_lang),
+                   {lang: found.token(story_texts(story, lang)) for lang, found in heads.items() if story.has(lang)}]
+            for slug, story in content.stories.items()}
+
+
+def spread_matches(content: Content, by_lang: Mapping[str, TermMatcher], heads: Mapping[str, FormHeads],
+                   run: Runner | None = None) -> dict[str, list[Any]]:
+    """`match_stories`, by `run` in parts when there are many stories (each matcher and trie compiled
+    first, once, not in every process)."""
     if run is None or len(content.stories) < SPREAD_STORIES:
-        return story_mentions(content, by_lang)
-    for matcher in by_lang.values():
-        matcher.compile()
+        return match_stories(content, by_lang, heads)
+    for compiled in (*by_lang.values(), *heads.values()):
+        compiled.compile()
     slugs = list(content.stories)
     parts = [dataclasses.replace(content, stories={slug: content.stories[slug]
                                                    for slug in slugs[start:start + STORIES_PER_WORK]})
              for start in range(0, len(slugs), STORIES_PER_WORK)]
-    found: dict[str, tuple[str, ...]] = {}
-    for result in run([partial(story_mentions, part, by_lang) for part in parts]):
+    found: dict[str, list[Any]] = {}
+    for result in run([partial(match_stories, part, by_lang, heads) for part in parts]):
         found.update(result)
     return found
 
@@ -251,11 +266,15 @@ def term_matchers(content: Content, languages: tuple[str, ...],
                       else remembered_matchers(content, languages, memo, glossary))
 
 
+def _matchers_key(glossary: str, languages: tuple[str, ...]) -> str:
+    return hashlib.sha1(f"matchers|{glossary}|{languages}".encode()).hexdigest()
+
+
 def remembered_matchers(content: Content, languages: tuple[str, ...], memo: Memo,
                         glossary: str) -> dict[str, TermMatcher]:
     """`matchers`, made from the forms remembered for the same labels (`glossary`, see glossary_digest):
     making them anew normalises and classifies each of the glossary's thousands of labels."""
-    key = hashlib.sha1(f"matchers|{glossary}|{languages}".encode()).hexdigest()
+    key = _matchers_key(glossary, languages)
     known = memo.get(key)
     if known is not None:
         return {lang: TermMatcher.from_forms(lang, *known[lang]) for lang in languages}
@@ -264,27 +283,56 @@ def remembered_matchers(content: Content, languages: tuple[str, ...], memo: Memo
     return made
 
 
-def remembered_mentions(content: Content, memo: Memo, by_lang: Mapping[str, TermMatcher], glossary: str,
-                        run: Runner | None = None) -> dict[str, tuple[str, ...]]:
-    """`story_mentions`, matching only stories whose text or the glossary's labels changed since it was stored.
+#: The memo's key of the glossary the stories were last matched against.
+LAST_GLOSSARY = "glossary|last"
 
-    Matching a story against every term is the costliest step of a build; its
-    answer depends on the story and on the set of entries with their labels (`glossary`, see
-    glossary_digest).
+
+def _story_key(glossary: str, story: Record) -> str:
+    return hashlib.sha1(f"matched|{glossary}|{story.content_hash}|{story.version}".encode()).hexdigest()
+
+
+def remembered_matches(content: Content, memo: Memo, by_lang: Mapping[str, TermMatcher], glossary: str,
+                       run: Runner | None = None) -> dict[str, list[Any]]:
+    """`match_stories`, matching only stories whose text changed, or that hold a form the glossary's
+    edit added, removed or gave another entry (see FormHeads), since the last build stored them.
+
+    Matching a story against every term is the costliest step of a build; its answer depends on
+    the story and on the forms that can match in it. An edit to an entry's labels (a headword,
+    an alias) changes the glossary (`glossary`, see glossary_digest) for every story, but what
+    matches only in the stories that hold a changed form's first word: the others' answers, and
+    their tokens, are the last build's.
     """
-    found: dict[str, tuple[str, ...]] = {}
+    languages = tuple(by_lang)
+    heads = {lang: FormHeads(matcher) for lang, matcher in by_lang.items()}
+    last = memo.get(LAST_GLOSSARY)
+    changed: dict[str, set[str] | None] | None = None  # language → the first words of the forms it changed
+    if last is not None and last != glossary:
+        forms = memo.get(_matchers_key(last, languages))
+        if forms is not None and set(forms) == set(languages):
+            changed = {lang: heads[lang].changed_heads(FormHeads(TermMatcher.from_forms(lang, *forms[lang])))
+                       for lang in languages}
+    found: dict[str, list[Any]] = {}
     missing: dict[str, tuple[Record, str]] = {}
     for slug, story in content.stories.items():
-        key = hashlib.sha1(f"{glossary}|{story.content_hash}|{story.version}".encode()).hexdigest()
+        key = _story_key(glossary, story)
         known = memo.get(key)
+        if known is None and changed is not None and last is not None:
+            known = memo.get(_story_key(last, story))
+            if known is not None and any(words is None or holds_any(story_texts(story, lang), words)
+                                         for lang, words in changed.items()):
+                known = None  # it may match otherwise now
+            if known is not None:
+                memo.put(key, known)
         if known is None:
             missing[slug] = (story, key)
         else:
-            found[slug] = tuple(known)
+            found[slug] = known
     if missing:
-        fresh = spread_mentions(dataclasses.replace(content, stories={k: v[0] for k, v in missing.items()}), by_lang,
-                                run)
+        fresh = spread_matches(dataclasses.replace(content, stories={k: v[0] for k, v in missing.items()}),
+                               by_lang, heads, run)
         for slug, (_, key) in missing.items():
-            memo.put(key, list(fresh[slug]))
+            memo.put(key, fresh[slug])
             found[slug] = fresh[slug]
+    if last != glossary:
+        memo.put(LAST_GLOSSARY, glossary)
     return {slug: found[slug] for slug in content.stories}

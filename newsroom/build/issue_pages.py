@@ -20,7 +20,7 @@ from issues.visibility import is_public
 from newsroom.build import urls
 from newsroom.build.derived import pages_in
 from newsroom.build.model import Record
-from newsroom.build.tracking import EXISTS, SEP, untracked
+from newsroom.build.tracking import EXISTS, SEP, unnoted, untracked
 from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, SourceAnchors, plain_text
 
 
@@ -165,7 +165,10 @@ class IssuePages:
         md = md or self.markdown(story)
         rendered = [md.html(text, anchor_prefix=prefix)
                     for text, prefix in zip(fields, prefixes or ("cite",) * len(fields))]
-        matcher = self.derived.matchers.get(text_lang)
+        # What it depends on of the glossary: the forms that can match in the story's text (a token of them),
+        # not the matcher, which changes with every label.
+        self.derived.term_forms.get(f"{text_lang}/{story.key}")
+        matcher = unnoted(self.derived.matchers).get(text_lang)
         if matcher is None:
             return rendered
         suppressed = set(story.data.get("suppress_terms") or [])

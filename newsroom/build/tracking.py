@@ -162,6 +162,13 @@ def whole_value(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
     return mapping
 
 
+def unnoted(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    """The plain mapping behind a tracked one, read without noting anything: for a value whose use a
+    page notes by another, narrower read (a story's term forms stand for the term matcher). An
+    untracked mapping is itself."""
+    return mapping._data if isinstance(mapping, TrackedMapping) else mapping
+
+
 class TrackedSequence(Sequence[Any]):
     """A read-only sequence: an index read depends on that position, anything else on the whole."""
 
