@@ -6,7 +6,9 @@ For each scale (the given one and a tenth of it) it generates the publication
 once (bench/generate.py), then per run copies that database and measures, each
 build in a fresh process (bench/measure.py): a full build, a rebuild with no
 change, a rebuild after editing one story, after editing the most-mentioned
-glossary entry, and after adding a new published issue of ten stories.
+glossary entry, after editing a story of the latest issue, after giving the
+most-mentioned entry a new alias, and after adding a new published issue of
+ten stories.
 Figures are medians over the runs. It prints a table, the time ratio of the
 two scales' full builds, and writes everything as JSON.
 
@@ -44,7 +46,7 @@ from newsroom.build.model import load_content  # noqa: E402
 from newsroom.db.session import make_engine, session_factory  # noqa: E402
 
 STEPS = ("full build", "no-change rebuild", "edit one story", "edit a much-mentioned entry", "edit a latest story",
-         "add an issue")
+         "alias a much-mentioned entry", "add an issue")
 
 
 def measure(db: Path, out: Path, full: bool = False) -> dict[str, Any]:
@@ -67,7 +69,9 @@ def edits(writer: Writer, db: Path) -> dict[str, Any]:
     headline of a story halfway through the archive, the English definition of the most
     mentioned entry, a sentence added to the English body of a story of the latest issue
     (the edit editors make most: its issue's pages, the search index and the feeds that
-    show it change). Adding an issue stores a new published issue of ten stories.
+    show it change), a new English alias of the most mentioned entry (a name no story uses
+    yet: the glossary's matcher changes for every story). Adding an issue stores a new
+    published issue of ten stories.
     """
     engine = make_engine(f"sqlite:///{db}")
     shape = writer.shape
@@ -94,6 +98,8 @@ def edits(writer: Writer, db: Path) -> dict[str, Any]:
                 "entries", entry, "en", "definition", "An edited definition of the most mentioned entry.")),
             "edit a latest story": lambda: apply(lambda: edited(
                 "stories", latest, "en", "body", lambda body: body + " A sentence added after publication.")),
+            "alias a much-mentioned entry": lambda: apply(lambda: edited(
+                "entries", entry, "en", "aliases", lambda aliases: [*aliases, "Quixbrand"])),
             "add an issue": lambda: apply(lambda: issue)}
 
 
