@@ -46,9 +46,11 @@ def matched_terms(story: Record, by_lang: Mapping[str, TermMatcher]) -> list[str
 def mentions_of(story: Record, matched: Iterable[str], entries: Mapping[str, object]) -> tuple[str, ...]:
     """The entries a story mentions: its `terms:`, then those `matched` in its text (see `matched_terms`),
     each once, of the existing `entries`, without its `suppress_terms:`."""
-    suppressed = set(story.data.get("suppress_terms") or [])
-    return tuple(slug for slug in dict.fromkeys([*(story.data.get("terms") or []), *matched])
-                 if slug in entries and slug not in suppressed)
+    terms, suppressed = story.data.get("terms"), story.data.get("suppress_terms")
+    if not terms and not suppressed:  # most stories: what matched, each once already
+        return tuple(slug for slug in matched if slug in entries)
+    dropped = set(suppressed or [])
+    return tuple(slug for slug in dict.fromkeys([*(terms or []), *matched]) if slug in entries and slug not in dropped)
 
 
 def story_mentions(content: Content, by_lang: Mapping[str, TermMatcher]) -> dict[str, tuple[str, ...]]:

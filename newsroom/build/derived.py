@@ -303,13 +303,20 @@ def remembered_matches(content: Content, memo: Memo, by_lang: Mapping[str, TermM
     their tokens, are the last build's.
     """
     languages = tuple(by_lang)
-    heads = {lang: FormHeads(matcher) for lang, matcher in by_lang.items()}
+    heads: dict[str, FormHeads] = {}  # made when needed: most builds match no story
+
+    def heads_of(lang: str) -> FormHeads:
+        found = heads.get(lang)
+        if found is None:
+            found = heads[lang] = FormHeads(by_lang[lang])
+        return found
+
     last = memo.get(LAST_GLOSSARY)
     changed: dict[str, set[str] | None] | None = None  # language → the first words of the forms it changed
     if last is not None and last != glossary:
         forms = memo.get(_matchers_key(last, languages))
         if forms is not None and set(forms) == set(languages):
-            changed = {lang: heads[lang].changed_heads(FormHeads(TermMatcher.from_forms(lang, *forms[lang])))
+            changed = {lang: heads_of(lang).changed_heads(FormHeads(TermMatcher.from_forms(lang, *forms[lang])))
                        for lang in languages}
     found: dict[str, list[Any]] = {}
     missing: dict[str, tuple[Record, str]] = {}
@@ -329,7 +336,7 @@ def remembered_matches(content: Content, memo: Memo, by_lang: Mapping[str, TermM
             found[slug] = known
     if missing:
         fresh = spread_matches(dataclasses.replace(content, stories={k: v[0] for k, v in missing.items()}),
-                               by_lang, heads, run)
+                               by_lang, {lang: heads_of(lang) for lang in languages}, run)
         for slug, (_, key) in missing.items():
             memo.put(key, fresh[slug])
             found[slug] = fresh[slug]
