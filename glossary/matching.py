@@ -166,13 +166,18 @@ def _chain(keys: list[str], atoms: dict[str, str], fold: bool) -> str:
     return "".join(parts)
 
 
-def _compile(keys: Iterable[str], case_sensitive: bool, suffix: str) -> re.Pattern[str] | None:
+def _trie(keys: Iterable[str]) -> _Node:
     root = _Node()
     for key in keys:
         node = root
         for char in key:
             node = node.children.setdefault(char, _Node())
         node.terminal = True
+    return root
+
+
+def _compile(keys: Iterable[str], case_sensitive: bool, suffix: str) -> re.Pattern[str] | None:
+    root = _trie(keys)
     if not root.children:
         return None
     keys_used: set[str] = set()
@@ -437,12 +442,7 @@ class FormHeads:
     @cached_property
     def _pattern(self) -> re.Pattern[str] | None:
         """The longest first word starting at each position (a trie, tried before stopping)."""
-        root = _Node()
-        for head in self.by_head:
-            node = root
-            for char in head:
-                node = node.children.setdefault(char, _Node())
-            node.terminal = True
+        root = _trie(self.by_head)
         if not root.children:
             return None
         chars = {char for head in self.by_head for char in head}

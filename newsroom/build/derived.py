@@ -32,8 +32,8 @@ class Derived:
     mentions: Mapping[str, tuple[str, ...]]  # story → entries
     news: Mapping[str, list[str]]  # entry → stories, newest first
     relations: Mapping[str, Mapping[str, list[Any]]]
-    #: lang → every entry's labels. A page that reads one depends on its labels (TermMatcher's repr), not on
-    #: the object, which is new on every build.
+    #: lang → every entry's labels. A page that links a story's terms reads the story's `term_forms`, not
+    #: these; one that read a matcher would depend on its labels (TermMatcher's repr), not on the object.
     matchers: Mapping[str, TermMatcher] = field(default_factory=dict)
     #: "lang/slug" → the entry's headword in that language (with the language fallback). A page that
     #: shows an entry's name depends on the name, not on the whole entry.
