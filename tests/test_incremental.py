@@ -453,6 +453,7 @@ def test_publishing_an_issue_renders_only_the_pages_it_changes_beyond_the_masthe
     assert page.count('class="issue-line"') == 1 and "/en/issues/14/" in page
 
 
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)  # suite time: the store is no part of it
 def test_a_new_alias_renders_the_pages_of_the_stories_that_hold_it_alone(sample_cli, tmp_path):
     # Every story's terms are linked through the glossary's matcher, which an alias changes; a story's
     # page depends on the forms that can match in its text, so the issue pages of the stories that do
@@ -656,6 +657,7 @@ def _written(site: Path, before: dict[Path, int], pattern: str) -> list[str]:
     return sorted(p.relative_to(site).as_posix() for p in site.glob(pattern) if p.stat().st_mtime_ns != before.get(p))
 
 
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)  # suite time: the store is no part of it
 def test_an_entry_renamed_into_another_letter_remakes_those_letters_pages_alone(sample_cli, tmp_path):
     """Each letter of the A–Z index has a page. A new headword moves its entry from one letter's page to
     another's and leaves the other letters' pages alone; a letter left without entries loses its page, and
