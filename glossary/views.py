@@ -30,14 +30,19 @@ def letter_slug(letter: str) -> str:
     return _LETTER_SLUGS.get(letter) or letter.lower()
 
 
+def index_headings(present: Iterable[str], lang: str) -> list[str]:
+    """The letters an A–Z bar shows: "#" first when `present` (the letters with entries) has it, because
+    digits sort before letters, then the whole alphabet of `lang`."""
+    return ([OTHER_HEADING] if OTHER_HEADING in present else []) + list(alphabet_headings(lang))
+
+
 def letter_groups(items: Iterable[tuple[str, T]], lang: str) -> dict[str, list[T]]:
     """{letter heading: the items under it in dictionary order}, for the letters that have any,
     in the index's order ("#" first). `items` are (headword, item); equal headwords keep their order."""
     groups: dict[str, list[T]] = {}
     for headword, item in sorted(items, key=lambda pair: sort_key(pair[0], lang)):
         groups.setdefault(letter_heading(headword, lang), []).append(item)
-    order = ([OTHER_HEADING] if OTHER_HEADING in groups else []) + [h for h in alphabet_headings(lang) if h in groups]
-    return {letter: groups[letter] for letter in order}
+    return {letter: groups[letter] for letter in index_headings(groups, lang) if letter in groups}
 
 
 def index_letters(items: Iterable[Mapping[str, Any]], lang: str) -> list[dict[str, Any]]:
@@ -47,9 +52,6 @@ def index_letters(items: Iterable[Mapping[str, Any]], lang: str) -> list[dict[st
     a symbol form a leading "#" group, because digits sort before letters.
     The result keeps empty letters so the index can show them as inactive.
     """
-    groups: dict[str, list[Mapping[str, Any]]] = {}
-    for item in by_headword(items, lang, lambda item: item["headword"]):
-        groups.setdefault(letter_heading(item["headword"], lang), []).append(item)
-    letters = ([OTHER_HEADING] if OTHER_HEADING in groups else []) + list(alphabet_headings(lang))
+    groups = letter_groups(((item["headword"], item) for item in items), lang)
     return [{"letter": letter, "anchor": letter_anchor(letter), "items": groups.get(letter, [])}
-            for letter in letters]
+            for letter in index_headings(groups, lang)]

@@ -10,12 +10,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 
-from glossary.collation import OTHER_HEADING, alphabet_headings
 from glossary.graph import GROUPS
 from glossary.jsonld import defined_term, defined_term_set, script_json, term_set_ref
 from glossary.models import LEVELS
 from glossary.staleness import status_month
-from glossary.views import by_headword, index_letters
+from glossary.views import by_headword, index_headings, index_letters
 from issues.dates import format_date
 from newsroom.build import urls
 from newsroom.render.markdown import plain_text
@@ -145,10 +144,9 @@ class GlossaryPages:
         """The A–Z bar: every letter of the alphabet (and "#" when digits or symbols lead some headword),
         each linked to its page if it has entries; `current` is the page's own letter."""
         having = self.derived.letters[self.lang]
-        headings = ((OTHER_HEADING,) if OTHER_HEADING in having else ()) + alphabet_headings(self.lang)
         return [{"letter": letter, "current": letter == current,
                  "href": self.href(urls.letter(self.lang, letter)) if letter in having else None}
-                for letter in headings]
+                for letter in index_headings(having, self.lang)]
 
     def glossary_letter(self, letter: str) -> PageSpec:
         """The entries under one letter of the A–Z index, in dictionary order. Its twin in a language
