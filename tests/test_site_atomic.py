@@ -38,13 +38,29 @@ def _leftovers(site: Path) -> list[str]:
                   if p.name.startswith(f".{site.name}.") and p.name != f".{site.name}.lock")
 
 
-def _fail_writes_at(monkeypatch, count: int) -> list[str]:
+class _Placed:
+    """The files given to the writer, in whichever process wrote them (render workers write their own
+    pages): one line each in a log file."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+
+    def add(self, relative: str) -> int:
+        """Log one file; returns how many have been logged, this one included."""
+        with self.log.open("a", encoding="utf-8") as file:  # appends of a line are whole, whoever writes
+            file.write(relative + "\n")
+        return len(self)
+
+    def __len__(self) -> int:
+        return len(self.log.read_text(encoding="utf-8").splitlines()) if self.log.exists() else 0
+
+
+def _fail_writes_at(monkeypatch, count: int, log: Path) -> _Placed:
     """Make the writer fail with "disk full" on its `count`-th file; returns the files it was given."""
-    real_replace, placed = writer._replace, []
+    real_replace, placed = writer._replace, _Placed(log)
 
     def failing_replace(root, relative, data, *scratch):
-        placed.append(relative)
-        if len(placed) == count:
+        if placed.add(relative) == count:
             raise OSError("disk full")
         return real_replace(root, relative, data, *scratch)
 
@@ -77,7 +93,7 @@ def test_a_write_failing_after_some_files_leaves_the_old_site_and_the_next_build
     _build(engine, tmp_path / "expected", base_url=other)
     expected = _snapshot(tmp_path / "expected")
     before = _snapshot(site)
-    real_replace, placed = writer._replace, _fail_writes_at(monkeypatch, 30)
+    real_replace, placed = writer._replace, _fail_writes_at(monkeypatch, 30, tmp_path / "placed.log")
     with pytest.raises(OSError, match="disk full"):
         _build(engine, site, base_url=other)
     assert len(placed) >= 30  # files had been written before the failure
@@ -119,7 +135,7 @@ def test_a_small_change_failing_midway_leaves_every_file_whole_and_the_next_buil
     _build(engine, tmp_path / "expected")
     expected = _snapshot(tmp_path / "expected")
     real_replace = writer._replace
-    _fail_writes_at(monkeypatch, 3)
+    _fail_writes_at(monkeypatch, 3, tmp_path / "placed.log")
     with pytest.raises(OSError, match="disk full"):
         _build(engine, site)
     now = _snapshot(site)

@@ -163,7 +163,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
                     spliced[path] = (_Made(_respliced(out / path, *lines), item.output), None)
             made, grouped = _make(pages, groups, renderer, tracker, values, metas, progress,
                                   [memos["references"], memos["plain"], memos["feeds"]], previous, candidates,
-                                  partial(_spool, tree, previous, out) if tree is not None else None)
+                                  _Spool(tree, previous, out) if tree is not None else None)
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
     made.update({path: item for path, (item, _) in spliced.items()})
@@ -664,7 +664,7 @@ def _roots(output: state.Output) -> Iterable[str]:
 
 def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker: Tracker,
                before: state.Output | None) -> list[Any]:
-    """Plan and render one page: [bytes, reads, sitemap entry, its planner's id, `before`] (_make's
+    """Plan and render one page: [(path, bytes), reads, sitemap entry, its planner's id, `before`] (_make's
     `finish` pairs the bytes with their hash, turns the reads into deps, with `before`, what the page
     was last made from, and the id into the deps' roots)."""
     tracker.take()
@@ -673,7 +673,7 @@ def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker
     data = renderer.render(spec.template, spec.lang, spec.context)
     meta = {"twins": dict(spec.twins), "sitemap": plan.in_sitemap,
             "lastmod": spec.lastmod.isoformat() if spec.lastmod else None}
-    return [data, spec.reads | tracker.take(), meta, id(planner), before]
+    return [(plan.output, data), spec.reads | tracker.take(), meta, id(planner), before]
 
 
 def _group_work(make: Callable[[], Any], tracker: Tracker, before: state.Output | None) -> list[Any]:
@@ -688,7 +688,7 @@ def _group_work(make: Callable[[], Any], tracker: Tracker, before: state.Output 
 def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], renderer: PageRenderer,
           tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool, memos: list[state.Memo],
           previous: state.Previous | None, candidates: _Candidates | None,
-          spool: Callable[[str, str, bytes], None] | None) -> tuple[dict[str, _Made], dict[str, _Made]]:
+          spool: _Spool | None) -> tuple[dict[str, _Made], dict[str, _Made]]:
     """Make the stale groups and pages, over the available cores; returns (pages made, group files made).
 
     Planning happens where rendering does: a worker plans and renders its pages, so the build never
@@ -697,7 +697,8 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
     any such value a page used was computed in that process by then. What workers add to and use
     of `memos` comes back with their results, so the next build remembers it. A remade output's
     reads under roots that did not change keep the values stored with it (`previous`). Each file
-    made goes to `spool(path, digest, bytes)` as it arrives, if given, and its bytes are let go.
+    made goes to `spool`, if given, and its bytes are let go: a forked worker writes its files into the
+    new tree itself (see _Spool), and this process takes each file as it arrives.
     """
     planners = {id(planner): planner for _, planner, _ in pages}  # a forked worker's are its own copies
     known = previous.outputs if previous is not None and candidates is not None else {}
@@ -711,12 +712,14 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
     def finish(results: list[Any]) -> list[Any]:
         shared = {key: planner.shared_reads() for key, planner in planners.items()}
         for result in results:
-            # Files are hashed, and a page's reads (with its planner's shared reads) get their values
-            # and roots, here where the work ran (in a worker: in parallel, and sent back once).
-            if result[3] is None:
-                result[0] = [(path, hashlib.sha256(data).hexdigest(), data) for path, data in result[0]]
-            else:
-                result[0] = (hashlib.sha256(result[0]).hexdigest(), result[0])
+            # Files are hashed (and in a worker written), and a page's reads (with its planner's shared
+            # reads) get their values and roots, here where the work ran (in a worker: in parallel, and
+            # sent back once).
+            files = [(path, hashlib.sha256(data).hexdigest(), data)
+                     for path, data in (result[0] if result[3] is None else [result[0]])]
+            if spool is not None and spool.forked():  # the bytes stay here: whether they were written goes back
+                files = [(path, digest, spool.here(path, digest, data)) for path, digest, data in files]
+            result[0] = files if result[3] is None else files[0][1:]
             reads = result[1] | shared[result[3]] if result[3] is not None else result[1]
             if result[3] is not None and not masthead_keys.isdisjoint(reads):  # a page's frame read them
                 shown = masthead_keys.intersection(reads)
@@ -730,10 +733,14 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
             results[-1].append([memo.drain() for memo in memos])
         return results
 
-    def kept(path: str, digest: str, data: bytes) -> tuple[str, bytes | None]:
+    def kept(path: str, digest: str, data: bytes | bool) -> tuple[str, bytes | None]:
         if spool is None:
-            return digest, data
-        spool(path, digest, data)
+            return digest, data  # type: ignore[return-value]  # bytes: only a spool's workers send flags
+        if isinstance(data, bool):  # a worker's file: True when it wrote it into the new tree
+            if data:
+                spool.tree.adopt(path)
+        else:
+            spool(path, digest, data)
         return digest, None
 
     def arrived(index: int, result: list[Any]) -> list[Any]:
@@ -804,11 +811,36 @@ def _unchanged(previous: state.Previous | None, out: Path, path: str, digest: st
     return unchanged_on_disk(out, path, data)
 
 
-def _spool(tree: StagedTree, previous: state.Previous | None, out: Path, path: str, digest: str,
-           data: bytes) -> None:
-    """A made file joins the new tree: written there, or linked from the published one if unchanged."""
-    if not tree.published or not _unchanged(previous, out, path, digest, data):
-        tree.write(path, data)
+class _Spool:
+    """Where a build that assembles a new tree puts each file made: written there, or linked from the
+    published tree (when the tree finishes) if unchanged.
+
+    This process hands its writes to the tree's threads. A forked render worker, which has none of them,
+    writes its own files (`here`) and sends back only whether it did: the build process then neither
+    takes a site's bytes through a pipe nor writes them while the workers need both cores.
+    """
+
+    def __init__(self, tree: StagedTree, previous: state.Previous | None, out: Path) -> None:
+        self.tree, self.previous, self.out = tree, previous, out
+        self.pid = os.getpid()
+
+    def forked(self) -> bool:
+        """Whether this runs in a forked worker."""
+        return os.getpid() != self.pid
+
+    def _new(self, path: str, digest: str, data: bytes) -> bool:
+        return not self.tree.published or not _unchanged(self.previous, self.out, path, digest, data)
+
+    def __call__(self, path: str, digest: str, data: bytes) -> None:
+        if self._new(path, digest, data):
+            self.tree.write(path, data)
+
+    def here(self, path: str, digest: str, data: bytes) -> bool:
+        """Write the file into the new tree in this thread if it is new; True when written."""
+        if not self._new(path, digest, data):
+            return False
+        self.tree.write_here(path, data)
+        return True
 
 
 def _published(previous: state.Previous | None, out: Path, path: str) -> bool:

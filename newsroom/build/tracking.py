@@ -65,6 +65,15 @@ class TrackedMapping(Mapping[Any, Any]):
         self._tracker.reads.add(name)
         return self._data[key]
 
+    def get(self, key: Any, default: Any = None) -> Any:
+        """`Mapping.get`, noting the same read as `self[key]` (missing or not) without its KeyError round
+        trip: pages ask for optional fields by the thousand."""
+        name = self._keys.get(key)
+        if name is None:
+            name = self._keys[key] = f"{self._name}{SEP}{key}"
+        self._tracker.reads.add(name)
+        return self._data.get(key, default)
+
     def __contains__(self, key: object) -> bool:
         # Existence only: a page that links to an entry does not change when the entry's text does.
         name = self._exists.get(key)
@@ -150,6 +159,13 @@ class TrackedRecords(TrackedMapping):
                                                     self._tracker), record.content_hash, record.version,
                                                     record.data, self._tracker, name)
         return view
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """The record's view, or `default` after noting its absence (as `self[key]` does)."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
 
 def whole_value(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:

@@ -172,6 +172,15 @@ class StagedTree:
         self.written.add(relative)
         self._pending.append(self._pool.submit(_replace, self.staging, relative, data))
 
+    def write_here(self, relative: str, data: bytes) -> None:
+        """Write one file of the new tree now, in the calling thread: for a forked render worker, which
+        has none of this tree's threads (the build process then `adopt`s the file)."""
+        _replace(self.staging, relative, data)
+
+    def adopt(self, relative: str) -> None:
+        """Count a file another process wrote into the new tree (see `write_here`) as written."""
+        self.written.add(relative)
+
     def write_made(self, relative: str, make: Callable[[], bytes]) -> None:
         """Write one file of the new tree whose bytes `make()` gives, called in the writing thread: many
         such files queued at once hold no bytes until each is written."""
