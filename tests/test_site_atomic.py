@@ -56,11 +56,12 @@ class _Placed:
 
 
 def _fail_writes_at(monkeypatch, count: int, log: Path) -> _Placed:
-    """Make the writer fail with "disk full" on its `count`-th file; returns the files it was given."""
+    """Make the writer fail with "disk full" from its `count`-th file on (the files reach it from several
+    threads or processes at once: each sees how many were logged by then); returns the files it was given."""
     real_replace, placed = writer._replace, _Placed(log)
 
     def failing_replace(root, relative, data, *scratch):
-        if placed.add(relative) == count:
+        if placed.add(relative) >= count:
             raise OSError("disk full")
         return real_replace(root, relative, data, *scratch)
 
