@@ -733,13 +733,13 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
             results[-1].append([memo.drain() for memo in memos])
         return results
 
-    def kept(path: str, digest: str, data: bytes | bool) -> tuple[str, bytes | None]:
+    def kept(path: str, digest: str, data: bytes | bool) -> tuple[str, bytes | bool | None]:
+        """A file as it arrives: its bytes, or from a forked worker whether it wrote them into the new tree."""
         if spool is None:
-            return digest, data  # type: ignore[return-value]  # bytes: only a spool's workers send flags
-        if isinstance(data, bool):  # a worker's file: True when it wrote it into the new tree
-            if data:
-                spool.tree.adopt(path)
-        else:
+            return digest, data
+        if data is True:
+            spool.tree.adopt(path)
+        elif data is not False:
             spool(path, digest, data)
         return digest, None
 
