@@ -160,12 +160,8 @@ class TrackedRecords(TrackedMapping):
                                                     record.data, self._tracker, name)
         return view
 
-    def get(self, key: Any, default: Any = None) -> Any:
-        """The record's view, or `default` after noting its absence (as `self[key]` does)."""
-        try:
-            return self[key]
-        except KeyError:
-            return default
+    #: The record's view, or `default` after noting its absence: through `__getitem__`, as any mapping's.
+    get = Mapping.get
 
 
 def whole_value(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
