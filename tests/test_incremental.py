@@ -1159,6 +1159,44 @@ def test_a_new_release_of_a_library_that_renders_remakes_every_output(sample_cli
     assert re.search(r"\(256 pages, 256 rendered\): 0 written, 359 unchanged, 0 removed ", output), output
 
 
+def test_the_email_folder_is_left_alone_unless_an_email_changed(sample_cli, tmp_path):
+    """An edit the latest issue's emails do not show leaves their folder as it was (not swapped for a copy
+    of itself); one they show replaces it, the changed email's files new and the others the same files."""
+    import email
+    import email.policy
+
+    publication = Publication(sample_cli, tmp_path)
+    site, mail = tmp_path / "site", tmp_path / "email"
+    publication.build(site)
+
+    def folder() -> tuple[int, dict[Path, tuple[int, int, bytes]]]:
+        return mail.stat().st_ino, {path.relative_to(mail): (path.stat().st_ino, path.stat().st_mtime_ns,
+                                                              path.read_bytes())
+                                    for path in mail.rglob("*") if path.is_file()}
+
+    def retitle(path: Path) -> str:
+        record = publication.load(path)
+        record["en"]["headline"] += " (updated)"
+        publication.save(path, record)
+        return record["en"]["headline"]
+
+    before = folder()
+    stories = [(publication.load(path)["issue"], path) for path in publication.files("story")]
+    latest = max(number for number, _ in stories)
+    retitle(next(path for number, path in stories if number < latest))
+    assert " 0 written, " not in publication.build(site)  # the site changed
+    assert folder() == before
+    headline = retitle(next(path for number, path in stories if number == latest))
+    publication.build(site)
+    after = folder()
+    assert after[0] != before[0] and set(after[1]) == set(before[1])
+    changed = {path for path in after[1] if after[1][path] != before[1][path]}
+    assert changed and {path.parts[0] for path in changed} == {"en"}
+    eml = next(path for path in changed if path.suffix == ".eml")
+    message = email.message_from_bytes(after[1][eml][2], policy=email.policy.default)
+    assert headline in message.get_body(("plain",)).get_content()
+
+
 def test_emails_removed_or_changed_by_hand_are_written_again(sample_cli, tmp_path):
     """The email folder is an output of the build too: a build with nothing else to do writes it again
     when it is gone or one of its files was changed, and leaves it alone otherwise."""

@@ -37,7 +37,7 @@ from newsroom.build.tracking import (MASTHEAD, SEP, Remembered, TrackedContent, 
 from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, collect,
                                    discarded_on_error, existing_files, unchanged_on_disk, write_site)
 from newsroom.checks import check_content, markdown_texts, record_problems
-from newsroom.db.session import WalCopy, quick_commit
+from newsroom.db.session import WalCopy, quick_commit, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import catalog_digest
 from newsroom.render import search
@@ -312,19 +312,34 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
         apply_changes(out, writes, removed, in_place=in_place)
     del writes
     written_ns = _in_place_at(out, new)
+    emails_made: dict[str, str] | None = None  # the email files' hashes, when the folder is written
     if emails is not None:
-        write_site(*emails)
-        emails_at = _in_place_at(emails[0], emails[1])
+        emails_made = {path: hashlib.sha256(data).hexdigest() for path, data in emails[1].items()}
+        emails_at = _as_recorded(engine, emails[0], emails_made)
+        if emails_at is None:
+            write_site(*emails)
+            emails_at = _in_place_at(emails[0], emails[1])
+        else:  # it holds these very files as the last build wrote them: left alone, not swapped for a copy
+            emails_made = None
     graph = _graph(previous, outputs, removed, values)
     now = dt.datetime.now(dt.timezone.utc)
     with quick_commit(engine) as session:
         state.save(session, str(out), snapshot, outputs, removed, now, graph,
                    replace_all=previous is None, written_ns=written_ns)
         if emails is not None:
-            state.save_folder(session, str(emails[0].resolve()), snapshot, now, emails_at,
-                              {path: hashlib.sha256(data).hexdigest() for path, data in emails[1].items()})
+            state.save_folder(session, str(emails[0].resolve()), snapshot, now, emails_at, emails_made)
         state.save_memos(session, memos)
     return WriteStats(len(new), len(claimed) - len(new), len(removed))
+
+
+def _as_recorded(engine: Engine, folder: Path, digests: Mapping[str, str]) -> int | None:
+    """When the last build put its files in `folder` (ns since the epoch), if the folder holds exactly the
+    files of `digests`, recorded with those hashes and unchanged since; else None (it is written again)."""
+    with session_factory(engine)() as session:
+        recorded, written_ns = state.folder_digests(session, str(folder.resolve()))
+    if written_ns is None or recorded != digests or not folder.is_dir() or changed_since(folder, digests, written_ns):
+        return None
+    return written_ns
 
 
 def _in_place_at(out: Path, written: Iterable[str]) -> int:

@@ -14,7 +14,8 @@ sitemap (made from every page's remembered sitemap entry) when any entry
 changed. `full=True` ignores the state.
 
 The latest issue's emails go to their own folder, written whole and
-atomically after the site (they are not pages of the site).
+atomically after the site (they are not pages of the site), and left alone
+when it holds them as the last build wrote them.
 
 This module takes a build as far as its first question: did anything change
 since the last build of the folder? A build with nothing to do answers it

@@ -410,12 +410,24 @@ def last_folder(session: Session, folder: str) -> tuple[str | None, LastFiles]:
     return run.snapshot, LastFiles(paths, 0, run.written_ns)
 
 
+def folder_digests(session: Session, folder: str) -> tuple[dict[str, str], int | None]:
+    """The files the last build recorded in a folder it writes whole, with the hash of their bytes, and
+    when they were all in place (None: no build wrote it)."""
+    written_ns = session.scalar(select(BuildRun.written_ns).where(BuildRun.site == folder))
+    if written_ns is None:
+        return {}, None
+    rows = session.execute(select(BuildOutput.path, BuildOutput.digest).where(BuildOutput.site == folder))
+    return {path: digest for path, digest in rows}, written_ns
+
+
 def save_folder(session: Session, folder: str, snapshot_hash: str, now: dt.datetime, written_ns: int,
-                digests: Mapping[str, str]) -> None:
+                digests: Mapping[str, str] | None) -> None:
     """Record a folder the build writes whole (the latest issue's emails): its files with the hash of
     their bytes, the store snapshot they were made from, and when they were all in place, so the next
-    build can tell whether it is as written (see last_folder)."""
-    session.execute(delete(BuildOutput).where(BuildOutput.site == folder))
+    build can tell whether it is as written (see last_folder). `digests` None: the files recorded are
+    still there as written (the build left the folder alone), only the snapshot is new."""
+    if digests is not None:
+        session.execute(delete(BuildOutput).where(BuildOutput.site == folder))
     if digests:
         session.execute(insert(BuildOutput), [{"site": folder, "path": path, "digest": digest, "fingerprint": WHOLE,
                                                "reads": NO_READS, "meta": None}
