@@ -295,7 +295,8 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
     With a `tree`, the made files went there as they were made (their bytes are None here); what
     else changed joins them and the tree is swapped in. `emails` (their folder and files) are written
     whole after the site, and recorded with it: the next build makes them again if they are not as
-    written (see pipeline._build).
+    written (see pipeline._build). A folder that holds them as the last build recorded and left them
+    is not touched, but by a first or full build (which ignores the state).
     """
     if previous is not None:  # what the made outputs are compared with
         previous.fetch_reads(made)
@@ -315,7 +316,7 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
     emails_made: dict[str, str] | None = None  # the email files' hashes, when the folder is written
     if emails is not None:
         emails_made = {path: hashlib.sha256(data).hexdigest() for path, data in emails[1].items()}
-        emails_at = _as_recorded(engine, emails[0], emails_made)
+        emails_at = _as_recorded(engine, emails[0], emails_made) if previous is not None else None
         if emails_at is None:
             write_site(*emails)
             emails_at = _in_place_at(emails[0], emails[1])
