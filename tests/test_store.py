@@ -117,3 +117,47 @@ def test_an_edit_updates_one_record_and_keeps_a_revision(sample_cli, tmp_path):
     engine.dispose()
     assert rows[0][0] == "trainium"
     assert "level" in str(rows[0][1])
+
+
+def test_the_build_reads_the_records_the_export_makes(sample_cli):
+    """A build reads the stored rows as plain rows, not ORM objects (newsroom/build/model.py): its records
+    are those the export makes from the ORM's objects, field for field and in the same order (texts by
+    language, relations by position), whether it reads every row or, knowing the rest, a changed one."""
+    from sqlalchemy import text
+    from sqlalchemy.orm import Session
+
+    from newsroom.build.model import load_content
+    from newsroom.build.state import Memo
+    from newsroom.content.exporter import exported_files
+
+    def exported(session: Session) -> dict[str, str]:
+        return {path: repr(record) for path, record, _ in exported_files(session, ("hu", "en")) if path != "site.yaml"}
+
+    def read(session: Session, memo: Memo) -> dict[str, str]:
+        content = load_content(session, memo)
+        records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
+                   *content.stories.values()]
+        folders = {"entry": "entries", "reference": "reference", "page": "pages", "story": "stories"}
+        return {f"issues/{int(r.key):04d}.yaml" if r.kind == "issue" else f"{folders[r.kind]}/{r.key}.yaml": repr(r.data)
+                for r in records}
+
+    engine = create_engine(sample_cli.db_url)
+    memo = Memo()
+    with Session(engine) as session:
+        assert read(session, memo) == exported(session)
+        assert any("relations" in record and "'broader': ['" in record for record in exported(session).values())
+    with Session(engine) as session, session.begin():  # changed ones are read by their ids, the rest remembered
+        session.execute(text("UPDATE story_texts SET headline = 'Changed' WHERE lang = 'en' AND story_id = "
+                             "(SELECT min(id) FROM stories)"))
+        session.execute(text("UPDATE stories SET version = version + 1 WHERE id = (SELECT min(id) FROM stories)"))
+        # An entry's relations in the reverse order of their rows: the records follow their positions.
+        entry = session.execute(text("SELECT entry_id FROM relations GROUP BY entry_id HAVING count(*) > 2 "
+                                     "ORDER BY entry_id")).scalars().first()
+        session.execute(text("UPDATE relations SET position = -position WHERE entry_id = :entry"), {"entry": entry})
+        session.execute(text("UPDATE entries SET version = version + 1 WHERE id = :entry"), {"entry": entry})
+    with Session(engine) as session:
+        assert read(session, memo) == exported(session)
+        assert any("'Changed'" in record for record in exported(session).values())
+    with Session(engine) as session:
+        assert read(session, Memo()) == exported(session)  # every row read again
+    engine.dispose()
