@@ -337,10 +337,11 @@ def _as_recorded(engine: Engine, folder: Path, digests: Mapping[str, str]) -> in
     """When the last build put its files in `folder` (ns since the epoch), if the folder holds exactly the
     files of `digests`, recorded with those hashes and unchanged since; else None (it is written again)."""
     with session_factory(engine)() as session:
-        recorded, written_ns = state.folder_digests(session, str(folder.resolve()))
-    if written_ns is None or recorded != digests or not folder.is_dir() or changed_since(folder, digests, written_ns):
+        _, last, recorded = state.last_folder(session, str(folder.resolve()))
+    if last.written_ns is None or recorded != digests or not folder.is_dir() \
+            or changed_since(folder, digests, last.written_ns):
         return None
-    return written_ns
+    return last.written_ns
 
 
 def _in_place_at(out: Path, written: Iterable[str]) -> int:

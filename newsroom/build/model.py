@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import inspect, select
+from sqlalchemy import ColumnElement, FromClause, inspect, select
 from sqlalchemy.orm import Session
 
 from glossary.models import Entry
@@ -146,8 +146,8 @@ def _load(session: Session, kind: str, ids: list[int] | None) -> dict[int, Recor
     return {key: to_record(row) for key, row in rows.items()}
 
 
-def _plain_rows(session: Session, table: Any, column: Any, values: list[Any] | None,
-                order: tuple[Any, ...] = ()) -> list[SimpleNamespace]:
+def _plain_rows(session: Session, table: FromClause, column: ColumnElement[Any], values: list[Any] | None,
+                order: tuple[ColumnElement[Any], ...] = ()) -> list[SimpleNamespace]:
     """The rows of `table` (all, or those whose `column` is one of `values`), each with an attribute per
     column (the models name their attributes as their columns)."""
     query = select(table).order_by(*order)

@@ -177,7 +177,7 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
 def _as_written(session: Session, folder: str, snapshot: str) -> bool:
     """Whether the email folder is as the last build wrote it from this snapshot: every file there,
     none changed since (else the build writes it again, as it makes a site's file changed by hand)."""
-    made_from, last = state.last_folder(session, folder)
+    made_from, last, _ = state.last_folder(session, folder)
     if made_from != snapshot or not os.path.isdir(folder):
         return False
     return not changed_since(Path(folder), last.paths, last.written_ns)

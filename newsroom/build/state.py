@@ -401,23 +401,15 @@ def last_files(session: Session, site: str) -> LastFiles:
 WHOLE = "whole"
 
 
-def last_folder(session: Session, folder: str) -> tuple[str | None, LastFiles]:
-    """The snapshot the last build that wrote `folder` whole saw (None: none did), and its files."""
+def last_folder(session: Session, folder: str) -> tuple[str | None, LastFiles, dict[str, str]]:
+    """The snapshot the last build that wrote `folder` whole saw (None: none did), its files, and the hash
+    of each file's bytes."""
     run = session.execute(select(BuildRun.snapshot, BuildRun.written_ns).where(BuildRun.site == folder)).first()
     if run is None:
-        return None, LastFiles([], 0, None)
-    paths = list(session.scalars(select(BuildOutput.path).where(BuildOutput.site == folder)))
-    return run.snapshot, LastFiles(paths, 0, run.written_ns)
-
-
-def folder_digests(session: Session, folder: str) -> tuple[dict[str, str], int | None]:
-    """The files the last build recorded in a folder it writes whole, with the hash of their bytes, and
-    when they were all in place (None: no build wrote it)."""
-    written_ns = session.scalar(select(BuildRun.written_ns).where(BuildRun.site == folder))
-    if written_ns is None:
-        return {}, None
+        return None, LastFiles([], 0, None), {}
     rows = session.execute(select(BuildOutput.path, BuildOutput.digest).where(BuildOutput.site == folder))
-    return {path: digest for path, digest in rows}, written_ns
+    digests = {path: digest for path, digest in rows}
+    return run.snapshot, LastFiles(list(digests), 0, run.written_ns), digests
 
 
 def save_folder(session: Session, folder: str, snapshot_hash: str, now: dt.datetime, written_ns: int,
