@@ -296,7 +296,7 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
     else changed joins them and the tree is swapped in. `emails` (their folder and files) are written
     whole after the site, and recorded with it: the next build makes them again if they are not as
     written (see pipeline._build). A folder that holds them as the last build recorded and left them
-    is not touched, but by a first or full build (which ignores the state).
+    is not touched, except by a first or full build (which ignores the state).
     """
     if previous is not None:  # what the made outputs are compared with
         previous.fetch_reads(made)
