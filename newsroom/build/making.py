@@ -30,7 +30,7 @@ from newsroom.build import state, urls
 from newsroom.build.derived import term_matchers
 from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
-from newsroom.build.pipeline import BuildResult, code_version
+from newsroom.build.pipeline import BuildResult, code_version, folder_as_left
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import (MASTHEAD, SEP, Remembered, TrackedContent, Tracker, Values, shown_value,
                                      track_content, track_derived, untracked_fields)
@@ -338,10 +338,7 @@ def _as_recorded(engine: Engine, folder: Path, digests: Mapping[str, str]) -> in
     files of `digests`, recorded with those hashes and unchanged since; else None (it is written again)."""
     with session_factory(engine)() as session:
         _, last, recorded = state.last_folder(session, str(folder.resolve()))
-    if last.written_ns is None or recorded != digests or not folder.is_dir() \
-            or changed_since(folder, digests, last.written_ns):
-        return None
-    return last.written_ns
+    return last.written_ns if recorded == digests and folder_as_left(folder, last) else None
 
 
 def _in_place_at(out: Path, written: Iterable[str]) -> int:

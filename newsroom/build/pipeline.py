@@ -178,9 +178,13 @@ def _as_written(session: Session, folder: str, snapshot: str) -> bool:
     """Whether the email folder is as the last build wrote it from this snapshot: every file there,
     none changed since (else the build writes it again, as it makes a site's file changed by hand)."""
     made_from, last, _ = state.last_folder(session, folder)
-    if made_from != snapshot or not os.path.isdir(folder):
-        return False
-    return not changed_since(Path(folder), last.paths, last.written_ns)
+    return made_from == snapshot and folder_as_left(Path(folder), last)
+
+
+def folder_as_left(folder: Path, last: state.LastFiles) -> bool:
+    """Whether a folder the last build wrote whole still holds its files as that build left them: every
+    one there, none modified since (see writer.changed_since)."""
+    return folder.is_dir() and not changed_since(folder, last.paths, last.written_ns)
 
 
 @contextmanager
