@@ -375,6 +375,30 @@ def test_files_changed_or_removed_by_hand_are_made_again(sample_cli, tmp_path):
     assert " 0 written, " in sample_cli("build", "--out", str(site)).stdout
 
 
+def test_files_put_back_from_an_older_copy_are_made_again_and_a_chmod_remakes_nothing(sample_cli, tmp_path):
+    # A copy restored from a backup keeps its own, earlier modification time: the files are still not as the
+    # last build left them. A change of mode (a deploy's `chmod -R`) changes no byte and no such time.
+    publication = Publication(sample_cli, tmp_path)
+    site, backup = tmp_path / "site", tmp_path / "backup"
+    publication.build(site)
+    shutil.copytree(site, backup)  # with the files' times
+    publication.edit_story_body()
+    publication.build(site)
+    older = [path for path in backup.rglob("*") if path.is_file() and (site / path.relative_to(backup)).is_file()
+             and path.read_bytes() != (site / path.relative_to(backup)).read_bytes()]
+    assert older
+    for path in older:
+        shutil.copy2(path, site / path.relative_to(backup))
+    for path in site.rglob("*"):
+        os.chmod(path, path.stat().st_mode)
+    result = publication.build(site)
+    assert f" {len(older)} written, " in result, (result, older)
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == []
+    assert " 0 written, " in publication.build(site)
+
+
 def test_feeds_and_emails_are_made_from_the_chosen_templates_and_remade_when_they_change(sample_cli, tmp_path):
     import email
     import email.policy
@@ -1224,5 +1248,11 @@ def test_emails_removed_or_changed_by_hand_are_written_again(sample_cli, tmp_pat
     sample_cli(*build)
     assert as_written()
     next(path for path in emails.rglob("*.eml")).unlink()
+    sample_cli(*build)
+    assert as_written()
+    # Put back from an older copy: other bytes with an earlier time than the build's.
+    restored = next(path for path in emails.rglob("*.txt"))
+    restored.write_text("an older copy\n", encoding="utf-8")
+    os.utime(restored, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
     sample_cli(*build)
     assert as_written()

@@ -35,7 +35,7 @@ from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import (MASTHEAD, SEP, Remembered, TrackedContent, Tracker, Values, shown_value,
                                      track_content, track_derived, untracked_fields)
 from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, collect,
-                                   discarded_on_error, existing_files, unchanged_on_disk, write_site)
+                                   discarded_on_error, existing_files, stamps_of, unchanged_on_disk, write_site)
 from newsroom.checks import check_content, markdown_texts, record_problems
 from newsroom.db.session import WalCopy, quick_commit, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -80,7 +80,7 @@ def load(session: Session, out: Path, full: bool, by_hand: set[str] | None) -> L
     previous = None if full or not out.is_dir() else state.load(session, str(out))
     if previous is not None:
         if by_hand is None:
-            by_hand = changed_since(out, previous.outputs, previous.written_ns)
+            by_hand = changed_since(out, previous.stamps, previous.written_ns)
         previous = replace(previous, changed=frozenset(by_hand))
     # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
     memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
@@ -312,23 +312,28 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
         in_place = previous is not None and len(new) + len(removed) <= len(claimed) // IN_PLACE_SHARE
         apply_changes(out, writes, removed, in_place=in_place)
     del writes
-    written_ns = _in_place_at(out, new)
+    # The rows recorded anew, and those recorded without a time (by an older release): they get one now.
+    timeless = [path for path, stamp in previous.stamps.items() if stamp is None and path in claimed] \
+        if previous is not None else []
+    stamps, written_ns = _in_place(out, new, [*outputs, *timeless], previous)
     emails_made: dict[str, str] | None = None  # the email files' hashes, when the folder is written
+    email_stamps: dict[str, int | None] = {}
     if emails is not None:
         emails_made = {path: hashlib.sha256(data).hexdigest() for path, data in emails[1].items()}
         emails_at = _as_recorded(engine, emails[0], emails_made) if previous is not None else None
         if emails_at is None:
             write_site(*emails)
-            emails_at = _in_place_at(emails[0], emails[1])
+            email_stamps, emails_at = _in_place(emails[0], emails[1])
         else:  # it holds these very files as the last build wrote them: left alone, not swapped for a copy
             emails_made = None
     graph = _graph(previous, outputs, removed, values)
     now = dt.datetime.now(dt.timezone.utc)
     with quick_commit(engine) as session:
         state.save(session, str(out), snapshot, outputs, removed, now, graph,
-                   replace_all=previous is None, written_ns=written_ns)
+                   replace_all=previous is None, written_ns=written_ns, stamps=stamps)
         if emails is not None:
-            state.save_folder(session, str(emails[0].resolve()), snapshot, now, emails_at, emails_made)
+            state.save_folder(session, str(emails[0].resolve()), snapshot, now, emails_at, emails_made,
+                              email_stamps)
         state.save_memos(session, memos)
     return WriteStats(len(new), len(claimed) - len(new), len(removed))
 
@@ -341,16 +346,24 @@ def _as_recorded(engine: Engine, folder: Path, digests: Mapping[str, str]) -> in
     return last.written_ns if recorded == digests and folder_as_left(folder, last) else None
 
 
-def _in_place_at(out: Path, written: Iterable[str]) -> int:
-    """When the files are all in place (ns since the epoch): now, or the latest modification time this build's
-    files got if later (a file system may round its times up). One modified after that was modified by hand."""
-    latest = time.time_ns()
-    for path in written:
-        try:
-            latest = max(latest, os.stat(os.path.join(out, path)).st_mtime_ns)
-        except OSError:
-            continue
-    return latest
+def _in_place(out: Path, written: Iterable[str], rows: Iterable[str] = (), previous: state.Previous | None = None
+              ) -> tuple[dict[str, int | None], int]:
+    """The modification times to record (see state.BuildOutput.mtime_ns), and when the files are all in
+    place (ns since the epoch: now, or the latest time this build's files got if later, as a file system
+    may round its times up).
+
+    The times are those of the files `written`, and of each other file whose row is recorded anew
+    (`rows`): the time the last build recorded, the file being as it left it, or the time it has now
+    (none was recorded, or the build found the file as it is and linked it)."""
+    now = time.time_ns()
+    found = stamps_of(out, written)
+    latest = max(now, max(found.values(), default=now))
+    stamps: dict[str, int | None] = dict(found)
+    known = previous.stamps if previous is not None else {}
+    carried = {path: known.get(path) for path in rows if path not in stamps}
+    stamps.update(carried)
+    stamps.update(stamps_of(out, [path for path, stamp in carried.items() if stamp is None]))
+    return stamps, latest
 
 
 @dataclass(frozen=True)

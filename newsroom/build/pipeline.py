@@ -184,7 +184,7 @@ def _as_written(session: Session, folder: str, snapshot: str) -> bool:
 def folder_as_left(folder: Path, last: state.LastFiles) -> bool:
     """Whether a folder the last build wrote whole still holds its files as that build left them: every
     one there, none modified since (see writer.changed_since)."""
-    return folder.is_dir() and not changed_since(folder, last.paths, last.written_ns)
+    return folder.is_dir() and not changed_since(folder, last.stamps, last.written_ns)
 
 
 @contextmanager
@@ -234,9 +234,9 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         by_hand: set[str] | None = None  # the last build's files changed or removed since (made again)
         if not full and out.is_dir() and state.last_snapshot(session, str(out)) == snapshot:
             last = state.last_files(session, str(out))
-            by_hand = changed_since(out, last.paths, last.written_ns)
+            by_hand = changed_since(out, last.stamps, last.written_ns)
             if not by_hand and (email_out is None or _as_written(session, email_folder, snapshot)):
-                return BuildResult(last.pages, len(last.paths), WriteStats(0, len(last.paths), 0), [])
+                return BuildResult(last.pages, len(last.stamps), WriteStats(0, len(last.stamps), 0), [])
         # Something changed: the rest of the build, and what only it needs (templates, Markdown, feeds, the
         # search index), imported now — a build with nothing to do never loads them (a third of its command).
         from newsroom.build import making

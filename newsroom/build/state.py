@@ -3,7 +3,8 @@
 One `BuildOutput` row per file of a built folder: the hash of its bytes, the
 fingerprint of the code, settings, templates and catalog it was rendered
 with, and its dependencies — every content key it read while it was planned
-and rendered, with the hash of what that key named then. One `BuildRun` row
+and rendered, with the hash of what that key named then — and the file's
+modification time as the build left it (another one: changed by hand). One `BuildRun` row
 per folder holds a snapshot of the whole store, so a rebuild with nothing
 changed stops after a handful of cheap queries.
 """
@@ -50,6 +51,10 @@ class BuildOutput(Base):
     fingerprint: Mapped[str] = mapped_column(String(64))  # code, settings, templates, catalog
     reads: Mapped[bytes] = mapped_column(LargeBinary)  # see Output.reads
     meta: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # see Output.meta
+    # The file's modification time as the build left it (ns since the epoch): any other one, later or
+    # earlier (a copy restored from a backup keeps its own), means it was changed by hand. None in a
+    # state recorded before builds kept it: then only a time later than the run's `written_ns` counts.
+    mtime_ns: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class BuildRun(Base):
@@ -61,7 +66,8 @@ class BuildRun(Base):
     snapshot: Mapped[str] = mapped_column(String(64))
     finished_at: Mapped[dt.datetime]
     graph: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)  # see Graph
-    # When its files were all in place (ns since the epoch): one changed later was changed by hand.
+    # When its files were all in place (ns since the epoch): one changed later was changed by hand (for the
+    # files recorded without a time of their own, see BuildOutput.mtime_ns).
     written_ns: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
@@ -335,6 +341,8 @@ class Previous:
     outputs: Mapping[str, Output]
     graph: Graph | None = None
     written_ns: int | None = None  # see BuildRun
+    #: Each output's file's modification time as the last build left it (see BuildOutput.mtime_ns).
+    stamps: Mapping[str, int | None] = field(default_factory=dict, compare=False, repr=False)
     changed: frozenset[str] = frozenset()  # its files since changed or removed by hand (set by the build)
     #: The outputs' reads, read when asked for (see StoredReads): `reads.fetch(paths)` reads many at once.
     reads: StoredReads | None = field(default=None, compare=False, repr=False)
@@ -383,17 +391,20 @@ def last_snapshot(session: Session, site: str) -> str | None:
 
 @dataclass(frozen=True)
 class LastFiles:
-    """What the last build of a folder left there: its files, how many are pages in the sitemap, and when
-    they were all in place (see BuildRun)."""
+    """What the last build of a folder left there: its files with the modification time each had then
+    (see BuildOutput.mtime_ns), how many are pages in the sitemap, and when they were all in place (see
+    BuildRun)."""
 
-    paths: list[str]
+    stamps: dict[str, int | None]
     pages: int
     written_ns: int | None
 
 
 def last_files(session: Session, site: str) -> LastFiles:
-    rows = session.execute(select(BuildOutput.path, BuildOutput.meta).where(BuildOutput.site == site)).all()
-    return LastFiles([path for path, _ in rows], sum(1 for _, meta in rows if (meta or {}).get("sitemap")),
+    rows = session.execute(select(BuildOutput.path, BuildOutput.meta, BuildOutput.mtime_ns)
+                           .where(BuildOutput.site == site)).all()
+    return LastFiles({path: stamp for path, _, stamp in rows}, sum(1 for _, meta, _ in rows
+                                                                   if (meta or {}).get("sitemap")),
                      session.scalar(select(BuildRun.written_ns).where(BuildRun.site == site)))
 
 
@@ -406,23 +417,26 @@ def last_folder(session: Session, folder: str) -> tuple[str | None, LastFiles, d
     of each file's bytes."""
     run = session.execute(select(BuildRun.snapshot, BuildRun.written_ns).where(BuildRun.site == folder)).first()
     if run is None:
-        return None, LastFiles([], 0, None), {}
-    rows = session.execute(select(BuildOutput.path, BuildOutput.digest).where(BuildOutput.site == folder))
-    digests = {path: digest for path, digest in rows}
-    return run.snapshot, LastFiles(list(digests), 0, run.written_ns), digests
+        return None, LastFiles({}, 0, None), {}
+    rows = session.execute(select(BuildOutput.path, BuildOutput.digest, BuildOutput.mtime_ns)
+                           .where(BuildOutput.site == folder)).all()
+    return (run.snapshot, LastFiles({path: stamp for path, _, stamp in rows}, 0, run.written_ns),
+            {path: digest for path, digest, _ in rows})
 
 
 def save_folder(session: Session, folder: str, snapshot_hash: str, now: dt.datetime, written_ns: int,
-                digests: Mapping[str, str] | None) -> None:
+                digests: Mapping[str, str] | None, stamps: Mapping[str, int | None] | None = None) -> None:
     """Record a folder the build writes whole (the latest issue's emails): its files with the hash of
-    their bytes, the store snapshot they were made from, and when they were all in place, so the next
-    build can tell whether it is as written (see last_folder). `digests` None: the files recorded are
-    still there as written (the build left the folder alone), only the snapshot is new."""
+    their bytes and the modification time each has (`stamps`), the store snapshot they were made from,
+    and when they were all in place, so the next build can tell whether it is as written (see
+    last_folder). `digests` None: the files recorded are still there as written (the build left the
+    folder alone), only the snapshot is new."""
     if digests is not None:
         session.execute(delete(BuildOutput).where(BuildOutput.site == folder))
     if digests:
+        stamps = stamps or {}
         session.execute(insert(BuildOutput), [{"site": folder, "path": path, "digest": digest, "fingerprint": WHOLE,
-                                               "reads": NO_READS, "meta": None}
+                                               "reads": NO_READS, "meta": None, "mtime_ns": stamps.get(path)}
                                               for path, digest in sorted(digests.items())])
     run = session.get(BuildRun, folder)
     if run is None:
@@ -437,18 +451,20 @@ def load(session: Session, site: str) -> Previous | None:
     if run is None:
         return None
     rows = session.execute(select(BuildOutput.path, BuildOutput.digest, BuildOutput.fingerprint,
-                                  BuildOutput.meta).where(BuildOutput.site == site))
+                                  BuildOutput.meta, BuildOutput.mtime_ns).where(BuildOutput.site == site)).all()
     reads = StoredReads(session.get_bind().engine, site)
     return Previous(run.snapshot, {path: StoredOutput(reads, path, digest, fingerprint, meta)
-                                   for path, digest, fingerprint, meta in rows}, Graph.decode(run.graph),
-                    run.written_ns, reads=reads)
+                                   for path, digest, fingerprint, meta, _ in rows}, Graph.decode(run.graph),
+                    run.written_ns, {row.path: row.mtime_ns for row in rows}, reads=reads)
 
 
 def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, Output],
          removed: Iterable[str], now: dt.datetime, graph: Graph, *, replace_all: bool = False,
-         written_ns: int | None = None) -> None:
+         written_ns: int | None = None, stamps: Mapping[str, int | None] | None = None) -> None:
     """Record a finished build: rows for changed outputs, none for removed ones, the graph, and when
-    the files were in place."""
+    the files were in place. `stamps` holds the modification time of each changed output's file and of
+    every other file the build wrote (see BuildOutput.mtime_ns); the other rows keep theirs."""
+    stamps = stamps or {}
     # Outputs made anew with their reads as stored (StoredOutput.with_file) keep their rows: updated
     # without the reads, which are not read for them.
     kept = {} if replace_all else {path: output for path, output in changed.items()
@@ -465,14 +481,22 @@ def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, 
         session.connection().execute(
             update(BuildOutput).where(BuildOutput.site == site, BuildOutput.path == bindparam("kept_path"))
             .values(digest=bindparam("kept_digest"), fingerprint=bindparam("kept_fingerprint"),
-                    meta=bindparam("kept_meta", type_=BuildOutput.__table__.c.meta.type)),
+                    meta=bindparam("kept_meta", type_=BuildOutput.__table__.c.meta.type),
+                    mtime_ns=bindparam("kept_mtime_ns")),
             [{"kept_path": path, "kept_digest": output.digest, "kept_fingerprint": output.fingerprint,
-              "kept_meta": output.meta} for path, output in sorted(kept.items())])
+              "kept_meta": output.meta, "kept_mtime_ns": stamps.get(path)} for path, output in sorted(kept.items())])
     rows = [{"site": site, "path": path, "digest": output.digest, "fingerprint": output.fingerprint,
-             "reads": output.reads, "meta": output.meta}
+             "reads": output.reads, "meta": output.meta, "mtime_ns": stamps.get(path)}
             for path, output in sorted(changed.items())]
     for start in range(0, len(rows), 2000):
         session.execute(insert(BuildOutput), rows[start:start + 2000])
+    # Files written again with their rows as they were (made again after a change by hand): their new times.
+    touched = [{"touched_path": path, "touched_mtime_ns": stamp} for path, stamp in sorted(stamps.items())
+               if path not in changed and path not in kept]
+    if touched and not replace_all:
+        session.connection().execute(
+            update(BuildOutput).where(BuildOutput.site == site, BuildOutput.path == bindparam("touched_path"))
+            .values(mtime_ns=bindparam("touched_mtime_ns")), touched)
     run = session.get(BuildRun, site)
     if run is None:
         session.add(BuildRun(site=site, snapshot=snapshot_hash, finished_at=now, graph=graph.encode(),

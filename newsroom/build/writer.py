@@ -58,19 +58,38 @@ def existing_files(out: Path) -> set[str]:
     return {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() or p.is_symlink()}
 
 
-def changed_since(out: Path, relative: Iterable[str], written_ns: int | None) -> set[str]:
-    """The files of `relative` that are no longer in `out` as a build left them at `written_ns` (ns since
-    the epoch): gone, no longer a file, or modified later (by hand). Without a time, only gone ones."""
+def changed_since(out: Path, stamps: Mapping[str, int | None], written_ns: int | None) -> set[str]:
+    """The files of `stamps` ({relative path: its modification time as a build left it}) that are no longer
+    in `out` as that build left them: gone, no longer a file, or with another modification time — changed
+    by hand, or put back from a copy (which keeps the copy's time, earlier than the build's). A file with
+    no time recorded counts as changed when modified after `written_ns`, when the build had its files in
+    place (ns since the epoch); without that time either, only when gone.
+
+    Not the change time (ctime): linking a file into a new tree, or `chmod`, sets it without changing a byte.
+    """
     changed: set[str] = set()
-    for path in relative:
+    for path, stamp in stamps.items():
         try:
             found = os.stat(os.path.join(out, path))
         except OSError:
             changed.add(path)
             continue
-        if not stat.S_ISREG(found.st_mode) or (written_ns is not None and found.st_mtime_ns > written_ns):
+        if not stat.S_ISREG(found.st_mode) or (
+                found.st_mtime_ns != stamp if stamp is not None
+                else written_ns is not None and found.st_mtime_ns > written_ns):
             changed.add(path)
     return changed
+
+
+def stamps_of(out: Path, relative: Iterable[str]) -> dict[str, int]:
+    """The modification time of each of these files in `out` (ns since the epoch; one that is gone is left out)."""
+    found: dict[str, int] = {}
+    for path in relative:
+        try:
+            found[path] = os.stat(os.path.join(out, path)).st_mtime_ns
+        except OSError:
+            continue
+    return found
 
 
 def unchanged_on_disk(out: Path, relative: str, data: bytes) -> bool:
