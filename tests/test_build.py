@@ -152,6 +152,7 @@ def _built_on_a_terminal(db_url: str, cwd: Path, *args: str, columns: int = 100)
     return process.returncode, stdout.decode(), shown.decode(errors="replace")
 
 
+@pytest.mark.sqlite_only
 def test_a_build_on_a_terminal_shows_its_progress_and_ends_with_one_summary_line(sample_cli, tmp_path):
     """On a terminal a bar counts the pages and files made; with `--quiet` (after `build` or before it)
     nothing but problems is printed; not on a terminal there is no bar. Every build that prints ends

@@ -399,6 +399,7 @@ def test_files_put_back_from_an_older_copy_are_made_again_and_a_chmod_remakes_no
     assert " 0 written, " in publication.build(site)
 
 
+@pytest.mark.sqlite_only
 def test_feeds_and_emails_are_made_from_the_chosen_templates_and_remade_when_they_change(sample_cli, tmp_path):
     import email
     import email.policy
@@ -495,6 +496,7 @@ def test_a_new_alias_renders_the_pages_of_the_stories_that_hold_it_alone(sample_
     assert _same_tree(site, fresh) == []
 
 
+@pytest.mark.sqlite_only
 def test_retagging_a_story_renders_only_the_pages_of_its_tags(sample_cli, tmp_path):
     # A tag's page depends on the stories carrying that tag, not on every story's tags: of the
     # sample's many tag pages, the retagged story's old and new tags' are rendered, and the folder
@@ -516,6 +518,7 @@ def test_retagging_a_story_renders_only_the_pages_of_its_tags(sample_cli, tmp_pa
     assert _same_tree(site, fresh) == [], dropped
 
 
+@pytest.mark.sqlite_only
 def test_under_omit_a_tag_s_twin_appears_when_its_story_is_translated(sample_cli, tmp_path):
     # Under "omit" a tag that only an untranslated story carries has no page in the other language,
     # and its page offers no switch there; translating the story adds both, as a full build makes them.
@@ -540,6 +543,7 @@ def test_under_omit_a_tag_s_twin_appears_when_its_story_is_translated(sample_cli
     assert _same_tree(site, fresh) == []
 
 
+@pytest.mark.sqlite_only
 def test_a_template_that_names_the_latest_issue_elsewhere_has_its_pages_rendered(sample_cli, tmp_path):
     # The masthead line is spliced only where nothing else a page renders from names `latest_issue`.
     publication = Publication(sample_cli, tmp_path)
@@ -609,6 +613,7 @@ def test_a_build_graph_that_cannot_be_read_is_made_again_from_the_outputs_reads(
         assert _same_tree(site, fresh) == [], done
 
 
+@pytest.mark.sqlite_only
 def test_a_second_build_of_a_folder_being_built_stops_and_says_why(sample_cli, tmp_path):
     import fcntl
 
@@ -627,6 +632,7 @@ def test_a_second_build_of_a_folder_being_built_stops_and_says_why(sample_cli, t
     assert " 0 written, " not in sample_cli(*moved).stdout  # the folder is free again: it builds
 
 
+@pytest.mark.sqlite_only
 def test_the_email_folder_is_held_like_the_site_and_its_leftovers_removed(sample_cli, tmp_path):
     import fcntl
 
@@ -650,6 +656,7 @@ def test_the_email_folder_is_held_like_the_site_and_its_leftovers_removed(sample
     assert {p: p.read_bytes() for p in emails.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("where", ["site", "site/emails", "."])
 def test_an_email_folder_that_holds_or_is_the_site_is_refused(sample_cli, tmp_path, where):
     site = tmp_path / "site"
@@ -818,6 +825,7 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     assert whole == len(docs)  # every document depends on the text it was made from
 
 
+@pytest.mark.sqlite_only
 def test_preview_and_normal_builds_never_reuse_each_others_pages(sample_cli, tmp_path):
     """A preview build (the `serve` command's) marks every page; switching a folder between the two redoes them."""
     from newsroom.build.pipeline import build
@@ -1051,6 +1059,7 @@ def test_a_build_s_state_commit_leaves_the_wal_to_the_next_build_which_copies_it
     engine.dispose()
 
 
+@pytest.mark.sqlite_only
 def test_a_build_leaves_what_it_made_to_the_oldest_generation_of_the_collector(sample_cli, tmp_path, monkeypatch):
     # The collector is off while building; re-enabled with everything the build made still young, its
     # next pass walked all of it (0.18 s after a one-edit build at scale). Works run in this process here.
@@ -1069,6 +1078,7 @@ def test_a_build_leaves_what_it_made_to_the_oldest_generation_of_the_collector(s
     engine.dispose()
 
 
+@pytest.mark.sqlite_only
 def test_a_remade_feed_makes_again_only_the_issues_and_stories_whose_reads_changed(sample_cli, tmp_path, monkeypatch):
     """A feed shows the full text of the latest issues: an edit to one story remakes the feed, from the
     last build's HTML of every issue and story but the edited one's; a glossary alias remakes those of
@@ -1117,6 +1127,7 @@ def test_a_remade_feed_makes_again_only_the_issues_and_stories_whose_reads_chang
     assert _same_tree(site, full) == []
 
 
+@pytest.mark.sqlite_only
 def test_a_catalog_change_remakes_its_language_s_pages_alone(sample_cli, tmp_path, monkeypatch):
     """An interface string translated anew (the English catalog's "In the news") is an input of every
     English page — each reads its catalog — and of no Hungarian one; files are written where their bytes
@@ -1162,6 +1173,7 @@ def test_a_catalog_change_remakes_its_language_s_pages_alone(sample_cli, tmp_pat
     assert _same_tree(site, fresh) == []
 
 
+@pytest.mark.sqlite_only
 def test_a_new_release_of_a_library_that_renders_remakes_every_output(sample_cli, tmp_path, monkeypatch):
     """Another version of a distribution that shapes the bytes (Babel's dates, say) may render otherwise:
     like new code of ours, it makes every page again; the files whose bytes are the same are not written."""
