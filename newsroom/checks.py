@@ -13,6 +13,7 @@ from glossary.graph import graph_problems
 from glossary.provenance import provenance_problems
 from glossary.staleness import stale_problems
 from newsroom.build.model import Content, Record
+from newsroom.content.schema import page_slug_problem
 from newsroom.diagnostics import Diagnostic
 from newsroom.render.markdown import find_references
 from newsroom.settings import Settings
@@ -48,6 +49,8 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
     else:
         for record in records:
             problems.extend(record_problems(record, content, settings, memo, complete_translations))
+    problems.extend(Diagnostic(page.location, None, "slug", problem) for page in content.pages.values()
+                    for problem in [page_slug_problem(page.key)] if problem is not None)
     problems.extend(_site_names(content, settings.languages))
     problems.extend(graph_problems(content, settings.languages))
     problems.extend(_stale(content, settings, today))

@@ -59,6 +59,13 @@ en:
   definition: Graphics processor.
 """
 
+PAGE = """\
+kind: page
+slug: about
+hu: {title: Rólunk, body: Szerkesztőség.}
+en: {title: About us, body: The newsroom.}
+"""
+
 
 def _stored(cli, tmp_path: Path) -> dict[str, bytes]:
     out = tmp_path / f"snapshot-{len(list(tmp_path.iterdir()))}"
@@ -130,6 +137,11 @@ CASES = {
         {"stories/b.yaml": "- just\n- a list\n"},
         "stories/b.yaml:1: a content file must be a mapping with a `kind` field",
     ),
+    "a page slug that is one of the site's own folders": (
+        {"pages/archive.yaml": PAGE.replace("slug: about", "slug: archive")},
+        "pages/archive.yaml:2: slug: 'archive' is the folder of the site's own archive pages ({lang}/archive/): "
+        "give the page another slug (not issues, archive, glossary, reference, feeds, search)",
+    ),
     "unknown kind": (
         {"stories/b.yaml": "kind: podcast\n"},
         "stories/b.yaml:1: kind: unknown kind 'podcast'; expected one of site, entry, reference, page, issue, story",
@@ -200,3 +212,25 @@ def test_a_broken_template_folder_is_named_and_nothing_is_written(sample_cli, tm
     assert place in result.stderr and says in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert {p: p.read_bytes() for p in [*site.rglob("*"), *mail.rglob("*")] if p.is_file()} == before
+
+
+def test_a_stored_page_whose_slug_is_a_site_folder_is_named_by_check_and_build(sample_cli, write_files, tmp_path):
+    """A page stored before its slug was refused (a release that took it, or a database edited by hand) would
+    take the address of the site's own pages: `check` and `build` name it and the fix, and the site stays."""
+    from sqlalchemy import create_engine, text
+
+    sample_cli("import", str(write_files({"pages/about.yaml": PAGE})))
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    before = {path: path.read_bytes() for path in site.rglob("*") if path.is_file()}
+    engine = create_engine(sample_cli.db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE pages SET slug = 'issues', version = version + 1 WHERE slug = 'about'"))
+    engine.dispose()
+    says = ("page:issues: slug: 'issues' is the folder of the site's own issues pages ({lang}/issues/): "
+            "give the page another slug")
+    for command in (("check",), ("build", "--out", str(site))):
+        result = sample_cli(*command, expect=1)
+        assert says in result.stdout + result.stderr, (command, result.stdout, result.stderr)
+        assert "Traceback" not in result.stderr
+    assert {path: path.read_bytes() for path in site.rglob("*") if path.is_file()} == before

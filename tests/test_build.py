@@ -47,6 +47,16 @@ def test_both_languages_have_every_page_type(site):
             assert (site / lang / page).is_file(), f"{lang}/{page}"
 
 
+def test_a_language_s_folders_are_its_own_pages_and_the_site_pages(site):
+    # What a site page's slug may not be (newsroom.build.urls.SITE_FOLDERS) is every folder the build makes
+    # for each language beside the site pages' own (the sample's one: `method`).
+    from newsroom.build.urls import SITE_FOLDERS
+
+    for lang in ("hu", "en"):
+        folders = {path.name for path in (site / lang).iterdir() if path.is_dir()}
+        assert folders - {"method"} == set(SITE_FOLDERS), lang
+
+
 def test_every_page_is_well_formed_html5_with_its_language_and_twin(site):
     for path in _pages(site):
         relative = path.relative_to(site).as_posix()

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from glossary.views import letter_slug
 
+#: The folders of each language's own pages (`{lang}/NAME/`), which no site page may take as its slug:
+#: a page is published at `{lang}/{slug}/` (see `page`).
+SITE_FOLDERS = ("issues", "archive", "glossary", "reference", "feeds", "search")
+
 
 def home(lang: str) -> str:
     return f"{lang}/"

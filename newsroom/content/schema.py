@@ -103,7 +103,8 @@ def _kinds() -> dict[str, Kind]:
                 "sections": Field("list", of=mapping(("title",), title=TEXT, simple=LAYER, deep=LAYER)),
             },
         ),
-        "page": Kind("page", "slug", {"slug": Field("slug", True)}, {"title": TEXT, "summary": TEXT, "body": MD}),
+        "page": Kind("page", "slug", {"slug": Field("page_slug", True, expects=EXPECTS["slug"])},
+                     {"title": TEXT, "summary": TEXT, "body": MD}),
         "issue": Kind(
             "issue", "number",
             {
@@ -126,6 +127,16 @@ def _kinds() -> dict[str, Kind]:
 
 
 KINDS: dict[str, Kind] = {}
+
+
+def page_slug_problem(slug: str) -> str | None:
+    """Why a site page cannot have this slug (it is published at `{lang}/{slug}/`), or None."""
+    from newsroom.build.urls import SITE_FOLDERS
+
+    if slug in SITE_FOLDERS:
+        return (f"{slug!r} is the folder of the site's own {slug} pages ({{lang}}/{slug}/): give the "
+                f"page another slug (not {', '.join(SITE_FOLDERS)})")
+    return None
 
 
 def kinds() -> dict[str, Kind]:
@@ -229,6 +240,15 @@ class Validator:
         if not isinstance(value, str) or not SLUG_RE.match(value):
             return self._wrong(path, value, spec)
         return value
+
+    def _page_slug(self, path: Path, value: Any, spec: Field) -> str | None:
+        """A site page's slug: a slug that is not the name of one of the site's own folders."""
+        slug = self._slug(path, value, spec)
+        problem = page_slug_problem(slug) if slug is not None else None
+        if problem is not None:
+            self.fail(path, problem)
+            return None
+        return slug
 
     def _int(self, path: Path, value: Any, spec: Field) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int):
