@@ -400,6 +400,22 @@ def test_files_put_back_from_an_older_copy_are_made_again_and_a_chmod_remakes_no
 
 
 @pytest.mark.sqlite_only
+def test_a_time_given_back_coarser_is_no_change_and_one_a_second_earlier_is_a_change(sample_cli, tmp_path):
+    # A network file system or a FAT disk may give back a file's time to the second (or two) that it first
+    # reported to the nanosecond: the file is as the build left it. One second earlier is another file.
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    pages = sorted(site.rglob("*.html"))
+    for unit, page in zip((1_000, 1_000_000, 1_000_000_000, 2_000_000_000), pages):
+        recorded = page.stat().st_mtime_ns
+        os.utime(page, ns=(recorded - recorded % unit,) * 2)
+    assert " 0 written, " in sample_cli("build", "--out", str(site)).stdout
+    earlier = pages[-1].stat().st_mtime_ns
+    os.utime(pages[-1], ns=(earlier - earlier % 1_000_000_000 - 1_000_000_000,) * 2)
+    assert " 1 written, " in sample_cli("build", "--out", str(site)).stdout
+
+
+@pytest.mark.sqlite_only
 def test_feeds_and_emails_are_made_from_the_chosen_templates_and_remade_when_they_change(sample_cli, tmp_path):
     import email
     import email.policy

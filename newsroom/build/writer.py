@@ -75,10 +75,20 @@ def changed_since(out: Path, stamps: Mapping[str, int | None], written_ns: int |
             changed.add(path)
             continue
         if not stat.S_ISREG(found.st_mode) or (
-                found.st_mtime_ns != stamp if stamp is not None
+                not _same_time(found.st_mtime_ns, stamp) if stamp is not None
                 else written_ns is not None and found.st_mtime_ns > written_ns):
             changed.add(path)
     return changed
+
+
+#: The units a file system may keep a file's time in (ns): the microsecond, the millisecond, the second, two.
+_TIME_UNITS = (1_000, 1_000_000, 1_000_000_000, 2_000_000_000)
+
+
+def _same_time(found: int, recorded: int) -> bool:
+    """Whether a file's modification time is the one recorded, or that time as a file system that keeps
+    coarser times gives it back later (a network file system, a FAT disk): truncated to its unit."""
+    return found == recorded or (found < recorded and any(found == recorded - recorded % unit for unit in _TIME_UNITS))
 
 
 def stamps_of(out: Path, relative: Iterable[str]) -> dict[str, int]:
