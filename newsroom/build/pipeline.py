@@ -49,7 +49,7 @@ import newsroom.models  # noqa: F401
 from issues.models import Issue
 from newsroom import PROJECT_ROOT
 from newsroom.build import state
-from newsroom.build.writer import WriteStats, changed_since, clear_leftovers
+from newsroom.build.writer import WriteStats, changed_since, clear_leftovers, existing_files
 from newsroom.db.session import session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import catalog_digest
@@ -182,9 +182,10 @@ def _as_written(session: Session, folder: str, snapshot: str) -> bool:
 
 
 def folder_as_left(folder: Path, last: state.LastFiles) -> bool:
-    """Whether a folder the last build wrote whole still holds its files as that build left them: every
-    one there, none modified since (see writer.changed_since)."""
-    return folder.is_dir() and not changed_since(folder, last.stamps, last.written_ns)
+    """Whether a folder the last build wrote whole (the emails, a few files) still holds its files as that
+    build left them: every one there, none modified since (see writer.changed_since), and no other."""
+    return folder.is_dir() and not changed_since(folder, last.stamps, last.written_ns) \
+        and existing_files(folder) == set(last.stamps)
 
 
 @contextmanager
