@@ -183,6 +183,7 @@ def test_a_file_too_large_is_refused(base, write_files):
     assert "file is larger than 2048 KiB" in result.stderr
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("damage, where, line, says", [
     (lambda folder: (folder / "entry.html").write_text("{% if %}\n", encoding="utf-8"),
      "entry.html", 1, "template syntax"),

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import text
 
@@ -50,6 +51,7 @@ def test_a_build_loads_no_migration_machinery_nor_other_commands(tmp_path, sampl
     assert [name for name in loaded if name.startswith(unwanted)] == []
 
 
+@pytest.mark.sqlite_only
 def test_a_build_with_nothing_to_do_loads_no_templates_nor_markdown(tmp_path, sample_cli):
     """A rebuild with nothing changed stops after comparing the store's snapshot: it does not import
     Jinja, Markdown, the feeds or the search index (most of what a build imports); one after an edit does."""
@@ -78,6 +80,7 @@ def test_a_build_with_nothing_to_do_loads_no_templates_nor_markdown(tmp_path, sa
     assert "A chip for training models, edited." in page
 
 
+@pytest.mark.sqlite_only
 def test_the_program_ends_with_its_command_s_status_and_all_its_output(tmp_path, sample_cli):
     """`python -m newsroom` (as the console script) skips the interpreter's teardown: what a command
     printed still arrives whole through a pipe, an `atexit` function still runs, and the exit status
