@@ -49,8 +49,10 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
     else:
         for record in records:
             problems.extend(record_problems(record, content, settings, memo, complete_translations))
-    problems.extend(Diagnostic(page.location, None, "slug", problem) for page in content.pages.values()
-                    for problem in [page_slug_problem(page.key)] if problem is not None)
+    for page in content.pages.values():
+        problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
+        if problem is not None:
+            problems.append(Diagnostic(page.location, None, "slug", problem))
     problems.extend(_site_names(content, settings.languages))
     problems.extend(graph_problems(content, settings.languages))
     problems.extend(_stale(content, settings, today))

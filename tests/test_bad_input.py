@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
 
 SITE = """\
 kind: site
@@ -218,8 +219,6 @@ def test_a_broken_template_folder_is_named_and_nothing_is_written(sample_cli, tm
 def test_a_stored_page_whose_slug_is_a_site_folder_is_named_by_check_and_build(sample_cli, write_files, tmp_path):
     """A page stored before its slug was refused (a release that took it, or a database edited by hand) would
     take the address of the site's own pages: `check` and `build` name it and the fix, and the site stays."""
-    from sqlalchemy import create_engine, text
-
     sample_cli("import", str(write_files({"pages/about.yaml": PAGE})))
     site = tmp_path / "site"
     sample_cli("build", "--out", str(site))
@@ -235,3 +234,16 @@ def test_a_stored_page_whose_slug_is_a_site_folder_is_named_by_check_and_build(s
         assert says in result.stdout + result.stderr, (command, result.stdout, result.stderr)
         assert "Traceback" not in result.stderr
     assert {path: path.read_bytes() for path in site.rglob("*") if path.is_file()} == before
+
+
+def test_a_reference_page_may_have_a_slug_a_site_page_may_not(sample_cli, tmp_path):
+    # A reference page lives under `{lang}/reference/`: `search` is a slug like any other there.
+    content = tmp_path / "content"
+    sample_cli("export", str(content))
+    reference = content / "reference" / "trainium.yaml"
+    reference.write_text(reference.read_text(encoding="utf-8").replace("slug: trainium", "slug: search", 1),
+                         encoding="utf-8")
+    sample_cli("import", str(reference))
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    assert (site / "en" / "reference" / "search" / "index.html").is_file()

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from newsroom.build.urls import SITE_FOLDERS
 from newsroom.content.yamlio import Path, dotted
 from newsroom.diagnostics import Diagnostic
 
@@ -26,7 +27,7 @@ LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$")
 class Field:
     """The expected shape of one value."""
 
-    type: str  # text | md | slug | int | date | month | datetime | enum | url | list | map | langmap | cell
+    type: str  # text | md | slug | page_slug | int | date | month | datetime | enum | url | list | map | langmap | cell
     required: bool = False
     choices: tuple[str, ...] = ()
     of: Field | None = None
@@ -103,8 +104,7 @@ def _kinds() -> dict[str, Kind]:
                 "sections": Field("list", of=mapping(("title",), title=TEXT, simple=LAYER, deep=LAYER)),
             },
         ),
-        "page": Kind("page", "slug", {"slug": Field("page_slug", True, expects=EXPECTS["slug"])},
-                     {"title": TEXT, "summary": TEXT, "body": MD}),
+        "page": Kind("page", "slug", {"slug": Field("page_slug", True)}, {"title": TEXT, "summary": TEXT, "body": MD}),
         "issue": Kind(
             "issue", "number",
             {
@@ -131,8 +131,6 @@ KINDS: dict[str, Kind] = {}
 
 def page_slug_problem(slug: str) -> str | None:
     """Why a site page cannot have this slug (it is published at `{lang}/{slug}/`), or None."""
-    from newsroom.build.urls import SITE_FOLDERS
-
     if slug in SITE_FOLDERS:
         return (f"{slug!r} is the folder of the site's own {slug} pages ({{lang}}/{slug}/): give the "
                 f"page another slug (not {', '.join(SITE_FOLDERS)})")
@@ -147,6 +145,7 @@ def kinds() -> dict[str, Kind]:
 
 EXPECTS = {
     "text": "text", "md": "Markdown text", "slug": "a slug: lowercase letters, digits and hyphens",
+    "page_slug": "a slug: lowercase letters, digits and hyphens",
     "int": "a whole number", "date": "a date as YYYY-MM-DD", "month": "a month as YYYY-MM",
     "datetime": "a date and time with a UTC offset, as 2026-11-09T07:00:00+01:00",
     "url": "an http(s) or mailto URL", "list": "a list", "map": "a mapping of fields",
