@@ -53,7 +53,7 @@ from newsroom.build.writer import WriteStats, changed_since, clear_leftovers, ex
 from newsroom.db.session import session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import catalog_digest
-from newsroom.render.folder import folder_digest, template_folder
+from newsroom.render.folder import folder_digest, pinned_digests, template_folder
 from newsroom.settings import Settings
 
 try:
@@ -170,7 +170,7 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         # The email folder is replaced whole on every build, the site's files are the build's own.
         raise ContentError([Diagnostic(str(email_out), None, "--email-out", f"the email folder and the site folder "
                                        f"({out}) must not hold one another: give the emails a folder of their own")])
-    with _no_collections(), _only_build_of(folders):
+    with _no_collections(), _only_build_of(folders), pinned_digests():
         return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep)
 
 
