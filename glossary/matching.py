@@ -422,7 +422,8 @@ class FormHeads:
     (`changed_heads`), and a build need match again only those texts.
     """
 
-    #: Texts searched word by word before the trie is compiled (a rebuild's few edited stories).
+    #: Texts searched position by position (the first words starting with the character there) before the
+    #: trie is compiled: a rebuild's few edited stories.
     LOOKUPS = 16
 
     def __init__(self, matcher: TermMatcher) -> None:
@@ -431,7 +432,11 @@ class FormHeads:
         for kind, forms in (("=", sensitive), ("~", insensitive)):
             for form, slug in forms.items():
                 self.by_head.setdefault(form.split(" ", 1)[0].casefold(), []).append((kind, form, slug))
-        self._lengths = sorted({len(head) for head in self.by_head})
+        # The lengths of the first words by their first character, for the lookups (see `heads_in`).
+        lengths: dict[str, set[int]] = {}
+        for head in self.by_head:
+            lengths.setdefault(head[:1], set()).add(len(head))
+        self._lengths = {char: sorted(found) for char, found in lengths.items()}
         self._lookups_left = self.LOOKUPS
 
     def compile(self) -> None:
@@ -453,9 +458,9 @@ class FormHeads:
         searched = _heads_text(texts)
         if self._lookups_left > 0 and "_pattern" not in self.__dict__:
             self._lookups_left -= 1
-            by_head, lengths = self.by_head, self._lengths
-            return {searched[start:start + length] for start in range(len(searched)) for length in lengths
-                    if searched[start:start + length] in by_head}
+            by_head, lengths, none = self.by_head, self._lengths, ()
+            return {searched[start:start + length] for start, char in enumerate(searched)
+                    for length in lengths.get(char, none) if searched[start:start + length] in by_head}
         if self._pattern is None:
             return set()
         found: set[str] = set()
