@@ -36,18 +36,18 @@ def _backends() -> list:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "sqlite_only: what the test checks does not depend on the database (the "
-                                       "build's planning, templates, files): its PostgreSQL leg is not run")
+    config.addinivalue_line("markers", "sqlite_only(why): its PostgreSQL leg is not run (suite time); by default "
+                                       "because what it checks does not depend on the database")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A `sqlite_only` test's PostgreSQL leg is skipped before any database is made for it (suite time): the
     storage it goes through is covered on PostgreSQL by the tests of the store and the build's state."""
-    skip = pytest.mark.skip(reason="SQLite only: nothing it checks depends on the database (suite time)")
     for item in items:
-        spec = getattr(item, "callspec", None)
-        if item.get_closest_marker("sqlite_only") and spec is not None and spec.params.get("databases") == "postgresql":
-            item.add_marker(skip)
+        marker, spec = item.get_closest_marker("sqlite_only"), getattr(item, "callspec", None)
+        if marker is not None and spec is not None and spec.params.get("databases") == "postgresql":
+            why = marker.args[0] if marker.args else "nothing it checks depends on the database"
+            item.add_marker(pytest.mark.skip(reason=f"SQLite only: {why} (suite time)"))
 
 
 class Templates:

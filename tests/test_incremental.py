@@ -304,11 +304,8 @@ def _same_tree(left: Path, right: Path) -> list[str]:
     return differ
 
 
+@pytest.mark.sqlite_only("forty-six builds; the state's round trip on PostgreSQL is covered by the other tests here")
 def test_random_edits_rebuild_exactly_what_a_full_build_makes(sample_cli, tmp_path):
-    # Forty-six builds: SQLite only, to keep the suite quick; the state round trip
-    # on PostgreSQL is covered by the other tests here.
-    if not sample_cli.db_url.startswith("sqlite"):
-        pytest.skip("SQLite only (suite time)")
     publication = Publication(sample_cli, tmp_path)
     site = publication.site = tmp_path / "site"
     publication.build(site)
@@ -595,19 +592,17 @@ def test_pages_whose_stored_reads_cannot_be_read_are_remade_when_they_may_have_c
     assert _same_tree(site, fresh) == [], done
 
 
+@pytest.mark.sqlite_only("the graph is one blob column on either database")
 @pytest.mark.parametrize("stored", [b"not what a build writes", "the layout before"])
 def test_a_build_graph_that_cannot_be_read_is_made_again_from_the_outputs_reads(sample_cli, tmp_path, stored):
     # A graph another release stored (its readers and values in one packed blob) or a damaged one:
     # the build compares every output's reads instead, and stores a graph the next build reads.
-    # SQLite only, to keep the suite quick: the graph is one blob column on either database.
     import marshal
 
     from sqlalchemy import update
 
     from newsroom.build.state import MARSHAL_TAG, BuildRun, Graph, pack
 
-    if not sample_cli.db_url.startswith("sqlite"):
-        pytest.skip("SQLite only (suite time)")
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"
     publication.build(site)
