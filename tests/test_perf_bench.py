@@ -137,3 +137,27 @@ def test_a_first_build_shows_the_texts_it_reads_ahead_then_the_pages_it_makes(tm
     assert shown.index("reading:") < shown.index("making:")
     # Every page, and each language's feeds and search index.
     assert {int(total) for _, total in made} == {result.pages + 4 + 2 * 8}
+
+
+def test_the_breakdown_times_every_step_it_names_and_the_floor_beneath_them():
+    """bench/breakdown.py wraps engine functions by name: a renamed one would go untimed, or stop it."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "breakdown.py"), "--scale", "0.02"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    total = float(re.search(r"in one process: ([\d.]+) s", lines[0]).group(1))
+    rows = {m.group(1).strip(): (float(m.group(2)), int(m.group(3).replace(",", "")))
+            for line in lines[2:] if (m := re.fullmatch(r"(.+?)\s+([\d.]+)\s+([\d,]+)", line))}
+    sys.path.insert(0, str(PROJECT_ROOT / "bench"))
+    import breakdown
+
+    named = [label.strip() for _, _, label in breakdown.STEPS]
+    assert set(named) <= set(rows), set(named) - set(rows)  # every step ran and was timed
+    assert all(calls > 0 for _, calls in rows.values())
+    assert rows["plan and render each page"][0] < total
+    floor = re.search(r"templates alone ([\d.]+) s .* ([\d.]+) s in all", done.stdout)
+    assert floor is not None and 0 < float(floor.group(1)) < float(floor.group(2)) < total
+    pages = int(re.search(r"full build of ([\d,]+) pages", lines[0]).group(1).replace(",", ""))
+    assert pages > 0 and re.search(r"at most [\d,]+ pages/s", done.stdout)

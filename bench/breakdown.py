@@ -1,0 +1,202 @@
+"""Where a full build's time goes, and the floor beneath it: what no build of these pages with
+Jinja2 and markdown-it-py can skip.
+
+    python bench/breakdown.py [--scale 1.0]
+
+It generates the benchmark's publication (bench/generate.py) in a temporary folder and makes one full
+build of it with every work in this process (no render workers: each step's time is its CPU time),
+timing named steps of the engine as they run — inclusive timers, no profiler (a few microseconds a
+call). Then the floor, the three parts of rendering these pages that any engine written on the same
+libraries pays:
+
+- the templates alone: each page rendered a second time, once its Markdown and term links are made
+  (Markdown a template renders again, and term linking, are taken off);
+- the Markdown: each text's first parse, and rendering tokens to sanitised HTML;
+- writing the files: the built site written again into an empty folder, in one thread.
+
+Their sum, spread perfectly over the cores, is the fastest full build such an engine could make of
+this publication on this machine, and so the highest page rate it could reach.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import datetime as dt
+import functools
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(HERE)]
+
+from generate import generate  # noqa: E402
+
+import newsroom.cli.build  # noqa: E402,F401 (what the command loads)
+from glossary import matching  # noqa: E402
+from newsroom.build import issue_pages, making, rendering, state  # noqa: E402
+from newsroom.build.pipeline import build  # noqa: E402
+from newsroom.db.session import make_engine  # noqa: E402
+from newsroom.render import markdown  # noqa: E402
+from newsroom.settings import Settings  # noqa: E402
+
+#: (owner, attribute, label) of the steps timed, in the order they are printed.
+STEPS: list[tuple[Any, str, str]] = [
+    (making, "load", "load the content and memos"),
+    (making, "_parse_ahead", "parse every text ahead, check each record"),
+    (making, "checked", "check the content"),
+    (making, "derive", "derive (mentions, lists, letters)"),
+    (making, "_page_work", "plan and render each page"),
+    (issue_pages.IssuePages, "link_terms", "  stories' Markdown with term links"),
+    (issue_pages, "link_first_mentions", "  link their first mentions"),
+    (matching.TermMatcher, "find", "term matching (derive and links)"),
+    (making, "_group_work", "feeds, search index, other groups"),
+    (making, "_deps", "each output's reads and their hashes"),
+    (state, "encode_reads", "encode the reads"),
+    (making, "_publish", "write the state, swap the tree in"),
+    (markdown.MarkdownRenderer, "_render", "Markdown tokens to sanitised HTML"),
+]
+
+
+class Timers:
+    """Inclusive times of wrapped callables (a call within a call of the same one counts once). While
+    `aside` is set (a page's second rendering), what they take goes to `aside_s` instead."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self.aside = False
+        self.aside_s = 0.0
+
+    def wrap(self, owner: Any, name: str, label: str) -> None:
+        inner = getattr(owner, name)
+        running = [False]
+
+        @functools.wraps(inner)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if running[0]:
+                return inner(*args, **kwargs)
+            running[0] = True
+            started = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent = time.perf_counter() - started
+                running[0] = False
+                if self.aside:
+                    self.aside_s += spent
+                else:
+                    self.seconds[label] = self.seconds.get(label, 0.0) + spent
+                    self.calls[label] = self.calls.get(label, 0) + 1
+
+        setattr(owner, name, timed)
+
+
+def watch_parses(timers: Timers) -> dict[str, float]:
+    """Time markdown-it's parses: each text's first, and the repeats (a text parsed again)."""
+    parse = markdown._parse
+    seen: set[str] = set()
+    spent = {"first": 0.0, "again": 0.0, "first_calls": 0, "again_calls": 0}
+
+    def timed(md: Any, text: str, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return parse(md, text, **kwargs)
+        finally:
+            took = time.perf_counter() - started
+            if timers.aside:
+                timers.aside_s += took
+            else:
+                kind = "again" if text in seen else "first"
+                seen.add(text)
+                spent[kind] += took
+                spent[f"{kind}_calls"] += 1
+
+    markdown._parse = timed
+    return spent
+
+
+def second_renders(timers: Timers) -> dict[str, float]:
+    """Render each page a second time (its Markdown and term links then made), timing the templates."""
+    render = rendering.PageRenderer.render
+    spent = {"seconds": 0.0, "pages": 0}
+
+    def twice(self: rendering.PageRenderer, template: str, lang: str, context: Any) -> bytes:
+        data = render(self, template, lang, context)
+        timers.aside, before = True, timers.aside_s
+        started = time.perf_counter()
+        try:
+            render(self, template, lang, context)
+        finally:
+            took = time.perf_counter() - started
+            timers.aside = False
+            spent["seconds"] += took - (timers.aside_s - before)  # what Markdown and links took again
+            spent["pages"] += 1
+        return data
+
+    rendering.PageRenderer.render = twice  # type: ignore[method-assign]
+    return spent
+
+
+def write_again(site: Path, into: Path) -> tuple[float, int, int]:
+    """Write every file of `site` into the empty folder `into`, one thread: (seconds, files, bytes)."""
+    files = [(path.relative_to(site), path.read_bytes()) for path in site.rglob("*") if path.is_file()]
+    started = time.perf_counter()
+    for relative, data in files:
+        target = into / relative
+        os.makedirs(target.parent, exist_ok=True)
+        with open(target, "wb") as file:
+            file.write(data)
+    return time.perf_counter() - started, len(files), sum(len(data) for _, data in files)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="1.0 = ten years (520 issues, 1,300 entries)")
+    args = parser.parse_args()
+    for package in ("newsroom", "glossary", "issues"):
+        compileall.compile_dir(ROOT / package, quiet=1)
+    with tempfile.TemporaryDirectory(prefix="newsroom-breakdown-") as folder:
+        work = Path(folder)
+        engine = make_engine(f"sqlite:///{work / 'bench.db'}")
+        generate(engine, args.scale)  # before the timers: storing the content parses its texts too
+        timers = Timers()
+        for owner, name, label in STEPS:
+            timers.wrap(owner, name, label)
+        parses = watch_parses(timers)
+        templates = second_renders(timers)
+        cores = rendering.workers()
+        rendering.workers = lambda: 1  # every work in this process
+        now = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.timezone.utc)
+        started, cpu = time.perf_counter(), time.process_time()
+        result = build(engine, Settings(), work / "site", now.date(), email_out=work / "email", now=now, full=True)
+        total, total_cpu = time.perf_counter() - started, time.process_time() - cpu
+        second = templates["seconds"]
+        (work / "again").mkdir()
+        written_s, files, size = write_again(work / "site", work / "again")
+    print(f"scale {args.scale}: a full build of {result.pages:,} pages ({result.files:,} files) in one process: "
+          f"{total:.2f} s ({total_cpu:.2f} s of CPU), of which the second renderings {second:.2f} s")
+    print(f"{'step (inclusive)':46} {'s':>7} {'calls':>8}")
+    for _, _, label in STEPS:
+        if label in timers.seconds:
+            print(f"{label:46} {timers.seconds[label]:7.2f} {timers.calls[label]:8,}")
+    print(f"{'markdown-it: first parse of each text':46} {parses['first']:7.2f} {parses['first_calls']:8,.0f}")
+    print(f"{'markdown-it: a text parsed again':46} {parses['again']:7.2f} {parses['again_calls']:8,.0f}")
+    markdown_html = timers.seconds.get("Markdown tokens to sanitised HTML", 0.0)
+    floor = second + parses["first"] + markdown_html + written_s
+    best = floor / cores
+    print()
+    print(f"the floor: templates alone {second:.2f} s ({second / max(templates['pages'], 1) * 1000:.2f} ms a page), "
+          f"Markdown {parses['first'] + markdown_html:.2f} s (parse {parses['first']:.2f}, HTML {markdown_html:.2f}), "
+          f"writing {files:,} files ({size / 2 ** 20:.0f} MiB) {written_s:.2f} s: {floor:.2f} s in all")
+    print(f"over {cores} cores at best {best:.2f} s: at most {result.pages / best:,.0f} pages/s "
+          f"(the build: {result.pages / total * cores:,.0f} pages/s were it spread perfectly)")
+
+
+if __name__ == "__main__":
+    main()
