@@ -16,6 +16,10 @@ libraries pays:
 
 Their sum, spread perfectly over the cores, is the fastest full build such an engine could make of
 this publication on this machine, and so the highest page rate it could reach.
+
+With `--edit STEP` (one of the benchmark's edits: "edit one story", …) it times a rebuild after that
+edit instead, step by step, after a full build of the publication: where a one-edit rebuild's time
+goes. Its imports are not counted (this program loaded them already); `newsroom build` pays them too.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
 from generate import generate  # noqa: E402
+from run import STEPS as BENCHMARK_STEPS, edits  # noqa: E402
 
 import newsroom.cli.build  # noqa: E402,F401 (what the command loads)
 from glossary import matching  # noqa: E402
@@ -60,6 +65,25 @@ STEPS: list[tuple[Any, str, str]] = [
     (state, "encode_reads", "encode the reads"),
     (making, "_publish", "write the state, swap the tree in"),
     (markdown.MarkdownRenderer, "_render", "Markdown tokens to sanitised HTML"),
+]
+
+#: The steps of a rebuild (see `--edit`), in the order they run.
+REBUILD_STEPS: list[tuple[Any, str, str]] = [
+    (making, "load", "load (the state, the memos, the content)"),
+    (state, "load", "  the last build's state"),
+    (state, "load_memos", "  the remembered results"),
+    (making, "load_content", "  the content"),
+    (making, "_parse_ahead", "parse the new texts ahead"),
+    (making, "checked", "check the content"),
+    (making, "derive", "derive (mentions, lists, letters)"),
+    (making, "list_pages", "list every page"),
+    (making, "_candidates", "compare the graph's roots"),
+    (making, "_stale_pages", "find the stale pages"),
+    (making, "_stale_groups", "find the stale groups"),
+    (making, "_make", "make them"),
+    (making, "_page_work", "  plan and render a page"),
+    (making, "_group_work", "  make a group (feeds, search index)"),
+    (making, "_publish", "write, store the state and memos"),
 ]
 
 
@@ -158,9 +182,13 @@ def write_again(site: Path, into: Path) -> tuple[float, int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="1.0 = ten years (520 issues, 1,300 entries)")
+    parser.add_argument("--edit", choices=BENCHMARK_STEPS[2:], help="time the rebuild after this edit instead")
     args = parser.parse_args()
     for package in ("newsroom", "glossary", "issues"):
         compileall.compile_dir(ROOT / package, quiet=1)
+    if args.edit:
+        rebuild(args.scale, args.edit)
+        return
     with tempfile.TemporaryDirectory(prefix="newsroom-breakdown-") as folder:
         work = Path(folder)
         engine = make_engine(f"sqlite:///{work / 'bench.db'}")
@@ -196,6 +224,36 @@ def main() -> None:
           f"writing {files:,} files ({size / 2 ** 20:.0f} MiB) {written_s:.2f} s: {floor:.2f} s in all")
     print(f"over {cores} cores at best {best:.2f} s: at most {result.pages / best:,.0f} pages/s "
           f"(the build: {result.pages / total * cores:,.0f} pages/s were it spread perfectly)")
+
+
+def rebuild(scale: float, step: str) -> None:
+    """Time the rebuild after the benchmark's edit `step`, step by step (see the module doc)."""
+    with tempfile.TemporaryDirectory(prefix="newsroom-breakdown-") as folder:
+        work = Path(folder)
+        db = work / "bench.db"
+        engine = make_engine(f"sqlite:///{db}")
+        writer = generate(engine, scale)
+        now = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.timezone.utc)
+        site, email = work / "site", work / "email"
+        build(engine, Settings(), site, now.date(), email_out=email, now=now)
+        engine.dispose()
+        edits(writer, db)[step]()
+        timers = Timers()
+        for owner, name, label in REBUILD_STEPS:
+            timers.wrap(owner, name, label)
+        rendering.workers = lambda: 1  # every work in this process
+        engine = make_engine(f"sqlite:///{db}")
+        started, cpu = time.perf_counter(), time.process_time()
+        result = build(engine, Settings(), site, now.date(), email_out=email, now=now)
+        total, total_cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(f"scale {scale}: the rebuild after \"{step}\" in one process: {total:.2f} s ({total_cpu:.2f} s of CPU); "
+          f"{result.rendered} pages rendered, {result.stats.written} files written")
+    print(f"{'step (inclusive)':46} {'s':>7} {'calls':>8}")
+    for _, _, label in REBUILD_STEPS:
+        if label in timers.seconds:
+            print(f"{label:46} {timers.seconds[label]:7.2f} {timers.calls[label]:8,}")
+    print(f"{'the rest (the front, the sitemap, the emails)':46} "
+          f"{total - sum(timers.seconds[label] for _, _, label in REBUILD_STEPS if label in timers.seconds and not label.startswith(' ')):7.2f}")
 
 
 if __name__ == "__main__":

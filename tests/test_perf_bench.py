@@ -139,25 +139,38 @@ def test_a_first_build_shows_the_texts_it_reads_ahead_then_the_pages_it_makes(tm
     assert {int(total) for _, total in made} == {result.pages + 4 + 2 * 8}
 
 
-def test_the_breakdown_times_every_step_it_names_and_the_floor_beneath_them():
-    """bench/breakdown.py wraps engine functions by name: a renamed one would go untimed, or stop it."""
+def _breakdown(*args: str) -> tuple[str, float, dict[str, tuple[float, int]]]:
+    """Run bench/breakdown.py at a small scale: what it printed, the build's time, each step's (seconds, calls)."""
     import subprocess
 
-    done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "breakdown.py"), "--scale", "0.02"],
+    done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "breakdown.py"), "--scale", "0.02", *args],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    total = float(re.search(r"in one process: ([\d.]+) s", lines[0]).group(1))
+    total = float(re.search(r"in one process: ([\d.]+) s", done.stdout).group(1))
     rows = {m.group(1).strip(): (float(m.group(2)), int(m.group(3).replace(",", "")))
-            for line in lines[2:] if (m := re.fullmatch(r"(.+?)\s+([\d.]+)\s+([\d,]+)", line))}
-    sys.path.insert(0, str(PROJECT_ROOT / "bench"))
+            for line in done.stdout.splitlines()[2:] if (m := re.fullmatch(r"(.+?)\s+([\d.]+)\s+([\d,]+)", line))}
+    return done.stdout, total, rows
+
+
+def test_the_breakdown_times_every_step_it_names_and_the_floor_beneath_them():
+    """bench/breakdown.py wraps engine functions by name: a renamed one would go untimed, or stop it."""
     import breakdown
 
-    named = [label.strip() for _, _, label in breakdown.STEPS]
-    assert set(named) <= set(rows), set(named) - set(rows)  # every step ran and was timed
+    printed, total, rows = _breakdown()
+    assert {label.strip() for _, _, label in breakdown.STEPS} <= set(rows)  # every step ran and was timed
     assert all(calls > 0 for _, calls in rows.values())
     assert rows["plan and render each page"][0] < total
-    floor = re.search(r"templates alone ([\d.]+) s .* ([\d.]+) s in all", done.stdout)
+    floor = re.search(r"templates alone ([\d.]+) s .* ([\d.]+) s in all", printed)
     assert floor is not None and 0 < float(floor.group(1)) < float(floor.group(2)) < total
-    pages = int(re.search(r"full build of ([\d,]+) pages", lines[0]).group(1).replace(",", ""))
-    assert pages > 0 and re.search(r"at most [\d,]+ pages/s", done.stdout)
+    assert int(re.search(r"full build of ([\d,]+) pages", printed).group(1).replace(",", "")) > 0
+    assert re.search(r"at most [\d,]+ pages/s", printed)
+
+
+def test_the_breakdown_of_a_rebuild_times_each_of_its_steps():
+    import breakdown
+
+    printed, total, rows = _breakdown("--edit", "edit one story")
+    assert {label.strip() for _, _, label in breakdown.REBUILD_STEPS} <= set(rows)
+    rendered = int(re.search(r"(\d+) pages rendered", printed).group(1))
+    assert rows["plan and render a page"][1] == rendered > 0
+    assert sum(rows[label.strip()][0] for _, _, label in breakdown.REBUILD_STEPS if not label.startswith(" ")) < total
