@@ -44,7 +44,7 @@ from run import STEPS as BENCHMARK_STEPS, edits  # noqa: E402
 
 import newsroom.cli.build  # noqa: E402,F401 (what the command loads)
 from glossary import matching  # noqa: E402
-from newsroom.build import issue_pages, making, rendering, state  # noqa: E402
+from newsroom.build import issue_pages, making, rendering, state, writer  # noqa: E402
 from newsroom.build.pipeline import build  # noqa: E402
 from newsroom.db.session import make_engine  # noqa: E402
 from newsroom.render import markdown  # noqa: E402
@@ -84,6 +84,11 @@ REBUILD_STEPS: list[tuple[Any, str, str]] = [
     (making, "_page_work", "  plan and render a page"),
     (making, "_group_work", "  make a group (feeds, search index)"),
     (making, "_publish", "write, store the state and memos"),
+    (writer.StagedTree, "finish", "  finish a new tree, swap it in"),
+    (making, "_graph", "  the dependency graph"),
+    (state, "save", "  store the outputs' rows"),
+    (state, "save_memos", "  store the remembered results"),
+    (writer.StagedTree, "wait", "wait for the old tree's removal"),
 ]
 
 

@@ -169,7 +169,7 @@ def test_the_breakdown_times_every_step_it_names_and_the_floor_beneath_them():
 def test_the_breakdown_of_a_rebuild_times_each_of_its_steps():
     import breakdown
 
-    printed, total, rows = _breakdown("--edit", "edit one story")
+    printed, total, rows = _breakdown("--edit", "add an issue")  # a new tree: every step runs
     assert {label.strip() for _, _, label in breakdown.REBUILD_STEPS} <= set(rows)
     rendered = int(re.search(r"(\d+) pages rendered", printed).group(1))
     assert rows["plan and render a page"][1] == rendered > 0
