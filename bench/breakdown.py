@@ -1,7 +1,7 @@
 """Where a full build's time goes, and the floor beneath it: what no build of these pages with
 Jinja2 and markdown-it-py can skip.
 
-    python bench/breakdown.py [--scale 1.0]
+    python bench/breakdown.py [--scale 1.0] [--edit STEP]
 
 It generates the benchmark's publication (bench/generate.py) in a temporary folder and makes one full
 build of it with every work in this process (no render workers: each step's time is its CPU time),
@@ -257,8 +257,8 @@ def rebuild(scale: float, step: str) -> None:
     for _, _, label in REBUILD_STEPS:
         if label in timers.seconds:
             print(f"{label:46} {timers.seconds[label]:7.2f} {timers.calls[label]:8,}")
-    print(f"{'the rest (the front, the sitemap, the emails)':46} "
-          f"{total - sum(timers.seconds[label] for _, _, label in REBUILD_STEPS if label in timers.seconds and not label.startswith(' ')):7.2f}")
+    timed = sum(timers.seconds.get(label, 0.0) for _, _, label in REBUILD_STEPS if not label.startswith(" "))
+    print(f"{'the rest (the front, the sitemap, the emails)':46} {total - timed:7.2f}")
 
 
 if __name__ == "__main__":
