@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import datetime as dt
 import functools
 import os
 import sys
@@ -40,6 +39,7 @@ ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
 from generate import generate  # noqa: E402
+from measure import BUILD_CLOCK  # noqa: E402
 from run import STEPS as BENCHMARK_STEPS, edits  # noqa: E402
 
 import newsroom.cli.build  # noqa: E402,F401 (what the command loads)
@@ -205,7 +205,7 @@ def main() -> None:
         templates = second_renders(timers)
         cores = rendering.workers()
         rendering.workers = lambda: 1  # every work in this process
-        now = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.timezone.utc)
+        now = BUILD_CLOCK
         started, cpu = time.perf_counter(), time.process_time()
         result = build(engine, Settings(), work / "site", now.date(), email_out=work / "email", now=now, full=True)
         total, total_cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -238,7 +238,7 @@ def rebuild(scale: float, step: str) -> None:
         db = work / "bench.db"
         engine = make_engine(f"sqlite:///{db}")
         writer = generate(engine, scale)
-        now = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.timezone.utc)
+        now = BUILD_CLOCK
         site, email = work / "site", work / "email"
         build(engine, Settings(), site, now.date(), email_out=email, now=now)
         engine.dispose()
