@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from xml.etree import ElementTree as ET
 
@@ -13,10 +14,12 @@ XHTML_NS = "http://www.w3.org/1999/xhtml"
 
 #: What ElementTree escapes in attribute values (text escapes only &, < and >).
 _ATTRIBUTE = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}
+#: Any of them: most values (every page's address, twice) hold none, and one search tells.
+_TO_ESCAPE = re.compile("[" + re.escape("".join(_ATTRIBUTE)) + "]")
 
 
 def _attribute(value: str) -> str:
-    return "".join(_ATTRIBUTE.get(char, char) for char in value) if any(c in _ATTRIBUTE for c in value) else value
+    return "".join(_ATTRIBUTE.get(char, char) for char in value) if _TO_ESCAPE.search(value) else value
 
 
 def _text(value: str) -> str:
