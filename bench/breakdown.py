@@ -17,6 +17,11 @@ libraries pays:
 Their sum, spread perfectly over the cores, is the fastest full build such an engine could make of
 this publication on this machine, and so the highest page rate it could reach.
 
+Between the steps and the floor, the pages by template: how many, the time spent planning them (their
+contexts made), rendering them the first time (with the Markdown and term links their templates show)
+and, of that, rendering the templates alone. The step "plan and render each page" holds all three and
+the second renderings.
+
 With `--edit STEP` (one of the benchmark's edits: "edit one story", …) it times a rebuild after that
 edit instead, step by step, after a full build of the publication: where a one-edit rebuild's time
 goes. Its imports are not counted (this program loaded them already); `newsroom build` pays them too.
@@ -150,13 +155,17 @@ def watch_parses(timers: Timers) -> dict[str, float]:
     return spent
 
 
-def second_renders(timers: Timers) -> dict[str, float]:
-    """Render each page a second time (its Markdown and term links then made), timing the templates."""
+def second_renders(timers: Timers, by_template: dict[str, list[float]]) -> dict[str, float]:
+    """Render each page a second time (its Markdown and term links then made), timing the templates;
+    each page's first rendering and its templates alone are added to its template's row of `by_template`
+    ([pages, planned and rendered, first rendering, templates alone], seconds; see `plans_and_renders`)."""
     render = rendering.PageRenderer.render
-    spent = {"seconds": 0.0, "pages": 0}
+    spent = {"seconds": 0.0, "pages": 0, "again": 0.0}  # "again": every second rendering's whole time
 
     def twice(self: rendering.PageRenderer, template: str, lang: str, context: Any) -> bytes:
+        started = time.perf_counter()
         data = render(self, template, lang, context)
+        first = time.perf_counter() - started
         timers.aside, before = True, timers.aside_s
         started = time.perf_counter()
         try:
@@ -164,12 +173,34 @@ def second_renders(timers: Timers) -> dict[str, float]:
         finally:
             took = time.perf_counter() - started
             timers.aside = False
-            spent["seconds"] += took - (timers.aside_s - before)  # what Markdown and links took again
+            alone = took - (timers.aside_s - before)  # what Markdown and links took again
+            spent["seconds"] += alone
             spent["pages"] += 1
+            spent["again"] += took
+            row = by_template.setdefault(template, [0, 0.0, 0.0, 0.0])
+            row[2] += first
+            row[3] += alone
         return data
 
     rendering.PageRenderer.render = twice  # type: ignore[method-assign]
     return spent
+
+
+def plans_and_renders(templates: dict[str, float], by_template: dict[str, list[float]]) -> None:
+    """Count each page in its template's row of `by_template`, with the time it took to plan and
+    render it once (its second rendering, see `second_renders`, taken off)."""
+    work = making._page_work
+
+    def timed(plan: Any, *args: Any, **kwargs: Any) -> Any:
+        again, started = templates["again"], time.perf_counter()
+        try:
+            return work(plan, *args, **kwargs)
+        finally:
+            row = by_template.setdefault(plan.template, [0, 0.0, 0.0, 0.0])
+            row[0] += 1
+            row[1] += time.perf_counter() - started - (templates["again"] - again)
+
+    making._page_work = timed
 
 
 def write_again(site: Path, into: Path) -> tuple[float, int, int]:
@@ -202,7 +233,9 @@ def main() -> None:
         for owner, name, label in STEPS:
             timers.wrap(owner, name, label)
         parses = watch_parses(timers)
-        templates = second_renders(timers)
+        by_template: dict[str, list[float]] = {}
+        templates = second_renders(timers, by_template)
+        plans_and_renders(templates, by_template)
         cores = rendering.workers()
         rendering.workers = lambda: 1  # every work in this process
         now = BUILD_CLOCK
@@ -220,6 +253,8 @@ def main() -> None:
             print(f"{label:46} {timers.seconds[label]:7.2f} {timers.calls[label]:8,}")
     print(f"{'markdown-it: first parse of each text':46} {parses['first']:7.2f} {parses['first_calls']:8,.0f}")
     print(f"{'markdown-it: a text parsed again':46} {parses['again']:7.2f} {parses['again_calls']:8,.0f}")
+    print()
+    print_by_template(by_template)
     markdown_html = timers.seconds.get("Markdown tokens to sanitised HTML", 0.0)
     floor = second + parses["first"] + markdown_html + written_s
     best = floor / cores
@@ -229,6 +264,16 @@ def main() -> None:
           f"writing {files:,} files ({size / 2 ** 20:.0f} MiB) {written_s:.2f} s: {floor:.2f} s in all")
     print(f"over {cores} cores at best {best:.2f} s: at most {result.pages / best:,.0f} pages/s "
           f"(the build: {result.pages / total * cores:,.0f} pages/s were it spread perfectly)")
+
+
+def print_by_template(by_template: dict[str, list[float]]) -> None:
+    """The pages by template, most time first: planning (the page's context made) and the first
+    rendering (with the Markdown and term links a template shows), and of it the templates alone."""
+    print(f"{'pages by template':24} {'pages':>7} {'plan s':>8} {'render s':>9} {'templates alone s':>18}")
+    rows = sorted(by_template.items(), key=lambda item: -item[1][1])
+    for template, (pages, both, first, alone) in [*rows, ("all pages", [sum(row[i] for _, row in rows)
+                                                                           for i in range(4)])]:
+        print(f"{template:24} {pages:7,.0f} {both - first:8.2f} {first:9.2f} {alone:18.2f}")
 
 
 def rebuild(scale: float, step: str) -> None:

@@ -164,6 +164,16 @@ def test_the_breakdown_times_every_step_it_names_and_the_floor_beneath_them():
     assert floor is not None and 0 < float(floor.group(1)) < float(floor.group(2)) < total
     assert int(re.search(r"full build of ([\d,]+) pages", printed).group(1).replace(",", "")) > 0
     assert re.search(r"at most [\d,]+ pages/s", printed)
+    # Each page counted under its template once, its planning and first rendering within the step's time.
+    table = printed.split("pages by template", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    by_template = {m.group(1): (int(m.group(2).replace(",", "")), *map(float, m.group(3, 4, 5)))
+                   for m in (re.fullmatch(r"(\S+(?: \S+)?)\s+([\d,]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", line)
+                             for line in table) if m}
+    assert len(by_template) == len(table) and {"issue.html", "entry.html", "archive_list.html"} < set(by_template)
+    everything = by_template.pop("all pages")
+    assert everything[0] == sum(row[0] for row in by_template.values()) == rows["plan and render each page"][1]
+    assert all(row[0] > 0 for row in by_template.values())
+    assert everything[1] + everything[2] <= rows["plan and render each page"][0] + 0.01  # timed within it (rounding)
 
 
 def test_the_breakdown_of_a_rebuild_times_each_of_its_steps():
