@@ -36,6 +36,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -177,9 +178,8 @@ def second_renders(timers: Timers, by_template: dict[str, list[float]]) -> dict[
             spent["seconds"] += alone
             spent["pages"] += 1
             spent["again"] += took
-            row = by_template.setdefault(template, [0, 0.0, 0.0, 0.0])
-            row[2] += first
-            row[3] += alone
+            by_template[template][2] += first
+            by_template[template][3] += alone
         return data
 
     rendering.PageRenderer.render = twice  # type: ignore[method-assign]
@@ -196,7 +196,7 @@ def plans_and_renders(templates: dict[str, float], by_template: dict[str, list[f
         try:
             return work(plan, *args, **kwargs)
         finally:
-            row = by_template.setdefault(plan.template, [0, 0.0, 0.0, 0.0])
+            row = by_template[plan.template]
             row[0] += 1
             row[1] += time.perf_counter() - started - (templates["again"] - again)
 
@@ -233,7 +233,7 @@ def main() -> None:
         for owner, name, label in STEPS:
             timers.wrap(owner, name, label)
         parses = watch_parses(timers)
-        by_template: dict[str, list[float]] = {}
+        by_template: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0, 0.0])
         templates = second_renders(timers, by_template)
         plans_and_renders(templates, by_template)
         cores = rendering.workers()
