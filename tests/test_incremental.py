@@ -1283,3 +1283,38 @@ def test_emails_removed_or_changed_by_hand_are_written_again(sample_cli, tmp_pat
     os.utime(restored, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
     sample_cli(*build)
     assert as_written()
+
+
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
+def test_a_story_s_row_shown_by_many_lists_is_remade_in_each(sample_cli, tmp_path):
+    """A story's line in the archive's year, section and tag lists, and in *In the news* of each entry it
+    mentions, is made once per build and language: every page that shows it depends on its headline,
+    so an edited headline reaches each of them, byte for byte as a full build makes them."""
+    slug = "i10-ai-designed-pet-enzymes"
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    sample_cli("build", "--out", str(site))
+
+    def listing(folder: Path) -> dict[str, list[str]]:
+        """{page: the text of each link it has to the story} for the English lists that link to it."""
+        found = {}
+        for path in sorted([*(folder / "en" / "archive").rglob("index.html"),
+                            *(folder / "en" / "glossary").rglob("index.html")]):
+            page = html5lib.parse(path.read_bytes(), namespaceHTMLElements=False)
+            links = ["".join(a.itertext()).strip() for a in page.iter("a")
+                     if (a.get("href") or "").endswith(f"#story-{slug}")]
+            if links:
+                found[path.relative_to(folder).as_posix()] = links
+        return found
+
+    before = listing(site)
+    lists = {page.split("/")[2] for page in before if page.startswith("en/archive/")}
+    assert {"2026", "section", "tag"} <= lists, before  # the year's, the section's, a tag's
+    assert sum(page.startswith("en/glossary/") for page in before) >= 2
+    sample_cli("story", "edit", slug, "--headline-en", "Enzymes that eat PET, revised",
+               "--correction", "--reason", "A clearer headline.")
+    sample_cli("build", "--out", str(site))
+    after = listing(site)
+    assert set(after) == set(before)
+    assert all(links == ["Enzymes that eat PET, revised"] for links in after.values()), after
+    sample_cli("build", "--full", "--out", str(fresh))
+    assert all((site / page).read_bytes() == (fresh / page).read_bytes() for page in after)

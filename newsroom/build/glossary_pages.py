@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 
@@ -17,6 +18,7 @@ from glossary.staleness import status_month
 from glossary.views import by_headword, index_headings, index_letters
 from issues.dates import format_date
 from newsroom.build import urls
+from newsroom.build.tracking import SEP
 from newsroom.render.markdown import plain_text
 
 
@@ -65,28 +67,32 @@ class GlossaryPages:
 
     def news(self, slug: str) -> list[dict[str, Any]]:
         """The stories mentioning an entry, newest issue first, with issue number, label and date."""
-        items = []
-        # Per issue, its date, ISO date, link and label, made once: an issue's stories come together.
-        issues: dict[int, tuple[str, str, str, str]] = {}
-        for story_slug in self.derived.news.get(slug, []):
-            story = self.content.stories[story_slug]
-            number = story.data["issue"]
-            if not self.available(story) or number not in self.issues:
-                continue
-            shown = issues.get(number)
-            if shown is None:
-                issue = self.content.issues[number].data
-                published = issue.get("published_at")
-                day = (dt.datetime.fromisoformat(published).astimezone(self.settings.zone).date() if published
-                       else dt.date.fromisoformat(issue["week"]["start"]))
-                shown = issues[number] = (format_date(day, self.lang), day.isoformat(),
-                                          self.href(urls.issue(self.lang, number)),
-                                          self.gettext("Issue %(number)s") % {"number": number})
-            headline, headline_lang = self.text(story)
-            items.append({"headline": self.marked(headline.get("headline"), headline_lang), "lang": headline_lang,
-                          "issue": number, "issue_label": shown[3], "date": shown[0], "iso_date": shown[1],
-                          "href": f"{shown[2]}#story-{story_slug}"})
-        return items
+        rows = [self.row(f"news{SEP}{story}", partial(self._news_row, story))
+                for story in self.derived.news.get(slug, [])]
+        return [row for row in rows if row is not None]
+
+    def _news_row(self, key: str) -> dict[str, Any] | None:
+        """A story's line in *In the news* (one per planner, see `row`: a story mentions several
+        entries), or None where this language does not show it."""
+        story = self.content.stories[key]
+        number = story.data["issue"]
+        if not self.available(story) or number not in self.issues:
+            return None
+        date, iso_date, href, label = self.row(f"news-issue{SEP}{number}", partial(self._news_issue, number))
+        headline, headline_lang = self.text(story)
+        return {"headline": self.marked(headline.get("headline"), headline_lang), "lang": headline_lang,
+                "issue": number, "issue_label": label, "date": date, "iso_date": iso_date,
+                "href": f"{href}#story-{key}"}
+
+    def _news_issue(self, number: int) -> tuple[str, str, str, str]:
+        """What an issue's lines in *In the news* share: its date, as shown and ISO, its page's address
+        and its label."""
+        issue = self.content.issues[number].data
+        published = issue.get("published_at")
+        day = (dt.datetime.fromisoformat(published).astimezone(self.settings.zone).date() if published
+               else dt.date.fromisoformat(issue["week"]["start"]))
+        return (format_date(day, self.lang), day.isoformat(), self.href(urls.issue(self.lang, number)),
+                self.gettext("Issue %(number)s") % {"number": number})
 
     def affected(self, text: Mapping[str, Any]) -> list[dict[str, Any]]:
         """"Who is affected" lines: audience names and the newsletter section they point to."""

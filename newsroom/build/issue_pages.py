@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Container, Iterable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
@@ -235,38 +236,46 @@ class IssuePages:
         list and on those stories' facts and issues alone."""
 
         def compute() -> list[Record]:
-            stories = [self.content.stories[key] for key in keys()]
-            return [untracked(story) for story in archive.in_archive_order(
-                self.content, [story for story in stories if story.data["issue"] in self.issues])
-                if self.available(story)]
+            # From the stories' facts alone (issue, section, position, languages), in archive order (see
+            # issues.archive.in_archive_order), and only then their records.
+            facts, issues, lang, settings = self.derived.story_facts, self.issues, self.lang, self.settings
+            order = {slug: index for index, slug in enumerate(self.content.vocabulary("sections"))}
+            shown = []
+            for key in keys():
+                number, section, position, _, texts = facts[key]
+                if number in issues and lang in pages_in(texts, settings):
+                    shown.append((-number, order.get(section, len(order)), position, key))
+            shown.sort()
+            stories = unnoted(self.content.stories)
+            return [untracked(stories[key]) for *_, key in shown]
 
-        return self.kept(name, compute, _as_facts)
+        return self.kept(name, compute)
 
     def story_links(self, stories: list[Record]) -> list[dict[str, Any]]:
         """Archive rows grouped by month: headline linking into its issue, the issue line, the section."""
         sections = self.names("sections")
         months = []
-        # What rows of one issue or section share, made once per page (the same reads, noted once).
-        issues: dict[int, tuple[str, str, bool]] = {}
-        section_hrefs: dict[str, str] = {}
         for month, items in archive.by_month(stories, self.content, self.settings.zone):
-            rows = []
-            for listed in items:
-                story = self.content.stories[listed.key]  # this page shows the story's headline: a read of it
-                number, section = self.derived.story_facts[story.key][:2]
-                text, text_lang = self.text(story)
-                issue = issues.get(number)
-                if issue is None:
-                    issue = issues[number] = (self.href(urls.issue(self.lang, number)), self.issue_line(number),
-                                              not is_public(self.content.issues[number], self.now))
-                section_href = section_hrefs.get(section)
-                if section_href is None:
-                    section_href = section_hrefs[section] = self.href(urls.section(self.lang, section))
-                rows.append({"headline": self.marked(text.get("headline"), text_lang), "text_lang": text_lang,
-                             "href": f"{issue[0]}#story-{story.key}", "issue_line": issue[1],
-                             "section": sections.get(section), "section_href": section_href, "draft": issue[2]})
+            rows = [self.row(f"archive{SEP}{listed.key}", partial(self._archive_row, listed.key, sections))
+                    for listed in items]
             months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
         return months
+
+    def _archive_row(self, key: str, sections: Mapping[str, str]) -> dict[str, Any]:
+        """A story's row in the archive's lists (one per planner, see `row`): the same in each list
+        that shows it. `sections` are this language's section names, which the page reads itself."""
+        story = self.content.stories[key]  # the row shows the story's headline: a read of it
+        number, section = self.derived.story_facts[key][:2]
+        text, text_lang = self.text(story)
+        href, line, draft = self.row(f"issue{SEP}{number}", partial(self._issue_row, number))
+        return {"headline": self.marked(text.get("headline"), text_lang), "text_lang": text_lang,
+                "href": f"{href}#story-{key}", "issue_line": line, "section": sections.get(section),
+                "section_href": self.href(urls.section(self.lang, section)), "draft": draft}
+
+    def _issue_row(self, number: int) -> tuple[str, str, bool]:
+        """What the archive's rows of one issue share: its page's address, its line, whether it is a draft."""
+        return (self.href(urls.issue(self.lang, number)), self.issue_line(number),
+                not is_public(self.content.issues[number], self.now))
 
     def showing(self, keys: Iterable[str]) -> list[str]:
         """The languages that show any of the stories `keys`: those a list of them has a page in (under

@@ -15,7 +15,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from babel import Locale
 from markupsafe import Markup
@@ -32,6 +32,8 @@ from newsroom.build.tracking import Tracker
 from newsroom.i18n import translations
 from newsroom.render.markdown import MarkdownRenderer, SourceAnchors
 from newsroom.settings import Settings
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,7 @@ class Planner(IssuePages, GlossaryPages):
         self.tracker = tracker
         self._shared_reads: set[str] = set()
         self._kept: dict[str, tuple[Any, frozenset[str]]] = {}  # see kept()
+        self._rows: dict[str, tuple[Any, set[str]]] = {}  # see row()
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
         self.gettext = translations(lang).gettext
         #: The issues this build shows in this language, newest first; and in each language.
@@ -171,6 +174,34 @@ class Planner(IssuePages, GlossaryPages):
             found = self._kept[name] = (value, reads)
         if self.tracker is not None:
             self.tracker.reads |= found[1]
+        return found[0]
+
+    def row(self, key: str, make: Callable[[], T]) -> T:
+        """`make()` once per planner under `key`: a list's row that many pages show (a story's line in
+        the archive's year, section and tag lists; in the *In the news* of each entry it mentions).
+        Each page that shows it depends on what making it read, as if the page had made it.
+
+        Unlike `kept`, the page's reads so far are set aside as they are, not copied: a list page asks
+        for a thousand rows.
+        """
+        found = self._rows.get(key)
+        tracker = self.tracker
+        if found is None:
+            if tracker is None:
+                value = make()
+                self._rows[key] = (value, set())
+                return value
+            page = tracker.reads
+            tracker.reads = set()
+            try:
+                value = make()
+            finally:
+                reads, tracker.reads = tracker.reads, page
+            page |= reads
+            self._rows[key] = (value, reads)
+            return value
+        if tracker is not None:
+            tracker.reads |= found[1]
         return found[0]
 
     # -- the missing-translation policy ----------------------------------------------
