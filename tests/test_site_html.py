@@ -165,6 +165,7 @@ def test_templates_escape_what_they_show_as_markupsafe_does(value):
     from jinja2 import Environment
     from markupsafe import Markup, escape
 
+    from newsroom.render import html as html_module
     from newsroom.render.html import environment
 
     class Shown:
@@ -181,6 +182,8 @@ def test_templates_escape_what_they_show_as_markupsafe_does(value):
     assert "environment.escape_output(" in env.compile(source, raw=True)  # ours, not Jinja's `escape`
     assert env.from_string(source).render(context) == plain.from_string(source).render(context)
     assert env.escape_output(value) == str(escape(value))
+    # MarkupSafe's own escaper where it has one, and the same in Python where it has not.
+    assert html_module._escape_text(str(value)) == html_module.escape_text(str(value)) == str(escape(str(value)))
 
     class MarkupAsText:  # no __html__, but its text is Markup: escaped as text all the same
         def __str__(self) -> str:

@@ -59,13 +59,19 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 _ESCAPES = (("&", "&amp;"), (">", "&gt;"), ("<", "&lt;"), ("'", "&#39;"), ('"', "&#34;"))
 
 
-def escape_text(text: str) -> str:
+def _escape_text(text: str) -> str:
     """`text` escaped as MarkupSafe escapes it (the same five characters, the same references), as plain
     text: no `Markup` made."""
     for char, reference in _ESCAPES:
         if char in text:
             text = str.replace(text, char, reference)  # str's own: a str subclass (Markup) escapes its arguments
     return text
+
+
+try:  # what MarkupSafe's `escape` does to a str itself, in C and in one pass: three times as fast on a page's values
+    from markupsafe._speedups import _escape_inner as escape_text
+except ImportError:  # a MarkupSafe without its compiled part (or a later one that renamed it)
+    escape_text = _escape_text
 
 
 def escape_output(value: Any) -> str:
