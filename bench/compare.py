@@ -1,0 +1,146 @@
+"""The before and after of a change: two versions' full builds of the benchmark's publication, in turn.
+
+    python bench/compare.py REV [--against REV] [--scale 1.0] [--runs 8] [--json out.json]
+
+On a shared machine one full build differs from the next by several per cent, minutes apart, and
+from hour to hour by more: more than most changes gain. So a change is measured against the code
+before it by building with each in turn, on the same machine in the same minutes: the code of the
+git revision REV (the before) and the working tree as it is, uncommitted changes included (the
+after), or the revision given with --against.
+
+Each version is taken from git (`git archive`) into a temporary folder, its modules compiled to
+bytecode (as bench/run.py does), and generates the publication with its own bench/generate.py — the
+same seed and scale make the same publication, at that version's schema. Each run then builds it
+once with each version, in alternating order (before first in odd runs, after first in even ones),
+each build in a fresh process (that version's bench/measure.py, two or more workers as the machine
+has) into a fresh folder. It prints each build's wall time (the build call) and CPU time (user and
+system time of the build's process and its workers), then the medians and ranges of both and the
+change, and writes them as JSON with --json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import io
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+#: What each version generates its database with (in a process of its own, on that version's modules).
+GENERATE = ("import sys; from pathlib import Path; sys.path[:0] = [sys.argv[1], str(Path(sys.argv[1]) / 'bench')]; "
+            "from generate import generate; from newsroom.db.session import make_engine; "
+            "engine = make_engine('sqlite:///' + sys.argv[2]); generate(engine, float(sys.argv[3])); engine.dispose()")
+
+
+def checkout(revision: str, folder: Path) -> Path:
+    """The files of `revision` (as git has them committed) in `folder`."""
+    done = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", revision], capture_output=True)
+    if done.returncode:
+        raise SystemExit(f"bench/compare.py: git cannot give revision {revision!r}: "
+                         f"{done.stderr.decode(errors='replace').strip()}\n"
+                         "Give a commit, a branch or a tag of this repository (e.g. HEAD~1).")
+    folder.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+        # Only plain files and folders inside `folder` (a Python without extraction filters trusts git's archive).
+        archive.extractall(folder, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    if not (folder / "bench" / "measure.py").is_file():
+        raise SystemExit(f"bench/compare.py: revision {revision!r} has no bench/measure.py to build with; "
+                         "give a later one.")
+    return folder
+
+
+def environment(tree: Path) -> dict[str, str]:
+    """A process environment whose imports find `tree`'s engine before any installed one."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")])}
+
+
+def prepare(tree: Path, database: Path, scale: float) -> None:
+    """Compile `tree`'s modules and generate its publication in `database`."""
+    for package in ("newsroom", "glossary", "issues"):
+        compileall.compile_dir(tree / package, quiet=1)
+    done = subprocess.run([sys.executable, "-c", GENERATE, str(tree), str(database), str(scale)],
+                          capture_output=True, text=True, env=environment(tree), cwd=tree)
+    if done.returncode:
+        raise SystemExit(f"bench/compare.py: generating the publication with {tree} failed:\n{done.stderr}")
+
+
+def build(tree: Path, database: Path, folder: Path) -> dict[str, Any]:
+    """One full build with `tree`'s engine of a copy of `database`, in a fresh process and folder:
+    bench/measure.py's figures, with `cpu`: user and system seconds of it and its workers."""
+    folder.mkdir(parents=True)
+    copy = folder / "bench.db"
+    shutil.copyfile(database, copy)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, str(tree / "bench" / "measure.py"), str(copy), str(folder / "site"),
+                           "--full"], capture_output=True, text=True, env=environment(tree), cwd=tree)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode:
+        raise SystemExit(f"bench/compare.py: the build with {tree} failed:\n{done.stderr}")
+    figures = json.loads(done.stdout)
+    figures["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return figures
+
+
+def summary(builds: list[dict[str, Any]]) -> dict[str, Any]:
+    walls, cpus = [b["wall"] for b in builds], [b["cpu"] for b in builds]
+    wall = statistics.median(walls)
+    return {"wall": wall, "wall_range": [min(walls), max(walls)], "cpu": statistics.median(cpus),
+            "cpu_range": [min(cpus), max(cpus)], "pages": builds[0]["pages"], "pages_per_s": builds[0]["pages"] / wall}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("revision", help="the code before: a git revision (a commit, branch or tag)")
+    parser.add_argument("--against", metavar="REV", help="the code after (default: the working tree as it is)")
+    parser.add_argument("--scale", type=float, default=1.0, help="1.0 = ten years (520 issues, 1,300 entries)")
+    parser.add_argument("--runs", type=int, default=8, help="full builds with each version (default 8)")
+    parser.add_argument("--json", type=Path, help="write the figures here as JSON")
+    args = parser.parse_args()
+    if args.runs < 1:
+        parser.error("--runs must be 1 or more")
+    with tempfile.TemporaryDirectory(prefix="newsroom-compare-") as folder:
+        work = Path(folder)
+        trees = {"before": checkout(args.revision, work / "before"),
+                 "after": checkout(args.against, work / "after") if args.against else ROOT}
+        databases = {side: work / f"{side}.db" for side in trees}
+        for side, tree in trees.items():
+            prepare(tree, databases[side], args.scale)
+        builds: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+        for run in range(1, args.runs + 1):
+            for side in ("before", "after") if run % 2 else ("after", "before"):
+                figures = build(trees[side], databases[side], work / f"{side}-{run}")
+                builds[side].append(figures)
+                print(f"run {run} {side:6} {figures['wall']:7.2f} s  {figures['cpu']:7.2f} CPU-s  "
+                      f"{figures['pages']} pages", flush=True)
+    found = {side: summary(side_builds) for side, side_builds in builds.items()}
+    before, after = found["before"], found["after"]
+    if before["pages"] != after["pages"]:
+        print(f"note: the two versions build {before['pages']} and {after['pages']} pages of the same publication")
+    print(f"\nscale {args.scale}, {args.runs} full builds each, medians (ranges):")
+    for side in ("before", "after"):
+        f = found[side]
+        print(f"{side:6} {f['wall']:7.2f} s ({f['wall_range'][0]:.2f}–{f['wall_range'][1]:.2f}), "
+              f"{f['pages_per_s']:.0f} pages/s; {f['cpu']:.2f} CPU-s ({f['cpu_range'][0]:.2f}–{f['cpu_range'][1]:.2f})")
+    wall, cpu = after["wall"] - before["wall"], after["cpu"] - before["cpu"]
+    print(f"change: wall {wall:+.2f} s ({wall / before['wall'] * 100:+.1f} %), "
+          f"CPU {cpu:+.2f} s ({cpu / before['cpu'] * 100:+.1f} %)")
+    if args.json:
+        report = {"revisions": {"before": args.revision, "after": args.against or "working tree"},
+                  "scale": args.scale, "runs": args.runs, "builds": builds, **found}
+        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
