@@ -128,7 +128,7 @@ def main() -> None:
     before, after = found["before"], found["after"]
     if before["pages"] != after["pages"]:
         print(f"note: the two versions build {before['pages']} and {after['pages']} pages of the same publication")
-    print(f"\nscale {args.scale}, {args.runs} full builds each, medians (ranges):")
+    print(f"\nscale {args.scale}, {args.runs} full build{'s' if args.runs != 1 else ''} each, medians (ranges):")
     for side in ("before", "after"):
         f = found[side]
         print(f"{side:6} {f['wall']:7.2f} s ({f['wall_range'][0]:.2f}–{f['wall_range'][1]:.2f}), "
