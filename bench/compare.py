@@ -10,7 +10,8 @@ after), or the revision given with --against.
 
 Each version is taken from git (`git archive`) into a temporary folder, its modules compiled to
 bytecode (as bench/run.py does), and generates the publication with its own bench/generate.py — the
-same seed and scale make the same publication, at that version's schema. Each run then builds it
+same seed and scale make the same publication, at that version's schema — and builds it once
+untimed (its templates compiled, its files read from disk). Each run then builds it
 once with each version, in alternating order (before first in odd runs, after first in even ones),
 each build in a fresh process (that version's bench/measure.py, two or more workers as the machine
 has) into a fresh folder. It prints each build's wall time (the build call) and CPU time (user and
@@ -117,6 +118,9 @@ def main() -> None:
         databases = {side: work / f"{side}.db" for side in trees}
         for side, tree in trees.items():
             prepare(tree, databases[side], args.scale)
+            # One build untimed: the first build of a version compiles its templates (kept between
+            # processes) and reads its files from disk, which would count against whichever goes first.
+            build(tree, databases[side], work / f"{side}-warm-up")
         builds: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
         for run in range(1, args.runs + 1):
             for side in ("before", "after") if run % 2 else ("after", "before"):
