@@ -67,18 +67,19 @@ class GlossaryPages:
 
     def news(self, slug: str) -> list[dict[str, Any]]:
         """The stories mentioning an entry, newest issue first, with issue number, label and date."""
-        rows = [self.row(f"news{SEP}{story}", partial(self._news_row, story))
+        rows = [self.kept(f"row{SEP}news{SEP}{story}", partial(self._news_row, story))
                 for story in self.derived.news.get(slug, [])]
         return [row for row in rows if row is not None]
 
     def _news_row(self, key: str) -> dict[str, Any] | None:
-        """A story's line in *In the news* (one per planner, see `row`: a story mentions several
+        """A story's line in *In the news* (one per planner, see `kept`: a story mentions several
         entries), or None where this language does not show it."""
         story = self.content.stories[key]
         number = story.data["issue"]
         if not self.available(story) or number not in self.issues:
             return None
-        date, iso_date, href, label = self.row(f"news-issue{SEP}{number}", partial(self._news_issue, number))
+        date, iso_date, href, label = self.kept(f"row{SEP}news-issue{SEP}{number}",
+                                                partial(self._news_issue, number))
         headline, headline_lang = self.text(story)
         return {"headline": self.marked(headline.get("headline"), headline_lang), "lang": headline_lang,
                 "issue": number, "issue_label": label, "date": date, "iso_date": iso_date,

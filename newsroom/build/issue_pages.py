@@ -256,18 +256,18 @@ class IssuePages:
         sections = self.names("sections")
         months = []
         for month, items in archive.by_month(stories, self.content, self.settings.zone):
-            rows = [self.row(f"archive{SEP}{listed.key}", partial(self._archive_row, listed.key, sections))
-                    for listed in items]
+            rows = [self.kept(f"row{SEP}archive{SEP}{listed.key}",
+                              partial(self._archive_row, listed.key, sections)) for listed in items]
             months.append({"name": format_month(month, self.lang), "id": f"month-{month:%Y-%m}", "stories": rows})
         return months
 
     def _archive_row(self, key: str, sections: Mapping[str, str]) -> dict[str, Any]:
-        """A story's row in the archive's lists (one per planner, see `row`): the same in each list
+        """A story's row in the archive's lists (one per planner, see `kept`): the same in each list
         that shows it. `sections` are this language's section names, which the page reads itself."""
         story = self.content.stories[key]  # the row shows the story's headline: a read of it
         number, section = self.derived.story_facts[key][:2]
         text, text_lang = self.text(story)
-        href, line, draft = self.row(f"issue{SEP}{number}", partial(self._issue_row, number))
+        href, line, draft = self.kept(f"row{SEP}issue{SEP}{number}", partial(self._issue_row, number))
         return {"headline": self.marked(text.get("headline"), text_lang), "text_lang": text_lang,
                 "href": f"{href}#story-{key}", "issue_line": line, "section": sections.get(section),
                 "section_href": self.href(urls.section(self.lang, section)), "draft": draft}

@@ -135,7 +135,6 @@ class Planner(IssuePages, GlossaryPages):
         self.tracker = tracker
         self._shared_reads: set[str] = set()
         self._kept: dict[str, tuple[Any, frozenset[str]]] = {}  # see kept()
-        self._rows: dict[str, tuple[Any, set[str]]] = {}  # see row()
         self.base_path = "/" + settings.base_url.split("://", 1)[1].partition("/")[2]
         self.gettext = translations(lang).gettext
         #: The issues this build shows in this language, newest first; and in each language.
@@ -155,51 +154,28 @@ class Planner(IssuePages, GlossaryPages):
         value it kept across pages as an attribute was computed from (ask after planning)."""
         return frozenset(self._shared_reads)
 
-    def kept(self, name: str, compute: Callable[[], Any],
-             reads_as: Callable[[set[str]], set[str]] | None = None) -> Any:
-        """`compute()` once per planner; every page that uses the value depends on what computing it read.
+    def kept(self, name: str, compute: Callable[[], T],
+             reads_as: Callable[[set[str]], set[str]] | None = None) -> T:
+        """`compute()` once per planner; every page that uses the value depends on what computing it read
+        (as `reads_as` turns those reads, if given), as if the page had computed it.
 
         Its reads are inputs only of the pages that use it: the archive's story list is no input of
-        an entry page.
+        an entry page. The value may be a list's row that many pages show (a story's line in the
+        archive's lists and in the *In the news* of each entry it mentions): the page's reads so far
+        are set aside while it is computed, not copied, for a list page asks for a thousand of them.
         """
         found = self._kept.get(name)
-        if found is None:
-            tracker = self.tracker
-            earlier = tracker.take() if tracker is not None else set()
-            value = compute()
-            made = tracker.take() if tracker is not None else set()
-            reads = frozenset(reads_as(made) if reads_as is not None else made)
-            if tracker is not None:
-                tracker.reads |= earlier
-            found = self._kept[name] = (value, reads)
-        if self.tracker is not None:
-            self.tracker.reads |= found[1]
-        return found[0]
-
-    def row(self, key: str, make: Callable[[], T]) -> T:
-        """`make()` once per planner under `key`: a list's row that many pages show (a story's line in
-        the archive's year, section and tag lists; in the *In the news* of each entry it mentions).
-        Each page that shows it depends on what making it read, as if the page had made it.
-
-        Unlike `kept`, the page's reads so far are set aside as they are, not copied: a list page asks
-        for a thousand rows.
-        """
-        found = self._rows.get(key)
         tracker = self.tracker
         if found is None:
             if tracker is None:
-                value = make()
-                self._rows[key] = (value, set())
-                return value
-            page = tracker.reads
-            tracker.reads = set()
+                found = self._kept[name] = (compute(), frozenset())
+                return found[0]
+            page, tracker.reads = tracker.reads, set()
             try:
-                value = make()
+                value = compute()
             finally:
-                reads, tracker.reads = tracker.reads, page
-            page |= reads
-            self._rows[key] = (value, reads)
-            return value
+                made, tracker.reads = tracker.reads, page
+            found = self._kept[name] = (value, frozenset(reads_as(made) if reads_as is not None else made))
         if tracker is not None:
             tracker.reads |= found[1]
         return found[0]
