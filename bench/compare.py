@@ -39,7 +39,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
-#: What each version generates its database with (in a process of its own, on that version's modules).
+#: What each version generates its database with (in a process of its own, on that version's modules). Not
+#: bench/generate.py's own command line, which (in the versions so far) leaves the engine to the interpreter's
+#: exit: this disposes of it, so SQLite merges its write-ahead log into the file that each build copies.
 GENERATE = ("import sys; from pathlib import Path; sys.path[:0] = [sys.argv[1], str(Path(sys.argv[1]) / 'bench')]; "
             "from generate import generate; from newsroom.db.session import make_engine; "
             "engine = make_engine('sqlite:///' + sys.argv[2]); generate(engine, float(sys.argv[3])); engine.dispose()")
