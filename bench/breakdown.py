@@ -30,7 +30,6 @@ goes. Its imports are not counted (this program loaded them already); `newsroom 
 from __future__ import annotations
 
 import argparse
-import compileall
 import functools
 import os
 import sys
@@ -46,7 +45,7 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 
 from generate import generate  # noqa: E402
 from measure import BUILD_CLOCK  # noqa: E402
-from run import STEPS as BENCHMARK_STEPS, edits  # noqa: E402
+from run import STEPS as BENCHMARK_STEPS, compile_engine, edits  # noqa: E402
 
 import newsroom.cli.build  # noqa: E402,F401 (what the command loads)
 from glossary import matching  # noqa: E402
@@ -220,8 +219,7 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help="1.0 = ten years (520 issues, 1,300 entries)")
     parser.add_argument("--edit", choices=BENCHMARK_STEPS[2:], help="time the rebuild after this edit instead")
     args = parser.parse_args()
-    for package in ("newsroom", "glossary", "issues"):
-        compileall.compile_dir(ROOT / package, quiet=1)
+    compile_engine()
     if args.edit:
         rebuild(args.scale, args.edit)
         return

@@ -22,10 +22,8 @@ change, and writes them as JSON with --json.
 from __future__ import annotations
 
 import argparse
-import compileall
 import io
 import json
-import os
 import resource
 import shutil
 import statistics
@@ -38,6 +36,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(HERE)]
+
+from run import compile_engine, engine_environment, measure  # noqa: E402
 
 #: What each version generates its database with (in a process of its own, on that version's modules). Not
 #: bench/generate.py's own command line, which (in the versions so far) leaves the engine to the interpreter's
@@ -64,34 +65,24 @@ def checkout(revision: str, folder: Path) -> Path:
     return folder
 
 
-def environment(tree: Path) -> dict[str, str]:
-    """A process environment whose imports find `tree`'s engine before any installed one."""
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")])}
-
-
 def prepare(tree: Path, database: Path, scale: float) -> None:
     """Compile `tree`'s modules and generate its publication in `database`."""
-    for package in ("newsroom", "glossary", "issues"):
-        compileall.compile_dir(tree / package, quiet=1)
+    compile_engine(tree)
     done = subprocess.run([sys.executable, "-c", GENERATE, str(tree), str(database), str(scale)],
-                          capture_output=True, text=True, env=environment(tree), cwd=tree)
+                          capture_output=True, text=True, env=engine_environment(tree))
     if done.returncode:
         raise SystemExit(f"bench/compare.py: generating the publication with {tree} failed:\n{done.stderr}")
 
 
 def build(tree: Path, database: Path, folder: Path) -> dict[str, Any]:
-    """One full build with `tree`'s engine of a copy of `database`, in a fresh process and folder:
-    bench/measure.py's figures, with `cpu`: user and system seconds of it and its workers."""
+    """One full build with `tree`'s engine of a copy of `database` in a fresh folder (bench/run.py's
+    `measure`), with `cpu`: user and system seconds of its process and its workers."""
     folder.mkdir(parents=True)
     copy = folder / "bench.db"
     shutil.copyfile(database, copy)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([sys.executable, str(tree / "bench" / "measure.py"), str(copy), str(folder / "site"),
-                           "--full"], capture_output=True, text=True, env=environment(tree), cwd=tree)
+    figures = measure(copy, folder / "site", full=True, tree=tree)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode:
-        raise SystemExit(f"bench/compare.py: the build with {tree} failed:\n{done.stderr}")
-    figures = json.loads(done.stdout)
     figures["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return figures
 

@@ -49,13 +49,23 @@ STEPS = ("full build", "no-change rebuild", "edit one story", "edit a much-menti
          "alias a much-mentioned entry", "add an issue")
 
 
-def measure(db: Path, out: Path, full: bool = False) -> dict[str, Any]:
-    """Run one build in a fresh interpreter and return its figures: `wall` is the build call,
-    `command` the whole process (the interpreter's start-up, imports, the build, its exit)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    command = [sys.executable, str(HERE / "measure.py"), str(db), str(out), *(["--full"] if full else [])]
+def compile_engine(tree: Path = ROOT) -> None:
+    """Compile the engine's modules in `tree` to bytecode, as the command finds them from its second run on."""
+    for package in ("newsroom", "glossary", "issues"):
+        compileall.compile_dir(tree / package, quiet=1)
+
+
+def engine_environment(tree: Path = ROOT) -> dict[str, str]:
+    """A process environment whose imports find `tree`'s engine before any installed one."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")])}
+
+
+def measure(db: Path, out: Path, full: bool = False, tree: Path = ROOT) -> dict[str, Any]:
+    """Run one build with `tree`'s engine in a fresh interpreter and return its figures: `wall` is the
+    build call, `command` the whole process (the interpreter's start-up, imports, the build, its exit)."""
+    command = [sys.executable, str(tree / "bench" / "measure.py"), str(db), str(out), *(["--full"] if full else [])]
     started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, env=engine_environment(tree))
     command_s = time.perf_counter() - started  # as a person times `newsroom build`: start-up and exit too
     if done.returncode:
         raise SystemExit(f"build failed:\n{done.stderr}")
@@ -166,8 +176,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs per scale; figures are medians")
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
-    for package in ("newsroom", "glossary", "issues"):
-        compileall.compile_dir(ROOT / package, quiet=1)
+    compile_engine()
     with tempfile.TemporaryDirectory(prefix="newsroom-bench-") as folder:
         results = [bench_scale(scale, args.runs, Path(folder)) for scale in (args.scale / 10, args.scale)]
     for result in results:
