@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
+from issues.models import Story
 from newsroom import PROJECT_ROOT
 from newsroom.build import making, state
 from newsroom.build.pipeline import build
 from newsroom.build.model import load_content
 from newsroom.checks import markdown_texts
-from newsroom.db.session import make_engine, session_factory
+from newsroom.db.session import make_engine, session_factory, transaction
 from newsroom.diagnostics import ContentError
 from newsroom.render.markdown import text_key
 from newsroom.settings import Settings
@@ -219,3 +222,40 @@ def test_the_comparison_names_a_revision_git_does_not_know():
     done = _compare(Path.cwd(), "no-such-revision", "--scale", "0.01", "--runs", "1")
     assert done.returncode == 1
     assert "git cannot give revision 'no-such-revision'" in done.stderr and "HEAD~1" in done.stderr
+
+
+def test_the_remembered_markdown_results_follow_the_content_not_its_history(tmp_path: Path):
+    # Incremental builds forget what they remembered of texts edited away and of records removed: after
+    # edits and a removal the memos hold what a full build of the same content holds, and no more.
+    db = tmp_path / "bench.db"
+    engine = make_engine(f"sqlite:///{db}")
+    generate(engine, 0.01)
+    site, today = tmp_path / "site", dt.date(2026, 11, 30)
+    build(engine, Settings(), site, today)
+    with session_factory(engine)() as session:
+        story, removed = (copy.deepcopy(dict(record.data)) for record in list(load_content(session).stories.values())[:2])
+    first_body = story["en"]["body"]
+    first = stored(db)
+    assert {text_key(first_body), text_key(removed["en"]["body"])} <= first["references"] & first["plain"]
+    for number in range(3):
+        story["en"]["body"] = f"{first_body} Sentence {number} added."
+        store(engine, [story])
+        build(engine, Settings(), site, today)
+    with transaction(engine) as session:
+        session.delete(session.scalars(select(Story).where(Story.slug == removed["slug"])).one())
+    build(engine, Settings(), site, today)
+    after = stored(db)
+    gone = {text_key(first_body), *(text_key(f"{first_body} Sentence {n} added.") for n in range(2)),
+            text_key(removed["en"]["body"])}
+    assert not gone & (after["references"] | after["plain"])
+    assert text_key(story["en"]["body"]) in after["references"] & after["plain"]
+    assert len(after["records"]) == len(first["records"]) - 1
+    build(engine, Settings(), site, today, full=True)
+    assert stored(db) == after
+
+
+def stored(db: Path) -> dict[str, set[str]]:
+    """The keys each memo of records and Markdown texts holds in the database."""
+    with session_factory(make_engine(f"sqlite:///{db}"))() as session:
+        memos = state.load_memos(session, ["records", *making.PARTIAL_MEMOS], making.PARTIAL_MEMOS)
+    return {name: set(memo.unused()) for name, memo in memos.items() if name != "feeds"}

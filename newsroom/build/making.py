@@ -188,6 +188,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
         # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
         emails = None if email_out is None else (email_out, collect(
             [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]))
+        _forget_superseded(memos, settings.languages)
         stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values, tree, emails)
     if tree is not None:
         tree.wait()  # the old tree's removal, which ran meanwhile
@@ -283,6 +284,29 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
     if errors:
         raise ContentError(errors)
     return problems
+
+
+def _forget_superseded(memos: Mapping[str, state.Memo], languages: tuple[str, ...]) -> None:
+    """Forget the Markdown results of the texts that only records edited or removed since the last build
+    held, so the memos that keep what a build does not read (see state.Memo) track the content, not
+    its history. Those records are the ones the records memo knew and this build did not read again
+    (their version changed, or they are gone); once forgotten, they are not looked at again.
+
+    A forgotten text that another record holds too is only parsed again when a page asks for it.
+    """
+    records = memos["records"]
+    if records.replace:  # a full build: it stores only what it made
+        return
+    superseded = records.unused()
+    if not superseded:
+        return
+    current = {text_key(text) for values in records.added.values()
+               for text in markdown_texts(Record(*values), languages)}
+    gone = {key for values in superseded.values() for text in markdown_texts(Record(*values), languages)
+            if (key := text_key(text)) not in current}
+    for name in ("references", "plain"):
+        memos[name].forget(gone)
+    records.forget(superseded)
 
 
 def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.Previous | None,

@@ -550,8 +550,8 @@ class Memo:
     (records, mentions, checks: every record each build); the results it did
     not use are dropped when their shard is rewritten (`collect`), so the memo
     tracks the content's size. A `partial` namespace, read only in part
-    (Markdown references of the texts a build renders), keeps everything until
-    a full build, and has 256 small shards instead of 16.
+    (Markdown references of the texts a build renders), keeps what it is not
+    told to `forget` until a full build, and has 256 small shards instead of 16.
     """
 
     def __init__(self, known: Mapping[str, Any] | None = None, *, replace: bool = False,
@@ -567,6 +567,7 @@ class Memo:
         self._sizes: Counter[str] = self._count(self.known)  # results per decoded shard
         self._undrained: list[str] = []  # used since the last drain
         self._new: dict[str, Any] = {}  # added since the last drain
+        self._forgotten: set[str] = set()  # the shards that had a result forgotten: stored again
 
     def _shard(self, key: str) -> str:
         return shard_of(key, self.width)
@@ -607,6 +608,24 @@ class Memo:
         self.added[key] = value
         self._new[key] = value
 
+    def unused(self) -> dict[str, Any]:
+        """What the last build knew and this one did not use (nor add): every shard decoded."""
+        for shard in list(self._stored):
+            self._decode(shard)
+        return {key: value for key, value in self.known.items() if key not in self.used and key not in self.added}
+
+    def forget(self, keys: Iterable[str]) -> None:
+        """Drop these known results (those this build added stay): their shards are stored again without them."""
+        for key in keys:
+            if key in self.added:
+                continue
+            shard = self._shard(key)
+            self._decode(shard)
+            if self.known.pop(key, None) is not None:
+                self.used.discard(key)
+                self._sizes[shard] -= 1
+                self._forgotten.add(shard)
+
     def drain(self) -> tuple[list[tuple[str, Any]], list[str]]:
         """What was added and used since the last drain: a forked worker sends it to the build."""
         added, used = list(self._new.items()), self._undrained
@@ -627,7 +646,8 @@ class Memo:
 
     def shards(self) -> dict[str, dict[str, Any]]:
         """The shards worth storing again, each with what to keep. A shard is rewritten when it got
-        something new, or (collecting) when a quarter of it went unused; a full build rewrites all.
+        something new or forgot something, or (collecting) when a quarter of it went unused; a full
+        build rewrites all.
         Collecting, a rewritten shard keeps what this build used or added; else all it held."""
         if self.collect:
             for shard in list(self._stored):
@@ -637,7 +657,7 @@ class Memo:
         known = self._sizes
         chosen: dict[str, dict[str, Any]] = {
             shard: {} for shard in sorted({*known, *self._stored, *fresh})
-            if self.replace or shard in fresh
+            if self.replace or shard in fresh or shard in self._forgotten
             or (self.collect and known[shard] - used[shard] > known[shard] // 4)}
         for shard in chosen:
             self._decode(shard)
