@@ -609,7 +609,9 @@ class Memo:
         self._new[key] = value
 
     def unused(self) -> dict[str, Any]:
-        """What the last build knew and this one did not use (nor add): every shard decoded."""
+        """What the last build knew and this one did not use (nor add), every shard decoded: of a namespace
+        the build reads in full, the results nothing needs any more (a partial one's workers do not say
+        what they used, see `merge`)."""
         for shard in list(self._stored):
             self._decode(shard)
         return {key: value for key, value in self.known.items() if key not in self.used and key not in self.added}
