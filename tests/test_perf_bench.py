@@ -255,7 +255,8 @@ def test_the_remembered_markdown_results_follow_the_content_not_its_history(tmp_
 
 
 def stored(db: Path) -> dict[str, set[str]]:
-    """The keys each memo of records and Markdown texts holds in the database."""
+    """The keys each memo of records and Markdown texts holds in the database (a memo just loaded has
+    used nothing: what it has not used is all it holds)."""
     with session_factory(make_engine(f"sqlite:///{db}"))() as session:
         memos = state.load_memos(session, ["records", *making.PARTIAL_MEMOS], making.PARTIAL_MEMOS)
     return {name: set(memo.unused()) for name, memo in memos.items() if name != "feeds"}
