@@ -89,6 +89,7 @@ REBUILD_STEPS: list[tuple[Any, str, str]] = [
     (making, "_page_work", "  plan and render a page"),
     (making, "_group_work", "  make a group (feeds, search index)"),
     (making, "_forget_superseded", "forget the edited texts' results"),
+    (making, "_forget_unshown_parts", "forget the parts feeds no longer show"),
     (making, "_publish", "write, store the state and memos"),
     (writer.StagedTree, "finish", "  finish a new tree, swap it in"),
     (making, "_graph", "  the dependency graph"),

@@ -254,9 +254,31 @@ def test_the_remembered_markdown_results_follow_the_content_not_its_history(tmp_
     assert stored(db) == after
 
 
-def stored(db: Path) -> dict[str, set[str]]:
-    """The keys each memo of records and Markdown texts holds in the database (a memo just loaded has
-    used nothing: what it has not used is all it holds)."""
+def stored(db: Path, *names: str) -> dict[str, set[str]]:
+    """The keys each memo of `names` (by default those of records and Markdown texts) holds in the
+    database (a memo just loaded has used nothing: what it has not used is all it holds)."""
+    names = names or ("records", "references", "plain")
     with session_factory(make_engine(f"sqlite:///{db}"))() as session:
-        memos = state.load_memos(session, ["records", *making.PARTIAL_MEMOS], making.PARTIAL_MEMOS)
-    return {name: set(memo.unused()) for name, memo in memos.items() if name != "feeds"}
+        memos = state.load_memos(session, names, making.PARTIAL_MEMOS)
+    return {name: set(memo.unused()) for name, memo in memos.items()}
+
+
+def test_a_feed_made_again_forgets_the_parts_it_no_longer_shows(tmp_path: Path):
+    # The feeds keep each issue's and story's HTML between builds; an issue or story that left a feed
+    # (newer ones came) is forgotten when the feed is made again: published issue after issue, the
+    # memo holds what a full build of the same content holds, the parts the feeds show.
+    db = tmp_path / "bench.db"
+    engine = make_engine(f"sqlite:///{db}")
+    writer = generate(engine, 0.01)
+    settings, site, today = Settings(feed_limit=3), tmp_path / "site", dt.date(2026, 11, 30)
+    build(engine, settings, site, today)
+    first = stored(db, "feeds")["feeds"]
+    shape = writer.shape
+    for number in range(shape.issues + 1, shape.issues + 4):
+        store(engine, [writer.issue(number)] + [writer.story(number, p) for p in range(1, shape.stories_per_issue + 1)])
+        result = build(engine, settings, site, today)
+        assert result.rendered > 0
+    after = stored(db, "feeds")["feeds"]
+    assert len(after) == len(first) and not after & first  # three new issues: every part another
+    build(engine, settings, site, today, full=True)
+    assert stored(db, "feeds")["feeds"] == after

@@ -189,6 +189,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
         emails = None if email_out is None else (email_out, collect(
             [item for lang in settings.languages for item in latest_email(content, derived, settings, lang)]))
         _forget_superseded(memos, settings.languages)
+        _forget_unshown_parts(memos["feeds"], [group for group, *_ in groups])
         stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values, tree, emails)
     if tree is not None:
         tree.wait()  # the old tree's removal, which ran meanwhile
@@ -292,7 +293,8 @@ def _forget_superseded(memos: Mapping[str, state.Memo], languages: tuple[str, ..
     its history. Those records are the ones the records memo knew and this build did not read again
     (their version changed, or they are gone); once forgotten, they are not looked at again.
 
-    A forgotten text that another record holds too is only parsed again when a page asks for it.
+    A text that another record holds too is kept if this build used it, else only parsed again when a
+    page asks for it.
     """
     records = memos["records"]
     if records.replace:  # a full build: it stores only what it made
@@ -305,8 +307,20 @@ def _forget_superseded(memos: Mapping[str, state.Memo], languages: tuple[str, ..
     gone = {key for values in superseded.values() for text in markdown_texts(Record(*values), languages)
             if (key := text_key(text)) not in current}
     for name in ("references", "plain"):
-        memos[name].forget(gone)
+        memo = memos[name]
+        memo.forget(key for key in gone if key not in memo.used)  # used: a text another record holds too
     records.forget(superseded)
+
+
+def _forget_unshown_parts(parts: state.Memo, remade: Iterable[str]) -> None:
+    """Forget the parts of each feed made again that it neither took nor made (see tracking.Remembered):
+    a feed asks for every part it shows, so those are an issue's or a story's that left it (a newer one
+    came, or it was unpublished, moved or removed). The feeds not made again keep theirs."""
+    if parts.replace:  # a full build: it stores only what it made
+        return
+    for group in remade:
+        if group.startswith("feeds/"):
+            parts.forget(parts.unused(Remembered.prefix(group)))
 
 
 def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.Previous | None,
@@ -575,10 +589,10 @@ def _stale_groups(tracked: tuple[TrackedContent, Derived], settings: Settings, n
         last = [(path, output) for path, output in members.get(index, [])
                 if output.fingerprint == _group_fingerprint(inputs, index, lang)]
         feed_templates = "|".join(renderer.fingerprint(name, lang) for name in FEED_TEMPLATES)
-        remember = Remembered(parts, values, content.tracker, f"{inputs}|{feed_templates}")
-        groups = {
+        remember = Remembered(parts, values, content.tracker, f"{inputs}|{feed_templates}", f"feeds/{lang}")
+        groups = {  # a feed's parts are kept as its group's (see _forget_unshown_parts)
             **{f"feeds/{lang}/{name}": make
-               for name, make in feed_groups(content, derived, settings, lang, remember).items()},
+               for name, make in feed_groups(content, derived, settings, lang, remember.within).items()},
             index: partial(_search_index, partial(Planner, content, derived, settings, lang, now), folder, out,
                            last if len(last) == len(members.get(index, [])) else []),
         }

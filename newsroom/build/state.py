@@ -608,13 +608,13 @@ class Memo:
         self.added[key] = value
         self._new[key] = value
 
-    def unused(self) -> dict[str, Any]:
-        """What the last build knew and this one did not use (nor add), every shard decoded: of a namespace
-        the build reads in full, the results nothing needs any more (a partial one's workers do not say
-        what they used, see `merge`)."""
-        for shard in list(self._stored):
+    def unused(self, prefix: str = "") -> dict[str, Any]:
+        """What the last build knew under keys starting with `prefix` and this one did not use (nor add),
+        their shards decoded: of a namespace the build reads in full, the results nothing needs any more."""
+        for shard in [self._shard(prefix)] if len(prefix) >= self.width else list(self._stored):
             self._decode(shard)
-        return {key: value for key, value in self.known.items() if key not in self.used and key not in self.added}
+        return {key: value for key, value in self.known.items()
+                if key.startswith(prefix) and key not in self.used and key not in self.added}
 
     def forget(self, keys: Iterable[str]) -> None:
         """Drop these known results (those this build added stay): their shards are stored again without them."""
@@ -637,10 +637,12 @@ class Memo:
     def merge(self, added: list[tuple[str, Any]], used: list[str]) -> None:
         """Take in what a worker drained (see drain)."""
         self.added.update(added)  # not to be sent on: this is where it goes
-        # Only a collected namespace keeps what was used (see `shards`): a partial one's workers use
-        # keys of most of its many shards, which decoding here only to note them would cost a tenth
-        # of a second after a one-story edit.
-        for key in used if self.collect else ():
+        if not self.collect:
+            # Noted as used, not looked up: a partial one's workers use keys of most of its many shards,
+            # which decoding here only to check them would cost a tenth of a second after a one-story edit.
+            self.used.update(used)
+            return
+        for key in used:
             if self._stored:
                 self._decode(self._shard(key))
             if key in self.known:

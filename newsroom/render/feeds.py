@@ -283,23 +283,25 @@ def render_feeds(content: Content, derived: Derived, settings: Settings, lang: s
 
 
 def feed_groups(content: Content, derived: Derived, settings: Settings, lang: str,
-                remember: Remember = _made) -> dict[str, Callable[[], list[tuple[str, bytes]]]]:
+                remember: Callable[[str], Remember] | None = None) -> dict[str, Callable[[], list[tuple[str, bytes]]]]:
     """Each feed of one language ("issues", "glossary", "section-<slug>") → a function making its
     formats as (path, bytes). Each makes its own planner, so what one reads is its own (the build
-    remakes a feed only when something it read changed). `remember` (see tracking.Remembered) keeps
-    each issue's and story's HTML, the costly part of a feed, from one build to the next."""
+    remakes a feed only when something it read changed). `remember(name)`, if given, is what keeps
+    the HTML of each issue and story the feed `name` shows, the costly part of a feed, from one build
+    to the next (see tracking.Remembered)."""
     links: dict[str, list[FeedLink]] = {}
     for link in feed_links(content, settings, lang):
         links.setdefault(link.name, []).append(link)
 
     def make(name: str) -> list[tuple[str, bytes]]:
         planner = FeedPlanner(content, derived, settings, lang)
+        keep = remember(name) if remember is not None else _made
         if name == "issues":
-            items = list(issue_items(planner, remember))
+            items = list(issue_items(planner, keep))
         elif name == "glossary":
             items = list(glossary_items(planner))
         else:
-            items = list(section_items(planner, name.removeprefix("section-"), remember))
+            items = list(section_items(planner, name.removeprefix("section-"), keep))
         site = dict(content.site.get(lang) or {})
         home = settings.base_url + urls.home(lang)
         return [(link.url, render_feed(link, items, settings, site, home)) for link in links[name]]
