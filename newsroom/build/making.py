@@ -591,7 +591,7 @@ def _stale_groups(tracked: tuple[TrackedContent, Derived], settings: Settings, n
         feed_templates = "|".join(renderer.fingerprint(name, lang) for name in FEED_TEMPLATES)
         remember = Remembered(parts, values, content.tracker, f"{inputs}|{feed_templates}", f"feeds/{lang}")
         groups = {  # a feed's parts are kept as its group's (see _forget_unshown_parts)
-            **{f"feeds/{lang}/{name}": make
+            **{f"{remember.scope}/{name}": make  # the group its parts are kept under (Remembered.within)
                for name, make in feed_groups(content, derived, settings, lang, remember.within).items()},
             index: partial(_search_index, partial(Planner, content, derived, settings, lang, now), folder, out,
                            last if len(last) == len(members.get(index, [])) else []),
