@@ -3,12 +3,13 @@
     python bench/run.py [--scale 1.0] [--runs 3] [--json out.json]
 
 For each scale (the given one and a tenth of it) it generates the publication
-once (bench/generate.py), then per run copies that database and measures, each
-build in a fresh process (bench/measure.py): a full build, a rebuild with no
-change, a rebuild after editing one story, after editing the most-mentioned
-glossary entry, after editing a story of the latest issue, after giving the
-most-mentioned entry a new alias, and after adding a new published issue of
-ten stories.
+once (bench/generate.py); each run copies that database into a folder of its own
+and measures, each build in a fresh process (bench/measure.py): a full build, a
+rebuild with no change, a rebuild after editing one story, after editing the
+most-mentioned glossary entry, after editing a story of the latest issue, after
+giving the most-mentioned entry a new alias, and after adding a new published
+issue of ten stories. Every run's full build comes before any run's rebuilds
+(see `bench_scales`).
 Figures are medians over the runs. It prints a table, the time ratio of the
 two scales' full builds, and writes everything as JSON.
 
@@ -113,38 +114,64 @@ def edits(writer: Writer, db: Path) -> dict[str, Any]:
             "add an issue": lambda: apply(lambda: issue)}
 
 
-def one_run(template: Path, writer: Writer, work: Path) -> dict[str, dict[str, Any]]:
-    """One run's builds, in a folder of its own (`work` is new). The runs' sites are not deleted between
-    runs: on a file system that avoids reusing recently freed inodes (ext4 without a journal, as on the
-    machine of the figures in the README), creating a site's 8,000 files and folders within a minute of
-    deleting as many made the kernel search past the freed ones — 2 to 7 s of system time in a full
-    build, varying from run to run — which says nothing of the build."""
+def full_build(template: Path, work: Path) -> dict[str, Any]:
+    """A run's first build, of a copy of the generated database, in a folder of its own (`work` is new)."""
     work.mkdir()
+    shutil.copyfile(template, work / "bench.db")
+    return measure(work / "bench.db", work / "site", full=True)
+
+
+def rebuilds(writer: Writer, work: Path) -> dict[str, dict[str, Any]]:
+    """A run's rebuilds, in the folder of its full build: with no change, then after each edit."""
     db, out = work / "bench.db", work / "site"
-    shutil.copyfile(template, db)
-    figures = {"full build": measure(db, out, full=True), "no-change rebuild": measure(db, out)}
+    figures = {"no-change rebuild": measure(db, out)}
     for step, apply in edits(writer, db).items():
         apply()
         figures[step] = measure(db, out)
     return figures
 
 
-def bench_scale(scale: float, runs: int, work: Path) -> dict[str, Any]:
+def generated(scale: float, work: Path) -> tuple[Path, Writer, float]:
+    """The publication at `scale`, generated once into a database each run copies: (its file, its writer,
+    the seconds generating took)."""
     template = work / f"scale-{scale}.db"
     started = time.perf_counter()
     engine = make_engine(f"sqlite:///{template}")
     writer = generate(engine, scale)
     engine.dispose()  # checkpoints the WAL, so a plain copy of the file is the whole database
-    generated = time.perf_counter() - started
-    results = [one_run(template, Writer(writer.shape), work / f"scale-{scale}-run-{run}") for run in range(runs)]
-    steps = {}
-    for step in STEPS:
-        samples = [run[step] for run in results]
-        steps[step] = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
-        steps[step]["pages_per_s"] = steps[step]["pages"] / steps[step]["wall"] if step == "full build" else None
-    shape = writer.shape
-    return {"scale": scale, "issues": shape.issues, "stories": shape.issues * shape.stories_per_issue,
-            "entries": shape.entries, "references": shape.references, "generate_s": generated, "steps": steps}
+    return template, writer, time.perf_counter() - started
+
+
+def bench_scales(scales: tuple[float, ...], runs: int, work: Path) -> list[dict[str, Any]]:
+    """Each scale's figures, medians over `runs` runs.
+
+    Every run's full build comes first, then every run's rebuilds; no site is deleted until the benchmark
+    ends. On a file system that skips recently freed inodes (ext4 without a journal, as on the machine of
+    the figures in the README: for a minute after they are freed, and five more while their inode table
+    is not yet written back) creating a file or folder searches past every one freed nearby: a full build
+    made within a minute of the tree an earlier run's "add an issue" swapped out and removed (8,700 files
+    and folders at scale 1.0) took 2 to 7 s of system time more, varying from run to run — which says
+    nothing of the build. A rebuild after adding an issue of a run after the first still follows the
+    previous run's: it is measured as a publisher making such rebuilds in a row sees it.
+    """
+    made = [generated(scale, work) for scale in scales]
+    folders = [[work / f"scale-{scale}-run-{run}" for run in range(runs)] for scale in scales]
+    fulls = [[full_build(template, folder) for folder in scale_folders]
+             for (template, _, _), scale_folders in zip(made, folders)]
+    results = []
+    for scale, (_, writer, generate_s), scale_folders, scale_fulls in zip(scales, made, folders, fulls):
+        runs_figures = [{"full build": full, **rebuilds(Writer(writer.shape), folder)}
+                        for folder, full in zip(scale_folders, scale_fulls)]
+        steps = {}
+        for step in STEPS:
+            samples = [run[step] for run in runs_figures]
+            steps[step] = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
+            steps[step]["pages_per_s"] = steps[step]["pages"] / steps[step]["wall"] if step == "full build" else None
+        shape = writer.shape
+        results.append({"scale": scale, "issues": shape.issues, "stories": shape.issues * shape.stories_per_issue,
+                        "entries": shape.entries, "references": shape.references, "generate_s": generate_s,
+                        "steps": steps})
+    return results
 
 
 def machine() -> dict[str, Any]:
@@ -178,7 +205,7 @@ def main() -> None:
     args = parser.parse_args()
     compile_engine()
     with tempfile.TemporaryDirectory(prefix="newsroom-bench-") as folder:
-        results = [bench_scale(scale, args.runs, Path(folder)) for scale in (args.scale / 10, args.scale)]
+        results = bench_scales((args.scale / 10, args.scale), args.runs, Path(folder))
     for result in results:
         print(table(result), end="\n\n")
     small, large = (r["steps"]["full build"]["wall"] for r in results)

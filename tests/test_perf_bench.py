@@ -189,6 +189,57 @@ def test_the_breakdown_of_a_rebuild_times_each_of_its_steps():
     assert sum(rows[label.strip()][0] for _, _, label in breakdown.REBUILD_STEPS if not label.startswith(" ")) < total
 
 
+def test_the_benchmark_prints_and_writes_every_step_at_two_scales(tmp_path: Path):
+    import json
+    import subprocess
+
+    report = tmp_path / "bench.json"
+    done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "run.py"), "--scale", "0.05", "--runs", "1",
+                           "--json", str(report)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    import run
+
+    found = json.loads(report.read_text(encoding="utf-8"))
+    small, large = found["results"]
+    assert (small["scale"], large["scale"]) == (0.005, 0.05) and large["issues"] > small["issues"]
+    for result in (small, large):
+        steps = result["steps"]
+        assert list(steps) == list(run.STEPS)
+        full = steps["full build"]
+        assert full["rendered"] == full["pages"] > 0 and full["pages_per_s"] == full["pages"] / full["wall"]
+        assert steps["no-change rebuild"]["written"] == steps["no-change rebuild"]["rendered"] == 0
+        assert all(0 < steps[step]["rendered"] < full["pages"] for step in run.STEPS[2:])
+        assert steps["add an issue"]["pages"] > full["pages"]
+        assert all(0 < steps[step]["queries"] and steps[step]["peak_mib"] > 0 for step in run.STEPS)
+    assert found["full_build_ratio"] == large["steps"]["full build"]["wall"] / small["steps"]["full build"]["wall"]
+    # The printed table holds the same figures.
+    rows = [line for line in done.stdout.splitlines() if re.match(r"full build +[\d.]+ ", line)]
+    assert [float(row.split()[2]) for row in rows] == [round(r["steps"]["full build"]["wall"], 2) for r in found["results"]]
+    assert re.search(r"^full build time ratio, scale 0.05 / 0.005: [\d.]+", done.stdout, re.M)
+
+
+def test_the_benchmark_makes_every_full_build_before_any_rebuild(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # A rebuild after adding an issue swaps in a new tree and removes the old one; a full build made within
+    # a minute after would pay for searching past the freed inodes (see bench/run.py): none follows one.
+    import run
+
+    made: list[tuple[str, bool]] = []
+
+    def measure(db: Path, out: Path, full: bool = False, tree: Path = PROJECT_ROOT) -> dict[str, float]:
+        made.append((out.parent.name, full))
+        return {"wall": 1.0, "pages": 10, "command": 1.5}
+
+    monkeypatch.setattr(run, "measure", measure)
+    results = run.bench_scales((0.005, 0.01), 2, tmp_path)
+    fulls = [(folder, full) for folder, full in made if full]
+    assert fulls == made[:4] and {folder for folder, _ in fulls} == {
+        f"scale-{scale}-run-{run_}" for scale in (0.005, 0.01) for run_ in (0, 1)}
+    assert len(made) == 4 * len(run.STEPS)  # and each run's rebuilds after, in its own folder
+    assert [folder for folder, _ in made[4:]] == [folder for folder, _ in fulls for _ in run.STEPS[1:]]
+    assert [result["scale"] for result in results] == [0.005, 0.01]
+    assert all(result["steps"]["full build"]["pages_per_s"] == 10.0 for result in results)
+
+
 def _compare(tmp_path: Path, *args: str):
     import subprocess
 
