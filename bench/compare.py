@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import resource
 import shutil
 import statistics
 import subprocess
@@ -80,11 +79,7 @@ def build(tree: Path, database: Path, folder: Path) -> dict[str, Any]:
     folder.mkdir(parents=True)
     copy = folder / "bench.db"
     shutil.copyfile(database, copy)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    figures = measure(copy, folder / "site", full=True, tree=tree)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    figures["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return figures
+    return measure(copy, folder / "site", full=True, tree=tree)
 
 
 def summary(builds: list[dict[str, Any]]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ import copy
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -63,14 +64,18 @@ def engine_environment(tree: Path = ROOT) -> dict[str, str]:
 
 def measure(db: Path, out: Path, full: bool = False, tree: Path = ROOT) -> dict[str, Any]:
     """Run one build with `tree`'s engine in a fresh interpreter and return its figures: `wall` is the
-    build call, `command` the whole process (the interpreter's start-up, imports, the build, its exit)."""
+    build call, `command` the whole process (the interpreter's start-up, imports, the build, its exit),
+    `cpu` the user and system seconds of that process and its render workers."""
     command = [sys.executable, str(tree / "bench" / "measure.py"), str(db), str(out), *(["--full"] if full else [])]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=engine_environment(tree))
     command_s = time.perf_counter() - started  # as a person times `newsroom build`: start-up and exit too
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the process and its workers, all waited for
     if done.returncode:
         raise SystemExit(f"build failed:\n{done.stderr}")
-    return {**json.loads(done.stdout), "command": command_s}
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {**json.loads(done.stdout), "command": command_s, "cpu": cpu}
 
 
 def edits(writer: Writer, db: Path) -> dict[str, Any]:
@@ -188,12 +193,12 @@ def table(result: dict[str, Any]) -> str:
     lines = [f"scale {result['scale']}: {result['issues']} issues, {result['stories']} stories, "
              f"{result['entries']} entries, {result['references']} reference pages "
              f"(generated in {result['generate_s']:.1f}s)",
-             f"{'step':30} {'wall s':>8} {'command s':>9} {'pages':>6} {'rendered':>8} {'written':>8} "
+             f"{'step':30} {'wall s':>8} {'command s':>9} {'CPU s':>6} {'pages':>6} {'rendered':>8} {'written':>8} "
              f"{'pages/s':>8} {'queries':>7} {'peak MiB':>8}"]
     for step, f in result["steps"].items():
         rate = f"{f['pages_per_s']:.0f}" if f["pages_per_s"] else ""
-        lines.append(f"{step:30} {f['wall']:8.2f} {f['command']:9.2f} {f['pages']:6.0f} {f['rendered']:8.0f} "
-                     f"{f['written']:8.0f} {rate:>8} {f['queries']:7.0f} {f['peak_mib']:8.0f}")
+        lines.append(f"{step:30} {f['wall']:8.2f} {f['command']:9.2f} {f['cpu']:6.2f} {f['pages']:6.0f} "
+                     f"{f['rendered']:8.0f} {f['written']:8.0f} {rate:>8} {f['queries']:7.0f} {f['peak_mib']:8.0f}")
     return "\n".join(lines)
 
 

@@ -211,10 +211,13 @@ def test_the_benchmark_prints_and_writes_every_step_at_two_scales(tmp_path: Path
         assert all(0 < steps[step]["rendered"] < full["pages"] for step in run.STEPS[2:])
         assert steps["add an issue"]["pages"] > full["pages"]
         assert all(0 < steps[step]["queries"] and steps[step]["peak_mib"] > 0 for step in run.STEPS)
+        # The CPU time of the command and its workers: at least the build's own start-up, imports and work.
+        assert all(0 < steps[step]["cpu"] for step in run.STEPS) and full["cpu"] > steps["no-change rebuild"]["cpu"]
     assert found["full_build_ratio"] == large["steps"]["full build"]["wall"] / small["steps"]["full build"]["wall"]
     # The printed table holds the same figures.
     rows = [line for line in done.stdout.splitlines() if re.match(r"full build +[\d.]+ ", line)]
-    assert [float(row.split()[2]) for row in rows] == [round(r["steps"]["full build"]["wall"], 2) for r in found["results"]]
+    assert [(float(row.split()[2]), float(row.split()[4])) for row in rows] == [
+        (round(r["steps"]["full build"]["wall"], 2), round(r["steps"]["full build"]["cpu"], 2)) for r in found["results"]]
     assert re.search(r"^full build time ratio, scale 0.05 / 0.005: [\d.]+", done.stdout, re.M)
 
 
