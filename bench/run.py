@@ -159,14 +159,14 @@ def bench_scales(scales: tuple[float, ...], runs: int, work: Path) -> list[dict[
     nothing of the build. A rebuild after adding an issue of a run after the first still follows the
     previous run's: it is measured as a publisher making such rebuilds in a row sees it.
     """
-    made = [generated(scale, work) for scale in scales]
-    folders = [[work / f"scale-{scale}-run-{run}" for run in range(runs)] for scale in scales]
-    fulls = [[full_build(template, folder) for folder in scale_folders]
-             for (template, _, _), scale_folders in zip(made, folders)]
+    made = {scale: generated(scale, work) for scale in scales}
+    folders = {scale: [work / f"scale-{scale}-run-{run}" for run in range(runs)] for scale in scales}
+    fulls = {scale: [full_build(made[scale][0], folder) for folder in folders[scale]] for scale in scales}
     results = []
-    for scale, (_, writer, generate_s), scale_folders, scale_fulls in zip(scales, made, folders, fulls):
+    for scale in scales:
+        _, writer, generate_s = made[scale]
         runs_figures = [{"full build": full, **rebuilds(Writer(writer.shape), folder)}
-                        for folder, full in zip(scale_folders, scale_fulls)]
+                        for folder, full in zip(folders[scale], fulls[scale])]
         steps = {}
         for step in STEPS:
             samples = [run[step] for run in runs_figures]
