@@ -8,6 +8,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from sitebuild import BASE, build_sample, html_pages, language_switch, page_url, parse, text_of
 
+from newsroom.render import html
 from newsroom.render.html import environment
 from newsroom.render.search import search
 
@@ -95,6 +96,24 @@ def test_plural_forms_come_from_the_catalog():
         template = environment(lang).from_string(
             "{% trans count=n %}{{ count }} story{% pluralize %}{{ count }} stories{% endtrans %}")
         assert template.render(n=1) == one and template.render(n=8) == many
+
+
+def test_each_language_renders_its_own_labels_from_compiled_templates_kept_between_builds(tmp_path):
+    # Labels are translated as a template compiles, and compiled templates are kept between processes:
+    # each language must find its own, whichever compiled first, and a name the template binds itself
+    # is called, not translated.
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "labels.html").write_text(
+        '{{ _("Glossary") }}|{% trans %}Search{% endtrans %}|{{ _("Issue %(number)s", number=7) }}|'
+        '{% macro spelt(_) %}{{ _("Glossary") }}{% endmacro %}{{ spelt("-".join) }}|{{ _("<b>") }}',
+        encoding="utf-8")
+    expected = {"hu": "Fogalomtár|Keresés|7. szám|G-l-o-s-s-a-r-y|<b>",
+                "en": "Glossary|Search|Issue 7|G-l-o-s-s-a-r-y|<b>"}
+    for order in (("hu", "en"), ("en", "hu")):
+        for lang in order:
+            html._environment.cache_clear()  # as a new process: the compiled code comes from the files
+            assert environment(lang, folder).get_template("labels.html").render() == expected[lang]
 
 
 def test_editions_and_search_pages_count_with_plurals(site):

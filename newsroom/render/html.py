@@ -15,12 +15,17 @@ import hashlib
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
+from types import BuiltinFunctionType, BuiltinMethodType, FunctionType, MethodType
 from typing import TYPE_CHECKING, Any
 
+from jinja2.bccache import Bucket
 from jinja2 import (ChainableUndefined, Environment, FileSystemBytecodeCache, FileSystemLoader, meta, nodes,
                     pass_eval_context, select_autoescape)
 from jinja2.compiler import CodeGenerator, Frame
 from jinja2.nodes import EvalContext
+from jinja2.runtime import Context
+from jinja2.utils import _PassArg
+from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
 from newsroom.i18n import catalog_digest, translations
@@ -31,15 +36,24 @@ if TYPE_CHECKING:
 
 #: The version of the code `_CodeGenerator` writes, in the names of the compiled templates kept between
 #: processes: code compiled by another version (or by plain Jinja) is never loaded into this one.
-CODE_LAYOUT = 1
+CODE_LAYOUT = 2
+
+
+class _BytecodeCache(FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates in files, keyed by the template's path and the environment's
+    `translated` (its language and catalog): the code of a template holds its translated labels (see
+    `_fold_translations`), so each language's, and each catalog's, is its own."""
+
+    def get_bucket(self, environment: Environment, name: str, filename: str | None, source: str) -> Bucket:
+        return super().get_bucket(environment, f"{name}|{getattr(environment, 'translated', '')}", filename, source)
 
 
 def _bytecode_cache() -> FileSystemBytecodeCache | None:
     """Compiled templates, kept between processes (each build is one) in the user's temporary folder,
-    under a hash of the template's path and checked against a hash of its source; none where that
-    folder cannot be made."""
+    under a hash of the template's path, language and catalog, and checked against a hash of its
+    source; none where that folder cannot be made."""
     try:
-        return FileSystemBytecodeCache(pattern=f"__newsroom_{CODE_LAYOUT}_%s.cache")
+        return _BytecodeCache(pattern=f"__newsroom_{CODE_LAYOUT}_%s.cache")
     except (OSError, RuntimeError):
         return None
 
@@ -102,13 +116,55 @@ class _CodeGenerator(CodeGenerator):
             self.write(finalize.src)
 
 
+#: Callables with no `__call__` of their own that could ask for the context (see `_Context`).
+_PLAIN_CALLABLES = frozenset({FunctionType, MethodType, BuiltinFunctionType, BuiltinMethodType})
+
+
+class _Context(Context):
+    """Jinja calls whatever a template calls through `Context.call`, which first asks the callable's
+    `__call__` whether it takes the context, then the callable itself (a page makes about a hundred
+    such calls: `_()`, `href()`, a macro). A function's or method's `__call__` never does: for them
+    only the callable is asked, and the call made as Jinja makes it; any other goes Jinja's way."""
+
+    def call(self, obj: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        if type(obj) not in _PLAIN_CALLABLES:
+            return super().call(obj, *args, **kwargs)
+        passed = getattr(obj, "jinja_pass_arg", None)
+        if kwargs:
+            if passed is _PassArg.context:
+                return super().call(obj, *args, **kwargs)  # it may be given the loop's or block's variables
+            kwargs.pop("_block_vars", None)
+            kwargs.pop("_loop_vars", None)
+        if passed is _PassArg.eval_context:
+            args = (self.eval_ctx, *args)
+        elif passed is _PassArg.context:
+            args = (self, *args)
+        elif passed is _PassArg.environment:
+            args = (self.environment, *args)
+        try:
+            return obj(*args, **kwargs)
+        except StopIteration:
+            return self.environment.undefined("value was undefined because a callable raised a StopIteration exception")
+
+
 class _Environment(Environment):
     """Jinja's `obj.name` takes the attribute, else the item, finding out by raising AttributeError. A
     page's context is mostly dicts, which raise for every key they hold (a tenth of a page's time): a
     dict's item is taken at once when dict has no attribute of that name — the same answer."""
 
     code_generator_class = _CodeGenerator
+    context_class = _Context
     escape_output = staticmethod(escape_output)
+    #: The translation of a message, when the labels of a template are translated as it compiles.
+    translate: Callable[[str], str] | None = None
+    #: What the compiled code's labels depend on (language and catalog): part of its key in BYTECODE.
+    translated = ""
+
+    def _generate(self, source: nodes.Template, name: str | None, filename: str | None,
+                  defer_init: bool = False) -> str:
+        if self.translate is not None:
+            source = _FoldTranslations(self.translate, source).visit(source)
+        return super()._generate(source, name, filename, defer_init)
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
@@ -136,8 +192,37 @@ def _environment(lang: str, templates: Path, _folder: str, _catalog: str) -> Env
     env.install_gettext_translations(catalog, newstyle=True)  # type: ignore[attr-defined]
     # `_` and `{% trans %}` both call `gettext`: one remembered lookup per message instead of
     # Jinja's alias → context call → catalog → Markup → format (a tenth of an entry page's time).
-    env.globals["_"] = env.globals["gettext"] = _remembered_gettext(getattr(catalog, "ugettext", catalog.gettext))
+    lookup = getattr(catalog, "ugettext", catalog.gettext)
+    env.globals["_"] = env.globals["gettext"] = _remembered_gettext(lookup)
+    env.translate, env.translated = lookup, f"{lang}|{_catalog}"
     return env
+
+
+class _FoldTranslations(NodeTransformer):
+    """`_("…")` and `gettext("…")` of a literal message without variables (a `{% trans %}` block without
+    any too), replaced by the text that call returns: the translation, formatted (`%%` is `%`), safe
+    where autoescaped. A page shows dozens of labels; each was a call, a lookup and an escape on every
+    rendering. Not where the template gives either name a value of its own, nor a message that is no
+    valid format (its call fails as it did)."""
+
+    NAMES = frozenset({"_", "gettext"})
+
+    def __init__(self, translate: Callable[[str], str], template: nodes.Template) -> None:
+        self.translate = translate
+        self.names = self.NAMES - {node.name for node in template.find_all(nodes.Name) if node.ctx != "load"}
+
+    def visit_Call(self, node: nodes.Call) -> nodes.Node:
+        node = self.generic_visit(node)
+        callee, args = node.node, node.args
+        if not (isinstance(callee, nodes.Name) and callee.name in self.names and len(args) == 1
+                and isinstance(args[0], nodes.Const) and type(args[0].value) is str
+                and not node.kwargs and node.dyn_args is None and node.dyn_kwargs is None):
+            return node
+        try:
+            text = self.translate(args[0].value) % {}
+        except (TypeError, ValueError, KeyError):
+            return node
+        return nodes.MarkSafeIfAutoescape(nodes.Const(text, lineno=node.lineno), lineno=node.lineno)
 
 
 def _remembered_gettext(lookup: Callable[[str], str]) -> Callable[..., str]:
