@@ -15,7 +15,7 @@ from glossary.staleness import stale_problems
 from newsroom.build.model import Content, Record
 from newsroom.content.schema import page_slug_problem
 from newsroom.diagnostics import Diagnostic
-from newsroom.render.markdown import find_references
+from newsroom.render.markdown import References, find_references
 from newsroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -82,9 +82,10 @@ def record_problems(record: Record, content: Content, settings: Settings, memo: 
     known = memo.get(key)
     if known is not None and all((target in pools[kind]) == there for kind, target, there in known[1]):
         return [Diagnostic(*problem) for problem in known[0]]
-    found = list(_record_problems(record, content, settings, complete_translations))
+    texts = _texts(record, settings.languages)
+    found = list(_record_problems(record, content, settings, complete_translations, texts))
     memo.put(key, [[astuple(problem) for problem in found],
-                   [[kind, target, target in pools[kind]] for kind, target in _link_targets(record, settings.languages)]])
+                   [[kind, target, target in pools[kind]] for kind, target in _link_targets(texts)]])
     return found
 
 
@@ -93,12 +94,13 @@ def _flags(languages: tuple[str, ...], policy: str, complete_translations: bool)
     return hashlib.sha1(repr(("links", languages, policy, complete_translations)).encode()).hexdigest()
 
 
-def _record_problems(record: Record, content: Content, settings: Settings,
-                     complete_translations: bool) -> Iterator[Diagnostic]:
-    """The problems of one record that depend only on it and on which records exist."""
+def _record_problems(record: Record, content: Content, settings: Settings, complete_translations: bool,
+                     texts: list[tuple[str, str, References]] | None = None) -> Iterator[Diagnostic]:
+    """The problems of one record that depend only on it and on which records exist (`texts`: its
+    `_texts`, if found already)."""
     languages = settings.languages
     yield from _translations(record, languages, settings.missing_translation, complete_translations)
-    yield from _references(record, content, languages)
+    yield from _references(record, content, languages, texts if texts is not None else _texts(record, languages))
     yield from _uncited_sources(record, languages)
 
 
@@ -151,24 +153,32 @@ def markdown_texts(record: Record, languages: tuple[str, ...]) -> Iterator[str]:
             yield text
 
 
-def _link_targets(record: Record, languages: tuple[str, ...]) -> list[tuple[str, Any]]:
-    """The entries, pages and issues a record's texts link to (whose existence its problems depend on)."""
+def _texts(record: Record, languages: tuple[str, ...]) -> list[tuple[str, str, References]]:
+    """(language, path, references) of each text of a record, language by language: what both its
+    problems and its links' targets are found from."""
+    return [(lang, path, find_references(text)) for lang in languages
+            for path, text in _markdown_fields(record.text(lang), lang)]
+
+
+def _link_targets(texts: list[tuple[str, str, References]]) -> list[tuple[str, Any]]:
+    """The entries, pages and issues a record's texts (see `_texts`) link to (whose existence its problems
+    depend on)."""
     found: set[tuple[str, Any]] = set()
-    for lang in languages:
-        for _, text in _markdown_fields(record.text(lang), lang):
-            refs = find_references(text)
+    for _, _, refs in texts:
+        if refs.entries or refs.pages or refs.issues:
             found.update([*(("entry", slug) for slug in refs.entries), *(("page", slug) for slug in refs.pages),
                           *(("issue", number) for number in refs.issues)])
     return sorted(found, key=repr)
 
 
-def _references(record: Record, content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
-    """Citations without a source, links to entries, pages or issues that do not exist."""
+def _references(record: Record, content: Content, languages: tuple[str, ...],
+                texts: list[tuple[str, str, References]]) -> Iterator[Diagnostic]:
+    """Citations without a source, links to entries, pages or issues that do not exist, in a record's
+    texts (see `_texts`)."""
     sources = len(record.data.get("sources") or [])
     targets = {"entry": content.entries, "page": content.pages}
     for lang in languages:
-        for path, text in _markdown_fields(record.text(lang), lang):
-            refs = find_references(text)
+        for path, refs in ((path, refs) for text_lang, path, refs in texts if text_lang == lang):
             for n in refs.citations:
                 if not 1 <= n <= sources:
                     yield Diagnostic(record.location, None, path, f"citation [{n}] has no source "
