@@ -105,27 +105,26 @@ class _Tokeniser(HTMLParser):
         self._markup()
 
 
-def _plain_marks(source: str) -> tuple[list[tuple[int, str | None, bool]], set[str]] | None:
-    """What `_Tokeniser` finds in a fragment serialised the plain way, or None for any other."""
-    marks: list[tuple[int, str | None, bool]] = []
+#: A piece of a fragment serialised the plain way: a tag in `_PLAIN_TAG`'s form, a text run, or a `<`
+#: that starts no such tag (a fragment with one goes to the parser).
+_PLAIN_PIECE = re.compile(r'<(/?)([a-z][a-z0-9]*)((?: [a-z][a-z0-9-]*="[^"]*")*)>|([^<]+)|<')
+
+
+def _plain_runs(source: str) -> tuple[list[tuple[int, int, str]], set[str]] | None:
+    """The linkable text runs (start, end, decoded text) of a fragment serialised the plain way, as the
+    parser would find them, and its link targets; None for any other fragment."""
+    runs: list[tuple[int, int, str]] = []
     hrefs: set[str] = set()
     depth = dict.fromkeys(NO_LINK_TAGS, 0)
     blocked = 0  # open elements whose text is not linked
-    position = 0
-    while True:
-        start = source.find("<", position)
-        end = len(source) if start < 0 else start
-        if end > position:
-            marks.append((position, unescape(source[position:end]), not blocked))
-        if start < 0:
-            return marks, hrefs
-        tag = _PLAIN_TAG.match(source, start)
-        if tag is None:
+    for piece in _PLAIN_PIECE.finditer(source):
+        closing, name, attributes, text = piece.groups()
+        if text is not None:
+            if not blocked:
+                runs.append((piece.start(), piece.end(), unescape(text) if "&" in text else text))
+            continue
+        if name is None or name in _RAW_TEXT or (closing and attributes):
             return None
-        closing, name, attributes = tag.groups()
-        if name in _RAW_TEXT or (closing and attributes):
-            return None
-        marks.append((start, None, False))
         if name in depth:
             if not closing:
                 depth[name] += 1
@@ -135,20 +134,17 @@ def _plain_marks(source: str) -> tuple[list[tuple[int, str | None, bool]], set[s
                 blocked -= 1
         if name == "a" and not closing:
             hrefs.update(unescape(value) for key, value in _ATTRIBUTE.findall(attributes) if key == "href" and value)
-        position = tag.end()
+    return runs, hrefs
 
 
-def _tokens(source: str) -> tuple[list[_Token], set[str]]:
-    """The fragment as consecutive tokens (adjacent text merged), and its link targets."""
-    found = _plain_marks(source)
-    if found is None:
-        parser = _Tokeniser(source)
-        parser.feed(source)
-        parser.close()
-        found = parser.marks, parser.hrefs
-    marks, hrefs = found
+def _parsed_runs(source: str) -> tuple[list[tuple[int, int, str]], set[str]]:
+    """The linkable text runs (start, end, decoded text) of any fragment, adjacent text merged, and its
+    link targets, as `_Tokeniser` finds them."""
+    parser = _Tokeniser(source)
+    parser.feed(source)
+    parser.close()
+    marks = parser.marks + [(len(source), None, False)]
     tokens: list[_Token] = []
-    marks = marks + [(len(source), None, False)]
     for (start, text, linkable), (end, _, _) in zip(marks, marks[1:]):
         previous = tokens[-1] if tokens else None
         if text is not None and previous is not None and previous.text is not None \
@@ -156,7 +152,8 @@ def _tokens(source: str) -> tuple[list[_Token], set[str]]:
             tokens[-1] = _Token(previous.start, end, previous.text + text, linkable)
         else:
             tokens.append(_Token(start, end, text, linkable))
-    return tokens, hrefs
+    return [(token.start, token.end, token.text) for token in tokens
+            if token.text is not None and token.linkable], parser.hrefs
 
 
 class _Same:
@@ -219,20 +216,18 @@ def link_first_mentions(html: str, matcher: TermMatcher,
     done: set[str] = set(skip)
     hrefs: dict[str, str | None] = {}
     output: list[str] = []
-    tokens, existing = _tokens(html)
-    # The linkable text runs (token index → decoded text and its offsets in the raw run), searched at once.
-    runs: dict[int, tuple[str, dict[int, int] | _Same]] = {}
-    for index, token in enumerate(tokens):
-        if token.text is not None and token.linkable:
-            raw = html[token.start:token.end]
-            decoded, offsets = _decoded_offsets(raw)
-            if decoded == token.text and "<" not in raw:  # else the parser read it otherwise
-                runs[index] = decoded, offsets
-    found = zip(runs, matcher.find_each([decoded for decoded, _ in runs.values()]))
+    candidates, existing = _plain_runs(html) or _parsed_runs(html)
+    # The linkable text runs (start, end, decoded text and its offsets in the raw run), searched at once.
+    runs: list[tuple[int, int, str, dict[int, int] | _Same]] = []
+    for start, end, text in candidates:
+        raw = html[start:end]
+        decoded, offsets = _decoded_offsets(raw)
+        if decoded == text and "<" not in raw:  # else the parser read it otherwise
+            runs.append((start, end, decoded, offsets))
+    found = zip(runs, matcher.find_each([run[2] for run in runs]))
     position = 0  # what is copied so far: the runs with no link are copied with what lies between
-    for index, mentions in found:
+    for (run_start, run_end, _, offsets), mentions in found:
         links: list[tuple[int, int, str]] = []
-        offsets = runs[index][1]
         for mention in mentions:
             start, end = offsets.get(mention.start), offsets.get(mention.end)
             if mention.slug in done or start is None or end is None:
@@ -244,7 +239,6 @@ def link_first_mentions(html: str, matcher: TermMatcher,
                 links.append((start, end, href))
                 done.add(mention.slug)
         if links:
-            token = tokens[index]
-            output += [html[position:token.start], _link_text(html[token.start:token.end], links)]
-            position = token.end
+            output += [html[position:run_start], _link_text(html[run_start:run_end], links)]
+            position = run_end
     return "".join([*output, html[position:]]) if output else html

@@ -225,6 +225,6 @@ ODD_SERIALISATIONS = ["<P>GPU</P>", "<a href='/x'>GPU</a> GPU", "<br/>GPU", "<!-
 def test_the_plain_serialisation_shortcut_links_as_the_parser_does(fragment: str, odd: str) -> None:
     # Fragments serialised the plain way are split without the parser; everything else goes to it.
     for case in (fragment, fragment + odd, odd + fragment):
-        with patch("glossary.linking._plain_marks", return_value=None):
+        with patch("glossary.linking._plain_runs", return_value=None):
             parsed = link(case)
         assert link(case) == parsed
