@@ -109,7 +109,13 @@ def _lengthened_stem(label: str, lang: str) -> str | None:
 
 
 def _fold(text: str) -> str:
-    """The lookup key of a case-insensitive label or stem."""
+    """The lookup key of a case-insensitive label or stem: each character lowercased where that is one
+    character, else kept."""
+    lowered = text.lower()
+    # Lowercased whole, a text is the same as character by character unless a character lowercases to
+    # more than one (the lengths then differ) or a capital sigma ends a word (lowercased as a final one).
+    if len(lowered) == len(text) and "Σ" not in text:
+        return lowered
     return "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
 
 
