@@ -193,7 +193,20 @@ def _compile(keys: Iterable[str], case_sensitive: bool, suffix: str) -> re.Patte
         keys_used.update(node.children)
         stack.extend(node.children.values())
     trie = _render(root, {key: _atom(key, case_sensitive) for key in keys_used}, fold=not case_sensitive)
-    return re.compile(rf"(?<!\w)(?P<stem>{trie})(?P<suffix>{suffix})(?!\w)")
+    firsts = set(root.children)
+    if not case_sensitive:  # each first key as its atom matches it: in either case (see _atom, _render)
+        firsts = {variant for key in firsts
+                  for variant in (key, key.lower(), key.upper(), key.title(), key.swapcase()) if len(variant) == 1}
+    return re.compile(rf"(?<!\w){_starts(firsts)}(?P<stem>{trie})(?P<suffix>{suffix})(?!\w)")
+
+
+def _starts(chars: set[str]) -> str:
+    """A lookahead for a character of `chars`, put before a trie whose every branch starts with one: the
+    regex engine tries a trie's branches one after the other at each position, and most positions start
+    none. Nothing when one of them is a whitespace run's key."""
+    if " " in chars:
+        return ""
+    return "(?=[" + "".join(re.escape(char) for char in sorted(chars)) + "])"
 
 
 def _normalise_text(text: str) -> tuple[str, Sequence[int], Sequence[int]]:
@@ -457,7 +470,7 @@ class FormHeads:
         if not root.children:
             return None
         chars = {char for head in self.by_head for char in head}
-        return re.compile(f"(?=({_render(root, {char: re.escape(char) for char in chars})}))")
+        return re.compile(f"{_starts(set(root.children))}(?=({_render(root, {char: re.escape(char) for char in chars})}))")
 
     def heads_in(self, texts: Iterable[str]) -> set[str]:
         """The first words that occur in `texts` (see `_heads_text`)."""
