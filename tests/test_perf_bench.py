@@ -221,6 +221,23 @@ def test_the_benchmark_prints_and_writes_every_step_at_two_scales(tmp_path: Path
     assert re.search(r"^full build time ratio, scale 0.05 / 0.005: [\d.]+", done.stdout, re.M)
 
 
+def test_one_build_for_a_counter_generates_the_publication_once_and_builds_it_afresh_each_time(tmp_path: Path):
+    import subprocess
+
+    def one_build() -> str:
+        done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "onebuild.py"), "--scale", "0.01",
+                               "--work", str(tmp_path / "work")], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first, second = one_build(), one_build()
+    assert first.startswith("generated the publication at scale 0.01") and "generated" not in second
+    built = [re.search(r"^built ([\d,]+) pages \(([\d,]+) files\) in one process", out, re.M) for out in (first, second)]
+    assert all(built) and built[0].groups() == built[1].groups()  # the same publication, built in full each time
+    site = tmp_path / "work" / "site"
+    assert (site / "index.html").is_file() and (site / "en" / "issues" / "1" / "index.html").is_file()
+
+
 def test_the_benchmark_makes_every_full_build_before_any_rebuild(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     # A rebuild after adding an issue swaps in a new tree and removes the old one; a full build made within
     # a minute after would pay for searching past the freed inodes (see bench/run.py): none follows one.
