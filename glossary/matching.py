@@ -469,8 +469,8 @@ class FormHeads:
         root = _trie(self.by_head)
         if not root.children:
             return None
-        chars = {char for head in self.by_head for char in head}
-        return re.compile(f"{_starts(set(root.children))}(?=({_render(root, {char: re.escape(char) for char in chars})}))")
+        trie = _render(root, {char: re.escape(char) for head in self.by_head for char in head})
+        return re.compile(f"{_starts(set(root.children))}(?=({trie}))")
 
     def heads_in(self, texts: Iterable[str]) -> set[str]:
         """The first words that occur in `texts` (see `_heads_text`)."""

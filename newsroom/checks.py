@@ -178,7 +178,9 @@ def _references(record: Record, content: Content, languages: tuple[str, ...],
     sources = len(record.data.get("sources") or [])
     targets = {"entry": content.entries, "page": content.pages}
     for lang in languages:
-        for path, refs in ((path, refs) for text_lang, path, refs in texts if text_lang == lang):
+        for text_lang, path, refs in texts:
+            if text_lang != lang:
+                continue
             for n in refs.citations:
                 if not 1 <= n <= sources:
                     yield Diagnostic(record.location, None, path, f"citation [{n}] has no source "

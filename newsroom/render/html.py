@@ -18,9 +18,9 @@ from pathlib import Path
 from types import BuiltinFunctionType, BuiltinMethodType, FunctionType, MethodType
 from typing import TYPE_CHECKING, Any
 
-from jinja2.bccache import Bucket
 from jinja2 import (ChainableUndefined, Environment, FileSystemBytecodeCache, FileSystemLoader, meta, nodes,
                     pass_eval_context, select_autoescape)
+from jinja2.bccache import Bucket
 from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from jinja2.nodes import EvalContext
 from jinja2.runtime import Context
@@ -42,7 +42,7 @@ CODE_LAYOUT = 3
 class _BytecodeCache(FileSystemBytecodeCache):
     """Jinja's cache of compiled templates in files, keyed by the template's path and the environment's
     `translated` (its language and catalog): the code of a template holds its translated labels (see
-    `_fold_translations`), so each language's, and each catalog's, is its own."""
+    `_FoldTranslations`), so each language's, and each catalog's, is its own."""
 
     def get_bucket(self, environment: Environment, name: str, filename: str | None, source: str) -> Bucket:
         return super().get_bucket(environment, f"{name}|{getattr(environment, 'translated', '')}", filename, source)
