@@ -45,6 +45,7 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 
 from generate import generate  # noqa: E402
 from measure import BUILD_CLOCK  # noqa: E402
+from onebuild import build_here  # noqa: E402
 from run import STEPS as BENCHMARK_STEPS, compile_engine, edits  # noqa: E402
 
 import newsroom.cli.build  # noqa: E402,F401 (what the command loads)
@@ -237,11 +238,7 @@ def main() -> None:
         templates = second_renders(timers, by_template)
         plans_and_renders(templates, by_template)
         cores = rendering.workers()
-        rendering.workers = lambda: 1  # every work in this process
-        now = BUILD_CLOCK
-        started, cpu = time.perf_counter(), time.process_time()
-        result = build(engine, Settings(), work / "site", now.date(), email_out=work / "email", now=now, full=True)
-        total, total_cpu = time.perf_counter() - started, time.process_time() - cpu
+        result, total, total_cpu = build_here(engine, work)
         second = templates["seconds"]
         (work / "again").mkdir()
         written_s, files, size = write_again(work / "site", work / "again")
@@ -291,11 +288,7 @@ def rebuild(scale: float, step: str) -> None:
         timers = Timers()
         for owner, name, label in REBUILD_STEPS:
             timers.wrap(owner, name, label)
-        rendering.workers = lambda: 1  # every work in this process
-        engine = make_engine(f"sqlite:///{db}")
-        started, cpu = time.perf_counter(), time.process_time()
-        result = build(engine, Settings(), site, now.date(), email_out=email, now=now)
-        total, total_cpu = time.perf_counter() - started, time.process_time() - cpu
+        result, total, total_cpu = build_here(make_engine(f"sqlite:///{db}"), work, full=False)
     print(f"scale {scale}: the rebuild after \"{step}\" in one process: {total:.2f} s ({total_cpu:.2f} s of CPU); "
           f"{result.rendered} pages rendered, {result.stats.written} files written")
     print(f"{'step (inclusive)':46} {'s':>7} {'calls':>8}")

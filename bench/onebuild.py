@@ -30,9 +30,21 @@ from measure import BUILD_CLOCK  # noqa: E402
 
 import newsroom.cli.build  # noqa: E402,F401 (what the command loads)
 from newsroom.build import rendering  # noqa: E402
-from newsroom.build.pipeline import build  # noqa: E402
+from newsroom.build.pipeline import BuildResult, build  # noqa: E402
 from newsroom.db.session import make_engine  # noqa: E402
 from newsroom.settings import Settings  # noqa: E402
+from sqlalchemy.engine import Engine  # noqa: E402
+
+
+def build_here(engine: Engine, work: Path, full: bool = True) -> tuple[BuildResult, float, float]:
+    """A build of the benchmark's publication in `engine` into WORK/site (its emails into WORK/email) at
+    the benchmark's clock, with every work in this process: (its result, wall seconds, CPU seconds).
+    Render workers stay off for this process from then on."""
+    rendering.workers = lambda: 1  # every work in this process, where a timer, profiler or counter sees it
+    started, cpu = time.perf_counter(), time.process_time()
+    result = build(engine, Settings(), work / "site", BUILD_CLOCK.date(), email_out=work / "email",
+                   now=BUILD_CLOCK, full=full)
+    return result, time.perf_counter() - started, time.process_time() - cpu
 
 
 def main() -> None:
@@ -51,12 +63,8 @@ def main() -> None:
         print(f"generated the publication at scale {args.scale} in {time.perf_counter() - started:.1f} s: {database}")
     for folder in ("site", "email"):
         shutil.rmtree(args.work / folder, ignore_errors=True)
-    rendering.workers = lambda: 1  # every work in this process, where the counter sees it
-    started, cpu = time.perf_counter(), time.process_time()
-    result = build(make_engine(f"sqlite:///{database}"), Settings(), args.work / "site", BUILD_CLOCK.date(),
-                   email_out=args.work / "email", now=BUILD_CLOCK, full=True)
-    print(f"built {result.pages:,} pages ({result.files:,} files) in one process: "
-          f"{time.perf_counter() - started:.2f} s, {time.process_time() - cpu:.2f} s of CPU")
+    result, wall, cpu = build_here(make_engine(f"sqlite:///{database}"), args.work)
+    print(f"built {result.pages:,} pages ({result.files:,} files) in one process: {wall:.2f} s, {cpu:.2f} s of CPU")
 
 
 if __name__ == "__main__":

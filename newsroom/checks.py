@@ -99,9 +99,10 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     """The problems of one record that depend only on it and on which records exist (`texts`: its
     `_texts`, if found already)."""
     languages = settings.languages
+    texts = texts if texts is not None else _texts(record, languages)
     yield from _translations(record, languages, settings.missing_translation, complete_translations)
-    yield from _references(record, content, languages, texts if texts is not None else _texts(record, languages))
-    yield from _uncited_sources(record, languages)
+    yield from _references(record, content, languages, texts)
+    yield from _uncited_sources(record, languages, texts)
 
 
 #: Per-language fields that belong to one language only, so need no translation.
@@ -220,9 +221,10 @@ def _blank(cell: Any) -> bool:
     return cell is None or not str(cell).strip()
 
 
-def _cited(record: Record, lang: str) -> set[int]:
-    """Source numbers a language's text cites: `[n]` in its Markdown and spec-table cells."""
-    cited = {n for _path, text in _markdown_fields(record.text(lang), lang) for n in find_references(text).citations}
+def _cited(record: Record, lang: str, texts: list[tuple[str, str, References]]) -> set[int]:
+    """Source numbers a language's text cites: `[n]` in its Markdown (its `texts`, see `_texts`) and
+    spec-table cells."""
+    cited = {n for text_lang, _, refs in texts if text_lang == lang for n in refs.citations}
     for section in record.text(lang).get("sections") or []:
         for layer in ("simple", "deep"):
             for row in ((section.get(layer) or {}).get("table") or {}).get("rows") or []:
@@ -230,7 +232,8 @@ def _cited(record: Record, lang: str) -> set[int]:
     return cited
 
 
-def _uncited_sources(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+def _uncited_sources(record: Record, languages: tuple[str, ...],
+                     texts: list[tuple[str, str, References]]) -> Iterator[Diagnostic]:
     """A reference page's source that no citation in a language points at (a warning: readers
     cannot tell what it supports)."""
     if record.kind != "reference":
@@ -238,7 +241,7 @@ def _uncited_sources(record: Record, languages: tuple[str, ...]) -> Iterator[Dia
     for lang in languages:
         if not record.has(lang):
             continue
-        cited = _cited(record, lang)
+        cited = _cited(record, lang, texts)
         for i, _source in enumerate(record.data.get("sources") or []):
             if i + 1 not in cited:
                 yield Diagnostic(record.location, None, f"sources[{i}]",
