@@ -612,6 +612,11 @@ def _stale_groups(tracked: tuple[TrackedContent, Derived], settings: Settings, n
             for group, make, fingerprint, known in stale], kept
 
 
+def _group_language(group: str) -> str:
+    """The language of a group's files: its name is "search/<lang>" or "feeds/<lang>/…" (see above)."""
+    return group.split("/")[1]
+
+
 def _group_fingerprint(inputs: str, group: str, lang: str) -> str:
     return hashlib.sha256(f"{inputs}|{group}|{catalog_digest(lang)}".encode()).hexdigest()
 
@@ -818,8 +823,11 @@ def _make(pages: list[tuple[PagePlan, Planner, str]], groups: list[_Group], rend
     renderer.compile(plan for plan, _, _ in pages)
     for memo in memos:
         memo.drain()  # what a forked worker inherits, it does not send back
+    # Each language's works in a slot of their own (see run_all).
+    slots = [*(renderer.languages.index(_group_language(group)) for group, *_ in groups),
+             *(renderer.languages.index(plan.lang) for plan, _, _ in pages)]
     with progress_bar(len(works), progress, desc="making") as bar:
-        results = run_all(works, finish, bar, arrived)
+        results = run_all(works, finish, bar, arrived, slots=slots)
     for result in results:
         if len(result) > 4:
             for memo, (added, used) in zip(memos, result.pop()):

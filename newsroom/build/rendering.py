@@ -48,6 +48,7 @@ class PageRenderer:
         self.templates = templates
         self.memo = memo  # remembers which templates each one uses, across builds
         self.envs = {lang: environment(lang, templates) for lang in languages}
+        self.languages = list(self.envs)
         self.shared: Mapping[str, Any] = dict(shared or {})
         self._shared_repr = repr(sorted(self.shared.items()))
         self._fingerprints: dict[tuple[str, str], str] = {}
@@ -75,18 +76,32 @@ class PageRenderer:
 class _Job:
     works: Sequence[Callable[[], Any]]
     finish: Callable[[list[Any]], list[Any]]
+    #: The works' chunks (lists of work indices), a queue per worker slot, and how far each queue is taken.
+    queues: list[list[list[int]]]
+    taken: Any  # multiprocessing Array of int, one per queue, with its lock
+    slots: Any  # multiprocessing Value of int: the next worker's slot
 
 
-_WORKER_JOB: list[_Job] = []  # the job a forked worker inherited; one per worker process
+_WORKER_JOB: list[tuple[_Job, int]] = []  # the job a forked worker inherited, and its slot; one per worker process
 
 
 def _adopt(job: _Job) -> None:
-    _WORKER_JOB[:] = [job]
+    with job.slots.get_lock():
+        slot, job.slots.value = job.slots.value, job.slots.value + 1
+    _WORKER_JOB[:] = [(job, slot % len(job.queues))]
 
 
-def _run_range(indices: range) -> list[Any]:
-    job = _WORKER_JOB[0]
-    return job.finish([job.works[index]() for index in indices])
+def _run_next(_: int) -> tuple[list[int], list[Any]]:
+    """Run the next chunk of this worker's own queue, else of the next queue with one left: (its work
+    indices, what `finish` made of their results). There are as many calls as chunks."""
+    job, slot = _WORKER_JOB[0]
+    count = len(job.queues)
+    with job.taken.get_lock():
+        queue = next(queue for queue in ((slot + step) % count for step in range(count))
+                     if job.taken[queue] < len(job.queues[queue]))
+        chunk = job.queues[queue][job.taken[queue]]
+        job.taken[queue] += 1
+    return chunk, job.finish([job.works[index]() for index in chunk])
 
 
 def workers() -> int:
@@ -114,17 +129,21 @@ def progress_bar(total: int, shown: bool, unit: str = "page", desc: str | None =
 
 def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], list[Any]] = list,
             bar: tqdm | None = None, each: Callable[[int, Any], Any] | None = None,
-            started: Callable[[], Any] | None = None) -> list[Any]:
+            started: Callable[[], Any] | None = None, slots: Sequence[int] | None = None) -> list[Any]:
     """Each work's result, in order; in forked workers when there are enough of them.
 
     `finish` turns a run of results into what is sent back (it runs in the process that made
     them, after the run: results must pickle once finished). `bar` counts the works done.
-    `each(index, result)`, if given, runs here on each finished result as it arrives, and what it
-    returns is kept instead (the build writes a page's file meanwhile, and lets its bytes go).
-    `started()`, if given, runs here once forked workers have started (never when the works run
-    here): this process may then start a thread of its own without forking it.
+    `each(index, result)`, if given, runs here on each finished result as it arrives (in any
+    order), and what it returns is kept instead (the build writes a page's file meanwhile, and lets
+    its bytes go). `started()`, if given, runs here once forked workers have started (never when the
+    works run here): this process may then start a thread of its own without forking it.
+
+    `slots`, if given, names for each work the slot it is best run in: works of one slot share what
+    a process computes and keeps for them (one language's planner and its rows, see Planner.kept),
+    so each worker takes its own slot's chunks first and helps with the others' once its own are
+    done. Workers that took any page in turn each made most rows of both languages' planners.
     """
-    job = _Job(works, finish)
     bar = bar if bar is not None else progress_bar(len(works), False)
     count = workers()
     if count < 2 or len(works) < PARALLEL_MIN or "fork" not in multiprocessing.get_all_start_methods():
@@ -134,21 +153,28 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
             bar.update()
         results = finish(results)
         return [each(index, result) for index, result in enumerate(results)] if each else results
-    results = []
     # A few chunks per worker, so none idles long; one work at a time when there are few, since a
     # few of them (a search index, an archive page) may take most of the time.
     size = 1 if len(works) < 16 * CHUNK else max(1, min(CHUNK, len(works) // (count * 4)))
-    chunks = [range(start, min(start + size, len(works))) for start in range(0, len(works), size)]
+    # A queue per slot (slots share queues when there are more of them than workers), chunked.
+    ranks = {slot: rank for rank, slot in enumerate(sorted(set(slots)))} if slots is not None else {}
+    queued: list[list[int]] = [[] for _ in range(max(1, min(count, len(ranks))))]
+    for index in range(len(works)):
+        queued[ranks[slots[index]] % len(queued) if slots is not None else 0].append(index)
+    queues = [[indices[start:start + size] for start in range(0, len(indices), size)] for indices in queued]
+    context = multiprocessing.get_context("fork")
+    job = _Job(works, finish, queues, context.Array("i", len(queues)), context.Value("i", 0))
+    results: list[Any] = [None] * len(works)
     # Objects the workers inherit are left out of their collections: a collection would touch each
     # one and so copy every memory page of the build into each worker.
     gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(count, initializer=_adopt, initargs=(job,)) as pool:
+        with context.Pool(count, initializer=_adopt, initargs=(job,)) as pool:
             if started is not None:
                 started()
-            for part in pool.imap(_run_range, chunks):
-                results.extend([each(len(results) + index, result) for index, result in enumerate(part)]
-                               if each else part)
+            for chunk, part in pool.imap_unordered(_run_next, range(sum(map(len, queues)))):
+                for index, result in zip(chunk, part):
+                    results[index] = each(index, result) if each else result
                 bar.update(len(part))
     finally:
         gc.unfreeze()
