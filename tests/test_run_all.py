@@ -65,3 +65,16 @@ def test_a_worker_takes_every_work_of_its_own_slot_before_another_slots() -> Non
         assert sum(1 for before, after in zip(order, order[1:]) if before != after) <= 1, order
     if len(by_process) == 2:  # both workers took part: each began with a slot of its own
         assert {min(ran)[1] for ran in by_process.values()} == {0, 1}
+
+
+def _failing(index: int) -> int:
+    if index == 30:
+        raise ValueError(f"work {index} failed")
+    return index
+
+
+def test_a_work_that_fails_in_a_worker_stops_the_run_with_its_error() -> None:
+    with pytest.raises(ValueError, match="work 30 failed"):
+        rendering.run_all([partial(_failing, index) for index in range(2000)])
+    # The workers are gone: a run after it works as before.
+    assert rendering.run_all([partial(_failing, index) for index in range(10)]) == list(range(10))
