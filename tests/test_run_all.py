@@ -76,5 +76,37 @@ def _failing(index: int) -> int:
 def test_a_work_that_fails_in_a_worker_stops_the_run_with_its_error() -> None:
     with pytest.raises(ValueError, match="work 30 failed"):
         rendering.run_all([partial(_failing, index) for index in range(2000)])
-    # The workers are gone: a run after it works as before.
+    assert not multiprocessing.active_children()  # the other worker stopped, and both were waited for
     assert rendering.run_all([partial(_failing, index) for index in range(10)]) == list(range(10))
+
+
+def _dying(index: int) -> int:
+    if index == 7:
+        os._exit(3)  # as a worker the system kills (out of memory) ends: no word back
+    return index
+
+
+class _Unpicklable(Exception):
+    def __init__(self) -> None:
+        super().__init__("holds what cannot travel")
+        self.hook = lambda: None
+
+    def __reduce__(self) -> Any:
+        raise TypeError("cannot pickle")
+
+
+def _raising_unpicklable(index: int) -> int:
+    if index == 3:
+        raise _Unpicklable()
+    return index
+
+
+def test_a_worker_that_dies_stops_the_run_with_a_message_saying_so() -> None:
+    with pytest.raises(RuntimeError, match="render worker ended before its works did"):
+        rendering.run_all([partial(_dying, index) for index in range(40)])
+    assert not multiprocessing.active_children()
+
+
+def test_a_failure_that_cannot_travel_comes_back_as_its_traceback() -> None:
+    with pytest.raises(RuntimeError, match="(?s)a render worker failed:.*_Unpicklable: holds what cannot travel"):
+        rendering.run_all([partial(_raising_unpicklable, index) for index in range(40)])

@@ -16,9 +16,10 @@ import hashlib
 import multiprocessing
 import os
 import sys
+import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +30,19 @@ from newsroom.build.state import Memo
 from newsroom.i18n import catalog_digest
 from newsroom.render.html import environment, render, template_fingerprint, used_templates
 
+try:
+    import fcntl
+except ImportError:  # Windows: no pipe sizes to set
+    fcntl = None  # type: ignore[assignment]
+
 #: Below this many works (a page, a feed, a search index) they run in this process. Forking takes tens
 #: of milliseconds, one archive page or search index a hundred or more: two such works already gain
 #: (an English body edit at scale 1.0, a search index and two issue pages: 417-452 -> 300-332 ms).
 PARALLEL_MIN = 2
 #: The most works sent to a worker at once.
 CHUNK = 64
+#: The capacity asked for the pipe each worker sends its results through (see _roomy).
+PIPE_BYTES = 1 << 20
 
 
 class PageRenderer:
@@ -80,29 +88,43 @@ class _Job:
     #: The works' chunks (lists of work indices), a queue per worker slot, and how far each queue is taken.
     queues: list[list[list[int]]]
     taken: Any  # multiprocessing Array of int, one per queue, with its lock
-    slots: Any  # multiprocessing Value of int: the next worker's slot
 
 
-_WORKER_JOB: list[tuple[_Job, int]] = []  # the job a forked worker inherited, and its slot; one per worker process
-
-
-def _adopt(job: _Job) -> None:
-    with job.slots.get_lock():
-        slot, job.slots.value = job.slots.value, job.slots.value + 1
-    _WORKER_JOB[:] = [(job, slot % len(job.queues))]
-
-
-def _run_next(_: int) -> tuple[list[int], list[Any]]:
-    """Run the next chunk of this worker's own queue, else of the next queue with one left: (its work
-    indices, what `finish` made of their results). There are as many calls as chunks."""
-    job, slot = _WORKER_JOB[0]
+def _next_chunk(job: _Job, slot: int) -> list[int] | None:
+    """The next chunk of the queue of `slot`, else of the next queue with one left; None when all are taken."""
     count = len(job.queues)
     with job.taken.get_lock():
-        queue = next(queue for queue in ((slot + step) % count for step in range(count))
-                     if job.taken[queue] < len(job.queues[queue]))
-        chunk = job.queues[queue][job.taken[queue]]
-        job.taken[queue] += 1
-    return chunk, job.finish([job.works[index]() for index in chunk])
+        for queue in ((slot + step) % count for step in range(count)):
+            if job.taken[queue] < len(job.queues[queue]):
+                job.taken[queue] += 1
+                return job.queues[queue][job.taken[queue] - 1]
+    return None
+
+
+def _work_through(job: _Job, slot: int, results: Connection) -> None:
+    """A forked worker's life: chunk after chunk (see _next_chunk), each sent back with its work indices
+    as `finish` made it, then None; a failure is sent back as its exception instead."""
+    try:
+        while (chunk := _next_chunk(job, slot)) is not None:
+            results.send((chunk, job.finish([job.works[index]() for index in chunk])))
+    except Exception as error:  # noqa: BLE001 (every failure goes back to the build, which raises it)
+        try:
+            results.send(error)
+        except Exception:  # noqa: BLE001 (one that does not pickle: its traceback, as text)
+            results.send(RuntimeError(f"a render worker failed:\n{traceback.format_exc()}"))
+    else:
+        results.send(None)
+
+
+def _roomy(connection: Connection) -> None:
+    """A pipe that holds a whole chunk's results where the system allows (Linux: up to 1 MiB unprivileged),
+    so a worker goes on with its next chunk without waiting for this process to read the last one."""
+    size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if size is not None:
+        try:
+            fcntl.fcntl(connection.fileno(), size, PIPE_BYTES)
+        except OSError:  # above the system's limit: the default
+            pass
 
 
 def workers() -> int:
@@ -164,29 +186,54 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
         queued[ranks[slots[index]] % len(queued) if slots is not None else 0].append(index)
     queues = [[indices[start:start + size] for start in range(0, len(indices), size)] for indices in queued]
     context = multiprocessing.get_context("fork")
-    job = _Job(works, finish, queues, context.Array("i", len(queues)), context.Value("i", 0))
+    job = _Job(works, finish, queues, context.Array("i", len(queues)))
     results: list[Any] = [None] * len(works)
+    # Workers of their own, not a pool of the standard library's: those hand out each task from a thread
+    # of this process, and read each result in another. multiprocessing's Pool's thread that minds the
+    # workers also wakes while a result is on its way, and spins until it has been read (0.35 CPU-s of a
+    # full build's parse ahead at scale 1.0, taken from the workers); concurrent.futures' workers wait
+    # for this process to read each result (a parse-ahead chunk's 330 KB) through a 64 KiB pipe, idle a
+    # sixth of the parse ahead. These take their chunks themselves, and send each through a pipe of its
+    # own that holds it.
+    processes: list[Any] = []
+    waiting: list[Connection] = []
     # Objects the workers inherit are left out of their collections: a collection would touch each
     # one and so copy every memory page of the build into each worker.
     gc.freeze()
     try:
-        # Not multiprocessing's Pool: its thread that looks after the workers also wakes up while a
-        # result is on its way, and spins until the thread that takes the results has read it, taking
-        # a core from the workers (0.35 CPU-s in the parse ahead of a full build at scale 1.0, whose
-        # workers send 47 MiB back). The executor's thread reads each result as it wakes.
-        with ProcessPoolExecutor(count, mp_context=context, initializer=_adopt, initargs=(job,)) as pool:
-            pending = [pool.submit(_run_next, chunk) for chunk in range(sum(map(len, queues)))]
-            if started is not None:
-                started()
-            try:
-                for done in as_completed(pending):
-                    chunk, part = done.result()
-                    for index, result in zip(chunk, part):
-                        results[index] = each(index, result) if each else result
-                    bar.update(len(part))
-            except BaseException:
-                pool.shutdown(cancel_futures=True)  # the chunks not begun; those begun end first
-                raise
+        for slot in range(count):
+            reader, writer = context.Pipe(duplex=False)
+            _roomy(writer)
+            process = context.Process(target=_work_through, args=(job, slot % len(queues), writer), daemon=True)
+            process.start()
+            writer.close()
+            processes.append(process)
+            waiting.append(reader)
+        if started is not None:
+            started()
+        while waiting:
+            for reader in wait(waiting):
+                try:
+                    message = reader.recv()
+                except EOFError:
+                    raise RuntimeError("a render worker ended before its works did (killed, or out of memory?)"
+                                       ) from None
+                if message is None:  # no chunk left for it
+                    waiting.remove(reader)
+                    reader.close()
+                    continue
+                if isinstance(message, BaseException):
+                    raise message
+                chunk, part = message
+                for index, result in zip(chunk, part):
+                    results[index] = each(index, result) if each else result
+                bar.update(len(part))
     finally:
+        for process in processes:
+            if process.is_alive() and waiting:  # a failure: the others stop now
+                process.terminate()
+            process.join()
+        for reader in waiting:
+            reader.close()
         gc.unfreeze()
     return results
