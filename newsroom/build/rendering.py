@@ -15,6 +15,7 @@ import gc
 import hashlib
 import multiprocessing
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -103,7 +104,9 @@ def _next_chunk(job: _Job, slot: int) -> list[int] | None:
 
 def _work_through(job: _Job, slot: int, results: Connection) -> None:
     """A forked worker's life: chunk after chunk (see _next_chunk), each sent back with its work indices
-    as `finish` made it, then None; a failure is sent back as its exception instead."""
+    as `finish` made it, then None; a failure is sent back as its exception instead. Ctrl-C is the
+    build's to handle (it stops the workers), not each worker's to report."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         while (chunk := _next_chunk(job, slot)) is not None:
             results.send((chunk, job.finish([job.works[index]() for index in chunk])))
@@ -165,7 +168,7 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     `slots`, if given, names for each work the slot it is best run in: works of one slot share what
     a process computes and keeps for them (one language's planner and its rows, see Planner.kept),
     so each worker takes its own slot's chunks first and helps with the others' once its own are
-    done. Workers that took any page in turn each made most rows of both languages' planners.
+    done (taking every chunk in turn, each of two workers made most rows of both languages).
     """
     bar = bar if bar is not None else progress_bar(len(works), False)
     count = workers()
@@ -201,7 +204,7 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     # one and so copy every memory page of the build into each worker.
     gc.freeze()
     try:
-        for slot in range(count):
+        for slot in range(min(count, sum(map(len, queues)))):
             reader, writer = context.Pipe(duplex=False)
             _roomy(writer)
             process = context.Process(target=_work_through, args=(job, slot % len(queues), writer), daemon=True)
