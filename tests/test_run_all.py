@@ -89,7 +89,6 @@ def _dying(index: int) -> int:
 class _Unpicklable(Exception):
     def __init__(self) -> None:
         super().__init__("holds what cannot travel")
-        self.hook = lambda: None
 
     def __reduce__(self) -> Any:
         raise TypeError("cannot pickle")
