@@ -1,7 +1,7 @@
 """Where a full build's time goes, and the floor beneath it: what no build of these pages with
 Jinja2 and markdown-it-py can skip.
 
-    python bench/breakdown.py [--scale 1.0] [--edit STEP]
+    python bench/breakdown.py [--scale 1.0] [--edit STEP | --workers]
 
 It generates the benchmark's publication (bench/generate.py) in a temporary folder and makes one full
 build of it with every work in this process (no render workers: each step's time is its CPU time),
@@ -25,6 +25,14 @@ the second renderings.
 With `--edit STEP` (one of the benchmark's edits: "edit one story", …) it times a rebuild after that
 edit instead, step by step, after a full build of the publication: where a one-edit rebuild's time
 goes. Its imports are not counted (this program loaded them already); `newsroom build` pays them too.
+
+With `--workers` it makes the full build as the benchmark does, with its render workers, and times the
+steps the build's own process runs: each one's wall time, the build process's CPU time in it (its
+threads included) and its workers' (the CPU of the child processes reaped meanwhile: a step that forks
+workers waits for them before it returns), and how busy that kept the cores. What the build's process
+does alone (the steps whose workers' CPU is nil) keeps all but one core idle; a step whose cores are
+less than fully busy leaves them waiting on each other. On a disk that is slow to create files soon
+after a deletion (see docs/build-performance.md), run it after `sync; sleep 65`.
 """
 
 from __future__ import annotations
@@ -98,6 +106,55 @@ REBUILD_STEPS: list[tuple[Any, str, str]] = [
     (state, "save_memos", "  store the remembered results"),
     (writer.StagedTree, "wait", "wait for the old tree's removal"),
 ]
+
+
+#: The steps the build's own process runs in a full build with render workers (see `--workers`), in order.
+WORKER_STEPS: list[tuple[Any, str, str]] = [
+    (making, "load", "load the content and memos"),
+    (making, "_parse_ahead", "parse every text ahead, check each record"),
+    (making, "checked", "check the content"),
+    (making, "derive", "derive (mentions, lists, letters)"),
+    (making, "list_pages", "list every page"),
+    (making, "_stale_pages", "find the stale pages"),
+    (making, "_stale_groups", "find the stale groups"),
+    (making, "_make", "make the pages and groups"),
+    (making, "_publish", "write the state, swap the tree in"),
+    (making, "_graph", "  the dependency graph"),
+    (state, "save", "  store the outputs' rows"),
+    (state, "save_memos", "  store the remembered results"),
+    (writer.StagedTree, "wait", "wait for the old tree's removal"),
+]
+
+
+class Phases:
+    """Per wrapped callable of the build's process: wall seconds, this process's CPU seconds (its threads
+    included) and its reaped child processes' (the render workers), and calls."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[float]] = {}
+
+    def wrap(self, owner: Any, name: str, label: str) -> None:
+        inner = getattr(owner, name)
+
+        @functools.wraps(inner)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started, own, children = time.perf_counter(), time.process_time(), _children_cpu()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                row = self.rows.setdefault(label, [0.0, 0.0, 0.0, 0])
+                row[0] += time.perf_counter() - started
+                row[1] += time.process_time() - own
+                row[2] += _children_cpu() - children
+                row[3] += 1
+
+        setattr(owner, name, timed)
+
+
+def _children_cpu() -> float:
+    """The user and system time of this process's child processes that have ended and been waited for."""
+    times = os.times()
+    return times.children_user + times.children_system
 
 
 class Timers:
@@ -220,11 +277,17 @@ def write_again(site: Path, into: Path) -> tuple[float, int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="1.0 = ten years (520 issues, 1,300 entries)")
-    parser.add_argument("--edit", choices=BENCHMARK_STEPS[2:], help="time the rebuild after this edit instead")
+    steps = parser.add_mutually_exclusive_group()
+    steps.add_argument("--edit", choices=BENCHMARK_STEPS[2:], help="time the rebuild after this edit instead")
+    steps.add_argument("--workers", action="store_true",
+                       help="time the steps of a full build with its render workers instead (wall, CPU, cores busy)")
     args = parser.parse_args()
     compile_engine()
     if args.edit:
         rebuild(args.scale, args.edit)
+        return
+    if args.workers:
+        with_workers(args.scale)
         return
     with tempfile.TemporaryDirectory(prefix="newsroom-breakdown-") as folder:
         work = Path(folder)
@@ -271,6 +334,42 @@ def print_by_template(by_template: dict[str, list[float]]) -> None:
     for template, (pages, both, first, alone) in [*rows, ("all pages", [sum(row[i] for _, row in rows)
                                                                            for i in range(4)])]:
         print(f"{template:24} {pages:7,.0f} {both - first:8.2f} {first:9.2f} {alone:18.2f}")
+
+
+def with_workers(scale: float) -> None:
+    """Time the steps of a full build with its render workers (see the module doc)."""
+    with tempfile.TemporaryDirectory(prefix="newsroom-breakdown-") as folder:
+        work = Path(folder)
+        engine = make_engine(f"sqlite:///{work / 'bench.db'}")
+        generate(engine, scale)
+        phases = Phases()
+        for owner, name, label in WORKER_STEPS:
+            phases.wrap(owner, name, label)
+        cores = rendering.workers()
+        started, own, children = time.perf_counter(), time.process_time(), _children_cpu()
+        result = build(engine, Settings(), work / "site", BUILD_CLOCK.date(), email_out=work / "email",
+                       now=BUILD_CLOCK, full=True)
+        total, own, children = time.perf_counter() - started, time.process_time() - own, _children_cpu() - children
+    print(f"scale {scale}: a full build of {result.pages:,} pages ({result.files:,} files) on {cores} cores: "
+          f"{total:.2f} s, {own + children:.2f} s of CPU (the build's process {own:.2f}, its workers {children:.2f})")
+    print(f"{'step (inclusive)':46} {'wall s':>7} {'process CPU s':>14} {'workers CPU s':>14} {'cores busy':>11}")
+    rows = [(label, phases.rows[label]) for _, _, label in WORKER_STEPS if label in phases.rows]
+    for label, (wall, process_cpu, workers_cpu, _) in rows:
+        busy = _busy(wall, process_cpu + workers_cpu, cores)
+        print(f"{label:46} {wall:7.2f} {process_cpu:14.2f} {workers_cpu:14.2f} {busy}")
+    top = [row for label, row in rows if not label.startswith(" ")]
+    rest = [total - sum(row[0] for row in top), own - sum(row[1] for row in top),
+            children - sum(row[2] for row in top)]
+    print(f"{'the rest (the front, the sitemap, the emails)':46} {rest[0]:7.2f} {rest[1]:14.2f} {rest[2]:14.2f} "
+          f"{_busy(rest[0], rest[1] + rest[2], cores)}")
+    alone = sum(row[0] for row in top if row[2] == 0) + rest[0] * (rest[2] == 0)
+    print(f"{'the whole build':46} {total:7.2f} {own:14.2f} {children:14.2f} {_busy(total, own + children, cores)}")
+    print(f"the build's process alone (no workers running): {alone:.2f} s, {alone / total:.0%} of the build")
+
+
+def _busy(wall: float, cpu: float, cores: int) -> str:
+    """How busy `cpu` seconds over `wall` kept the cores, as a share of all of them."""
+    return f"{cpu / (wall * cores):11.0%}" if wall >= 0.01 else f"{'':11}"
 
 
 def rebuild(scale: float, step: str) -> None:

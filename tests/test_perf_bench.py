@@ -189,6 +189,36 @@ def test_the_breakdown_of_a_rebuild_times_each_of_its_steps():
     assert sum(rows[label.strip()][0] for _, _, label in breakdown.REBUILD_STEPS if not label.startswith(" ")) < total
 
 
+def test_the_breakdown_with_workers_times_each_step_of_the_build_process_and_its_workers_cpu():
+    import subprocess
+
+    import breakdown
+
+    done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "breakdown.py"), "--scale", "0.02",
+                           "--workers"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    head = re.search(r"on (\d+) cores: ([\d.]+) s, ([\d.]+) s of CPU "
+                     r"\(the build's process ([\d.]+), its workers ([\d.]+)\)", done.stdout)
+    assert head is not None, done.stdout
+    cores, total, cpu, process_cpu, workers_cpu = int(head.group(1)), *map(float, head.group(2, 3, 4, 5))
+    rows = {m.group(1).strip(): tuple(map(float, m.group(2, 3, 4))) for line in done.stdout.splitlines()[2:]
+            if (m := re.fullmatch(r"(.+?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*(?:\d+%)?", line))}
+    # Every step the build's process runs was timed (a renamed one would go untimed), and the rest.
+    assert {label.strip() for _, _, label in breakdown.WORKER_STEPS} <= set(rows)
+    assert rows["the whole build"] == (total, process_cpu, workers_cpu)
+    assert abs(cpu - process_cpu - workers_cpu) <= 0.011  # rounding
+    top = [rows[label] for _, _, label in breakdown.WORKER_STEPS if not label.startswith(" ")]
+    top.append(rows["the rest (the front, the sitemap, the emails)"])
+    for column, whole in enumerate((total, process_cpu, workers_cpu)):
+        assert abs(sum(row[column] for row in top) - whole) <= 0.01 * len(top)  # the steps and the rest add up
+    # Render workers work only in the steps that fork them: the pages' making does on two cores or more.
+    assert rows["load the content and memos"][2] == rows["write the state, swap the tree in"][2] == 0
+    if cores >= 2:
+        assert rows["make the pages and groups"][2] > 0
+    alone = float(re.search(r"the build's process alone \(no workers running\): ([\d.]+) s", done.stdout).group(1))
+    assert 0 < alone <= total
+
+
 def test_the_benchmark_prints_and_writes_every_step_at_two_scales(tmp_path: Path):
     import json
     import subprocess
