@@ -283,6 +283,35 @@ def test_a_matcher_made_from_remembered_forms_finds_what_the_original_finds(text
         assert again.find_each([text, text]) == original.find_each([text, text])
 
 
+class _SearchedEverywhere(TermMatcher):
+    NARROW_SHARE = 0.0
+    PREFILTER = False
+
+
+#: Letters whose case mappings are irregular: a capital sigma (lowercased as a final one at a word's end),
+#: the Kelvin sign (lowercases to ASCII "k"), a dotted capital I (lowercases to two characters), and terms
+#: whose first words hold them.
+CASE_PIECES = ["Σ", "ΣIGMA", "σigmaΣ", "ABΣ", "abσ", "\u212a", "\u212aip", "kip", "KIP", "İstanbul", "i\u0307stanbul",
+               "ıkonΣ"]
+CASE_TERMS = [Term("kip", ("kip",)), Term("sigma", ("σigma", "ΣΣ")), Term("abs", ("abσ",)), Term("ikon", ("ıkon",))]
+
+
+@given(st.lists(st.one_of(st.sampled_from([*TRICKY_PIECES, *CASE_PIECES]), st.text(max_size=3)), max_size=30)
+       .map("".join))
+@example("ΣIGMA σigmaΣ ABΣ kip \u212aip İstanbul GPU")
+@example("x ABΣ y")  # a capital sigma ending a word lowercases to a final one: "abς", where the form is "abσ"
+@example("İ GPU")  # "İ" lowercases to two characters: the lowercased text's places are not the text's
+def test_trying_the_patterns_where_first_words_start_finds_what_searching_every_place_finds(text: str) -> None:
+    # A search tries the patterns only where a form's first word starts in the lowercased text; searched
+    # at every place, the patterns find the same mentions.
+    for terms, lang, exclude in ((TRICKY_TERMS, "hu", ["chipset"]), (EN_TERMS, "en", []),
+                                 ([*HU_TERMS, *CASE_TERMS], "hu", []), ([Term("istanbul", ("İstanbul",))], "en", [])):
+        matcher = _CompiledAtOnce(terms, lang, exclude=exclude)
+        everywhere = _SearchedEverywhere(terms, lang, exclude=exclude)
+        assert matcher.find(text) == everywhere.find(text)
+        assert matcher.find_each([text, text[::-1]]) == everywhere.find_each([text, text[::-1]])
+
+
 @pytest.mark.parametrize("text", ["Az IKON, a STAR és a ΣIGMA.", "ıkonok, ſtarral, σigmát", "Nagy\u00a0nyelvi   modellt"])
 def test_narrowed_searches_agree_on_letters_whose_case_does_not_fold_back(text: str) -> None:
     # Dotless i, long s, sigma: "IKON" is no mention of "ıkon" ("ikon" ≠ "ıkon"), "ıkonok" is.
