@@ -504,7 +504,7 @@ class FormHeads:
     """
 
     #: Texts searched position by position (the first words starting with the character there) before the
-    #: trie is compiled: a rebuild's few edited stories.
+    #: automaton is made: a rebuild's few edited stories.
     LOOKUPS = 16
 
     def __init__(self, matcher: TermMatcher) -> None:
@@ -521,34 +521,32 @@ class FormHeads:
         self._lookups_left = self.LOOKUPS
 
     def compile(self) -> None:
-        """Compile the trie now: before forking processes that will each search many texts."""
+        """Make the automaton now: before forking processes that will each search many texts."""
         self._lookups_left = 0
-        self._pattern  # noqa: B018 (a cached property: computed here, once)
+        self._found  # noqa: B018 (a cached property: computed here, once)
 
     @cached_property
-    def _pattern(self) -> re.Pattern[str] | None:
-        """The longest first word starting at each position (a trie, tried before stopping)."""
-        root = _trie(self.by_head)
-        if not root.children:
+    def _found(self) -> ahocorasick.Automaton | None:
+        """Every first word in an automaton that finds them all in a text in one pass, wherever they occur."""
+        if not self.by_head:
             return None
-        trie = _render(root, {char: re.escape(char) for head in self.by_head for char in head})
-        return re.compile(f"{_starts(set(root.children))}(?=({trie}))")
+        automaton = ahocorasick.Automaton()
+        for head in self.by_head:
+            automaton.add_word(head, head)
+        automaton.make_automaton()
+        return automaton
 
     def heads_in(self, texts: Iterable[str]) -> set[str]:
         """The first words that occur in `texts` (see `_heads_text`)."""
         searched = _heads_text(texts)
-        if self._lookups_left > 0 and "_pattern" not in self.__dict__:
+        if self._lookups_left > 0 and "_found" not in self.__dict__:
             self._lookups_left -= 1
             by_head, lengths, none = self.by_head, self._lengths, ()
             return {searched[start:start + length] for start, char in enumerate(searched)
                     for length in lengths.get(char, none) if searched[start:start + length] in by_head}
-        if self._pattern is None:
+        if self._found is None:
             return set()
-        found: set[str] = set()
-        for longest in set(self._pattern.findall(searched)):
-            # The shorter words there are its prefixes.
-            found.update(longest[:end] for end in range(1, len(longest) + 1) if longest[:end] in self.by_head)
-        return found
+        return {head for _, head in self._found.iter(searched)}
 
     def token(self, texts: Iterable[str]) -> str:
         """A short hash of the forms that can match in `texts`, with the excluded words."""
