@@ -338,7 +338,8 @@ class TermMatcher:
     def _first_words_found(self) -> ahocorasick.Automaton | None:
         """Every form's first word, lowercased, in an automaton that finds them all in a text at once
         (each with its length); None when there is no form."""
-        words = {form.split(" ", 1)[0].lower() for forms in (self._sensitive, self._insensitive) for form in forms}
+        sensitive, insensitive, _ = self._first_words
+        words = {word.lower() for word in (*sensitive, *insensitive)}
         if not words:
             return None
         automaton = ahocorasick.Automaton()
