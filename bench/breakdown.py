@@ -346,10 +346,9 @@ def with_workers(scale: float) -> None:
         for owner, name, label in WORKER_STEPS:
             phases.wrap(owner, name, label)
         cores = rendering.workers()
-        started, own, children = time.perf_counter(), time.process_time(), _children_cpu()
-        result = build(engine, Settings(), work / "site", BUILD_CLOCK.date(), email_out=work / "email",
-                       now=BUILD_CLOCK, full=True)
-        total, own, children = time.perf_counter() - started, time.process_time() - own, _children_cpu() - children
+        children = _children_cpu()
+        result, total, own = build_here(engine, work, in_process=False)
+        children = _children_cpu() - children
     print(f"scale {scale}: a full build of {result.pages:,} pages ({result.files:,} files) on {cores} cores: "
           f"{total:.2f} s, {own + children:.2f} s of CPU (the build's process {own:.2f}, its workers {children:.2f})")
     print(f"{'step (inclusive)':46} {'wall s':>7} {'process CPU s':>14} {'workers CPU s':>14} {'cores busy':>11}")

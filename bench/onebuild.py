@@ -36,11 +36,14 @@ from newsroom.settings import Settings  # noqa: E402
 from sqlalchemy.engine import Engine  # noqa: E402
 
 
-def build_here(engine: Engine, work: Path, full: bool = True) -> tuple[BuildResult, float, float]:
+def build_here(engine: Engine, work: Path, full: bool = True, in_process: bool = True
+               ) -> tuple[BuildResult, float, float]:
     """A build of the benchmark's publication in `engine` into WORK/site (its emails into WORK/email) at
-    the benchmark's clock, with every work in this process: (its result, wall seconds, CPU seconds).
-    Render workers stay off for this process from then on."""
-    rendering.workers = lambda: 1  # every work in this process, where a timer, profiler or counter sees it
+    the benchmark's clock: (its result, wall seconds, this process's CPU seconds). `in_process`: with
+    every work in this process, render workers off for this process from then on; else as a build runs
+    them."""
+    if in_process:
+        rendering.workers = lambda: 1  # every work in this process, where a timer, profiler or counter sees it
     started, cpu = time.perf_counter(), time.process_time()
     result = build(engine, Settings(), work / "site", BUILD_CLOCK.date(), email_out=work / "email",
                    now=BUILD_CLOCK, full=full)

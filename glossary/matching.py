@@ -46,7 +46,7 @@ import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import ahocorasick
 
@@ -339,14 +339,7 @@ class TermMatcher:
         """Every form's first word, lowercased, in an automaton that finds them all in a text at once
         (each with its length); None when there is no form."""
         sensitive, insensitive, _ = self._first_words
-        words = {word.lower() for word in (*sensitive, *insensitive)}
-        if not words:
-            return None
-        automaton = ahocorasick.Automaton()
-        for word in words:
-            automaton.add_word(word, len(word))
-        automaton.make_automaton()
-        return automaton
+        return _automaton((word, len(word)) for word in {word.lower() for word in (*sensitive, *insensitive)})
 
     def _starts_at(self, text: str) -> list[int] | None:
         """The places in `text` (normalised) where a form can match, in order: where one's first word
@@ -481,6 +474,17 @@ class TermMatcher:
         return bool(self._exclude) and _fold(surface).startswith(self._exclude)
 
 
+def _automaton(words: Iterable[tuple[str, Any]]) -> ahocorasick.Automaton | None:
+    """An Aho–Corasick automaton of these (word, what a hit gives with its end), or None for no word."""
+    automaton = ahocorasick.Automaton()
+    for word, value in words:
+        automaton.add_word(word, value)
+    if not len(automaton):
+        return None
+    automaton.make_automaton()
+    return automaton
+
+
 def _heads_text(texts: Iterable[str]) -> str:
     """`texts` as `FormHeads` searches them: each as a matcher reads it (normalised) and with its
     character references decoded (as a page's HTML shows it), case folded, joined."""
@@ -529,13 +533,7 @@ class FormHeads:
     @cached_property
     def _found(self) -> ahocorasick.Automaton | None:
         """Every first word in an automaton that finds them all in a text in one pass, wherever they occur."""
-        if not self.by_head:
-            return None
-        automaton = ahocorasick.Automaton()
-        for head in self.by_head:
-            automaton.add_word(head, head)
-        automaton.make_automaton()
-        return automaton
+        return _automaton((head, head) for head in self.by_head)
 
     def heads_in(self, texts: Iterable[str]) -> set[str]:
         """The first words that occur in `texts` (see `_heads_text`)."""
