@@ -317,11 +317,19 @@ class TermMatcher:
         A match starts where no word character precedes it, and stands only when the matched
         text, folded, is the form's key (see `_next`); folding works character by character. So a
         form can match only where its key's first word is the folded text at such a start.
+
+        The starts looked at are those where a first word starts in the lowercased text, found by the
+        automaton (see `_starts_at`): a few dozen in a story, where a word starts at hundreds; every
+        word's start when the automaton is not used for the text.
         """
         normal = _normalise_text(text)[0]
         folded = _fold(normal)
         sensitive, insensitive, lengths = self._first_words
-        starts = [0, *(match.end() for match in _NOT_WORD.finditer(normal))]
+        places = self._starts_at(normal)
+        if places is None:
+            starts = [0, *(match.end() for match in _NOT_WORD.finditer(normal))]
+        else:
+            starts = [start for start in places if not start or _NOT_WORD.match(normal, start - 1)]
         forms: set[str] = set()
         keys: set[str] = set()
         for start in starts:
@@ -330,8 +338,9 @@ class TermMatcher:
                 keys.update(insensitive.get(folded[start:start + length], ()))
         narrow = TermMatcher.__new__(TermMatcher)
         narrow.lang, narrow._exclude, narrow._narrow_left = self.lang, self._exclude, 0
-        narrow._sensitive = {form: slug for form, slug in self._sensitive.items() if form in forms}
-        narrow._insensitive = {key: slug for key, slug in self._insensitive.items() if key in keys}
+        # Made from the few forms found, not by going through all of them (the matcher's regex sorts them).
+        narrow._sensitive = {form: self._sensitive[form] for form in sorted(forms)}
+        narrow._insensitive = {key: self._insensitive[key] for key in sorted(keys)}
         return narrow
 
     @cached_property
