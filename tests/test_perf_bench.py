@@ -319,6 +319,25 @@ def test_the_comparison_builds_each_version_in_turn_and_reports_their_medians(tm
     assert re.search(r"^change: wall [+-][\d.]+ s \([+-][\d.]+ %\), CPU [+-][\d.]+ s", done.stdout, re.M)
 
 
+def test_the_comparison_of_a_rebuild_starts_each_run_from_the_full_build(tmp_path: Path):
+    import json
+
+    report = tmp_path / "compare.json"
+    done = _compare(tmp_path, "HEAD", "--scale", "0.01", "--runs", "2", "--edit", "edit a latest story",
+                    "--json", str(report))
+    assert done.returncode == 0, done.stderr
+    found = json.loads(report.read_text(encoding="utf-8"))
+    assert found["edit"] == "edit a latest story"
+    for side in ("before", "after"):
+        builds = found["builds"][side]
+        # Each run's rebuild finds the full build's recorded state (it belongs to the folder's path: a copy
+        # built elsewhere would remake every page) and remakes the edited story's issue pages alone.
+        assert [(b["rendered"], b["pages"]) for b in builds] == [(4, found[side]["pages"])] * 2
+        assert all(0 < b["written"] < 20 and b["removed"] == 0 for b in builds)
+        assert all(b["command"] > b["wall"] for b in builds)
+    assert 'rebuilds after "edit a latest story" each' in done.stdout
+
+
 def test_the_comparison_names_a_revision_git_does_not_know():
     done = _compare(Path.cwd(), "no-such-revision", "--scale", "0.01", "--runs", "1")
     assert done.returncode == 1
