@@ -23,7 +23,13 @@ that edit instead. Each version's untimed full build is then the state every run
 as a copy: a run puts that copy back in the build's folder (the database, the site and the emails,
 with their files' times; the recorded state belongs to the folder's path), applies the edit with that
 version's bench/run.py, and times the rebuild (not `--full`) in a fresh process. Its wall time is
-the build call; the whole command's time is printed beside it.
+the build call; the whole command's time is printed beside it. Putting a site back deletes and
+copies thousands of files just before the rebuild writes its own: on a disk slow to create files
+soon after a deletion (see docs/build-performance.md) that weighs on the rebuilds that write many
+(adding an issue rewrites every page's masthead), and on one side more than the other. Run it with
+its folders on a memory file system (`TMPDIR=/dev/shm python bench/compare.py …`) there. A rebuild
+takes about a second, and the medians of a few runs of the same code differ by up to 8 %: a
+change smaller than that shows better in one process (`bench/breakdown.py --edit STEP`).
 """
 
 from __future__ import annotations
