@@ -130,7 +130,8 @@ def main() -> None:
     parser.add_argument("revision", help="the code before: a git revision (a commit, branch or tag)")
     parser.add_argument("--against", metavar="REV", help="the code after (default: the working tree as it is)")
     parser.add_argument("--scale", type=float, default=1.0, help="1.0 = ten years (520 issues, 1,300 entries)")
-    parser.add_argument("--runs", type=int, default=8, help="full builds with each version (default 8)")
+    parser.add_argument("--runs", type=int, default=8,
+                        help="full builds (with --edit, rebuilds) with each version (default 8)")
     parser.add_argument("--edit", metavar="STEP", choices=EDITS,
                         help=f"compare the rebuild after this edit instead (one of: {', '.join(EDITS)})")
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
@@ -157,9 +158,9 @@ def main() -> None:
                 figures = (rebuild(trees[side], work / f"{side}-kept", work / f"{side}-warm-up", args.scale, args.edit)
                            if args.edit else build(trees[side], databases[side], work / f"{side}-{run}"))
                 builds[side].append(figures)
+                rendered = figures.get("rendered", "?")  # (a version's measure.py before it reported them)
                 print(f"run {run} {side:6} {figures['wall']:7.2f} s  {figures['cpu']:7.2f} CPU-s  "
-                      f"(command {figures['command']:.2f} s)  {figures['pages']} pages, {figures.get('rendered', '?')} rendered",
-                      flush=True)
+                      f"(command {figures['command']:.2f} s)  {figures['pages']} pages, {rendered} rendered", flush=True)
     found = {side: summary(side_builds) for side, side_builds in builds.items()}
     before, after = found["before"], found["after"]
     if before["pages"] != after["pages"]:
