@@ -26,7 +26,7 @@ import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, NamedTuple, Protocol
 
 import nh3
@@ -408,6 +408,11 @@ class MarkdownRenderer:
         if known is None or (inline and not known[1]):
             return None
         html = known[0][len("<p>"):-len("</p>\n")] if inline else known[0]
+        for index, (kind, target) in enumerate(known[2] if len(known) > 2 else ()):  # its internal links
+            href = self.resolve(kind, target)
+            if href is None or not _PLAIN_HREF.match(href):
+                return None  # shown as text on this page, or an href written otherwise: render it here
+            html = html.replace(f'href="{_AHEAD}l{index}"', f'href="{href}"', 1)
         if _AHEAD in html:  # it cites sources
             anchor = self.citation_href.anchor if isinstance(self.citation_href, SourceAnchors) else ""
             if not _ANCHOR_PREFIX.match(anchor):
@@ -539,8 +544,8 @@ def remembered_references(store: ReferenceStore, plain: ReferenceStore | None = 
                           html: ReferenceStore | None = None) -> Iterator[None]:
     """While the block runs, `find_references` (and `plain_text`) answer from the stores and add to them.
 
-    With an `html` store, `find_references` also renders ahead the HTML of each long text that
-    links to nothing inside the site (see there), and `MarkdownRenderer.html` takes it from there.
+    With an `html` store, `find_references` also renders ahead the HTML of each long text (see
+    there), and `MarkdownRenderer.html` takes it from there.
     """
     stores = {"references": store, **({"plain": plain} if plain is not None else {}),
               **({"html": html} if html is not None else {})}
@@ -576,17 +581,22 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
         tokens = _parse(_scanner(max_nesting), text)
         found = _references_in(tokens)
         ahead = _STORES[-1].get("html")
-        if ahead is not None and not (found.entries or found.pages or found.issues or found.malformed):
-            # Its HTML is then the same on every page but for the citations' anchors: render it from
-            # this parse, with placeholder anchors a page swaps for its own (before `_plain_in`, which
-            # edits the tokens; rendering edits none that `_plain_in` reads). A text that is exactly
-            # one paragraph parses inline to the same run, so its inline HTML is the paragraph's
-            # content (unless raw HTML in it might be read otherwise outside a paragraph).
+        if ahead is not None:
+            # Its HTML is then the same on every page but for the citations' anchors and the internal
+            # links' hrefs: render it from this parse, with placeholder anchors and hrefs a page swaps
+            # for its own (before `_plain_in`, which edits the tokens; rendering edits none that
+            # `_plain_in` reads). A text that is exactly one paragraph parses inline to the same run,
+            # so its inline HTML is the paragraph's content (unless raw HTML in it might be read
+            # otherwise outside a paragraph).
             paragraph = (tokens.one_paragraph(text) if isinstance(tokens, _Prose) else
                          len(tokens) == 3 and tokens[0].type == "paragraph_open" and tokens[1].content == text
                          and not any(child.type == "html_inline" for child in tokens[1].children or ()))
-            html = str(_ahead_renderer()._render(tokens, _AHEAD + "c"))
-            ahead.put(key, [html, paragraph and html.startswith("<p>") and html.endswith("</p>\n")])
+            links: list[list[str]] = []  # each internal link's [kind, target], in the order they render
+            renderer = _ahead_renderer() if not (found.entries or found.pages or found.issues) else \
+                MarkdownRenderer(resolve=partial(_placeholder_href, links), citation_href=SourceAnchors(_AHEAD + "s"))
+            html = str(renderer._render(tokens, _AHEAD + "c"))
+            ahead.put(key, [html, paragraph and html.startswith("<p>") and html.endswith("</p>\n"),
+                            *([links] if links else [])])
         if len(text) >= PLAIN_ON_THE_SPOT or not isinstance(tokens, _Prose):  # see plain_text
             plain.put(key, _plain_in(_parser(max_nesting), tokens))
     else:
@@ -608,8 +618,21 @@ PLAIN_ON_THE_SPOT = 400
 
 @lru_cache(maxsize=1)
 def _ahead_renderer() -> MarkdownRenderer:
-    """Renders texts ahead, with placeholder citation anchors (it resolves no internal link: it gets none)."""
+    """Renders texts ahead, with placeholder citation anchors (it resolves no internal link: it gets
+    texts without one)."""
     return MarkdownRenderer(resolve=lambda kind, target: None, citation_href=SourceAnchors(_AHEAD + "s"))
+
+
+def _placeholder_href(links: list[list[str]], kind: str, target: str) -> str:
+    """The placeholder href of an internal link rendered ahead: its place in `links`, where it is added."""
+    links.append([kind, target])
+    return f"{_AHEAD}l{len(links) - 1}"
+
+
+#: An href a page may put in for a placeholder (see `MarkdownRenderer._rendered_ahead`): one that rendering
+#: and the cleaner write out as it is (nothing they escape) and no scheme (the cleaner checks schemes, and
+#: `_outside_rel` marks outside links). The site's own root-relative hrefs are such.
+_PLAIN_HREF = re.compile(r"[A-Za-z0-9/._~#?=+%-]*\Z")
 
 
 @lru_cache(maxsize=1 << 17)
