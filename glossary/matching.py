@@ -336,11 +336,17 @@ class TermMatcher:
             for length in lengths:
                 forms.update(sensitive.get(normal[start:start + length], ()))
                 keys.update(insensitive.get(folded[start:start + length], ()))
-        narrow = TermMatcher.__new__(TermMatcher)
-        narrow.lang, narrow._exclude, narrow._narrow_left = self.lang, self._exclude, 0
-        # Made from the few forms found, not by going through all of them (the matcher's regex sorts them).
-        narrow._sensitive = {form: self._sensitive[form] for form in sorted(forms)}
-        narrow._insensitive = {key: self._insensitive[key] for key in sorted(keys)}
+        # One per set of forms: a story's source, its page's text runs and its plain text hold the same
+        # first words, and many texts none.
+        made = self.__dict__.setdefault("_narrow_made", {})
+        found = (tuple(sorted(forms)), tuple(sorted(keys)))
+        narrow = made.get(found)
+        if narrow is None:
+            narrow = made[found] = TermMatcher.__new__(TermMatcher)
+            narrow.lang, narrow._exclude, narrow._narrow_left = self.lang, self._exclude, 0
+            # Made from the few forms found, not by going through all of them (the matcher's regex sorts them).
+            narrow._sensitive = {form: self._sensitive[form] for form in found[0]}
+            narrow._insensitive = {key: self._insensitive[key] for key in found[1]}
         return narrow
 
     @cached_property
@@ -395,11 +401,14 @@ class TermMatcher:
         """Mentions in `text`, left to right, non-overlapping, longest label first."""
         if self._narrow_left > 0 and "_patterns" not in self.__dict__:
             narrow = self._narrowed(text)
+            if "_patterns" in narrow.__dict__:  # made and compiled for an earlier text
+                return narrow.find(text)
             forms = len(narrow._sensitive) + len(narrow._insensitive)
             if forms <= self._narrow_left:
                 self._narrow_left -= forms
                 return narrow.find(text)
             self._narrow_left = 0
+            self.__dict__.pop("_narrow_made", None)  # the whole matcher from now on
         normal, starts, ends = _normalise_text(text)
         places = self._starts_at(normal) if self._patterns else None
         pending: list[tuple[re.Match[str], str] | None] = [

@@ -317,6 +317,11 @@ def test_the_first_searches_find_what_the_whole_matcher_finds(text: str) -> None
     for terms, lang in ((TRICKY_TERMS, "hu"), (EN_TERMS, "en"), ([*HU_TERMS, *CASE_TERMS], "hu"),
                         ([Term("istanbul", ("İstanbul",))], "en")):
         assert _AlwaysNarrowed(terms, lang).find(text) == _CompiledAtOnce(terms, lang).find(text)
+        # One matcher's searches of several texts, some with the same forms (a narrowed matcher made once
+        # serves them all): each finds what the whole finds.
+        narrowed, whole = _AlwaysNarrowed(terms, lang), _CompiledAtOnce(terms, lang)
+        texts = [text, text + " " + text, "", text.upper(), text, text[::-1], text.lower()]
+        assert [narrowed.find(each) for each in texts] == [whole.find(each) for each in texts]
 
 
 @pytest.mark.parametrize("text", ["Az IKON, a STAR és a ΣIGMA.", "ıkonok, ſtarral, σigmát", "Nagy\u00a0nyelvi   modellt"])
