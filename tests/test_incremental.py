@@ -1206,6 +1206,34 @@ def test_a_new_release_of_a_library_that_renders_remakes_every_output(sample_cli
     assert re.search(r"\(256 pages, 256 rendered\): 0 written, 359 unchanged, 0 removed ", output), output
 
 
+
+def test_new_code_makes_its_pages_from_its_own_results_not_those_remembered_from_the_old(sample_cli, tmp_path,
+                                                                                          monkeypatch):
+    """A build remembers what it worked out (each text's Markdown rendered, each record's problems and
+    mentions). After an upgrade (here a new markdown-it-py that marks citations otherwise) those results
+    are the old code's: the rebuild makes every page from the new code's, as a full build does."""
+    from newsroom.build import pipeline
+    from newsroom.render import markdown
+
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    sample_cli("build", "--out", str(site))
+    versions, citation = pipeline.rendering_versions(), markdown._citation_html
+    monkeypatch.setattr(pipeline, "rendering_versions",
+                        lambda: [(name, "99.0" if name == "markdown_it_py" else version) for name, version in versions])
+    monkeypatch.setattr(markdown, "_citation_html", lambda *args: citation(*args).replace(
+        '<sup class="cite">', '<sup class="cite upgraded">'))
+    pipeline.code_version.cache_clear()
+    try:
+        sample_cli("build", "--out", str(site))
+        sample_cli("build", "--out", str(fresh), "--full")
+        assert " 0 written, " in sample_cli("build", "--out", str(site)).stdout  # and remembered from then on
+    finally:
+        monkeypatch.undo()
+        pipeline.code_version.cache_clear()
+    assert _same_tree(site, fresh) == []
+    marks = [sup.get("class") for sup in parse(site / "en" / "glossary" / "gpu" / "index.html").iter("sup")]
+    assert "cite upgraded" in marks, marks  # the Markdown's citations, as the new code marks them
+
 def test_the_email_folder_is_left_alone_unless_an_email_changed(sample_cli, tmp_path):
     """An edit the latest issue's emails do not show leaves their folder as it was (not swapped for a copy
     of itself); one they show replaces it, the changed email's files new and the others the same files;

@@ -82,8 +82,9 @@ def load(session: Session, out: Path, full: bool, by_hand: set[str] | None) -> L
         if by_hand is None:
             by_hand = changed_since(out, previous.stamps, previous.written_ns)
         previous = replace(previous, changed=frozenset(by_hand))
-    # Remembered pure results (records, Markdown references, mentions); a full build starts empty.
-    memos = state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full else state.load_memos(session, MEMOS, PARTIAL_MEMOS)
+    # Remembered pure results (records, Markdown references, mentions) of this code; a full build starts empty.
+    memos = (state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full
+             else state.load_memos(session, MEMOS, PARTIAL_MEMOS, code_version()))
     content = load_content(session, memos["records"])
     return Loaded(previous, memos, content)
 
@@ -372,7 +373,7 @@ def _publish(engine: Engine, out: Path, made: dict[str, _Made], previous: state.
         if emails is not None:
             state.save_folder(session, str(emails[0].resolve()), snapshot, now, emails_at, emails_made,
                               email_stamps)
-        state.save_memos(session, memos)
+        state.save_memos(session, memos, code_version())
     return WriteStats(len(new), len(claimed) - len(new), len(removed))
 
 

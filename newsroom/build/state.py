@@ -683,16 +683,33 @@ def fresh_memos(namespaces: Iterable[str], partial: Iterable[str] = ()) -> dict[
     return {name: Memo(replace=True, partial=name in partial) for name in namespaces}
 
 
-def load_memos(session: Session, namespaces: Iterable[str], partial: Iterable[str] = ()) -> dict[str, Memo]:
+#: The row that names the code the stored memos were computed by (see `load_memos`).
+MEMO_CODE = "code"
+
+
+def load_memos(session: Session, namespaces: Iterable[str], partial: Iterable[str] = (),
+               code: str | None = None) -> dict[str, Memo]:
     """The stored shards of `namespaces`, in one query (decoded on use); those in `partial` are
-    read only in part by a build, so kept whole (see Memo)."""
+    read only in part by a build, so kept whole (see Memo).
+
+    With `code` (the engine's `code_version`), memos another code computed are not read: fresh ones
+    replace them, as in a full build. Each is the result of the engine's own work (a text's Markdown
+    rendered, a record's problems, its mentions), which new code, or a new version of a library it
+    renders with, may do otherwise; a page made again from an old result would differ from the same
+    page in a full build."""
     names, partial = list(namespaces), set(partial)
     shards = [f"{name}/{shard}" for name in names for shard in shard_names(2 if name in partial else 1)]
     stored: dict[str, dict[str, bytes]] = {name: {} for name in names}
-    for namespace, data in session.execute(
-            select(BuildMemo.namespace, BuildMemo.data).where(BuildMemo.namespace.in_(shards))):
+    made_by: bytes | None = None
+    for namespace, data in session.execute(select(BuildMemo.namespace, BuildMemo.data).where(
+            BuildMemo.namespace.in_([*shards, *([MEMO_CODE] if code is not None else [])]))):
+        if namespace == MEMO_CODE:
+            made_by = data
+            continue
         name, _, shard = namespace.partition("/")
         stored[name][shard] = data
+    if code is not None and made_by != code.encode():
+        return fresh_memos(names, partial)
     return {name: Memo(stored=stored[name], partial=name in partial) for name in names}
 
 
@@ -708,8 +725,12 @@ def _decode(data: bytes) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def save_memos(session: Session, memos: Mapping[str, Memo]) -> None:
-    """Store the shards of each namespace that changed (see Memo.shards), in a few statements."""
+def save_memos(session: Session, memos: Mapping[str, Memo], code: str | None = None) -> None:
+    """Store the shards of each namespace that changed (see Memo.shards), in a few statements; with
+    `code`, the code that computed them, once fresh memos replace the stored ones (see `load_memos`)."""
+    if code is not None and any(memo.replace for memo in memos.values()):
+        session.execute(delete(BuildMemo).where(BuildMemo.namespace == MEMO_CODE))
+        session.execute(insert(BuildMemo), [{"namespace": MEMO_CODE, "data": code.encode()}])
     for namespace, memo in memos.items():
         shards = {f"{namespace}/{shard}": kept for shard, kept in memo.shards().items()}
         if memo.replace:  # also the rows of an earlier layout (one per namespace)
