@@ -105,8 +105,10 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from _uncited_sources(record, languages, texts)
 
 
-#: Per-language fields that belong to one language only, so need no translation.
-LANGUAGE_OWN = {"match_forms"}
+#: Per-language fields that belong to one language only, so need no translation: an entry's other names
+#: ("Also known as") are names in that language, not a translation of the other's (an English term may
+#: have none where the Hungarian has several), and match-only forms are that language's inflections.
+LANGUAGE_OWN = {"aliases", "match_forms"}
 
 
 def _translations(record: Record, languages: tuple[str, ...], policy: str = "fallback",

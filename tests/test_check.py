@@ -88,3 +88,17 @@ def test_remembered_problems_follow_the_records_links_come_and_go(sample_cli):
         assert check_content(version, settings, today, memo=memo) == check_content(version, settings, today)
     missing = check_content(versions[1], settings, today, memo=memo)
     assert any(f"link to a missing entry {linked!r}" in problem.message for problem in missing)
+
+
+def test_other_names_in_one_language_only_are_no_missing_translation(tmp_path):
+    # "Also known as" lists names in each language; the English term may have none where the Hungarian
+    # has several. Nothing is reported, the build publishes, and each page shows only its own names.
+    from sitebuild import build_sample, parse, run, text_of
+
+    entry = _entry("named-entry").replace('definition: "Magyar."', 'definition: "Magyar."\n  aliases: [MI-név]')
+    site = build_sample(tmp_path, {"entries/named.yaml": entry})
+    assert run(tmp_path, "check") == ""
+    sections = {lang: parse(site / lang / "glossary" / "named-entry" / "index.html").find(".//section[@id='aliases']")
+                for lang in ("hu", "en")}
+    assert sections["en"] is None
+    assert sections["hu"] is not None and text_of(sections["hu"]).endswith("named-entry hu · MI-név")
