@@ -643,6 +643,44 @@ def test_a_second_build_of_a_folder_being_built_stops_and_says_why(sample_cli, t
     assert " 0 written, " not in sample_cli(*moved).stdout  # the folder is free again: it builds
 
 
+def test_builds_of_two_folders_on_one_database_store_what_they_remembered_in_turn(sample_cli):
+    """The site and an editor's preview, built at once on a team's database after the same edit, remember
+    the same new results: the second build stores its memos once the first has committed (on PostgreSQL
+    the two inserts of one shard met, and the second build failed with a duplicate key)."""
+    import threading
+
+    from newsroom.build import state
+
+    engine = make_engine(sample_cli.db_url)
+    key = "0a" * 20  # a result's key: the hash of what it was made from
+
+    def remembered(value: str) -> dict[str, state.Memo]:
+        memo = state.Memo()
+        memo.put(key, value)
+        return {"checks": memo}
+
+    failed: list[Exception] = []
+
+    def second() -> None:
+        try:
+            with transaction(engine) as session:
+                state.save_memos(session, remembered("the second build's"))
+        except Exception as error:  # noqa: BLE001 (what the test reports)
+            failed.append(error)
+
+    with transaction(engine) as session:
+        state.save_memos(session, remembered("the first build's"))
+        waiting = threading.Thread(target=second)
+        waiting.start()
+        waiting.join(0.5)
+        assert waiting.is_alive()  # it waits for the first build's commit
+    waiting.join()
+    assert failed == []
+    with transaction(engine) as session:
+        assert state.load_memos(session, ["checks"])["checks"].get(key) == "the second build's"
+    engine.dispose()
+
+
 @pytest.mark.sqlite_only
 def test_the_email_folder_is_held_like_the_site_and_its_leftovers_removed(sample_cli, tmp_path):
     import fcntl

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import lz4.frame
-from sqlalchemy import (JSON, BigInteger, Engine, LargeBinary, String, UniqueConstraint, bindparam, delete, insert,
-                        or_, select, update)
+from sqlalchemy import (JSON, BigInteger, Engine, LargeBinary, String, UniqueConstraint, bindparam, delete, func,
+                        insert, or_, select, update)
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from newsroom.db.base import Base, IntPK
@@ -725,14 +725,32 @@ def _decode(data: bytes) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
+#: The PostgreSQL advisory lock a build holds while it stores the memos (an arbitrary 64-bit key).
+MEMO_LOCK = 0x6E65_7773_6D65_6D6F
+
+
 def save_memos(session: Session, memos: Mapping[str, Memo], code: str | None = None) -> None:
     """Store the shards of each namespace that changed (see Memo.shards), in a few statements; with
-    `code`, the code that computed them, once fresh memos replace the stored ones (see `load_memos`)."""
-    if code is not None and any(memo.replace for memo in memos.values()):
+    `code`, the code that computed them, once fresh memos replace the stored ones (see `load_memos`).
+
+    The memos are the database's, not one folder's: builds of two folders at once (the site, and an
+    editor's preview, on a team's shared database) each store the shards they changed, often the same
+    ones after the same edit. Each stores its own in turn, so the last stored is whole and no two
+    inserts of one shard meet: on PostgreSQL the build takes a lock held until its commit (on SQLite
+    the database's own write lock serialises the two). Either build's shard is right: each result is
+    keyed by the hash of what it was made from."""
+    writes = {namespace: {f"{namespace}/{shard}": kept for shard, kept in memo.shards().items()}
+              for namespace, memo in memos.items()}
+    fresh = any(memo.replace for memo in memos.values())
+    if not fresh and not any(writes.values()):
+        return
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(MEMO_LOCK)))
+    if code is not None and fresh:
         session.execute(delete(BuildMemo).where(BuildMemo.namespace == MEMO_CODE))
         session.execute(insert(BuildMemo), [{"namespace": MEMO_CODE, "data": code.encode()}])
     for namespace, memo in memos.items():
-        shards = {f"{namespace}/{shard}": kept for shard, kept in memo.shards().items()}
+        shards = writes[namespace]
         if memo.replace:  # also the rows of an earlier layout (one per namespace)
             session.execute(delete(BuildMemo).where(or_(BuildMemo.namespace == namespace,
                                                         BuildMemo.namespace.startswith(f"{namespace}/"))))
