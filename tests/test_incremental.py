@@ -643,6 +643,36 @@ def test_a_second_build_of_a_folder_being_built_stops_and_says_why(sample_cli, t
     assert " 0 written, " not in sample_cli(*moved).stdout  # the folder is free again: it builds
 
 
+def test_a_build_reads_one_state_of_the_content_whatever_is_committed_meanwhile(sample_cli, tmp_path, monkeypatch):
+    """An editor's edit committed while a build reads the content (on a team's shared database) is not
+    half seen: the build makes its pages from the state it began with, and the next build shows the
+    edit. On PostgreSQL each of the build's queries used to see what was committed before it."""
+    from newsroom.build import making
+
+    site = tmp_path / "site"
+    engine = make_engine(sample_cli.db_url)
+    with transaction(engine) as session:
+        story = session.scalars(select(Story).order_by(Story.id)).first()
+        slug, headline = story.slug, next(text.headline for text in story.texts if text.lang == "en")
+    real_load = making.load
+
+    def load_after_an_edit(*args, **kwargs):
+        # The build has begun reading (the state's snapshot); another editor's edit commits now.
+        sample_cli("story", "edit", slug, "--headline-en", "Committed meanwhile", "--correction", "--reason", "typo")
+        return real_load(*args, **kwargs)
+
+    def showing(text: str) -> set[Path]:
+        return {page for page in (site / "en").rglob("*.html") if text in " ".join(parse(page).itertext())}
+
+    monkeypatch.setattr(making, "load", load_after_an_edit)
+    sample_cli("build", "--out", str(site))
+    monkeypatch.undo()
+    shown = showing(headline)
+    assert shown and not showing("Committed meanwhile")  # the state the build began with, whole
+    sample_cli("build", "--out", str(site))
+    assert showing("Committed meanwhile") == shown and not showing(headline)
+    engine.dispose()
+
 def test_builds_of_two_folders_on_one_database_store_what_they_remembered_in_turn(sample_cli):
     """The site and an editor's preview, built at once on a team's database after the same edit, remember
     the same new results: the second build stores its memos once the first has committed (on PostgreSQL

@@ -50,7 +50,7 @@ from issues.models import Issue
 from newsroom import PROJECT_ROOT
 from newsroom.build import state
 from newsroom.build.writer import WriteStats, changed_since, clear_leftovers, existing_files
-from newsroom.db.session import session_factory
+from newsroom.db.session import one_state, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import catalog_digest
 from newsroom.render.folder import folder_digest, pinned_digests, template_folder
@@ -224,8 +224,10 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
     out = out.resolve()
     templates = template_folder(settings.templates)
     inputs = build_inputs(settings, drafts, templates)
-    # First gather every record, so all pages see one consistent state of the content.
+    # First gather every record, so all pages see one consistent state of the content: one state read
+    # throughout, whatever an editor commits meanwhile (the next build sees it).
     with session_factory(engine)() as session, session.begin():
+        one_state(session)
         public = scheduled_public(session, now)
         email_folder = str(email_out.resolve()) if email_out is not None else ""
         # The day is no input of any output: only check's warnings read it, and only its month (an entry's

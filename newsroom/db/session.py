@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import orjson
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -54,6 +54,21 @@ def make_engine(url: str) -> Engine:
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def one_state(session: Session) -> None:
+    """Have the session's transaction read one state of the database from its first query to its last,
+    whatever others commit meanwhile. Call it before the transaction's first query.
+
+    PostgreSQL's default (READ COMMITTED) shows each statement what was committed before it: the
+    transaction reads at REPEATABLE READ. Python's sqlite3 begins a transaction only before a write, so
+    each read would be one of its own: the transaction is begun at once (SQLite then reads the snapshot
+    its first read found, in WAL mode beside any writer)."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+    elif dialect == "sqlite":
+        session.execute(text("BEGIN"))
 
 
 @contextmanager
