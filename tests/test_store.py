@@ -102,6 +102,28 @@ def test_export_import_export_is_byte_identical(sample_cli, tmp_path, databases)
     assert again.stdout.startswith("0 created, 0 updated")
 
 
+def test_an_export_is_one_state_whatever_is_committed_meanwhile(sample_cli, tmp_path, monkeypatch):
+    """A backup made while an editor's edit commits holds the records as they were before it, all of
+    them, or after it: never some of each. Here the edit commits once the export has begun writing."""
+    from newsroom.content import exporter
+
+    out, edited = tmp_path / "export", []
+    canonical = exporter.canonical
+
+    def edit_once_begun(*args, **kwargs):
+        if not edited:
+            edited.append(sample_cli("story", "edit", "i10-ai-designed-pet-enzymes", "--headline-en",
+                                     "Committed meanwhile", "--correction", "--reason", "typo"))
+        return canonical(*args, **kwargs)
+
+    monkeypatch.setattr(exporter, "canonical", edit_once_begun)
+    sample_cli("export", str(out))
+    monkeypatch.undo()
+    story = (out / "stories" / "i10-ai-designed-pet-enzymes.yaml").read_text(encoding="utf-8")
+    assert edited and "Committed meanwhile" not in story
+    sample_cli("export", str(out))
+    assert "Committed meanwhile" in (out / "stories" / "i10-ai-designed-pet-enzymes.yaml").read_text(encoding="utf-8")
+
 def test_an_edit_updates_one_record_and_keeps_a_revision(sample_cli, tmp_path):
     out = tmp_path / "export"
     sample_cli("export", str(out))

@@ -16,6 +16,7 @@ from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, import_records
 from newsroom.content.reader import read_files
 from newsroom.db.migrate import upgrade
+from newsroom.db.session import one_state
 
 
 def _import(app: App, paths: list[Path], force: bool = False) -> ImportResult:
@@ -66,6 +67,7 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
     if out is None and skos is None:
         raise click.UsageError("give a folder OUT, --skos FILE, or both")
     with app.transaction() as session:
+        one_state(session)  # a backup of one state, whatever an import commits meanwhile
         if out is not None:
             count = export_all(session, out, app.settings.languages)
             app.say(f"{count} files exported to {out}")
@@ -82,6 +84,7 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
 def check(app: App, strict: bool) -> None:
     """Report every problem in the stored content; exit 1 on errors."""
     with app.transaction() as session:
+        one_state(session)
         content = load_content(session)
     problems = check_content(content, app.settings, app.today())
     report(problems)
