@@ -673,6 +673,36 @@ def test_a_build_reads_one_state_of_the_content_whatever_is_committed_meanwhile(
     assert showing("Committed meanwhile") == shown and not showing(headline)
     engine.dispose()
 
+@pytest.mark.sqlite_only("SQLite's write lock and its wait")
+def test_a_build_waits_for_another_command_s_write_to_store_its_state(sample_cli, tmp_path, monkeypatch):
+    """A build's files are in place when it stores its state: an import or an edit writing meanwhile is
+    waited for, longer than a command waits otherwise, not given up on (the build used to fail there,
+    its files written and their record lost, saying that nothing was changed)."""
+    import sqlite3
+    import threading
+
+    from newsroom.db import session as db_session
+
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    sample_cli("build", "--out", str(site))
+    sample_cli("story", "edit", "i10-ai-designed-pet-enzymes", "--headline-en", "Edited", "--correction",
+               "--reason", "typo")
+    monkeypatch.setattr(db_session, "BUSY_TIMEOUT_MS", 100)  # a command gives up after 0.1 s
+    holder = sqlite3.connect(sample_cli.db_url.removeprefix("sqlite:///"), isolation_level=None,
+                             check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # another command's write, for 1.5 s
+    released = threading.Timer(1.5, holder.execute, ["COMMIT"])
+    released.start()
+    try:
+        result = sample_cli("build", "--out", str(site))
+    finally:
+        released.join()
+        holder.close()
+    assert " 0 written, " not in result.stdout
+    assert " 0 written, " in sample_cli("build", "--out", str(site)).stdout  # its state was stored
+    sample_cli("build", "--out", str(fresh), "--full")
+    assert _same_tree(site, fresh) == []
+
 def test_builds_of_two_folders_on_one_database_store_what_they_remembered_in_turn(sample_cli):
     """The site and an editor's preview, built at once on a team's database after the same edit, remember
     the same new results: the second build stores its memos once the first has committed (on PostgreSQL

@@ -120,9 +120,9 @@ def content_errors(func: F) -> F:
         except OperationalError as error:
             if "locked" not in str(error.orig):
                 raise
-            # SQLite refuses a write whose snapshot another writer has overtaken.
-            click.echo("another editor wrote to the database while you were editing; nothing was changed: "
-                       "repeat your edit", err=True)
+            # SQLite: another command held the database past the wait, or overtook this one's snapshot.
+            click.echo("another command (an import, an edit, a build) was writing to the database; nothing "
+                       "was stored: run this one again", err=True)
             sys.exit(1)
 
     return wrapper  # type: ignore[return-value]

@@ -30,11 +30,19 @@ WAL_AUTOCHECKPOINT = 8192
 JOURNAL_SIZE_LIMIT = 32 * 1024 * 1024
 
 
+#: How long a command waits for another one's write to finish before it gives up (SQLite).
+BUSY_TIMEOUT_MS = 5000
+#: How long a build waits to store its state: its files are in place by then, and giving up would leave
+#: them without their record (an import of thousands of files holds the database for longer than
+#: `BUSY_TIMEOUT_MS`).
+STATE_BUSY_TIMEOUT_MS = 300_000
+
+
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT}")
     cursor.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
     cursor.close()
@@ -106,14 +114,17 @@ def quick_commit(engine: Engine) -> Iterator[Session]:
         # The connection goes back to the pool as it came: its settings are restored after the commit.
         synchronous = raw.execute("PRAGMA synchronous").fetchone()[0]
         autocheckpoint = raw.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+        busy = raw.execute("PRAGMA busy_timeout").fetchone()[0]
         raw.execute("PRAGMA synchronous=NORMAL")
         raw.execute("PRAGMA wal_autocheckpoint=0")
+        raw.execute(f"PRAGMA busy_timeout={STATE_BUSY_TIMEOUT_MS}")  # another command's write: waited for
         try:
             with Session(bind=connection, expire_on_commit=False) as session, session.begin():
                 yield session
         finally:
             raw.execute(f"PRAGMA synchronous={int(synchronous)}")
             raw.execute(f"PRAGMA wal_autocheckpoint={int(autocheckpoint)}")
+            raw.execute(f"PRAGMA busy_timeout={int(busy)}")
 
 
 class WalCopy:
