@@ -673,6 +673,7 @@ def test_a_build_reads_one_state_of_the_content_whatever_is_committed_meanwhile(
     assert showing("Committed meanwhile") == shown and not showing(headline)
     engine.dispose()
 
+
 @pytest.mark.sqlite_only("SQLite's write lock and its wait")
 def test_a_build_waits_for_another_command_s_write_to_store_its_state(sample_cli, tmp_path, monkeypatch):
     """A build's files are in place when it stores its state: an import or an edit writing meanwhile is
@@ -702,6 +703,7 @@ def test_a_build_waits_for_another_command_s_write_to_store_its_state(sample_cli
     assert " 0 written, " in sample_cli("build", "--out", str(site)).stdout  # its state was stored
     sample_cli("build", "--out", str(fresh), "--full")
     assert _same_tree(site, fresh) == []
+
 
 def test_builds_of_two_folders_on_one_database_store_what_they_remembered_in_turn(sample_cli):
     """The site and an editor's preview, built at once on a team's database after the same edit, remember
@@ -1304,7 +1306,6 @@ def test_a_new_release_of_a_library_that_renders_remakes_every_output(sample_cli
     assert re.search(r"\(256 pages, 256 rendered\): 0 written, 359 unchanged, 0 removed ", output), output
 
 
-
 def test_new_code_makes_its_pages_from_its_own_results_not_those_remembered_from_the_old(sample_cli, tmp_path,
                                                                                           monkeypatch):
     """A build remembers what it worked out (each text's Markdown rendered, each record's problems and
@@ -1331,6 +1332,7 @@ def test_new_code_makes_its_pages_from_its_own_results_not_those_remembered_from
     assert _same_tree(site, fresh) == []
     marks = [sup.get("class") for sup in parse(site / "en" / "glossary" / "gpu" / "index.html").iter("sup")]
     assert "cite upgraded" in marks, marks  # the Markdown's citations, as the new code marks them
+
 
 def test_the_email_folder_is_left_alone_unless_an_email_changed(sample_cli, tmp_path):
     """An edit the latest issue's emails do not show leaves their folder as it was (not swapped for a copy

@@ -122,7 +122,9 @@ def test_an_export_is_one_state_whatever_is_committed_meanwhile(sample_cli, tmp_
     story = (out / "stories" / "i10-ai-designed-pet-enzymes.yaml").read_text(encoding="utf-8")
     assert edited and "Committed meanwhile" not in story
     sample_cli("export", str(out))
-    assert "Committed meanwhile" in (out / "stories" / "i10-ai-designed-pet-enzymes.yaml").read_text(encoding="utf-8")
+    story = (out / "stories" / "i10-ai-designed-pet-enzymes.yaml").read_text(encoding="utf-8")
+    assert "Committed meanwhile" in story
+
 
 def test_an_edit_updates_one_record_and_keeps_a_revision(sample_cli, tmp_path):
     out = tmp_path / "export"
