@@ -101,7 +101,7 @@ def test_the_program_ends_with_its_command_s_status_and_all_its_output(tmp_path,
 
     empty = program("--db", f"sqlite:///{tmp_path / 'empty.db'}", "build")
     assert empty.returncode == 1
-    assert "run `newsroom init` first" in empty.stderr
+    assert "run `newsroom init`" in empty.stderr
     assert program("no-such-command").returncode == 2
     version = program("--version")
     assert version.returncode == 0 and version.stdout.startswith("newsroom, version ")

@@ -5,11 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from alembic.autogenerate import compare_metadata
+from click.testing import CliRunner
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect
 
 from newsroom.db.base import Base
+from newsroom.cli import main
+from newsroom import SAMPLE_DIR
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision, head_revision, upgrade
+from newsroom.db.session import ENV_VAR
 from newsroom.models import register_all
 
 
@@ -51,8 +55,28 @@ def test_a_database_made_by_the_first_version_upgrades(cli):
 
 
 def test_commands_refuse_an_uninitialised_database(cli):
+    engine = create_engine(cli.db_url)
+    engine.connect().close()  # the database exists (SQLite: an empty file) but holds no schema
+    engine.dispose()
     result = cli("check", expect=1)
     assert "run `newsroom init` first" in result.stderr
+
+
+def test_a_command_where_there_is_no_database_names_it_and_creates_none(tmp_path, monkeypatch):
+    """The default database is ./newsroom.db: a command run in the wrong folder says so and leaves no
+    empty database file there (which would then be "empty: run `newsroom init`"); `init` creates it."""
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    for command in (["check"], ["build"], ["export", "out"], ["import", str(SAMPLE_DIR)], ["history", "gpu"],
+                    ["glossary", "list"], ["issue", "new"], ["issue", "show", "1"], ["edit", "gpu"]):
+        result = runner.invoke(main, command)
+        assert result.exit_code == 1, (command, result.output)
+        assert f"there is no database {tmp_path / 'newsroom.db'}: run `newsroom init`" in result.stderr, command
+        assert list(tmp_path.iterdir()) == [], command
+    assert runner.invoke(main, ["init", "--sample"]).exit_code == 0
+    assert runner.invoke(main, ["check"]).exit_code == 0
+    assert (tmp_path / "newsroom.db").stat().st_size > 0
 
 
 def test_the_schema_the_code_needs_is_the_newest_migration(db_url):

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import wraps
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
@@ -22,7 +23,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision
-from newsroom.db.session import database_url, make_engine, transaction
+from newsroom.db.session import ENV_VAR, database_url, make_engine, sqlite_path, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.startup import imports
 
@@ -67,7 +68,11 @@ class App:
         return self.now().astimezone(self.settings.zone).date()
 
     def require_schema(self) -> None:
-        """Refuse to work on a database that `newsroom init` has not migrated."""
+        """Refuse to work on a database that `newsroom init` has not migrated; never create one."""
+        path = sqlite_path(self.db_url)
+        if path is not None and not path.exists():  # connecting would leave an empty file behind
+            raise click.ClickException(f"there is no database {Path.cwd() / path}: run `newsroom init` to create "
+                                       f"it, or name the database with --db or ${ENV_VAR}")
         try:
             current = current_revision(self.engine)
         except (OperationalError, ProgrammingError) as error:

@@ -6,9 +6,9 @@ import tempfile
 from pathlib import Path
 
 import click
-from sqlalchemy.engine import make_url
 
 from newsroom.cli import App, content_errors, pass_app
+from newsroom.db.session import sqlite_path
 from newsroom.serve import Preview
 
 
@@ -23,8 +23,7 @@ from newsroom.serve import Preview
 def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
     """Preview the site with drafts at http://HOST:PORT/, rebuilding and reloading on every change."""
     app.require_schema()
-    url = make_url(app.db_url)
-    database_file = Path(url.database) if url.get_backend_name() == "sqlite" and url.database else None
+    database_file = sqlite_path(app.db_url)
     with tempfile.TemporaryDirectory(prefix="newsroom-preview-") as folder:
         preview = Preview(app.engine, app.settings, Path(folder) / "site", today=app.today, now=app.now,
                           content=content, database_file=database_file, host=host, port=port, say=click.echo)

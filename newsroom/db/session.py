@@ -6,9 +6,11 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import orjson
 from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -19,6 +21,17 @@ ENV_VAR = "NEWSROOM_DB"
 def database_url(explicit: str | None = None) -> str:
     """The URL to use: the explicit one, else $NEWSROOM_DB, else ./newsroom.db."""
     return explicit or os.environ.get(ENV_VAR) or DEFAULT_URL
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite database URL; None for another database, an in-memory one or a `file:` URI
+    (SQLite creates a missing file when it first connects)."""
+    parsed = make_url(url)
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:" \
+            or database.startswith("file:") or parsed.query.get("uri"):
+        return None
+    return Path(database)
 
 
 #: SQLite copies the pages its WAL holds into the database file when a commit leaves more than this many
