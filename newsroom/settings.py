@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+import email.policy
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -59,26 +63,123 @@ class Settings:
         return ZoneInfo(self.timezone)
 
     def replace(self, **changes: Any) -> Settings:
-        return validate(dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None}))
+        """These settings with some replaced by the command's options (`--base-url`, …), checked."""
+        given = {name: value for name, value in changes.items() if value is not None}
+        try:
+            return validate(dataclasses.replace(self, **given))
+        except ContentError as error:
+            # A problem of a value an option gave is the option's to name.
+            raise ContentError([Diagnostic("command line", None, "--" + d.field.replace("_", "-"), d.message)
+                                if d.field in given else d for d in error.diagnostics]) from None
 
 
-def validate(settings: Settings, location: str = SETTINGS_FILE) -> Settings:
-    problems: list[Diagnostic] = []
-    if not settings.languages:
-        problems.append(Diagnostic(location, None, "languages", "at least one language is required"))
-    if not settings.base_url.startswith(("http://", "https://")):
-        problems.append(Diagnostic(location, None, "base_url", "expected an absolute http(s) URL"))
+#: The languages the engine can publish in: its catalogs (locale/), collation and term matching.
+SUPPORTED_LANGUAGES = ("hu", "en")
+#: Characters of an atom (RFC 5322), of which a list id's dot-separated parts are made (RFC 2919).
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+
+
+def _url_problem(value: str) -> str | None:
+    """Why `value` is not an absolute http(s) URL a page, a feed or an email can give as it is."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "expected an absolute http(s) URL, e.g. https://news.example.org/"
+    if re.search(r"[\s<>\"]", value):
+        return "a URL has no spaces, quotes or angle brackets: percent-encode them (%20)"
+    return None
+
+
+def _address_problem(value: str, named: bool) -> str | None:
+    """Why `value` is not one email address (with a display name, when `named`)."""
+    header = email.policy.default.header_factory("To", value)
+    if header.defects or len(header.addresses) != 1 or not header.addresses[0].domain \
+            or (not named and header.addresses[0].display_name):
+        return ("expected one email address, e.g. News <news@example.org>" if named else
+                "expected one email address without a name, e.g. news@example.org")
+    return None
+
+
+def _date_problem(value: str) -> str | None:
+    """Why `value` is not a tag URI's date (RFC 4151: a year, a year and month, or a whole date)."""
+    if re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value):
+        try:
+            dt.date.fromisoformat(value + "-01-01"[len(value) - 4:])
+            return None
+        except ValueError:
+            pass
+    return "expected YYYY, YYYY-MM or YYYY-MM-DD, a date when the site's domain was yours (RFC 4151)"
+
+
+def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str, int] | None = None) -> Settings:
+    """`settings` checked field by field; every problem is reported, with its line when `lines` has it."""
+    found: dict[str, str] = {}
+    languages = settings.languages
+    unknown = [lang for lang in languages if lang not in SUPPORTED_LANGUAGES]
+    if not languages:
+        found["languages"] = f"at least one language is required, from {', '.join(SUPPORTED_LANGUAGES)}"
+    elif unknown:
+        found["languages"] = (f"unsupported language {', '.join(map(repr, unknown))}: expected "
+                              f"{' and/or '.join(SUPPORTED_LANGUAGES)} (the first is the default)")
+    elif len(set(languages)) != len(languages):
+        found["languages"] = "a language is listed twice"
+    url = _url_problem(settings.base_url)
+    if url:
+        found["base_url"] = url
+    elif urlsplit(settings.base_url).query or urlsplit(settings.base_url).fragment:
+        found["base_url"] = "the base URL is a folder every page's path is added to: no ?query or #fragment"
     try:
         ZoneInfo(settings.timezone)
     except (ZoneInfoNotFoundError, ValueError):
-        problems.append(Diagnostic(location, None, "timezone", f"unknown time zone {settings.timezone!r}"))
+        found["timezone"] = f"unknown time zone {settings.timezone!r}: expected an IANA name such as Europe/Budapest"
+    if settings.stale_after_months < 0:
+        found["stale_after_months"] = "expected a number of months, 0 or more"
     if settings.missing_translation not in ("fallback", "omit"):
-        problems.append(Diagnostic(location, None, "missing_translation", "expected fallback or omit"))
-    if problems:
-        raise ContentError(problems)
+        found["missing_translation"] = "expected fallback or omit"
+    for name, named in (("email_from", True), ("email_reply_to", True), ("unsubscribe_mailto", False)):
+        address = _address_problem(getattr(settings, name), named)
+        if address:
+            found[name] = address
+    if not re.fullmatch(rf"{_ATOM}(\.{_ATOM})+", settings.list_id):
+        found["list_id"] = "expected a list id made of dot-separated words, e.g. weekly.example.org (RFC 2919)"
+    if not settings.unsubscribe_secret:
+        found["unsubscribe_secret"] = "expected a secret (a long random string)"
+    if settings.unsubscribe_url and _url_problem(settings.unsubscribe_url):
+        found["unsubscribe_url"] = f"{_url_problem(settings.unsubscribe_url)}; empty means {{base_url}}unsubscribe"
+    date = _date_problem(settings.feed_id_date)
+    if date:
+        found["feed_id_date"] = date
+    if settings.feed_limit < 1:
+        found["feed_limit"] = "expected a number of items, 1 or more"
+    if settings.templates and not Path(settings.templates).is_dir():
+        found["templates"] = (f"no folder {settings.templates}: copy the bundled templates there, or leave it "
+                              "empty to use them")
+    if found:
+        raise ContentError([Diagnostic(location, (lines or {}).get(name), name, message)
+                            for name, message in found.items()])
     if not settings.base_url.endswith("/"):
         settings = dataclasses.replace(settings, base_url=settings.base_url + "/")
     return settings
+
+
+def _type_problems(data: dict[str, Any], location: str, lines: dict[str, int]) -> list[Diagnostic]:
+    """Each value of newsroom.toml whose TOML type is not its setting's: a number where text belongs, …"""
+    problems = []
+    for name, value in data.items():
+        default = _DEFAULTS[name]
+        if isinstance(default, tuple):
+            fits = isinstance(value, list) and all(isinstance(item, str) for item in value)
+            wanted = f"a list of language codes, e.g. {list(default)}".replace("'", '"')
+        elif isinstance(default, int):
+            fits, wanted = isinstance(value, int) and not isinstance(value, bool), f"a whole number, e.g. {default}"
+        else:
+            fits, wanted = isinstance(value, str), f'text in quotes, e.g. "{default or "…"}"'
+        if not fits:
+            problems.append(Diagnostic(location, lines.get(name), name, f"expected {wanted}, not {value!r}"))
+    return problems
+
+
+#: Each setting newsroom.toml may set, with its default (whose type is the one it takes).
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Settings) if f.name != "extra"}
 
 
 def load(folder: Path | None = None) -> Settings:
@@ -86,17 +187,23 @@ def load(folder: Path | None = None) -> Settings:
     path = (folder or Path.cwd()) / SETTINGS_FILE
     if not path.exists():
         return Settings()
+    text = path.read_text(encoding="utf-8")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ContentError([Diagnostic(str(path), None, "", f"malformed TOML: {error}")]) from None
-    known = {f.name for f in dataclasses.fields(Settings)} - {"extra"}
-    unknown = sorted(set(data) - known)
+    # Where each setting is set: its line, for the messages (a setting is a top-level key, one a line).
+    lines = {match[1]: text.count("\n", 0, match.start()) + 1
+             for match in re.finditer(r"^[ \t]*([A-Za-z_]+)[ \t]*=", text, re.MULTILINE)}
+    unknown = sorted(set(data) - set(_DEFAULTS))
     if unknown:
         raise ContentError(
-            [Diagnostic(str(path), None, key, f"unknown setting; expected one of {', '.join(sorted(known))}")
+            [Diagnostic(str(path), lines.get(key), key, f"unknown setting; expected one of {', '.join(sorted(_DEFAULTS))}")
              for key in unknown]
         )
+    problems = _type_problems(data, str(path), lines)
+    if problems:
+        raise ContentError(problems)
     if "languages" in data:
         data["languages"] = tuple(data["languages"])
-    return validate(Settings(**data), str(path))
+    return validate(Settings(**data), str(path), lines)

@@ -190,12 +190,13 @@ def test_a_file_too_large_is_refused(base, write_files):
      "entry.html", 1, "template syntax"),
     (lambda folder: (folder / "_macros.html").unlink(), "", None, "'_macros.html' is missing"),
     (lambda folder: (folder / "feeds" / "story.html").unlink(), "", None, "'feeds/story.html' is missing"),
+    (lambda folder: (folder / "assets" / "search.js").unlink(), "assets", None, "the asset 'search.js' is missing"),
     # Every page changes too: the emails are made after the site, yet the site must stay as it was.
     (lambda folder: ((folder / "email" / "issue.html").write_text("<p>{{ broken( }}</p>\n", encoding="utf-8"),
                      (folder / "base.html").write_text((folder / "base.html").read_text(encoding="utf-8")
                                                        + "<!-- changed -->\n", encoding="utf-8")),
      "email/issue.html", 1, "template syntax"),
-], ids=["page syntax", "missing import", "missing feed template", "email syntax"])
+], ids=["page syntax", "missing import", "missing feed template", "missing asset", "email syntax"])
 def test_a_broken_template_folder_is_named_and_nothing_is_written(sample_cli, tmp_path, damage, where, line, says):
     # A template folder of one's own (--templates) is edited by hand: a template that does not parse
     # or is missing stops the build with its name (and line), before anything is written.
@@ -210,7 +211,7 @@ def test_a_broken_template_folder_is_named_and_nothing_is_written(sample_cli, tm
     before = {p: p.read_bytes() for p in [*site.rglob("*"), *mail.rglob("*")] if p.is_file()}
     damage(templates)
     result = sample_cli("build", "--out", str(site), "--email-out", str(mail), "--templates", str(templates), expect=1)
-    place = f"{templates / where}:{line}: " if line else f"{templates}: "
+    place = f"{templates / where}:{line}: " if line else f"{(templates / where) if where else templates}: "
     assert place in result.stderr and says in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert {p: p.read_bytes() for p in [*site.rglob("*"), *mail.rglob("*")] if p.is_file()} == before
@@ -247,3 +248,67 @@ def test_a_reference_page_may_have_a_slug_a_site_page_may_not(sample_cli, tmp_pa
     site = tmp_path / "site"
     sample_cli("build", "--out", str(site))
     assert (site / "en" / "reference" / "search" / "index.html").is_file()
+
+
+#: (a line of newsroom.toml, the field named, what the message says)
+BAD_SETTINGS = [
+    ('feed_limit = "20"', "feed_limit", "expected a whole number, e.g. 20, not '20'"),
+    ("feed_limit = 0", "feed_limit", "1 or more"),
+    ("feed_limit = true", "feed_limit", "expected a whole number"),
+    ("stale_after_months = -1", "stale_after_months", "0 or more"),
+    ("base_url = 5", "base_url", 'expected text in quotes, e.g. "http://localhost:8000/", not 5'),
+    ('base_url = "news.example.org"', "base_url", "expected an absolute http(s) URL"),
+    ('base_url = "https://example.org/a b/"', "base_url", "no spaces"),
+    ('base_url = "https://example.org/?lang=hu"', "base_url", "no ?query or #fragment"),
+    ('languages = "hu"', "languages", "expected a list of language codes"),
+    ('languages = ["hu", "de"]', "languages", "unsupported language 'de': expected hu and/or en"),
+    ('languages = ["hu", "hu"]', "languages", "a language is listed twice"),
+    ("languages = []", "languages", "at least one language is required"),
+    ('timezone = "Europe/Bp"', "timezone", "unknown time zone 'Europe/Bp'"),
+    ('missing_translation = "hide"', "missing_translation", "expected fallback or omit"),
+    ('email_from = "the newsroom"', "email_from", "expected one email address, e.g. News <news@example.org>"),
+    ('email_reply_to = "a@example.org, b@example.org"', "email_reply_to", "expected one email address"),
+    ('unsubscribe_mailto = "List <u@example.org>"', "unsubscribe_mailto", "without a name"),
+    ('list_id = "weekly"', "list_id", "RFC 2919"),
+    ('unsubscribe_secret = ""', "unsubscribe_secret", "expected a secret"),
+    ('unsubscribe_url = "ftp://example.org/u"', "unsubscribe_url", "expected an absolute http(s) URL"),
+    ('feed_id_date = "2026-02-30"', "feed_id_date", "expected YYYY, YYYY-MM or YYYY-MM-DD"),
+    ('templates = "no-such-folder"', "templates", "no folder no-such-folder"),
+    ('base_ur = "https://example.org/"', "base_ur", "unknown setting; expected one of "),
+]
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("line, field, says", BAD_SETTINGS, ids=[case[0] for case in BAD_SETTINGS])
+def test_a_bad_setting_is_named_with_its_line_and_nothing_is_built(sample_cli, tmp_path, line, field, says):
+    """newsroom.toml is edited by hand: a value of the wrong type or out of range stops every command that
+    reads the settings with the file, the line and the setting, never a traceback, before anything is
+    written."""
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    settings = sample_cli.cwd / "newsroom.toml"
+    other = 'timezone = "Europe/Budapest"' if field != "timezone" else "feed_limit = 20"
+    settings.write_text(f"# the site\n{other}\n\n{line}\n", encoding="utf-8")
+    for command in (["build", "--out", str(site)], ["check"]):
+        result = sample_cli(*command, expect=1)
+        assert f"{settings}:4: {field}: " in result.stderr and says in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.sqlite_only
+def test_every_bad_setting_is_reported_at_once_and_an_option_s_by_its_name(sample_cli, tmp_path):
+    settings = sample_cli.cwd / "newsroom.toml"
+    settings.write_text('feed_limit = "many"\nstale_after_months = "six"\n', encoding="utf-8")
+    result = sample_cli("check", expect=1)
+    assert f"{settings}:1: feed_limit: " in result.stderr and f"{settings}:2: stale_after_months: " in result.stderr
+    settings.write_text('timezone = "Nowhere/City"\nlist_id = "x"\n', encoding="utf-8")
+    result = sample_cli("check", expect=1)
+    assert f"{settings}:1: timezone: " in result.stderr and f"{settings}:2: list_id: " in result.stderr
+    settings.write_text("feed_limit = [1\n", encoding="utf-8")
+    assert f"{settings}: malformed TOML: " in sample_cli("check", expect=1).stderr
+    settings.unlink()
+    result = sample_cli("build", "--out", str(tmp_path / "site"), "--base-url", "news.example.org", expect=1)
+    assert "command line: --base-url: expected an absolute http(s) URL" in result.stderr
+    assert not (tmp_path / "site").exists()

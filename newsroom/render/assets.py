@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.render.folder import TEMPLATES
 
 #: Source files under templates/assets/, written as assets/<stem>.<hash><suffix>.
@@ -30,7 +31,11 @@ def load_assets(folder: Path = TEMPLATES / "assets", names: tuple[str, ...] = AS
     """Read each asset and name it after the first 10 hex digits of its SHA-256."""
     assets = []
     for name in names:
-        data = (folder / name).read_bytes()
+        try:
+            data = (folder / name).read_bytes()
+        except FileNotFoundError:  # a template folder of one's own, edited by hand
+            raise ContentError([Diagnostic(str(folder), None, "", f"the asset {name!r} is missing: copy it from the "
+                                                                  f"bundled templates ({TEMPLATES / 'assets'})")]) from None
         stem, _, suffix = name.rpartition(".")
         digest = hashlib.sha256(data).hexdigest()[:10]
         assets.append(Asset(name, f"assets/{stem}.{digest}.{suffix}", data))
