@@ -153,3 +153,15 @@ def test_a_missing_translation_or_issue_is_refused(sample_cli, write_files):
     sample_cli("email", "15", "--lang", "hu", "--out", str(sample_cli.cwd / "ok"))
     result = sample_cli("email", "99", "--lang", "hu", expect=1)
     assert "issue:99: number: no such issue" in result.stderr
+
+
+def test_a_language_the_site_does_not_publish_in_is_named_as_such(sample_cli):
+    """Not one "missing translation" per story of the issue: the language is the mistake."""
+    subscribers = sample_cli.cwd / "subscribers.csv"
+    subscribers.write_text("email,lang\nreader@example.org,hu\n", encoding="utf-8")
+    for command in (["email", "13", "--lang", "de"],
+                    ["send", "13", "--lang", "de", "--to", str(subscribers), "--smtp", "127.0.0.1:9"]):
+        result = sample_cli(*command, expect=2)
+        assert "Invalid value for --lang: 'de': the site publishes in hu, en" in result.stderr, result.stderr
+        assert "missing translation" not in result.stderr
+    assert not (sample_cli.cwd / "_email").exists()

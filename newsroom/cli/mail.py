@@ -29,6 +29,14 @@ def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Deriv
     return content, derive(content, settings, drafts)
 
 
+def _published_in(settings: Settings, languages: tuple[str, ...]) -> None:
+    """Refuse a --lang the site does not publish in (before anything is read or rendered)."""
+    for lang in languages:
+        if lang not in settings.languages:
+            raise click.BadParameter(f"{lang!r}: the site publishes in {', '.join(settings.languages)} "
+                                     f"(`languages` in newsroom.toml)", param_hint="--lang")
+
+
 def _write(path: Path, data: bytes) -> None:
     """Write one file atomically: a reader never sees half an email."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -49,6 +57,7 @@ def _write(path: Path, data: bytes) -> None:
 def email_command(app: App, number: int, lang: str, out: Path, base_url: str | None, draft: bool) -> None:
     """Write issue NUMBER's email as OUT/LANG/issue-NUMBER.html, .txt and .eml."""
     settings = app.settings.replace(base_url=base_url)
+    _published_in(settings, (lang,))
     content, derived = _content(app, settings, draft)
     made = render_email(content, derived, settings, lang, number, draft=draft)
     for relative, data in made.files():
@@ -79,6 +88,7 @@ def send(app: App, number: int, subscriber_file: Path, smtp: str, languages: tup
     except ValueError:
         raise click.BadParameter("expected a positive number of messages a second, e.g. 10/s",
                                  param_hint="--rate") from None
+    _published_in(settings, languages)
     content, derived = _content(app, settings, False)
     wanted = languages or settings.languages
     emails = {lang: prepare_email(content, derived, settings, lang, number, personal=True) for lang in wanted}
