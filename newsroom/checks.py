@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import astuple
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -32,17 +32,22 @@ REQUIRED_TEXTS = {
 
 
 def check_content(content: Content, settings: Settings, today: dt.date, *,
-                  complete_translations: bool = False, memo: Memo | None = None) -> list[Diagnostic]:
+                  complete_translations: bool = False, memo: Memo | None = None,
+                  only: Collection[str] | None = None) -> list[Diagnostic]:
     """All problems, sorted: errors block publishing, warnings are for editors to review.
 
     `complete_translations` (publishing an issue) makes every missing translated field an
     error, even of a record whose whole language the missing-translation policy would cover.
     With a `memo` (the build's), a record's own problems are looked up while the record and
-    what its links may point at (which entries, pages and issues exist) are unchanged.
+    what its links may point at (which entries, pages and issues exist) are unchanged. With `only`
+    (locations such as `entry:gpu`), the problems of those records alone, each record's texts read
+    for those alone.
     """
     problems: list[Diagnostic] = []
     records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
                *content.stories.values()]
+    if only is not None:
+        records = [record for record in records if record.location in only]
     if memo is None:
         for record in records:
             problems.extend(_record_problems(record, content, settings, complete_translations))
@@ -63,6 +68,8 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
         for i, term in enumerate(story.data.get("terms") or []):
             if term not in content.entries:
                 problems.append(Diagnostic(story.location, None, f"terms[{i}]", f"no glossary entry {term!r}"))
+    if only is not None:
+        problems = [problem for problem in problems if problem.location in only]
     return sorted(set(problems), key=lambda d: (d.location, d.field, d.message))
 
 

@@ -21,11 +21,15 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from issues.visibility import unpublished_locations, visible_numbers
+from newsroom.build.model import load_content
+from newsroom.checks import check_content
 from newsroom.content.importer import MODELS, canonical, changed_fields, import_records, record_query
 from newsroom.content.reader import LoadedRecord, record_hash, record_key
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.models import Revision
+from newsroom.settings import Settings
 
 #: Kinds an edit session can open, in the order a bare key is looked up.
 KINDS = ("entry", "story", "reference", "page", "issue")
@@ -82,7 +86,7 @@ def load(session: Session, kind: str, key: str, languages: tuple[str, ...]) -> L
 
 
 def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tuple[str, ...],
-         now: dt.datetime, author: str) -> int:
+         now: dt.datetime, author: str, reason: str | None = None) -> int:
     """Store `record` as the next version of `loaded`; returns the new version.
 
     Raises Conflict when the record is no longer at `loaded.version`, ContentError
@@ -101,7 +105,7 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
         return current.version
     item = LoadedRecord(loaded.kind, loaded.key, valid, f"{loaded.kind}:{loaded.key}")
     try:
-        import_records(session, [item], languages, now, author)
+        import_records(session, [item], languages, now, author, reason=reason)
         session.flush()
     except StaleDataError:
         raise Conflict(loaded.kind, loaded.key, loaded.version, None, []) from None
@@ -111,6 +115,18 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
             raise
         raise Conflict(loaded.kind, loaded.key, loaded.version, None, []) from None
     return loaded.version + 1
+
+
+def blocking_problems(session: Session, location: str, settings: Settings, now: dt.datetime) -> set[Diagnostic]:
+    """The errors of the record at `location` that stop every build, as `newsroom check` words them; none
+    for a story or issue not yet public (work in progress, checked when it is scheduled or published)."""
+    session.flush()
+    content = load_content(session)
+    if location in unpublished_locations(content, visible_numbers(content, False, now)):
+        return set()
+    today = now.astimezone(settings.zone).date()
+    return {problem for problem in check_content(content, settings, today, only={location})
+            if problem.severity == "error"}
 
 
 def _diagnostic(loaded: Loaded, message: str) -> Diagnostic:

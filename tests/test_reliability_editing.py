@@ -115,8 +115,8 @@ def test_history_lists_versions_and_shows_an_old_one(sample_cli, tmp_path):
     out = tmp_path / "export"
     sample_cli("export", str(out))
     original = (out / "issues" / "0013.yaml").read_text(encoding="utf-8")
-    sample_cli("edit", "13", "--set", "en.title=Second title")
-    sample_cli("edit", "issue:13", "--set", "en.title=Third title", "--set", "hu.title=Harmadik cím")
+    sample_cli("edit", "13", "--set", "en.title=Second title", "--correction")  # issue 13 is published
+    sample_cli("edit", "issue:13", "--set", "en.title=Third title", "--set", "hu.title=Harmadik cím", "--correction")
     listing = sample_cli("history", "13").stdout.splitlines()
     assert listing[0] == "issue 13: version 3 is current"
     assert listing[1].startswith("  version 3  ") and listing[1].endswith("changed: en.title, hu.title")
@@ -164,7 +164,7 @@ def test_an_untouched_stale_file_keeps_the_newer_database_version(sample_cli, tm
 
 def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
     sample_cli("edit", "i13-anthropic-rainier-expansion", "--set", "en.headline=Chips: the week",
-               "--set", "tags=[a, b]", "--set", "position=2")
+               "--set", "tags=[a, b]", "--set", "position=2", "--correction")
     record = yaml.safe_load(sample_cli("edit", "story:i13-anthropic-rainier-expansion").stdout)
     assert (record["en"]["headline"], record["tags"], record["position"]) == ("Chips: the week", ["a", "b"], 2)
 
@@ -196,3 +196,57 @@ def test_a_cli_edit_overtaken_by_another_editor_is_refused_cleanly(sample_cli, m
             "SELECT t.headline FROM story_texts t JOIN stories s ON s.id = t.story_id "
             "WHERE s.slug = :slug AND t.lang = 'en'"), {"slug": slug}).scalar_one()
     assert headline != "Mine"
+
+
+def test_an_edit_that_would_stop_every_build_is_refused_and_one_that_fixes_some_is_not(sample_cli, write_files,
+                                                                                      tmp_path):
+    """`edit` stores no error that would stop every build of the site (a missing translation, a link to
+    nothing): the record stays as it was. A record that has such errors already (imported so) may be
+    edited to fix one of them, but not given another."""
+    site = tmp_path / "site"
+    refused = sample_cli("edit", "entry:gpu", "--set", "en.headword=", expect=1)
+    assert "entry:gpu: en.headword: missing translation (present in hu)" in refused.stderr
+    refused = sample_cli("edit", "entry:gpu", "--set", "en.definition=See [this](entry:no-such-entry).", expect=1)
+    assert "entry:gpu: en.definition: link to a missing entry 'no-such-entry'" in refused.stderr
+    assert sample_cli("history", "entry:gpu").stdout.startswith("entry gpu: version 1 is current")
+    sample_cli("build", "--out", str(site))
+
+    exported = tmp_path / "export"
+    sample_cli("export", str(exported))
+    record = yaml.safe_load((exported / "entries" / "gpu.yaml").read_text(encoding="utf-8"))
+    record["en"]["definition"] = "See [one](entry:gone-one) and [two](entry:gone-two)."
+    sample_cli("import", "--force", str(write_files({"gpu.yaml": yaml.safe_dump(record, allow_unicode=True)})))
+    assert sample_cli("build", "--out", str(site), expect=1).stderr.count("link to a missing entry") == 2
+    refused = sample_cli("edit", "entry:gpu", "--set", "en.definition=See [three](entry:gone-three).", expect=1)
+    assert "'gone-three'" in refused.stderr and "'gone-one'" not in refused.stderr
+    sample_cli("edit", "entry:gpu", "--set", "en.definition=See [one](entry:gone-one) and [GPU](entry:gpu).")
+    sample_cli("edit", "entry:gpu", "--set", "level=advanced")  # the error it still has is not this edit's
+    sample_cli("edit", "entry:gpu", "--set", "en.definition=Graphics processor.")
+    sample_cli("build", "--out", str(site))
+
+
+def test_an_edit_of_a_published_issue_or_story_is_a_correction_that_keeps_it_publishable(sample_cli, monkeypatch):
+    """As with `story edit` and `issue edit`: a published issue and its stories change only with
+    --correction, listed with --editor and --reason among the issue's corrections; a draft changes freely."""
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-20T10:00:00+01:00")
+    story = "story:i13-anthropic-rainier-expansion"
+    refused = sample_cli("edit", story, "--set", "en.headline=Chips: the week", expect=1)
+    assert "issue 13 is published; to change it, add --correction" in refused.stderr
+    refused = sample_cli("edit", "13", "--set", "en.lead=A new lead.", expect=1)
+    assert "issue 13 is published; to change it, add --correction" in refused.stderr
+    assert sample_cli("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
+    # A story moved out of a published issue changes that issue too.
+    refused = sample_cli("edit", "story:i12-aws-q3-trainium-growth", "--set", "issue=13", expect=1)
+    assert "issue 12 is published" in refused.stderr or "issue 13 is published" in refused.stderr
+
+    sample_cli("edit", story, "--set", "en.headline=Chips: the week", "--correction", "--reason", "a clearer headline",
+               "--editor", "bela")
+    listed = sample_cli("issue", "corrections", "13").stdout.strip().splitlines()
+    assert listed[-1].endswith("bela  story:i13-anthropic-rainier-expansion  en.headline — a clearer headline")
+    refused = sample_cli("edit", story, "--set", "en.summary=", "--correction", expect=1)
+    assert f"{story}: en.summary: missing translation" in refused.stderr
+    assert len(sample_cli("issue", "corrections", "13").stdout.strip().splitlines()) == len(listed)
+
+    created = sample_cli("issue", "new", "--title-hu", "Tesztszám", "--title-en", "Test issue").stdout
+    number = created.split()[1]  # "issue 14 created (draft): …"
+    sample_cli("edit", number, "--set", "en.title=", "--set", "hu.lead=Csak magyarul.")  # a draft: work in progress

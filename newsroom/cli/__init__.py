@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import datetime as dt
+import getpass
 import importlib
 import os
 import sys
@@ -134,6 +135,31 @@ def content_errors(func: F) -> F:
 
 
 pass_app = click.make_pass_decorator(App)
+
+#: Who makes a change, when --editor does not say (else the OS user).
+EDITOR_ENV = "NEWSROOM_EDITOR"
+
+
+def default_editor() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name in some containers
+        return "unknown"
+
+
+def editor_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--editor: who is recorded as making the change."""
+    return click.option("--editor", envvar=EDITOR_ENV, default=default_editor, show_default="the OS user",
+                        help=f"Who makes the change (or ${EDITOR_ENV}).")(func)
+
+
+def editor_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--editor, --correction and --reason, shared by the commands that change issues, stories and records."""
+    func = click.option("--reason", help="Why: shown with a correction.")(func)
+    func = click.option("--correction", is_flag=True, help="Allow changing a published issue (recorded).")(func)
+    return editor_option(func)
+
+
 
 
 #: Which module holds each command. A command's module is imported when the command runs (or a

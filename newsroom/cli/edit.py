@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import getpass
 import re
 from typing import Any
 
 import click
 import yaml
 
+from issues.assembly import load_issue, require_changeable
+from issues.revisions import Change
+from issues.workflow import recheck_after_change
 from newsroom import editing
-from newsroom.cli import App, content_errors, pass_app
+from newsroom.cli import App, content_errors, editor_options, pass_app
 from newsroom.content.yamlio import dump
+from newsroom.diagnostics import ContentError
 
 KIND = click.Choice(editing.KINDS)
-
-
-def _author() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "editor"
 
 
 def _parse_assignment(text: str) -> tuple[str, Any]:
@@ -62,11 +58,17 @@ def _open(app: App, session: Any, key: str, kind: str | None) -> editing.Loaded:
 @click.option("--set", "assignments", multiple=True, metavar="FIELD=VALUE",
               help="Set a field (dotted for texts: en.headline=…); repeatable. Without it, print the record.")
 @click.option("--expect-version", type=int, help="The version you started from; refuse to save if it moved on.")
+@editor_options
 @pass_app
 @content_errors
-def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], expect_version: int | None) -> None:
-    """Show or change one record (entry, story, page, issue); never overwrites a newer version."""
-    languages = app.settings.languages
+def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], expect_version: int | None,
+         editor: str, correction: bool, reason: str | None) -> None:
+    """Show or change one record (entry, story, page, issue); never overwrites a newer version.
+
+    A change that would give the record an error that stops every build (a missing translation, a
+    link to nothing) is refused, as is one that leaves a scheduled or published issue unpublishable;
+    a published issue or its story changes only with --correction, recorded with --reason."""
+    change = Change(editor, app.now(), app.settings.languages, reason)
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
         if not assignments:
@@ -78,12 +80,45 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
         record = loaded.record
         for assignment in assignments:
             record = editing.assign(record, *_parse_assignment(assignment))
+        issues = _issues_of(loaded, record)
+        for number in issues:
+            require_changeable(load_issue(session, number), correction)
         try:
-            version = editing.save(session, loaded, record, languages, app.now(), _author())
+            version = _save_buildable(session, app, loaded, record, change)
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
+        for number in issues:
+            recheck_after_change(session, app.settings, change, number)
     app.say(f"{loaded.kind} {loaded.key}: saved as version {version}")
+
+
+def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any], change: Change) -> int:
+    """Save the edit unless it gives the record an error that stops every build (one it had already
+    may stay: an edit may fix one problem of several). The record's errors are worked out after the
+    edit, and before it only when there are some (a savepoint holds the edit meanwhile)."""
+    location = f"{loaded.kind}:{loaded.key}"
+    edited = session.begin_nested()
+    version = editing.save(session, loaded, record, change.languages, change.now, change.editor, change.reason)
+    after = editing.blocking_problems(session, location, app.settings, change.now)
+    if not after:
+        edited.commit()
+        return version
+    edited.rollback()
+    added = after - editing.blocking_problems(session, location, app.settings, change.now)
+    if added:
+        raise ContentError(sorted(added))
+    return editing.save(session, loaded, record, change.languages, change.now, change.editor, change.reason)
+
+
+def _issues_of(loaded: editing.Loaded, record: dict[str, Any]) -> list[int]:
+    """The issues an edit changes: an issue's own number; a story's issue, and the one it moves to."""
+    if loaded.kind == "issue":
+        return [int(loaded.key)]
+    if loaded.kind == "story":
+        numbers = {loaded.record.get("issue"), record.get("issue")}
+        return sorted(number for number in numbers if isinstance(number, int))
+    return []
 
 
 @click.command()

@@ -8,7 +8,6 @@ Each command parses its arguments, runs one transaction through the domain
 from __future__ import annotations
 
 import datetime as dt
-import getpass
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ from issues.dates import format_datetime, iso_week_bounds, next_week_after
 from issues.outline import outline
 from issues.queries import corrections as list_corrections
 from issues.revisions import Change
-from newsroom.cli import App, content_errors, pass_app
+from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app
 from newsroom.content.reader import read_text
 from newsroom.content.schema import Validator
 from newsroom.content.yamlio import parse
@@ -29,23 +28,7 @@ from newsroom.diagnostics import ContentError, Diagnostic
 
 #: Languages that get per-language options (`--title-hu`, `--headline-en`, …).
 OPTION_LANGUAGES = ("hu", "en")
-EDITOR_ENV = "NEWSROOM_EDITOR"
 WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
-
-
-def _default_editor() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no user name in some containers
-        return "unknown"
-
-
-def editor_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--editor (who is recorded), --correction and --reason, shared by every write command."""
-    func = click.option("--reason", help="Why: shown with a correction.")(func)
-    func = click.option("--correction", is_flag=True, help="Allow changing a published issue (recorded).")(func)
-    return click.option("--editor", envvar=EDITOR_ENV, default=_default_editor, show_default="the OS user",
-                        help=f"Who makes the change (or ${EDITOR_ENV}).")(func)
 
 
 def text_options(*fields: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -123,8 +106,7 @@ def issue() -> None:
 @click.option("--to", "end", callback=_date, help="Last day covered (with --from).")
 @click.option("--number", type=int, help="Issue number (default: the next one).")
 @text_options("title", "lead", "editor_note")
-@click.option("--editor", envvar=EDITOR_ENV, default=_default_editor, show_default="the OS user",
-              help=f"Who makes the change (or ${EDITOR_ENV}).")
+@editor_option
 @pass_app
 @content_errors
 def new(app: App, week: str | None, start: dt.date | None, end: dt.date | None, number: int | None, editor: str,
@@ -167,7 +149,7 @@ def show(app: App, number: int) -> None:
 @issue.command("schedule")
 @click.argument("number", type=int)
 @click.option("--at", "at", required=True, help="Publication time, e.g. 2026-11-16T07:00 (site time zone).")
-@click.option("--editor", envvar=EDITOR_ENV, default=_default_editor, show_default="the OS user")
+@editor_option
 @pass_app
 @content_errors
 def schedule(app: App, number: int, at: str, editor: str) -> None:
@@ -180,7 +162,7 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
 
 @issue.command("unschedule")
 @click.argument("number", type=int)
-@click.option("--editor", envvar=EDITOR_ENV, default=_default_editor, show_default="the OS user")
+@editor_option
 @pass_app
 @content_errors
 def unschedule(app: App, number: int, editor: str) -> None:
@@ -193,7 +175,7 @@ def unschedule(app: App, number: int, editor: str) -> None:
 @issue.command("publish")
 @click.argument("number", type=int)
 @click.option("--at", "at", help="Publication time (not in the future; default: now).")
-@click.option("--editor", envvar=EDITOR_ENV, default=_default_editor, show_default="the OS user")
+@editor_option
 @pass_app
 @content_errors
 def publish(app: App, number: int, at: str | None, editor: str) -> None:

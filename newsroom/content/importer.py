@@ -68,6 +68,7 @@ def changed_fields(before: dict[str, Any], after: dict[str, Any], languages: tup
 def import_records(
     session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...], now: dt.datetime,
     author: str = "import", bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None,
+    reason: str | None = None,
 ) -> ImportResult:
     """Upsert every record into the session; raises ContentError and changes nothing on bad input.
 
@@ -82,7 +83,7 @@ def import_records(
     conflicts: list[Diagnostic] = []
     for done, item in enumerate(by_kind, 1):
         base = (bases or {}).get((item.kind, item.key))
-        status = _upsert(session, item, languages, now, author, base[0] if base else None)
+        status = _upsert(session, item, languages, now, author, base[0] if base else None, reason)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             continue
@@ -116,7 +117,7 @@ def _conflict(
 
 def _upsert(
     session: Session, item: LoadedRecord | FileRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
-    base: Base | None = None,
+    base: Base | None = None, reason: str | None = None,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     if item.kind == "site":
@@ -137,7 +138,7 @@ def _upsert(
         previous = canonical(to_record(row), languages, item.location)
         changed = changed_fields(previous, record, languages)
         session.add(Revision(record_kind=item.kind, record_key=item.key, version=row.version, snapshot=previous,
-                             changed_fields=changed, changed_by=author, changed_at=now))
+                             changed_fields=changed, changed_by=author, changed_at=now, reason=reason))
     else:
         row = model()
     if item.kind == "story":
