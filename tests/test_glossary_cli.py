@@ -93,6 +93,8 @@ def test_glossary_list_filters_and_sorts_by_language(sample):
     assert len(everything) == 13 and everything[:2] == ["data-center", "aws-inferentia"]  # adatközpont < AWS
     assert slugs("--lang", "en")[:2] == ["ai-accelerator", "ai-chip"]
     assert "--lang" in sample("glossary", "list", "--lang", "de", expect=2).stderr
+    unknown = sample("glossary", "list", "--category", "robots", expect=2).stderr  # not an empty list
+    assert "no category 'robots'; site.yaml names infrastructure, models, methods, business, policy" in unknown
 
 
 def test_glossary_show_gives_relations_from_both_sides(sample):

@@ -153,6 +153,9 @@ def test_stories_move_between_sections_and_positions(desk):
     assert lines[code + 1:code + 6:3] == ["  1. s3", "  2. s2"]
     money = lines.index("Pénz / Money [money]")
     assert lines[money + 1] == "  1. s1"
+    for command in (["story", "move", "s2", "--position", "0"], ["story", "add", "14", *story_args(4), "--position", "-1"]):
+        assert "'--position': " in desk(*command, expect=2).stderr  # places start at 1
+    assert desk("issue", "show", "14").stdout.splitlines() == lines
 
 
 def test_every_cli_write_keeps_export_and_import_consistent(desk, tmp_path):

@@ -38,8 +38,13 @@ def list_(app: App, lang: str | None, category: str | None, level: str | None, s
     lang = lang or settings.default_language
     if lang not in settings.languages:
         raise click.BadParameter(f"expected one of {', '.join(settings.languages)}", param_hint="--lang")
+    content = _content(app)
+    categories = content.vocabulary("categories")
+    if category is not None and category not in categories:
+        raise click.BadParameter(f"no category {category!r}; site.yaml names {', '.join(categories) or 'none'}",
+                                 param_hint="--category")
     selection = EntryFilter(category, level, settings.stale_after_months if stale else None)
-    for line in list_lines(_content(app), lang, selection, app.today()):
+    for line in list_lines(content, lang, selection, app.today()):
         click.echo(line)
 
 

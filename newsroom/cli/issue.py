@@ -265,7 +265,7 @@ def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.argument("number", metavar="ISSUE", type=int)
 @story_fields
 @click.option("--slug", help="Story slug (default: from the headline).")
-@click.option("--position", type=int, help="Place in its section, 1 = first (default: last).")
+@click.option("--position", type=click.IntRange(min=1), help="Place in its section, 1 = first (default: last).")
 @click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path), help="A story content file.")
 @editor_options
 @pass_app
@@ -316,7 +316,7 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
 @story.command("move")
 @click.argument("slug")
 @click.option("--section", help="Move to this section.")
-@click.option("--position", type=int, help="Place in the section, 1 = first (default: last).")
+@click.option("--position", type=click.IntRange(min=1), help="Place in the section, 1 = first (default: last).")
 @editor_options
 @pass_app
 @content_errors
