@@ -143,6 +143,15 @@ CASES = {
         "pages/archive.yaml:2: slug: 'archive' is the folder of the site's own archive pages ({lang}/archive/): "
         "give the page another slug (not issues, archive, glossary, reference, feeds, search)",
     ),
+    # Aliases of aliases: nine lines that stand for 9**9 values, which took the import minutes and gigabytes.
+    "YAML aliases": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\n" + "\n".join(
+            [f"x0: &a0 [{', '.join(['lol'] * 9)}]"] + [f"x{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]"
+                                                        for i in range(1, 9)])).replace("  summary: Summary.",
+                                                                                        "  summary: *a8")},
+        "stories/b.yaml: x1[0]: a YAML alias of the value at line 3: content files take no anchors (&name) or "
+        "aliases (*name); write the value out",
+    ),
     "unknown kind": (
         {"stories/b.yaml": "kind: podcast\n"},
         "stories/b.yaml:1: kind: unknown kind 'podcast'; expected one of site, entry, reference, page, issue, story",

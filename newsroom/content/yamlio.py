@@ -31,7 +31,7 @@ def parse(text: str, location: str) -> tuple[Any, dict[Path, int]]:
         node = loader.get_single_node()
         if node is None:
             return None, lines
-        return _construct(loader, node, (), lines, location), lines
+        return _construct(loader, node, (), lines, location, set()), lines
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else None
@@ -43,7 +43,15 @@ def parse(text: str, location: str) -> tuple[Any, dict[Path, int]]:
         loader.dispose()
 
 
-def _construct(loader: yaml.SafeLoader, node: Node, path: Path, lines: dict[Path, int], location: str) -> Any:
+def _construct(loader: yaml.SafeLoader, node: Node, path: Path, lines: dict[Path, int], location: str,
+               seen: set[int]) -> Any:
+    if id(node) in seen:
+        # An alias (*name) of a value anchored (&name) earlier. Content files have no use for them (an
+        # export writes none), and aliases of aliases make a few lines stand for billions of values.
+        raise ContentError([Diagnostic(location, None, _dotted(path), (
+            f"a YAML alias of the value at line {node.start_mark.line + 1}: content files take no anchors "
+            "(&name) or aliases (*name); write the value out"))])
+    seen.add(id(node))
     lines[path] = node.start_mark.line + 1
     if isinstance(node, MappingNode):
         result: dict[str, Any] = {}
@@ -58,11 +66,11 @@ def _construct(loader: yaml.SafeLoader, node: Node, path: Path, lines: dict[Path
                 raise ContentError(
                     [Diagnostic(location, key_node.start_mark.line + 1, _dotted((*path, key)), "duplicate key")]
                 )
-            result[key] = _construct(loader, value_node, (*path, key), lines, location)
+            result[key] = _construct(loader, value_node, (*path, key), lines, location, seen)
             lines[(*path, key)] = key_node.start_mark.line + 1  # editors look for the key
         return result
     if isinstance(node, SequenceNode):
-        return [_construct(loader, item, (*path, i), lines, location) for i, item in enumerate(node.value)]
+        return [_construct(loader, item, (*path, i), lines, location, seen) for i, item in enumerate(node.value)]
     return loader.construct_object(node, deep=True)
 
 
