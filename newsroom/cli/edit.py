@@ -6,14 +6,13 @@ import re
 from typing import Any
 
 import click
-import yaml
 
 from issues.assembly import load_issue, require_changeable
 from issues.revisions import Change
 from issues.workflow import recheck_after_change
 from newsroom import editing
 from newsroom.cli import App, content_errors, editor_options, pass_app
-from newsroom.content.yamlio import dump
+from newsroom.content.yamlio import dump, parse
 from newsroom.diagnostics import ContentError
 
 KIND = click.Choice(editing.KINDS)
@@ -32,10 +31,11 @@ def _parse_assignment(text: str) -> tuple[str, Any]:
     if not stripped:
         return path.strip(), None
     if stripped[0] in "[{":
-        try:
-            return path.strip(), yaml.safe_load(stripped)
-        except yaml.YAMLError as error:
-            raise click.BadParameter(f"{text!r}: not a valid YAML list or mapping ({error})") from None
+        try:  # read as content files are (no aliases, no duplicate keys)
+            return path.strip(), parse(stripped, "--set")[0]
+        except ContentError as error:
+            raise click.BadParameter(f"{text!r}: not a valid YAML list or mapping "
+                                     f"({'; '.join(d.message for d in error.diagnostics)})") from None
     if re.fullmatch(r"-?[0-9]{1,18}", stripped):
         return path.strip(), int(stripped)
     return path.strip(), raw
