@@ -167,6 +167,10 @@ def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
                "--set", "tags=[a, b]", "--set", "position=2", "--correction")
     record = yaml.safe_load(sample_cli("edit", "story:i13-anthropic-rainier-expansion").stdout)
     assert (record["en"]["headline"], record["tags"], record["position"]) == ("Chips: the week", ["a", "b"], 2)
+    for value, says in (("tags=[a, b", "malformed YAML"), ("tags=[&x a, *x]", "no anchors"),
+                        ("tags={a: 1, a: 2}", "duplicate key")):
+        refused = sample_cli("edit", "i13-anthropic-rainier-expansion", "--set", value, "--correction", expect=2)
+        assert "not a valid YAML list or mapping" in refused.stderr and says in refused.stderr, refused.stderr
 
 
 def test_a_cli_edit_overtaken_by_another_editor_is_refused_cleanly(sample_cli, monkeypatch):
