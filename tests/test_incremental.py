@@ -880,6 +880,7 @@ def test_the_email_folder_is_held_like_the_site_and_its_leftovers_removed(sample
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         result = sample_cli(*build, "--base-url", "https://elsewhere.example/", expect=1)
         assert "another build of this folder is running" in result.stderr and str(emails) in result.stderr
+        assert "or give this build an email folder of its own (--email-out)" in result.stderr
         fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
     assert {p: p.read_bytes() for p in emails.rglob("*") if p.is_file()} == before
 

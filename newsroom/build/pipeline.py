@@ -210,8 +210,11 @@ def _only_build_of(folders: list[Path]) -> Iterator[None]:
             try:
                 fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
+                # The email folder is shared by default (_email): two sites built at once need one each.
+                other = "" if folder == folders[0] else ", or give this build an email folder of its own (--email-out)"
                 raise ContentError([Diagnostic(str(folder), None, "", "another build of this folder is running: run "
-                                                                      "this one again when it has finished")]) from None
+                                                                      f"this one again when it has finished{other}")
+                                    ]) from None
             held.callback(fcntl.flock, lock.fileno(), fcntl.LOCK_UN)
         for folder in folders:
             clear_leftovers(folder)  # of builds killed midway: no other build is using them now
