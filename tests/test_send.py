@@ -168,6 +168,18 @@ def test_an_unreachable_smtp_server_is_reported_and_nothing_is_recorded(sample_c
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
 
 
+def test_a_list_with_no_one_to_send_to_is_refused_before_connecting(sample_cli):
+    """An empty file (or the wrong one) is a mistake to say so, not "0 sent"; no server is needed to say it."""
+    port = _free_port()  # nothing listens: a connection attempt would be reported instead
+    for name, listing in (("empty.csv", ""), ("header.csv", "email,lang\n"), ("wrong.csv", "name\nAnna\n")):
+        path = sample_cli.cwd / name
+        path.write_text(listing, encoding="utf-8")
+        result = sample_cli("send", "13", "--to", str(path), "--smtp", f"127.0.0.1:{port}", expect=1)
+        assert f"{path}: no subscriber to send to: expected a header row email,lang" in result.stderr, result.stderr
+        assert "cannot reach the SMTP server" not in result.stderr
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
+
+
 def test_an_unpublished_issue_is_never_sent(sample_cli, smtp, subscribers, write_files):
     mailbox, server = smtp
     sample_cli("import", str(write_files({"issues/0014.yaml": (

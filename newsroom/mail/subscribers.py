@@ -72,6 +72,9 @@ def parse_subscribers(text: str, place: str, languages: tuple[str, ...]) -> tupl
             continue
         seen.add(normalise(address))
         listed.append(ListedSubscriber(number, normalise(address), lang))
+    if not listed:  # an empty file, or the wrong one: nothing to connect to a server for
+        problems.append(Diagnostic(place, None, "", "no subscriber to send to: expected a header row email,lang and "
+                                                   "one row per subscriber, e.g. reader@example.org,hu"))
     return listed, problems
 
 
