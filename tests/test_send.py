@@ -247,6 +247,9 @@ def test_get_only_confirms_and_one_click_post_unsubscribes(sample_cli, smtp, sub
     with pytest.raises(urllib.error.HTTPError) as unknown:
         urllib.request.urlopen(urllib.request.Request(f"{root}/unsubscribe?t={'0' * 32}", data=b"", method="POST"))
     assert unknown.value.code == 404
+    with pytest.raises(urllib.error.HTTPError) as too_long:  # answered, not dropped with a traceback
+        urllib.request.urlopen(f"{root}/unsubscribe?t={'0' * 70_000}")
+    assert too_long.value.code == 414
     result = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--base-url", BASE, expect=1)
     assert "4 sent, 0 already sent, 1 unsubscribed" in result.stdout
     assert "bela@example.org" not in [r for r, m in mailbox.messages if "13" in m["Message-ID"]]

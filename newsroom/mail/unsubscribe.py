@@ -88,7 +88,9 @@ class QuietHandler(WSGIRequestHandler):
     """wsgiref logs every request with the client's address; the log line is kept without the query (the token)."""
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        self.log_message('"%s %s" %s', self.command, self.path.split("?", 1)[0], str(code))
+        # A request refused before it was read whole (a request line over 64 KiB: 414) has no path yet.
+        path = getattr(self, "path", "") or ""
+        self.log_message('"%s %s" %s', getattr(self, "command", None) or "-", path.split("?", 1)[0] or "-", str(code))
 
 
 def make_unsubscribe_server(engine: Engine, settings: Settings, now: Callable[[], dt.datetime],
