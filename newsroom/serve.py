@@ -5,7 +5,8 @@ caller's. The watcher imports changed content files into the database,
 rebuilds the whole site into the preview folder (atomically, so the server
 never shows half a site) and bumps the build id; preview pages poll
 `/__build_id` and reload when it changes. A failed import or build keeps the
-last good site and prints the problems.
+last good site and prints the problems; changes it could not take in (the
+database held by another command, say) are tried again until it can.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import watchfiles
 from sqlalchemy import Engine
+from sqlalchemy.exc import OperationalError
 
 from newsroom.build.pipeline import build
 from newsroom.content.importer import import_records
@@ -99,6 +101,7 @@ class Preview:
         self._database_seen: tuple[tuple[int, int], ...] = ()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._stalled: str | None = None  # what stopped the last round of the watcher, once said
 
     @property
     def url(self) -> str:
@@ -128,7 +131,8 @@ class Preview:
     # -- one round of work ---------------------------------------------------------------
     def import_files(self, paths: Iterable[Path]) -> bool:
         """Import changed content files; False (and the problems printed) when any is bad."""
-        files = sorted(p for p in paths if p.suffix in CONTENT_SUFFIXES and p.is_file())
+        # A file may come twice: changed twice in one round (added, then modified), or again after a retry.
+        files = sorted({p for p in paths if p.suffix in CONTENT_SUFFIXES and p.is_file()})
         if not files:
             return True
         try:
@@ -173,10 +177,27 @@ class Preview:
         roots = [self.templates, self.locale, *self.content]
         if self.database_file is not None:
             roots.append(self.database_file.parent)
+        pending: list[Path] = []  # changes a round could not take in, tried again until it can
         for changes in watchfiles.watch(*[r for r in roots if r.exists()], watch_filter=self._relevant,
                                         stop_event=self._stop, debounce=300, rust_timeout=500,
-                                        raise_interrupt=False):
-            self.handle(Path(path) for _, path in changes)
+                                        yield_on_timeout=True, raise_interrupt=False):
+            if not changes and not pending:
+                continue
+            paths, pending = [*pending, *(Path(path) for _, path in changes)], []
+            try:
+                self.handle(paths)
+                self._stalled = None
+            except Exception as error:  # noqa: BLE001 - the preview outlives any one round
+                # Another command holding the database past the wait (an import of many files), a full
+                # disk…: this round's changes are tried again every half second, said once.
+                pending = paths
+                busy = isinstance(error, OperationalError) and "locked" in str(error.orig)
+                problem = ("another command (an import, an edit, a build) is writing to the database" if busy
+                           else f"{type(error).__name__}: {error}".splitlines()[0])
+                if problem != self._stalled:
+                    self.say(f"the preview could not take in the last changes: {problem}; it keeps serving the "
+                             "last good site and tries again")
+                    self._stalled = problem
 
     def _relevant(self, change: watchfiles.Change, path: str) -> bool:
         candidate = Path(path)

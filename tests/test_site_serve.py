@@ -99,3 +99,43 @@ def test_a_changed_content_file_is_imported_rebuilt_and_served(preview):
 
     _wait_for(lambda: "Freshly edited" in _get(page)[1], "the edited definition to be served")
     _wait_for(lambda: _get(server.url + "__build_id")[1] != first_id, "a new build id for the reload script")
+
+
+def test_a_database_held_by_another_command_delays_the_preview_and_does_not_stop_it(tmp_path, monkeypatch):
+    """An import of many files holds the database longer than a command waits: the preview says so,
+    keeps serving the last good site, and takes the change in once the database is free (its watcher
+    used to die there, and the preview never rebuilt again)."""
+    import sqlite3
+
+    from newsroom.db import session as db_session
+
+    monkeypatch.setattr(db_session, "BUSY_TIMEOUT_MS", 200)  # how long a connection made now waits
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    (content / "entries").mkdir(parents=True)
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", content / "entries")
+    engine = make_engine(f"sqlite:///{work / 'site.db'}")
+    said: list[str] = []
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
+                     database_file=work / "site.db", port=0, say=said.append)
+    server.start()
+    try:
+        page = server.url + "en/glossary/trainium/"
+        source = content / "entries" / "trainium.yaml"
+        holder = sqlite3.connect(work / "site.db")
+        holder.execute("BEGIN IMMEDIATE")  # another command's write under way
+        try:
+            source.write_text(source.read_text(encoding="utf-8").replace(
+                "    Trainium is Amazon's own", "    Held back: Trainium is Amazon's own"), encoding="utf-8")
+            _wait_for(lambda: any("another command (an import, an edit, a build) is writing" in m for m in said),
+                      "the preview to say the database is busy")
+            assert "Held back" not in _get(page)[1]
+        finally:
+            holder.rollback()
+            holder.close()
+        _wait_for(lambda: "Held back" in _get(page)[1], "the held-back edit to be served")
+        assert sum("is writing to the database" in m for m in said) == 1  # said once, not every retry
+    finally:
+        server.stop()
+        engine.dispose()
