@@ -188,7 +188,8 @@ class Validator:
             elif LANGUAGE_RE.match(name) and name not in kind.texts:
                 self.fail((name,), f"unknown language {name!r}; this site publishes in {', '.join(self.languages)}")
             else:
-                self.fail((name,), f"unknown field for a {kind_name}; expected one of "
+                article = "an" if kind_name[0] in "aeiou" else "a"
+                self.fail((name,), f"unknown field for {article} {kind_name}; expected one of "
                           f"{', '.join([*kind.fields, *self.languages])}")
         for name, spec in kind.fields.items():
             value = self.value((name,), data.get(name), spec)
