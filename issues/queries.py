@@ -95,8 +95,9 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
 
 def _after_publication(issue: Issue, issue_revisions: list[Revision], story_revisions: list[Revision]
                        ) -> list[Correction]:
-    assert issue.published_at is not None
-    published_from = issue.published_at
+    # An issue stored as published without its time (before the content files were checked for it;
+    # `check` names it): published, as far as corrections go, when a revision last made it so.
+    published_from = issue.published_at or dt.datetime.min.replace(tzinfo=dt.timezone.utc)
     for revision in issue_revisions:
         if revision.snapshot.get("status") != "published":
             published_from = max(published_from, revision.changed_at)

@@ -13,7 +13,7 @@ from glossary.graph import graph_problems
 from glossary.provenance import provenance_problems
 from glossary.staleness import stale_problems
 from newsroom.build.model import Content, Record
-from newsroom.content.schema import page_slug_problem
+from newsroom.content.schema import page_slug_problem, publication_time_problem
 from newsroom.diagnostics import Diagnostic
 from newsroom.render.markdown import References, find_references
 from newsroom.settings import Settings
@@ -54,6 +54,11 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
     else:
         for record in records:
             problems.extend(record_problems(record, content, settings, memo, complete_translations))
+    for issue in content.issues.values():  # one stored before the content files were checked for it
+        late = publication_time_problem({**issue.data, "kind": "issue"}) if only is None or issue.location in only \
+            else None
+        if late:
+            problems.append(Diagnostic(issue.location, None, "published_at", late))
     for page in content.pages.values():
         problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
         if problem is not None:

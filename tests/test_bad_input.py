@@ -126,6 +126,12 @@ CASES = {
         "issues/2.yaml:5: published_at: expected a date and time with a UTC offset, as 2026-11-09T07:00:00+01:00:"
         " the UTC offset is missing",
     ),
+    "published issue without its time": (
+        {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace(
+            "published_at: 2026-11-09T07:00:00+01:00\n", "")},
+        "issues/2.yaml:4: published_at: a published issue needs its publication time, e.g. published_at: "
+        "2026-11-09T07:00:00+01:00 (or status: draft)",
+    ),
     "duplicate slug": (
         {"stories/b.yaml": STORY, "stories/c.yaml": STORY},
         "stories/c.yaml: slug: duplicate slug 'a-story': also in ",
@@ -321,3 +327,17 @@ def test_every_bad_setting_is_reported_at_once_and_an_option_s_by_its_name(sampl
     result = sample_cli("build", "--out", str(tmp_path / "site"), "--base-url", "news.example.org", expect=1)
     assert "command line: --base-url: expected an absolute http(s) URL" in result.stderr
     assert not (tmp_path / "site").exists()
+
+
+def test_a_published_issue_stored_without_its_time_is_named_not_a_crash(sample_cli, tmp_path):
+    """One stored before import checked for it (or by hand): `check` and `build` name it, and the
+    corrections listing, which dates them from the publication, does not fail on it."""
+    engine = create_engine(sample_cli.db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE issues SET published_at = NULL WHERE number = 13"))
+    engine.dispose()
+    says = "issue:13: published_at: a published issue needs its publication time"
+    assert says in sample_cli("check", expect=1).stderr
+    built = sample_cli("build", "--out", str(tmp_path / "site"), expect=1)
+    assert says in built.stderr and "Traceback" not in built.stderr
+    sample_cli("issue", "corrections", "13")

@@ -251,6 +251,12 @@ def test_an_edit_of_a_published_issue_or_story_is_a_correction_that_keeps_it_pub
     assert f"{story}: en.summary: missing translation" in refused.stderr
     assert len(sample_cli("issue", "corrections", "13").stdout.strip().splitlines()) == len(listed)
 
+    # Status and publication time change through the workflow only: an issue is never unpublished so.
+    for assignment in ("status=draft", "published_at=2026-11-20T07:00:00+01:00"):
+        refused = sample_cli("edit", "13", "--set", assignment, "--correction", expect=1)
+        assert "an issue's status and publication time change with `newsroom issue schedule`" in refused.stderr
+
     created = sample_cli("issue", "new", "--title-hu", "Tesztszám", "--title-en", "Test issue").stdout
     number = created.split()[1]  # "issue 14 created (draft): …"
     sample_cli("edit", number, "--set", "en.title=", "--set", "hu.lead=Csak magyarul.")  # a draft: work in progress
+    assert "status: an issue's status" in sample_cli("edit", number, "--set", "status=published", expect=1).stderr

@@ -184,7 +184,7 @@ def test_an_unpublished_issue_is_never_sent(sample_cli, smtp, subscribers, write
     mailbox, server = smtp
     sample_cli("import", str(write_files({"issues/0014.yaml": (
         "kind: issue\nnumber: 14\nweek: {start: 2026-11-09, end: 2026-11-15}\nstatus: scheduled\n"
-        "hu: {title: Ütemezett}\nen: {title: Scheduled}\n")})))
+        "published_at: 2026-11-16T07:00:00+01:00\nhu: {title: Ütemezett}\nen: {title: Scheduled}\n")})))
     result = sample_cli("send", "14", "--to", str(subscribers), "--smtp", server, expect=1)
     assert "issue:14: status: the issue is scheduled, not published" in result.stderr
     assert mailbox.messages == []

@@ -13,7 +13,7 @@ from issues.workflow import recheck_after_change
 from newsroom import editing
 from newsroom.cli import App, content_errors, editor_options, pass_app
 from newsroom.content.yamlio import dump, parse
-from newsroom.diagnostics import ContentError
+from newsroom.diagnostics import ContentError, Diagnostic
 
 KIND = click.Choice(editing.KINDS)
 
@@ -80,6 +80,8 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
         record = loaded.record
         for assignment in assignments:
             record = editing.assign(record, *_parse_assignment(assignment))
+        if loaded.kind == "issue":
+            _workflow_fields_unchanged(loaded, record)
         issues = _issues_of(loaded, record)
         for number in issues:
             require_changeable(load_issue(session, number), correction)
@@ -109,6 +111,16 @@ def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict
     if added:
         raise ContentError(sorted(added))
     return editing.save(session, loaded, record, change.languages, change.now, change.editor, change.reason)
+
+
+def _workflow_fields_unchanged(loaded: editing.Loaded, record: dict[str, Any]) -> None:
+    """An issue's status and publication time change through the workflow, which checks each step (an
+    issue is never unpublished: its feeds and emails have gone out with that time)."""
+    changed = [name for name in ("status", "published_at") if record.get(name) != loaded.record.get(name)]
+    if changed:
+        raise ContentError([Diagnostic(f"issue:{loaded.key}", None, name, (
+            "an issue's status and publication time change with `newsroom issue schedule`, `unschedule` "
+            "or `publish`, which check the issue first")) for name in changed])
 
 
 def _issues_of(loaded: editing.Loaded, record: dict[str, Any]) -> list[int]:

@@ -137,6 +137,16 @@ def page_slug_problem(slug: str) -> str | None:
     return None
 
 
+def publication_time_problem(issue: dict[str, Any]) -> str | None:
+    """Why an issue record lacks the publication time its status needs (feeds, emails and the archive
+    date it by that time), or None; None for other records."""
+    status = issue.get("status")
+    if issue.get("kind") == "issue" and status in ("scheduled", "published") and not issue.get("published_at"):
+        return (f"a {status} issue needs its publication time, e.g. published_at: 2026-11-09T07:00:00+01:00 "
+                "(or status: draft)")
+    return None
+
+
 def kinds() -> dict[str, Kind]:
     if not KINDS:
         KINDS.update(_kinds())
@@ -195,6 +205,9 @@ class Validator:
             value = self.value((name,), data.get(name), spec)
             if not _empty(value):
                 out[name] = value
+        problem = publication_time_problem(out)
+        if problem:
+            self.problems.append(Diagnostic(self.location, self.lines.get(("status",)), "published_at", problem))
         for lang in self.languages:
             block = data.get(lang)
             if isinstance(block, dict):
