@@ -341,3 +341,26 @@ def test_a_published_issue_stored_without_its_time_is_named_not_a_crash(sample_c
     built = sample_cli("build", "--out", str(tmp_path / "site"), expect=1)
     assert says in built.stderr and "Traceback" not in built.stderr
     sample_cli("issue", "corrections", "13")
+
+
+def test_site_yaml_is_the_whole_list_of_sections_categories_and_audiences(base, write_files, tmp_path):
+    """A name dropped from site.yaml is gone (it used to stay, and every import of that file "updated"
+    it again); one that a stored record still uses is refused, naming them, unless the same import
+    moves them elsewhere."""
+    with_models = SITE.replace("categories:\n", "categories:\n  - {slug: models, hu: Modellek, en: Models}\n")
+    base("import", str(write_files({"site.yaml": with_models})))
+    assert "slug: models" in _stored(base, tmp_path)["site.yaml"].decode()
+    base("import", str(write_files({"site.yaml": SITE})))
+    assert "slug: models" not in _stored(base, tmp_path)["site.yaml"].decode()
+    assert "0 created, 0 updated, 1 unchanged" in base("import", str(write_files({"site.yaml": SITE}))).stdout
+
+    money = SITE.replace("  - {slug: code, hu: Kód, en: Code}", "  - {slug: money, hu: Pénz, en: Money}")
+    before = _stored(base, tmp_path)
+    refused = base("import", str(write_files({"site.yaml": money})), expect=1)
+    assert ("site.yaml: sections: the section 'code' is no longer listed, but story:a-story still use it: list it "
+            "again, or give them another section first") in refused.stderr
+    assert _stored(base, tmp_path) == before
+    moved = STORY.replace("section: code", "section: money")
+    base("import", str(write_files({"site.yaml": money, "stories/a.yaml": moved})))
+    stored = _stored(base, tmp_path)
+    assert "slug: code" not in stored["site.yaml"].decode() and "section: money" in stored["stories/a-story.yaml"].decode()

@@ -11,13 +11,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from glossary.models import Entry
+from glossary.models import Entry, EntryText
 from glossary.records import apply_entry, entry_to_record
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, record_hash
-from newsroom.content.records import apply_page, apply_site, page_to_record, site_to_record
+from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.models import Page, Revision, VocabularyTerm
@@ -95,9 +95,47 @@ def import_records(
             # each autoflush bounded, so a 100,000-file import does not slow down as it goes.
             session.flush()
             session.expunge_all()
+    site = next((item for item in by_kind if item.kind == "site"), None)
+    if site is not None and not result.unchanged["site"]:
+        conflicts += _drop_unlisted_terms(session, site)
     if conflicts:
         raise ContentError(conflicts)
     return result
+
+
+def _drop_unlisted_terms(session: Session, site: LoadedRecord | FileRecord) -> list[Diagnostic]:
+    """Remove the sections, categories and audiences site.yaml no longer lists (it is the whole list);
+    one that a stored record still uses is an error naming them. Run once every record of the import
+    is written: the same import may move those records elsewhere."""
+    session.flush()
+    listed = {(kind, term["slug"]) for field, kind in VOCABULARIES.items() for term in site.references.get(field, [])}
+    unlisted = [term for term in session.scalars(select(VocabularyTerm)) if (term.kind, term.slug) not in listed]
+    if not unlisted:
+        return []
+    users: dict[tuple[str, str], set[str]] = {}
+    for slug, section, audiences in session.execute(
+            select(Story.slug, VocabularyTerm.slug, Story.audiences).join(VocabularyTerm, Story.section_id ==
+                                                                         VocabularyTerm.id)):
+        for used in [("section", section), *(("audience", audience) for audience in audiences or [])]:
+            users.setdefault(used, set()).add(f"story:{slug}")
+    for slug, category, affected in session.execute(
+            select(Entry.slug, Entry.category, EntryText.affected).join(EntryText, EntryText.entry_id == Entry.id)):
+        lines = affected or []
+        for used in [("category", category), *(("audience", a) for line in lines for a in line.get("audiences", [])),
+                     *(("section", line["section"]) for line in lines if line.get("section"))]:
+            users.setdefault(used, set()).add(f"entry:{slug}")
+    problems = []
+    field = {kind: name for name, kind in VOCABULARIES.items()}
+    for term in unlisted:
+        using = sorted(users.get((term.kind, term.slug), ()))
+        if not using:
+            session.delete(term)
+            continue
+        shown = ", ".join(using[:3]) + (f" and {len(using) - 3} more" if len(using) > 3 else "")
+        problems.append(Diagnostic(site.location, None, field[term.kind], (
+            f"the {term.kind} {term.slug!r} is no longer listed, but {shown} still use it: list it again, "
+            f"or give them another {term.kind} first (in the same import if you like)")))
+    return problems
 
 
 def _conflict(

@@ -33,7 +33,8 @@ def apply_site(session: Session, record: dict[str, Any], languages: tuple[str, .
     """Make the stored site texts and vocabularies match the record.
 
     Vocabulary terms are updated in place (stories point at sections), new ones
-    added; terms no longer listed are kept if something still uses them.
+    added; the importer then removes those no longer listed, or refuses the import
+    when something still uses one (`importer._drop_unlisted_terms`).
     """
     texts = {text.lang: text for text in session.scalars(select(SiteText))}
     for lang in languages:
