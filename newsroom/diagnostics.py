@@ -61,3 +61,7 @@ class ContentError(Exception):
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
         self.diagnostics = sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field))
         super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+    def __reduce__(self) -> tuple[type[ContentError], tuple[list[Diagnostic]]]:
+        # As it was made (a render worker sends one to the build's process), not from its message.
+        return type(self), (self.diagnostics,)

@@ -68,6 +68,10 @@ en: {title: About us, body: The newsroom.}
 """
 
 
+def _prepend(path: Path, text: str) -> None:
+    path.write_text(text + path.read_text(encoding="utf-8"), encoding="utf-8")
+
+
 def _stored(cli, tmp_path: Path) -> dict[str, bytes]:
     out = tmp_path / f"snapshot-{len(list(tmp_path.iterdir()))}"
     cli("export", str(out))
@@ -206,12 +210,21 @@ def test_a_file_too_large_is_refused(base, write_files):
     (lambda folder: (folder / "_macros.html").unlink(), "", None, "'_macros.html' is missing"),
     (lambda folder: (folder / "feeds" / "story.html").unlink(), "", None, "'feeds/story.html' is missing"),
     (lambda folder: (folder / "assets" / "search.js").unlink(), "assets", None, "the asset 'search.js' is missing"),
+    # Templates that parse but fail as they render: in a render worker, in a feed entry, in the email.
+    (lambda folder: _prepend(folder / "entry.html", "{{ 1 // 0 }}"), "entry.html", 1,
+     "template error: ZeroDivisionError: integer division or modulo by zero"),
+    (lambda folder: _prepend(folder / "feeds" / "story.html", "{{ '%d' % 'x' }}"), "feeds/story.html", 1,
+     "template error: TypeError: %d format: a real number is required, not str"),
+    (lambda folder: (_prepend(folder / "email" / "issue.txt", "{{ 1 // 0 }}"),
+                     _prepend(folder / "base.html", "<!-- changed -->")),
+     "email/issue.txt", 1, "template error: ZeroDivisionError"),
     # Every page changes too: the emails are made after the site, yet the site must stay as it was.
     (lambda folder: ((folder / "email" / "issue.html").write_text("<p>{{ broken( }}</p>\n", encoding="utf-8"),
                      (folder / "base.html").write_text((folder / "base.html").read_text(encoding="utf-8")
                                                        + "<!-- changed -->\n", encoding="utf-8")),
      "email/issue.html", 1, "template syntax"),
-], ids=["page syntax", "missing import", "missing feed template", "missing asset", "email syntax"])
+], ids=["page syntax", "missing import", "missing feed template", "missing asset", "page runtime",
+        "feed runtime", "email runtime", "email syntax"])
 def test_a_broken_template_folder_is_named_and_nothing_is_written(sample_cli, tmp_path, damage, where, line, says):
     # A template folder of one's own (--templates) is edited by hand: a template that does not parse
     # or is missing stops the build with its name (and line), before anything is written.

@@ -33,7 +33,7 @@ from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import translations
 from newsroom.render.feeds import FEED_ATTRIBUTES, FEED_TAGS, publication_time, published_issues
 from newsroom.render.folder import TEMPLATES, template_folder
-from newsroom.render.html import environment
+from newsroom.render.html import TemplateFailure, environment, template_errors
 from newsroom.render.markdown import plain_text
 from newsroom.settings import Settings
 
@@ -162,8 +162,9 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
 def render_parts(context: Mapping[str, Any], templates: Path = TEMPLATES) -> tuple[bytes, bytes]:
     """The HTML part (CSS inlined) and the plain-text part of one email, from the `templates` folder."""
     env = environment(context["lang"], templates)
-    html = INLINER.inline(env.get_template(EMAIL_TEMPLATES[0]).render(**context))
-    text = env.get_template(EMAIL_TEMPLATES[1]).render(**context).strip() + "\n"
+    with template_errors(env):
+        html = INLINER.inline(env.get_template(EMAIL_TEMPLATES[0]).render(**context))
+        text = env.get_template(EMAIL_TEMPLATES[1]).render(**context).strip() + "\n"
     return html.encode("utf-8"), text.encode("utf-8")
 
 
@@ -255,6 +256,8 @@ def latest_email(content: Content, derived: Derived, settings: Settings, lang: s
         return []
     try:
         made = render_email(content, derived, settings, lang, published[0])
+    except TemplateFailure:
+        raise  # a template of one's own that fails: the build stops naming it, as a page's would
     except ContentError:
         return []  # `check` reports the missing translation; a half-translated email is never made
     return made.files()

@@ -38,7 +38,7 @@ from newsroom.build.feedlinks import FeedLink, feed_links
 from newsroom.build.model import Content, Record
 from newsroom.build.pages import Derived, Planner
 from newsroom.render.folder import template_folder
-from newsroom.render.html import environment
+from newsroom.render.html import environment, template_errors
 from newsroom.render.markdown import plain_text
 from newsroom.settings import Settings
 
@@ -151,14 +151,16 @@ def issue_html(planner: Planner, number: int, template: Template) -> str:
     """The full issue as an HTML fragment with absolute links, for feeds (`template`: the feed's
     `ISSUE_TEMPLATE`, see `_entry_template`)."""
     context = {**planner.issue_context(number), "lang": planner.lang, "href": planner.href, "urls": urls}
-    html = template.render(**context)
+    with template_errors(template.environment):
+        html = template.render(**context)
     return absolute_html(html, planner.settings.base_url + urls.issue(planner.lang, number))
 
 
 def story_html(planner: Planner, story: Record, template: Template, page: str) -> str:
     """A story as an HTML fragment with absolute links under its issue's `page`, for feeds (`template`:
     the feed's `STORY_TEMPLATE`)."""
-    html = template.render(item=planner.story_context(story), lang=planner.lang, href=planner.href)
+    with template_errors(template.environment):
+        html = template.render(item=planner.story_context(story), lang=planner.lang, href=planner.href)
     return absolute_html(html, page)
 
 

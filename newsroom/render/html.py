@@ -12,14 +12,17 @@ touches.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+import os
+import traceback
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from types import BuiltinFunctionType, BuiltinMethodType, FunctionType, MethodType
 from typing import TYPE_CHECKING, Any
 
-from jinja2 import (ChainableUndefined, Environment, FileSystemBytecodeCache, FileSystemLoader, meta, nodes,
-                    pass_eval_context, select_autoescape)
+from jinja2 import (ChainableUndefined, Environment, FileSystemBytecodeCache, FileSystemLoader, TemplateError, meta,
+                    nodes, pass_eval_context, select_autoescape)
 from jinja2.bccache import Bucket
 from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from jinja2.nodes import EvalContext
@@ -28,6 +31,7 @@ from jinja2.utils import _PassArg
 from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
+from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import catalog_digest, translations
 from newsroom.render.folder import TEMPLATES, folder_digest
 
@@ -268,7 +272,34 @@ def render(template: str, lang: str, context: Mapping[str, Any], templates: Path
            env: Environment | None = None) -> bytes:
     """Render one page to bytes (pass `env` when rendering many, to skip the cache lookup)."""
     env = env or environment(lang, templates)
-    return env.get_template(template).render(**context).encode("utf-8")
+    with template_errors(env):
+        return env.get_template(template).render(**context).encode("utf-8")
+
+
+class TemplateFailure(ContentError):
+    """A template that failed as it rendered (see `template_errors`)."""
+
+
+@contextmanager
+def template_errors(env: Environment) -> Iterator[None]:
+    """A template of one's own (`--templates`) that fails as it renders — a division by zero, a filter
+    given what it cannot take — stops the build with its file and line, as one that does not parse does.
+    A failure inside the engine's own code keeps its traceback: that is a bug to report, not a template
+    to mend."""
+    try:
+        yield
+    except ContentError:
+        raise
+    except Exception as error:
+        assert isinstance(env.loader, FileSystemLoader)
+        folder = os.path.join(os.path.abspath(env.loader.searchpath[0]), "")
+        frames = traceback.extract_tb(error.__traceback__)
+        mine = [frame for frame in frames if frame.filename.startswith(folder)]
+        if not mine or not (frames[-1].filename.startswith(folder) or isinstance(error, TemplateError)):
+            raise
+        where = mine[-1]
+        raise TemplateFailure([Diagnostic(where.filename, where.lineno, "",
+                                          f"template error: {type(error).__name__}: {error}")]) from None
 
 
 def used_templates(env: Environment, template: str, memo: Memo | None = None) -> list[str] | None:
