@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from newsroom import project_folder
+from newsroom.diagnostics import ContentError, Diagnostic
 
 if TYPE_CHECKING:
     from babel.support import NullTranslations
@@ -43,10 +44,20 @@ def _compiled(path: Path, mtime_ns: int, lang: str) -> NullTranslations:
 
     with path.open("rb") as handle:
         catalog = read_po(handle, locale=lang)
+    # A translation whose placeholders are not its message's ("%(cnt)s" for "%(count)s") would fail on
+    # every page that shows it: Babel's checkers find those before anything is rendered.
+    problems = [Diagnostic(str(path), message.lineno, "", f"msgid {_first(message.id)!r}: {error}")
+                for message, errors in catalog.check() for error in errors]
+    if problems:
+        raise ContentError(problems)
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
     buffer.seek(0)
     return Translations(buffer, domain=DOMAIN)
+
+
+def _first(message_id: str | tuple[str, ...]) -> str:
+    return message_id[0] if isinstance(message_id, tuple) else message_id
 
 
 def translations(lang: str, locale_dir: Path = LOCALE_DIR) -> NullTranslations:

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from babel.messages.pofile import read_po
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,3 +42,29 @@ def test_every_hungarian_string_is_translated():
     untranslated = [mid for mid, m in messages.items()
                     if not (m.string if isinstance(m.string, str) else all(m.string)) or m.fuzzy]
     assert untranslated == [], f"Hungarian translation missing or fuzzy for: {untranslated}"
+
+
+@pytest.mark.sqlite_only
+def test_a_translation_whose_placeholders_are_not_its_message_s_is_named_before_anything_is_built(
+        sample_cli, tmp_path, monkeypatch):
+    """A translator's "%(cnt)s" for "%(count)s" made every page that shows it fail with a KeyError traceback."""
+    import shutil
+
+    from newsroom import i18n
+
+    locale = tmp_path / "locale"
+    shutil.copytree(i18n.LOCALE_DIR, locale)
+    monkeypatch.setattr(i18n, "catalog_path", lambda lang, locale_dir=locale: locale / lang / "LC_MESSAGES" /
+                        f"{i18n.DOMAIN}.po")
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    catalog = locale / "hu" / "LC_MESSAGES" / "messages.po"
+    text = catalog.read_text(encoding="utf-8")
+    assert 'msgstr[1] "%(count)s szócikk"' in text
+    catalog.write_text(text.replace('msgstr[1] "%(count)s szócikk"', 'msgstr[1] "%(cnt)s szócikk"'), encoding="utf-8")
+    line = text[:text.index('msgid "%(count)s glossary entry"')].count("\n") + 1
+    result = sample_cli("build", "--out", str(site), expect=1)
+    assert f"{catalog}:{line}: msgid '%(count)s glossary entry': unknown named placeholder 'cnt'" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before
