@@ -163,3 +163,35 @@ def test_the_next_build_removes_what_killed_builds_left_beside_the_site(publishe
     assert result.stats.written == 0
     assert _leftovers(site) == [] and neighbour.is_dir()
     assert _snapshot(site) == before
+
+
+@pytest.mark.sqlite_only
+def test_a_folder_holding_what_no_build_makes_is_refused_and_kept(sample_cli, tmp_path):
+    """A build replaces its folder's contents: `newsroom build --out .` in the working folder deleted the
+    database and the content files with it (\"4 removed\"), and an email folder holding a note lost it
+    too. Such a folder is refused, naming what it holds, and nothing in it is touched."""
+    from sqlalchemy.engine import make_url
+
+    database = Path(make_url(sample_cli.db_url).database)
+    (database.parent / "content").mkdir()
+    (database.parent / "content" / "story.yaml").write_text("kind: story\n", encoding="utf-8")
+    before = _snapshot(database.parent)
+    mail = database.parent.parent / f"{database.parent.name}-mail"  # beside it: not the case here
+    result = sample_cli("build", "--out", str(database.parent), "--email-out", str(mail), expect=1)
+    assert f"{database.parent}: --out: the folder holds content, " in result.stderr
+    assert "which no build makes: a build replaces the folder's contents, so it would delete them" in result.stderr
+    assert _snapshot(database.parent) == before
+    sample_cli("check")  # the database is whole
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "todo.txt").write_text("keep me", encoding="utf-8")
+    result = sample_cli("build", "--out", str(tmp_path / "site"), "--email-out", str(notes), expect=1)
+    assert f"{notes}: --email-out: the folder holds todo.txt, which no build makes" in result.stderr
+    assert (notes / "todo.txt").read_text(encoding="utf-8") == "keep me" and not (tmp_path / "site").exists()
+
+    # What a build makes, even of another database or with other languages, is the build's to replace.
+    sample_cli("build", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail"))
+    (tmp_path / "site" / "en" / "stray.html").write_text("<p>left by hand</p>", encoding="utf-8")
+    sample_cli("build", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail"), "--full")
+    assert not (tmp_path / "site" / "en" / "stray.html").exists()

@@ -31,6 +31,7 @@ from newsroom.build.derived import term_matchers
 from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.pipeline import BuildResult, code_version, folder_as_left
+from newsroom.build.urls import SITEMAP
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import (MASTHEAD, SEP, Remembered, TrackedContent, Tracker, Values, shown_value,
                                      track_content, track_derived, untracked_fields)
@@ -62,7 +63,6 @@ MAX_TEXTS = 50
 IN_PLACE_SHARE = 10
 #: The fingerprint of outputs remade on every build (their bytes decide whether they are written).
 AGGREGATE = "aggregate"
-SITEMAP = "sitemap.xml"
 
 
 class Loaded(NamedTuple):

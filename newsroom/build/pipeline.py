@@ -49,12 +49,13 @@ import newsroom.models  # noqa: F401
 from issues.models import Issue
 from newsroom import PROJECT_ROOT
 from newsroom.build import state
+from newsroom.build.urls import SITEMAP
 from newsroom.build.writer import WriteStats, changed_since, clear_leftovers, existing_files
 from newsroom.db.session import one_state, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import catalog_digest
 from newsroom.render.folder import folder_digest, pinned_digests, template_folder
-from newsroom.settings import Settings
+from newsroom.settings import SUPPORTED_LANGUAGES, Settings
 
 try:
     import fcntl
@@ -170,8 +171,31 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         # The email folder is replaced whole on every build, the site's files are the build's own.
         raise ContentError([Diagnostic(str(email_out), None, "--email-out", f"the email folder and the site folder "
                                        f"({out}) must not hold one another: give the emails a folder of their own")])
+    _refuse_foreign(out, "--out", SITE_NAMES)
+    if email_out is not None:
+        _refuse_foreign(email_out, "--email-out", frozenset(SUPPORTED_LANGUAGES))
     with _no_collections(), _only_build_of(folders), pinned_digests():
         return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep)
+
+
+#: What a site folder holds at its top: a folder per language (one the settings named once included),
+#: the hashed assets, the root page that leads to a language, the 404 page and the sitemap.
+SITE_NAMES = frozenset({*SUPPORTED_LANGUAGES, "assets", "index.html", "404.html", SITEMAP})
+
+
+def _refuse_foreign(folder: Path, option: str, names: frozenset[str]) -> None:
+    """Refuse a folder that holds what no build makes: a build replaces the folder's contents with what it
+    makes, and `--out .` in the working folder took the database and the content files with it."""
+    try:
+        there = sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    foreign = [name for name in there if name not in names]
+    if foreign:
+        shown = ", ".join(foreign[:4]) + (f" and {len(foreign) - 4} more" if len(foreign) > 4 else "")
+        raise ContentError([Diagnostic(str(folder.resolve()), None, option, (
+            f"the folder holds {shown}, which no build makes: a build replaces the folder's contents, so it "
+            "would delete them; give the build a folder of its own (a new or an empty one), or move them out"))])
 
 
 def _as_written(session: Session, folder: str, snapshot: str) -> bool:

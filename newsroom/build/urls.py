@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from glossary.views import letter_slug
 
+#: The sitemap, at the top of the site.
+SITEMAP = "sitemap.xml"
+
 #: The folders of each language's own pages (`{lang}/NAME/`), which no site page may take as its slug:
 #: a page is published at `{lang}/{slug}/` (see `page`).
 SITE_FOLDERS = ("issues", "archive", "glossary", "reference", "feeds", "search")
