@@ -377,3 +377,27 @@ def test_site_yaml_is_the_whole_list_of_sections_categories_and_audiences(base, 
     base("import", str(write_files({"site.yaml": money, "stories/a.yaml": moved})))
     stored = _stored(base, tmp_path)
     assert "slug: code" not in stored["site.yaml"].decode() and "section: money" in stored["stories/a-story.yaml"].decode()
+
+
+@pytest.mark.sqlite_only
+def test_a_path_through_a_file_or_a_taken_port_is_a_message_not_a_traceback(sample_cli, tmp_path):
+    import socket
+
+    from tests.conftest import Cli
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    for command in (["build", "--out", str(blocker / "site")], ["export", str(blocker / "export")],
+                    ["email", "13", "--lang", "en", "--out", str(blocker / "mail")],
+                    ["glossary", "new", "new-entry", "--out", str(blocker / "new-entry.yaml")]):
+        result = sample_cli(*command, expect=1)
+        assert f"{blocker}" in result.stderr and result.stderr.rstrip().endswith("the command stopped"), result.stderr
+    result = Cli(f"sqlite:///{blocker / 'news.db'}", tmp_path)("init", expect=1)
+    assert f"cannot open the database sqlite:///{blocker / 'news.db'}: unable to open database file" in result.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for command in (["unsubscribe-server", "--port", str(port)], ["serve", "--port", str(port)]):
+            result = sample_cli(*command, expect=1)
+            assert f"cannot listen on 127.0.0.1:{port}: " in result.stderr, result.stderr

@@ -130,6 +130,12 @@ def content_errors(func: F) -> F:
             click.echo("another command (an import, an edit, a build) was writing to the database; nothing "
                        "was stored: run this one again", err=True)
             sys.exit(1)
+        except OSError as error:
+            # A folder or file the command cannot make or write: a path through a file, no permission, a
+            # full disk. Each write is atomic (a build's new tree, an export's or an email's files).
+            where = f"{error.filename}: " if error.filename else ""
+            click.echo(f"{where}{error.strerror or error}: the command stopped", err=True)
+            sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
 

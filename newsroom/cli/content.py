@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from sqlalchemy.exc import OperationalError
 
 from glossary.skos import write_skos
 from newsroom import SAMPLE_DIR
@@ -33,7 +34,12 @@ def _import(app: App, paths: list[Path], force: bool = False) -> ImportResult:
 @content_errors
 def init(app: App, sample: bool) -> None:
     """Create or upgrade the database schema (Alembic migrations)."""
-    upgrade(app.engine)
+    try:
+        upgrade(app.engine)
+    except OperationalError as error:
+        if "locked" in str(error.orig):
+            raise
+        raise click.ClickException(f"cannot open the database {app.db_url}: {error.orig}") from None
     app.say(f"database ready: {app.db_url}")
     if sample:
         result = _import(app, [SAMPLE_DIR])

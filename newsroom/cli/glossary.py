@@ -82,6 +82,7 @@ def stale(app: App) -> None:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Where to write the file (default: entries/SLUG.yaml).")
 @pass_app
+@content_errors
 def new(app: App, slug: str, out: Path | None) -> None:
     """Write a content-file template for a new entry, every field in every language."""
     if not SLUG_RE.match(slug):

@@ -123,10 +123,14 @@ def send(app: App, number: int, subscriber_file: Path, smtp: str, languages: tup
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8025, type=int, show_default=True)
 @pass_app
+@content_errors
 def unsubscribe_server(app: App, host: str, port: int) -> None:
     """Serve the unsubscribe links: one-click POST (RFC 8058) and a confirmation page for GET."""
     app.require_schema()
-    server = make_unsubscribe_server(app.engine, app.settings, app.now, host, port)
+    try:
+        server = make_unsubscribe_server(app.engine, app.settings, app.now, host, port)
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     app.say(f"unsubscribe server on http://{host}:{server.server_port}/ (Ctrl+C to stop)")
     try:
         server.serve_forever()

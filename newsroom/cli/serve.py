@@ -25,8 +25,11 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
     app.require_schema()
     database_file = sqlite_path(app.db_url)
     with tempfile.TemporaryDirectory(prefix="newsroom-preview-") as folder:
-        preview = Preview(app.engine, app.settings, Path(folder) / "site", today=app.today, now=app.now,
-                          content=content, database_file=database_file, host=host, port=port, say=click.echo)
+        try:
+            preview = Preview(app.engine, app.settings, Path(folder) / "site", today=app.today, now=app.now,
+                              content=content, database_file=database_file, host=host, port=port, say=click.echo)
+        except OSError as error:  # the port taken, or not ours to take
+            raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
         preview.start()
         click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, the database"
                    f"{' and ' + ', '.join(map(str, content)) if content else ''}; Ctrl-C stops")
