@@ -102,6 +102,7 @@ class Preview:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._stalled: str | None = None  # what stopped the last round of the watcher, once said
+        self._watching = threading.Event()  # set once the watcher sees changes
 
     @property
     def url(self) -> str:
@@ -115,6 +116,8 @@ class Preview:
                          threading.Thread(target=self._watch, name="preview-watch", daemon=True)]
         for thread in self._threads:
             thread.start()
+        # A change made from now on is seen: the watcher is registered once its first round has come.
+        self._watching.wait(timeout=10)
 
     def wait(self) -> None:
         """Block until the server stops (Ctrl-C raises KeyboardInterrupt here)."""
@@ -181,6 +184,7 @@ class Preview:
         for changes in watchfiles.watch(*[r for r in roots if r.exists()], watch_filter=self._relevant,
                                         stop_event=self._stop, debounce=300, rust_timeout=500,
                                         yield_on_timeout=True, raise_interrupt=False):
+            self._watching.set()
             if not changes and not pending:
                 continue
             paths, pending = [*pending, *(Path(path) for _, path in changes)], []

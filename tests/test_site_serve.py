@@ -35,13 +35,13 @@ def _get(url: str) -> tuple[int, str]:
         return error.code, error.read().decode("utf-8")
 
 
-def _wait_for(predicate, what: str) -> None:
+def _wait_for(predicate, what: str, said: list[str] | None = None) -> None:
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
         if predicate():
             return
         time.sleep(0.1)
-    pytest.fail(f"gave up waiting for {what}")
+    pytest.fail(f"gave up waiting for {what}" + (f"; the preview said: {said}" if said is not None else ""))
 
 
 @pytest.fixture(scope="module")
@@ -129,12 +129,12 @@ def test_a_database_held_by_another_command_delays_the_preview_and_does_not_stop
             source.write_text(source.read_text(encoding="utf-8").replace(
                 "    Trainium is Amazon's own", "    Held back: Trainium is Amazon's own"), encoding="utf-8")
             _wait_for(lambda: any("another command (an import, an edit, a build) is writing" in m for m in said),
-                      "the preview to say the database is busy")
+                      "the preview to say the database is busy", said)
             assert "Held back" not in _get(page)[1]
         finally:
             holder.rollback()
             holder.close()
-        _wait_for(lambda: "Held back" in _get(page)[1], "the held-back edit to be served")
+        _wait_for(lambda: "Held back" in _get(page)[1], "the held-back edit to be served", said)
         assert sum("is writing to the database" in m for m in said) == 1  # said once, not every retry
     finally:
         server.stop()
