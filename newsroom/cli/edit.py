@@ -86,7 +86,9 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
         for number in issues:
             require_changeable(load_issue(session, number), correction)
         try:
-            version = _save_buildable(session, app, loaded, record, change)
+            # An issue and its stories are checked as the workflow checks them (below); the rest here.
+            version = editing.save(session, loaded, record, change.languages, change.now, change.editor,
+                                   change.reason) if issues else _save_buildable(session, app, loaded, record, change)
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
@@ -96,8 +98,8 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
 
 
 def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any], change: Change) -> int:
-    """Save the edit unless it gives the record an error that stops every build (one it had already
-    may stay: an edit may fix one problem of several). The record's errors are worked out after the
+    """Save the edit of an entry or a page unless it gives the record an error that stops every build
+    (one it had already may stay: an edit may fix one problem of several). The record's errors are worked out after the
     edit, and before it only when there are some (a savepoint holds the edit meanwhile)."""
     location = f"{loaded.kind}:{loaded.key}"
     edited = session.begin_nested()
