@@ -165,3 +165,25 @@ def test_a_language_the_site_does_not_publish_in_is_named_as_such(sample_cli):
         assert "Invalid value for --lang: 'de': the site publishes in hu, en" in result.stderr, result.stderr
         assert "missing translation" not in result.stderr
     assert not (sample_cli.cwd / "_email").exists()
+
+
+def test_a_latest_issue_too_long_for_an_email_is_a_warning_of_the_build_not_a_silent_gap(sample_cli, tmp_path):
+    """Gmail clips a message over 102 KB: the build makes no such email (as `newsroom email` refuses it),
+    and says so instead of leaving the email folder without it unsaid."""
+    import yaml
+
+    from newsroom import SAMPLE_DIR
+
+    story = yaml.safe_load((SAMPLE_DIR / "stories" / "i13-vllm-trainium-backend.yaml").read_text(encoding="utf-8"))
+    story.update(slug="i13-a-very-long-story", position=99)
+    paragraph = "A long paragraph about the week's chips and their costs, written out at length. " * 12
+    story["en"]["summary"] = "\n\n".join([paragraph] * 120)  # the email shows each summary whole
+    folder = tmp_path / "long"
+    (folder / "stories").mkdir(parents=True)
+    (folder / "stories" / "long.yaml").write_text(yaml.safe_dump(story, allow_unicode=True), encoding="utf-8")
+    sample_cli("import", str(folder))
+    mail = tmp_path / "mail"
+    result = sample_cli("build", "--out", str(tmp_path / "site"), "--email-out", str(mail))
+    assert "issue:13: en: warning: its email is not made: the email's HTML is " in result.stderr, result.stderr
+    assert "Gmail clips messages over 102 KB" in result.stderr
+    assert sorted(p.relative_to(mail).as_posix() for p in mail.rglob("*.eml")) == ["hu/issue-13.eml"]

@@ -17,7 +17,7 @@ import email.policy
 import hashlib
 import textwrap
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
@@ -249,15 +249,22 @@ def render_email(content: Content, derived: Derived, settings: Settings, lang: s
     return IssueEmail(number, lang, prepared.subject, mid, prepared.html, prepared.text, message.as_bytes())
 
 
-def latest_email(content: Content, derived: Derived, settings: Settings, lang: str) -> list[tuple[str, bytes]]:
-    """The latest published issue's email files for `build`; none when that issue is not translated."""
+def latest_email(content: Content, derived: Derived, settings: Settings, lang: str
+                 ) -> tuple[list[tuple[str, bytes]], list[Diagnostic]]:
+    """The latest published issue's email files for `build`, and warnings: none when that issue is not
+    translated (`check` reports that), a warning when the email cannot be made as it is (too long)."""
     published = published_issues(derived)
     if not published:
-        return []
+        return [], []
+    try:
+        check_email(content, settings, published[0], lang, False)
+    except ContentError:
+        return [], []  # `check` reports the missing translation; a half-translated email is never made
     try:
         made = render_email(content, derived, settings, lang, published[0])
     except TemplateFailure:
         raise  # a template of one's own that fails: the build stops naming it, as a page's would
-    except ContentError:
-        return []  # `check` reports the missing translation; a half-translated email is never made
-    return made.files()
+    except ContentError as error:
+        return [], [replace(problem, severity="warning", message=f"its email is not made: {problem.message}")
+                    for problem in error.diagnostics]
+    return made.files(), []
