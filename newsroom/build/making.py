@@ -187,10 +187,11 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
     with discarded_on_error(tree):
         collect((path, b"") for path in claimed)  # refuses two outputs for one path
         # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
-        latest = [latest_email(content, derived, settings, lang) for lang in settings.languages] \
-            if email_out is not None else []
-        problems += [problem for _, unmade in latest for problem in unmade]
-        emails = None if email_out is None else (email_out, collect([item for files, _ in latest for item in files]))
+        emails = None
+        if email_out is not None:
+            latest = [latest_email(content, derived, settings, lang) for lang in settings.languages]
+            problems += [problem for _, unmade in latest for problem in unmade]
+            emails = (email_out, collect([item for files, _ in latest for item in files]))
         _forget_superseded(memos, settings.languages)
         _forget_unshown_parts(memos["feeds"], [group for group, *_ in groups])
         stats = _publish(engine, out, made, previous, set(claimed), snapshot, memos, values, tree, emails)

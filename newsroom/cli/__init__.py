@@ -166,8 +166,6 @@ def editor_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return editor_option(func)
 
 
-
-
 #: Which module holds each command. A command's module is imported when the command runs (or a
 #: help lists it): `newsroom build` does not load the code of export, mail or the preview server.
 COMMAND_MODULES = {
