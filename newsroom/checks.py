@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from glossary.graph import graph_problems
 from glossary.provenance import provenance_problems
 from glossary.staleness import stale_problems
+from newsroom.build import urls
 from newsroom.build.model import Content, Record
 from newsroom.content.schema import page_slug_problem, publication_time_problem
 from newsroom.diagnostics import Diagnostic
@@ -62,6 +63,11 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
         problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
         if problem is not None:
             problems.append(Diagnostic(page.location, None, "slug", problem))
+    method = content.pages.get(urls.METHOD)
+    if content.site and (method is None or method.kind != "page"):  # a site's, not some records' of one
+        problems.append(Diagnostic(f"page:{urls.METHOD}", None, "", (
+            "every page's navigation and every email link to the Method page, and there is none: "
+            f"write pages/{urls.METHOD}.yaml (kind: page, slug: {urls.METHOD}) and import it")))
     problems.extend(_site_names(content, settings.languages))
     problems.extend(graph_problems(content, settings.languages))
     problems.extend(_stale(content, settings, today))

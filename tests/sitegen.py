@@ -79,9 +79,11 @@ en:
 
 
 def write_site(folder: Path, files: int) -> Path:
-    """Write site.yaml plus about `files` entries, issues and stories (a fifth entries, a tenth issues)."""
+    """Write site.yaml, the Method page, plus about `files` entries, issues and stories (a fifth entries, a tenth issues)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "site.yaml").write_bytes((SAMPLE_DIR / "site.yaml").read_bytes())
+    (folder / "pages").mkdir(exist_ok=True)  # the Method page every page's navigation links
+    (folder / "pages" / "method.yaml").write_bytes((SAMPLE_DIR / "pages" / "method.yaml").read_bytes())
     entries, issues = max(files // 5, 1), max(files // 10, 1)
     stories = max(files - entries - issues, 1)
     for kind in ("entries", "issues", "stories"):

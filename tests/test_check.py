@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from newsroom import SAMPLE_DIR
+
 
 def test_the_sample_publication_is_clean(sample_cli):
     result = sample_cli("check")
@@ -50,6 +52,22 @@ def test_check_reports_each_problem_and_exits_1(sample_cli, write_files, files, 
     sample_cli("import", str(write_files({f"entries/{k}": v for k, v in files.items()})))
     result = sample_cli("check", expect=1)
     assert expected in result.stderr.splitlines(), result.stderr
+
+
+def test_a_site_without_the_method_page_its_navigation_links_is_named_and_not_built(cli, tmp_path):
+    """Every page's navigation and footer, and every email, link to the Method page."""
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "site.yaml").write_bytes((SAMPLE_DIR / "site.yaml").read_bytes())
+    cli("init")
+    cli("import", str(content))
+    expected = ("page:method: every page's navigation and every email link to the Method page, and there is "
+                "none: write pages/method.yaml (kind: page, slug: method) and import it")
+    assert expected in cli("check", expect=1).stderr.splitlines()
+    assert expected in cli("build", "--out", str(tmp_path / "site"), expect=1).stderr
+    assert not (tmp_path / "site").exists()
+    cli("import", str(SAMPLE_DIR / "pages" / "method.yaml"))
+    cli("check")
 
 
 def test_warnings_alone_exit_zero_unless_strict(sample_cli, write_files):

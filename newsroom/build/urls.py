@@ -58,6 +58,10 @@ def reference(lang: str, slug: str) -> str:
     return f"{lang}/reference/{slug}/"
 
 
+#: The site page every page's navigation and footer, and every email, link to.
+METHOD = "method"
+
+
 def page(lang: str, slug: str) -> str:
     return f"{lang}/{slug}/"
 

@@ -150,8 +150,8 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
         "note_html": html(text.get("editor_note") or ""), "note_text": plain_text(text.get("editor_note") or ""),
         "preheader": textwrap.shorten(lead_text, 140, placeholder="…"), "sections": sections,
         "view_url": view_url, "view_ref": ref(view_url),
-        "method_url": settings.base_url + urls.page(lang, "method"),
-        "method_ref": ref(settings.base_url + urls.page(lang, "method")),
+        "method_url": settings.base_url + urls.page(lang, urls.METHOD),
+        "method_ref": ref(settings.base_url + urls.page(lang, urls.METHOD)),
         "unsubscribe_url": unsubscribe_url(settings, recipient),
         "unsubscribe_ref": ref(unsubscribe_url(settings, recipient)),
         "refs": refs, "wrap": lambda value, indent="": textwrap.fill(
