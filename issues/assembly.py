@@ -209,6 +209,42 @@ def edit_story(session: Session, change: Change, slug: str, fields: dict[str, An
     return write_story(session, story, record, change, story.issue, story.section)
 
 
+def removal_problems(row: Any, location: str, correction: bool) -> list[Diagnostic]:
+    """Why the workflow keeps the record `row` from being deleted (none for entries and pages).
+
+    A story of a published issue goes only as a recorded correction (readers see it listed as removed);
+    an issue goes only while it is an empty draft: a scheduled one is unscheduled first, a published one
+    stays (its feeds and emails went out under its number), and its stories go or move first.
+    """
+    if isinstance(row, Story):
+        if row.issue.status == "published" and not correction:
+            return [Diagnostic(location, None, "issue", (
+                f"its issue {row.issue.number} is published; to remove the story add --correction and say why "
+                "with --reason: the issue page lists it as removed"))]
+        return []
+    if not isinstance(row, Issue):
+        return []
+    if row.status != "draft":
+        how = ("unschedule it first (newsroom issue unschedule)" if row.status == "scheduled" else
+               "a published issue stays: its feeds and emails went out under its number")
+        return [Diagnostic(location, None, "status", f"issue {row.number} is {row.status}; {how}")]
+    if row.stories:
+        slugs = [story.slug for story in row.stories]
+        shown = ", ".join(slugs[:3]) + (f" and {len(slugs) - 3} more" if len(slugs) > 3 else "")
+        return [Diagnostic(location, None, "stories", (
+            f"issue {row.number} holds {len(slugs)} stor{'ies' if len(slugs) > 1 else 'y'} ({shown}): delete "
+            "them first, or move them to another issue (newsroom edit story:SLUG --set issue=N)"))]
+    return []
+
+
+def close_up(session: Session, change: Change, story: Story) -> None:
+    """After `story` is deleted from an unpublished issue, the stories after it in its section move up one
+    (a published issue keeps its stories' places: a renumbering would read as corrections)."""
+    issue = story.issue
+    if issue.status != "published":
+        _renumber(session, change, issue, story.section, _section_stories(issue, story.section.slug, story))
+
+
 def load_story_issue(session: Session, slug: str) -> int:
     """The number of the issue a story belongs to."""
     story = session.scalars(story_by_slug(slug)).one_or_none()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from issues.models import Issue, Story
-from newsroom.models import Revision, VocabularyTerm
+from newsroom.models import DELETED, Revision, VocabularyTerm
 
 
 def issue_by_number(number: int) -> Select[Issue]:
@@ -52,6 +53,8 @@ class Correction:
     changed_by: str
     changed_fields: tuple[str, ...]
     reason: str | None
+    #: A story removed from the published issue: its headline in each language, as readers last saw it.
+    removed: Mapping[str, str] | None = None
 
 
 def corrections(session: Session, number: int) -> list[Correction]:
@@ -77,6 +80,11 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
     revisions = session.scalars(select(Revision).where(Revision.record_kind.in_(("issue", "story"))).order_by(
         Revision.id)).all()
     by_number = {str(issue.number): issue for issue in issues.values()}
+    for revision in revisions:  # a story deleted from a published issue: its corrections stay the issue's
+        if revision.record_kind == "story" and DELETED in revision.changed_fields and revision.record_key not in slugs:
+            issue = by_number.get(str(revision.snapshot.get("issue")))
+            if issue is not None:
+                slugs[revision.record_key] = issue.id
     issue_revisions: dict[int, list[Revision]] = {}
     story_revisions: dict[int, list[Revision]] = {}
     for revision in revisions:
@@ -103,6 +111,12 @@ def _after_publication(issue: Issue, issue_revisions: list[Revision], story_revi
             published_from = max(published_from, revision.changed_at)
     kept = [r for r in issue_revisions if r.snapshot.get("status") == "published"]
     kept += [r for r in story_revisions if r.changed_at > published_from]
-    items = [Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by, tuple(r.changed_fields), r.reason)
-             for r in kept]
+    items = [Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by, tuple(r.changed_fields), r.reason,
+                        _headlines(r.snapshot) if DELETED in r.changed_fields else None) for r in kept]
     return sorted(items, key=lambda c: (c.changed_at, c.record_kind, c.record_key))
+
+
+def _headlines(snapshot: Mapping[str, object]) -> dict[str, str]:
+    """{language: headline} of a story record."""
+    return {lang: str(block["headline"]) for lang, block in snapshot.items()
+            if isinstance(block, dict) and block.get("headline")}

@@ -21,6 +21,9 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from issues.assembly import close_up, removal_problems
+from issues.models import Story
+from issues.revisions import Change
 from issues.visibility import unpublished_locations, visible_numbers
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
@@ -28,7 +31,7 @@ from newsroom.content.importer import MODELS, canonical, changed_fields, import_
 from newsroom.content.reader import LoadedRecord, record_hash, record_key
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.models import Revision
+from newsroom.models import DELETED, Revision
 from newsroom.settings import Settings
 
 #: Kinds an edit session can open, in the order a bare key is looked up.
@@ -127,6 +130,67 @@ def blocking_problems(session: Session, location: str, settings: Settings, now: 
     today = now.astimezone(settings.zone).date()
     return {problem for problem in check_content(content, settings, today, only={location})
             if problem.severity == "error"}
+
+
+def delete(session: Session, loaded: Loaded, settings: Settings, now: dt.datetime, author: str,
+           reason: str | None = None, correction: bool = False) -> list[Diagnostic]:
+    """Delete the record `loaded` names; returns the warnings the deletion gives other records.
+
+    Its last version is kept as a revision marked "deleted": `newsroom history` lists it and prints it
+    back as a content file, which `newsroom import` brings back. Refused (ContentError, nothing changed)
+    when the record is no longer at `loaded.version` (Conflict), when the workflow keeps it (a story of a
+    published issue goes only as a correction; an issue only as an empty draft), and when the deletion
+    would give any record an error `newsroom check` reports: a story naming a deleted entry among its
+    terms, a text linking to it. A relation to a deleted entry is shown as plain text: a warning.
+    """
+    location = f"{loaded.kind}:{loaded.key}"
+    current = load(session, loaded.kind, loaded.key, settings.languages)
+    if current.version != loaded.version:
+        raise _conflict(session, loaded, current, settings.languages)
+    row = session.scalars(record_query(loaded.kind, loaded.key)).one()
+    refusals = removal_problems(row, location, correction)
+    if refusals:
+        raise ContentError(refusals)
+    today = now.astimezone(settings.zone).date()
+    before = _all_problems(session, settings, today)
+    deletion = session.begin_nested()
+    session.add(Revision(record_kind=loaded.kind, record_key=loaded.key, version=current.version,
+                         snapshot=current.record, changed_fields=[DELETED], changed_by=author, changed_at=now,
+                         reason=reason))
+    session.delete(row)
+    if isinstance(row, Story):
+        session.flush()
+        close_up(session, Change(author, now, settings.languages, reason), row)
+    added = _all_problems(session, settings, today) - before
+    errors = sorted(problem for problem in added if problem.severity == "error")
+    if errors:
+        deletion.rollback()
+        names = sorted({problem.location for problem in errors})
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        raise ContentError([Diagnostic(location, None, "", (
+            f"not deleted: it is used by {shown}, which would then have the error"
+            f"{'s' if len(errors) > 1 else ''} named here; change {'those' if len(names) > 1 else 'that'} first"
+        )), *errors])
+    deletion.commit()
+    return sorted(problem for problem in added if problem.severity == "warning")
+
+
+def _all_problems(session: Session, settings: Settings, today: dt.date) -> set[Diagnostic]:
+    session.flush()
+    return set(check_content(load_content(session), settings, today))
+
+
+def deleted(session: Session, key: str, kind: str | None = None) -> tuple[str, list[Revision]] | None:
+    """(kind, kept versions) of a record deleted under `key` (of `kind`, or any kind), the latest
+    deletion's; None when no record by that key was deleted."""
+    query = select(Revision).where(Revision.record_key == key).order_by(Revision.id)
+    if kind is not None:
+        query = query.where(Revision.record_kind == kind)
+    revisions = list(session.scalars(query))
+    last = next((r for r in reversed(revisions) if DELETED in r.changed_fields), None)
+    if last is None:
+        return None
+    return last.record_kind, history(session, last.record_kind, key)
 
 
 def _diagnostic(loaded: Loaded, message: str) -> Diagnostic:

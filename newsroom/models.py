@@ -85,6 +85,10 @@ class PageText(Base):
     page: Mapped[Page] = relationship(back_populates="texts")
 
 
+#: `Revision.changed_fields` of the revision that keeps a deleted record's last version.
+DELETED = "deleted"
+
+
 class Revision(Base):
     """A previous version of a record, kept on every change (history, corrections)."""
 

@@ -1,7 +1,7 @@
 """Incremental builds: after any sequence of edits, the site is byte for byte what a full build makes.
 
 Edits go through the public surface: content files imported with the CLI,
-a deletion through the domain models, a template folder given to `build
+a deletion with `newsroom delete`, a template folder given to `build
 --templates`. After each edit the incremental folder is rebuilt and compared
 with a from-scratch build of the same database.
 """
@@ -25,10 +25,8 @@ from hypothesis import strategies as st
 from sitebuild import language_switch, parse
 from sqlalchemy import select
 
-from glossary.models import Entry
 from issues.models import Story
 from newsroom import PROJECT_ROOT
-from newsroom.models import Page
 from newsroom.build import rendering
 from newsroom.db.session import make_engine, transaction
 from newsroom.render import feeds
@@ -128,18 +126,18 @@ class Publication:
         self.save(self.content / "stories" / f"{record['slug']}.yaml", record)
         return f"add story {record['slug']}"
 
-    def delete(self, model: type, path: Path) -> str:
-        """Delete a record through the domain models (there is no delete command), and its content file."""
+    def delete(self, kind: str, path: Path) -> str:
+        """Delete a record as an editor does (`newsroom delete`, a correction where the issue is published);
+        the export that follows brings the other files up to date (a draft's stories close up) and removes
+        its file if an export wrote it (one an edit here added, it leaves)."""
         slug = self.load(path)["slug"]
-        engine = make_engine(self.cli.db_url)
-        with transaction(engine) as session:
-            session.delete(session.scalars(select(model).where(model.slug == slug)).one())
-        engine.dispose()
-        path.unlink()
+        self.cli("delete", f"{kind}:{slug}", "--correction", "--reason", "a random edit")
+        self.cli("export", str(self.content))
+        path.unlink(missing_ok=True)
         return slug
 
     def delete_story(self) -> str:
-        return f"delete story {self.delete(Story, self.rng.choice(self.files('story')))}"
+        return f"delete story {self.delete('story', self.rng.choice(self.files('story')))}"
 
     def edit_entry(self) -> str:
         path = self.rng.choice(self.files("entry"))
@@ -195,7 +193,7 @@ class Publication:
                 record[name] = [item for item in record[name] if item != slug]
             if lists:
                 self.save(story, record)
-        return f"delete entry {self.delete(Entry, path)}"
+        return f"delete entry {self.delete('entry', path)}"
 
     def remove_relation(self) -> str:
         path = self.rng.choice([path for path in self.files("entry")
@@ -304,7 +302,7 @@ class Publication:
         assert self.site is not None
         self.build(self.site)
         path = self.content / "reference" / f"{added.rsplit(' ', 1)[1]}.yaml"
-        return f"{added}, build, then delete it ({self.delete(Page, path)})"
+        return f"{added}, build, then delete it ({self.delete('reference', path)})"
 
     def link_reference_from_story(self) -> str:
         path = self.rng.choice(self.files("story"))

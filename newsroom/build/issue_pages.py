@@ -80,17 +80,23 @@ class IssuePages:
             "published": format_datetime(dt.datetime.fromisoformat(published), self.lang, self.settings.timezone)
             if published else None,
             "published_iso": dt.datetime.fromisoformat(published).astimezone(zone).isoformat() if published else None,
-            "corrections": [self.correction_context(c) for c in corrections],
+            "corrections": [self.correction_context(number, c) for c in corrections],
             "newer": newer, "older": older,
             "jsonld": script_json(self.issue_jsonld(number, text, sections, published, modified)),
             "modified_date": dt.datetime.fromisoformat(modified).astimezone(zone).date() if modified else None,
         }
 
-    def correction_context(self, correction: Any) -> dict[str, Any]:
+    def correction_context(self, number: int, correction: Any) -> dict[str, Any]:
         """A correction as readers see it: when, what (issue or story headline, fields), why."""
-        what = None
+        what, anchor = None, None
         if correction.record_kind == "story" and correction.record_key in self.content.stories:
             what = self.text(self.content.stories[correction.record_key])[0].get("headline")
+            anchor = f"story-{correction.record_key}"
+        elif correction.record_kind == "story":  # removed since: its headline as readers last saw it
+            removed = next((c.removed for c in self.content.corrections.get(number, ())
+                            if c.record_key == correction.record_key and c.removed), None) or {}
+            what = removed.get(self.lang) or next((removed[lang] for lang in self.settings.languages
+                                                   if lang in removed), None)
         fields = []
         for name in correction.changed_fields:  # "en.headline" → ("headline", "en")
             lang, _, field_name = name.rpartition(".") if name.split(".")[0] in self.settings.languages \
@@ -98,7 +104,7 @@ class IssuePages:
             fields.append({"field": field_name, "lang": lang})
         return {"when": format_datetime(correction.changed_at, self.lang, self.settings.timezone),
                 "iso": correction.changed_at.astimezone(self.settings.zone).isoformat(),
-                "what": what, "anchor": f"story-{correction.record_key}" if what else None,
+                "what": what, "anchor": anchor,
                 "fields": fields, "reason": correction.reason}
 
     def issue_jsonld(self, number: int, text: Mapping[str, Any], sections: list[dict[str, Any]],

@@ -75,8 +75,12 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
     with app.transaction() as session:
         one_state(session)  # a backup of one state, whatever an import commits meanwhile
         if out is not None:
-            count = export_all(session, out, app.settings.languages)
-            app.say(f"{count} files exported to {out}")
+            exported = export_all(session, out, app.settings.languages)
+            removed = f"; {len(exported.removed)} removed (their records are deleted)" if exported.removed else ""
+            app.say(f"{exported.files} files exported to {out}{removed}")
+            for relative in exported.kept:
+                click.echo(f"{out / relative}: warning: its record is deleted, but the file was edited since the "
+                           "last export, so it stays: delete it, or import it to bring the record back", err=True)
         content = load_content(session) if skos is not None else None
     if skos is not None and content is not None:
         concepts = write_skos(content, app.settings.base_url, app.settings.languages, skos)

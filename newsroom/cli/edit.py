@@ -11,9 +11,10 @@ from issues.assembly import load_issue, require_changeable
 from issues.revisions import Change
 from issues.workflow import recheck_after_change
 from newsroom import editing
-from newsroom.cli import App, content_errors, editor_options, pass_app
+from newsroom.cli import App, content_errors, editor_options, pass_app, report
 from newsroom.content.yamlio import dump, parse
 from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.models import DELETED
 
 KIND = click.Choice(editing.KINDS)
 
@@ -41,11 +42,15 @@ def _parse_assignment(text: str) -> tuple[str, Any]:
     return path.strip(), raw
 
 
+def _named(key: str, kind: str | None) -> tuple[str | None, str]:
+    """(kind, key) of `kind:key`, or of a bare key and --kind."""
+    prefix, _, rest = key.partition(":")
+    return (prefix, rest) if rest and prefix in editing.KINDS else (kind, key)
+
+
 def _open(app: App, session: Any, key: str, kind: str | None) -> editing.Loaded:
     """The record KEY names: `slug`, an issue number, or `kind:key` as in Markdown links (`entry:trainium`)."""
-    prefix, _, rest = key.partition(":")
-    if rest and prefix in editing.KINDS:
-        kind, key = prefix, rest
+    kind, key = _named(key, kind)
     try:
         return editing.load(session, kind or editing.find_kind(session, key), key, app.settings.languages)
     except editing.NotFound as error:
@@ -138,29 +143,79 @@ def _issues_of(loaded: editing.Loaded, record: dict[str, Any]) -> list[int]:
 @click.command()
 @click.argument("key")
 @click.option("--kind", type=KIND, help="The record's kind, when the key alone is ambiguous.")
+@click.option("--expect-version", type=int, help="The version you started from; refuse to delete if it moved on.")
+@editor_options
+@pass_app
+@content_errors
+def delete(app: App, key: str, kind: str | None, expect_version: int | None, editor: str, correction: bool,
+           reason: str | None) -> None:
+    """Delete one record (entry, story, page, an empty draft issue); its last version is kept.
+
+    Refused when another record would then have an error (a story naming a deleted entry among its
+    terms, a text linking to it: change those first). A story of a published issue goes only with
+    --correction (the issue page lists it as removed, with --reason). `newsroom history KEY --show N`
+    prints the deleted version back as a content file, for `newsroom import`."""
+    with app.transaction() as session:
+        loaded = _open(app, session, key, kind)
+        if expect_version is not None:
+            loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
+        try:
+            warnings = editing.delete(session, loaded, app.settings, app.now(), editor, reason, correction)
+        except editing.Conflict as conflict:
+            session.rollback()
+            raise click.ClickException(str(conflict)) from None
+    report(warnings)
+    app.say(f"{loaded.kind} {loaded.key}: deleted (version {loaded.version} is kept: "
+            f"newsroom history {loaded.kind}:{loaded.key} --show {loaded.version})")
+
+
+@click.command()
+@click.argument("key")
+@click.option("--kind", type=KIND, help="The record's kind, when the key alone is ambiguous.")
 @click.option("--show", "show", type=int, metavar="N", help="Print version N of the record as YAML.")
 @pass_app
 @content_errors
 def history(app: App, key: str, kind: str | None, show: int | None) -> None:
     """List the versions of one record: version, when, who, which fields changed."""
     with app.transaction() as session:
-        current = _open(app, session, key, kind)
-        revisions = editing.history(session, current.kind, current.key)
+        current: editing.Loaded | None
+        try:
+            current = _open(app, session, key, kind)
+            kind, key, revisions = current.kind, current.key, editing.history(session, current.kind, current.key)
+        except click.ClickException:
+            kind, key = _named(key, kind)
+            gone = editing.deleted(session, key, kind)
+            if gone is None:
+                raise
+            current, (kind, revisions) = None, gone
     kept = [r for r in revisions if r.version > 0]  # version 0: "created" marks, no earlier content
     if show is not None:
-        snapshots = {r.version: r.snapshot for r in kept} | {current.version: current.record}
+        snapshots = {r.version: r.snapshot for r in kept}
+        if current is not None:
+            snapshots[current.version] = current.record
         if show not in snapshots:
-            raise click.ClickException(f"{current.kind} {key!r} has no version {show}; "
+            raise click.ClickException(f"{kind} {key!r} has no version {show}; "
                                        f"kept: {', '.join(map(str, sorted(snapshots)))}")
         click.echo(dump(snapshots[show]), nl=False)
         return
-    click.echo(f"{current.kind} {current.key}: version {current.version} is current")
+    if current is None:
+        last = revisions[-1]
+        click.echo(f"{kind} {key}: deleted {last.changed_at.isoformat(timespec='seconds')} by {last.changed_by}"
+                   f"{f' ({last.reason})' if last.reason else ''}; `--show {last.version}` prints its last "
+                   "version, which `newsroom import` brings back")
+        revisions = revisions[:-1]
+    else:
+        click.echo(f"{kind} {key}: version {current.version} is current")
     for revision in reversed(revisions):
         when = revision.changed_at.isoformat(timespec="seconds")
+        if DELETED in revision.changed_fields:  # an earlier record under this key, or this one
+            why = f"  ({revision.reason})" if revision.reason else ""
+            click.echo(f"  deleted    {when}  {revision.changed_by}{why}; it was version {revision.version}")
+            continue
         fields = ", ".join(revision.changed_fields) or "-"
         click.echo(f"  version {revision.version + 1}  {when}  {revision.changed_by}  changed: {fields}")
     if kept:
         click.echo(f"  version {kept[0].version}  (the oldest kept)")
 
 
-COMMANDS = [edit, history]
+COMMANDS = [edit, delete, history]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,10 @@ from issues.models import Issue, Story
 from issues.records import issue_to_record, story_to_record
 from newsroom.content import manifest
 from newsroom.content.importer import canonical
-from newsroom.content.reader import record_hash, record_key
+from newsroom.content.reader import read_text, record_hash, record_key, validate_text
 from newsroom.content.records import page_to_record, site_to_record
 from newsroom.content.yamlio import dump
+from newsroom.diagnostics import ContentError
 from newsroom.models import Page
 
 
@@ -43,9 +45,24 @@ def exported_files(
         yield f"stories/{story.slug}.yaml", story_to_record(story), story.version
 
 
-def export_all(session: Session, out: Path, languages: tuple[str, ...]) -> int:
-    """Write every record under `out`, and the manifest of their versions; returns the number of files."""
-    count = 0
+@dataclass
+class Exported:
+    """What an export did: the files it wrote (or found up to date), and the files of an earlier export
+    whose records are gone since (deleted, or a page turned into a reference page)."""
+
+    files: int = 0
+    removed: list[str] = field(default_factory=list)  # unchanged since that export: deleted with their record
+    kept: list[str] = field(default_factory=list)  # edited since: left for you to look at
+
+
+def export_all(session: Session, out: Path, languages: tuple[str, ...]) -> Exported:
+    """Write every record under `out`, and the manifest of their versions.
+
+    A file an earlier export wrote (its manifest says so) whose record is gone is removed when it is
+    still as exported, so importing the folder does not bring the record back; an edited one is kept.
+    """
+    result = Exported()
+    earlier = manifest.read(out)
     bases: dict[str, manifest.Base] = {}
     for relative, record, version in exported_files(session, languages):
         path = out / relative
@@ -57,7 +74,24 @@ def export_all(session: Session, out: Path, languages: tuple[str, ...]) -> int:
         if version is not None:
             bases[relative] = manifest.Base(valid["kind"], record_key(valid["kind"], valid), version,
                                             record_hash(valid))
-        count += 1
+        result.files += 1
     out.mkdir(parents=True, exist_ok=True)
+    for relative, base in sorted(earlier.items()):
+        path = out / relative
+        if relative in bases or not path.is_file():
+            continue
+        if _as_exported(path, base, languages):
+            path.unlink()
+            result.removed.append(relative)
+        else:
+            result.kept.append(relative)
     manifest.write(out, bases)
-    return count
+    return result
+
+
+def _as_exported(path: Path, base: manifest.Base, languages: tuple[str, ...]) -> bool:
+    """Whether the file still holds the record `base` describes (a file that no longer reads is not)."""
+    try:
+        return validate_text(read_text(path, str(path)), str(path), languages).content_hash == base.content_hash
+    except ContentError:
+        return False

@@ -20,7 +20,7 @@ from newsroom.content.reader import FileRecord, LoadedRecord, record_hash
 from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.models import Page, Revision, VocabularyTerm
+from newsroom.models import DELETED, Page, Revision, VocabularyTerm
 
 ORDER = ("site", "entry", "reference", "page", "issue", "story")
 #: Records written between two flushes that also empty the session (bounds memory on large imports).
@@ -33,12 +33,14 @@ class ImportResult:
     updated: Counter[str] = field(default_factory=Counter)
     unchanged: Counter[str] = field(default_factory=Counter)
     kept: Counter[str] = field(default_factory=Counter)  # stale exported files: the newer stored version stays
+    gone: Counter[str] = field(default_factory=Counter)  # exported files of records deleted since: they stay so
 
     def summary(self) -> str:
         total = lambda c: sum(c.values())  # noqa: E731
         kept = f", {total(self.kept)} kept (newer in the database)" if self.kept else ""
+        gone = f", {total(self.gone)} left out (deleted in the database since the export)" if self.gone else ""
         return (f"{total(self.created)} created, {total(self.updated)} updated, {total(self.unchanged)} unchanged"
-                f"{kept}")
+                f"{kept}{gone}")
 
 
 def canonical(record: dict[str, Any], languages: tuple[str, ...], location: str) -> dict[str, Any]:
@@ -153,6 +155,14 @@ def _conflict(
         f"Export again and reapply your edit (see `newsroom history {item.kind}:{item.key}`)"))
 
 
+def _deletion(session: Session, item: LoadedRecord | FileRecord, base: Base) -> Revision | None:
+    """The revision that deleted the record `item` names after it was exported as `base`, if one did."""
+    kinds = ("reference", "page") if item.kind in ("reference", "page") else (item.kind,)
+    revisions = session.scalars(select(Revision).where(
+        Revision.record_kind.in_(kinds), Revision.record_key == item.key, Revision.version >= base.version))
+    return next((r for r in revisions if DELETED in r.changed_fields), None)
+
+
 def _upsert(
     session: Session, item: LoadedRecord | FileRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
     base: Base | None = None, reason: str | None = None,
@@ -172,6 +182,15 @@ def _upsert(
         if digest == base.content_hash:
             return "kept"
         return _conflict(session, item, row, base, canonical(to_record(row), languages, item.location), languages)
+    if row is None and base is not None:
+        deletion = _deletion(session, item, base)
+        if deletion is not None and digest == base.content_hash:
+            return "gone"
+        if deletion is not None:
+            return Diagnostic(item.location, None, "", (
+                f"{item.kind} {item.key!r} was deleted in the database since this file was exported (by "
+                f"{deletion.changed_by}, {deletion.changed_at.date().isoformat()}), and the file was edited: "
+                "to bring the record back with your edit, import this file with --force"))
     if row is not None:
         previous = canonical(to_record(row), languages, item.location)
         changed = changed_fields(previous, record, languages)

@@ -50,7 +50,8 @@ def write(out: Path, bases: dict[str, Base]) -> None:
     temporary.replace(target)
 
 
-def _read(folder: Path) -> dict[str, Base]:
+def read(folder: Path) -> dict[str, Base]:
+    """The manifest of the export in `folder` (relative path → base); empty when there is none."""
     try:
         data = json.loads((folder / NAME).read_text(encoding="utf-8"))
         return {path: Base(str(b["kind"]), str(b["key"]), int(b["version"]), str(b["content_hash"]))
@@ -67,7 +68,7 @@ def bases_for(loaded: Iterable[LoadedRecord | FileRecord]) -> dict[tuple[str, st
         path = Path(item.location).resolve()
         for folder in path.parents:
             if folder not in manifests:
-                manifests[folder] = _read(folder) if (folder / NAME).is_file() else {}
+                manifests[folder] = read(folder) if (folder / NAME).is_file() else {}
             base = manifests[folder].get(path.relative_to(folder).as_posix())
             if base is not None:
                 if (base.kind, base.key) == (item.kind, item.key):

@@ -1,0 +1,183 @@
+"""Deleting records: `newsroom delete`, what it refuses, what the site and the history show afterwards, and
+how an export and a later import of an older export treat a deleted record."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+from sitebuild import parse
+
+#: Two new entries: `tensor-core` names `matrix-unit` as related; nothing else uses either.
+ENTRIES = {
+    "tensor-core.yaml": """\
+kind: entry
+slug: tensor-core
+category: infrastructure
+level: advanced
+trend: spreading
+status: 2026-11
+sources: [{publisher: Nvidia, title: Tensor Cores, url: "https://www.nvidia.com/tensor-cores/"}]
+relations: {related: [matrix-unit]}
+hu: {headword: Tensor mag, definition: Mátrixszorzásra épített számolóegység a GPU-ban.}
+en: {headword: Tensor core, definition: A unit of a GPU built for matrix multiplication.}
+""",
+    "matrix-unit.yaml": """\
+kind: entry
+slug: matrix-unit
+category: infrastructure
+level: advanced
+trend: spreading
+status: 2026-11
+sources: [{publisher: Google, title: TPU architecture, url: "https://cloud.google.com/tpu/docs/system-architecture"}]
+hu: {headword: Mátrixegység, definition: A TPU mátrixszorzó egysége.}
+en: {headword: Matrix unit, definition: The matrix multiplication unit of a TPU.}
+""",
+}
+
+
+def _texts(element) -> str:
+    return " ".join("".join(element.itertext()).split())
+
+
+def _index_headwords(site: Path, lang: str) -> set[str]:
+    page = parse(site / lang / "glossary" / "index.html")
+    return {_texts(link) for link in page.iter("a") if "/glossary/" in (link.get("href") or "")}
+
+
+def test_a_record_others_use_is_not_deleted_and_the_message_names_each_use(sample_cli):
+    before = sample_cli("edit", "entry:trainium3").stdout
+    refused = sample_cli("delete", "entry:trainium3", expect=1)
+    errors = refused.stderr
+    assert "entry:trainium3: not deleted: it is used by entry:trainium, entry:trainium2, reference:trainium" in errors
+    assert "story:i13-aws-trainium3-capacity: terms[0]: no glossary entry 'trainium3'" in errors
+    assert "reference:trainium: en.sections[0].deep.text: link to a missing entry 'trainium3'" in errors
+    assert errors.rstrip().endswith("nothing was changed")
+    assert sample_cli("edit", "entry:trainium3").stdout == before  # still there, the same version
+    assert "version 1 is current" in sample_cli("history", "entry:trainium3").stdout
+    # The Method page: every page's navigation links it, so `check` names its absence and it stays.
+    refused = sample_cli("delete", "page:method", expect=1).stderr
+    assert "issue:13: en.editor_note: link to a missing page 'method'" in refused
+    assert "page:method: every page's navigation and every email link to the Method page, and there is none" \
+        in refused
+
+
+def test_a_deleted_entry_leaves_every_page_and_comes_back_from_its_history(sample_cli, tmp_path):
+    folder = tmp_path / "entries"
+    folder.mkdir()
+    for name, text in ENTRIES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    sample_cli("import", str(folder))
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    assert {"Matrix unit", "Tensor core"} <= _index_headwords(site, "en")
+    assert (site / "en" / "glossary" / "matrix-unit" / "index.html").is_file()
+
+    deleted = sample_cli("--quiet", "delete", "matrix-unit", "--editor", "anna", "--reason", "merged into tpu")
+    # The relation to it stays in tensor-core's record, shown as plain text: a warning, not a refusal.
+    assert deleted.stderr.strip() == ("entry:tensor-core: relations.related[0]: warning: "
+                                      "no entry 'matrix-unit': shown as plain text until it is written"), deleted.stderr
+    assert sample_cli("edit", "matrix-unit", expect=1).stderr.strip().endswith("no entry, story, page or issue "
+                                                                                 "'matrix-unit'")
+    built = sample_cli("build", "--out", str(site)).stdout
+    assert "removed" in built and not (site / "en" / "glossary" / "matrix-unit").exists()
+    assert "Matrix unit" not in _index_headwords(site, "en") and "Tensor core" in _index_headwords(site, "en")
+    entry = parse(site / "en" / "glossary" / "tensor-core" / "index.html")
+    assert not [link for link in entry.iter("a") if "matrix-unit" in (link.get("href") or "")]
+
+    history = sample_cli("history", "entry:matrix-unit").stdout
+    assert history.startswith("entry matrix-unit: deleted ") and "by anna (merged into tpu)" in history
+    kept = sample_cli("history", "entry:matrix-unit", "--show", "1").stdout
+    assert yaml.safe_load(kept)["en"]["headword"] == "Matrix unit"
+    restored = tmp_path / "matrix-unit.yaml"
+    restored.write_text(kept, encoding="utf-8")
+    assert sample_cli("import", str(restored)).stdout.startswith("1 created")
+    sample_cli("build", "--out", str(site))
+    assert "Matrix unit" in _index_headwords(site, "en")
+
+
+def test_an_older_version_is_not_deleted(sample_cli):
+    sample_cli("edit", "entry:data-center", "--set", "level=intermediate")
+    refused = sample_cli("delete", "entry:data-center", "--expect-version", "1", expect=1).stderr
+    assert "you started from version 1, it is now version 2" in refused and "changed since: level" in refused
+    assert "version 2 is current" in sample_cli("history", "entry:data-center").stdout
+
+
+def test_a_story_of_a_draft_goes_and_the_others_close_up(sample_cli, tmp_path):
+    sample_cli("issue", "new", "--week", "2026-W46", "--title-hu", "Piszkozat", "--title-en", "Draft")
+    for headline in ("First", "Second", "Third"):
+        sample_cli("story", "add", "14", "--section", "code", "--headline-en", headline, "--headline-hu", headline,
+                   "--source-url", "https://example.org/")
+    shown = sample_cli("issue", "show", "14").stdout
+    assert "2. i14-second" in shown and "3. i14-third" in shown
+    sample_cli("delete", "story:i14-first")
+    shown = sample_cli("issue", "show", "14").stdout
+    assert "1. i14-second" in shown and "2. i14-third" in shown and "i14-first" not in shown
+    assert "i14-first" not in sample_cli("issue", "corrections", "14").stdout  # a draft: no correction
+
+    # An issue goes only as an empty draft.
+    refused = sample_cli("delete", "14", expect=1).stderr
+    assert "issue:14: stories: issue 14 holds 2 stories (i14-second, i14-third): delete them first" in refused
+    refused = sample_cli("delete", "13", expect=1).stderr
+    assert "issue:13: status: issue 13 is published; a published issue stays" in refused
+    sample_cli("delete", "story:i14-second")
+    sample_cli("delete", "story:i14-third")
+    assert sample_cli("delete", "14").stdout.startswith("issue 14: deleted")
+    assert "no issue 14" in sample_cli("issue", "show", "14", expect=1).stderr
+    assert "issue 14: deleted " in sample_cli("history", "issue:14").stdout
+    sample_cli("build", "--out", str(tmp_path / "site"), "--drafts")
+    assert not (tmp_path / "site" / "en" / "issues" / "14").exists()
+
+
+def test_a_story_leaves_a_published_issue_only_as_a_correction_readers_see(sample_cli, tmp_path):
+    slug = "i13-vllm-trainium-backend"
+    refused = sample_cli("delete", slug, expect=1).stderr
+    assert f"story:{slug}: issue: its issue 13 is published; to remove the story add --correction" in refused
+    sample_cli("delete", slug, "--correction", "--reason", "The announcement was withdrawn", "--editor", "anna")
+    listed = sample_cli("issue", "corrections", "13").stdout
+    assert f"anna  story:{slug}  deleted — The announcement was withdrawn" in listed
+    # The others keep their places: renumbering them would read as corrections.
+    assert "2. i13-coding-agents-workday-tasks" in sample_cli("issue", "show", "13").stdout
+
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    for lang, headline, label in (("en", "vLLM officially supports Trainium", "story removed"),
+                                  ("hu", "A vLLM hivatalosan is támogatja a Trainiumot", "hír visszavonva")):
+        page = parse(site / lang / "issues" / "13" / "index.html")
+        assert not [element for element in page.iter() if element.get("id") == f"story-{slug}"]
+        corrections = next(element for element in page.iter("section") if element.get("id") == "corrections")
+        items = [_texts(item) for item in corrections.iter("li")]
+        assert [item.split(": ", 1)[1] for item in items] == [
+            f"{headline} ({label}) – The announcement was withdrawn"]
+        assert not [link for link in corrections.iter("a")]  # nothing left on the page to point at
+
+
+def test_an_export_removes_the_files_of_deleted_records_and_an_older_one_does_not_bring_them_back(
+        sample_cli, tmp_path):
+    exported, older = tmp_path / "export", tmp_path / "older"
+    sample_cli("export", str(exported))
+    shutil.copytree(exported, older)
+    sample_cli("delete", "i13-data-center-power-bills", "--correction", "--reason", "a duplicate")
+    assert sample_cli("export", str(exported)).stdout.strip() == (
+        f"58 files exported to {exported}; 1 removed (their records are deleted)")
+    assert not (exported / "stories" / "i13-data-center-power-bills.yaml").exists()
+
+    assert sample_cli("import", str(older)).stdout.strip() == (
+        "0 created, 0 updated, 58 unchanged, 1 left out (deleted in the database since the export)")
+    assert "no story" in sample_cli("edit", "story:i13-data-center-power-bills", expect=1).stderr
+
+    edited = older / "stories" / "i13-data-center-power-bills.yaml"
+    edited.write_text(edited.read_text(encoding="utf-8").replace("position: 1", "position: 9"), encoding="utf-8")
+    refused = sample_cli("import", str(older), expect=1).stderr
+    assert (f"{edited}: story 'i13-data-center-power-bills' was deleted in the database since this file was "
+            "exported (by ") in refused and "import this file with --force" in refused
+    assert sample_cli("import", "--force", str(edited)).stdout.startswith("1 created")
+
+    # An exported file edited after its record was deleted stays, with a warning.
+    sample_cli("export", str(exported))
+    sample_cli("delete", "i13-data-center-power-bills", "--correction")
+    changed = exported / "stories" / "i13-data-center-power-bills.yaml"
+    changed.write_text(changed.read_text(encoding="utf-8") + "# a note\ntags: [energy]\n", encoding="utf-8")
+    result = sample_cli("export", str(exported))
+    assert changed.exists() and "its record is deleted, but the file was edited since the last export" in result.stderr
