@@ -14,7 +14,7 @@ from glossary.provenance import provenance_problems
 from glossary.staleness import stale_problems
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
-from newsroom.content.schema import page_slug_problem, publication_time_problem
+from newsroom.content.schema import page_slug_problem, publication_time_problem, week_problem
 from newsroom.diagnostics import Diagnostic
 from newsroom.render.markdown import References, find_references
 from newsroom.settings import Settings
@@ -55,10 +55,14 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
     else:
         for record in records:
             problems.extend(record_problems(record, content, settings, memo, complete_translations))
-    for issue in content.issues.values():  # one stored before the content files were checked for it
+    for issue in content.issues.values():  # one stored before the content files were checked for these
         late = publication_time_problem({**issue.data, "kind": "issue"})
         if late:
             problems.append(Diagnostic(issue.location, None, "published_at", late))
+        backwards = week_problem({**issue.data, "kind": "issue"})
+        if backwards:
+            problems.append(Diagnostic(issue.location, None, "week.end", backwards))
+    problems.extend(_overlapping_weeks(content))
     for page in content.pages.values():
         problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
         if problem is not None:
@@ -265,6 +269,19 @@ def _uncited_sources(record: Record, languages: tuple[str, ...],
             if i + 1 not in cited:
                 yield Diagnostic(record.location, None, f"sources[{i}]",
                                  f"source {i + 1} is never cited in the {lang} text", "warning")
+
+
+def _overlapping_weeks(content: Content) -> Iterator[Diagnostic]:
+    """Each issue whose week shares days with an earlier-starting one's (`issue new` refuses such a week;
+    a content file may still give one): a warning at the later issue."""
+    latest: tuple[str, str, int] | None = None  # (end, start, number) of the week reaching furthest so far
+    for start, end, number in sorted((str(issue.data["week"]["start"]), str(issue.data["week"]["end"]), issue.data[
+            "number"]) for issue in content.issues.values() if issue.data.get("week")):
+        if latest is not None and start <= latest[0]:
+            yield Diagnostic(f"issue:{number}", None, "week", f"{start}–{end} overlaps the week of issue {latest[2]} "
+                             f"({latest[1]}–{latest[0]})", "warning")
+        if latest is None or end > latest[0]:
+            latest = (end, start, number)
 
 
 def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:

@@ -136,6 +136,10 @@ CASES = {
         "issues/2.yaml:4: published_at: a published issue needs its publication time, e.g. published_at: "
         "2026-11-09T07:00:00+01:00 (or status: draft)",
     ),
+    "week ending before it starts": (
+        {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("end: 2026-11-08", "end: 2026-11-01")},
+        "issues/2.yaml:3: week.end: the week ends (2026-11-01) before it starts (2026-11-02)",
+    ),
     "duplicate slug": (
         {"stories/b.yaml": STORY, "stories/c.yaml": STORY},
         "stories/c.yaml: slug: duplicate slug 'a-story': also in ",
@@ -354,6 +358,26 @@ def test_a_published_issue_stored_without_its_time_is_named_not_a_crash(sample_c
     built = sample_cli("build", "--out", str(tmp_path / "site"), expect=1)
     assert says in built.stderr and "Traceback" not in built.stderr
     sample_cli("issue", "corrections", "13")
+
+
+def test_an_issue_week_stored_backwards_is_an_error_and_an_overlapping_one_a_warning(sample_cli, tmp_path):
+    """`issue new` refuses both; a content file may give an overlapping week (import stores it, `check`
+    warns), and one stored backwards before import checked for it is an error of `check` and the build."""
+    overlapping = tmp_path / "0014.yaml"
+    overlapping.write_text(ISSUE.replace("number: 1", "number: 14").replace("status: published", "status: draft")
+                           .replace("2026-11-02", "2026-11-05").replace("2026-11-08", "2026-11-11")
+                           .replace("published_at: 2026-11-09T07:00:00+01:00\n", ""), encoding="utf-8")
+    sample_cli("import", str(overlapping))
+    warned = sample_cli("check").stderr
+    assert "issue:14: week: warning: 2026-11-05–2026-11-11 overlaps the week of issue 13 (2026-11-02–2026-11-08)" \
+        in warned.splitlines()
+    engine = create_engine(sample_cli.db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE issues SET week_end = '2026-11-01' WHERE number = 13"))
+    engine.dispose()
+    says = "issue:13: week.end: the week ends (2026-11-01) before it starts (2026-11-02)"
+    assert says in sample_cli("check", expect=1).stderr.splitlines()
+    assert says in sample_cli("build", "--out", str(tmp_path / "site"), expect=1).stderr
 
 
 def test_site_yaml_is_the_whole_list_of_sections_categories_and_audiences(base, write_files, tmp_path):

@@ -147,6 +147,14 @@ def publication_time_problem(issue: dict[str, Any]) -> str | None:
     return None
 
 
+def week_problem(issue: dict[str, Any]) -> str | None:
+    """Why an issue record's week is not a span of days (it ends before it starts), or None."""
+    week = issue.get("week") if issue.get("kind") == "issue" else None
+    if isinstance(week, dict) and week.get("start") and week.get("end") and str(week["end"]) < str(week["start"]):
+        return f"the week ends ({week['end']}) before it starts ({week['start']})"
+    return None
+
+
 def kinds() -> dict[str, Kind]:
     if not KINDS:
         KINDS.update(_kinds())
@@ -208,6 +216,10 @@ class Validator:
         problem = publication_time_problem(out)
         if problem:
             self.problems.append(Diagnostic(self.location, self.lines.get(("status",)), "published_at", problem))
+        problem = week_problem(out)
+        if problem:
+            self.problems.append(Diagnostic(self.location, self.lines.get(("week", "end")) or
+                                            self.lines.get(("week",)), "week.end", problem))
         for lang in self.languages:
             block = data.get(lang)
             if isinstance(block, dict):
