@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from issues.assembly import load_issue, refuse
 from issues.revisions import Change, current_issue_record, write_issue
 from newsroom.build.model import load_content
-from newsroom.checks import check_content
+from newsroom.checks import check_content, empty_issue_problems
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.settings import Settings
 
@@ -30,6 +30,8 @@ def publication_problems(session: Session, settings: Settings, number: int, toda
     content = load_content(session)
     mine = {f"issue:{number}"} | {story.location for story in content.stories_of(number)}
     problems = check_content(content, settings, today, complete_translations=True)
+    if content.issues[number].data.get("status") == "draft":  # else check_content names it
+        problems += empty_issue_problems(content, number)
     return [p for p in problems if p.severity == "error" and (
         p.location in mine or (p.location == "site" and p.field.startswith("sections")))]
 

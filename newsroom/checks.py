@@ -62,6 +62,8 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
         backwards = week_problem({**issue.data, "kind": "issue"})
         if backwards:
             problems.append(Diagnostic(issue.location, None, "week.end", backwards))
+        if issue.data.get("status") in ("scheduled", "published"):
+            problems.extend(empty_issue_problems(content, issue.data["number"]))
     problems.extend(_overlapping_weeks(content))
     for page in content.pages.values():
         problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
@@ -269,6 +271,15 @@ def _uncited_sources(record: Record, languages: tuple[str, ...],
             if i + 1 not in cited:
                 yield Diagnostic(record.location, None, f"sources[{i}]",
                                  f"source {i + 1} is never cited in the {lang} text", "warning")
+
+
+def empty_issue_problems(content: Content, number: int) -> list[Diagnostic]:
+    """An issue to be published without a story: its page, feed entry and email would say nothing."""
+    if content.stories_of(number):
+        return []
+    return [Diagnostic(f"issue:{number}", None, "stories", (
+        "a scheduled or published issue needs at least one story: its page, feed entry and email would be "
+        f"empty (add one with newsroom story add {number})"))]
 
 
 def _overlapping_weeks(content: Content) -> Iterator[Diagnostic]:

@@ -257,6 +257,29 @@ def test_publishing_in_the_future_is_refused(desk):
     assert "use `newsroom issue schedule` to publish later" in result.stderr
 
 
+def test_an_issue_without_a_story_is_neither_scheduled_nor_published(desk, tmp_path):
+    """Its page, feed entry and email would be empty; and one stored published without stories (a content
+    file, or its last story deleted by hand) is an error of `check` and the build."""
+    new_issue(desk)
+    before = snapshot(desk, tmp_path)
+    says = ("issue:14: stories: a scheduled or published issue needs at least one story: its page, feed entry "
+            "and email would be empty (add one with newsroom story add 14)")
+    assert says in desk("issue", "publish", "14", expect=1).stderr.splitlines()
+    assert says in desk("issue", "schedule", "14", "--at", "2026-11-09T07:00+01:00", expect=1).stderr.splitlines()
+    assert snapshot(desk, tmp_path) == before
+    desk("story", "add", "14", *story_args(1))
+    desk("issue", "publish", "14")
+    # The last story of a published issue does not go, even as a correction.
+    refused = desk("delete", "story:i14-story-1", "--correction", expect=1).stderr
+    assert says in refused.splitlines()
+    empty = tmp_path / "issue.yaml"
+    empty.write_text(desk("edit", "14").stdout.split("\n", 1)[1].replace("number: 14", "number: 15").replace(
+        "2026-11-09", "2026-11-16").replace("2026-11-15", "2026-11-22"), encoding="utf-8")
+    desk("import", str(empty))
+    assert says.replace("14", "15") in desk("check", expect=1).stderr.splitlines()
+    assert says.replace("14", "15") in desk("build", "--out", str(tmp_path / "site"), expect=1).stderr
+
+
 def test_publish_refuses_untranslated_unsourced_unnamed_and_broken(desk, write_files, tmp_path):
     new_issue(desk)
     desk("story", "add", "14", "--section", "code", "--slug", "half", "--headline-hu", "Csak magyar",
