@@ -108,6 +108,13 @@ def _normalise_label(label: str) -> str:
     return " ".join(unicodedata.normalize("NFC", label).split())
 
 
+def label_key(label: str) -> tuple[bool, str]:
+    """What a matcher looks `label` up by: (matched as written, the form), as two terms' labels with the
+    same key are one label, the first term's (see `TermMatcher`)."""
+    form = _normalise_label(label)
+    return (True, form) if is_case_sensitive(form) else (False, _fold(form))
+
+
 def _lengthened_stem(label: str, lang: str) -> str | None:
     """The Hungarian stem of `label` with its final a/e lengthened before a
     suffix ("intelligencia" → "intelligenciát", "szoftvere" → "szoftverét")."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
-from glossary.matching import Term, TermMatcher
+from glossary.matching import Term, TermMatcher, label_key
 from newsroom.build.model import Content, Record
+from newsroom.diagnostics import Diagnostic
 
 STORY_FIELDS = ("headline", "summary", "body")
 
@@ -15,6 +16,27 @@ def entry_labels(entry: Record, lang: str) -> tuple[str, ...]:
     text = entry.text(lang)
     labels = [text.get("headword"), *(text.get("aliases") or []), *(text.get("match_forms") or [])]
     return tuple(dict.fromkeys(label for label in labels if label))
+
+
+def label_clashes(content: Content, languages: Iterable[str]) -> Iterator[Diagnostic]:
+    """A name (headword, alias, match form) that two entries share in one language: mentions of it in
+    stories link the first of them only, in the order the matcher is given them (and two headwords alike
+    cannot be told apart in the A–Z index). A warning at each later entry."""
+    for lang in languages:
+        owners: dict[tuple[bool, str], str] = {}
+        for slug, entry in content.entries.items():  # the order `matchers` gives them
+            text = entry.text(lang)
+            named = [(f"{lang}.headword", text.get("headword"))]
+            named += [(f"{lang}.{field}[{i}]", label) for field in ("aliases", "match_forms")
+                      for i, label in enumerate(text.get(field) or [])]
+            for field, label in named:
+                if not label or not label.strip():
+                    continue
+                owner = owners.setdefault(label_key(label), slug)
+                if owner != slug:
+                    yield Diagnostic(entry.location, None, field, (
+                        f"{label!r} is also a name of entry {owner!r}: mentions of it in stories link that entry, "
+                        "not this one; give one of them another name"), "warning")
 
 
 def matchers(content: Content, languages: Iterable[str]) -> dict[str, TermMatcher]:

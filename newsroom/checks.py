@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from glossary.graph import graph_problems
+from glossary.mentions import label_clashes
 from glossary.provenance import provenance_problems
 from glossary.staleness import stale_problems
 from newsroom.build import urls
@@ -76,6 +77,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             f"write pages/{urls.METHOD}.yaml (kind: page, slug: {urls.METHOD}) and import it")))
     problems.extend(_site_names(content, settings.languages))
     problems.extend(graph_problems(content, settings.languages))
+    problems.extend(label_clashes(content, settings.languages))
     problems.extend(_stale(content, settings, today))
     problems.extend(provenance_problems(content))
     for story in content.stories.values():

@@ -70,6 +70,24 @@ def test_a_site_without_the_method_page_its_navigation_links_is_named_and_not_bu
     cli("check")
 
 
+def test_a_name_two_entries_share_is_a_warning_at_the_later_one(sample_cli, write_files):
+    """Mentions of a shared name link the first entry only (and two headwords alike look the same in the
+    A–Z index): `check` says so at the other entry, naming the field, case and spacing as matching has them."""
+    twin = _entry(slug="tpu-chip").replace("headword: tpu-chip en", "headword: Google  TPU").replace(
+        "headword: tpu-chip hu", "headword: Google TPU\n  aliases: [TPU, tensorchip]")
+    result = sample_cli("check", "--strict", expect=None)
+    assert result.stderr == ""
+    sample_cli("import", str(write_files({"e.yaml": twin})))
+    result = sample_cli("check")
+    said = "is also a name of entry 'google-tpu': mentions of it in stories link that entry, not this one; " \
+           "give one of them another name"
+    assert result.stderr.splitlines() == [
+        f"entry:tpu-chip: en.headword: warning: 'Google  TPU' {said}",
+        f"entry:tpu-chip: hu.aliases[0]: warning: 'TPU' {said}",
+        f"entry:tpu-chip: hu.headword: warning: 'Google TPU' {said}",
+        "0 error(s), 3 warning(s)"]
+
+
 def test_warnings_alone_exit_zero_unless_strict(sample_cli, write_files):
     sample_cli("import", str(write_files({"entries/old.yaml": _entry("old-entry").replace("2026-11", "2020-01")})))
     result = sample_cli("check", expect=None)
