@@ -21,10 +21,7 @@ from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.importer import canonical, changed_fields
 from newsroom.content.reader import record_hash
-from newsroom.models import Revision, VocabularyTerm
-
-#: `changed_fields` of the revision kept when a story is added to a published issue (nothing came before).
-CREATED = "created"
+from newsroom.models import CREATED, Revision, VocabularyTerm
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,8 @@ class PageText(Base):
 
 #: `Revision.changed_fields` of the revision that keeps a deleted record's last version.
 DELETED = "deleted"
+#: `Revision.changed_fields` of the revision kept when a story is added to a published issue (nothing came before).
+CREATED = "created"
 
 
 class Revision(Base):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import html5lib
 import pytest
+from conftest import Cli
 
 #: Build-heavy tests whose database work the other tests already cover on every backend.
 sqlite_only = pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
@@ -317,6 +318,27 @@ def test_a_correction_is_recorded_listed_and_shown(desk, monkeypatch):
     data = json.loads(next(s.text for s in page.iter("script") if s.get("type") == "application/ld+json"))
     assert data["datePublished"] == "2026-11-06T10:00:00+01:00"
     assert data["dateModified"] == "2026-11-07T12:30:00+01:00"
+
+
+def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databases, tmp_path, monkeypatch):
+    """As `story add --correction` lists it; the stories of an issue the same import publishes are not."""
+    exported = tmp_path / "export"
+    desk("export", str(exported))
+    late = tmp_path / "late.yaml"
+    late.write_text((exported / "stories" / "i13-data-center-power-bills.yaml").read_text(encoding="utf-8")
+                    .replace("slug: i13-data-center-power-bills", "slug: i13-late").replace("position: 1",
+                                                                                            "position: 9"),
+                    encoding="utf-8")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T12:00:00+01:00")
+    desk("import", str(late))
+    assert desk("issue", "corrections", "13").stdout.strip() == (
+        "November 10, 2026, 12:00\u202fPM +0100  import  story:i13-late  created")
+    page = parse(build(desk) / "en" / "issues" / "13" / "index.html")
+    corrections = " ".join(" ".join(page.find(".//section[@id='corrections']").itertext()).split())
+    assert "(story added)" in corrections
+    restored = Cli(databases.new("migrated"), desk.cwd)
+    restored("import", str(exported))
+    assert restored("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
 
 
 def test_a_correction_must_keep_the_issue_publishable(desk, tmp_path, monkeypatch):

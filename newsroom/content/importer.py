@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from newsroom.content.reader import FileRecord, LoadedRecord, record_hash
 from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.models import DELETED, Page, Revision, VocabularyTerm
+from newsroom.models import CREATED, DELETED, Page, Revision, VocabularyTerm
 
 ORDER = ("site", "entry", "reference", "page", "issue", "story")
 #: Records written between two flushes that also empty the session (bounds memory on large imports).
@@ -81,11 +81,14 @@ def import_records(
     """
     by_kind = sorted(loaded, key=lambda item: ORDER.index(item.kind))
     _check_references(session, by_kind, languages)
+    # A story added to an issue published before this import is a correction readers are shown, as with
+    # `story add --correction`; not one whose issue this import itself publishes (or restores).
+    published = set(session.scalars(select(Issue.number).where(Issue.status == "published")))
     result = ImportResult()
     conflicts: list[Diagnostic] = []
     for done, item in enumerate(by_kind, 1):
         base = (bases or {}).get((item.kind, item.key))
-        status = _upsert(session, item, languages, now, author, base[0] if base else None, reason)
+        status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             continue
@@ -165,7 +168,7 @@ def _deletion(session: Session, item: LoadedRecord | FileRecord, base: Base) -> 
 
 def _upsert(
     session: Session, item: LoadedRecord | FileRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
-    base: Base | None = None, reason: str | None = None,
+    base: Base | None = None, reason: str | None = None, published: Collection[int] = (),
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     if item.kind == "site":
@@ -199,6 +202,9 @@ def _upsert(
     else:
         row = model()
     if item.kind == "story":
+        if row.id is None and record["issue"] in published:
+            session.add(Revision(record_kind="story", record_key=item.key, version=0, snapshot={},
+                                 changed_fields=[CREATED], changed_by=author, changed_at=now, reason=reason))
         issue = session.scalars(select(Issue).where(Issue.number == record["issue"])).one()
         section = session.scalars(select(VocabularyTerm).where(
             VocabularyTerm.kind == "section", VocabularyTerm.slug == record["section"])).one()
