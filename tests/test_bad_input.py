@@ -360,6 +360,30 @@ def test_a_published_issue_stored_without_its_time_is_named_not_a_crash(sample_c
     sample_cli("issue", "corrections", "13")
 
 
+def test_an_import_does_not_take_back_a_published_issue_or_move_its_time(sample_cli, tmp_path):
+    """`edit` refuses it; a content file did it silently, and the issue left the site and its feeds."""
+    exported = tmp_path / "export"
+    sample_cli("export", str(exported))
+    issue = exported / "issues" / "0013.yaml"
+    text = issue.read_text(encoding="utf-8")
+    before = _stored(sample_cli, tmp_path)
+    says = "issue 13 is published (at 2026-11-09T06:00:00+00:00): its status and publication time stay, as its " \
+           "feeds and emails went out with them; this file says status: "
+    for edited, said in (
+            (text.replace("status: published", "status: draft").replace(
+                "published_at: '2026-11-09T06:00:00+00:00'\n", ""), f"{issue}: status: {says}draft"),
+            (text.replace("T06:00:00+00:00", "T09:00:00+01:00"),
+             f"{issue}: published_at: {says}published, published_at: 2026-11-09T08:00:00+00:00")):
+        issue.write_text(edited, encoding="utf-8")
+        assert said in sample_cli("import", "--force", str(issue), expect=1).stderr.splitlines()
+        assert _stored(sample_cli, tmp_path) == before
+    # The same moment in another offset, with a new title: a correction like any other.
+    issue.write_text(text.replace("T06:00:00+00:00", "T07:00:00+01:00").replace(
+        "a week of custom chips", "the week of custom chips"), encoding="utf-8")
+    assert sample_cli("import", "--force", str(issue)).stdout.startswith("0 created, 1 updated")
+    assert "issue:13  en.title" in sample_cli("issue", "corrections", "13").stdout
+
+
 def test_an_issue_week_stored_backwards_is_an_error_and_an_overlapping_one_a_warning(sample_cli, tmp_path):
     """`issue new` refuses both; a content file may give an overlapping week (import stores it, `check`
     warns), and one stored backwards before import checked for it is an error of `check` and the build."""

@@ -166,6 +166,21 @@ def _deletion(session: Session, item: LoadedRecord | FileRecord, base: Base) -> 
     return next((r for r in revisions if DELETED in r.changed_fields), None)
 
 
+def _unpublishing(item: LoadedRecord | FileRecord, stored: dict[str, Any], record: dict[str, Any]
+                  ) -> Diagnostic | None:
+    """The refusal of a file that would take a published issue back, or move its publication time: its
+    feeds and emails went out with that time (`newsroom edit` refuses the same)."""
+    if item.kind != "issue" or stored.get("status") != "published":
+        return None
+    changed = [name for name in ("status", "published_at") if record.get(name) != stored.get(name)]
+    if not changed:
+        return None
+    return Diagnostic(item.location, None, changed[0], (
+        f"issue {item.key} is published (at {stored.get('published_at')}): its status and publication time "
+        f"stay, as its feeds and emails went out with them; this file says status: {record.get('status')}"
+        f"{', published_at: ' + str(record['published_at']) if record.get('published_at') else ''}"))
+
+
 def _upsert(
     session: Session, item: LoadedRecord | FileRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
     base: Base | None = None, reason: str | None = None, published: Collection[int] = (),
@@ -197,6 +212,9 @@ def _upsert(
     if row is not None:
         previous = canonical(to_record(row), languages, item.location)
         changed = changed_fields(previous, record, languages)
+        unpublished = _unpublishing(item, previous, record)
+        if unpublished is not None:
+            return unpublished
         session.add(Revision(record_kind=item.kind, record_key=item.key, version=row.version, snapshot=previous,
                              changed_fields=changed, changed_by=author, changed_at=now, reason=reason))
     else:
