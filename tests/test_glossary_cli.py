@@ -116,6 +116,10 @@ def test_new_writes_a_template_that_must_be_filled_before_it_imports(sample_cli)
         assert field in template, field
     assert template.count("  headword:") == 2  # both languages
     assert "exists already" in sample_cli("glossary", "new", "new-term", expect=1).stderr
+    assert sample_cli("glossary", "new", "trainium", expect=1).stderr.strip() == (
+        "Error: there is an entry 'trainium' already (version 1): change it with `newsroom edit entry:trainium`, "
+        "or `newsroom export` its file; or choose another slug")
+    assert not (sample_cli.cwd / "entries" / "trainium.yaml").exists()
 
     result = sample_cli("import", "entries/new-term.yaml", expect=1)
     assert result.stderr.splitlines() == [

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from sqlalchemy import select
 
 from glossary.listing import EntryFilter, list_lines, show_lines
-from glossary.models import LEVELS
+from glossary.models import LEVELS, Entry
 from glossary.staleness import stale_entries
 from glossary.template import entry_template
 from newsroom.build.model import Content, load_content
@@ -87,6 +88,12 @@ def new(app: App, slug: str, out: Path | None) -> None:
     """Write a content-file template for a new entry, every field in every language."""
     if not SLUG_RE.match(slug):
         raise click.BadParameter("lowercase letters, digits and hyphens, e.g. aws-trainium", param_hint="SLUG")
+    with app.transaction() as session:
+        stored = session.scalar(select(Entry.version).where(Entry.slug == slug))
+    if stored is not None:  # a template imported over it would replace every field
+        raise click.ClickException(f"there is an entry {slug!r} already (version {stored}): change it with "
+                                   f"`newsroom edit entry:{slug}`, or `newsroom export` its file; or choose "
+                                   "another slug")
     path = out or Path("entries") / f"{slug}.yaml"
     if path.exists():
         raise click.ClickException(f"{path} exists already; choose another --out")
