@@ -43,6 +43,10 @@ def slug_taken(session: Session, slug: str) -> bool:
     return (session.scalar(select(func.count()).select_from(Story).where(Story.slug == slug)) or 0) > 0
 
 
+#: `changed_fields` of a published issue's correction that moved one of its stories to another issue.
+MOVED = "moved"
+
+
 @dataclass(frozen=True)
 class Correction:
     """A recorded change to a published issue or one of its stories."""
@@ -53,7 +57,8 @@ class Correction:
     changed_by: str
     changed_fields: tuple[str, ...]
     reason: str | None
-    #: A story removed from the published issue: its headline in each language, as readers last saw it.
+    #: A story deleted from the published issue or moved out of it: its headline in each language, as
+    #: readers last saw it there.
     removed: Mapping[str, str] | None = None
 
 
@@ -69,29 +74,35 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
     was written (so a back-dated publication time does not turn the publishing
     itself into a correction); issues imported as published use their
     publication time. Any change to the issue record once it is published counts.
+    A change to a story counts for the issue it was in (its revision's snapshot says which) and for the
+    one it moved to or was added to: a story moved out of a published issue, or deleted, is listed there.
     """
     query = select(Issue).where(Issue.status == "published").order_by(Issue.number)
     if number is not None:
         query = query.where(Issue.number == number)
-    issues = {issue.id: issue for issue in session.scalars(query)}
+    issues = {issue.number: issue for issue in session.scalars(query)}
     if not issues:
         return {}
-    slugs = dict(session.execute(select(Story.slug, Story.issue_id).where(Story.issue_id.in_(list(issues)))).all())
+    current = dict(session.execute(select(Story.slug, Issue.number).join(Issue, Story.issue_id == Issue.id)).all())
     revisions = session.scalars(select(Revision).where(Revision.record_kind.in_(("issue", "story"))).order_by(
         Revision.id)).all()
-    by_number = {str(issue.number): issue for issue in issues.values()}
-    for revision in revisions:  # a story deleted from a published issue: its corrections stay the issue's
-        if revision.record_kind == "story" and DELETED in revision.changed_fields and revision.record_key not in slugs:
-            issue = by_number.get(str(revision.snapshot.get("issue")))
-            if issue is not None:
-                slugs[revision.record_key] = issue.id
     issue_revisions: dict[int, list[Revision]] = {}
-    story_revisions: dict[int, list[Revision]] = {}
+    of_story: dict[str, list[Revision]] = {}
     for revision in revisions:
-        if revision.record_kind == "issue" and revision.record_key in by_number:
-            issue_revisions.setdefault(by_number[revision.record_key].number, []).append(revision)
-        elif revision.record_kind == "story" and revision.record_key in slugs:
-            story_revisions.setdefault(issues[slugs[revision.record_key]].number, []).append(revision)
+        if revision.record_kind == "story":
+            of_story.setdefault(revision.record_key, []).append(revision)
+        elif revision.record_key.isdigit() and int(revision.record_key) in issues:
+            issue_revisions.setdefault(int(revision.record_key), []).append(revision)
+    story_revisions: dict[int, list[tuple[Revision, bool]]] = {}  # (revision, the story moved out by it)
+    for slug, kept in of_story.items():
+        for i, revision in enumerate(kept):
+            before = revision.snapshot.get("issue")  # None for a "created" mark
+            after = None if DELETED in revision.changed_fields else (
+                kept[i + 1].snapshot.get("issue") if i + 1 < len(kept) else current.get(slug))
+            if before in issues:
+                story_revisions.setdefault(before, []).append((revision, after is not None and after != before))
+            if after != before and after in issues:
+                story_revisions.setdefault(after, []).append((revision, False))
     found: dict[int, list[Correction]] = {}
     for issue in issues.values():
         items = _after_publication(issue, issue_revisions.get(issue.number, []),
@@ -101,18 +112,22 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
     return dict(sorted(found.items()))
 
 
-def _after_publication(issue: Issue, issue_revisions: list[Revision], story_revisions: list[Revision]
-                       ) -> list[Correction]:
+def _after_publication(issue: Issue, issue_revisions: list[Revision],
+                       story_revisions: list[tuple[Revision, bool]]) -> list[Correction]:
     # An issue stored as published without its time (before the content files were checked for it;
     # `check` names it): published, as far as corrections go, when a revision last made it so.
     published_from = issue.published_at or dt.datetime.min.replace(tzinfo=dt.timezone.utc)
     for revision in issue_revisions:
         if revision.snapshot.get("status") != "published":
             published_from = max(published_from, revision.changed_at)
-    kept = [r for r in issue_revisions if r.snapshot.get("status") == "published"]
-    kept += [r for r in story_revisions if r.changed_at > published_from]
-    items = [Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by, tuple(r.changed_fields), r.reason,
-                        _headlines(r.snapshot) if DELETED in r.changed_fields else None) for r in kept]
+    items = [Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by, tuple(r.changed_fields), r.reason)
+             for r in issue_revisions if r.snapshot.get("status") == "published"]
+    for r, moved_out in story_revisions:
+        if r.changed_at > published_from:
+            gone = moved_out or DELETED in r.changed_fields
+            items.append(Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by,
+                                    (MOVED,) if moved_out else tuple(r.changed_fields), r.reason,
+                                    _headlines(r.snapshot) if gone else None))
     return sorted(items, key=lambda c: (c.changed_at, c.record_kind, c.record_key))
 
 

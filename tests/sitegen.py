@@ -78,8 +78,9 @@ en:
 """
 
 
-def write_site(folder: Path, files: int) -> Path:
-    """Write site.yaml, the Method page, plus about `files` entries, issues and stories (a fifth entries, a tenth issues)."""
+def write_site(folder: Path, files: int, first_issue: int = 1) -> Path:
+    """Write site.yaml, the Method page, plus about `files` entries, issues and stories (a fifth entries, a
+    tenth issues, numbered from `first_issue`)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "site.yaml").write_bytes((SAMPLE_DIR / "site.yaml").read_bytes())
     (folder / "pages").mkdir(exist_ok=True)  # the Method page every page's navigation links
@@ -90,10 +91,11 @@ def write_site(folder: Path, files: int) -> Path:
         (folder / kind).mkdir(exist_ok=True)
     for i in range(entries):
         (folder / "entries" / f"g-{i:05d}.yaml").write_text(_entry(i, entries), encoding="utf-8")
-    for number in range(1, issues + 1):
+    for number in range(first_issue, first_issue + issues):
         (folder / "issues" / f"{number:04d}.yaml").write_text(_issue(number), encoding="utf-8")
     for i in range(stories):
-        (folder / "stories" / f"s-{i:06d}.yaml").write_text(_story(i, i % issues + 1, entries), encoding="utf-8")
+        (folder / "stories" / f"s-{i:06d}.yaml").write_text(_story(i, i % issues + first_issue, entries),
+                                                            encoding="utf-8")
     return folder
 
 

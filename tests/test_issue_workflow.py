@@ -341,6 +341,34 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
     assert restored("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
 
 
+def test_a_story_moved_out_of_a_published_issue_stays_listed_there(desk, monkeypatch):
+    """Its corrections made while it was there stay that issue's, and the move is one; the issue it
+    moves to lists nothing it had before it was published."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("story", "add", "14", *story_args(2), "--slug", "s2")
+    desk("issue", "publish", "14")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T10:00:00+01:00")
+    desk("story", "edit", "s1", "--headline-en", "Story one", "--correction", "--reason", "typo")
+    new_issue(desk, "--week", "2026-W47")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T11:00:00+01:00")
+    desk("edit", "story:s1", "--set", "issue=15", "--correction", "--reason", "belongs to next week")
+    assert desk("issue", "corrections", "14").stdout.splitlines() == [
+        "November 7, 2026, 10:00\u202fAM +0100  anna  story:s1  en.headline — typo",
+        "November 7, 2026, 11:00\u202fAM +0100  anna  story:s1  moved — belongs to next week"]
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-20T09:00:00+01:00")
+    desk("issue", "publish", "15")
+    assert desk("issue", "corrections", "15").stdout.strip() == "issue 15: no corrections"
+    site = build(desk)
+    for lang, headline, field, moved in (("en", "Story one", "headline", "story moved to another issue"),
+                                         ("hu", "Hír 1", "cím", "hír áthelyezve egy másik számba")):
+        page = parse(site / lang / "issues" / "14" / "index.html")
+        corrections = page.find(".//section[@id='corrections']")
+        assert [" ".join("".join(item.itertext()).split()).split(": ", 1)[1] for item in corrections.iter("li")] \
+            == [f"{headline} ({field} [ENG]) – typo", f"{headline} ({moved}) – belongs to next week"]
+        assert not list(corrections.iter("a"))  # it is not on this page any more
+
+
 def test_a_correction_must_keep_the_issue_publishable(desk, tmp_path, monkeypatch):
     new_issue(desk)
     desk("story", "add", "14", *story_args(1), "--slug", "s1")

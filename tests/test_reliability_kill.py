@@ -54,7 +54,7 @@ def _export(cli: Cli, folder: Path) -> dict[str, bytes]:
 
 
 def test_a_killed_import_leaves_the_database_as_before_or_fully_imported(sample_cli, databases, tmp_path):
-    incoming = write_site(tmp_path / "incoming", 100)
+    incoming = write_site(tmp_path / "incoming", 100, first_issue=101)  # after the sample's, which are published
     before = _export(sample_cli, tmp_path / "before")
     finished = Cli(databases.new("sample"), sample_cli.cwd)
     span = _run_killed(finished, None, 0, "import", str(incoming))

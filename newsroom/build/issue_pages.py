@@ -68,7 +68,7 @@ class IssuePages:
                 sections.append({"slug": slug, "name": section_names[slug], "href": self.href(urls.section(
                     self.lang, slug)), "stories": [self.story_context(s) for s in in_section]})
         newer, older = self.derived.neighbours[f"{self.lang}/{number}"]
-        corrections = self.content.corrections.get(number, ())
+        corrections = [c for c in self.content.corrections.get(number, ()) if self.correction_shown(number, c)]
         published = issue.data.get("published_at")
         modified = max([published, *(c.changed_at.isoformat() for c in corrections)]) if published else None
         zone = self.settings.zone
@@ -86,17 +86,34 @@ class IssuePages:
             "modified_date": dt.datetime.fromisoformat(modified).astimezone(zone).date() if modified else None,
         }
 
+    def correction_shown(self, number: int, correction: Any) -> bool:
+        """Whether a correction is one of this language's: a story's, where the story appears in it."""
+        if correction.record_kind != "story":
+            return True
+        story = self.content.stories.get(correction.record_key)
+        if story is not None and story.data["issue"] == number:
+            return self.available(story)
+        removed = next((c.removed for c in self.content.corrections.get(number, ())
+                        if c.record_key == correction.record_key and c.removed), None)
+        if removed:  # deleted or moved out: the languages it had a headline in then
+            return self.lang in pages_in(tuple(lang for lang in self.settings.languages if lang in removed),
+                                         self.settings)
+        return story is None or self.available(story)
+
     def correction_context(self, number: int, correction: Any) -> dict[str, Any]:
         """A correction as readers see it: when, what (issue or story headline, fields), why."""
         what, anchor = None, None
-        if correction.record_kind == "story" and correction.record_key in self.content.stories:
-            what = self.text(self.content.stories[correction.record_key])[0].get("headline")
+        story = self.content.stories.get(correction.record_key) if correction.record_kind == "story" else None
+        if story is not None and story.data["issue"] == number:
+            what = self.text(story)[0].get("headline")
             anchor = f"story-{correction.record_key}"
-        elif correction.record_kind == "story":  # removed since: its headline as readers last saw it
+        elif correction.record_kind == "story":  # deleted or moved out since: its headline as readers saw it
             removed = next((c.removed for c in self.content.corrections.get(number, ())
                             if c.record_key == correction.record_key and c.removed), None) or {}
             what = removed.get(self.lang) or next((removed[lang] for lang in self.settings.languages
                                                    if lang in removed), None)
+            if what is None and story is not None:
+                what = self.text(story)[0].get("headline")
         fields = []
         for name in correction.changed_fields:  # "en.headline" → ("headline", "en")
             lang, _, field_name = name.rpartition(".") if name.split(".")[0] in self.settings.languages \
