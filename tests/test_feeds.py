@@ -121,6 +121,28 @@ def test_a_glossary_entry_returns_to_the_feed_only_when_its_status_month_moves(s
     assert "custom-built" in (sample_cli.cwd / "_updated/en/feeds/glossary.atom").read_text(encoding="utf-8")
 
 
+def test_a_correction_updates_the_entries_it_changes_and_the_feed_not_their_publication(sample_cli, monkeypatch):
+    """Atom's `updated` is when an entry last changed in a way readers should see (RFC 4287 4.2.15)."""
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-12T15:30:00+01:00")
+    sample_cli("story", "edit", "i13-vllm-trainium-backend", "--headline-en", "vLLM supports Trainium",
+               "--correction", "--reason", "shorter")
+    site = _build(sample_cli, "_corrected")
+    corrected, published = "2026-11-12T14:30:00+00:00", "2026-11-09T06:00:00+00:00"
+    for name, key in (("issues", "issues/13"), ("section-code", "stories/i13-vllm-trainium-backend")):
+        atom = feedparser.parse((site / f"en/feeds/{name}.atom").read_bytes())
+        entry = next(e for e in atom.entries if e.id == f"tag:news.example.org,2026:en/{key}")
+        assert (entry.updated, entry.published, atom.feed.updated) == (corrected, published, corrected)
+        others = [e for e in atom.entries if e is not entry]
+        assert others and all(e.updated == e.published for e in others)
+        rss = feedparser.parse((site / f"en/feeds/{name}.xml").read_bytes())
+        channel = rss.feed
+        assert (channel.get("updated"), channel.get("published")) == (
+            "Thu, 12 Nov 2026 14:30:00 +0000", "Mon, 09 Nov 2026 06:00:00 +0000")
+    # Another section's feed is not touched by it.
+    money = feedparser.parse((site / "en/feeds/section-money.atom").read_bytes())
+    assert money.feed.updated == published
+
+
 def test_two_builds_give_the_same_bytes(built):
     site, again = built
     for relative, path in _feeds(site).items():

@@ -86,6 +86,12 @@ class IssuePages:
             "modified_date": dt.datetime.fromisoformat(modified).astimezone(zone).date() if modified else None,
         }
 
+    def last_corrected(self, number: int, story: str | None = None) -> dt.datetime | None:
+        """When issue `number` (or its story `story`) was last corrected, as this language shows it."""
+        return max((c.changed_at for c in self.content.corrections.get(number, ()) if (
+            story is None or (c.record_kind == "story" and c.record_key == story)) and self.correction_shown(number, c)),
+            default=None)
+
     def correction_shown(self, number: int, correction: Any) -> bool:
         """Whether a correction is one of this language's: a story's, where the story appears in it."""
         if correction.record_kind != "story":

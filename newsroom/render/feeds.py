@@ -63,6 +63,11 @@ class FeedItem:
     content: str
     categories: tuple[str, ...] = ()
     twins: tuple[tuple[str, str], ...] = ()  # (lang, absolute url) of the other-language versions
+    updated: dt.datetime | None = None  # the last correction readers of this language are shown, if later
+
+    @property
+    def modified(self) -> dt.datetime:
+        return max(self.published, self.updated) if self.updated is not None else self.published
 
 
 def publication_time(issue: Record, settings: Settings) -> dt.datetime:
@@ -180,7 +185,7 @@ def issue_items(planner: Planner, remember: Remember = _made) -> Iterator[FeedIt
         yield FeedItem(
             id=tag_id(settings, f"{lang}/issues/{number}"), title=text.get("title") or str(number),
             link=settings.base_url + urls.issue(lang, number), published=publication_time(issue, settings),
-            summary=plain_text(text.get("lead") or ""),
+            updated=planner.last_corrected(number), summary=plain_text(text.get("lead") or ""),
             content=remember(f"{lang}/issue/{number}", partial(issue_html, planner, number, template)),
             categories=tuple(name for slug, name in section_names.items() if slug in sections),
             twins=tuple((other, settings.base_url + urls.issue(other, number))
@@ -206,7 +211,8 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
         page = settings.base_url + urls.issue(lang, story.data["issue"])
         yield FeedItem(
             id=tag_id(settings, f"{lang}/stories/{story.key}"), title=text.get("headline") or story.key,
-            link=f"{page}#story-{story.key}", published=published, summary=plain_text(text.get("summary") or ""),
+            link=f"{page}#story-{story.key}", published=published,
+            updated=planner.last_corrected(story.data["issue"], story.key), summary=plain_text(text.get("summary") or ""),
             content=remember(f"{lang}/story/{story.key}/{page}", partial(story_html, planner, story, template, page)),
             categories=(name,),
             twins=tuple((other, settings.base_url + urls.issue(other, story.data["issue"]) + f"#story-{story.key}")
@@ -254,10 +260,10 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
     fg.link(href=home, rel="alternate", hreflang=link.lang)
     fg.author(author)
     fg.generator("newsroom", version=__version__, uri="https://example.org/newsroom")
-    newest = max((item.published for item in items), default=EPOCH)
+    newest = max((item.modified for item in items), default=EPOCH)  # a correction updates the feed
     fg.updated(newest)
     fg.lastBuildDate(newest)
-    fg.pubDate(newest)
+    fg.pubDate(max((item.published for item in items), default=EPOCH))
     for item in items:
         entry = fg.add_entry(order="append")
         entry.id(item.id)
@@ -269,7 +275,7 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
         else:
             entry.link(href=item.link)
         entry.published(item.published)
-        entry.updated(item.published)
+        entry.updated(item.modified)
         entry.author(author)
         for category in item.categories:
             entry.category(term=category)
