@@ -52,6 +52,10 @@ class NotFound(LookupError):
     """No record (or more than one, across kinds) answers to the key."""
 
 
+class Ambiguous(NotFound):
+    """Records of several kinds answer to the key."""
+
+
 class Conflict(Exception):
     """The record changed since the version the editor started from; nothing was stored."""
 
@@ -74,7 +78,7 @@ def find_kind(session: Session, key: str) -> str:
         raise NotFound(f"no entry, story, page or issue {key!r}")
     if len(found) > 1:
         named = " and ".join(f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}" for kind in found)
-        raise NotFound(f"{key!r} names {named}: say which, as {found[0]}:{key} or with --kind")
+        raise Ambiguous(f"{key!r} names {named}: say which, as {found[0]}:{key} or with --kind")
     return found[0]
 
 

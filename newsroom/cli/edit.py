@@ -177,16 +177,16 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
 @content_errors
 def history(app: App, key: str, kind: str | None, show: int | None) -> None:
     """List the versions of one record: version, when, who, which fields changed."""
+    kind, key = _named(key, kind)
     with app.transaction() as session:
         current: editing.Loaded | None
         try:
-            current = _open(app, session, key, kind)
-            kind, key, revisions = current.kind, current.key, editing.history(session, current.kind, current.key)
-        except click.ClickException:
-            kind, key = _named(key, kind)
-            gone = editing.deleted(session, key, kind)
+            current = editing.load(session, kind or editing.find_kind(session, key), key, app.settings.languages)
+            kind, revisions = current.kind, editing.history(session, current.kind, current.key)
+        except editing.NotFound as error:
+            gone = None if isinstance(error, editing.Ambiguous) else editing.deleted(session, key, kind)
             if gone is None:
-                raise
+                raise click.ClickException(str(error)) from None
             current, (kind, revisions) = None, gone
     kept = [r for r in revisions if r.version > 0]  # version 0: "created" marks, no earlier content
     if show is not None:
