@@ -52,8 +52,10 @@ def show_lines(content: Content, slug: str, languages: tuple[str, ...], today: d
     data = entry.data
     age = age_in_months(entry, today)
     yield f"{slug}: " + " / ".join(f"{lang}: {headword(entry, lang)}" for lang in languages)
+    how_old = (f"{-age} month{'s' if age < -1 else ''} in the future" if age < 0 else
+               f"{age} month{'s' if age != 1 else ''} old{', STALE' if age > stale_after else ''}")
     yield (f"category: {data['category']} · level: {data['level']} · trend: {data['trend']} · "
-           f"status: {data['status']} ({age} months old{', STALE' if age > stale_after else ''})")
+           f"status: {data['status']} ({how_old})")
     if data.get("english_term"):
         yield f"in English: {data['english_term']}"
     for lang in languages:

@@ -105,6 +105,13 @@ def test_glossary_show_gives_relations_from_both_sides(sample):
     assert "no glossary entry 'nope'" in sample("glossary", "show", "nope", expect=1).stderr
 
 
+def test_show_gives_the_status_month_s_age_and_one_to_come_as_such(sample_cli, monkeypatch):
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-12-06T10:00:00+01:00")
+    assert "status: 2026-10 (2 months old)" in sample_cli("glossary", "show", "gpu").stdout
+    sample_cli("edit", "entry:gpu", "--set", "status=2027-01")
+    assert "status: 2027-01 (1 month in the future)" in sample_cli("glossary", "show", "gpu").stdout
+
+
 def test_new_writes_a_template_that_must_be_filled_before_it_imports(sample_cli):
     sample_cli("glossary", "new", "new-term")
     path = sample_cli.cwd / "entries" / "new-term.yaml"
