@@ -136,6 +136,11 @@ CASES = {
         "issues/2.yaml:4: published_at: a published issue needs its publication time, e.g. published_at: "
         "2026-11-09T07:00:00+01:00 (or status: draft)",
     ),
+    "published issue dated ahead": (
+        {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("2026-11-09T07:00", "2099-11-09T07:00")
+         .replace("2026-11-02", "2099-11-02").replace("2026-11-08", "2099-11-08")},
+        "issues/2.yaml: published_at: 2099-11-09T06:00:00+00:00 is to come (now ",
+    ),
     "week ending before it starts": (
         {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("end: 2026-11-08", "end: 2026-11-01")},
         "issues/2.yaml:3: week.end: the week ends (2026-11-01) before it starts (2026-11-02)",

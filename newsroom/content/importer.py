@@ -166,6 +166,19 @@ def _deletion(session: Session, item: LoadedRecord | FileRecord, base: Base) -> 
     return next((r for r in revisions if DELETED in r.changed_fields), None)
 
 
+def _published_ahead(item: LoadedRecord | FileRecord, record: dict[str, Any], now: dt.datetime) -> Diagnostic | None:
+    """The refusal of an issue file that says it is published at a time to come: it would be on the site
+    and in the feeds at once, dated ahead (`newsroom issue publish --at` refuses the same)."""
+    if item.kind != "issue" or record.get("status") != "published" or not record.get("published_at"):
+        return None
+    at = dt.datetime.fromisoformat(str(record["published_at"]))
+    if at <= now:
+        return None
+    return Diagnostic(item.location, None, "published_at", (
+        f"{at.isoformat()} is to come (now {now.isoformat(timespec='seconds')}), and a published issue has gone "
+        "out: to publish it then, say status: scheduled (the build shows it once its time has come)"))
+
+
 def _unpublishing(item: LoadedRecord | FileRecord, stored: dict[str, Any], record: dict[str, Any]
                   ) -> Diagnostic | None:
     """The refusal of a file that would take a published issue back, or move its publication time: its
@@ -196,6 +209,9 @@ def _upsert(
     row = session.scalars(record_query(item.kind, item.key, exact_kind=False)).one_or_none()
     if row is not None and row.content_hash == digest:
         return "unchanged"
+    early = _published_ahead(item, record, now)
+    if early is not None:
+        return early
     if row is not None and base is not None and row.version > base.version:
         if digest == base.content_hash:
             return "kept"
