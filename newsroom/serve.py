@@ -4,7 +4,9 @@ Three threads: the HTTP server (stdlib), the watcher (watchfiles) and the
 caller's. The watcher imports changed content files into the database,
 rebuilds the whole site into the preview folder (atomically, so the server
 never shows half a site) and bumps the build id; preview pages poll
-`/__build_id` and reload when it changes. A failed import or build keeps the
+`/__build_id` and reload when it changes. A SQLite file is watched like the
+folders; another database (a team's PostgreSQL, which other editors change)
+is asked every two seconds for the hash of what it holds. A failed import or build keeps the
 last good site and prints the problems; changes it could not take in (the
 database held by another command, say) are tried again until it can.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import threading
+import time
 from collections.abc import Callable, Iterable
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -24,9 +27,10 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
 from newsroom.build.pipeline import build
+from newsroom.build.state import snapshot
 from newsroom.content.importer import import_records
 from newsroom.content.reader import read_files
-from newsroom.db.session import transaction
+from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import LOCALE_DIR
 from newsroom.render.html import TEMPLATES
@@ -34,6 +38,8 @@ from newsroom.settings import Settings
 
 BUILD_ID_PATH = "/__build_id"
 CONTENT_SUFFIXES = (".yaml", ".yml")
+#: How often a database that is no file is asked whether anything changed (a SQLite file is watched).
+POLL_SECONDS = 2.0
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -98,7 +104,8 @@ class Preview:
         self.settings = settings.replace(base_url=f"http://{host}:{self.port}/")
         self.build_id = "0"
         self._builds = 0
-        self._database_seen: tuple[tuple[int, int], ...] = ()
+        self._database_seen: tuple[object, ...] = ()
+        self._polled = 0.0  # when a database that is no file was last asked for its state
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._stalled: str | None = None  # what stopped the last round of the watcher, once said
@@ -185,7 +192,7 @@ class Preview:
                                         stop_event=self._stop, debounce=300, rust_timeout=500,
                                         yield_on_timeout=True, raise_interrupt=False):
             self._watching.set()
-            if not changes and not pending:
+            if not changes and not pending and not self._poll_due():
                 continue
             paths, pending = [*pending, *(Path(path) for _, path in changes)], []
             try:
@@ -213,10 +220,21 @@ class Preview:
         inside = [self.templates, self.locale, *self.content]
         return any(candidate.is_relative_to(root) for root in inside) and not candidate.name.startswith(".")
 
-    def _database_state(self) -> tuple[tuple[int, int], ...]:
-        """Size and mtime of the SQLite file and its WAL: our own reads must not look like edits."""
+    def _poll_due(self) -> bool:
+        """Whether to ask a database that is no file (PostgreSQL: a team's, other editors change it) whether
+        anything changed: every POLL_SECONDS. A SQLite file's changes are watched instead."""
+        if self.database_file is not None or time.monotonic() < self._polled + POLL_SECONDS:
+            return False
+        self._polled = time.monotonic()
+        return True
+
+    def _database_state(self) -> tuple[object, ...]:
+        """Size and mtime of the SQLite file and its WAL (our own reads must not look like edits); of
+        another database, the hash of everything stored that reaches a page (the build's own snapshot:
+        a few queries)."""
         if self.database_file is None:
-            return ()
+            with session_factory(self.engine)() as session:
+                return (snapshot(session, ""),)
         state = []
         for path in (self.database_file, self.database_file.with_name(self.database_file.name + "-wal")):
             try:

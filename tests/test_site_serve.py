@@ -139,3 +139,27 @@ def test_a_database_held_by_another_command_delays_the_preview_and_does_not_stop
     finally:
         server.stop()
         engine.dispose()
+
+
+def test_another_editor_s_change_to_a_shared_database_is_previewed(sample_cli, databases, tmp_path):
+    """A team's PostgreSQL is no file to watch: the preview asks it whether anything changed, and an edit
+    another editor makes there (here through the command line) reaches the preview (it used to never)."""
+    if databases.backend == "sqlite":
+        pytest.skip("a SQLite file is watched: the tests above")
+    engine = make_engine(sample_cli.db_url)
+    said: list[str] = []
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), port=0, say=said.append)
+    server.start()
+    try:
+        page, first_id = server.url + "en/glossary/gpu/", server.build_id
+        assert "Graphics processing unit, shared" not in _get(page)[1]
+        sample_cli("edit", "entry:gpu", "--set", "en.headword=Graphics processing unit, shared")
+        _wait_for(lambda: "Graphics processing unit, shared" in _get(page)[1], "the other editor's edit", said)
+        assert server.build_id != first_id
+        built = server.build_id
+        time.sleep(3 * 2.0)  # a few rounds of asking: nothing changed, nothing rebuilt
+        assert server.build_id == built, said
+    finally:
+        server.stop()
+        engine.dispose()
