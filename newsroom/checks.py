@@ -66,6 +66,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
         if issue.data.get("status") in ("scheduled", "published"):
             problems.extend(empty_issue_problems(content, issue.data["number"]))
     problems.extend(_overlapping_weeks(content))
+    problems.extend(_shared_places(content))
     for page in content.pages.values():
         problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
         if problem is not None:
@@ -282,6 +283,19 @@ def empty_issue_problems(content: Content, number: int) -> list[Diagnostic]:
     return [Diagnostic(f"issue:{number}", None, "stories", (
         "a scheduled or published issue needs at least one story: its page, feed entry and email would be "
         f"empty (add one with newsroom story add {number})"))]
+
+
+def _shared_places(content: Content) -> Iterator[Diagnostic]:
+    """Each story at the place another story of its section and issue has (`story add` and `story move`
+    renumber; a content file may still give one): a warning at the later slug, which the pages show second."""
+    taken: dict[tuple[int, str, int], str] = {}
+    for story in sorted(content.stories.values(), key=lambda record: record.key):
+        place = (story.data["issue"], story.data["section"], story.data["position"])
+        first = taken.setdefault(place, story.key)
+        if first != story.key:
+            yield Diagnostic(story.location, None, "position", (
+                f"{place[2]} is also the place of story {first!r} in section {place[1]!r} of issue {place[0]}: "
+                "the pages show them by slug; give each its own place (newsroom story move)"), "warning")
 
 
 def _overlapping_weeks(content: Content) -> Iterator[Diagnostic]:

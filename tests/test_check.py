@@ -88,6 +88,20 @@ def test_a_name_two_entries_share_is_a_warning_at_the_later_one(sample_cli, writ
         "0 error(s), 3 warning(s)"]
 
 
+def test_two_stories_at_one_place_of_a_section_are_a_warning(sample_cli, write_files):
+    """`story add` and `story move` renumber; a content file may give a place another story has."""
+    story = (SAMPLE_DIR / "stories" / "i13-vllm-trainium-backend.yaml").read_text(encoding="utf-8")
+    assert "\nposition: 1\n" in story and "\nsection: code\n" in story
+    twin = story.replace("slug: i13-vllm-trainium-backend", "slug: i13-zz-same-place")
+    sample_cli("import", str(write_files({"stories/twin.yaml": twin})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "story:i13-zz-same-place: position: warning: 1 is also the place of story 'i13-vllm-trainium-backend' in "
+        "section 'code' of issue 13: the pages show them by slug; give each its own place (newsroom story move)",
+        "0 error(s), 1 warning(s)"]
+    sample_cli("story", "move", "i13-zz-same-place", "--position", "3", "--correction")
+    assert sample_cli("check").stderr == ""
+
+
 def test_warnings_alone_exit_zero_unless_strict(sample_cli, write_files):
     sample_cli("import", str(write_files({"entries/old.yaml": _entry("old-entry").replace("2026-11", "2020-01")})))
     result = sample_cli("check", expect=None)

@@ -156,7 +156,7 @@ def test_another_editor_s_change_to_a_shared_database_is_previewed(sample_cli, d
         assert "Graphics processing unit, shared" not in _get(page)[1]
         sample_cli("edit", "entry:gpu", "--set", "en.headword=Graphics processing unit, shared")
         _wait_for(lambda: "Graphics processing unit, shared" in _get(page)[1], "the other editor's edit", said)
-        assert server.build_id != first_id
+        _wait_for(lambda: server.build_id != first_id, "a new build id for the reload script", said)
         built = server.build_id
         time.sleep(3 * 2.0)  # a few rounds of asking: nothing changed, nothing rebuilt
         assert server.build_id == built, said
