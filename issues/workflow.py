@@ -57,10 +57,16 @@ def schedule(session: Session, settings: Settings, change: Change, number: int, 
 
 
 def unschedule(session: Session, change: Change, number: int) -> None:
-    """Scheduled → draft: the issue leaves the queue and loses its publication time."""
+    """Scheduled → draft: the issue leaves the queue and loses its publication time; not once that time
+    has come (a build since shows it, its feed entry may have gone out: taking it back would unpublish it)."""
     issue = load_issue(session, number)
     if issue.status != "scheduled":
         raise refuse(f"issue:{number}", "status", f"issue {number} is {issue.status}, not scheduled")
+    if issue.published_at is not None and issue.published_at <= change.now:
+        raise refuse(f"issue:{number}", "published_at", (
+            f"issue {number}'s time ({issue.published_at.isoformat()}) has come: a build since shows it, and its "
+            f"feed entry may have gone out; change it as it stands (newsroom edit, story edit) or publish it "
+            f"(newsroom issue publish {number})"))
     record = current_issue_record(issue, change.languages)
     record.pop("published_at", None)
     write_issue(session, issue, {**record, "status": "draft"}, change)

@@ -953,22 +953,23 @@ def test_an_entry_renamed_into_another_letter_remakes_those_letters_pages_alone(
 
 
 def test_outputs_nothing_produces_any_more_are_removed(sample_cli, tmp_path):
-    """An issue scheduled for a time gone by is on the site; unscheduled, its pages go (a published issue
-    stays for good)."""
+    """A draft issue in a preview build (`--drafts`) has pages; deleted, its pages go (a published issue
+    stays for good, and a scheduled one once its time has come)."""
     publication = Publication(sample_cli, tmp_path)
     issue = publication.load(publication.files("issue")[-1])
-    issue.update(number=14, week={"start": "2026-11-09", "end": "2026-11-15"}, status="scheduled",
-                 published_at="2026-11-16T07:00:00+01:00")
+    issue.update(number=14, week={"start": "2026-11-09", "end": "2026-11-15"}, status="draft")
+    issue.pop("published_at", None)
     publication.save(publication.content / "issues" / "0014.yaml", issue)
     story = publication.load(publication.files("story")[0])
     story.update(slug="i14-only", issue=14, position=1, tags=["only-in-14"])
     publication.save(publication.content / "stories" / "i14-only.yaml", story)
     site = tmp_path / "site"
-    publication.build(site)
+    publication.build(site, "--drafts")
     assert (site / "hu" / "issues" / "14" / "index.html").is_file()
     before = {p for p in site.rglob("*") if p.is_file()}
-    sample_cli("issue", "unschedule", "14")
-    output = publication.build(site)
+    sample_cli("delete", "story:i14-only")
+    sample_cli("delete", "issue:14")
+    output = publication.build(site, "--drafts")
     assert not (site / "hu" / "issues" / "14").exists() and not (site / "en" / "issues" / "14").exists()
     gone = before - {p for p in site.rglob("*") if p.is_file()}
     assert site / "hu" / "issues" / "14" / "index.html" in gone

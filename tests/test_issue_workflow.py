@@ -195,6 +195,21 @@ def test_unschedule_returns_to_draft(desk):
     assert "status: draft" in desk("issue", "show", "14").stdout
 
 
+def test_an_issue_whose_time_has_come_is_not_unscheduled(desk, monkeypatch):
+    """Builds show a scheduled issue once its time has come: taking it back then would unpublish it."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1))
+    desk("issue", "schedule", "14", "--at", "2026-11-09T07:00+01:00")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-09T07:05:00+01:00")
+    assert (build(desk) / "en" / "issues" / "14" / "index.html").is_file()
+    refused = desk("issue", "unschedule", "14", expect=1).stderr
+    assert ("issue:14: published_at: issue 14's time (2026-11-09T06:00:00+00:00) has come: a build since shows "
+            "it, and its feed entry may have gone out") in refused
+    assert "status: scheduled" in desk("issue", "show", "14").stdout
+    desk("issue", "publish", "14")
+    assert "status: published November 9, 2026, 7:00" in desk("issue", "show", "14").stdout
+
+
 @sqlite_only
 def test_preview_build_shows_drafts_marked(desk):
     new_issue(desk)
