@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from issues.models import Issue, Story
 from issues.queries import issue_by_number, next_number, overlapping_issues, sections, slug_taken, story_by_slug
 from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import VocabularyTerm
 
 #: Longest generated story slug (the column holds 120).
@@ -230,7 +230,7 @@ def removal_problems(row: Any, location: str, correction: bool) -> list[Diagnost
         return [Diagnostic(location, None, "status", f"issue {row.number} is {row.status}; {how}")]
     if row.stories:
         slugs = [story.slug for story in row.stories]
-        shown = ", ".join(slugs[:3]) + (f" and {len(slugs) - 3} more" if len(slugs) > 3 else "")
+        shown = first_of(slugs)
         return [Diagnostic(location, None, "stories", (
             f"issue {row.number} holds {len(slugs)} stor{'ies' if len(slugs) > 1 else 'y'} ({shown}): delete "
             "them first, or move them to another issue (newsroom edit story:SLUG --set issue=N)"))]

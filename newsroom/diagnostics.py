@@ -6,10 +6,16 @@ CLI reports them sorted, and errors make it exit non-zero.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 Severity = Literal["error", "warning"]
+
+
+def first_of(names: Sequence[str], shown: int = 3) -> str:
+    """A message's list of names: the first `shown`, then how many more ("a, b, c and 4 more")."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 @dataclass(frozen=True, order=True)

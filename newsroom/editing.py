@@ -30,7 +30,7 @@ from newsroom.checks import check_content
 from newsroom.content.importer import MODELS, canonical, changed_fields, import_records, record_query
 from newsroom.content.reader import LoadedRecord, record_hash, record_key
 from newsroom.content.schema import Validator
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import DELETED, Revision
 from newsroom.settings import Settings
 
@@ -170,7 +170,7 @@ def delete(session: Session, loaded: Loaded, settings: Settings, now: dt.datetim
     if errors:
         deletion.rollback()
         names = sorted({problem.location for problem in errors})
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        shown = first_of(names)
         raise ContentError([Diagnostic(location, None, "", (
             f"not deleted: it is used by {shown}, which would then have the error"
             f"{'s' if len(errors) > 1 else ''} named here; change {'those' if len(names) > 1 else 'that'} first"

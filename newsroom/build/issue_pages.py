@@ -92,6 +92,11 @@ class IssuePages:
             story is None or (c.record_kind == "story" and c.record_key == story)) and self.correction_shown(number, c)),
             default=None)
 
+    def removed_headlines(self, number: int, story: str) -> Mapping[str, str] | None:
+        """The headlines a story deleted from issue `number`, or moved out of it, had there."""
+        return next((c.removed for c in self.content.corrections.get(number, ())
+                     if c.record_key == story and c.removed), None)
+
     def correction_shown(self, number: int, correction: Any) -> bool:
         """Whether a correction is one of this language's: a story's, where the story appears in it."""
         if correction.record_kind != "story":
@@ -99,8 +104,7 @@ class IssuePages:
         story = self.content.stories.get(correction.record_key)
         if story is not None and story.data["issue"] == number:
             return self.available(story)
-        removed = next((c.removed for c in self.content.corrections.get(number, ())
-                        if c.record_key == correction.record_key and c.removed), None)
+        removed = self.removed_headlines(number, correction.record_key)
         if removed:  # deleted or moved out: the languages it had a headline in then
             return self.lang in pages_in(tuple(lang for lang in self.settings.languages if lang in removed),
                                          self.settings)
@@ -114,8 +118,7 @@ class IssuePages:
             what = self.text(story)[0].get("headline")
             anchor = f"story-{correction.record_key}"
         elif correction.record_kind == "story":  # deleted or moved out since: its headline as readers saw it
-            removed = next((c.removed for c in self.content.corrections.get(number, ())
-                            if c.record_key == correction.record_key and c.removed), None) or {}
+            removed = self.removed_headlines(number, correction.record_key) or {}
             what = removed.get(self.lang) or next((removed[lang] for lang in self.settings.languages
                                                    if lang in removed), None)
             if what is None and story is not None:

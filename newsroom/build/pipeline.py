@@ -52,7 +52,7 @@ from newsroom.build import state
 from newsroom.build.urls import SITEMAP
 from newsroom.build.writer import WriteStats, changed_since, clear_leftovers, existing_files
 from newsroom.db.session import one_state, session_factory
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.i18n import catalog_digest
 from newsroom.render.folder import folder_digest, pinned_digests, template_folder
 from newsroom.settings import SUPPORTED_LANGUAGES, Settings
@@ -192,7 +192,7 @@ def _refuse_foreign(folder: Path, option: str, names: frozenset[str]) -> None:
         return
     foreign = [name for name in there if name not in names]
     if foreign:
-        shown = ", ".join(foreign[:4]) + (f" and {len(foreign) - 4} more" if len(foreign) > 4 else "")
+        shown = first_of(foreign, 4)
         raise ContentError([Diagnostic(str(folder.resolve()), None, option, (
             f"the folder holds {shown}, which no build makes: a build replaces the folder's contents, so it "
             "would delete them; give the build a folder of its own (a new or an empty one), or move them out"))])

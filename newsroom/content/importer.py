@@ -19,7 +19,7 @@ from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, record_hash
 from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
 from newsroom.content.schema import Validator
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import CREATED, DELETED, Page, Revision, VocabularyTerm
 
 ORDER = ("site", "entry", "reference", "page", "issue", "story")
@@ -136,7 +136,7 @@ def _drop_unlisted_terms(session: Session, site: LoadedRecord | FileRecord) -> l
         if not using:
             session.delete(term)
             continue
-        shown = ", ".join(using[:3]) + (f" and {len(using) - 3} more" if len(using) > 3 else "")
+        shown = first_of(using)
         problems.append(Diagnostic(site.location, None, field[term.kind], (
             f"the {term.kind} {term.slug!r} is no longer listed, but {shown} still use it: list it again, "
             f"or give them another {term.kind} first (in the same import if you like)")))
