@@ -351,6 +351,12 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
     page = parse(build(desk) / "en" / "issues" / "13" / "index.html")
     corrections = " ".join(" ".join(page.find(".//section[@id='corrections']").itertext()).split())
     assert "(story added)" in corrections
+    # Who made a change through a file, and why, as the other commands record them.
+    late.write_text(late.read_text(encoding="utf-8").replace("position: 9", "position: 8"), encoding="utf-8")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T13:00:00+01:00")
+    desk("import", str(late), "--editor", "bela", "--reason", "a better place")
+    assert desk("issue", "corrections", "13").stdout.splitlines()[-1] == (
+        "November 10, 2026, 1:00\u202fPM +0100  bela  story:i13-late  position — a better place")
     restored = Cli(databases.new("migrated"), desk.cwd)
     restored("import", str(exported))
     assert restored("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"

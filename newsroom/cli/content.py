@@ -20,12 +20,13 @@ from newsroom.db.migrate import upgrade
 from newsroom.db.session import one_state
 
 
-def _import(app: App, paths: list[Path], force: bool = False) -> ImportResult:
+def _import(app: App, paths: list[Path], force: bool = False, editor: str = "import",
+            reason: str | None = None) -> ImportResult:
     languages = app.settings.languages
     loaded = read_files(paths, languages, keep=False)
     bases = None if force else manifest.bases_for(loaded)
     with app.transaction() as session:
-        return import_records(session, loaded, languages, app.now(), bases=bases)
+        return import_records(session, loaded, languages, app.now(), editor, bases=bases, reason=reason)
 
 
 @click.command()
@@ -50,15 +51,19 @@ def init(app: App, sample: bool) -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--force", is_flag=True,
               help="Ignore the export manifest: store every file even over newer versions in the database.")
+@click.option("--editor", default="import", show_default=True,
+              help="Who is recorded as making the changes (history, an issue's corrections).")
+@click.option("--reason", help="Why: recorded with each change, and shown with a published issue's corrections.")
 @pass_app
 @content_errors
-def import_(app: App, paths: tuple[Path, ...], force: bool) -> None:
+def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason: str | None) -> None:
     """Upsert content files (files or folders) in one transaction.
 
     Files from `newsroom export` are compared with the versions they were exported
     from: an edit to a record that also changed in the database since is refused.
+    A change to a published issue or its stories is listed among its corrections.
     """
-    result = _import(app, list(paths), force)
+    result = _import(app, list(paths), force, editor, reason)
     app.say(result.summary())
 
 
