@@ -34,6 +34,7 @@ from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import LOCALE_DIR
 from newsroom.render.html import TEMPLATES
+from newsroom.render.static import static_folder
 from newsroom.settings import Settings
 
 BUILD_ID_PATH = "/__build_id"
@@ -96,6 +97,8 @@ class Preview:
         self.content = [Path(folder).resolve() for folder in content]
         self.database_file = database_file.resolve() if database_file else None
         self.templates, self.locale = templates.resolve(), locale.resolve()
+        static = static_folder(settings.static)
+        self.static = static.resolve() if static is not None else None
         self.out.mkdir(parents=True, exist_ok=True)
         handler = functools.partial(_Handler, directory=str(self.out))
         self.http = _PreviewHTTPServer((host, port), handler)
@@ -175,7 +178,8 @@ class Preview:
         """React to changed paths: import content, then rebuild when anything that feeds the site moved."""
         changed = [p.resolve() for p in changed]
         content = [p for p in changed if any(p.is_relative_to(folder) for folder in self.content)]
-        interface = any(p.is_relative_to(self.templates) or p.is_relative_to(self.locale) for p in changed)
+        interface = any(p.is_relative_to(self.templates) or p.is_relative_to(self.locale) or self._static(p)
+                        for p in changed)
         database = self._database_state() != self._database_seen
         if content and not self.import_files(content):
             return
@@ -184,7 +188,7 @@ class Preview:
 
     # -- internals -------------------------------------------------------------------------
     def _watch(self) -> None:
-        roots = [self.templates, self.locale, *self.content]
+        roots = [self.templates, self.locale, *self.content, *([self.static] if self.static else [])]
         if self.database_file is not None:
             roots.append(self.database_file.parent)
         pending: list[Path] = []  # changes a round could not take in, tried again until it can
@@ -218,7 +222,12 @@ class Preview:
                 and candidate.name in (self.database_file.name, self.database_file.name + "-wal"):
             return True
         inside = [self.templates, self.locale, *self.content]
-        return any(candidate.is_relative_to(root) for root in inside) and not candidate.name.startswith(".")
+        return self._static(candidate) or (any(candidate.is_relative_to(root) for root in inside)
+                                           and not candidate.name.startswith("."))
+
+    def _static(self, path: Path) -> bool:
+        """Whether `path` is in the static folder (its dotfiles too: .nojekyll, .well-known/)."""
+        return self.static is not None and path.is_relative_to(self.static)
 
     def _poll_due(self) -> bool:
         """Whether to ask a database that is no file (PostgreSQL: a team's, other editors change it) whether

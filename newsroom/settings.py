@@ -47,6 +47,9 @@ class Settings:
     feed_limit: int = 20
     #: Template folder; empty means the bundled `templates/`. Pages that use an edited template are rebuilt.
     templates: str = ""
+    #: A folder whose files are copied as they are into the site's root (robots.txt, CNAME, favicon.ico,
+    #: .well-known/…); empty means none.
+    static: str = ""
     #: Extra settings kept for extensions; unknown keys in newsroom.toml are errors.
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -150,6 +153,8 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
         found["feed_id_date"] = date
     if settings.feed_limit < 1:
         found["feed_limit"] = "expected a number of items, 1 or more"
+    if settings.static and not Path(settings.static).is_dir():
+        found["static"] = f"no folder {settings.static}: make it, or leave the setting empty for no static files"
     if settings.templates and not Path(settings.templates).is_dir():
         found["templates"] = (f"no folder {settings.templates}: copy the bundled templates there, or leave it "
                               "empty to use them")

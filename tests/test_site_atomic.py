@@ -195,3 +195,43 @@ def test_a_folder_holding_what_no_build_makes_is_refused_and_kept(sample_cli, tm
     (tmp_path / "site" / "en" / "stray.html").write_text("<p>left by hand</p>", encoding="utf-8")
     sample_cli("build", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail"), "--full")
     assert not (tmp_path / "site" / "en" / "stray.html").exists()
+
+
+@pytest.mark.sqlite_only
+def test_static_files_of_one_s_own_are_copied_kept_up_to_date_and_removed(sample_cli):
+    """robots.txt, CNAME, .nojekyll, .well-known/…: a site folder may hold nothing the build does not make,
+    so the build makes these from the `static` folder, writing only what changed and removing what left."""
+    work = sample_cli.cwd
+    static = work / "static"
+    files = {"robots.txt": b"User-agent: *\n", "CNAME": b"news.example.org\n", ".nojekyll": b"",
+             ".well-known/security.txt": b"Contact: mailto:security@example.org\n"}
+    for name, data in files.items():
+        (static / name).parent.mkdir(parents=True, exist_ok=True)
+        (static / name).write_bytes(data)
+    (static / ".git").mkdir()
+    (static / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (work / "newsroom.toml").write_text('static = "static"\n', encoding="utf-8")
+    site = work / "_site"
+
+    assert " 363 written, 0 unchanged, 0 removed " in sample_cli("build").stdout
+    assert {name: (site / name).read_bytes() for name in files} == files
+    assert not (site / ".git").exists()
+    assert " 0 written, 363 unchanged, 0 removed " in sample_cli("build").stdout
+    (static / "robots.txt").write_bytes(b"User-agent: *\nDisallow: /hu/search/\n")
+    assert " 1 written, 362 unchanged, 0 removed " in sample_cli("build").stdout
+    assert (site / "robots.txt").read_bytes() == b"User-agent: *\nDisallow: /hu/search/\n"
+    (static / "CNAME").unlink()
+    assert " 0 written, 362 unchanged, 1 removed " in sample_cli("build").stdout
+    assert not (site / "CNAME").exists()
+
+    # A file of one's own may not take the place of one the build makes; a folder that is not there is named.
+    before = _snapshot(site)
+    (static / "en").mkdir()
+    (static / "en" / "index.html").write_text("<p>mine</p>", encoding="utf-8")
+    refused = sample_cli("build", expect=1).stderr
+    assert "static/en/index.html: static: the build makes 'en' in the site itself: rename or move this file" \
+        in refused.splitlines()
+    assert _snapshot(site) == before
+    (work / "newsroom.toml").write_text('static = "nowhere"\n', encoding="utf-8")
+    assert "newsroom.toml:1: static: no folder nowhere: make it, or leave the setting empty for no static files" \
+        in sample_cli("build", expect=1).stderr

@@ -163,3 +163,25 @@ def test_another_editor_s_change_to_a_shared_database_is_previewed(sample_cli, d
     finally:
         server.stop()
         engine.dispose()
+
+
+def test_a_changed_static_file_is_served_again(tmp_path):
+    work, static = tmp_path / "work", tmp_path / "static"
+    build_sample(work)
+    (static / ".well-known").mkdir(parents=True)
+    (static / "robots.txt").write_text("User-agent: *\n", encoding="utf-8")
+    engine = make_engine(f"sqlite:///{work / 'site.db'}")
+    said: list[str] = []
+    server = Preview(engine, Settings(static=str(static)), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc),
+                     database_file=work / "site.db", port=0, say=said.append)
+    server.start()
+    try:
+        assert _get(server.url + "robots.txt") == (200, "User-agent: *\n")
+        (static / "robots.txt").write_text("User-agent: *\nDisallow: /\n", encoding="utf-8")
+        (static / ".well-known" / "security.txt").write_text("Contact: mailto:x@example.org\n", encoding="utf-8")
+        _wait_for(lambda: _get(server.url + "robots.txt")[1].endswith("Disallow: /\n"), "the new robots.txt", said)
+        _wait_for(lambda: _get(server.url + ".well-known/security.txt")[0] == 200, "a new dot-folder's file", said)
+    finally:
+        server.stop()
+        engine.dispose()

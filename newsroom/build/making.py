@@ -31,7 +31,7 @@ from newsroom.build.derived import term_matchers
 from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import Derived, PagePlan, PageSpec, Planner, derive, list_pages
 from newsroom.build.pipeline import BuildResult, code_version, folder_as_left
-from newsroom.build.urls import SITEMAP
+from newsroom.build.urls import SITE_NAMES, SITEMAP
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.tracking import (MASTHEAD, SEP, Remembered, TrackedContent, Tracker, Values, shown_value,
                                      track_content, track_derived, untracked_fields)
@@ -43,6 +43,7 @@ from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import catalog_digest
 from newsroom.render import search
 from newsroom.render.assets import asset_urls, load_assets
+from newsroom.render.static import static_folder, static_paths
 from newsroom.render.email import EMAIL_TEMPLATES, latest_email
 from newsroom.render.feeds import FEED_TEMPLATES, feed_groups
 from newsroom.render.folder import TEMPLATES
@@ -175,6 +176,10 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
                for plan, _ in listed if plan.in_sitemap for meta in (metas[plan.output],)]
     made.update({asset.path: _Made(asset.data, state.Output(hashlib.sha256(asset.data).hexdigest(), AGGREGATE))
                  for asset in assets})
+    static = {path: source.read_bytes() for path, source in static_paths(static_folder(settings.static),
+                                                                          SITE_NAMES).items()}
+    made.update({path: _Made(data, state.Output(hashlib.sha256(data).hexdigest(), AGGREGATE))
+                 for path, data in static.items()})
     # The sitemap is made from every page's entry: remade when any entry (or the list) changed.
     entries = hashlib.sha256(repr((settings.base_url, settings.default_language, code_version(), sitemap)).encode())
     known_map = previous.outputs.get(SITEMAP) if previous is not None else None
@@ -183,7 +188,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
         data = render_sitemap(entry_specs, settings.base_url, settings.default_language)
         made[SITEMAP] = _Made(data, state.Output(hashlib.sha256(data).hexdigest(), entries.hexdigest()))
     claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [asset.path for asset in assets] \
-        + [SITEMAP]
+        + list(static) + [SITEMAP]
     with discarded_on_error(tree):
         collect((path, b"") for path in claimed)  # refuses two outputs for one path
         # Feeds and the latest issue's email leave drafts out whatever `drafts` says.

@@ -32,7 +32,7 @@ import hashlib
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -49,12 +49,13 @@ import newsroom.models  # noqa: F401
 from issues.models import Issue
 from newsroom import PROJECT_ROOT
 from newsroom.build import state
-from newsroom.build.urls import SITEMAP
+from newsroom.build.urls import SITE_NAMES, SITEMAP
 from newsroom.build.writer import WriteStats, changed_since, clear_leftovers, existing_files
 from newsroom.db.session import one_state, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.i18n import catalog_digest
 from newsroom.render.folder import folder_digest, pinned_digests, template_folder
+from newsroom.render.static import static_folder, static_paths
 from newsroom.settings import SUPPORTED_LANGUAGES, Settings
 
 try:
@@ -114,7 +115,9 @@ def build_inputs(settings: Settings, drafts: bool, templates: Path) -> str:
     """Everything outside the database that every output depends on: the code, the settings, the
     templates and each language's catalog."""
     catalogs = [catalog_digest(lang) for lang in settings.languages]
-    return f"{code_version()}|{settings!r}|drafts={drafts}|templates={folder_digest(templates)}|catalogs={catalogs}"
+    static = static_folder(settings.static)
+    return (f"{code_version()}|{settings!r}|drafts={drafts}|templates={folder_digest(templates)}|catalogs={catalogs}"
+            f"|static={folder_digest(static) if static is not None else ''}")
 
 
 def scheduled_public(session: Session, now: dt.datetime | None) -> tuple[int, ...]:
@@ -171,31 +174,41 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         # The email folder is replaced whole on every build, the site's files are the build's own.
         raise ContentError([Diagnostic(str(email_out), None, "--email-out", f"the email folder and the site folder "
                                        f"({out}) must not hold one another: give the emails a folder of their own")])
-    _refuse_foreign(out, "--out", SITE_NAMES)
+    static = static_paths(static_folder(settings.static), SITE_NAMES)  # the files of one's own, named first
+    _refuse_foreign(out, "--out", SITE_NAMES | {path.split("/")[0] for path in static},
+                    lambda: _made_there(engine, out))
     if email_out is not None:
         _refuse_foreign(email_out, "--email-out", frozenset(SUPPORTED_LANGUAGES))
     with _no_collections(), _only_build_of(folders), pinned_digests():
         return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep)
 
 
-#: What a site folder holds at its top: a folder per language (one the settings named once included),
-#: the hashed assets, the root page that leads to a language, the 404 page and the sitemap.
-SITE_NAMES = frozenset({*SUPPORTED_LANGUAGES, "assets", "index.html", "404.html", SITEMAP})
 
-
-def _refuse_foreign(folder: Path, option: str, names: frozenset[str]) -> None:
+def _refuse_foreign(folder: Path, option: str, names: frozenset[str],
+                    made_before: Callable[[], set[str]] = set) -> None:
     """Refuse a folder that holds what no build makes: a build replaces the folder's contents with what it
-    makes, and `--out .` in the working folder took the database and the content files with it."""
+    makes, and `--out .` in the working folder took the database and the content files with it. What
+    the last build made there (`made_before`: a static file since taken out of the static folder) is
+    the build's own, to remove."""
     try:
         there = sorted(os.listdir(folder))
     except (FileNotFoundError, NotADirectoryError):
         return
     foreign = [name for name in there if name not in names]
+    if foreign:  # asked only then: one query
+        made = made_before()
+        foreign = [name for name in foreign if name not in made]
     if foreign:
         shown = first_of(foreign, 4)
         raise ContentError([Diagnostic(str(folder.resolve()), None, option, (
             f"the folder holds {shown}, which no build makes: a build replaces the folder's contents, so it "
             "would delete them; give the build a folder of its own (a new or an empty one), or move them out"))])
+
+
+def _made_there(engine: Engine, out: Path) -> set[str]:
+    """The top-level names of the files the last build of `out` made there."""
+    with session_factory(engine)() as session:
+        return {path.split("/")[0] for path in state.last_files(session, str(out.resolve())).stamps}
 
 
 def _as_written(session: Session, folder: str, snapshot: str) -> bool:

@@ -7,9 +7,15 @@ Paths are relative to the site root, without a leading slash, and end in
 from __future__ import annotations
 
 from glossary.views import letter_slug
+from newsroom.settings import SUPPORTED_LANGUAGES
 
 #: The sitemap, at the top of the site.
 SITEMAP = "sitemap.xml"
+
+#: What a site folder holds at its top: a folder per language (one the settings named once included),
+#: the hashed assets, the root page that leads to a language, the 404 page and the sitemap; and the
+#: static files of one's own (see render/static.py), which may take none of these names.
+SITE_NAMES = frozenset({*SUPPORTED_LANGUAGES, "assets", "index.html", "404.html", SITEMAP})
 
 #: The folders of each language's own pages (`{lang}/NAME/`), which no site page may take as its slug:
 #: a page is published at `{lang}/{slug}/` (see `page`).
