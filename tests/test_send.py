@@ -168,6 +168,23 @@ def test_an_unreachable_smtp_server_is_reported_and_nothing_is_recorded(sample_c
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
 
 
+def test_a_list_exported_from_a_mailing_service_is_read_by_its_header_names(sample_cli, smtp):
+    """Its columns in its own order, with others beside them: the address and the language are found by
+    name; a header naming no address column is said so (it used to be taken as a malformed address)."""
+    mailbox, server = smtp
+    exported = sample_cli.cwd / "export.csv"
+    exported.write_text("First Name,Language,Email Address,Tags\nAnna,hu,anna@example.org,vip\n"
+                        "Béla,en,bela@example.org,\nCecil,,cecil@example.org,\n", encoding="utf-8")
+    assert "3 sent" in sample_cli("send", "13", "--to", str(exported), "--smtp", server, "--base-url", BASE).stdout
+    assert {recipient: message["Content-Language"] for recipient, message in mailbox.messages} == {
+        "anna@example.org": "hu", "bela@example.org": "en", "cecil@example.org": "hu"}
+    nameless = sample_cli.cwd / "nameless.csv"
+    nameless.write_text("name,language\nAnna,hu\n", encoding="utf-8")
+    result = sample_cli("send", "13", "--to", str(nameless), "--smtp", server, expect=1)
+    assert f"{nameless}:1: email: the header row names no address column (name, language): name it email (and " \
+           "the language's lang), e.g. email,lang" in result.stderr.splitlines()
+
+
 def test_a_list_with_no_one_to_send_to_is_refused_before_connecting(sample_cli):
     """An empty file (or the wrong one) is a mistake to say so, not "0 sent"; no server is needed to say it."""
     port = _free_port()  # nothing listens: a connection attempt would be reported instead

@@ -1,7 +1,10 @@
 """The subscriber list: reading `email,lang` CSV files, storing subscribers, who may be sent to.
 
 The CSV has a header row `email,lang` (the `lang` column may be left empty or
-left out: the default language is used). A line with a malformed address or
+left out: the default language is used). A header row of a list exported from a
+mailing service names its columns in its own order (`Email Address,First Name,
+Language`): the address and language columns are found by their names, the
+others left alone; a list without a header row is `email,lang`. A line with a malformed address or
 an unknown language is reported with its line number and skipped; the rest
 of the list is still used.
 """
@@ -46,19 +49,33 @@ def read_subscriber_file(path: Path, languages: tuple[str, ...]) -> tuple[list[L
     return parse_subscribers(text, str(path), languages)
 
 
+#: Header names of the address and language columns (lowercase), as lists exported from mailing services
+#: name them; other columns are left alone.
+EMAIL_COLUMNS = ("email", "e-mail", "email address", "e-mail address", "email_address", "mail")
+LANG_COLUMNS = ("lang", "language", "nyelv")
+
+
 def parse_subscribers(text: str, place: str, languages: tuple[str, ...]) -> tuple[list[ListedSubscriber],
                                                                                  list[Diagnostic]]:
-    rows = list(csv.reader(io.StringIO(text)))
+    rows = [(number, [cell.strip() for cell in row]) for number, row in enumerate(csv.reader(io.StringIO(text)), 1)]
+    rows = [(number, cells) for number, cells in rows if any(cells) and not cells[0].startswith("#")]
     listed: list[ListedSubscriber] = []
     problems: list[Diagnostic] = []
     seen: set[str] = set()
-    for number, row in enumerate(rows, start=1):
-        cells = [cell.strip() for cell in row]
-        if not cells or not any(cells) or cells[0].startswith("#"):
-            continue
-        if number == 1 and cells[0].lower() == "email":
-            continue  # the header row
-        address, lang = cells[0], (cells[1] if len(cells) > 1 and cells[1] else languages[0])
+    email_at, lang_at = 0, 1  # a list without a header row: email,lang
+    if rows and not any("@" in cell for cell in rows[0][1]):  # a header row: its names say where each column is
+        number, names = rows.pop(0)
+        lowered = [name.lower() for name in names]
+        email_at = next((i for i, name in enumerate(lowered) if name in EMAIL_COLUMNS), -1)
+        lang_at = next((i for i, name in enumerate(lowered) if name in LANG_COLUMNS), -1)
+        if email_at < 0:
+            problems.append(Diagnostic(place, number, "email", (
+                f"the header row names no address column ({', '.join(names)}): name it email (and the "
+                "language's lang), e.g. email,lang")))
+            rows = []
+    for number, cells in rows:
+        address = cells[email_at] if email_at < len(cells) else ""
+        lang = (cells[lang_at] if 0 <= lang_at < len(cells) else "") or languages[0]
         if not ADDRESS.match(address):
             problems.append(Diagnostic(place, number, "email", f"malformed address {address!r}; not sent"))
             continue
