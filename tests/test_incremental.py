@@ -137,7 +137,11 @@ class Publication:
         return slug
 
     def delete_story(self) -> str:
-        return f"delete story {self.delete('story', self.rng.choice(self.files('story')))}"
+        """A story whose issue keeps another (an issue to be published needs one: `delete` refuses the last)."""
+        stories = self.files("story")
+        issues = [self.load(path)["issue"] for path in stories]
+        path = self.rng.choice([path for path, issue in zip(stories, issues) if issues.count(issue) > 1])
+        return f"delete story {self.delete('story', path)}"
 
     def edit_entry(self) -> str:
         path = self.rng.choice(self.files("entry"))
