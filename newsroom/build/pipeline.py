@@ -113,7 +113,7 @@ def rendering_versions() -> list[tuple[str, str]]:
 
 def build_inputs(settings: Settings, drafts: bool, templates: Path) -> str:
     """Everything outside the database that every output depends on: the code, the settings, the
-    templates and each language's catalog."""
+    templates, each language's catalog and the static files."""
     catalogs = [catalog_digest(lang) for lang in settings.languages]
     static = static_folder(settings.static)
     return (f"{code_version()}|{settings!r}|drafts={drafts}|templates={folder_digest(templates)}|catalogs={catalogs}"
@@ -174,14 +174,13 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         # The email folder is replaced whole on every build, the site's files are the build's own.
         raise ContentError([Diagnostic(str(email_out), None, "--email-out", f"the email folder and the site folder "
                                        f"({out}) must not hold one another: give the emails a folder of their own")])
-    static = static_paths(static_folder(settings.static), SITE_NAMES)  # the files of one's own, named first
+    static = static_paths(static_folder(settings.static), SITE_NAMES)  # a clash with the build's own is named
     _refuse_foreign(out, "--out", SITE_NAMES | {path.split("/")[0] for path in static},
                     lambda: _made_there(engine, out))
     if email_out is not None:
         _refuse_foreign(email_out, "--email-out", frozenset(SUPPORTED_LANGUAGES))
     with _no_collections(), _only_build_of(folders), pinned_digests():
         return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep)
-
 
 
 def _refuse_foreign(folder: Path, option: str, names: frozenset[str],
