@@ -31,7 +31,7 @@ from newsroom.content.importer import MODELS, canonical, changed_fields, import_
 from newsroom.content.reader import LoadedRecord, record_hash, record_key
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.models import DELETED, Revision
+from newsroom.models import DELETED, Revision, revision_kinds
 from newsroom.settings import Settings
 
 #: Kinds an edit session can open, in the order a bare key is looked up.
@@ -212,7 +212,7 @@ def _conflict(session: Session, loaded: Loaded, current: Loaded, languages: tupl
 
 def history(session: Session, kind: str, key: str) -> list[Revision]:
     """The kept previous versions of a record, oldest first."""
-    kinds = ("reference", "page") if kind in ("reference", "page") else (kind,)
+    kinds = revision_kinds(kind)
     return list(session.scalars(select(Revision).where(
         Revision.record_kind.in_(kinds), Revision.record_key == key).order_by(Revision.version, Revision.id)))
 

@@ -107,6 +107,12 @@ class Revision(Base):
     reason: Mapped[str | None]
 
 
+def revision_kinds(kind: str) -> tuple[str, ...]:
+    """The kinds a record's revisions may be kept under: reference and site pages share one slug space,
+    and an import may turn one into the other."""
+    return ("reference", "page") if kind in ("reference", "page") else (kind,)
+
+
 def register_all() -> None:
     """Import every model module so that `Base.metadata` knows every table."""
     import glossary.models  # noqa: F401

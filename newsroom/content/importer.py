@@ -20,7 +20,7 @@ from newsroom.content.reader import FileRecord, LoadedRecord, record_hash
 from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.models import CREATED, DELETED, Page, Revision, VocabularyTerm
+from newsroom.models import CREATED, DELETED, Page, Revision, VocabularyTerm, revision_kinds
 
 ORDER = ("site", "entry", "reference", "page", "issue", "story")
 #: Records written between two flushes that also empty the session (bounds memory on large imports).
@@ -148,7 +148,7 @@ def _conflict(
     languages: tuple[str, ...],
 ) -> Diagnostic:
     """The message for a file edited while its record also changed in the database."""
-    kinds = ("reference", "page") if item.kind in ("reference", "page") else (item.kind,)
+    kinds = revision_kinds(item.kind)
     snapshot = session.scalars(select(Revision.snapshot).where(
         Revision.record_kind.in_(kinds), Revision.record_key == item.key, Revision.version == base.version)).first()
     since = f": {', '.join(changed_fields(snapshot, previous, languages))}" if snapshot is not None else ""
@@ -160,7 +160,7 @@ def _conflict(
 
 def _deletion(session: Session, item: LoadedRecord | FileRecord, base: Base) -> Revision | None:
     """The revision that deleted the record `item` names after it was exported as `base`, if one did."""
-    kinds = ("reference", "page") if item.kind in ("reference", "page") else (item.kind,)
+    kinds = revision_kinds(item.kind)
     revisions = session.scalars(select(Revision).where(
         Revision.record_kind.in_(kinds), Revision.record_key == item.key, Revision.version >= base.version))
     return next((r for r in revisions if DELETED in r.changed_fields), None)
