@@ -4,6 +4,7 @@ fails while writing leaves every file whole (old or new bytes), no leftovers, an
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 from pathlib import Path
 
 import pytest
@@ -46,10 +47,15 @@ class _Placed:
         self.log = log
 
     def add(self, relative: str) -> int:
-        """Log one file; returns how many have been logged, this one included."""
-        with self.log.open("a", encoding="utf-8") as file:  # appends of a line are whole, whoever writes
+        """Log one file; returns its place in the log (from 1). The log is locked while the line is added
+        and counted: threads that each appended first and counted after would all count the others'
+        lines as before their own, and every one of them fail."""
+        with self.log.open("a+", encoding="utf-8") as file:
+            fcntl.flock(file, fcntl.LOCK_EX)  # released as the file closes
             file.write(relative + "\n")
-        return len(self)
+            file.flush()
+            file.seek(0)
+            return len(file.read().splitlines())
 
     def __len__(self) -> int:
         return len(self.log.read_text(encoding="utf-8").splitlines()) if self.log.exists() else 0
