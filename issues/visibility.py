@@ -3,8 +3,8 @@
 A scheduled issue whose publication time has passed at build time is public:
 a static site has no server to flip it at that moment, so the next build
 (e.g. a timer that runs `newsroom build`) publishes it at its scheduled time.
-Its record still says "scheduled" until an editor runs `issue publish`, which
-keeps that same time. Without a build clock, scheduled issues stay hidden.
+The first command that reads the content from then on records it as published
+at that time (see issues.schedule). Without a build clock, scheduled issues stay hidden.
 """
 
 from __future__ import annotations

@@ -57,20 +57,24 @@ class Publication:
     def save(self, path: Path, record: dict) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yaml.safe_dump(record, allow_unicode=True, sort_keys=False), encoding="utf-8")
-        self.cli("import", "--force", str(path))  # the edits are deliberate: no stale-file guard
+        self.run("import", "--force", str(path))  # the edits are deliberate: no stale-file guard
 
-    def build(self, out: Path, *extra: str) -> str:
-        """Build with the publication's clock (scheduled issues appear when it passes their time)."""
+    def run(self, *args: str) -> str:
+        """A command on the publication's clock: scheduled issues appear, and are recorded as published,
+        when it passes their time (not when the real one does); returns its output."""
         before = os.environ.get(NOW_ENV)
         os.environ[NOW_ENV] = self.clock.isoformat()
         try:
-            return self.cli("build", "--out", str(out), "--base-url", BASE, "--templates", str(self.templates),
-                            "--email-out", str(self.root / "email"), *extra).stdout
+            return self.cli(*args).stdout
         finally:
             if before is None:
                 os.environ.pop(NOW_ENV, None)
             else:
                 os.environ[NOW_ENV] = before
+
+    def build(self, out: Path, *extra: str) -> str:
+        return self.run("build", "--out", str(out), "--base-url", BASE, "--templates", str(self.templates),
+                        "--email-out", str(self.root / "email"), *extra)
 
     # -- edits -----------------------------------------------------------------
     def edit_story(self) -> str:
@@ -131,8 +135,8 @@ class Publication:
         the export that follows brings the other files up to date (a draft's stories close up) and removes
         its file if an export wrote it (one an edit here added, it leaves)."""
         slug = self.load(path)["slug"]
-        self.cli("delete", f"{kind}:{slug}", "--correction", "--reason", "a random edit")
-        self.cli("export", str(self.content))
+        self.run("delete", f"{kind}:{slug}", "--correction", "--reason", "a random edit")
+        self.run("export", str(self.content))
         path.unlink(missing_ok=True)
         return slug
 

@@ -181,7 +181,6 @@ def test_schedule_then_publish_keeps_the_scheduled_time(desk, monkeypatch):
     monkeypatch.setenv("NEWSROOM_NOW", MONDAY_MORNING)
     site = build(desk)
     assert (site / "en" / "issues" / "14" / "index.html").is_file(), "a scheduled issue appears once its time passed"
-    desk("issue", "publish", "14")
     assert "status: published November 9, 2026, 7:00\u202fAM +0100" in desk("issue", "show", "14").stdout
     refused = desk("issue", "publish", "14", expect=1)
     assert "issue:14: status: issue 14 is already published at 2026-11-09T06:00:00+00:00" in refused.stderr
@@ -195,19 +194,71 @@ def test_unschedule_returns_to_draft(desk):
     assert "status: draft" in desk("issue", "show", "14").stdout
 
 
-def test_an_issue_whose_time_has_come_is_not_unscheduled(desk, monkeypatch):
-    """Builds show a scheduled issue once its time has come: taking it back then would unpublish it."""
+def test_an_issue_whose_time_has_come_is_not_unscheduled(desk):
+    """Builds show a scheduled issue once its time has come: taking it back then would unpublish it. The
+    commands record it as published first (see below); the workflow refuses it even when nothing has."""
+    import datetime as dt
+
+    from issues import workflow
+    from issues.revisions import Change
+    from newsroom.db.session import make_engine, transaction
+    from newsroom.diagnostics import ContentError
+
     new_issue(desk)
     desk("story", "add", "14", *story_args(1))
     desk("issue", "schedule", "14", "--at", "2026-11-09T07:00+01:00")
+    engine = make_engine(desk.db_url)
+    later = Change("anna", dt.datetime(2026, 11, 9, 6, 5, tzinfo=dt.timezone.utc), ("hu", "en"))
+    with pytest.raises(ContentError) as refused, transaction(engine) as session:
+        workflow.unschedule(session, later, 14)
+    engine.dispose()
+    assert ("issue:14: published_at: issue 14's time (2026-11-09T06:00:00+00:00) has come: a build since shows "
+            "it, and its feed entry may have gone out") in str(refused.value)
+    assert "status: scheduled" in desk("issue", "show", "14").stdout
+
+
+def test_a_scheduled_issue_is_recorded_as_published_when_its_time_comes(desk, monkeypatch):
+    """From its time on, builds show a scheduled issue and its feed entry goes out: the next command records
+    it as published at that time, so a change to it is a correction readers see, as for any published issue."""
+    new_issue(desk)
+    for n in (1, 2):
+        desk("story", "add", "14", *story_args(n), "--slug", f"s{n}")
+    desk("issue", "schedule", "14", "--at", "2026-11-09T07:00+01:00")
+    desk("story", "edit", "s1", "--headline-en", "Story one")  # before its time: work in progress
+    assert desk("issue", "corrections", "14").stdout.strip() == "issue 14: no corrections"
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-09T07:05:00+01:00")
     assert (build(desk) / "en" / "issues" / "14" / "index.html").is_file()
-    refused = desk("issue", "unschedule", "14", expect=1).stderr
-    assert ("issue:14: published_at: issue 14's time (2026-11-09T06:00:00+00:00) has come: a build since shows "
-            "it, and its feed entry may have gone out") in refused
+    shown = desk("issue", "show", "14")
+    assert "status: published November 9, 2026, 7:00\u202fAM +0100" in shown.stdout
+    assert "issue 14: its scheduled time has come; recorded as published" not in shown.stderr  # the build did
+    history = desk("history", "issue:14").stdout
+    assert "  schedule  changed: status — published at its scheduled time" in history, history
+    refused = desk("story", "edit", "s1", "--headline-en", "Story 1", expect=1).stderr
+    assert "issue 14 is published; to change it, add --correction" in refused
+    refused = desk("delete", "story:s2", expect=1).stderr
+    assert "its issue 14 is published; to remove the story add --correction" in refused
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-09T07:30:00+01:00")
+    desk("story", "edit", "s1", "--headline-en", "Story 1", "--correction", "--reason", "typo", "--editor", "bela")
+    assert desk("issue", "corrections", "14").stdout.strip() == (
+        "November 9, 2026, 7:30\u202fAM +0100  bela  story:s1  en.headline — typo")
+    refused = desk("issue", "publish", "14", expect=1).stderr
+    assert "issue 14 is already published at 2026-11-09T06:00:00+00:00; its publication time stays" in refused
+
+
+def test_any_command_records_a_scheduled_issue_whose_time_has_come(desk, monkeypatch):
+    """Not only a build: the first command that reads the content after that time, and says so."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1))
+    desk("issue", "schedule", "14", "--at", "2026-11-09T07:00+01:00")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-09T06:59:00+01:00")
     assert "status: scheduled" in desk("issue", "show", "14").stdout
-    desk("issue", "publish", "14")
-    assert "status: published November 9, 2026, 7:00" in desk("issue", "show", "14").stdout
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T09:00:00+01:00")
+    checked = desk("check")
+    assert "issue 14: its scheduled time has come; recorded as published" in checked.stderr
+    again = desk("issue", "show", "14")
+    assert "status: published November 9, 2026, 7:00" in again.stdout and "recorded as published" not in again.stderr
+    refused = desk("issue", "unschedule", "14", expect=1).stderr
+    assert "issue:14: status: issue 14 is published, not scheduled" in refused
 
 
 @sqlite_only

@@ -197,14 +197,48 @@ def test_a_list_with_no_one_to_send_to_is_refused_before_connecting(sample_cli):
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
 
 
-def test_an_unpublished_issue_is_never_sent(sample_cli, smtp, subscribers, write_files):
+SCHEDULED = """\
+kind: issue
+number: 14
+week: {start: 2026-11-09, end: 2026-11-15}
+status: scheduled
+published_at: 2026-11-16T07:00:00+01:00
+hu: {title: Ütemezett}
+en: {title: Scheduled}
+"""
+STORY = """\
+kind: story
+slug: i14-story
+issue: 14
+section: code
+position: 1
+sources:
+  - {publisher: Example, title: Example, url: "https://example.org/14"}
+hu: {headline: Ütemezett hír, summary: Hétfőn jelenik meg.}
+en: {headline: Scheduled story, summary: Out on Monday.}
+"""
+
+
+def test_an_unpublished_issue_is_never_sent(sample_cli, smtp, subscribers, write_files, monkeypatch):
     mailbox, server = smtp
-    sample_cli("import", str(write_files({"issues/0014.yaml": (
-        "kind: issue\nnumber: 14\nweek: {start: 2026-11-09, end: 2026-11-15}\nstatus: scheduled\n"
-        "published_at: 2026-11-16T07:00:00+01:00\nhu: {title: Ütemezett}\nen: {title: Scheduled}\n")})))
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:59:00+01:00")
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": STORY})))
     result = sample_cli("send", "14", "--to", str(subscribers), "--smtp", server, expect=1)
     assert "issue:14: status: the issue is scheduled, not published" in result.stderr
     assert mailbox.messages == []
+
+
+def test_a_scheduled_issue_is_sent_once_its_time_has_come(sample_cli, smtp, subscribers, write_files, monkeypatch):
+    """As the build shows it from then on: a timer that builds and sends puts it out at its time."""
+    mailbox, server = smtp
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:00:00+01:00")
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": STORY})))
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:00:00+01:00")
+    result = sample_cli("send", "14", "--to", str(subscribers), "--smtp", server, expect=1)  # the list's bad lines
+    assert "issue 14: its scheduled time has come; recorded as published" in result.stderr
+    assert "issue 14: 5 sent," in result.stdout
+    subjects = {message["Subject"] for _, message in mailbox.messages}
+    assert len(mailbox.messages) == 5 and all("Scheduled" in s or "Ütemezett" in s for s in subjects), subjects
 
 
 def test_the_rate_limit_spaces_messages_out():

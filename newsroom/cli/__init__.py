@@ -18,7 +18,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 from sqlalchemy import Engine
-from sqlalchemy.exc import OperationalError, ProgrammingError
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -84,9 +84,27 @@ class App:
             raise click.ClickException(f"the database {self.db_url} is at schema {current}, this version needs "
                                        f"{SCHEMA_REVISION}: run `newsroom init` to upgrade it")
 
+    def open_content(self) -> None:
+        """What every command that reads the content does first: refuse a database `newsroom init` has not
+        migrated, then record each scheduled issue whose time has come as published (see issues.schedule).
+
+        That is a transaction of its own, committed before the command's: a command that then fails or
+        is refused leaves it done, and two commands doing it at once are no error (the second finds the
+        issue published, or its change collides with the first's and is dropped: the first made it)."""
+        self.require_schema()
+        from issues.schedule import publish_due  # the records' modules: not every command's imports
+        try:
+            with transaction(self.engine) as session:
+                published = publish_due(session, self.now(), self.settings.languages)
+        except (StaleDataError, IntegrityError):
+            return
+        for number in published:
+            if not self.quiet:
+                click.echo(f"issue {number}: its scheduled time has come; recorded as published", err=True)
+
     @contextmanager
     def transaction(self) -> Iterator[Session]:
-        self.require_schema()
+        self.open_content()
         with transaction(self.engine) as session:
             yield session
 

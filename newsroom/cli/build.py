@@ -36,7 +36,7 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
     On a terminal a progress bar counts the pages and files made; the build ends with one line:
     files written, unchanged and removed, and the time it took."""
     app.quiet = app.quiet or quiet
-    app.require_schema()
+    app.open_content()
     settings = app.settings.replace(base_url=base_url, templates=str(templates.resolve()) if templates else None)
     started = time.perf_counter()
     # A progress bar only for a person watching: on a terminal, and not with --quiet.

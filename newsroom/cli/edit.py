@@ -213,7 +213,8 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
             click.echo(f"  deleted    {when}  {revision.changed_by}{why}; it was version {revision.version}")
             continue
         fields = ", ".join(revision.changed_fields) or "-"
-        click.echo(f"  version {revision.version + 1}  {when}  {revision.changed_by}  changed: {fields}")
+        why = f" — {revision.reason}" if revision.reason else ""  # as `issue corrections` words it
+        click.echo(f"  version {revision.version + 1}  {when}  {revision.changed_by}  changed: {fields}{why}")
     if kept:
         click.echo(f"  version {kept[0].version}  (the oldest kept)")
 

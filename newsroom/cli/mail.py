@@ -23,7 +23,7 @@ from newsroom.settings import Settings
 
 def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Derived]:
     """Everything stored, and what the build derives from it (drafts only for a preview)."""
-    app.require_schema()
+    app.open_content()
     with session_factory(app.engine)() as session:
         content = load_content(session)
     return content, derive(content, settings, drafts)

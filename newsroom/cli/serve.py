@@ -22,7 +22,7 @@ from newsroom.serve import Preview
 @content_errors
 def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
     """Preview the site with drafts at http://HOST:PORT/, rebuilding and reloading on every change."""
-    app.require_schema()
+    app.open_content()
     database_file = sqlite_path(app.db_url)
     with tempfile.TemporaryDirectory(prefix="newsroom-preview-") as folder:
         try:

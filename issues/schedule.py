@@ -1,0 +1,34 @@
+"""The schedule: a scheduled issue is recorded as published once its time has come.
+
+A build shows a scheduled issue from its time on (see issues.visibility): readers may have it, its feed
+entry may have gone out. Left "scheduled", its record could still be changed, its stories moved or
+deleted, as work in progress, without a correction, and `send` would refuse it. So every command that
+reads or changes the content first records each issue whose time has come as published at that time
+(`publish_due`), in a revision by the editor "schedule"; from then on a change to it is a correction.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from issues.models import Issue
+from issues.revisions import Change, current_issue_record, write_issue
+
+#: The editor named in the revision that records a scheduled issue as published.
+EDITOR = "schedule"
+REASON = "published at its scheduled time"
+
+
+def publish_due(session: Session, now: dt.datetime, languages: tuple[str, ...]) -> list[int]:
+    """Record every scheduled issue whose time is `now` or before as published at that time; returns
+    their numbers. Nothing is checked: the issue was checked when it was scheduled, and every change
+    to it since was checked against it (issues.workflow.recheck_after_change)."""
+    due = session.scalars(select(Issue).where(Issue.status == "scheduled", Issue.published_at.is_not(None),
+                                              Issue.published_at <= now).order_by(Issue.number)).all()
+    change = Change(editor=EDITOR, now=now, languages=languages, reason=REASON)
+    for issue in due:
+        write_issue(session, issue, {**current_issue_record(issue, languages), "status": "published"}, change)
+    return [issue.number for issue in due]
