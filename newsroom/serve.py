@@ -30,7 +30,7 @@ from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
 from newsroom.content.importer import import_records
 from newsroom.content.reader import read_files
-from newsroom.db.session import session_factory, transaction
+from newsroom.db.session import session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import LOCALE_DIR
 from newsroom.render.html import TEMPLATES
@@ -150,7 +150,7 @@ class Preview:
             return True
         try:
             loaded = read_files(files, self.settings.languages)
-            with transaction(self.engine) as session:
+            with writing(self.engine) as session:
                 result = import_records(session, loaded, self.settings.languages, self.now(), author="serve")
         except ContentError as error:
             self._report(error.diagnostics)

@@ -181,3 +181,40 @@ def test_an_export_removes_the_files_of_deleted_records_and_an_older_one_does_no
     changed.write_text(changed.read_text(encoding="utf-8") + "# a note\ntags: [energy]\n", encoding="utf-8")
     result = sample_cli("export", str(exported))
     assert changed.exists() and "its record is deleted, but the file was edited since the last export" in result.stderr
+
+
+def test_an_entry_deleted_while_another_editor_adds_a_term_naming_it_is_not_left_dangling(sample_cli, tmp_path):
+    """Two editors of a shared database: one gives a story the term `tensor-core` (checked: the entry is
+    there), the other deletes the entry (checked: nothing uses it yet). Each check passed against the other's
+    absence; both were stored, and the next build stopped at the dangling term. A command that changes the
+    content now waits for the other's commit and checks against it."""
+    import datetime as dt
+    import threading
+
+    from issues.assembly import edit_story
+    from issues.revisions import Change
+    from newsroom.db.session import make_engine, writing
+
+    folder = tmp_path / "entries"
+    folder.mkdir()
+    (folder / "tensor-core.yaml").write_text(ENTRIES["tensor-core.yaml"].replace(
+        "relations: {related: [matrix-unit]}\n", ""), encoding="utf-8")
+    sample_cli("import", str(folder))
+    slug = "i13-aws-trainium3-capacity"
+    engine = make_engine(sample_cli.db_url)
+    deleting: list = []
+    with writing(engine) as session:  # the first editor's command, not yet committed
+        change = Change("anna", dt.datetime.now(dt.timezone.utc), ("hu", "en"), "a term was missing")
+        edit_story(session, change, slug, {"terms": ["trainium3", "tensor-core"]}, {}, correction=True)
+        session.flush()
+        other = threading.Thread(target=lambda: deleting.append(
+            sample_cli("delete", "entry:tensor-core", expect=None)))
+        other.start()
+        other.join(2)
+        assert other.is_alive(), "the deletion waits for the change under way"
+    other.join(60)
+    engine.dispose()
+    assert deleting[0].exit_code == 1, deleting[0].stdout
+    assert f"story:{slug}: terms[1]: no glossary entry 'tensor-core'" in deleting[0].stderr
+    assert "tensor-core" in sample_cli("edit", f"story:{slug}").stdout
+    sample_cli("check")  # no error: the term names an entry

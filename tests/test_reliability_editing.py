@@ -173,9 +173,15 @@ def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
         assert "not a valid YAML list or mapping" in refused.stderr and says in refused.stderr, refused.stderr
 
 
-def test_a_cli_edit_overtaken_by_another_editor_is_refused_cleanly(sample_cli, monkeypatch):
-    """`story edit` loses the race: a clear message, exit 1, the other editor's change kept."""
+def test_a_cli_edit_overtaken_by_another_editor_is_refused_cleanly(sample_cli, databases, monkeypatch):
+    """`story edit` loses the race to a writer that does not take turns (an older release, a script): a
+    clear message, exit 1, the other editor's change kept. Commands of this release take turns (see
+    test_an_entry_deleted_while_another_editor_adds_a_term_naming_it_is_not_left_dangling)."""
     from sqlalchemy import text
+
+    if databases.backend == "sqlite":
+        pytest.skip("SQLite lets no other write in while a command changes the content: the command holds "
+                    "the write lock from its start")
 
     import issues.assembly
 

@@ -24,7 +24,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision
-from newsroom.db.session import ENV_VAR, database_url, make_engine, sqlite_path, transaction
+from newsroom.db.session import ENV_VAR, database_url, make_engine, sqlite_path, transaction, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.startup import imports
 
@@ -104,6 +104,15 @@ class App:
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
+        """The one transaction of a command that changes the content: one such command at a time (see
+        newsroom.db.session.writing)."""
+        self.open_content()
+        with writing(self.engine) as session:
+            yield session
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """The transaction of a command that only reads the content."""
         self.open_content()
         with transaction(self.engine) as session:
             yield session

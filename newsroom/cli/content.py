@@ -77,7 +77,7 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
     """Write every record back to content files under OUT (a full backup), and/or the glossary as SKOS."""
     if out is None and skos is None:
         raise click.UsageError("give a folder OUT, --skos FILE, or both")
-    with app.transaction() as session:
+    with app.reading() as session:
         one_state(session)  # a backup of one state, whatever an import commits meanwhile
         if out is not None:
             exported = export_all(session, out, app.settings.languages)
@@ -98,7 +98,7 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
 @content_errors
 def check(app: App, strict: bool) -> None:
     """Report every problem in the stored content; exit 1 on errors."""
-    with app.transaction() as session:
+    with app.reading() as session:
         one_state(session)
         content = load_content(session)
     problems = check_content(content, app.settings, app.today())

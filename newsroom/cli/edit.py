@@ -178,7 +178,7 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
 def history(app: App, key: str, kind: str | None, show: int | None) -> None:
     """List the versions of one record: version, when, who, which fields changed."""
     kind, key = _named(key, kind)
-    with app.transaction() as session:
+    with app.reading() as session:
         current: editing.Loaded | None
         try:
             current = editing.load(session, kind or editing.find_kind(session, key), key, app.settings.languages)

@@ -17,7 +17,7 @@ from newsroom.content.schema import SLUG_RE
 
 
 def _content(app: App) -> Content:
-    with app.transaction() as session:
+    with app.reading() as session:
         return load_content(session)
 
 
@@ -88,7 +88,7 @@ def new(app: App, slug: str, out: Path | None) -> None:
     """Write a content-file template for a new entry, every field in every language."""
     if not SLUG_RE.match(slug):
         raise click.BadParameter("lowercase letters, digits and hyphens, e.g. aws-trainium", param_hint="SLUG")
-    with app.transaction() as session:
+    with app.reading() as session:
         stored = session.scalar(select(Entry.version).where(Entry.slug == slug))
     if stored is not None:  # a template imported over it would replace every field
         raise click.ClickException(f"there is an entry {slug!r} already (version {stored}): change it with "

@@ -141,7 +141,7 @@ def edit(app: App, number: int, editor: str, correction: bool, reason: str | Non
 @content_errors
 def show(app: App, number: int) -> None:
     """Print the issue: sections in order, stories in order, what is missing."""
-    with app.transaction() as session:
+    with app.reading() as session:
         lines = outline(session, app.settings, number, app.today())
     click.echo("\n".join(lines))
 
@@ -192,7 +192,7 @@ def publish(app: App, number: int, at: str | None, editor: str) -> None:
 @content_errors
 def corrections(app: App, number: int) -> None:
     """List the changes made to a published issue and its stories."""
-    with app.transaction() as session:
+    with app.reading() as session:
         assembly.load_issue(session, number)
         items = list_corrections(session, number)
     for item in items:

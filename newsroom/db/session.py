@@ -100,6 +100,30 @@ def transaction(engine: Engine) -> Iterator[Session]:
             yield session
 
 
+#: The PostgreSQL advisory lock a command holds while it changes the content (one for all of them).
+CONTENT_LOCK = 0x6E657773726F6F6D  # "newsroom"
+
+
+@contextmanager
+def writing(engine: Engine) -> Iterator[Session]:
+    """`transaction(engine)` for a command that changes the content: one such command at a time.
+
+    A change is checked against the rest of the content before it is written (a deleted entry's uses, a
+    story's terms and links). Another command committing in between made the check stale: an entry
+    deleted while a story's new term named it, each checked against the other's absence, were both stored,
+    and the next build stopped at the dangling term. So the transaction takes the database's write lock
+    as it begins, before it reads (SQLite: BEGIN IMMEDIATE, waiting as for any write; PostgreSQL: an
+    advisory lock held to its end); commands that only read are not held up."""
+    with session_factory(engine)() as session:
+        with session.begin():
+            dialect = engine.dialect.name
+            if dialect == "sqlite":
+                session.execute(text("BEGIN IMMEDIATE"))
+            elif dialect == "postgresql":
+                session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CONTENT_LOCK})
+            yield session
+
+
 def _sqlite_file(engine: Engine) -> bool:
     """Whether `engine` is SQLite on a file (one with a WAL); not an in-memory database."""
     return engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:") \
