@@ -28,6 +28,33 @@ def next_number(session: Session) -> int:
     return (session.scalar(select(func.max(Issue.number))) or 0) + 1
 
 
+@dataclass(frozen=True)
+class IssueLine:
+    """One issue as `issue list` shows it."""
+
+    number: int
+    week_start: dt.date
+    week_end: dt.date
+    status: str
+    published_at: dt.datetime | None
+    titles: Mapping[str, str]  # {language: title}, the languages that have one
+    stories: int
+    corrections: int
+
+
+def issue_lines(session: Session, status: str | None = None) -> list[IssueLine]:
+    """Every issue (or those of one `status`), newest first, in four queries whatever their number."""
+    query = select(Issue).options(selectinload(Issue.texts)).order_by(Issue.number.desc())
+    if status is not None:
+        query = query.where(Issue.status == status)
+    issues = session.scalars(query).all()
+    stories = dict(session.execute(select(Story.issue_id, func.count()).group_by(Story.issue_id)).all())
+    corrected = all_corrections(session) if any(issue.status == "published" for issue in issues) else {}
+    return [IssueLine(issue.number, issue.week_start, issue.week_end, issue.status, issue.published_at,
+                      {text.lang: text.title for text in issue.texts if text.title}, stories.get(issue.id, 0),
+                      len(corrected.get(issue.number, ()))) for issue in issues]
+
+
 def story_by_slug(slug: str) -> Select[Story]:
     return select(Story).where(Story.slug == slug).options(
         selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section))

@@ -25,10 +25,16 @@ REASON = "published at its scheduled time"
 def publish_due(session: Session, now: dt.datetime, languages: tuple[str, ...]) -> list[int]:
     """Record every scheduled issue whose time is `now` or before as published at that time; returns
     their numbers. Nothing is checked: the issue was checked when it was scheduled, and every change
-    to it since was checked against it (issues.workflow.recheck_after_change)."""
+    to it since was checked against it (issues.workflow.recheck_after_change).
+
+    The revision is dated at the issue's time, when it became public, not when a command noticed: a
+    change made after that time is a correction, even one made in the same instant as the command
+    that records it (a fixed clock, $NEWSROOM_NOW) and no change was made in between (every command
+    records it first)."""
     due = session.scalars(select(Issue).where(Issue.status == "scheduled", Issue.published_at.is_not(None),
                                               Issue.published_at <= now).order_by(Issue.number)).all()
-    change = Change(editor=EDITOR, now=now, languages=languages, reason=REASON)
     for issue in due:
+        assert issue.published_at is not None
+        change = Change(editor=EDITOR, now=issue.published_at, languages=languages, reason=REASON)
         write_issue(session, issue, {**current_issue_record(issue, languages), "status": "published"}, change)
     return [issue.number for issue in due]

@@ -291,6 +291,29 @@ def test_two_commands_that_find_an_issue_due_at_once_both_go_on(desk, monkeypatc
     assert history.count("published at its scheduled time") == 1, history
 
 
+def test_issue_list_shows_every_issue_newest_first_with_its_state(desk, monkeypatch):
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    lines = desk("issue", "list").stdout.splitlines()
+    assert [line.split()[0] for line in lines] == ["14", "13", "12", "11", "10"]
+    assert lines[0] == "  14  2026-11-09 – 2026-11-15  draft  1 story  Tesztszám / Test issue"
+    assert lines[1].startswith("  13  2026-11-02 – 2026-11-08  published November 9, 2026, 7:00\u202fAM +0100  "
+                               "11 stories  Trainium, TPU, GPU")
+    assert desk("issue", "list", "--status", "scheduled").stdout == "no scheduled issue\n"
+    desk("issue", "schedule", "14", "--at", "2026-11-09T07:00")
+    assert desk("issue", "list", "--status", "scheduled").stdout.splitlines() == [
+        "  14  2026-11-09 – 2026-11-15  scheduled November 9, 2026, 7:00\u202fAM +0100  1 story  "
+        "Tesztszám / Test issue"]
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T09:00:00+01:00")
+    desk("story", "edit", "s1", "--headline-en", "Story one", "--correction", "--reason", "typo")
+    listed = desk("issue", "list", "--status", "published").stdout.splitlines()
+    assert listed[0] == ("  14  2026-11-09 – 2026-11-15  published November 9, 2026, 7:00\u202fAM +0100  "
+                         "1 story, 1 correction  Tesztszám / Test issue")
+    assert len(listed) == 5
+    refused = desk("issue", "list", "--status", "sent", expect=2).stderr
+    assert "'sent' is not one of 'draft', 'scheduled', 'published'" in refused
+
+
 @sqlite_only
 def test_preview_build_shows_drafts_marked(desk):
     new_issue(desk)

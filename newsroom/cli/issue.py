@@ -18,7 +18,9 @@ import click
 from issues import assembly, workflow
 from issues.dates import format_datetime, iso_week_bounds, next_week_after
 from issues.outline import outline
+from issues.models import STATUSES
 from issues.queries import corrections as list_corrections
+from issues.queries import issue_lines
 from issues.revisions import Change
 from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app
 from newsroom.content.reader import read_text
@@ -97,7 +99,7 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> dt.d
 
 @click.group()
 def issue() -> None:
-    """Weekly issues: create, show, schedule, publish, corrections."""
+    """Weekly issues: create, list, show, schedule, publish, corrections."""
 
 
 @issue.command("new")
@@ -144,6 +146,27 @@ def show(app: App, number: int) -> None:
     with app.reading() as session:
         lines = outline(session, app.settings, number, app.today())
     click.echo("\n".join(lines))
+
+
+@issue.command("list")
+@click.option("--status", type=click.Choice(STATUSES), help="Only issues in this state.")
+@pass_app
+@content_errors
+def list_(app: App, status: str | None) -> None:
+    """List the issues, newest first: number, week, state and time, stories, corrections, titles."""
+    with app.reading() as session:
+        lines = issue_lines(session, status)
+    if not lines:
+        app.say(f"no {status} issue" if status else "no issue yet: `newsroom issue new` makes the first")
+    zone = app.settings.timezone
+    for line in lines:
+        when = f" {format_datetime(line.published_at, 'en', zone)}" if line.published_at else ""
+        stories = f"{line.stories} stor{'y' if line.stories == 1 else 'ies'}"
+        corrections = f", {line.corrections} correction{'s' if line.corrections != 1 else ''}" \
+            if line.corrections else ""
+        titles = " / ".join(line.titles[lang] for lang in app.settings.languages if lang in line.titles)
+        click.echo(f"{line.number:>4}  {line.week_start} – {line.week_end}  {line.status}{when}  "
+                   f"{stories}{corrections}  {titles}")
 
 
 @issue.command("schedule")
