@@ -103,7 +103,15 @@ CASES = {
     ),
     "wrong type": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("position: 1", "position: first")},
-        "stories/b.yaml:5: position: expected a whole number, got 'first'",
+        "stories/b.yaml:5: position: expected a whole number from 1 up, got 'first'",
+    ),
+    "a story's place before the first": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("position: 1", "position: 0")},
+        "stories/b.yaml:5: position: expected a whole number from 1 up, got 0",
+    ),
+    "an issue numbered below 1": (
+        {"issues/0.yaml": ISSUE.replace("number: 1", "number: -3").replace("2026-11-0", "2026-12-0")},
+        "issues/0.yaml:2: number: expected a whole number from 1 up, got -3",
     ),
     "date in the wrong format": (
         {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("start: 2026-11-02", "start: 02.11.2026")},

@@ -164,7 +164,7 @@ def kinds() -> dict[str, Kind]:
 EXPECTS = {
     "text": "text", "md": "Markdown text", "slug": "a slug: lowercase letters, digits and hyphens",
     "page_slug": "a slug: lowercase letters, digits and hyphens",
-    "int": "a whole number", "date": "a date as YYYY-MM-DD", "month": "a month as YYYY-MM",
+    "int": "a whole number from 1 up", "date": "a date as YYYY-MM-DD", "month": "a month as YYYY-MM",
     "datetime": "a date and time with a UTC offset, as 2026-11-09T07:00:00+01:00",
     "url": "an http(s) or mailto URL", "list": "a list", "map": "a mapping of fields",
     "langmap": "one text per language, as {hu: …, en: …}",
@@ -276,7 +276,8 @@ class Validator:
         return slug
 
     def _int(self, path: Path, value: Any, spec: Field) -> int | None:
-        if isinstance(value, bool) or not isinstance(value, int):
+        # Every whole number of the content counts from 1: an issue's number, a story's place, a source's.
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             return self._wrong(path, value, spec)
         return value
 
