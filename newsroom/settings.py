@@ -32,8 +32,9 @@ class Settings:
     stale_after_months: int = 6
     #: Missing translation: "fallback" shows the other language marked as such; "omit" leaves the page out.
     missing_translation: str = "fallback"
-    #: Email sender and reply address, list id and unsubscribe address.
-    email_from: str = "Az MI-korszak hírei <hirlevel@example.org>"
+    #: Email sender and reply address, list id and unsubscribe address. A sender without a name
+    #: ("News <news@example.org>" has one) is named by the site's name in each email's language.
+    email_from: str = "hirlevel@example.org"
     email_reply_to: str = "szerkesztoseg@example.org"
     list_id: str = "weekly.example.org"
     unsubscribe_mailto: str = "unsubscribe@example.org"

@@ -74,6 +74,20 @@ def test_the_eml_is_multipart_alternative_with_list_headers_and_encoded_hungaria
     assert text.replace("\r\n", "\n") == (emails / "hu/issue-13.txt").read_text(encoding="utf-8")
 
 
+def test_the_sender_is_named_in_each_email_s_language_unless_the_settings_name_it(sample, emails, tmp_path):
+    english = _message(emails / "en/issue-13.eml")
+    assert english["From"].addresses[0].display_name == "News of the AI era"
+    assert english["From"].addresses[0].addr_spec == "hirlevel@example.org"
+    named = Cli(sample.db_url, tmp_path)
+    (tmp_path / "newsroom.toml").write_text('email_from = "Szerkesztőség <desk@example.org>"\n', encoding="utf-8")
+    for lang in ("hu", "en"):
+        named("email", "13", "--lang", lang, "--out", str(tmp_path / "mail"), "--base-url", BASE)
+        raw = (tmp_path / "mail" / lang / "issue-13.eml").read_bytes()
+        assert raw.split(b"\r\n\r\n", 1)[0].isascii()
+        sender = _message(tmp_path / "mail" / lang / "issue-13.eml")["From"].addresses[0]
+        assert (sender.display_name, sender.addr_spec) == ("Szerkesztőség", "desk@example.org")
+
+
 def test_the_same_issue_gives_the_same_bytes(sample, emails):
     again = sample.cwd / "again"
     sample("email", "13", "--lang", "hu", "--out", str(again), "--base-url", BASE)

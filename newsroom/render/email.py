@@ -18,8 +18,9 @@ import hashlib
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from email.headerregistry import Address
 from email.message import EmailMessage
-from email.utils import format_datetime
+from email.utils import format_datetime, parseaddr
 from pathlib import Path
 from typing import Any
 
@@ -177,12 +178,20 @@ def _one_line(value: Any) -> str:
     return " ".join(str(value).split())
 
 
+def _sender(email_from: str, site_name: str) -> Address:
+    """The From of an email: `email_from` as written when it names the sender, else its address under the
+    site's name in the email's language (an English reader is not written to by "Az MI-korszak hírei")."""
+    name, address = parseaddr(email_from)
+    user, _, domain = address.rpartition("@")
+    return Address(display_name=name or site_name, username=user, domain=domain)
+
+
 def build_message(settings: Settings, context: Mapping[str, Any], html: bytes, text: bytes, *,
                   date: str, message_id: str, recipient: Recipient | None) -> EmailMessage:
     """multipart/alternative with list headers (RFC 2369, RFC 8058); non-ASCII headers are RFC 2047 encoded."""
     message = EmailMessage(policy=email.policy.SMTP)
     message["Subject"] = _one_line(context["subject"])
-    message["From"] = settings.email_from
+    message["From"] = _sender(settings.email_from, _one_line(context["site"].get("name")))
     message["Reply-To"] = settings.email_reply_to
     if recipient:
         message["To"] = recipient.address
