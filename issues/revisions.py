@@ -21,7 +21,7 @@ from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.importer import canonical, changed_fields
 from newsroom.content.reader import record_hash
-from newsroom.models import CREATED, Revision, VocabularyTerm
+from newsroom.models import CREATED, Revision, VocabularyTerm, continue_versions, last_versions
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,8 @@ def _write(session: Session, row: Any, kind: str, key: str, record: dict[str, An
     location = f"{kind}:{key}"
     record = canonical(record, change.languages, location)
     digest = record_hash(record)
-    if row.id is not None:
+    created = row.id is None
+    if not created:
         if row.content_hash == digest:
             return False
         previous = canonical(to_record(row), change.languages, location)
@@ -56,6 +57,8 @@ def _write(session: Session, row: Any, kind: str, key: str, record: dict[str, An
     row.updated_at = change.now
     session.add(row)
     session.flush()
+    if created:
+        continue_versions(session, row, kind, key, last_versions(session, kind, key).get((kind, key)))
     return True
 
 

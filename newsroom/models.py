@@ -10,8 +10,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint, func, select, update
+from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
+from sqlalchemy.orm.attributes import set_committed_value
 
 from newsroom.db.base import Base, IntPK, Lang, Slug
 
@@ -111,6 +112,34 @@ def revision_kinds(kind: str) -> tuple[str, ...]:
     """The kinds a record's revisions may be kept under: reference and site pages share one slug space,
     and an import may turn one into the other."""
     return ("reference", "page") if kind in ("reference", "page") else (kind,)
+
+
+def last_versions(session: Session, kind: str | None = None, key: str | None = None) -> dict[tuple[str, str], int]:
+    """{(kind, key): the highest version kept in a revision}, of every record or of one; pages under
+    "page" whichever of the two kinds they were kept as (see `revision_kinds`)."""
+    query = select(Revision.record_kind, Revision.record_key, func.max(Revision.version)).group_by(
+        Revision.record_kind, Revision.record_key)
+    if kind is not None:
+        query = query.where(Revision.record_kind.in_(revision_kinds(kind)), Revision.record_key == key)
+    found: dict[tuple[str, str], int] = {}
+    for record_kind, record_key, version in session.execute(query):
+        shared = revision_kinds(record_kind)[-1]
+        found[(shared, record_key)] = max(version, found.get((shared, record_key), 0))
+    return found
+
+
+def continue_versions(session: Session, row: Any, kind: str, key: str, last: int | None) -> None:
+    """Give a record just created under the key of a deleted one (whose revisions go up to version `last`)
+    the version after it: its history goes on from the deleted record's instead of starting again at 1,
+    where two records' versions 1, 2, … would share one history and `history --show N`.
+
+    The row is inserted first (the ORM numbers a new row 1, whatever it was given), then renumbered."""
+    if not last:
+        return
+    session.flush()
+    table = type(row).__table__
+    session.execute(update(table).where(table.c.id == row.id).values(version=last + 1))
+    set_committed_value(row, "version", last + 1)
 
 
 def register_all() -> None:

@@ -218,3 +218,35 @@ def test_an_entry_deleted_while_another_editor_adds_a_term_naming_it_is_not_left
     assert f"story:{slug}: terms[1]: no glossary entry 'tensor-core'" in deleting[0].stderr
     assert "tensor-core" in sample_cli("edit", f"story:{slug}").stdout
     sample_cli("check")  # no error: the term names an entry
+
+
+def test_a_record_made_again_under_a_deleted_one_s_key_goes_on_from_its_versions(sample_cli, tmp_path):
+    """Its history and `history --show N` stay one line of versions, instead of two records' 1, 2, …"""
+    folder = tmp_path / "entries"
+    folder.mkdir()
+    (folder / "tensor-core.yaml").write_text(ENTRIES["tensor-core.yaml"].replace(
+        "relations: {related: [matrix-unit]}\n", ""), encoding="utf-8")
+    sample_cli("import", str(folder))
+    sample_cli("edit", "entry:tensor-core", "--set", "en.definition=The first record, edited.")
+    sample_cli("delete", "entry:tensor-core")
+    assert sample_cli("import", str(folder)).stdout.startswith("1 created")
+    assert sample_cli("edit", "entry:tensor-core", "--set", "en.definition=The second record, edited.").stdout \
+        .strip() == "entry tensor-core: saved as version 4"
+    lines = sample_cli("history", "entry:tensor-core").stdout.splitlines()
+    assert lines[0] == "entry tensor-core: version 4 is current"
+    assert lines[2].endswith("; it was version 2, version 3 was made again under its key")
+    shown = {n: yaml.safe_load(sample_cli("history", "entry:tensor-core", "--show", str(n)).stdout)["en"]["definition"]
+             for n in (1, 2, 3, 4)}
+    assert shown == {1: "A unit of a GPU built for matrix multiplication.", 2: "The first record, edited.",
+                     3: "A unit of a GPU built for matrix multiplication.", 4: "The second record, edited."}
+    # The same for a record a command makes: a story added again under the slug of a deleted one.
+    sample_cli("issue", "new", "--title-hu", "Teszt", "--title-en", "Test")
+    add = ["story", "add", "14", "--section", "code", "--slug", "again", "--headline-hu", "Hír", "--headline-en",
+           "Story", "--summary-hu", "Ö.", "--summary-en", "S.", "--source-url", "https://example.org/a",
+           "--publisher", "Example"]
+    sample_cli(*add)
+    sample_cli("delete", "story:again")
+    sample_cli(*add)
+    lines = sample_cli("history", "story:again").stdout.splitlines()
+    assert lines[0] == "story again: version 2 is current"
+    assert lines[1].endswith("; it was version 1, version 2 was made again under its key")

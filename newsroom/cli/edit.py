@@ -206,11 +206,14 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
         revisions = revisions[:-1]
     else:
         click.echo(f"{kind} {key}: version {current.version} is current")
+    newest = max([r.version for r in revisions] + [current.version if current is not None else 0])
     for revision in reversed(revisions):
         when = revision.changed_at.isoformat(timespec="seconds")
         if DELETED in revision.changed_fields:  # an earlier record under this key, or this one
             why = f"  ({revision.reason})" if revision.reason else ""
-            click.echo(f"  deleted    {when}  {revision.changed_by}{why}; it was version {revision.version}")
+            later = newest > revision.version  # a record made again under its key
+            again = f", version {revision.version + 1} was made again under its key" if later else ""
+            click.echo(f"  deleted    {when}  {revision.changed_by}{why}; it was version {revision.version}{again}")
             continue
         fields = ", ".join(revision.changed_fields) or "-"
         why = f" — {revision.reason}" if revision.reason else ""  # as `issue corrections` words it
