@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,12 +210,13 @@ def edit_story(session: Session, change: Change, slug: str, fields: dict[str, An
     return write_story(session, story, record, change, story.issue, story.section)
 
 
-def removal_problems(row: Any, location: str, correction: bool) -> list[Diagnostic]:
+def removal_problems(row: Any, location: str, correction: bool, going: Collection[str] = ()) -> list[Diagnostic]:
     """Why the workflow keeps the record `row` from being deleted (none for entries and pages).
 
     A story of a published issue goes only as a recorded correction (readers see it listed as removed);
     an issue goes only while it is an empty draft: a scheduled one is unscheduled first, a published one
-    stays (its feeds and emails went out under its number), and its stories go or move first.
+    stays (its feeds and emails went out under its number), and its stories go or move first (or with it:
+    `going` names the stories deleted at the same time).
     """
     if isinstance(row, Story):
         if row.issue.status == "published" and not correction:
@@ -228,8 +230,8 @@ def removal_problems(row: Any, location: str, correction: bool) -> list[Diagnost
         how = ("unschedule it first (newsroom issue unschedule)" if row.status == "scheduled" else
                "a published issue stays: its feeds and emails went out under its number")
         return [Diagnostic(location, None, "status", f"issue {row.number} is {row.status}; {how}")]
-    if row.stories:
-        slugs = [story.slug for story in row.stories]
+    slugs = [story.slug for story in row.stories if story.slug not in going]
+    if slugs:
         shown = first_of(slugs)
         return [Diagnostic(location, None, "stories", (
             f"issue {row.number} holds {len(slugs)} stor{'ies' if len(slugs) > 1 else 'y'} ({shown}): delete "

@@ -147,34 +147,48 @@ def delete(session: Session, loaded: Loaded, settings: Settings, now: dt.datetim
     would give any record an error `newsroom check` reports: a story naming a deleted entry among its
     terms, a text linking to it. A relation to a deleted entry is shown as plain text: a warning.
     """
-    location = f"{loaded.kind}:{loaded.key}"
-    current = load(session, loaded.kind, loaded.key, settings.languages)
-    if current.version != loaded.version:
-        raise _conflict(session, loaded, current, settings.languages)
-    row = session.scalars(record_query(loaded.kind, loaded.key)).one()
-    refusals = removal_problems(row, location, correction)
-    if refusals:
-        raise ContentError(refusals)
+    return delete_all(session, [loaded], settings, now, author, reason, correction)
+
+
+def delete_all(session: Session, records: list[Loaded], settings: Settings, now: dt.datetime, author: str,
+               reason: str | None = None, correction: bool = False) -> list[Diagnostic]:
+    """Delete every record of `records` at once, as `delete` deletes one (the content is checked once
+    before and once after, whatever their number); all or none."""
+    rows = []
+    going = {loaded.key for loaded in records if loaded.kind == "story"}
+    for loaded in sorted(records, key=lambda r: r.kind == "issue"):  # an issue after its stories
+        current = load(session, loaded.kind, loaded.key, settings.languages)
+        if current.version != loaded.version:
+            raise _conflict(session, loaded, current, settings.languages)
+        row = session.scalars(record_query(loaded.kind, loaded.key)).one()
+        refusals = removal_problems(row, f"{loaded.kind}:{loaded.key}", correction, going)
+        if refusals:
+            raise ContentError(refusals)
+        rows.append((current, row))
+    if not rows:
+        return []
     today = now.astimezone(settings.zone).date()
     before = _all_problems(session, settings, today)
     deletion = session.begin_nested()
-    session.add(Revision(record_kind=loaded.kind, record_key=loaded.key, version=current.version,
-                         snapshot=current.record, changed_fields=[DELETED], changed_by=author, changed_at=now,
-                         reason=reason))
-    session.delete(row)
-    if isinstance(row, Story):
-        session.flush()
-        close_up(session, Change(author, now, settings.languages, reason), row)
+    for current, row in rows:
+        session.add(Revision(record_kind=current.kind, record_key=current.key, version=current.version,
+                             snapshot=current.record, changed_fields=[DELETED], changed_by=author, changed_at=now,
+                             reason=reason))
+        session.delete(row)
+        if isinstance(row, Story):
+            session.flush()
+            close_up(session, Change(author, now, settings.languages, reason), row)
     added = _all_problems(session, settings, today) - before
     errors = sorted(problem for problem in added if problem.severity == "error")
     if errors:
         deletion.rollback()
         names = sorted({problem.location for problem in errors})
         shown = first_of(names)
-        raise ContentError([Diagnostic(location, None, "", (
-            f"not deleted: it is used by {shown}, which would then have the error"
-            f"{'s' if len(errors) > 1 else ''} named here; change {'those' if len(names) > 1 else 'that'} first"
-        )), *errors])
+        first, *others = [f"{current.kind}:{current.key}" for current, _ in rows]
+        they = f"with {first_of(others)}, they are" if others else "it is"
+        raise ContentError([Diagnostic(first, None, "", (
+            f"not deleted: {they} used by {shown}, which would then have the error{'s' if len(errors) > 1 else ''} "
+            f"named here; change {'those' if len(names) > 1 else 'that'} first")), *errors])
     deletion.commit()
     return sorted(problem for problem in added if problem.severity == "warning")
 

@@ -250,3 +250,52 @@ def test_a_record_made_again_under_a_deleted_one_s_key_goes_on_from_its_versions
     lines = sample_cli("history", "story:again").stdout.splitlines()
     assert lines[0] == "story again: version 2 is current"
     assert lines[1].endswith("; it was version 1, version 2 was made again under its key")
+
+
+def test_an_import_with_prune_deletes_the_records_whose_exported_files_were_removed(sample_cli, tmp_path):
+    """An export kept in version control: removing a file and importing the folder with --prune deletes
+    its record, with `delete`'s checks, in the import's transaction; without --prune it is reported."""
+    (tmp_path / "tc.yaml").write_text(ENTRIES["tensor-core.yaml"].replace("relations: {related: [matrix-unit]}\n", ""),
+                                      encoding="utf-8")
+    sample_cli("import", str(tmp_path / "tc.yaml"))
+    sample_cli("issue", "new", "--title-hu", "Teszt", "--title-en", "Test")
+    for n in (1, 2):
+        sample_cli("story", "add", "14", "--section", "code", "--slug", f"s{n}", "--headline-hu", "Hír",
+                   "--headline-en", "Story", "--summary-hu", "Ö.", "--summary-en", "S.", "--source-url",
+                   f"https://example.org/{n}", "--publisher", "Example", *(["--term", "tensor-core"] if n == 1 else []))
+    export = tmp_path / "export"
+    sample_cli("export", str(export))
+    (export / "entries" / "tensor-core.yaml").unlink()
+    # Still named by story s1: refused as `delete` refuses it, nothing changed (not even s2's edit).
+    s2 = export / "stories" / "s2.yaml"
+    s2.write_text(s2.read_text(encoding="utf-8").replace("headline: Story", "headline: Story two"), encoding="utf-8")
+    refused = sample_cli("import", str(export), "--prune", expect=1).stderr
+    assert "entry:tensor-core: not deleted: it is used by story:s1" in refused
+    assert "story:s1: terms[0]: no glossary entry 'tensor-core'" in refused
+    assert "Story two" not in sample_cli("edit", "story:s2").stdout
+    # Without --prune the removed file is reported and its record kept.
+    for name in ("s1.yaml", "s2.yaml"):
+        (export / "stories" / name).unlink()
+    (export / "issues" / "0014.yaml").unlink()
+    kept = sample_cli("import", str(export))
+    assert kept.stdout.strip() == "0 created, 0 updated, 59 unchanged"
+    assert "warning: 4 exported records have no file any more" in kept.stderr and "--prune" in kept.stderr
+    # A record changed in the database since the export is not deleted on what its file showed.
+    sample_cli("edit", "story:s2", "--set", "en.headline=Changed meanwhile")
+    refused = sample_cli("import", str(export), "--prune", expect=1).stderr
+    assert (f"{export / 'stories' / 's2.yaml'}: story 's2' changed in the database since it was exported "
+            "(version 1, now 2), and its file was removed") in refused
+    sample_cli("export", str(export))  # every file back, s2 as it is now
+    for name in ("stories/s1.yaml", "stories/s2.yaml", "issues/0014.yaml", "entries/tensor-core.yaml"):
+        (export / name).unlink()
+    done = sample_cli("import", str(export), "--prune", "--editor", "anna").stdout
+    assert done.strip() == "0 created, 0 updated, 59 unchanged, 4 deleted (their files were removed)"
+    for key in ("entry:tensor-core", "issue:14", "story:s1", "story:s2"):
+        assert "deleted" in sample_cli("history", key).stdout.splitlines()[0]
+    # A story of a published issue goes only as a correction, listed on its issue.
+    sample_cli("export", str(export))
+    (export / "stories" / "i13-aws-trainium3-capacity.yaml").unlink()
+    refused = sample_cli("import", str(export), "--prune", expect=1).stderr
+    assert "its issue 13 is published; to remove the story add --correction" in refused
+    sample_cli("import", str(export), "--prune", "--correction", "--reason", "a duplicate")
+    assert "a duplicate" in sample_cli("issue", "corrections", "13").stdout

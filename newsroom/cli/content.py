@@ -6,11 +6,13 @@ from pathlib import Path
 
 import click
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
 
 from glossary.skos import write_skos
 from newsroom import SAMPLE_DIR
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
+from newsroom import editing
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
@@ -18,15 +20,53 @@ from newsroom.content.importer import ImportResult, import_records
 from newsroom.content.reader import read_files
 from newsroom.db.migrate import upgrade
 from newsroom.db.session import one_state
+from newsroom.diagnostics import ContentError, Diagnostic, first_of
+from newsroom.models import revision_kinds
 
 
 def _import(app: App, paths: list[Path], force: bool = False, editor: str = "import",
-            reason: str | None = None) -> ImportResult:
+            reason: str | None = None, prune: bool = False, correction: bool = False) -> ImportResult:
     languages = app.settings.languages
     loaded = read_files(paths, languages, keep=False)
     bases = None if force else manifest.bases_for(loaded)
+    present = {(revision_kinds(item.kind)[-1], item.key) for item in loaded}  # a file moved, not removed
+    removed = [(path, base) for path, base in manifest.missing(paths)
+               if base.kind != "site" and (revision_kinds(base.kind)[-1], base.key) not in present]
     with app.transaction() as session:
-        return import_records(session, loaded, languages, app.now(), editor, bases=bases, reason=reason)
+        result = import_records(session, loaded, languages, app.now(), editor, bases=bases, reason=reason)
+        if not prune:
+            if removed:
+                shown = first_of([str(path) for path, _ in removed])
+                click.echo(f"warning: {len(removed)} exported record{'s have' if len(removed) > 1 else ' has'} no "
+                           f"file any more ({shown}): kept; `newsroom import --prune` deletes "
+                           f"{'them' if len(removed) > 1 else 'it'}", err=True)
+            return result
+        records = _removed_records(session, removed, languages)
+        report(editing.delete_all(session, records, app.settings, app.now(), editor, reason, correction))
+        result.deleted.update(record.kind for record in records)
+    return result
+
+
+def _removed_records(session: Session, removed: list[tuple[Path, manifest.Base]], languages: tuple[str, ...]
+                     ) -> list[editing.Loaded]:
+    """The records whose exported files were removed, each as it was exported; refused (ContentError) when
+    one changed in the database since: the removal was decided on what the file showed."""
+    records, conflicts = [], []
+    for path, base in removed:
+        try:
+            current = editing.load(session, base.kind, base.key, languages)
+        except editing.NotFound:
+            continue  # deleted in the database too
+        if current.version != base.version:
+            conflicts.append(Diagnostic(str(path), None, "", (
+                f"{base.kind} {base.key!r} changed in the database since it was exported (version {base.version}, "
+                f"now {current.version}), and its file was removed: export again to see the change, or delete it "
+                f"with `newsroom delete {base.kind}:{base.key}`")))
+            continue
+        records.append(current)
+    if conflicts:
+        raise ContentError(conflicts)
+    return records
 
 
 @click.command()
@@ -54,16 +94,22 @@ def init(app: App, sample: bool) -> None:
 @click.option("--editor", default="import", show_default=True,
               help="Who is recorded as making the changes (history, an issue's corrections).")
 @click.option("--reason", help="Why: recorded with each change, and shown with a published issue's corrections.")
+@click.option("--prune", is_flag=True,
+              help="Also delete the records whose files were removed from an exported folder (as `delete` would).")
+@click.option("--correction", is_flag=True,
+              help="With --prune: allow deleting a story of a published issue (listed among its corrections).")
 @pass_app
 @content_errors
-def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason: str | None) -> None:
+def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason: str | None, prune: bool,
+            correction: bool) -> None:
     """Upsert content files (files or folders) in one transaction.
 
     Files from `newsroom export` are compared with the versions they were exported
     from: an edit to a record that also changed in the database since is refused.
     A change to a published issue or its stories is listed among its corrections.
+    A file removed from an exported folder is reported; --prune deletes its record.
     """
-    result = _import(app, list(paths), force, editor, reason)
+    result = _import(app, list(paths), force, editor, reason, prune, correction)
     app.say(result.summary())
 
 

@@ -35,13 +35,15 @@ class ImportResult:
     unchanged: Counter[str] = field(default_factory=Counter)
     kept: Counter[str] = field(default_factory=Counter)  # stale exported files: the newer stored version stays
     gone: Counter[str] = field(default_factory=Counter)  # exported files of records deleted since: they stay so
+    deleted: Counter[str] = field(default_factory=Counter)  # records whose exported files were removed (--prune)
 
     def summary(self) -> str:
         total = lambda c: sum(c.values())  # noqa: E731
         kept = f", {total(self.kept)} kept (newer in the database)" if self.kept else ""
         gone = f", {total(self.gone)} left out (deleted in the database since the export)" if self.gone else ""
+        deleted = f", {total(self.deleted)} deleted (their files were removed)" if self.deleted else ""
         return (f"{total(self.created)} created, {total(self.updated)} updated, {total(self.unchanged)} unchanged"
-                f"{kept}{gone}")
+                f"{kept}{gone}{deleted}")
 
 
 def canonical(record: dict[str, Any], languages: tuple[str, ...], location: str) -> dict[str, Any]:

@@ -77,3 +77,22 @@ def bases_for(loaded: Iterable[LoadedRecord | FileRecord]) -> dict[tuple[str, st
             if manifests[folder]:
                 break  # the nearest manifest does not list this file: it is new, no base
     return found
+
+
+def missing(paths: Iterable[Path]) -> list[tuple[Path, Base]]:
+    """The files an export wrote under each folder of `paths` that are no longer there (deleted, or moved
+    elsewhere), with what each was exported from, by path. A folder is read against the nearest manifest
+    at or above it (an export's `entries/` against the export's); a folder under no manifest has none."""
+    found: dict[Path, Base] = {}
+    for given in paths:
+        if not given.is_dir():
+            continue
+        folder = given.resolve()
+        root = next((candidate for candidate in (folder, *folder.parents) if (candidate / NAME).is_file()), None)
+        if root is None:
+            continue
+        for relative, base in read(root).items():
+            path = root / relative
+            if path.is_relative_to(folder) and not path.exists():
+                found[path] = base
+    return sorted(found.items())
