@@ -105,3 +105,19 @@ def test_the_program_ends_with_its_command_s_status_and_all_its_output(tmp_path,
     assert program("no-such-command").returncode == 2
     version = program("--version")
     assert version.returncode == 0 and version.stdout.startswith("newsroom, version ")
+
+
+@pytest.mark.sqlite_only
+def test_a_reader_that_stops_reading_ends_the_command_quietly(sample_cli):
+    """`newsroom issue list | head -1`: once the reader is gone, the command stops without a word."""
+    import os
+
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line
+    try:
+        done = subprocess.run([sys.executable, "-m", "newsroom", "--db", sample_cli.db_url, "glossary", "list"],
+                              stdout=write, stderr=subprocess.PIPE, text=True, cwd=sample_cli.cwd)
+    finally:
+        os.close(write)
+    assert done.returncode != 0
+    assert done.stderr == ""

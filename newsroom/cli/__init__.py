@@ -157,6 +157,8 @@ def content_errors(func: F) -> F:
             click.echo("another command (an import, an edit, a build) was writing to the database; nothing "
                        "was stored: run this one again", err=True)
             sys.exit(1)
+        except BrokenPipeError:
+            raise  # the reader of our output is gone (`| head`): click ends quietly, as other tools do
         except OSError as error:
             # A folder or file the command cannot make or write: a path through a file, no permission, a
             # full disk. Each write is atomic (a build's new tree, an export's or an email's files).
