@@ -28,6 +28,7 @@ from sqlalchemy.exc import OperationalError
 
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
+from newsroom.content import manifest
 from newsroom.content.importer import import_records
 from newsroom.content.reader import read_files
 from newsroom.db.session import session_factory, writing
@@ -146,6 +147,7 @@ class Preview:
         """Import changed content files; False (and the problems printed) when any is bad."""
         # A file may come twice: changed twice in one round (added, then modified), or again after a retry.
         files = sorted({p for p in paths if p.suffix in CONTENT_SUFFIXES and p.is_file()})
+        self._removed(sorted({p for p in paths if p.suffix in CONTENT_SUFFIXES and not p.exists()}))
         if not files:
             return True
         try:
@@ -157,6 +159,18 @@ class Preview:
             return False
         self.say(f"imported {len(files)} file(s): {result.summary()}")
         return True
+
+    def _removed(self, paths: list[Path]) -> None:
+        """Say that a removed content file leaves its record in the database, and how to delete it (the
+        preview imports what changes; it deletes nothing on its own)."""
+        if not paths:
+            return
+        exported = dict(manifest.missing(self.content))
+        for path in paths:
+            base = exported.get(path)
+            how = (f"`newsroom delete {base.kind}:{base.key}`, or `newsroom import FOLDER --prune`" if base is not None
+                   else "`newsroom delete KEY`")
+            self.say(f"{path}: removed; its record stays in the database and in the preview ({how} deletes it)")
 
     def rebuild(self) -> bool:
         """Build the whole site with drafts into the preview folder; keep the last good one on error."""

@@ -185,3 +185,35 @@ def test_a_changed_static_file_is_served_again(tmp_path):
     finally:
         server.stop()
         engine.dispose()
+
+
+def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
+    """The preview imports what changes and deletes nothing: a removed file's story stays, and it says so,
+    naming the record of an exported file and how to delete it."""
+    from sitebuild import run
+
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    run(work, "export", str(content))
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    shutil.copy(SAMPLE_DIR / "entries" / "gpu.yaml", loose)
+    engine = make_engine(f"sqlite:///{work / 'site.db'}")
+    said: list[str] = []
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content, loose],
+                     database_file=work / "site.db", port=0, say=said.append)
+    server.start()
+    try:
+        story = content / "stories" / "i13-aws-trainium3-capacity.yaml"
+        story.unlink()
+        (loose / "gpu.yaml").unlink()
+        _wait_for(lambda: sum("removed; its record stays" in m for m in said) == 2, "the removals said", said)
+        assert (f"{story.resolve()}: removed; its record stays in the database and in the preview (`newsroom delete "
+                "story:i13-aws-trainium3-capacity`, or `newsroom import FOLDER --prune` deletes it)") in said
+        assert (f"{(loose / 'gpu.yaml').resolve()}: removed; its record stays in the database and in the preview "
+                "(`newsroom delete KEY` deletes it)") in said
+        assert _get(server.url + "en/issues/13/")[1].count("Trainium3") > 0
+    finally:
+        server.stop()
+        engine.dispose()
