@@ -62,7 +62,7 @@ def _story(i: int, issue: int, entries: int) -> str:
 slug: s-{i:06d}
 issue: {issue}
 section: {SECTIONS[i % len(SECTIONS)]}
-position: {i}
+position: {i + 1}
 tags: [t{i % 7}]
 terms: [{term}]
 sources:
