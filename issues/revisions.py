@@ -39,7 +39,7 @@ def _write(session: Session, row: Any, kind: str, key: str, record: dict[str, An
            record_creation: bool) -> bool:
     """Validate, compare, keep history, apply; returns True when something changed."""
     location = f"{kind}:{key}"
-    record = canonical(record, change.languages, location)
+    record = canonical(record, change.languages, location, stored=False)
     digest = record_hash(record)
     created = row.id is None
     if not created:

@@ -287,10 +287,15 @@ def empty_issue_problems(content: Content, number: int) -> list[Diagnostic]:
 
 def _shared_places(content: Content) -> Iterator[Diagnostic]:
     """Each story at the place another story of its section and issue has (`story add` and `story move`
-    renumber; a content file may still give one): a warning at the later slug, which the pages show second."""
+    renumber; a content file may still give one): a warning at the later slug, which the pages show second.
+    And each stored at a place below 1, which no content file may give any more."""
     taken: dict[tuple[int, str, int], str] = {}
     for story in sorted(content.stories.values(), key=lambda record: record.key):
         place = (story.data["issue"], story.data["section"], story.data["position"])
+        if place[2] < 1:  # stored before content files were held to places from 1
+            yield Diagnostic(story.location, None, "position", (
+                f"{place[2]}: places count from 1, and a content file saying {place[2]} is refused, so an export "
+                "of it does not import again: move it (newsroom story move --position N)"), "warning")
         first = taken.setdefault(place, story.key)
         if first != story.key:
             yield Diagnostic(story.location, None, "position", (

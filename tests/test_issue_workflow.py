@@ -314,6 +314,28 @@ def test_issue_list_shows_every_issue_newest_first_with_its_state(desk, monkeypa
     assert "'sent' is not one of 'draft', 'scheduled', 'published'" in refused
 
 
+def test_a_place_below_1_stored_before_the_rule_is_shown_exported_warned_about_and_mended(desk, tmp_path):
+    """Content files are held to places from 1; a story stored at 0 before that still shows and exports
+    (a backup never fails on it), `check` warns, and `story move` mends it."""
+    from sqlalchemy import text
+
+    from newsroom.db.session import make_engine
+
+    slug = "i13-aws-trainium3-capacity"
+    engine = make_engine(desk.db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE stories SET position = 0 WHERE slug = :slug"), {"slug": slug})
+    engine.dispose()
+    assert "\nposition: 0\n" in desk("edit", f"story:{slug}").stdout
+    desk("export", str(tmp_path / "backup"))
+    warned = desk("check").stderr
+    assert f"story:{slug}: position: warning: 0: places count from 1" in warned
+    refused = desk("edit", f"story:{slug}", "--set", "en.headline=New", "--correction", expect=1).stderr
+    assert f"story:{slug}: position: expected a whole number from 1 up, got 0" in refused
+    desk("story", "move", slug, "--position", "1", "--correction")
+    assert "places count from 1" not in desk("check").stderr
+
+
 @sqlite_only
 def test_preview_build_shows_drafts_marked(desk):
     new_issue(desk)

@@ -46,9 +46,11 @@ class ImportResult:
                 f"{kept}{gone}{deleted}")
 
 
-def canonical(record: dict[str, Any], languages: tuple[str, ...], location: str) -> dict[str, Any]:
-    """Pass a record built from rows through the validator, so export is canonical."""
-    validator = Validator(location, {}, languages)
+def canonical(record: dict[str, Any], languages: tuple[str, ...], location: str, stored: bool = True
+              ) -> dict[str, Any]:
+    """Pass a record built from rows through the validator, so export is canonical; `stored` False for
+    one an editor wrote (see Validator.stored)."""
+    validator = Validator(location, {}, languages, stored=stored)
     result = validator.record(record)
     if result is None or validator.problems:
         raise ContentError(validator.problems)

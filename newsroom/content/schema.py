@@ -180,6 +180,10 @@ class Validator:
     lines: dict[Path, int]
     languages: tuple[str, ...]
     problems: list[Diagnostic] = field(default_factory=list)
+    #: A record read back from the database, not written by an editor: a whole number below 1 (stored
+    #: before files were held to numbers from 1) passes, so the record can still be shown, exported and
+    #: mended; what an editor writes is held to the rule (`check` warns about such a record).
+    stored: bool = False
 
     def fail(self, path: Path, message: str) -> None:
         line = next((self.lines[path[:i]] for i in range(len(path), -1, -1) if path[:i] in self.lines), None)
@@ -277,7 +281,7 @@ class Validator:
 
     def _int(self, path: Path, value: Any, spec: Field) -> int | None:
         # Every whole number of the content counts from 1: an issue's number, a story's place, a source's.
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if isinstance(value, bool) or not isinstance(value, int) or (value < 1 and not self.stored):
             return self._wrong(path, value, spec)
         return value
 
