@@ -233,8 +233,12 @@ def test_a_scheduled_issue_is_sent_once_its_time_has_come(sample_cli, smtp, subs
     mailbox, server = smtp
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:00:00+01:00")
     sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": STORY})))
+    assert "en/issue-13.eml" in sample_cli("email", "latest", "--lang", "en", "--out", "mail").stdout  # 14 not yet
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:00:00+01:00")
-    result = sample_cli("send", "14", "--to", str(subscribers), "--smtp", server, expect=1)  # the list's bad lines
+    refused = sample_cli("send", "first", "--to", str(subscribers), "--smtp", server, expect=2).stderr
+    assert "expected an issue number or latest, got 'first'" in refused
+    # As a timer would: `send latest` after the issue's time, with the list's bad lines reported (exit 1).
+    result = sample_cli("send", "latest", "--to", str(subscribers), "--smtp", server, expect=1)
     assert "issue 14: its scheduled time has come; recorded as published" in result.stderr
     assert "issue 14: 5 sent," in result.stdout
     subjects = {message["Subject"] for _, message in mailbox.messages}

@@ -29,6 +29,33 @@ def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Deriv
     return content, derive(content, settings, drafts)
 
 
+class IssueNumber(click.ParamType):
+    """An issue's number, or `latest`: the newest published issue (for a timer that builds and sends)."""
+
+    name = "NUMBER|latest"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int | str:
+        if isinstance(value, int) or value == LATEST:
+            return value
+        try:
+            return int(str(value))
+        except ValueError:
+            self.fail(f"expected an issue number or {LATEST}, got {value!r}", param, ctx)
+
+
+LATEST = "latest"
+
+
+def _number(content: Content, wanted: int | str) -> int:
+    """The issue `wanted` names: itself, or the newest published one for `latest`."""
+    if wanted != LATEST:
+        return int(wanted)
+    published = [number for number, issue in content.issues.items() if issue.data["status"] == "published"]
+    if not published:
+        raise click.ClickException("no issue is published yet, so there is no latest one")
+    return max(published)
+
+
 def _published_in(settings: Settings, languages: tuple[str, ...]) -> None:
     """Refuse a --lang the site does not publish in (before anything is read or rendered)."""
     for lang in languages:
@@ -47,18 +74,20 @@ def _write(path: Path, data: bytes) -> None:
 
 
 @click.command("email")
-@click.argument("number", type=int)
+@click.argument("wanted", metavar="NUMBER|latest", type=IssueNumber())
 @click.option("--lang", required=True, help="Language of the email (hu, en).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_email"), show_default=True)
 @click.option("--base-url", help="Absolute URL the site is served from (for every link).")
 @click.option("--draft", is_flag=True, help="Allow an issue that is not published yet (a preview; never sent).")
 @pass_app
 @content_errors
-def email_command(app: App, number: int, lang: str, out: Path, base_url: str | None, draft: bool) -> None:
-    """Write issue NUMBER's email as OUT/LANG/issue-NUMBER.html, .txt and .eml."""
+def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: str | None, draft: bool) -> None:
+    """Write issue NUMBER's email (`latest`: the newest published issue's) as OUT/LANG/issue-NUMBER.html,
+    .txt and .eml."""
     settings = app.settings.replace(base_url=base_url)
     _published_in(settings, (lang,))
     content, derived = _content(app, settings, draft)
+    number = _number(content, wanted)
     made = render_email(content, derived, settings, lang, number, draft=draft)
     for relative, data in made.files():
         _write(out / relative, data)
@@ -66,7 +95,7 @@ def email_command(app: App, number: int, lang: str, out: Path, base_url: str | N
 
 
 @click.command()
-@click.argument("number", type=int)
+@click.argument("wanted", metavar="NUMBER|latest", type=IssueNumber())
 @click.option("--to", "subscriber_file", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="CSV with a header row email,lang (lang may be empty: the default language).")
 @click.option("--smtp", required=True, metavar="HOST:PORT", help="SMTP server, e.g. 127.0.0.1:25.")
@@ -76,9 +105,10 @@ def email_command(app: App, number: int, lang: str, out: Path, base_url: str | N
 @click.option("--base-url", help="Absolute URL the site is served from (for every link).")
 @pass_app
 @content_errors
-def send(app: App, number: int, subscriber_file: Path, smtp: str, languages: tuple[str, ...], rate: str | None,
+def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, languages: tuple[str, ...], rate: str | None,
          base_url: str | None) -> None:
-    """Send issue NUMBER to every subscriber who has not received it yet; safe to rerun."""
+    """Send issue NUMBER (`latest`: the newest published issue) to every subscriber who has not received
+    it yet; safe to rerun, so a timer may run `newsroom send latest` after each build."""
     settings = app.settings.replace(base_url=base_url)
     host, _, port = smtp.rpartition(":")
     if not host or not port.isdigit():
@@ -90,8 +120,9 @@ def send(app: App, number: int, subscriber_file: Path, smtp: str, languages: tup
                                  param_hint="--rate") from None
     _published_in(settings, languages)
     content, derived = _content(app, settings, False)
-    wanted = languages or settings.languages
-    emails = {lang: prepare_email(content, derived, settings, lang, number, personal=True) for lang in wanted}
+    number = _number(content, wanted)
+    emails = {lang: prepare_email(content, derived, settings, lang, number, personal=True)
+              for lang in languages or settings.languages}
     listed, problems = read_subscriber_file(subscriber_file, settings.languages)
     if any(p.severity == "error" and p.line is None for p in problems):
         raise ContentError(problems)
