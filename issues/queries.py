@@ -72,6 +72,8 @@ def slug_taken(session: Session, slug: str) -> bool:
 
 #: `changed_fields` of a published issue's correction that moved one of its stories to another issue.
 MOVED = "moved"
+#: … and of the published issue a story was moved into from another issue.
+MOVED_IN = "moved in"
 
 
 @dataclass(frozen=True)
@@ -120,16 +122,17 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
             of_story.setdefault(revision.record_key, []).append(revision)
         elif revision.record_key.isdigit() and int(revision.record_key) in issues:
             issue_revisions.setdefault(int(revision.record_key), []).append(revision)
-    story_revisions: dict[int, list[tuple[Revision, bool]]] = {}  # (revision, the story moved out by it)
+    story_revisions: dict[int, list[tuple[Revision, str | None]]] = {}  # (revision, MOVED/MOVED_IN or None)
     for slug, kept in of_story.items():
         for i, revision in enumerate(kept):
             before = revision.snapshot.get("issue")  # None for a "created" mark
             after = None if DELETED in revision.changed_fields else (
                 kept[i + 1].snapshot.get("issue") if i + 1 < len(kept) else current.get(slug))
+            moved = after is not None and before is not None and after != before
             if before in issues:
-                story_revisions.setdefault(before, []).append((revision, after is not None and after != before))
+                story_revisions.setdefault(before, []).append((revision, MOVED if moved else None))
             if after != before and after in issues:
-                story_revisions.setdefault(after, []).append((revision, False))
+                story_revisions.setdefault(after, []).append((revision, MOVED_IN if moved else None))
     found: dict[int, list[Correction]] = {}
     for issue in issues.values():
         items = _after_publication(issue, issue_revisions.get(issue.number, []),
@@ -140,7 +143,7 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
 
 
 def _after_publication(issue: Issue, issue_revisions: list[Revision],
-                       story_revisions: list[tuple[Revision, bool]]) -> list[Correction]:
+                       story_revisions: list[tuple[Revision, str | None]]) -> list[Correction]:
     # An issue stored as published without its time (before the content files were checked for it;
     # `check` names it): published, as far as corrections go, when a revision last made it so.
     published_from = issue.published_at or dt.datetime.min.replace(tzinfo=dt.timezone.utc)
@@ -149,11 +152,11 @@ def _after_publication(issue: Issue, issue_revisions: list[Revision],
             published_from = max(published_from, revision.changed_at)
     items = [Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by, tuple(r.changed_fields), r.reason)
              for r in issue_revisions if r.snapshot.get("status") == "published"]
-    for r, moved_out in story_revisions:
+    for r, moved in story_revisions:
         if r.changed_at > published_from:
-            gone = moved_out or DELETED in r.changed_fields
+            gone = moved == MOVED or DELETED in r.changed_fields
             items.append(Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by,
-                                    (MOVED,) if moved_out else tuple(r.changed_fields), r.reason,
+                                    (moved,) if moved else tuple(r.changed_fields), r.reason,
                                     _headlines(r.snapshot) if gone else None))
     return sorted(items, key=lambda c: (c.changed_at, c.record_kind, c.record_key))
 

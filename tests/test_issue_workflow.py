@@ -516,6 +516,31 @@ def test_a_story_moved_out_of_a_published_issue_stays_listed_there(desk, monkeyp
         assert not list(corrections.iter("a"))  # it is not on this page any more
 
 
+def test_a_story_moved_into_a_published_issue_is_listed_there_as_moved_in(desk, monkeypatch):
+    """Not as a change of its "issue, section, order": readers of the issue it joins see it arrived."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("story", "add", "14", *story_args(2), "--slug", "s2")
+    desk("issue", "publish", "14")
+    new_issue(desk, "--week", "2026-W47")
+    desk("story", "add", "15", *story_args(3), "--slug", "s3")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-20T09:00:00+01:00")
+    desk("issue", "publish", "15")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-21T10:00:00+01:00")
+    desk("edit", "story:s1", "--set", "issue=15", "--correction", "--reason", "belongs to this week")
+    assert desk("issue", "corrections", "15").stdout.splitlines() == [
+        "November 21, 2026, 10:00\u202fAM +0100  anna  story:s1  moved in — belongs to this week"]
+    assert desk("issue", "corrections", "14").stdout.splitlines()[-1].endswith("story:s1  moved — belongs to this week")
+    site = build(desk)
+    for lang, headline, moved in (("en", "Story 1", "story moved here from another issue"),
+                                  ("hu", "Hír 1", "hír áthelyezve ide egy másik számból")):
+        page = parse(site / lang / "issues" / "15" / "index.html")
+        corrections = page.find(".//section[@id='corrections']")
+        assert [" ".join("".join(item.itertext()).split()).split(": ", 1)[1] for item in corrections.iter("li")] \
+            == [f"{headline} ({moved}) – belongs to this week"]
+        assert [a.get("href") for a in corrections.iter("a")] == ["#story-s1"]
+
+
 def test_a_correction_must_keep_the_issue_publishable(desk, tmp_path, monkeypatch):
     new_issue(desk)
     desk("story", "add", "14", *story_args(1), "--slug", "s1")
