@@ -291,6 +291,34 @@ def test_two_commands_that_find_an_issue_due_at_once_both_go_on(desk, monkeypatc
     assert history.count("published at its scheduled time") == 1, history
 
 
+@sqlite_only
+def test_a_reading_command_goes_on_while_another_command_writes(desk, monkeypatch):
+    """Recording a due issue is a write; a command that only reads does not fail for it while an import
+    holds the database: it shows the issue as stored and leaves the record to the next command."""
+    import sqlite3
+
+    from sqlalchemy.engine import make_url
+
+    from newsroom.db import session as db_session
+
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1))
+    desk("issue", "schedule", "14", "--at", "2026-11-09T07:00+01:00")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-09T08:00:00+01:00")
+    monkeypatch.setattr(db_session, "BUSY_TIMEOUT_MS", 200)  # how long a connection made now waits
+    holder = sqlite3.connect(make_url(desk.db_url).database)
+    holder.execute("BEGIN IMMEDIATE")  # another command's write under way
+    try:
+        shown = desk("issue", "show", "14")
+        assert "status: scheduled" in shown.stdout and "recorded as published" not in shown.stderr
+        refused = desk("story", "edit", "i14-story-1", "--headline-en", "New", expect=1).stderr
+        assert "another command (an import, an edit, a build) was writing to the database" in refused
+    finally:
+        holder.rollback()
+        holder.close()
+    assert "status: published" in desk("issue", "show", "14").stdout
+
+
 def test_issue_list_shows_every_issue_newest_first_with_its_state(desk, monkeypatch):
     new_issue(desk)
     desk("story", "add", "14", *story_args(1), "--slug", "s1")

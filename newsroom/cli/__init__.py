@@ -88,27 +88,41 @@ class App:
         """What every command that reads the content does first: refuse a database `newsroom init` has not
         migrated, then record each scheduled issue whose time has come as published (see issues.schedule).
 
-        That is a transaction of its own, committed before the command's: a command that then fails or
-        is refused leaves it done, and two commands doing it at once are no error (the second finds the
-        issue published, or its change collides with the first's and is dropped: the first made it)."""
+        That is a transaction of its own, committed before the command reads: two commands doing it at
+        once are no error (the second finds the issue published, or its change collides with the first's
+        and is dropped), nor is a database another command is writing to (it is left to the next command;
+        one that changes the content does it in its own transaction, see `transaction`)."""
         self.require_schema()
-        from issues.schedule import publish_due  # the records' modules: not every command's imports
         try:
             with transaction(self.engine) as session:
-                published = publish_due(session, self.now(), self.settings.languages)
+                published = self._publish_due(session)
         except (StaleDataError, IntegrityError):
             return
-        for number in published:
+        except OperationalError as error:
+            if "locked" not in str(error.orig):
+                raise
+            return
+        self._said_published(published)
+
+    def _publish_due(self, session: Session) -> list[int]:
+        from issues.schedule import publish_due  # the records' modules: not every command's imports
+        return publish_due(session, self.now(), self.settings.languages)
+
+    def _said_published(self, numbers: list[int]) -> None:
+        for number in numbers:
             if not self.quiet:
                 click.echo(f"issue {number}: its scheduled time has come; recorded as published", err=True)
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
         """The one transaction of a command that changes the content: one such command at a time (see
-        newsroom.db.session.writing)."""
-        self.open_content()
+        newsroom.db.session.writing), which first records the scheduled issues whose time has come as
+        published, so that it changes them as published issues."""
+        self.require_schema()
         with writing(self.engine) as session:
+            published = self._publish_due(session)
             yield session
+        self._said_published(published)
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
