@@ -9,10 +9,9 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from glossary.skos import write_skos
-from newsroom import SAMPLE_DIR
+from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
-from newsroom import editing
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all

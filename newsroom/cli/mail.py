@@ -29,21 +29,24 @@ def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Deriv
     return content, derive(content, settings, drafts)
 
 
+#: What `send` and `email` take for the newest published issue.
+LATEST = "latest"
+
+
 class IssueNumber(click.ParamType):
     """An issue's number, or `latest`: the newest published issue (for a timer that builds and sends)."""
 
     name = "NUMBER|latest"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int | str:
-        if isinstance(value, int) or value == LATEST:
+        if isinstance(value, int):
             return value
+        if value == LATEST:
+            return LATEST
         try:
             return int(str(value))
         except ValueError:
             self.fail(f"expected an issue number or {LATEST}, got {value!r}", param, ctx)
-
-
-LATEST = "latest"
 
 
 def _number(content: Content, wanted: int | str) -> int:
