@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -147,6 +148,25 @@ def databases(request: pytest.FixtureRequest, tmp_path: Path, _templates: Templa
 def db_url(databases: Databases) -> str:
     """The URL of a fresh, empty database."""
     return databases.new()
+
+
+class Meanwhile:
+    """A command started in a thread while the test holds a transaction the command must wait for (another
+    editor's command under way): `waiting()` says whether it still waits; `outcome()` its result once the
+    test has let go."""
+
+    def __init__(self, call: Callable[[], Result], patience: float = 2.0) -> None:
+        self._results: list[Result] = []
+        self._thread = threading.Thread(target=lambda: self._results.append(call()))
+        self._thread.start()
+        self._thread.join(patience)
+
+    def waiting(self) -> bool:
+        return self._thread.is_alive()
+
+    def outcome(self, timeout: float = 60.0) -> Result:
+        self._thread.join(timeout)
+        return self._results[0]
 
 
 @dataclass

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import yaml
+from conftest import Meanwhile
 from sitebuild import parse
 
 #: Two new entries: `tensor-core` names `matrix-unit` as related; nothing else uses either.
@@ -189,7 +190,6 @@ def test_an_entry_deleted_while_another_editor_adds_a_term_naming_it_is_not_left
     absence; both were stored, and the next build stopped at the dangling term. A command that changes the
     content now waits for the other's commit and checks against it."""
     import datetime as dt
-    import threading
 
     from issues.assembly import edit_story
     from issues.revisions import Change
@@ -202,20 +202,16 @@ def test_an_entry_deleted_while_another_editor_adds_a_term_naming_it_is_not_left
     sample_cli("import", str(folder))
     slug = "i13-aws-trainium3-capacity"
     engine = make_engine(sample_cli.db_url)
-    deleting: list = []
     with writing(engine) as session:  # the first editor's command, not yet committed
         change = Change("anna", dt.datetime.now(dt.timezone.utc), ("hu", "en"), "a term was missing")
         edit_story(session, change, slug, {"terms": ["trainium3", "tensor-core"]}, {}, correction=True)
         session.flush()
-        other = threading.Thread(target=lambda: deleting.append(
-            sample_cli("delete", "entry:tensor-core", expect=None)))
-        other.start()
-        other.join(2)
-        assert other.is_alive(), "the deletion waits for the change under way"
-    other.join(60)
+        deleting = Meanwhile(lambda: sample_cli("delete", "entry:tensor-core", expect=None))
+        assert deleting.waiting(), "the deletion waits for the change under way"
+    refused = deleting.outcome()
     engine.dispose()
-    assert deleting[0].exit_code == 1, deleting[0].stdout
-    assert f"story:{slug}: terms[1]: no glossary entry 'tensor-core'" in deleting[0].stderr
+    assert refused.exit_code == 1, refused.stdout
+    assert f"story:{slug}: terms[1]: no glossary entry 'tensor-core'" in refused.stderr
     assert "tensor-core" in sample_cli("edit", f"story:{slug}").stdout
     sample_cli("check")  # no error: the term names an entry
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import html5lib
 import pytest
-from conftest import Cli
+from conftest import Cli, Meanwhile
 
 #: Build-heavy tests whose database work the other tests already cover on every backend.
 sqlite_only = pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
@@ -265,7 +265,6 @@ def test_two_commands_that_find_an_issue_due_at_once_both_go_on(desk, monkeypatc
     """Editors of a shared database run commands at the same moment: one records the issue as published,
     the other, which found it scheduled and waited for that change to be committed, goes on without error."""
     import datetime as dt
-    import threading
 
     from issues.schedule import publish_due
     from newsroom.db.session import make_engine, transaction
@@ -275,18 +274,15 @@ def test_two_commands_that_find_an_issue_due_at_once_both_go_on(desk, monkeypatc
     desk("issue", "schedule", "14", "--at", "2026-11-09T07:00+01:00")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-09T07:05:00+01:00")
     engine = make_engine(desk.db_url)
-    other: list = []
     with transaction(engine) as session:
         assert publish_due(session, dt.datetime(2026, 11, 9, 6, 4, tzinfo=dt.timezone.utc), ("hu", "en")) == [14]
         session.flush()  # the row is changed (and locked) here, not yet committed
-        waiting = threading.Thread(target=lambda: other.append(desk("issue", "show", "14", expect=None)))
-        waiting.start()
-        waiting.join(2)
-        assert waiting.is_alive(), "the other command waits for this transaction"
-    waiting.join(30)
+        other = Meanwhile(lambda: desk("issue", "show", "14", expect=None))
+        assert other.waiting(), "the other command waits for this transaction"
+    shown = other.outcome()
     engine.dispose()
-    assert other[0].exit_code == 0, other[0].stderr
-    assert "status: published November 9, 2026, 7:00" in other[0].stdout
+    assert shown.exit_code == 0, shown.stderr
+    assert "status: published November 9, 2026, 7:00" in shown.stdout
     history = desk("history", "issue:14").stdout
     assert history.count("published at its scheduled time") == 1, history
 
