@@ -21,7 +21,7 @@ from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.importer import canonical, changed_fields
 from newsroom.content.reader import record_hash
-from newsroom.models import CREATED, Revision, VocabularyTerm, continue_versions, last_versions
+from newsroom.models import CREATED, Revision, VocabularyTerm, continue_versions, history_key, last_versions
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def _write(session: Session, row: Any, kind: str, key: str, record: dict[str, An
     session.add(row)
     session.flush()
     if created:
-        continue_versions(session, row, kind, key, last_versions(session, kind, key).get((kind, key)))
+        continue_versions(session, row, kind, key, last_versions(session, kind, key).get(history_key(kind, key)))
     return True
 
 

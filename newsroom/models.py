@@ -114,17 +114,22 @@ def revision_kinds(kind: str) -> tuple[str, ...]:
     return ("reference", "page") if kind in ("reference", "page") else (kind,)
 
 
+def history_key(kind: str, key: str) -> tuple[str, str]:
+    """The (kind, key) one record's history is counted under: a reference or site page's under one kind,
+    whichever of the two it was kept as (see `revision_kinds`)."""
+    return revision_kinds(kind)[-1], key
+
+
 def last_versions(session: Session, kind: str | None = None, key: str | None = None) -> dict[tuple[str, str], int]:
-    """{(kind, key): the highest version kept in a revision}, of every record or of one; pages under
-    "page" whichever of the two kinds they were kept as (see `revision_kinds`)."""
+    """{history_key: the highest version kept in a revision}, of every record or of one."""
     query = select(Revision.record_kind, Revision.record_key, func.max(Revision.version)).group_by(
         Revision.record_kind, Revision.record_key)
     if kind is not None:
         query = query.where(Revision.record_kind.in_(revision_kinds(kind)), Revision.record_key == key)
     found: dict[tuple[str, str], int] = {}
     for record_kind, record_key, version in session.execute(query):
-        shared = revision_kinds(record_kind)[-1]
-        found[(shared, record_key)] = max(version, found.get((shared, record_key), 0))
+        shared = history_key(record_kind, record_key)
+        found[shared] = max(version, found.get(shared, 0))
     return found
 
 

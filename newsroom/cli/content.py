@@ -20,7 +20,7 @@ from newsroom.content.reader import read_files
 from newsroom.db.migrate import upgrade
 from newsroom.db.session import one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.models import revision_kinds
+from newsroom.models import history_key
 
 
 def _import(app: App, paths: list[Path], force: bool = False, editor: str = "import",
@@ -28,9 +28,9 @@ def _import(app: App, paths: list[Path], force: bool = False, editor: str = "imp
     languages = app.settings.languages
     loaded = read_files(paths, languages, keep=False)
     bases = None if force else manifest.bases_for(loaded)
-    present = {(revision_kinds(item.kind)[-1], item.key) for item in loaded}  # a file moved, not removed
+    present = {history_key(item.kind, item.key) for item in loaded}  # a file moved, not removed
     removed = [(path, base) for path, base in manifest.missing(paths)
-               if base.kind != "site" and (revision_kinds(base.kind)[-1], base.key) not in present]
+               if base.kind != "site" and history_key(base.kind, base.key) not in present]
     with app.transaction() as session:
         result = import_records(session, loaded, languages, app.now(), editor, bases=bases, reason=reason)
         if not prune:

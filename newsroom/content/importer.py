@@ -20,8 +20,8 @@ from newsroom.content.reader import FileRecord, LoadedRecord, record_hash
 from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.models import (CREATED, DELETED, Page, Revision, VocabularyTerm, continue_versions, last_versions,
-                             revision_kinds)
+from newsroom.models import (CREATED, DELETED, Page, Revision, VocabularyTerm, continue_versions, history_key,
+                             last_versions, revision_kinds)
 
 ORDER = ("site", "entry", "reference", "page", "issue", "story")
 #: Records written between two flushes that also empty the session (bounds memory on large imports).
@@ -89,13 +89,13 @@ def import_records(
     # A story added to an issue published before this import is a correction readers are shown, as with
     # `story add --correction`; not one whose issue this import itself publishes (or restores).
     published = set(session.scalars(select(Issue.number).where(Issue.status == "published")))
-    deleted = last_versions(session)  # a record created under a deleted one's key goes on from its versions
+    kept = last_versions(session)  # a record created under a deleted one's key goes on from its versions
     result = ImportResult()
     conflicts: list[Diagnostic] = []
     for done, item in enumerate(by_kind, 1):
         base = (bases or {}).get((item.kind, item.key))
         status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
-                         deleted)
+                         kept)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             continue
@@ -204,7 +204,7 @@ def _unpublishing(item: LoadedRecord | FileRecord, stored: dict[str, Any], recor
 def _upsert(
     session: Session, item: LoadedRecord | FileRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
     base: Base | None = None, reason: str | None = None, published: Collection[int] = (),
-    deleted: Mapping[tuple[str, str], int] | None = None,
+    kept: Mapping[tuple[str, str], int] | None = None,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     if item.kind == "site":
@@ -262,8 +262,7 @@ def _upsert(
     session.add(row)
     if row.id:
         return "updated"
-    last = (deleted or {}).get((revision_kinds(item.kind)[-1], item.key))
-    continue_versions(session, row, item.kind, item.key, last)
+    continue_versions(session, row, item.kind, item.key, (kept or {}).get(history_key(item.kind, item.key)))
     return "created"
 
 
