@@ -30,6 +30,7 @@ from newsroom.checks import check_content
 from newsroom.content.importer import MODELS, canonical, changed_fields, import_records, record_query
 from newsroom.content.reader import LoadedRecord, record_hash, record_key
 from newsroom.content.schema import Validator
+from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import DELETED, Revision, revision_kinds
 from newsroom.settings import Settings
@@ -118,7 +119,7 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
         raise Conflict(loaded.kind, loaded.key, loaded.version, None, []) from None
     except OperationalError as error:
         # SQLite refuses to upgrade a read snapshot that another writer has moved past.
-        if "locked" not in str(error.orig):
+        if not busy(error):
             raise
         raise Conflict(loaded.kind, loaded.key, loaded.version, None, []) from None
     return loaded.version + 1

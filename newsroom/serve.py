@@ -31,7 +31,7 @@ from newsroom.build.state import snapshot
 from newsroom.content import manifest
 from newsroom.content.importer import import_records
 from newsroom.content.reader import read_files
-from newsroom.db.session import session_factory, writing
+from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import LOCALE_DIR
 from newsroom.render.html import TEMPLATES
@@ -220,8 +220,8 @@ class Preview:
                 # Another command holding the database past the wait (an import of many files), a full
                 # disk…: this round's changes are tried again every half second, said once.
                 pending = paths
-                busy = isinstance(error, OperationalError) and "locked" in str(error.orig)
-                problem = ("another command (an import, an edit, a build) is writing to the database" if busy
+                held = isinstance(error, OperationalError) and busy(error)
+                problem = ("another command (an import, an edit, a build) is writing to the database" if held
                            else f"{type(error).__name__}: {error}".splitlines()[0])
                 if problem != self._stalled:
                     self.say(f"the preview could not take in the last changes: {problem}; it keeps serving the "

@@ -266,3 +266,21 @@ def test_an_edit_of_a_published_issue_or_story_is_a_correction_that_keeps_it_pub
     number = created.split()[1]  # "issue 14 created (draft): …"
     sample_cli("edit", number, "--set", "en.title=", "--set", "hu.lead=Csak magyarul.")  # a draft: work in progress
     assert "status: an issue's status" in sample_cli("edit", number, "--set", "status=published", expect=1).stderr
+
+
+def test_a_command_that_changes_the_content_waits_its_turn_then_gives_up_cleanly(sample_cli, monkeypatch):
+    """While another command changes the content, a second one waits as long as a command waits for any
+    write, then stops with a message and stores nothing, on either database (PostgreSQL's advisory lock
+    waited for ever)."""
+    from newsroom.db import session as db_session
+
+    monkeypatch.setattr(db_session, "BUSY_TIMEOUT_MS", 300)  # how long a command started now waits
+    engine = make_engine(sample_cli.db_url)
+    before = sample_cli("edit", "entry:gpu").stdout
+    with db_session.writing(engine):  # another command's change under way
+        refused = sample_cli("edit", "entry:gpu", "--set", "en.definition=Mine.", expect=1).stderr
+    engine.dispose()
+    assert "another command (an import, an edit, a build) was writing to the database; nothing was stored" \
+        in refused, refused
+    assert "Traceback" not in refused
+    assert sample_cli("edit", "entry:gpu").stdout == before

@@ -24,7 +24,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision
-from newsroom.db.session import ENV_VAR, database_url, make_engine, sqlite_path, transaction, writing
+from newsroom.db.session import ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.startup import imports
 
@@ -99,7 +99,7 @@ class App:
         except (StaleDataError, IntegrityError):
             return
         except OperationalError as error:
-            if "locked" not in str(error.orig):
+            if not busy(error):
                 raise
             return
         self._said_published(published)
@@ -165,9 +165,9 @@ def content_errors(func: F) -> F:
                        "look at it again (`newsroom history KEY`) and repeat your edit", err=True)
             sys.exit(1)
         except OperationalError as error:
-            if "locked" not in str(error.orig):
+            if not busy(error):
                 raise
-            # SQLite: another command held the database past the wait, or overtook this one's snapshot.
+            # Another command held the database past the wait, or overtook this one's snapshot (SQLite).
             click.echo("another command (an import, an edit, a build) was writing to the database; nothing "
                        "was stored: run this one again", err=True)
             sys.exit(1)

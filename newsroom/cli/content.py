@@ -18,7 +18,7 @@ from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, import_records
 from newsroom.content.reader import read_files
 from newsroom.db.migrate import upgrade
-from newsroom.db.session import one_state
+from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import history_key
 
@@ -77,7 +77,7 @@ def init(app: App, sample: bool) -> None:
     try:
         upgrade(app.engine)
     except OperationalError as error:
-        if "locked" in str(error.orig):
+        if busy(error):
             raise
         raise click.ClickException(f"cannot open the database {app.db_url}: {error.orig}") from None
     app.say(f"database ready: {app.db_url}")

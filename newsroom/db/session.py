@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 DEFAULT_URL = "sqlite:///newsroom.db"
@@ -113,15 +113,29 @@ def writing(engine: Engine) -> Iterator[Session]:
     deleted while a story's new term named it, each checked against the other's absence, were both stored,
     and the next build stopped at the dangling term. So the transaction takes the database's write lock
     as it begins, before it reads (SQLite: BEGIN IMMEDIATE, waiting as for any write; PostgreSQL: an
-    advisory lock held to its end); commands that only read are not held up."""
+    advisory lock held to its end); commands that only read are not held up. Either waits for the command
+    under way as long as SQLite waits for any write (`BUSY_TIMEOUT_MS`), then gives up (see `busy`)."""
     with session_factory(engine)() as session:
         with session.begin():
             dialect = engine.dialect.name
             if dialect == "sqlite":
                 session.execute(text("BEGIN IMMEDIATE"))
             elif dialect == "postgresql":
+                session.execute(text(f"SET LOCAL lock_timeout = {int(BUSY_TIMEOUT_MS)}"))
                 session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CONTENT_LOCK})
+                session.execute(text("SET LOCAL lock_timeout TO DEFAULT"))
             yield session
+
+
+#: PostgreSQL's SQLSTATE for a lock not taken within `lock_timeout`.
+LOCK_NOT_AVAILABLE = "55P03"
+
+
+def busy(error: OperationalError) -> bool:
+    """Whether `error` says another command held the database past our wait: SQLite's "database is locked"
+    (or a read snapshot another writer moved past), PostgreSQL's lock timeout. Such a command stored
+    nothing, and may simply be run again."""
+    return "locked" in str(error.orig) or getattr(error.orig, "sqlstate", None) == LOCK_NOT_AVAILABLE
 
 
 def _sqlite_file(engine: Engine) -> bool:
