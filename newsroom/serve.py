@@ -26,6 +26,7 @@ import watchfiles
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
+from issues.schedule import publish_due
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
 from newsroom.content import manifest
@@ -153,10 +154,15 @@ class Preview:
         try:
             loaded = read_files(files, self.settings.languages)
             with writing(self.engine) as session:
+                # As every command that changes the content: an issue whose time has come is published, and
+                # a file changing it is a correction.
+                published = publish_due(session, self.now(), self.settings.languages)
                 result = import_records(session, loaded, self.settings.languages, self.now(), author="serve")
         except ContentError as error:
             self._report(error.diagnostics)
             return False
+        for number in published:
+            self.say(f"issue {number}: its scheduled time has come; recorded as published")
         self.say(f"imported {len(files)} file(s): {result.summary()}")
         return True
 

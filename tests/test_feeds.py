@@ -189,6 +189,7 @@ def test_a_scheduled_issue_reaches_the_feeds_when_the_build_clock_passes_its_tim
                                                                                  monkeypatch):
     """The site shows a scheduled issue once its time has come; its feeds carry it from the same build."""
     scheduled = DRAFT.replace("status: draft", "status: scheduled\npublished_at: 2026-11-16T07:00:00+01:00")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:00:00+01:00")  # imported before its time
     sample_cli("import", str(write_files({"issues/0014.yaml": scheduled, "stories/s.yaml": DRAFT_STORY})))
 
     def issue_titles(out: Path) -> list[str]:

@@ -245,6 +245,29 @@ def test_a_scheduled_issue_is_recorded_as_published_when_its_time_comes(desk, mo
     assert "issue 14 is already published at 2026-11-09T06:00:00+00:00; its publication time stays" in refused
 
 
+def test_an_issue_file_written_while_scheduled_is_no_change_once_published_at_its_time(desk, monkeypatch, tmp_path):
+    """Content files kept beside the database still say `status: scheduled` after the issue's time; that is
+    what the database says (published at that time), not an attempt to take it back."""
+    import shutil
+
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("issue", "schedule", "14", "--at", "2026-11-09T07:00+01:00")
+    desk("export", str(tmp_path / "export"))
+    plain = tmp_path / "plain"  # the same file without the export's manifest
+    plain.mkdir()
+    shutil.copy(tmp_path / "export" / "issues" / "0014.yaml", plain)
+    assert "status: scheduled" in (plain / "0014.yaml").read_text(encoding="utf-8")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T09:00:00+01:00")
+    assert desk("import", str(plain)).stdout.strip() == "0 created, 0 updated, 1 unchanged"
+    assert "status: published" in desk("issue", "show", "14").stdout
+    assert desk("import", str(tmp_path / "export")).stdout.strip().startswith("0 created, 0 updated,")
+    edited = (plain / "0014.yaml").read_text(encoding="utf-8").replace("status: scheduled", "status: draft")
+    (plain / "0014.yaml").write_text(edited, encoding="utf-8")
+    refused = desk("import", str(plain), expect=1).stderr
+    assert "issue 14 is published (at 2026-11-09T06:00:00+00:00): its status and publication time stay" in refused
+
+
 def test_any_command_records_a_scheduled_issue_whose_time_has_come(desk, monkeypatch):
     """Not only a build: the first command that reads the content after that time, and says so."""
     new_issue(desk)

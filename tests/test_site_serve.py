@@ -44,6 +44,20 @@ def _wait_for(predicate, what: str, said: list[str] | None = None) -> None:
     pytest.fail(f"gave up waiting for {what}" + (f"; the preview said: {said}" if said is not None else ""))
 
 
+#: A story of the draft issue 14.
+STORY = """\
+kind: story
+slug: i14-due
+issue: 14
+section: code
+position: 1
+sources:
+  - {publisher: Example, title: Example, url: "https://example.org/14"}
+hu: {headline: Ütemezett hír, summary: Hétfőn jelenik meg.}
+en: {headline: Scheduled story, summary: Out on Monday.}
+"""
+
+
 @pytest.fixture(scope="module")
 def preview(tmp_path_factory):
     """One preview server for the module (the tests that only read come first)."""
@@ -217,3 +231,35 @@ def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
     finally:
         server.stop()
         engine.dispose()
+
+
+def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, monkeypatch):
+    """As for every command that changes the content: the preview's import first records a scheduled issue
+    whose time has come as published, so the change it imports is listed among the issue's corrections."""
+    from sitebuild import run
+
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    (content / "issues").mkdir(parents=True)
+    (content / "stories").mkdir()
+    (content / "issues" / "0014.yaml").write_text(DRAFT_ISSUE.replace(
+        "status: draft", "status: scheduled\npublished_at: 2026-11-30T10:00:00+01:00"), encoding="utf-8")
+    story = content / "stories" / "i14-due.yaml"
+    story.write_text(STORY, encoding="utf-8")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-30T08:00:00+01:00")
+    run(work, "import", str(content))
+    engine = make_engine(f"sqlite:///{work / 'site.db'}")
+    said: list[str] = []
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
+                     database_file=work / "site.db", port=0, say=said.append)
+    server.start()
+    try:
+        story.write_text(STORY.replace("Out on Monday.", "Out on Monday at seven."), encoding="utf-8")
+        _wait_for(lambda: any(m.startswith("imported 1 file(s)") for m in said), "the changed file imported", said)
+    finally:
+        server.stop()
+        engine.dispose()
+    assert "issue 14: its scheduled time has come; recorded as published" in said
+    listed = run(work, "issue", "corrections", "14")
+    assert "serve  story:i14-due  en.summary" in listed, listed

@@ -173,6 +173,18 @@ def _deletion(session: Session, item: LoadedRecord | FileRecord, base: Base) -> 
     return next((r for r in revisions if DELETED in r.changed_fields), None)
 
 
+def _published_when_due(record: dict[str, Any], digest: str, now: dt.datetime) -> tuple[dict[str, Any], str]:
+    """An issue file that schedules the issue at a time that has come says what the database says of it
+    from that time (see issues.schedule): published at that time. The file written before its time, as it
+    was, is then no change (and no attempt to take the issue back)."""
+    if record.get("status") != "scheduled" or not record.get("published_at"):
+        return record, digest
+    if dt.datetime.fromisoformat(str(record["published_at"])) > now:
+        return record, digest
+    published = {**record, "status": "published"}
+    return published, record_hash(published)
+
+
 def _published_ahead(item: LoadedRecord | FileRecord, record: dict[str, Any], now: dt.datetime) -> Diagnostic | None:
     """The refusal of an issue file that says it is published at a time to come: it would be on the site
     and in the feeds at once, dated ahead (`newsroom issue publish --at` refuses the same)."""
@@ -207,6 +219,8 @@ def _upsert(
     kept: Mapping[tuple[str, str], int] | None = None,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
+    if item.kind == "issue":
+        record, digest = _published_when_due(record, digest, now)
     if item.kind == "site":
         current = site_to_record(session)
         if current is not None and record_hash(canonical(current, languages, item.location)) == digest:
