@@ -7,6 +7,7 @@ import shutil
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 from sitebuild import build_sample
@@ -56,6 +57,23 @@ sources:
 hu: {headline: Ütemezett hír, summary: Hétfőn jelenik meg.}
 en: {headline: Scheduled story, summary: Out on Monday.}
 """
+
+
+def _started(work: Path, out: Path, content: list[Path], said: list[str], settings: Settings | None = None
+             ) -> Preview:
+    """A started preview of the SQLite publication in `work`, watching `content`, on the tests' clock
+    (2026-11-30, 12:00 UTC), saying into `said`; stop it and dispose of its engine (`_stopped`)."""
+    server = Preview(make_engine(f"sqlite:///{work / 'site.db'}"), settings or Settings(), out,
+                     today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=content,
+                     database_file=work / "site.db", port=0, say=said.append)
+    server.start()
+    return server
+
+
+def _stopped(server: Preview) -> None:
+    server.stop()
+    server.engine.dispose()
 
 
 @pytest.fixture(scope="module")
@@ -212,12 +230,8 @@ def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
     loose = tmp_path / "loose"
     loose.mkdir()
     shutil.copy(SAMPLE_DIR / "entries" / "gpu.yaml", loose)
-    engine = make_engine(f"sqlite:///{work / 'site.db'}")
     said: list[str] = []
-    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
-                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content, loose],
-                     database_file=work / "site.db", port=0, say=said.append)
-    server.start()
+    server = _started(work, tmp_path / "preview", [content, loose], said)
     try:
         story = content / "stories" / "i13-aws-trainium3-capacity.yaml"
         story.unlink()
@@ -229,8 +243,7 @@ def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
                 "(`newsroom delete KEY` deletes it)") in said
         assert _get(server.url + "en/issues/13/")[1].count("Trainium3") > 0
     finally:
-        server.stop()
-        engine.dispose()
+        _stopped(server)
 
 
 def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, monkeypatch):
@@ -248,18 +261,13 @@ def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, 
     story.write_text(STORY, encoding="utf-8")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-30T08:00:00+01:00")
     run(work, "import", str(content))
-    engine = make_engine(f"sqlite:///{work / 'site.db'}")
     said: list[str] = []
-    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
-                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
-                     database_file=work / "site.db", port=0, say=said.append)
-    server.start()
+    server = _started(work, tmp_path / "preview", [content], said)
     try:
         story.write_text(STORY.replace("Out on Monday.", "Out on Monday at seven."), encoding="utf-8")
         _wait_for(lambda: any(m.startswith("imported 1 file(s)") for m in said), "the changed file imported", said)
     finally:
-        server.stop()
-        engine.dispose()
+        _stopped(server)
     assert "issue 14: its scheduled time has come; recorded as published" in said
     listed = run(work, "issue", "corrections", "14")
     assert "serve  story:i14-due  en.summary" in listed, listed
