@@ -20,6 +20,18 @@ status: draft
 hu: {title: Piszkozat szám}
 en: {title: Draft issue}
 """
+#: A story of issue 14, for the tests of an issue scheduled or published after the sample's.
+ISSUE_14_STORY = """\
+kind: story
+slug: i14-story
+issue: 14
+section: code
+position: 1
+sources:
+  - {publisher: Example, title: Example, url: "https://example.org/14"}
+hu: {headline: Ütemezett hír, summary: Hétfőn jelenik meg.}
+en: {headline: Scheduled story, summary: Out on Monday.}
+"""
 _SAMPLE_DB: list[Path] = []  # the sample database, loaded once per test session and copied
 
 

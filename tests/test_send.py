@@ -19,6 +19,7 @@ from pathlib import Path
 import html5lib
 import pytest
 from aiosmtpd.controller import Controller
+from sitebuild import ISSUE_14_STORY
 from sqlalchemy import create_engine, text
 
 from newsroom.db.session import make_engine
@@ -206,23 +207,12 @@ published_at: 2026-11-16T07:00:00+01:00
 hu: {title: Ütemezett}
 en: {title: Scheduled}
 """
-STORY = """\
-kind: story
-slug: i14-story
-issue: 14
-section: code
-position: 1
-sources:
-  - {publisher: Example, title: Example, url: "https://example.org/14"}
-hu: {headline: Ütemezett hír, summary: Hétfőn jelenik meg.}
-en: {headline: Scheduled story, summary: Out on Monday.}
-"""
 
 
 def test_an_unpublished_issue_is_never_sent(sample_cli, smtp, subscribers, write_files, monkeypatch):
     mailbox, server = smtp
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:59:00+01:00")
-    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": STORY})))
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": ISSUE_14_STORY})))
     result = sample_cli("send", "14", "--to", str(subscribers), "--smtp", server, expect=1)
     assert "issue:14: status: the issue is scheduled, not published" in result.stderr
     assert mailbox.messages == []
@@ -232,7 +222,7 @@ def test_a_scheduled_issue_is_sent_once_its_time_has_come(sample_cli, smtp, subs
     """As the build shows it from then on: a timer that builds and sends puts it out at its time."""
     mailbox, server = smtp
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:00:00+01:00")
-    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": STORY})))
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": ISSUE_14_STORY})))
     assert "en/issue-13.eml" in sample_cli("email", "latest", "--lang", "en", "--out", "mail").stdout  # 14 not yet
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:00:00+01:00")
     refused = sample_cli("send", "first", "--to", str(subscribers), "--smtp", server, expect=2).stderr

@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from sitebuild import build_sample
+from sitebuild import ISSUE_14_STORY, build_sample
 
 from newsroom import SAMPLE_DIR
 from newsroom.db.session import make_engine
@@ -45,18 +45,6 @@ def _wait_for(predicate, what: str, said: list[str] | None = None) -> None:
     pytest.fail(f"gave up waiting for {what}" + (f"; the preview said: {said}" if said is not None else ""))
 
 
-#: A story of the draft issue 14.
-STORY = """\
-kind: story
-slug: i14-due
-issue: 14
-section: code
-position: 1
-sources:
-  - {publisher: Example, title: Example, url: "https://example.org/14"}
-hu: {headline: Ütemezett hír, summary: Hétfőn jelenik meg.}
-en: {headline: Scheduled story, summary: Out on Monday.}
-"""
 
 
 def _started(work: Path, out: Path, content: list[Path], said: list[str], settings: Settings | None = None
@@ -257,17 +245,17 @@ def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, 
     (content / "stories").mkdir()
     (content / "issues" / "0014.yaml").write_text(DRAFT_ISSUE.replace(
         "status: draft", "status: scheduled\npublished_at: 2026-11-30T10:00:00+01:00"), encoding="utf-8")
-    story = content / "stories" / "i14-due.yaml"
-    story.write_text(STORY, encoding="utf-8")
+    story = content / "stories" / "i14-story.yaml"
+    story.write_text(ISSUE_14_STORY, encoding="utf-8")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-30T08:00:00+01:00")
     run(work, "import", str(content))
     said: list[str] = []
     server = _started(work, tmp_path / "preview", [content], said)
     try:
-        story.write_text(STORY.replace("Out on Monday.", "Out on Monday at seven."), encoding="utf-8")
+        story.write_text(ISSUE_14_STORY.replace("Out on Monday.", "Out on Monday at seven."), encoding="utf-8")
         _wait_for(lambda: any(m.startswith("imported 1 file(s)") for m in said), "the changed file imported", said)
     finally:
         _stopped(server)
     assert "issue 14: its scheduled time has come; recorded as published" in said
     listed = run(work, "issue", "corrections", "14")
-    assert "serve  story:i14-due  en.summary" in listed, listed
+    assert "serve  story:i14-story  en.summary" in listed, listed
