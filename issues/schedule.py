@@ -21,6 +21,16 @@ EDITOR = "schedule"
 REASON = "published at its scheduled time"
 
 
+def is_due(issue: Issue, now: dt.datetime) -> bool:
+    """Whether `issue` is scheduled and its time has come by `now` (what `publish_due` asks the database)."""
+    return issue.status == "scheduled" and issue.published_at is not None and issue.published_at <= now
+
+
+def recorded(number: int) -> str:
+    """What a command says when it has recorded issue `number` as published at its time."""
+    return f"issue {number}: its scheduled time has come; recorded as published"
+
+
 def publish_due(session: Session, now: dt.datetime, languages: tuple[str, ...]) -> list[int]:
     """Record every scheduled issue whose time is `now` or before as published at that time; returns
     their numbers. Nothing is checked: the issue was checked when it was scheduled, and every change

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from issues.assembly import load_issue, refuse
 from issues.revisions import Change, current_issue_record, write_issue
+from issues.schedule import is_due
 from newsroom.build.model import load_content
 from newsroom.checks import check_content, empty_issue_problems
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -62,7 +63,8 @@ def unschedule(session: Session, change: Change, number: int) -> None:
     issue = load_issue(session, number)
     if issue.status != "scheduled":
         raise refuse(f"issue:{number}", "status", f"issue {number} is {issue.status}, not scheduled")
-    if issue.published_at is not None and issue.published_at <= change.now:
+    if is_due(issue, change.now):
+        assert issue.published_at is not None
         raise refuse(f"issue:{number}", "published_at", (
             f"issue {number}'s time ({issue.published_at.isoformat()}) has come: a build since shows it, and its "
             f"feed entry may have gone out; change it as it stands (newsroom edit, story edit) or publish it "
@@ -88,8 +90,7 @@ def publish(session: Session, settings: Settings, change: Change, number: int,
         raise refuse(f"issue:{number}", "published_at", f"{at.isoformat()} is in the future; use "
                      "`newsroom issue schedule` to publish later")
     if at is None:
-        due = issue.status == "scheduled" and issue.published_at is not None and issue.published_at <= change.now
-        at = issue.published_at if due and issue.published_at is not None else change.now
+        at = issue.published_at if is_due(issue, change.now) and issue.published_at is not None else change.now
     _require_publishable(session, settings, number, change.now.astimezone(settings.zone).date())
     record = current_issue_record(issue, change.languages)
     write_issue(session, issue, {**record, "status": "published", "published_at": at.isoformat()}, change)

@@ -26,7 +26,7 @@ import watchfiles
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
-from issues.schedule import publish_due
+from issues.schedule import publish_due, recorded
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
 from newsroom.content import manifest
@@ -162,7 +162,7 @@ class Preview:
             self._report(error.diagnostics)
             return False
         for number in published:
-            self.say(f"issue {number}: its scheduled time has come; recorded as published")
+            self.say(recorded(number))
         self.say(f"imported {len(files)} file(s): {result.summary()}")
         return True
 

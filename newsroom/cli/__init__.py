@@ -105,13 +105,14 @@ class App:
         self._said_published(published)
 
     def _publish_due(self, session: Session) -> list[int]:
-        from issues.schedule import publish_due  # the records' modules: not every command's imports
+        from issues.schedule import publish_due  # the ORM's models: not every command's imports (`--help`)
         return publish_due(session, self.now(), self.settings.languages)
 
     def _said_published(self, numbers: list[int]) -> None:
+        from issues.schedule import recorded
         for number in numbers:
             if not self.quiet:
-                click.echo(f"issue {number}: its scheduled time has come; recorded as published", err=True)
+                click.echo(recorded(number), err=True)
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
