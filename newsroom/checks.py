@@ -35,7 +35,8 @@ REQUIRED_TEXTS = {
 
 def check_content(content: Content, settings: Settings, today: dt.date, *,
                   complete_translations: bool = False, memo: Memo | None = None,
-                  only: Collection[str] | None = None) -> list[Diagnostic]:
+                  only: Collection[str] | None = None, recheck: Collection[str] | None = None
+                  ) -> list[Diagnostic]:
     """All problems, sorted: errors block publishing, warnings are for editors to review.
 
     `complete_translations` (publishing an issue) makes every missing translated field an
@@ -43,13 +44,17 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
     With a `memo` (the build's), a record's own problems are looked up while the record and
     what its links may point at (which entries, pages and issues exist) are unchanged. With `only`
     (locations such as `entry:gpu`), the problems of those records alone, each record's texts read
-    for those alone.
+    for those alone. With `recheck` (locations), the problems of those records' own texts and fields (links,
+    translations, citations) and the content-wide ones of every record (relations, places, weeks, names):
+    every problem a change of those records alone may have brought (another record's own problems depend
+    on it only through whether it exists).
     """
     problems: list[Diagnostic] = []
     records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
                *content.stories.values()]
-    if only is not None:
-        records = [record for record in records if record.location in only]
+    if only is not None or recheck is not None:
+        records = [record for record in records
+                   if (only is None or record.location in only) and (recheck is None or record.location in recheck)]
     if memo is None:
         for record in records:
             problems.extend(_record_problems(record, content, settings, complete_translations))

@@ -64,10 +64,11 @@ class Report:
 class ContentError(Exception):
     """Raised when content cannot be accepted; carries every diagnostic found."""
 
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+    def __init__(self, diagnostics: list[Diagnostic], advice: str | None = None) -> None:
         self.diagnostics = sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field))
-        super().__init__("\n".join(str(d) for d in self.diagnostics))
+        self.advice = advice  # what to do about them all, said after them
+        super().__init__("\n".join([*(str(d) for d in self.diagnostics), *([advice] if advice else [])]))
 
-    def __reduce__(self) -> tuple[type[ContentError], tuple[list[Diagnostic]]]:
+    def __reduce__(self) -> tuple[type[ContentError], tuple[list[Diagnostic], str | None]]:
         # As it was made (a render worker sends one to the build's process), not from its message.
-        return type(self), (self.diagnostics,)
+        return type(self), (self.diagnostics, self.advice)

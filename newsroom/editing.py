@@ -13,8 +13,9 @@ commits between the check and the write still cannot be overwritten.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
@@ -24,11 +25,13 @@ from sqlalchemy.orm.exc import StaleDataError
 from issues.assembly import close_up, removal_problems
 from issues.models import Story
 from issues.revisions import Change
-from issues.visibility import unpublished_locations, visible_numbers
+from issues.visibility import unpublished_locations
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
-from newsroom.content.importer import MODELS, canonical, changed_fields, import_records, record_query
-from newsroom.content.reader import LoadedRecord, record_hash, record_key
+from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, import_records,
+                                      record_query)
+from newsroom.content.manifest import Base
+from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, record_key
 from newsroom.content.schema import Validator
 from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
@@ -37,6 +40,8 @@ from newsroom.settings import Settings
 
 #: Kinds an edit session can open, in the order a bare key is looked up.
 KINDS = ("entry", "story", "reference", "page", "issue")
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -125,16 +130,65 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
     return loaded.version + 1
 
 
-def blocking_problems(session: Session, location: str, settings: Settings, now: dt.datetime) -> set[Diagnostic]:
-    """The errors of the record at `location` that stop every build, as `newsroom check` words them; none
-    for a story or issue not yet public (work in progress, checked when it is scheduled or published)."""
+def blocking_problems(session: Session, settings: Settings, now: dt.datetime, recheck: Collection[str]
+                      ) -> set[Diagnostic]:
+    """The errors that stop every build which a change of the records at `recheck` (locations such as
+    `entry:gpu`) may have brought, as `newsroom check` words them: those records' own, and the
+    content-wide ones of every record (see check_content's `recheck`). None of a draft issue or its stories
+    (work in progress, checked when it is scheduled or published); a scheduled issue's count, since the
+    builds from its time on show it. An issue's stories are rechecked with it, which may have made them
+    public."""
+    from newsroom.build.pipeline import code_version  # the build's code: loaded only by a change
+    from newsroom.build.state import load_memos
+
     session.flush()
-    content = load_content(session)
-    if location in unpublished_locations(content, visible_numbers(content, False, now)):
-        return set()
+    # The records the last build read, where unchanged (only read here: a build may not have run since).
+    content = load_content(session, load_memos(session, ["records"], code=code_version())["records"])
+    issues = {location.partition(":")[2] for location in recheck if location.startswith("issue:")}
+    recheck = {*recheck, *(story.location for story in content.stories.values() if str(story.data["issue"]) in issues)}
+    hidden = unpublished_locations(content, [number for number, issue in content.issues.items()
+                                             if issue.data["status"] != "draft"])
     today = now.astimezone(settings.zone).date()
-    return {problem for problem in check_content(content, settings, today, only={location})
-            if problem.severity == "error"}
+    return {problem for problem in check_content(content, settings, today, recheck=recheck)
+            if problem.severity == "error" and problem.location not in hidden}
+
+
+def buildable(session: Session, store: Callable[[], T], touched: Callable[[T], Collection[str]], settings: Settings,
+              now: dt.datetime, fix: str | None = None) -> T:
+    """What `store()` returns once it has written a change into `session`, unless the change gives the content
+    an error that stops every build and that it did not have (one it had already may stay: a change may fix
+    one problem of several): then ContentError naming those, ending with `fix`; nothing stored. `touched(result)` names the
+    records the change created or changed (see blocking_problems). The errors are worked out after the
+    change, and before it only when there are some (a savepoint holds the change meanwhile; it is then made
+    again)."""
+    change = session.begin_nested()
+    result = store()
+    rechecked = touched(result)
+    after = blocking_problems(session, settings, now, rechecked) if rechecked else set()  # else nothing changed
+    if not after:
+        change.commit()
+        return result
+    change.rollback()
+    added = after - blocking_problems(session, settings, now, rechecked)
+    if added:
+        these = "this error" if len(added) == 1 else "these errors"
+        raise ContentError(sorted(added), f"every build would stop on {these}, which the content did not have before"
+                                          + (f": {fix}" if fix else ""))
+    return store()
+
+
+def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord], settings: Settings,
+                   now: dt.datetime, author: str = "import",
+                   bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None, reason: str | None = None,
+                   fix: str = "fix and import again") -> ImportResult:
+    """Import `loaded` (see import_records) unless that gives the content an error that stops every build
+    (see `buildable`): then ContentError naming each error in its file, at its field's line; nothing stored."""
+    try:
+        return buildable(session, lambda: import_records(session, loaded, settings.languages, now, author,
+                                                         bases=bases, reason=reason),
+                         lambda result: result.stored, settings, now, fix)
+    except ContentError as error:
+        raise ContentError(in_files(error.diagnostics, loaded), error.advice) from None
 
 
 def delete(session: Session, loaded: Loaded, settings: Settings, now: dt.datetime, author: str,

@@ -30,7 +30,7 @@ from issues.schedule import publish_due, recorded
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
 from newsroom.content import manifest
-from newsroom.content.importer import import_records
+from newsroom.editing import import_checked
 from newsroom.content.reader import read_files
 from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -157,9 +157,12 @@ class Preview:
                 # As every command that changes the content: an issue whose time has come is published, and
                 # a file changing it is a correction.
                 published = publish_due(session, self.now(), self.settings.languages)
-                result = import_records(session, loaded, self.settings.languages, self.now(), author="serve")
+                result = import_checked(session, loaded, self.settings, self.now(), author="serve",
+                                        fix="fix and save again (the preview shows the content as it was)")
         except ContentError as error:
             self._report(error.diagnostics)
+            if error.advice:
+                self.say(error.advice)
             return False
         for number in published:
             self.say(recorded(number))

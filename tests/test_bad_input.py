@@ -67,6 +67,8 @@ hu: {title: Rólunk, body: Szerkesztőség.}
 en: {title: About us, body: The newsroom.}
 """
 
+METHOD = PAGE.replace("slug: about", "slug: method")
+
 
 def _prepend(path: Path, text: str) -> None:
     path.write_text(text + path.read_text(encoding="utf-8"), encoding="utf-8")
@@ -82,7 +84,7 @@ def _stored(cli, tmp_path: Path) -> dict[str, bytes]:
 def base(cli, write_files):
     cli("init")
     cli("import", str(write_files({"site.yaml": SITE, "issues/1.yaml": ISSUE, "stories/a.yaml": STORY,
-                                   "entries/gpu.yaml": ENTRY})))
+                                   "entries/gpu.yaml": ENTRY, "pages/method.yaml": METHOD})))
     return cli
 
 
@@ -183,6 +185,26 @@ CASES = {
         {"stories/b.yaml": "kind: podcast\n"},
         "stories/b.yaml:1: kind: unknown kind 'podcast'; expected one of site, entry, reference, page, issue, story",
     ),
+    # Valid files that would give the content an error every build stops on (as `newsroom check` names it).
+    "a link to a missing entry": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("position: 1", "position: 2")
+         .replace("  summary: Összefoglaló.", "  summary: Lásd [ezt](entry:nowhere).")},
+        "stories/b.yaml:10: hu.summary: link to a missing entry 'nowhere'",
+    ),
+    "a citation without its source": (
+        {"entries/tpu.yaml": ENTRY.replace("slug: gpu", "slug: tpu").replace("Graphics processor.",
+                                                                            "Graphics processor [2].")},
+        "entries/tpu.yaml:12: en.definition: citation [2] has no source (0 sources listed)",
+    ),
+    "a field in one language only": (
+        {"entries/tpu.yaml": ENTRY.replace("slug: gpu", "slug: tpu").replace("  definition: Graphics processor.\n",
+                                                                            "")},
+        "entries/tpu.yaml:10: en.definition: missing translation (present in hu)",
+    ),
+    "a story naming no entry among its terms": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\nterms: [nowhere]")},
+        "stories/b.yaml:3: terms[0]: no glossary entry 'nowhere'",
+    ),
 }
 
 
@@ -199,6 +221,39 @@ def test_bad_input_is_refused_with_its_place_and_nothing_is_stored(base, write_f
     assert lines[-1].endswith("nothing was changed")
     assert "Traceback" not in result.stderr
     assert _stored(base, tmp_path) == before  # the good file in the same run was not stored either
+
+
+def test_an_import_is_refused_for_the_build_stopping_errors_it_brings_and_no_others(base, write_files, tmp_path):
+    """A draft issue's work in progress is free until it is scheduled; an error the content had already
+    (stored with --no-check, as a backup is restored) does not stop an import, a new one does; and an error
+    at a record the import does not hold is named there."""
+    broken = STORY.replace("slug: a-story", "slug: wip").replace("issue: 1", "issue: 2").replace(
+        "  summary: Summary.", "  summary: See [this](entry:nowhere).")
+    draft = ISSUE.replace("number: 1", "number: 2").replace(
+        "status: published\npublished_at: 2026-11-09T07:00:00+01:00\n", "status: draft\n").replace(
+        "2026-11-0", "2026-11-1")
+    base("import", str(write_files({"issues/2.yaml": draft, "stories/wip.yaml": broken})))
+    scheduled = write_files({"issues/2.yaml": draft.replace("status: draft\n", (
+        "status: scheduled\npublished_at: 2099-11-16T07:00:00+01:00\n"))})
+    refused = base("import", str(scheduled), expect=1).stderr.splitlines()
+    assert "story:wip: en.summary: link to a missing entry 'nowhere'" in refused  # not in the files imported
+    assert refused[-2].startswith("every build would stop on this error, which the content did not have before")
+
+    before = _stored(base, tmp_path)
+    moved = write_files({"stories/a.yaml": STORY.replace("issue: 1", "issue: 2")})
+    refused = base("import", str(moved), expect=1).stderr
+    assert ("issue:1: stories: a scheduled or published issue needs at least one story: its page, feed entry and "
+            "email would be empty (add one with newsroom story add 1)") in refused.splitlines()
+    assert _stored(base, tmp_path) == before
+
+    linked = ENTRY.replace("Graphics processor.", "Graphics processor, see [this](entry:gone-one).")
+    base("import", "--no-check", str(write_files({"entries/gpu.yaml": linked})))
+    base("import", str(write_files({"entries/gpu.yaml": linked.replace("level: basic", "level: advanced")})))
+    folder = write_files({"entries/gpu.yaml": linked.replace("[this]", "[that](entry:gone-two) and [this]")})
+    refused = base("import", str(folder), expect=1).stderr.splitlines()
+    assert f"{folder / 'entries' / 'gpu.yaml'}:12: en.definition: link to a missing entry 'gone-two'" in refused
+    assert not any("'gone-one'" in line for line in refused)
+    assert "level: advanced" in base("edit", "entry:gpu").stdout
 
 
 def test_every_problem_of_a_run_is_reported_not_just_the_first(base, write_files):

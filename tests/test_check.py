@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from newsroom import SAMPLE_DIR
@@ -49,7 +51,16 @@ def _entry(slug="x-entry", relations="{}", hu_definition="Magyar.", en_definitio
      "entry:a-entry: relations.similar[0].note.hu: a confusable needs a note saying how it differs"),
 ])
 def test_check_reports_each_problem_and_exits_1(sample_cli, write_files, files, expected):
-    sample_cli("import", str(write_files({f"entries/{k}": v for k, v in files.items()})))
+    """Each problem stops every build: an import refuses it, naming its file and field; one stored all the
+    same (`--no-check`, as a backup is restored) is named by `check`."""
+    folder = write_files({f"entries/{k}": v for k, v in files.items()})
+    location, said = expected.split(": ", 1)
+    file = next(folder / "entries" / name for name, text in files.items() if f"slug: {location[6:]}\n" in text)
+    refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
+    assert any(re.fullmatch(rf"{re.escape(str(file))}:\d+: {re.escape(said)}", line) for line in refused), refused
+    assert refused[-2].startswith("every build would stop on this error, which the content did not have before")
+    assert sample_cli("check").stderr == ""
+    sample_cli("import", "--no-check", str(folder))
     result = sample_cli("check", expect=1)
     assert expected in result.stderr.splitlines(), result.stderr
 
@@ -60,9 +71,10 @@ def test_a_site_without_the_method_page_its_navigation_links_is_named_and_not_bu
     content.mkdir()
     (content / "site.yaml").write_bytes((SAMPLE_DIR / "site.yaml").read_bytes())
     cli("init")
-    cli("import", str(content))
     expected = ("page:method: every page's navigation and every email link to the Method page, and there is "
                 "none: write pages/method.yaml (kind: page, slug: method) and import it")
+    assert expected in cli("import", str(content), expect=1).stderr.splitlines()
+    cli("import", "--no-check", str(content))
     assert expected in cli("check", expect=1).stderr.splitlines()
     assert expected in cli("build", "--out", str(tmp_path / "site"), expect=1).stderr
     assert not (tmp_path / "site").exists()

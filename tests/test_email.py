@@ -161,7 +161,8 @@ def test_an_unpublished_issue_is_refused_unless_draft(sample_cli, write_files):
 
 
 def test_a_missing_translation_or_issue_is_refused(sample_cli, write_files):
-    sample_cli("import", str(write_files({"issues/0015.yaml": UNTRANSLATED})))
+    # Stored as it is (an import refuses it: the builds would stop on it), as a backup may restore it.
+    sample_cli("import", "--no-check", str(write_files({"issues/0015.yaml": UNTRANSLATED})))
     result = sample_cli("email", "15", "--lang", "en", expect=1)
     assert "issue:15: en: missing translation" in result.stderr
     sample_cli("email", "15", "--lang", "hu", "--out", str(sample_cli.cwd / "ok"))

@@ -261,13 +261,16 @@ class Publication:
         record = self.load(self.files("issue")[-1])
         number = record["number"] + 1
         week_start = dt.date.fromisoformat(str(record["week"]["start"])) + dt.timedelta(weeks=1)
-        record.update(number=number, status="scheduled", published_at=(self.clock + dt.timedelta(hours=1)).isoformat(),
+        record.update(number=number, status="draft",
                       week={"start": week_start.isoformat(), "end": (week_start + dt.timedelta(days=6)).isoformat()})
+        record.pop("published_at", None)
         path = self.content / "issues" / f"{number:04d}.yaml"
-        self.save(path, record)
+        self.save(path, record)  # a draft first: an issue is scheduled with its stories
         story = self.load(self.files("story")[-1])
         story.update(slug=f"i{number}-scheduled", issue=number, position=1, tags=["scheduled-only"])
         self.save(self.content / "stories" / f"i{number}-scheduled.yaml", story)
+        record.update(status="scheduled", published_at=(self.clock + dt.timedelta(hours=1)).isoformat())
+        self.save(path, record)
         assert self.site is not None
         self.build(self.site)
         assert not (self.site / "en" / "issues" / str(number)).exists()

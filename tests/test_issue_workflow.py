@@ -447,8 +447,9 @@ def test_publishing_in_the_future_is_refused(desk):
 
 
 def test_an_issue_without_a_story_is_neither_scheduled_nor_published(desk, tmp_path):
-    """Its page, feed entry and email would be empty; and one stored published without stories (a content
-    file, or its last story deleted by hand) is an error of `check` and the build."""
+    """Its page, feed entry and email would be empty; a content file publishing one is refused, and one
+    stored published without stories (so imported with --no-check, or its last story deleted by hand) is an
+    error of `check` and the build."""
     new_issue(desk)
     before = snapshot(desk, tmp_path)
     says = ("issue:14: stories: a scheduled or published issue needs at least one story: its page, feed entry "
@@ -464,7 +465,9 @@ def test_an_issue_without_a_story_is_neither_scheduled_nor_published(desk, tmp_p
     empty = tmp_path / "issue.yaml"
     empty.write_text(desk("edit", "14").stdout.split("\n", 1)[1].replace("number: 14", "number: 15").replace(
         "2026-11-09", "2026-11-16").replace("2026-11-15", "2026-11-22"), encoding="utf-8")
-    desk("import", str(empty))
+    refused = desk("import", str(empty), expect=1).stderr.splitlines()
+    assert says.replace("14", "15").replace("issue:15", str(empty)) in refused  # named in the file
+    desk("import", "--no-check", str(empty))  # stored as it is, as a backup may restore it
     assert says.replace("14", "15") in desk("check", expect=1).stderr.splitlines()
     assert says.replace("14", "15") in desk("build", "--out", str(tmp_path / "site"), expect=1).stderr
 
@@ -475,7 +478,7 @@ def test_publish_refuses_untranslated_unsourced_unnamed_and_broken(desk, write_f
          "--summary-hu", "Lásd [ezt](entry:no-such-entry).")
     desk("story", "add", "14", *story_args(2), "--term", "nowhere", "--slug", "termed")
     site = (Path(__file__).resolve().parent.parent / "newsroom" / "sample" / "site.yaml").read_text(encoding="utf-8")
-    desk("import", str(write_files({"site.yaml": site.replace("    en: Society\n", "")})))
+    desk("import", "--no-check", str(write_files({"site.yaml": site.replace("    en: Society\n", "")})))
     before = snapshot(desk, tmp_path)
     result = desk("issue", "publish", "14", expect=1)
     for line in ["site: sections[4].en: 'society' has no name in this language",

@@ -211,8 +211,8 @@ def test_a_cli_edit_overtaken_by_another_editor_is_refused_cleanly(sample_cli, d
 def test_an_edit_that_would_stop_every_build_is_refused_and_one_that_fixes_some_is_not(sample_cli, write_files,
                                                                                       tmp_path):
     """`edit` stores no error that would stop every build of the site (a missing translation, a link to
-    nothing): the record stays as it was. A record that has such errors already (imported so) may be
-    edited to fix one of them, but not given another."""
+    nothing): the record stays as it was. A record that has such errors already (imported so, with
+    --no-check) may be edited to fix one of them, but not given another."""
     site = tmp_path / "site"
     refused = sample_cli("edit", "entry:gpu", "--set", "en.headword=", expect=1)
     assert "entry:gpu: en.headword: missing translation (present in hu)" in refused.stderr
@@ -225,7 +225,8 @@ def test_an_edit_that_would_stop_every_build_is_refused_and_one_that_fixes_some_
     sample_cli("export", str(exported))
     record = yaml.safe_load((exported / "entries" / "gpu.yaml").read_text(encoding="utf-8"))
     record["en"]["definition"] = "See [one](entry:gone-one) and [two](entry:gone-two)."
-    sample_cli("import", "--force", str(write_files({"gpu.yaml": yaml.safe_dump(record, allow_unicode=True)})))
+    sample_cli("import", "--force", "--no-check", str(write_files({"gpu.yaml": yaml.safe_dump(record,
+                                                                                           allow_unicode=True)})))
     assert sample_cli("build", "--out", str(site), expect=1).stderr.count("link to a missing entry") == 2
     refused = sample_cli("edit", "entry:gpu", "--set", "en.definition=See [three](entry:gone-three).", expect=1)
     assert "'gone-three'" in refused.stderr and "'gone-one'" not in refused.stderr

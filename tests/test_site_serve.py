@@ -234,6 +234,36 @@ def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
         _stopped(server)
 
 
+def test_a_saved_file_that_would_stop_every_build_is_not_imported(tmp_path):
+    """As `newsroom import`: the preview names the error in the file, stores nothing and keeps showing the
+    content as it was; the file saved again, fixed, goes in."""
+    from sitebuild import run
+
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    entry = content / "gpu.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "gpu.yaml", entry)
+    said: list[str] = []
+    server = _started(work, tmp_path / "preview", [content], said)
+    try:
+        text = entry.read_text(encoding="utf-8")
+        assert "    A GPU (graphics processing unit)" in text
+        entry.write_text(text.replace("    A GPU (graphics processing unit)", "    Cited [9]: a GPU (graphics "
+                                      "processing unit)"), encoding="utf-8")
+        _wait_for(lambda: any("citation [9] has no source" in m for m in said), "the error said", said)
+        assert any(m.startswith(f"{entry.resolve()}:") and m.endswith("en.definition: citation [9] has no source "
+                                                                      "(3 sources listed)") for m in said), said
+        assert ("every build would stop on this error, which the content did not have before: fix and save again "
+                "(the preview shows the content as it was)") in said
+        assert run(work, "history", "entry:gpu").startswith("entry gpu: version 1 is current")
+        entry.write_text(text.replace("    A GPU (graphics processing unit)", "    Fixed: a GPU (graphics "
+                                      "processing unit)"), encoding="utf-8")
+        _wait_for(lambda: "Fixed: a GPU" in _get(server.url + "en/glossary/gpu/")[1], "the fixed entry served", said)
+    finally:
+        _stopped(server)
+
+
 def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, monkeypatch):
     """As for every command that changes the content: the preview's import first records a scheduled issue
     whose time has come as published, so the change it imports is listed among the issue's corrections."""

@@ -157,6 +157,8 @@ def content_errors(func: F) -> F:
             return func(*args, **kwargs)
         except ContentError as error:
             report(error.diagnostics)
+            if error.advice:
+                click.echo(error.advice, err=True)
             errors = sum(1 for d in error.diagnostics if d.severity == "error")
             click.echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was changed", err=True)
             sys.exit(1)

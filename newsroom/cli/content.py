@@ -24,7 +24,8 @@ from newsroom.models import history_key
 
 
 def _import(app: App, paths: list[Path], force: bool = False, editor: str = "import",
-            reason: str | None = None, prune: bool = False, correction: bool = False) -> ImportResult:
+            reason: str | None = None, prune: bool = False, correction: bool = False, checked: bool = True
+            ) -> ImportResult:
     languages = app.settings.languages
     loaded = read_files(paths, languages, keep=False)
     bases = None if force else manifest.bases_for(loaded)
@@ -32,7 +33,10 @@ def _import(app: App, paths: list[Path], force: bool = False, editor: str = "imp
     removed = [(path, base) for path, base in manifest.missing(paths)
                if base.kind != "site" and history_key(base.kind, base.key) not in present]
     with app.transaction() as session:
-        result = import_records(session, loaded, languages, app.now(), editor, bases=bases, reason=reason)
+        result = (editing.import_checked(session, loaded, app.settings, app.now(), editor, bases, reason,
+                                         "fix and import again (`--no-check` stores the files as they are)")
+                  if checked
+                  else import_records(session, loaded, languages, app.now(), editor, bases=bases, reason=reason))
         if not prune:
             if removed:
                 shown = first_of([str(path) for path, _ in removed])
@@ -97,18 +101,25 @@ def init(app: App, sample: bool) -> None:
               help="Also delete the records whose files were removed from an exported folder (as `delete` would).")
 @click.option("--correction", is_flag=True,
               help="With --prune: allow deleting a story of a published issue (listed among its corrections).")
+@click.option("--no-check", "unchecked", is_flag=True,
+              help="Store the files even when the content then has errors that stop every build (a backup restored "
+                   "as it was); `newsroom check` lists them.")
 @pass_app
 @content_errors
 def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason: str | None, prune: bool,
-            correction: bool) -> None:
+            correction: bool, unchecked: bool) -> None:
     """Upsert content files (files or folders) in one transaction.
+
+    An import that would give the content an error that stops every build (a missing translation, a
+    link to nothing, a citation without its source) is refused, naming each in its file; errors the
+    content had already, and a draft issue's work in progress, do not stop it (--no-check: none does).
 
     Files from `newsroom export` are compared with the versions they were exported
     from: an edit to a record that also changed in the database since is refused.
     A change to a published issue or its stories is listed among its corrections.
     A file removed from an exported folder is reported; --prune deletes its record.
     """
-    result = _import(app, list(paths), force, editor, reason, prune, correction)
+    result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked)
     app.say(result.summary())
 
 

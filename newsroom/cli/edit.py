@@ -103,21 +103,11 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
 
 
 def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any], change: Change) -> int:
-    """Save the edit of an entry or a page unless it gives the record an error that stops every build
-    (one it had already may stay: an edit may fix one problem of several). The record's errors are worked out after the
-    edit, and before it only when there are some (a savepoint holds the edit meanwhile)."""
-    location = f"{loaded.kind}:{loaded.key}"
-    edited = session.begin_nested()
-    version = editing.save(session, loaded, record, change.languages, change.now, change.editor, change.reason)
-    after = editing.blocking_problems(session, location, app.settings, change.now)
-    if not after:
-        edited.commit()
-        return version
-    edited.rollback()
-    added = after - editing.blocking_problems(session, location, app.settings, change.now)
-    if added:
-        raise ContentError(sorted(added))
-    return editing.save(session, loaded, record, change.languages, change.now, change.editor, change.reason)
+    """Save the edit of an entry or a page unless it gives the content an error that stops every build (one
+    it had already may stay: an edit may fix one problem of several; see `editing.buildable`)."""
+    return editing.buildable(session, lambda: editing.save(session, loaded, record, change.languages, change.now,
+                                                           change.editor, change.reason),
+                             lambda _: {f"{loaded.kind}:{loaded.key}"}, app.settings, change.now)
 
 
 def _workflow_fields_unchanged(loaded: editing.Loaded, record: dict[str, Any]) -> None:

@@ -36,6 +36,7 @@ class ImportResult:
     kept: Counter[str] = field(default_factory=Counter)  # stale exported files: the newer stored version stays
     gone: Counter[str] = field(default_factory=Counter)  # exported files of records deleted since: they stay so
     deleted: Counter[str] = field(default_factory=Counter)  # records whose exported files were removed (--prune)
+    stored: set[str] = field(default_factory=set)  # where the records created or updated are: `entry:gpu`, `site`
 
     def summary(self) -> str:
         total = lambda c: sum(c.values())  # noqa: E731
@@ -100,6 +101,8 @@ def import_records(
             conflicts.append(status)
             continue
         getattr(result, status)[item.kind] += 1
+        if status in ("created", "updated"):
+            result.stored.add("site" if item.kind == "site" else f"{item.kind}:{item.key}")
         if item.kind in ("site", "issue"):
             session.flush()  # later kinds look these up
         if done % FLUSH_EVERY == 0:

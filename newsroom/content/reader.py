@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from newsroom.content.schema import Validator, kinds
-from newsroom.content.yamlio import parse
+from newsroom.content.yamlio import dotted, parse
 from newsroom.diagnostics import ContentError, Diagnostic
 
 SUFFIXES = (".yaml", ".yml")
@@ -161,3 +161,28 @@ def read_files(
 
 def _table(kind: str) -> str:
     return "page" if kind == "reference" else kind
+
+
+def in_files(diagnostics: Iterable[Diagnostic], loaded: Iterable[LoadedRecord | FileRecord]) -> list[Diagnostic]:
+    """`diagnostics` of stored records (`entry:gpu`), each of a record read from one of `loaded`'s files
+    placed in that file, at the line of its field (or of the nearest field holding it that the file has);
+    the others as they are."""
+    files = {"site" if item.kind == "site" else f"{item.kind}:{item.key}": item.location for item in loaded}
+    lines: dict[str, dict[str, int]] = {}
+    placed = []
+    for diagnostic in diagnostics:
+        location = files.get(diagnostic.location)
+        if location is None:
+            placed.append(diagnostic)
+            continue
+        if location not in lines:
+            try:
+                lines[location] = {dotted(path): line for path, line in parse(Path(location).read_text("utf-8"),
+                                                                              location)[1].items()}
+            except (OSError, UnicodeDecodeError, ContentError):  # changed or gone since it was read
+                lines[location] = {}
+        field = diagnostic.field
+        while field and field not in lines[location]:
+            field = field[:max(field.rfind("."), field.rfind("["), 0)]
+        placed.append(replace(diagnostic, location=location, line=lines[location].get(field) if field else None))
+    return placed
