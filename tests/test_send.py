@@ -235,6 +235,33 @@ def test_a_scheduled_issue_is_sent_once_its_time_has_come(sample_cli, smtp, subs
     assert len(mailbox.messages) == 5 and all("Scheduled" in s or "Ütemezett" in s for s in subjects), subjects
 
 
+def test_send_latest_mails_an_issue_to_the_list_as_it_was_when_the_issue_went_out(sample_cli, smtp, write_files,
+                                                                                   monkeypatch):
+    """A timer runs `send latest` after every build: a reader who subscribes on Wednesday gets the next issue,
+    not Monday's at the timer's next run; `send N` sends an issue to them all the same."""
+    mailbox, server = smtp
+    listing = sample_cli.cwd / "list.csv"
+    listing.write_text("email,lang\nanna@example.org,hu\nbela@example.org,en\n", encoding="utf-8")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T08:00:00+01:00")
+    first = sample_cli("send", "latest", "--to", str(listing), "--smtp", server, "--base-url", BASE)
+    assert "issue 13: 2 sent, 0 already sent" in first.stdout
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-11T08:00:00+01:00")
+    listing.write_text(listing.read_text(encoding="utf-8") + "cecil@example.org,en\n", encoding="utf-8")
+    again = sample_cli("send", "latest", "--to", str(listing), "--smtp", server, "--base-url", BASE)
+    assert ("issue 13: 0 sent, 2 already sent, 0 unsubscribed, 0 in another language, 1 subscribed after it went "
+            "out (`newsroom send 13` sends it to them), 0 refused, 0 invalid lines") in again.stdout
+    assert mailbox.count() == Counter(["anna@example.org", "bela@example.org"])
+
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:00:00+01:00")
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": ISSUE_14_STORY})))
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:05:00+01:00")
+    assert "issue 14: 3 sent" in sample_cli("send", "latest", "--to", str(listing), "--smtp", server,
+                                            "--base-url", BASE).stdout
+    assert "issue 13: 1 sent, 2 already sent" in sample_cli("send", "13", "--to", str(listing), "--smtp", server,
+                                                            "--base-url", BASE).stdout
+    assert mailbox.count() == Counter({"anna@example.org": 2, "bela@example.org": 2, "cecil@example.org": 2})
+
+
 def test_the_rate_limit_spaces_messages_out():
     moments: list[float] = []
     clock = [100.0]

@@ -111,7 +111,10 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
 def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, languages: tuple[str, ...], rate: str | None,
          base_url: str | None) -> None:
     """Send issue NUMBER (`latest`: the newest published issue) to every subscriber who has not received
-    it yet; safe to rerun, so a timer may run `newsroom send latest` after each build."""
+    it yet; safe to rerun, so a timer may run `newsroom send latest` after each build.
+
+    `latest` sends the issue to the list as it was when the issue went out: a subscriber first listed after
+    that gets the next issue, not this one (`send NUMBER` sends it to them too)."""
     settings = app.settings.replace(base_url=base_url)
     host, _, port = smtp.rpartition(":")
     if not host or not port.isdigit():
@@ -135,7 +138,7 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, language
         raise click.ClickException(f"{error}; nothing was sent") from None
     try:
         result = send_issue(app.engine, settings, emails, listed, session, app.now,
-                            limiter=RateLimiter(per_second))
+                            limiter=RateLimiter(per_second), newcomers=wanted != LATEST)
     except SmtpUnavailable as error:
         raise click.ClickException(str(error)) from None
     finally:
@@ -146,8 +149,10 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, language
     report(problems)
     for failure in result.failed:
         click.echo(f"{subscriber_file}: {failure}", err=True)
+    later = (f", {result.joined_later} subscribed after it went out (`newsroom send {number}` sends it to them)"
+             if result.joined_later else "")
     app.say(f"issue {number}: {result.sent} sent, {result.already_sent} already sent, "
-            f"{result.unsubscribed} unsubscribed, {result.other_language} in another language, "
+            f"{result.unsubscribed} unsubscribed, {result.other_language} in another language{later}, "
             f"{len(result.failed)} refused, {sum(p.severity == 'error' for p in problems)} invalid lines")
     if result.failed or any(p.severity == "error" for p in problems):
         sys.exit(1)

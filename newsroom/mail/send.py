@@ -34,7 +34,8 @@ from tqdm import tqdm
 
 from newsroom.db.session import session_factory, transaction
 from newsroom.mail.models import Send
-from newsroom.mail.subscribers import ListedSubscriber, sent_ids, store_subscribers, unsubscribed_ids
+from newsroom.mail.subscribers import (ListedSubscriber, joined_after_sending, sent_ids, store_subscribers,
+                                       unsubscribed_ids)
 from newsroom.render.email import PreparedEmail, Recipient
 from newsroom.settings import Settings
 
@@ -55,6 +56,7 @@ class SendReport:
     already_sent: int = 0
     unsubscribed: int = 0
     other_language: int = 0
+    joined_later: int = 0  # first listed after the issue went out (see send_issue's `newcomers`)
     failed: list[str] = field(default_factory=list)  # "address: reason"
 
 
@@ -98,23 +100,28 @@ def connect(host: str, port: int, timeout: float = 30.0) -> smtplib.SMTP:
 
 def send_issue(engine: Engine, settings: Settings, emails: dict[str, PreparedEmail],
                listed: Iterable[ListedSubscriber], smtp: smtplib.SMTP, now: Callable[[], dt.datetime], *,
-               limiter: RateLimiter | None = None) -> SendReport:
+               limiter: RateLimiter | None = None, newcomers: bool = True) -> SendReport:
     """Send the prepared issue (one email per language in `emails`) to every listed subscriber not yet sent.
 
     Subscribers whose language has no prepared email are left for a run in
-    that language; unsubscribed addresses are skipped.
+    that language; unsubscribed addresses are skipped. Without `newcomers`, so are the subscribers first
+    listed after the issue went out (a run of `send latest` after each build mails each issue to the list
+    as it was when the issue went out, not the last one to everyone who subscribes later).
     """
     number = next(iter(emails.values())).number
     report = SendReport()
     with transaction(engine) as session:
         subscribers = store_subscribers(session, listed, settings.unsubscribe_secret, now())
         done, gone = sent_ids(session, number), unsubscribed_ids(session)
+        later = set() if newcomers else joined_after_sending(session, number)
         pending = []
         for subscriber in subscribers:
             if subscriber.id in gone:
                 report.unsubscribed += 1
             elif subscriber.id in done:
                 report.already_sent += 1
+            elif subscriber.id in later:
+                report.joined_later += 1
             elif subscriber.lang not in emails:
                 report.other_language += 1
             else:

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from newsroom.diagnostics import Diagnostic
@@ -119,6 +119,15 @@ def unsubscribed_ids(session: Session) -> set[int]:
 
 def sent_ids(session: Session, issue_number: int) -> set[int]:
     return set(session.scalars(select(Send.subscriber_id).where(Send.issue_number == issue_number)))
+
+
+def joined_after_sending(session: Session, issue_number: int) -> set[int]:
+    """The subscribers first listed after the issue first went out (its first message accepted): none
+    while it has not gone out to anyone."""
+    first = session.scalar(select(func.min(Send.sent_at)).where(Send.issue_number == issue_number))
+    if first is None:
+        return set()
+    return set(session.scalars(select(Subscriber.id).where(Subscriber.created_at > first)))
 
 
 def unsubscribe(session: Session, subscriber: Subscriber, method: str, now: dt.datetime) -> bool:
