@@ -36,3 +36,13 @@ def unpublished_locations(content: Content, public: Iterable[int]) -> set[str]:
     shown = set(public)
     hidden = {number for number in content.issues if number not in shown}
     return {f"issue:{n}" for n in hidden} | {s.location for s in content.stories.values() if s.data["issue"] in hidden}
+
+
+def drafts_of(content: Content) -> dict[str, int]:
+    """`issue:N` and `story:slug` of every draft issue and its stories, each with the issue's number: work in
+    progress, whose problems stop no build (nor an import or an edit) until the issue is scheduled or
+    published, which check it. A scheduled issue's problems count: the builds from its time on show it."""
+    drafts = {number for number, issue in content.issues.items() if issue.data["status"] == "draft"}
+    return {**{f"issue:{number}": number for number in drafts},
+            **{story.location: story.data["issue"] for story in content.stories.values()
+               if story.data["issue"] in drafts}}

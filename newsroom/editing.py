@@ -25,7 +25,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from issues.assembly import close_up, removal_problems
 from issues.models import Story
 from issues.revisions import Change
-from issues.visibility import unpublished_locations
+from issues.visibility import drafts_of
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
 from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, import_records,
@@ -135,8 +135,7 @@ def blocking_problems(session: Session, settings: Settings, now: dt.datetime, re
     """The errors that stop every build which a change of the records at `recheck` (locations such as
     `entry:gpu`) may have brought, as `newsroom check` words them: those records' own, and the
     content-wide ones of every record (see check_content's `recheck`). None of a draft issue or its stories
-    (work in progress, checked when it is scheduled or published); a scheduled issue's count, since the
-    builds from its time on show it. An issue's stories are rechecked with it, which may have made them
+    (see issues.visibility.drafts_of). An issue's stories are rechecked with it, which may have made them
     public."""
     from newsroom.build.pipeline import code_version  # the build's code: loaded only by a change
     from newsroom.build.state import load_memos
@@ -145,9 +144,9 @@ def blocking_problems(session: Session, settings: Settings, now: dt.datetime, re
     # The records the last build read, where unchanged (only read here: a build may not have run since).
     content = load_content(session, load_memos(session, ["records"], code=code_version())["records"])
     issues = {location.partition(":")[2] for location in recheck if location.startswith("issue:")}
-    recheck = {*recheck, *(story.location for story in content.stories.values() if str(story.data["issue"]) in issues)}
-    hidden = unpublished_locations(content, [number for number, issue in content.issues.items()
-                                             if issue.data["status"] != "draft"])
+    recheck = {*recheck, *(story.location for story in content.stories.values()
+                           if str(story.data["issue"]) in issues)}
+    hidden = drafts_of(content)
     today = now.astimezone(settings.zone).date()
     return {problem for problem in check_content(content, settings, today, recheck=recheck)
             if problem.severity == "error" and problem.location not in hidden}

@@ -472,6 +472,32 @@ def test_an_issue_without_a_story_is_neither_scheduled_nor_published(desk, tmp_p
     assert says.replace("14", "15") in desk("build", "--out", str(tmp_path / "site"), expect=1).stderr
 
 
+def test_check_gives_a_draft_s_problems_as_warnings_and_a_scheduled_issue_s_as_errors(desk, tmp_path):
+    """A draft is work in progress: `check` names its problems (warnings, exit 0 unless --strict) as the build
+    passes; once the issue is scheduled they are errors, since the builds from its time on would stop."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1, summary_en="See [this](entry:nowhere) [1]."), "--slug", "wip")
+    result = desk("check")
+    assert result.stderr.splitlines() == [
+        "story:wip: en.summary: warning: link to a missing entry 'nowhere' (draft issue 14: to fix before it is "
+        "scheduled or published)", "0 error(s), 1 warning(s)"]
+    assert desk("check", "--strict", expect=1).exit_code == 1
+    desk("build", "--out", str(tmp_path / "site"))
+    refused = desk("issue", "schedule", "14", "--at", "2026-11-16T07:00+01:00", expect=1).stderr
+    assert "story:wip: en.summary: link to a missing entry 'nowhere'" in refused.splitlines()
+    desk("story", "edit", "wip", "--summary-en", "Summary 1 [1].")
+    desk("issue", "schedule", "14", "--at", "2026-11-16T07:00+01:00")
+    story = tmp_path / "wip.yaml"
+    story.write_text(desk("edit", "story:wip").stdout.split("\n", 1)[1].replace(
+        "Summary 1 [1].", "See [this](entry:nowhere) [1]."), encoding="utf-8")
+    refused = desk("import", str(story), expect=1).stderr.splitlines()  # a scheduled issue's stories count
+    assert any(line.startswith(f"{story}:") and line.endswith(": en.summary: link to a missing entry 'nowhere'")
+               for line in refused), refused
+    desk("import", "--no-check", str(story))
+    assert desk("check", expect=1).stderr.splitlines() == [
+        "story:wip: en.summary: link to a missing entry 'nowhere'", "1 error(s), 0 warning(s)"]
+
+
 def test_publish_refuses_untranslated_unsourced_unnamed_and_broken(desk, write_files, tmp_path):
     new_issue(desk)
     desk("story", "add", "14", "--section", "code", "--slug", "half", "--headline-hu", "Csak magyar",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -9,6 +10,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from glossary.skos import write_skos
+from issues.visibility import drafts_of
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
@@ -153,11 +155,18 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
 @pass_app
 @content_errors
 def check(app: App, strict: bool) -> None:
-    """Report every problem in the stored content; exit 1 on errors."""
+    """Report every problem in the stored content; exit 1 on errors.
+
+    A draft issue's problems, and its stories', are reported as warnings: work in progress stops no build
+    until the issue is scheduled or published (`issue schedule` and `issue publish` refuse them)."""
     with app.reading() as session:
         one_state(session)
         content = load_content(session)
-    problems = check_content(content, app.settings, app.today())
+    drafts = drafts_of(content)
+    problems = [replace(problem, severity="warning", message=(
+                    f"{problem.message} (draft issue {drafts[problem.location]}: to fix before it is scheduled or "
+                    "published)")) if problem.severity == "error" and problem.location in drafts else problem
+                for problem in check_content(content, app.settings, app.today())]
     report(problems)
     errors = [p for p in problems if p.severity == "error" or strict]
     if problems:
