@@ -13,9 +13,10 @@ commits between the check and the write still cannot be overwritten.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
@@ -26,7 +27,7 @@ from issues.assembly import close_up, removal_problems
 from issues.models import Story
 from issues.revisions import Change
 from issues.visibility import drafts_of
-from newsroom.build.model import load_content
+from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content
 from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, import_records,
                                       record_query)
@@ -37,6 +38,9 @@ from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import DELETED, Revision, revision_kinds
 from newsroom.settings import Settings
+
+if TYPE_CHECKING:
+    from newsroom.build.state import Memo
 
 #: Kinds an edit session can open, in the order a bare key is looked up.
 KINDS = ("entry", "story", "reference", "page", "issue")
@@ -137,27 +141,42 @@ def blocking_problems(session: Session, settings: Settings, now: dt.datetime, re
     content-wide ones of every record (see check_content's `recheck`). None of a draft issue or its stories
     (see issues.visibility.drafts_of). An issue's stories are rechecked with it, which may have made them
     public."""
-    from newsroom.build.pipeline import code_version  # the build's code: loaded only by a change
-    from newsroom.build.state import load_memos
-
     session.flush()
-    # The records the last build read, where unchanged (only read here: a build may not have run since).
-    content = load_content(session, load_memos(session, ["records"], code=code_version())["records"])
-    issues = {location.partition(":")[2] for location in recheck if location.startswith("issue:")}
-    recheck = {*recheck, *(story.location for story in content.stories.values()
-                           if str(story.data["issue"]) in issues)}
-    hidden = drafts_of(content)
-    today = now.astimezone(settings.zone).date()
-    return {problem for problem in check_content(content, settings, today, recheck=recheck)
-            if problem.severity == "error" and problem.location not in hidden}
+    with remembered(session) as (content, memo):
+        issues = {location.partition(":")[2] for location in recheck if location.startswith("issue:")}
+        recheck = {*recheck, *(story.location for story in content.stories.values()
+                               if str(story.data["issue"]) in issues)}
+        hidden = drafts_of(content)
+        today = now.astimezone(settings.zone).date()
+        return {problem for problem in check_content(content, settings, today, memo=memo, recheck=recheck)
+                if problem.severity == "error" and problem.location not in hidden}
+
+
+@contextmanager
+def remembered(session: Session) -> Iterator[tuple[Content, Memo | None]]:
+    """The content as `session` sees it, and the memo of its records' problems for `check_content`: both
+    from what the last build of this code remembered (the records, their problems and the references of
+    their texts) wherever a record is unchanged, so checking the whole content reads and parses only what
+    changed since. Nothing is stored back. Without such a build (none yet, or one of other code), the
+    content read afresh and no memo: filling memos that nothing keeps costs more than it saves."""
+    from newsroom.build.pipeline import code_version  # the build's code: loaded only by a command that checks
+    from newsroom.build.state import load_memos
+    from newsroom.render.markdown import remembered_references
+
+    memos = load_memos(session, ["records", "checks", "references"], code=code_version())
+    if memos["records"].empty:
+        yield load_content(session), None
+        return
+    with remembered_references(memos["references"]):
+        yield load_content(session, memos["records"]), memos["checks"]
 
 
 def buildable(session: Session, store: Callable[[], T], touched: Callable[[T], Collection[str]], settings: Settings,
               now: dt.datetime, fix: str | None = None) -> T:
     """What `store()` returns once it has written a change into `session`, unless the change gives the content
     an error that stops every build and that it did not have (one it had already may stay: a change may fix
-    one problem of several): then ContentError naming those, ending with `fix`; nothing stored. `touched(result)` names the
-    records the change created or changed (see blocking_problems). The errors are worked out after the
+    one problem of several): then ContentError naming those, ending with `fix`; nothing stored.
+    `touched(result)` names the records the change created or changed (see blocking_problems). The errors are worked out after the
     change, and before it only when there are some (a savepoint holds the change meanwhile; it is then made
     again)."""
     change = session.begin_nested()
@@ -249,7 +268,8 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
 
 def _all_problems(session: Session, settings: Settings, today: dt.date) -> set[Diagnostic]:
     session.flush()
-    return set(check_content(load_content(session), settings, today))
+    with remembered(session) as (content, memo):
+        return set(check_content(content, settings, today, memo=memo))
 
 
 def deleted(session: Session, key: str, kind: str | None = None) -> tuple[str, list[Revision]] | None:

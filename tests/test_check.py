@@ -122,6 +122,26 @@ def test_warnings_alone_exit_zero_unless_strict(sample_cli, write_files):
     assert sample_cli("check", "--strict", expect=None).exit_code == 1
 
 
+def test_check_and_delete_answer_alike_from_the_records_a_build_remembered(sample_cli, write_files, tmp_path):
+    """`check`, and the checks of `delete` and `import`, take the records and their problems from what the last
+    build remembered where a record is unchanged: they answer as a check of the content read afresh does."""
+    linking = _entry("y-entry", en_definition="See [x](entry:x-entry).")
+    sample_cli("import", str(write_files({"entries/x.yaml": _entry().replace("2026-11", "2020-01"),
+                                          "entries/y.yaml": linking})))
+    afresh = sample_cli("check").stderr  # no build yet: nothing remembered
+    refused = sample_cli("delete", "entry:x-entry", expect=1).stderr
+    assert "entry:y-entry: en.definition: link to a missing entry 'x-entry'" in refused.splitlines()
+    assert afresh.splitlines()[0].startswith("entry:x-entry: status: warning: 'Where things stand' is")
+    assert afresh.splitlines()[1:] == ["0 error(s), 1 warning(s)"]
+    sample_cli("build", "--out", str(tmp_path / "site"))
+    assert sample_cli("check").stderr == afresh
+    assert sample_cli("delete", "entry:x-entry", expect=1).stderr == refused
+    sample_cli("edit", "entry:y-entry", "--set", "en.definition=See nothing.")
+    assert sample_cli("check").stderr == afresh
+    sample_cli("delete", "entry:x-entry")
+    assert sample_cli("check").stderr == ""  # its one warning went with it
+
+
 def test_remembered_problems_follow_the_records_links_come_and_go(sample_cli):
     # A build remembers each record's problems with the records its links point at; removing or
     # restoring one of those, or adding an unrelated issue, gives what checking afresh gives.

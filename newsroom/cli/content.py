@@ -161,18 +161,24 @@ def check(app: App, strict: bool) -> None:
     until the issue is scheduled or published (`issue schedule` and `issue publish` refuse them)."""
     with app.reading() as session:
         one_state(session)
-        content = load_content(session)
-    drafts = drafts_of(content)
-    problems = [replace(problem, severity="warning", message=(
-                    f"{problem.message} (draft issue {drafts[problem.location]}: to fix before it is scheduled or "
-                    "published)")) if problem.severity == "error" and problem.location in drafts else problem
-                for problem in check_content(content, app.settings, app.today())]
+        with editing.remembered(session) as (content, memo):
+            drafts = drafts_of(content)
+            problems = [_in_draft(problem, drafts.get(problem.location))
+                        for problem in check_content(content, app.settings, app.today(), memo=memo)]
     report(problems)
     errors = [p for p in problems if p.severity == "error" or strict]
     if problems:
         click.echo(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s)", err=True)
     if errors:
         raise SystemExit(1)
+
+
+def _in_draft(problem: Diagnostic, draft: int | None) -> Diagnostic:
+    """An error of draft issue `draft` (or of one of its stories) as a warning that says so."""
+    if draft is None or problem.severity != "error":
+        return problem
+    return replace(problem, severity="warning",
+                   message=f"{problem.message} (draft issue {draft}: to fix before it is scheduled or published)")
 
 
 COMMANDS = [init, import_, export, check]
