@@ -3,9 +3,11 @@
 Every function takes the language explicitly and hands it to Babel as
 `locale=`; nothing reads the process locale or the clock. The wording comes
 from CLDR (via Babel), not from our own patterns, so the two languages stay
-idiomatic: CLDR writes a week as "Nov 2 – 8, 2026" (en) and "2026. nov. 2–8."
-(hu). Its interval separator is an en dash; it sets that dash between thin
-spaces (U+2009) except in the Hungarian same-month form, where it is closed up.
+idiomatic. Its interval separator is an en dash, set between thin spaces
+(U+2009) where the ends hold spaces ("Oct 26 – Nov 1, 2026", "2026. okt. 26. –
+nov. 1."); between the days of one month it is closed up in both languages,
+as the publication writes a week: "Nov 2–8, 2026", "2026. nov. 2–8." (CLDR
+closes it up in Hungarian, and spaces it in English).
 """
 
 from __future__ import annotations
@@ -51,7 +53,14 @@ def format_week(start: dt.date, end: dt.date, lang: str) -> str:
 @lru_cache(maxsize=8192)
 def _format_week(start: dt.date, end: dt.date, lang: str) -> str:
     """Babel's interval formatting, memoised: every page's header and every archive row shows a week."""
-    return babel.dates.format_interval(start, end, WEEK_SKELETON, locale=Locale.parse(lang))
+    text = babel.dates.format_interval(start, end, WEEK_SKELETON, locale=Locale.parse(lang))
+    if (start.year, start.month) == (end.year, end.month):  # two days of one month: "Nov 2–8, 2026"
+        text = text.replace(SPACED_DASH, "\u2013")
+    return text
+
+
+#: CLDR's interval separator between thin spaces, as its English sets it between two days of a month too.
+SPACED_DASH = "\u2009\u2013\u2009"
 
 
 def format_month(d: dt.date, lang: str) -> str:
