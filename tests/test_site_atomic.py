@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -169,6 +171,35 @@ def test_the_next_build_removes_what_killed_builds_left_beside_the_site(publishe
     assert result.stats.written == 0
     assert _leftovers(site) == [] and neighbour.is_dir()
     assert _snapshot(site) == before
+
+
+@pytest.mark.sqlite_only
+def test_a_deploy_repository_in_the_site_folder_is_named_with_the_way_to_keep_it_beside(sample_cli, tmp_path):
+    """A site folder that is a git checkout (a GitHub Pages deploy) is refused, and the message says how to
+    keep the repository beside it; run that way, git takes in each build's changes, a full one too."""
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    site = tmp_path / "_site"
+    sample_cli("build", "--out", str(site))
+
+    def run(*args: str) -> str:
+        return subprocess.run([git, "-c", "user.name=Desk", "-c", "user.email=desk@example.org", *args],
+                              cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+
+    run("init", "-q", str(site))
+    refused = sample_cli("build", "--out", str(site), expect=1).stderr
+    assert (f"to deploy with git, keep the repository beside the folder (`mv {site}/.git {site}.git`) and run "
+            f"git as `git --git-dir={site}.git --work-tree={site} …`") in refused
+    (site / ".git").rename(tmp_path / "_site.git")
+    beside = ["--git-dir", str(tmp_path / "_site.git"), "--work-tree", str(site)]
+    run(*beside, "add", "-A")
+    run(*beside, "commit", "-q", "-m", "the site")
+    sample_cli("story", "edit", "i13-vllm-trainium-backend", "--headline-en", "vLLM runs on Trainium",
+               "--correction")
+    sample_cli("build", "--out", str(site), "--full")  # a new tree swapped in
+    changed = run(*beside, "status", "--porcelain").splitlines()
+    assert " M en/issues/13/index.html" in changed and not any(line.startswith(" D") for line in changed)
 
 
 @pytest.mark.sqlite_only

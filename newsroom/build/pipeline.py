@@ -199,9 +199,14 @@ def _refuse_foreign(folder: Path, option: str, names: frozenset[str],
         foreign = [name for name in foreign if name not in made]
     if foreign:
         shown = first_of(foreign, 4)
+        # A deploy repository (GitHub Pages and the like) works from beside the site as well as from in it.
+        repository = (f"; to deploy with git, keep the repository beside the folder (`mv {folder}/.git "
+                      f"{folder}.git`) and run git as `git --git-dir={folder}.git --work-tree={folder} …`, whose "
+                      "`add -A` then takes in each build's changes") if ".git" in foreign else ""
         raise ContentError([Diagnostic(str(folder.resolve()), None, option, (
             f"the folder holds {shown}, which no build makes: a build replaces the folder's contents, so it "
-            "would delete them; give the build a folder of its own (a new or an empty one), or move them out"))])
+            "would delete them; give the build a folder of its own (a new or an empty one), or move them out"
+            f"{repository}"))])
 
 
 def _made_there(engine: Engine, out: Path) -> set[str]:
