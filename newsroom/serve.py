@@ -158,7 +158,8 @@ class Preview:
                 # a file changing it is a correction.
                 published = publish_due(session, self.now(), self.settings.languages)
                 result = import_checked(session, loaded, self.settings, self.now(), author="serve",
-                                        fix="fix and save again (the preview shows the content as it was)")
+                                        fix="fix and save again (the preview shows the content as it was)",
+                                        corrections=False)
         except ContentError as error:
             self._report(error.diagnostics)
             if error.advice:

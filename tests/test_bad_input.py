@@ -215,7 +215,7 @@ def test_bad_input_is_refused_with_its_place_and_nothing_is_stored(base, write_f
     good = {"stories/good.yaml": STORY.replace("slug: a-story", "slug: good-story").replace(
         "Headline", "Changed headline")}
     folder = write_files({**good, **files})
-    result = base("import", str(folder), expect=1)
+    result = base("import", "--correction", str(folder), expect=1)  # issue 1 is published
     lines = [line.removeprefix(str(folder) + "/") for line in result.stderr.splitlines()]
     assert any(line.startswith(expected) for line in lines), result.stderr
     assert lines[-1].endswith("nothing was changed")
@@ -241,7 +241,7 @@ def test_an_import_is_refused_for_the_build_stopping_errors_it_brings_and_no_oth
 
     before = _stored(base, tmp_path)
     moved = write_files({"stories/a.yaml": STORY.replace("issue: 1", "issue: 2")})
-    refused = base("import", str(moved), expect=1).stderr
+    refused = base("import", "--correction", str(moved), expect=1).stderr
     assert ("issue:1: stories: a scheduled or published issue needs at least one story: its page, feed entry and "
             "email would be empty (add one with newsroom story add 1)") in refused.splitlines()
     assert _stored(base, tmp_path) == before
@@ -448,7 +448,7 @@ def test_an_import_does_not_take_back_a_published_issue_or_move_its_time(sample_
     # The same moment in another offset, with a new title: a correction like any other.
     issue.write_text(text.replace("T06:00:00+00:00", "T07:00:00+01:00").replace(
         "a week of custom chips", "the week of custom chips"), encoding="utf-8")
-    assert sample_cli("import", "--force", str(issue)).stdout.startswith("0 created, 1 updated")
+    assert sample_cli("import", "--force", "--correction", str(issue)).stdout.startswith("0 created, 1 updated")
     assert "issue:13  en.title" in sample_cli("issue", "corrections", "13").stdout
 
 
@@ -490,7 +490,7 @@ def test_site_yaml_is_the_whole_list_of_sections_categories_and_audiences(base, 
             "again, or give them another section first") in refused.stderr
     assert _stored(base, tmp_path) == before
     moved = STORY.replace("section: code", "section: money")
-    base("import", str(write_files({"site.yaml": money, "stories/a.yaml": moved})))
+    base("import", "--correction", str(write_files({"site.yaml": money, "stories/a.yaml": moved})))
     stored = _stored(base, tmp_path)
     assert "slug: code" not in stored["site.yaml"].decode() and "section: money" in stored["stories/a-story.yaml"].decode()
 

@@ -196,7 +196,7 @@ def test_a_latest_issue_too_long_for_an_email_is_a_warning_of_the_build_not_a_si
     folder = tmp_path / "long"
     (folder / "stories").mkdir(parents=True)
     (folder / "stories" / "long.yaml").write_text(yaml.safe_dump(story, allow_unicode=True), encoding="utf-8")
-    sample_cli("import", str(folder))
+    sample_cli("import", "--correction", str(folder))
     mail = tmp_path / "mail"
     result = sample_cli("build", "--out", str(tmp_path / "site"), "--email-out", str(mail))
     assert "issue:13: en: warning: its email is not made: the email's HTML is " in result.stderr, result.stderr

@@ -57,7 +57,7 @@ class Publication:
     def save(self, path: Path, record: dict) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yaml.safe_dump(record, allow_unicode=True, sort_keys=False), encoding="utf-8")
-        self.run("import", "--force", str(path))  # the edits are deliberate: no stale-file guard
+        self.run("import", "--force", "--correction", str(path))  # deliberate edits: no stale-file guard
 
     def run(self, *args: str) -> str:
         """A command on the publication's clock: scheduled issues appear, and are recorded as published,

@@ -538,7 +538,8 @@ def test_a_correction_is_recorded_listed_and_shown(desk, monkeypatch):
 
 
 def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databases, tmp_path, monkeypatch):
-    """As `story add --correction` lists it; the stories of an issue the same import publishes are not."""
+    """With --correction, as `story add --correction` lists it; the stories of an issue the same import
+    publishes are not."""
     exported = tmp_path / "export"
     desk("export", str(exported))
     late = tmp_path / "late.yaml"
@@ -547,7 +548,11 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
                                                                                             "position: 9"),
                     encoding="utf-8")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T12:00:00+01:00")
-    desk("import", str(late))
+    refused = desk("import", str(late), expect=1).stderr  # a correction, as with `story add`: said so
+    assert (f"{late}: issue 13 is published; to change it, import with --correction (and --reason): the change is "
+            "listed among its corrections and shown to readers") in refused.splitlines()
+    assert desk("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
+    desk("import", "--correction", str(late))
     assert desk("issue", "corrections", "13").stdout.strip() == (
         "November 10, 2026, 12:00\u202fPM +0100  import  story:i13-late  created")
     page = parse(build(desk) / "en" / "issues" / "13" / "index.html")
@@ -556,7 +561,7 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
     # Who made a change through a file, and why, as the other commands record them.
     late.write_text(late.read_text(encoding="utf-8").replace("position: 9", "position: 8"), encoding="utf-8")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T13:00:00+01:00")
-    desk("import", str(late), "--editor", "bela", "--reason", "a better place")
+    desk("import", str(late), "--correction", "--editor", "bela", "--reason", "a better place")
     assert desk("issue", "corrections", "13").stdout.splitlines()[-1] == (
         "November 10, 2026, 1:00\u202fPM +0100  bela  story:i13-late  position — a better place")
     restored = Cli(databases.new("migrated"), desk.cwd)

@@ -266,7 +266,8 @@ def test_a_saved_file_that_would_stop_every_build_is_not_imported(tmp_path):
 
 def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, monkeypatch):
     """As for every command that changes the content: the preview's import first records a scheduled issue
-    whose time has come as published, so the change it imports is listed among the issue's corrections."""
+    whose time has come as published, so a change of it is a correction, which the preview leaves to
+    `newsroom import --correction` (listed among the issue's corrections) and says so."""
     from sitebuild import run
 
     work, content = tmp_path / "work", tmp_path / "content"
@@ -283,9 +284,14 @@ def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, 
     server = _started(work, tmp_path / "preview", [content], said)
     try:
         story.write_text(ISSUE_14_STORY.replace("Out on Monday.", "Out on Monday at seven."), encoding="utf-8")
-        _wait_for(lambda: any(m.startswith("imported 1 file(s)") for m in said), "the changed file imported", said)
+        _wait_for(lambda: any("issue 14 is published" in m for m in said), "the change refused", said)
     finally:
         _stopped(server)
     assert "issue 14: its scheduled time has come; recorded as published" in said
+    assert (f"{story.resolve()}: issue 14 is published; to change it, import with --correction (and --reason): the "
+            "change is listed among its corrections and shown to readers") in said
+    assert "issue 14: no corrections" in run(work, "issue", "corrections", "14")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-30T13:00:00+01:00")  # the preview's clock, after 10:00
+    run(work, "import", "--correction", str(story))
     listed = run(work, "issue", "corrections", "14")
-    assert "serve  story:i14-story  en.summary" in listed, listed
+    assert "import  story:i14-story  en.summary" in listed, listed

@@ -36,9 +36,11 @@ def _import(app: App, paths: list[Path], force: bool = False, editor: str = "imp
                if base.kind != "site" and history_key(base.kind, base.key) not in present]
     with app.transaction() as session:
         result = (editing.import_checked(session, loaded, app.settings, app.now(), editor, bases, reason,
-                                         "fix and import again (`--no-check` stores the files as they are)")
+                                         "fix and import again (`--no-check` stores the files as they are)",
+                                         corrections=correction)
                   if checked
-                  else import_records(session, loaded, languages, app.now(), editor, bases=bases, reason=reason))
+                  else import_records(session, loaded, languages, app.now(), editor, bases=bases, reason=reason,
+                                      corrections=correction))
         if not prune:
             if removed:
                 shown = first_of([str(path) for path, _ in removed])
@@ -102,7 +104,8 @@ def init(app: App, sample: bool) -> None:
 @click.option("--prune", is_flag=True,
               help="Also delete the records whose files were removed from an exported folder (as `delete` would).")
 @click.option("--correction", is_flag=True,
-              help="With --prune: allow deleting a story of a published issue (listed among its corrections).")
+              help="Allow changing a published issue or its stories (each change listed among its corrections, "
+                   "with --reason), and with --prune deleting a story of one.")
 @click.option("--no-check", "unchecked", is_flag=True,
               help="Store the files even when the content then has errors that stop every build (a backup restored "
                    "as it was); `newsroom check` lists them.")
@@ -118,7 +121,8 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
 
     Files from `newsroom export` are compared with the versions they were exported
     from: an edit to a record that also changed in the database since is refused.
-    A change to a published issue or its stories is listed among its corrections.
+    A change to a published issue or its stories needs --correction, and is listed
+    among its corrections.
     A file removed from an exported folder is reported; --prune deletes its record.
     """
     result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked)

@@ -76,14 +76,17 @@ def changed_fields(before: dict[str, Any], after: dict[str, Any], languages: tup
 def import_records(
     session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...], now: dt.datetime,
     author: str = "import", bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None,
-    reason: str | None = None,
+    reason: str | None = None, corrections: bool = True,
 ) -> ImportResult:
     """Upsert every record into the session; raises ContentError and changes nothing on bad input.
 
     `bases` (from the export manifest) says which version each file was exported
     from: a file edited while its record also changed in the database is a conflict
     (ContentError), an unedited stale file keeps the newer stored version (see
-    `newsroom.content.manifest`). The caller owns the transaction: on ContentError it rolls back.
+    `newsroom.content.manifest`). Without `corrections`, a file that changes an issue published before
+    this import, or one of its stories (a story added, moved in or out, edited), is refused as well: such
+    a change is a correction readers are shown. The caller owns the transaction: on ContentError it rolls
+    back.
     """
     by_kind = sorted(loaded, key=lambda item: ORDER.index(item.kind))
     _check_references(session, by_kind, languages)
@@ -96,7 +99,7 @@ def import_records(
     for done, item in enumerate(by_kind, 1):
         base = (bases or {}).get((item.kind, item.key))
         status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
-                         kept)
+                         kept, corrections)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             continue
@@ -219,7 +222,7 @@ def _unpublishing(item: LoadedRecord | FileRecord, stored: dict[str, Any], recor
 def _upsert(
     session: Session, item: LoadedRecord | FileRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
     base: Base | None = None, reason: str | None = None, published: Collection[int] = (),
-    kept: Mapping[tuple[str, str], int] | None = None,
+    kept: Mapping[tuple[str, str], int] | None = None, corrections: bool = True,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     if item.kind == "issue":
@@ -256,6 +259,10 @@ def _upsert(
         unpublished = _unpublishing(item, previous, record)
         if unpublished is not None:
             return unpublished
+    correcting = None if corrections else _published_issue(item, record, row, published)
+    if correcting is not None:
+        return correcting
+    if row is not None:
         session.add(Revision(record_kind=item.kind, record_key=item.key, version=row.version, snapshot=previous,
                              changed_fields=changed, changed_by=author, changed_at=now, reason=reason))
     else:
@@ -281,6 +288,24 @@ def _upsert(
         return "updated"
     continue_versions(session, row, item.kind, item.key, (kept or {}).get(history_key(item.kind, item.key)))
     return "created"
+
+
+def _published_issue(item: LoadedRecord | FileRecord, record: dict[str, Any], row: Any, published: Collection[int]
+                     ) -> Diagnostic | None:
+    """The refusal of a file that changes a published issue or one of its stories, made without
+    --correction: as `story edit` and `edit` refuse it."""
+    if item.kind == "issue":
+        numbers = {int(item.key)}
+    elif item.kind == "story":
+        numbers = {record["issue"], *([row.issue.number] if row is not None else [])}
+    else:
+        return None
+    changed = sorted(numbers.intersection(published))
+    if not changed:
+        return None
+    return Diagnostic(item.location, None, "", (
+        f"issue {changed[0]} is published; to change it, import with --correction (and --reason): the change is "
+        "listed among its corrections and shown to readers"))
 
 
 #: Per kind of record: its row class and the function that turns a row back into a content record.
