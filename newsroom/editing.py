@@ -176,9 +176,10 @@ def buildable(session: Session, store: Callable[[], T], touched: Callable[[T], C
     """What `store()` returns once it has written a change into `session`, unless the change gives the content
     an error that stops every build and that it did not have (one it had already may stay: a change may fix
     one problem of several): then ContentError naming those, ending with `fix`; nothing stored.
-    `touched(result)` names the records the change created or changed (see blocking_problems). The errors are worked out after the
-    change, and before it only when there are some (a savepoint holds the change meanwhile; it is then made
-    again)."""
+
+    `touched(result)` names the records the change created or changed (see blocking_problems). The errors
+    are worked out after the change, and before it only when there are some (a savepoint holds the change
+    meanwhile; it is then made again)."""
     change = session.begin_nested()
     result = store()
     rechecked = touched(result)
