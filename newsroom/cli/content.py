@@ -90,7 +90,12 @@ def init(app: App, sample: bool) -> None:
         raise click.ClickException(f"cannot open the database {app.db_url}: {error.orig}") from None
     app.say(f"database ready: {app.db_url}")
     if sample:
-        result = _import(app, [SAMPLE_DIR])
+        try:
+            result = _import(app, [SAMPLE_DIR])
+        except ContentError as error:
+            raise ContentError(error.diagnostics, (
+                "the sample publication would change records stored here: run `newsroom init` without --sample "
+                "to create or upgrade the schema alone")) from None
         app.say(f"sample publication: {result.summary()}")
 
 
