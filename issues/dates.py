@@ -112,15 +112,14 @@ def format_datetime(moment: dt.datetime, lang: str, tz: str = SITE_TIME_ZONE) ->
 
 
 def issue_line(number: int, start: dt.date, end: dt.date, lang: str, issue_word: str) -> str:
-    """An issue's byline: "Issue 13 · Nov 2 – 8, 2026", "13. szám · 2026. nov. 2–8.".
+    """An issue's byline: "Issue 13 · Nov 2–8, 2026", "13. szám · 2026. nov. 2–8.".
 
     `issue_word` comes translated from the gettext catalog; only the order of
-    word and number (and Hungarian's ordinal period) is decided here.
+    word and number (and Hungarian's ordinal period) is decided here. A number below 1 is shown as it is:
+    none is taken any more, but one stored before is published (`check` warns of it).
     """
     if lang not in ISSUE_LABELS:
         raise ValueError(f"no issue-label rule for language {lang!r} (known: {', '.join(ISSUE_LABELS)})")
-    if number < 1:
-        raise ValueError(f"issue numbers start at 1, not {number}")
     label = ISSUE_LABELS[lang].format(word=issue_word, number=number)
     return f"{label}{ISSUE_LINE_SEPARATOR}{format_week(start, end, lang)}"
 

@@ -62,6 +62,11 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
         for record in records:
             problems.extend(record_problems(record, content, settings, memo, complete_translations))
     for issue in content.issues.values():  # one stored before the content files were checked for these
+        number = issue.data["number"]
+        if number < 1:
+            problems.append(Diagnostic(issue.location, None, "number", (
+                f"{number}: issue numbers count from 1, and a content file saying {number} is refused, so an "
+                "export of it does not import again"), "warning"))
         late = publication_time_problem({**issue.data, "kind": "issue"})
         if late:
             problems.append(Diagnostic(issue.location, None, "published_at", late))

@@ -383,6 +383,30 @@ def test_a_place_below_1_stored_before_the_rule_is_shown_exported_warned_about_a
     assert "places count from 1" not in desk("check").stderr
 
 
+def test_an_issue_numbered_below_1_stored_before_the_rule_is_built_exported_and_warned_about(desk, tmp_path):
+    """As a place below 1: an issue stored at number 0 before content files were held to numbers from 1 is
+    published, so its pages are made (the build stopped on a traceback, "issue numbers start at 1") and
+    it exports; `check` warns."""
+    from sqlalchemy import text
+
+    from newsroom.db.session import make_engine
+
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1))
+    desk("issue", "publish", "14")
+    engine = make_engine(desk.db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE issues SET number = 0 WHERE number = 14"))
+    engine.dispose()
+    assert desk("check").stderr.splitlines() == [
+        "issue:0: number: warning: 0: issue numbers count from 1, and a content file saying 0 is refused, so an "
+        "export of it does not import again", "0 error(s), 1 warning(s)"]
+    page = parse(build(desk) / "en" / "issues" / "0" / "index.html")
+    assert "Issue 0 · Nov 9–15, 2026" in text_of(page)
+    desk("export", str(tmp_path / "backup"))
+    assert "\nnumber: 0\n" in (tmp_path / "backup" / "issues" / "0000.yaml").read_text(encoding="utf-8")
+
+
 @sqlite_only
 def test_preview_build_shows_drafts_marked(desk):
     new_issue(desk)
