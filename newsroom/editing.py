@@ -199,13 +199,19 @@ def buildable(session: Session, store: Callable[[], T], touched: Callable[[T], C
 def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord], settings: Settings,
                    now: dt.datetime, author: str = "import",
                    bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None, reason: str | None = None,
-                   fix: str = "fix and import again", corrections: bool = True) -> ImportResult:
+                   fix: str = "fix and import again", corrections: bool = True, checked: bool = True
+                   ) -> ImportResult:
     """Import `loaded` (see import_records) unless that gives the content an error that stops every build
-    (see `buildable`): then ContentError naming each error in its file, at its field's line; nothing stored."""
+    (see `buildable`): then ContentError naming each error in its file, at its field's line; nothing stored.
+    Not `checked`: imported as it is (a backup restored as it was)."""
+    def store() -> ImportResult:
+        return import_records(session, loaded, settings.languages, now, author, bases=bases, reason=reason,
+                              corrections=corrections)
+
+    if not checked:
+        return store()
     try:
-        return buildable(session, lambda: import_records(session, loaded, settings.languages, now, author,
-                                                         bases=bases, reason=reason, corrections=corrections),
-                         lambda result: result.stored, settings, now, fix)
+        return buildable(session, store, lambda result: result.stored, settings, now, fix)
     except ContentError as error:
         raise ContentError(in_files(error.diagnostics, loaded), error.advice) from None
 

@@ -17,7 +17,7 @@ from newsroom.checks import check_content
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
-from newsroom.content.importer import ImportResult, import_records
+from newsroom.content.importer import ImportResult
 from newsroom.content.reader import read_files
 from newsroom.db.migrate import upgrade
 from newsroom.db.session import busy, one_state
@@ -35,12 +35,9 @@ def _import(app: App, paths: list[Path], force: bool = False, editor: str = "imp
     removed = [(path, base) for path, base in manifest.missing(paths)
                if base.kind != "site" and history_key(base.kind, base.key) not in present]
     with app.transaction() as session:
-        result = (editing.import_checked(session, loaded, app.settings, app.now(), editor, bases, reason,
-                                         "fix and import again (`--no-check` stores the files as they are)",
-                                         corrections=correction)
-                  if checked
-                  else import_records(session, loaded, languages, app.now(), editor, bases=bases, reason=reason,
-                                      corrections=correction))
+        result = editing.import_checked(session, loaded, app.settings, app.now(), editor, bases, reason,
+                                        "fix and import again (`--no-check` stores the files as they are)",
+                                        corrections=correction, checked=checked)
         if not prune:
             if removed:
                 shown = first_of([str(path) for path, _ in removed])
