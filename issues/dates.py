@@ -24,8 +24,11 @@ SITE_TIME_ZONE = "Europe/Budapest"
 
 #: CLDR skeleton of a week range: year, abbreviated month, day.
 WEEK_SKELETON = "yMMMd"
-#: CLDR skeleton of a "Where things stand" month: year and full month name.
+#: CLDR skeleton of a month as a heading: year and full month name.
 MONTH_SKELETON = "yMMMM"
+#: A glossary entry's status month where the house style departs from CLDR: the year first in English
+#: as in Hungarian, "Status: 2026 November" as the publication's pages write it. Other languages: CLDR's.
+STATUS_MONTH_PATTERNS = {"en": "y MMMM"}
 #: Between an issue's number and its week.
 ISSUE_LINE_SEPARATOR = " · "
 #: Where the (already translated) word for "issue" goes relative to the number, per language.
@@ -72,6 +75,20 @@ def format_month(d: dt.date, lang: str) -> str:
 @lru_cache(maxsize=4096)
 def _format_month(d: dt.date, lang: str) -> str:
     return babel.dates.format_skeleton(MONTH_SKELETON, d, locale=Locale.parse(lang))
+
+
+def format_status_month(d: dt.date, lang: str) -> str:
+    """A glossary entry's status month, year first: "2026 November", "2026. november"; the day is ignored."""
+    _require_plain_date(d, "d")
+    return _format_status_month(d.replace(day=1), lang)
+
+
+@lru_cache(maxsize=4096)
+def _format_status_month(d: dt.date, lang: str) -> str:
+    pattern = STATUS_MONTH_PATTERNS.get(lang)
+    if pattern is None:
+        return _format_month(d, lang)
+    return babel.dates.format_date(d, format=pattern, locale=Locale.parse(lang))
 
 
 def format_date(d: dt.date, lang: str, form: DateForm = "long") -> str:

@@ -16,6 +16,7 @@ from issues.dates import (
     format_date,
     format_datetime,
     format_month,
+    format_status_month,
     format_week,
     iso_week_bounds,
     issue_line,
@@ -127,6 +128,14 @@ def test_format_month_every_month(month: int) -> None:
 
 def test_format_month_ignores_the_day() -> None:
     assert format_month(dt.date(2026, 11, 1), "hu") == format_month(dt.date(2026, 11, 30), "hu") == "2026. november"
+
+
+@pytest.mark.parametrize("month", range(1, 13))
+def test_a_status_month_puts_the_year_first_in_both_languages(month: int) -> None:
+    """A glossary entry's "Status: 2026 November", as the publication's pages write it (in English too)."""
+    day = dt.date(2026, month, 15)
+    assert format_status_month(day, "en") == f"2026 {EN_MONTHS[month - 1]}"
+    assert format_status_month(day, "hu") == f"2026. {HU_MONTHS[month - 1]}"
 
 
 @pytest.mark.parametrize(("lang", "form", "expected"), [

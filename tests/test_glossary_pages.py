@@ -133,7 +133,7 @@ def test_the_english_page_matches_the_seed_content(site):
     assert links == {"→ Code": "/en/archive/section/code/", "→ Money": "/en/archive/section/money/"}
     misconception = section(document, "misconception")
     assert [words(dt) for dt in misconception.iter("dt")] == ["Myth", "In reality"]
-    assert "Status: November 2026" in words(section(document, "current-state"))
+    assert "Status: 2026 November" in words(section(document, "current-state"))
     assert words(section(document, "aliases")) == \
         "Also known as Trainium · AWS Trainium · Amazon Trainium · Trainium chip · Amazon AI chip"  # headword first, as the seed
     sources = section(document, "sources").findall(".//ol/li")

@@ -22,7 +22,7 @@ from newsroom.build.tracking import SEP
 from newsroom.render.markdown import plain_text
 
 
-from issues.dates import format_month
+from issues.dates import format_status_month
 
 if TYPE_CHECKING:  # Planner, which mixes this in, lives there
     from newsroom.build.pages import PageSpec
@@ -44,7 +44,7 @@ class GlossaryPages:
         context = {
             "entry": entry.data, "text": text, "text_lang": text_lang, "md": self.markdown(entry),
             "groups": self.relation_groups(slug), "news": self.news(slug), "affected": self.affected(text),
-            "status_month": format_month(status, self.lang), "status_date": status.isoformat(),
+            "status_month": format_status_month(status, self.lang), "status_date": status.isoformat(),
             "category_name": self.names("categories").get(entry.data["category"], entry.data["category"]),
             "category_href": self.href(urls.category(self.lang, entry.data["category"])),
             "level_href": self.href(urls.level(self.lang, entry.data["level"])),
