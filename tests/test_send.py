@@ -1,4 +1,5 @@
-"""Sending to a list against a real SMTP server (aiosmtpd), resuming after a kill, and unsubscribing."""
+"""Sending to a list against a real SMTP server (aiosmtpd): resuming after a kill, logging in over verified TLS,
+and unsubscribing."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -18,7 +20,9 @@ from pathlib import Path
 
 import html5lib
 import pytest
+import trustme
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
 from sitebuild import ISSUE_14_STORY
 from sqlalchemy import create_engine, text
 
@@ -167,6 +171,124 @@ def test_an_unreachable_smtp_server_is_reported_and_nothing_is_recorded(sample_c
     assert f"cannot reach the SMTP server 127.0.0.1:{port}" in result.stderr
     assert "nothing was sent" in result.stderr
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
+
+
+class Account(Mailbox):
+    """A mail provider's submission server: a certificate from a CA of its own, and one login."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.logins: list[str] = []  # each login the server accepted
+
+    def authenticate(self, server, session, envelope, mechanism, secret):  # noqa: ANN001 - aiosmtpd's signature
+        if isinstance(secret, LoginPassword) and (secret.login, secret.password) == (b"editor", b"s3cret pass"):
+            self.logins.append(secret.login.decode())
+            return AuthResult(success=True)
+        return AuthResult(success=False, handled=False)
+
+
+@pytest.fixture
+def authority() -> trustme.CA:
+    return trustme.CA()
+
+
+def _provider(authority: trustme.CA, implicit: bool = False, tls: bool = True):
+    """A started SMTP server that takes mail only from a logged-in user: STARTTLS on a submission port, or
+    TLS from the first byte (`implicit`, as port 465)."""
+    account = Account()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(context)
+    options = {"ssl_context": context, "auth_require_tls": False} if implicit else \
+        {"tls_context": context, "require_starttls": True} if tls else {"auth_require_tls": False}
+    controller = Controller(account, hostname="127.0.0.1", port=_free_port(), authenticator=account.authenticate,
+                            auth_required=True, **options)
+    controller.start()
+    return account, controller
+
+
+@pytest.fixture
+def provider(authority):
+    account, controller = _provider(authority)
+    yield account, f"127.0.0.1:{controller.port}"
+    controller.stop()
+
+
+@pytest.fixture
+def trusted(authority, tmp_path, monkeypatch) -> None:
+    """The provider's CA trusted as the system's certificates are (SSL_CERT_FILE), the password in the
+    environment."""
+    bundle = tmp_path / "ca.pem"
+    authority.cert_pem.write_to_path(str(bundle))
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    monkeypatch.setenv("NEWSROOM_SMTP_PASSWORD", "s3cret pass")
+
+
+def test_send_logs_in_over_starttls_after_verifying_the_server_s_certificate(sample_cli, provider, subscribers,
+                                                                              trusted):
+    account, server = provider
+    sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--smtp-user", "editor",
+               "--base-url", BASE, expect=1)  # 1: the list's two invalid lines
+    assert account.count() == Counter(list(VALID)) and account.logins == ["editor"]
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == len(VALID)
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")  # the test server's, not ours
+def test_send_logs_in_over_tls_from_the_first_byte(sample_cli, authority, subscribers, trusted):
+    account, controller = _provider(authority, implicit=True)
+    try:
+        result = sample_cli("send", "13", "--lang", "en", "--to", str(subscribers), "--smtp",
+                            f"127.0.0.1:{controller.port}", "--smtp-security", "tls", "--smtp-user", "editor",
+                            "--base-url", BASE, expect=1)
+    finally:
+        controller.stop()
+    assert "2 sent" in result.stdout and account.logins == ["editor"]
+
+
+@pytest.mark.parametrize(("case", "options", "environment", "said"), [
+    ("wrong password", ["--smtp-user", "editor"], {"NEWSROOM_SMTP_PASSWORD": "guess"},
+     "the SMTP server 127.0.0.1:{port} refused the login of editor: 535"),
+    ("unknown certificate", ["--smtp-user", "editor"], {"SSL_CERT_FILE": None},
+     "the SMTP server 127.0.0.1:{port} gave a certificate that could not be verified"),
+    ("no login", [], {}, "the SMTP server takes mail only from a logged-in user (530 5.7.0 Authentication "
+                         "required): give its account's user (--smtp-user) and password (NEWSROOM_SMTP_PASSWORD)"),
+    ("no password", ["--smtp-user", "editor"], {"NEWSROOM_SMTP_PASSWORD": None},
+     "--smtp-user needs the password in the environment variable NEWSROOM_SMTP_PASSWORD"),
+])
+def test_a_send_the_provider_would_refuse_stops_before_any_message(sample_cli, provider, subscribers, trusted,
+                                                                    monkeypatch, case, options, environment, said):
+    account, server = provider
+    for name, value in environment.items():
+        if value is None:
+            monkeypatch.delenv(name)
+        else:
+            monkeypatch.setenv(name, value)
+    result = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, *options, "--base-url", BASE,
+                        expect=None)
+    assert result.exit_code != 0, result.stdout
+    assert said.format(port=server.rpartition(":")[2]) in result.stderr
+    assert account.messages == [] and account.logins == []
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+def test_a_password_is_never_sent_unencrypted(sample_cli, authority, subscribers, trusted):
+    """A server that offers no TLS gets no password (it could be read on the way), nor does a STARTTLS
+    that `--smtp-security starttls` demands and the server lacks go unnoticed."""
+    account, controller = _provider(authority, tls=False)
+    server = f"127.0.0.1:{controller.port}"
+    try:
+        login = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--smtp-user", "editor",
+                           "--base-url", BASE, expect=1)
+        required = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server,
+                              "--smtp-security", "starttls", "--base-url", BASE, expect=1)
+    finally:
+        controller.stop()
+    assert (f"the SMTP server {server} offers no TLS, and the password of editor is not sent unencrypted: "
+            "use the provider's TLS port (587 with STARTTLS, or 465 with --smtp-security tls); nothing was sent"
+            in login.stderr)
+    assert f"the SMTP server {server} does not offer STARTTLS, which --smtp-security starttls requires" \
+        in required.stderr
+    assert account.messages == [] and account.logins == []
 
 
 def test_a_list_exported_from_a_mailing_service_is_read_by_its_header_names(sample_cli, smtp):

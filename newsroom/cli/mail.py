@@ -14,7 +14,8 @@ from newsroom.build.pages import Derived, derive
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.db.session import session_factory
 from newsroom.diagnostics import ContentError
-from newsroom.mail.send import RateLimiter, SmtpUnavailable, connect, parse_rate, send_issue
+from newsroom.mail.send import (PASSWORD_ENV, SECURITY_MODES, SMTP_USER_ENV, RateLimiter, SmtpServer, SmtpUnavailable,
+                                connect, parse_rate, send_issue)
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
@@ -101,15 +102,23 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
 @click.argument("wanted", metavar="NUMBER|latest", type=IssueNumber())
 @click.option("--to", "subscriber_file", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="CSV with a header row email,lang (lang may be empty: the default language).")
-@click.option("--smtp", required=True, metavar="HOST:PORT", help="SMTP server, e.g. 127.0.0.1:25.")
+@click.option("--smtp", required=True, metavar="HOST:PORT",
+              help="SMTP server, e.g. smtp.example.org:587 (a provider's submission port) or 127.0.0.1:25.")
+@click.option("--smtp-security", type=click.Choice(SECURITY_MODES), default="auto", show_default=True,
+              help="auto: TLS from the first byte on port 465, else STARTTLS where the server offers it; starttls: "
+                   "require it; tls: TLS from the first byte on any port; none: never (a relay on this machine). "
+                   "Certificates are verified (SSL_CERT_FILE adds an authority of your own).")
+@click.option("--smtp-user", envvar=SMTP_USER_ENV, metavar="NAME",
+              help=f"Log in as NAME (or ${SMTP_USER_ENV}), with the password from ${PASSWORD_ENV}; "
+                   "only over an encrypted connection.")
 @click.option("--lang", "languages", multiple=True,
               help="Only subscribers of this language (repeatable); default: everyone, each in their language.")
 @click.option("--rate", default=None, metavar="N/s", help="At most N messages a second, e.g. 10/s.")
 @click.option("--base-url", help="Absolute URL the site is served from (for every link).")
 @pass_app
 @content_errors
-def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, languages: tuple[str, ...], rate: str | None,
-         base_url: str | None) -> None:
+def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, smtp_security: str, smtp_user: str | None,
+         languages: tuple[str, ...], rate: str | None, base_url: str | None) -> None:
     """Send issue NUMBER (`latest`: the newest published issue) to every subscriber who has not received
     it yet; safe to rerun, so a timer may run `newsroom send latest` after each build.
 
@@ -119,6 +128,11 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, language
     host, _, port = smtp.rpartition(":")
     if not host or not port.isdigit():
         raise click.BadParameter("expected HOST:PORT", param_hint="--smtp")
+    password = os.environ.get(PASSWORD_ENV)
+    if smtp_user and password is None:
+        raise click.UsageError(f"--smtp-user needs the password in the environment variable {PASSWORD_ENV} "
+                               "(never on the command line, where other users of the machine can read it)")
+    server = SmtpServer(host.strip("[]"), int(port), smtp_security, smtp_user or None, password)
     try:
         per_second = parse_rate(rate) if rate else None
     except ValueError:
@@ -133,7 +147,7 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, language
     if any(p.severity == "error" and p.line is None for p in problems):
         raise ContentError(problems)
     try:
-        session = connect(host, int(port))
+        session = connect(server)
     except SmtpUnavailable as error:
         raise click.ClickException(f"{error}; nothing was sent") from None
     try:

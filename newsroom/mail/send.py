@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import smtplib
+import ssl
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -45,7 +46,36 @@ MESSAGE_ERRORS = (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, smtplib.
 
 
 class SmtpUnavailable(Exception):
-    """The SMTP server cannot be reached or went away; nothing more is sent."""
+    """The SMTP server cannot be reached, refused the session or went away; nothing more is sent."""
+
+
+#: How the connection is secured: `auto` is TLS from the first byte on port 465, else STARTTLS where the
+#: server offers it; `starttls` demands STARTTLS, `tls` TLS from the first byte, `none` never encrypts (a
+#: relay on this machine). Certificates are verified against the system's authorities (SSL_CERT_FILE adds
+#: others) whenever TLS is used.
+SECURITY_MODES = ("auto", "starttls", "tls", "none")
+#: The port of SMTP submission over TLS from the first byte (RFC 8314).
+SMTPS_PORT = 465
+#: Where `newsroom send` reads the account's password (never an option: a command line is visible to every
+#: user of the machine), and its user when no option gives it.
+PASSWORD_ENV = "NEWSROOM_SMTP_PASSWORD"
+SMTP_USER_ENV = "NEWSROOM_SMTP_USER"
+#: SMTP's answer to a message from a client that has not logged in where the server requires it (RFC 4954).
+LOGIN_REQUIRED = 530
+
+
+@dataclass(frozen=True)
+class SmtpServer:
+    """Where the messages are submitted, how the connection is secured, and whose account sends them."""
+
+    host: str
+    port: int
+    security: str = "auto"  # one of SECURITY_MODES
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
 
 
 @dataclass
@@ -85,17 +115,59 @@ def parse_rate(value: str) -> float:
     return rate
 
 
-def connect(host: str, port: int, timeout: float = 30.0) -> smtplib.SMTP:
-    """An open SMTP session (STARTTLS when the server offers it), or SmtpUnavailable."""
+def connect(server: SmtpServer, timeout: float = 30.0) -> smtplib.SMTP:
+    """An open SMTP session, secured as `server.security` says and logged in when it names a user; or
+    SmtpUnavailable saying why not. A password is never sent over a connection that is not encrypted."""
+    implicit = server.security == "tls" or (server.security == "auto" and server.port == SMTPS_PORT)
+    context = ssl.create_default_context()  # verifies the certificate and the host name
     try:
-        smtp = smtplib.SMTP(host, port, timeout=timeout)
-        smtp.ehlo()
-        if smtp.has_extn("starttls"):
-            smtp.starttls()
-            smtp.ehlo()
-        return smtp
+        smtp = (smtplib.SMTP_SSL(server.host, server.port, timeout=timeout, context=context) if implicit
+                else smtplib.SMTP(server.host, server.port, timeout=timeout))
+    except ssl.SSLCertVerificationError as error:
+        raise SmtpUnavailable(_unverified(server, error)) from None
     except (OSError, smtplib.SMTPException) as error:
-        raise SmtpUnavailable(f"cannot reach the SMTP server {host}:{port}: {error}") from None
+        raise SmtpUnavailable(f"cannot reach the SMTP server {server}: {error}") from None
+    try:
+        _secure_and_log_in(smtp, server, implicit, context)
+    except BaseException:
+        smtp.close()
+        raise
+    return smtp
+
+
+def _secure_and_log_in(smtp: smtplib.SMTP, server: SmtpServer, encrypted: bool, context: ssl.SSLContext) -> None:
+    try:
+        smtp.ehlo()
+        if not encrypted and server.security != "none" and smtp.has_extn("starttls"):
+            smtp.starttls(context=context)
+            smtp.ehlo()
+            encrypted = True
+        if server.security == "starttls" and not encrypted:
+            raise SmtpUnavailable(f"the SMTP server {server} does not offer STARTTLS, which --smtp-security "
+                                  "starttls requires")
+        if server.user is None:
+            return
+        if not encrypted:
+            raise SmtpUnavailable(f"the SMTP server {server} offers no TLS, and the password of {server.user} is "
+                                  "not sent unencrypted: use the provider's TLS port (587 with STARTTLS, or 465 "
+                                  "with --smtp-security tls)")
+        smtp.login(server.user, server.password or "")
+    except ssl.SSLCertVerificationError as error:
+        raise SmtpUnavailable(_unverified(server, error)) from None
+    except smtplib.SMTPAuthenticationError as error:
+        raise SmtpUnavailable(f"the SMTP server {server} refused the login of {server.user}: "
+                              f"{_answer(error)}") from None
+    except smtplib.SMTPNotSupportedError:
+        raise SmtpUnavailable(f"the SMTP server {server} takes no login (it offers no AUTH): leave out the "
+                              "user") from None
+    except (OSError, smtplib.SMTPException) as error:
+        raise SmtpUnavailable(f"cannot reach the SMTP server {server}: {error}") from None
+
+
+def _unverified(server: SmtpServer, error: ssl.SSLCertVerificationError) -> str:
+    return (f"the SMTP server {server} gave a certificate that could not be verified ({error.verify_message}): "
+            "check the host name; a certificate of an authority of your own is trusted when SSL_CERT_FILE names "
+            "it")
 
 
 def send_issue(engine: Engine, settings: Settings, emails: dict[str, PreparedEmail],
@@ -137,6 +209,11 @@ def send_issue(engine: Engine, settings: Settings, emails: dict[str, PreparedEma
                       Send(issue_number=number, subscriber_id=subscriber_id, lang=lang, message_id=message_id,
                            sent_at=now()))
         except MESSAGE_ERRORS as error:
+            if isinstance(error, smtplib.SMTPSenderRefused) and error.smtp_code == LOGIN_REQUIRED:
+                sent = f"{report.sent} messages were sent before" if report.sent else "nothing was sent"
+                raise SmtpUnavailable(f"the SMTP server takes mail only from a logged-in user ({_answer(error)}): "
+                                      f"give its account's user (--smtp-user) and password ({PASSWORD_ENV}); "
+                                      f"{sent}") from None
             report.failed.append(f"{address}: {_smtp_reason(error)}")
             continue
         except IntegrityError:
@@ -166,7 +243,12 @@ def _smtp_reason(error: Exception) -> str:
         code, refusal = next(iter(error.recipients.values()))
         return f"refused by the server ({code} {refusal.decode(errors='replace')})"
     if isinstance(error, smtplib.SMTPResponseException):
-        answer: bytes | str = error.smtp_error
-        text = answer.decode(errors="replace") if isinstance(answer, bytes) else answer
-        return f"refused by the server ({error.smtp_code} {text})"
+        return f"refused by the server ({_answer(error)})"
     return f"refused by the server ({error})"
+
+
+def _answer(error: smtplib.SMTPResponseException) -> str:
+    """The server's code and text, e.g. "535 5.7.8 Authentication credentials invalid"."""
+    answer: bytes | str = error.smtp_error
+    text = answer.decode(errors="replace") if isinstance(answer, bytes) else answer
+    return f"{error.smtp_code} {text}"
