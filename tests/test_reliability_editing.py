@@ -285,3 +285,36 @@ def test_a_command_that_changes_the_content_waits_its_turn_then_gives_up_cleanly
         in refused, refused
     assert "Traceback" not in refused
     assert sample_cli("edit", "entry:gpu").stdout == before
+
+
+def test_wait_lets_a_command_wait_longer_for_its_turn(sample_cli):
+    """`newsroom --wait SECONDS` (or $NEWSROOM_WAIT) sets how long a command waits for another's change: a
+    long import or build need not make a colleague's edit fail after the default 5 s."""
+    import threading
+
+    from newsroom.db import session as db_session
+
+    engine = make_engine(sample_cli.db_url)
+    held, release = threading.Event(), threading.Event()
+
+    def another_command() -> None:
+        with db_session.writing(engine):
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=another_command)
+    holder.start()
+    try:
+        held.wait(30)
+        refused = sample_cli("--wait", "0.2", "edit", "entry:gpu", "--set", "en.definition=Mine.", expect=1).stderr
+        assert ("another command (an import, an edit, a build) was writing to the database; nothing was stored: "
+                "run this one again (`newsroom --wait 60 …` waits up to a minute for it)") in refused
+        threading.Timer(1.0, release.set).start()  # the other command ends while this one waits
+        sample_cli("--wait", "30", "edit", "entry:gpu", "--set", "en.definition=Mine.")
+    finally:
+        release.set()
+        holder.join()
+        engine.dispose()
+    assert "Mine." in sample_cli("edit", "entry:gpu").stdout
+    bad = sample_cli("--wait", "soon", "check", expect=2).stderr
+    assert "Invalid value for '--wait'" in bad

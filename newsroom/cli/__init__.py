@@ -24,7 +24,8 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision
-from newsroom.db.session import ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction, writing
+from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
+                                 writing)
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.startup import imports
 
@@ -40,12 +41,13 @@ class App:
 
     db_url: str
     quiet: bool = False
+    wait: float | None = None  # seconds a command waits for another's write (`--wait`); None: the default
     _engine: Engine | None = field(default=None, repr=False)
 
     @property
     def engine(self) -> Engine:
         if self._engine is None:
-            self._engine = make_engine(self.db_url)
+            self._engine = make_engine(self.db_url, None if self.wait is None else round(self.wait * 1000))
         return self._engine
 
     @property
@@ -172,7 +174,8 @@ def content_errors(func: F) -> F:
                 raise
             # Another command held the database past the wait, or overtook this one's snapshot (SQLite).
             click.echo("another command (an import, an edit, a build) was writing to the database; nothing "
-                       "was stored: run this one again", err=True)
+                       "was stored: run this one again (`newsroom --wait 60 …` waits up to a minute for it)",
+                       err=True)
             sys.exit(1)
         except BrokenPipeError:
             raise  # the reader of our output is gone (`| head`): click ends quietly, as other tools do
@@ -190,6 +193,7 @@ pass_app = click.make_pass_decorator(App)
 
 #: Who makes a change, when --editor does not say (else the OS user).
 EDITOR_ENV = "NEWSROOM_EDITOR"
+WAIT_ENV = "NEWSROOM_WAIT"
 
 
 def default_editor() -> str:
@@ -243,11 +247,14 @@ class _Commands(click.Group):
 @click.group(cls=_Commands)
 @click.option("--db", "db_url", envvar="NEWSROOM_DB", help="SQLAlchemy database URL (default: sqlite:///newsroom.db).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only problems.")
+@click.option("--wait", envvar=WAIT_ENV, type=click.FloatRange(min=0), metavar="SECONDS",
+              help=f"How long a command waits for another one's change to the database before it gives up "
+                   f"(default {BUSY_TIMEOUT_MS // 1000}; or ${WAIT_ENV}).")
 @click.version_option(package_name="newsroom")
 @click.pass_context
-def main(ctx: click.Context, db_url: str | None, quiet: bool) -> None:
+def main(ctx: click.Context, db_url: str | None, quiet: bool, wait: float | None) -> None:
     """Publish a bilingual weekly newsletter, its glossary and reference pages."""
-    ctx.obj = App(database_url(db_url), quiet)
+    ctx.obj = App(database_url(db_url), quiet, wait)
     ctx.call_on_close(ctx.obj.close)
 
 

@@ -51,26 +51,40 @@ BUSY_TIMEOUT_MS = 5000
 STATE_BUSY_TIMEOUT_MS = 300_000
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    cursor.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT}")
-    cursor.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
-    cursor.close()
+#: The engine's execution option holding how long its commands wait for another's write (`make_engine`).
+WAIT_OPTION = "newsroom_wait_ms"
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for `url`; SQLite connections enforce foreign keys and use WAL.
+def _sqlite_pragmas(wait_ms: int):  # type: ignore[no-untyped-def]
+    def set_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={wait_ms}")
+        cursor.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT}")
+        cursor.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
+        cursor.close()
+
+    return set_pragmas
+
+
+def make_engine(url: str, wait_ms: int | None = None) -> Engine:
+    """An engine for `url`; SQLite connections enforce foreign keys and use WAL. Its commands wait
+    `wait_ms` for another command's write (`BUSY_TIMEOUT_MS` by default) before they give up.
 
     JSON columns are read by orjson, which parses at C speed what the standard library's decoder
     parses partly in Python: a build reads thousands (each output's sitemap entry, records' lists).
     """
-    engine = create_engine(url, future=True, json_deserializer=orjson.loads)
+    wait = BUSY_TIMEOUT_MS if wait_ms is None else int(wait_ms)
+    engine = create_engine(url, future=True, json_deserializer=orjson.loads, execution_options={WAIT_OPTION: wait})
     if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", _sqlite_pragmas(wait))
     return engine
+
+
+def write_wait_ms(engine: Engine) -> int:
+    """How long the commands of `engine` wait for another command's write, in milliseconds."""
+    return int(engine.get_execution_options().get(WAIT_OPTION, BUSY_TIMEOUT_MS))
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:
@@ -114,14 +128,15 @@ def writing(engine: Engine) -> Iterator[Session]:
     and the next build stopped at the dangling term. So the transaction takes the database's write lock
     as it begins, before it reads (SQLite: BEGIN IMMEDIATE, waiting as for any write; PostgreSQL: an
     advisory lock held to its end); commands that only read are not held up. Either waits for the command
-    under way as long as SQLite waits for any write (`BUSY_TIMEOUT_MS`), then gives up (see `busy`)."""
+    under way as long as SQLite waits for any write (`write_wait_ms`), then gives up (see `busy`)."""
     with session_factory(engine)() as session:
         with session.begin():
             dialect = engine.dialect.name
             if dialect == "sqlite":
                 session.execute(text("BEGIN IMMEDIATE"))
             elif dialect == "postgresql":
-                session.execute(text(f"SET LOCAL lock_timeout = {int(BUSY_TIMEOUT_MS)}"))
+                # 0 would be no limit at all: a wait of 0 is the shortest there is.
+                session.execute(text(f"SET LOCAL lock_timeout = {max(1, write_wait_ms(engine))}"))
                 session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CONTENT_LOCK})
                 session.execute(text("SET LOCAL lock_timeout TO DEFAULT"))
             yield session
@@ -168,7 +183,8 @@ def quick_commit(engine: Engine) -> Iterator[Session]:
         busy = raw.execute("PRAGMA busy_timeout").fetchone()[0]
         raw.execute("PRAGMA synchronous=NORMAL")
         raw.execute("PRAGMA wal_autocheckpoint=0")
-        raw.execute(f"PRAGMA busy_timeout={STATE_BUSY_TIMEOUT_MS}")  # another command's write: waited for
+        # Another command's write is waited for (as long as the command was told to wait, if longer).
+        raw.execute(f"PRAGMA busy_timeout={max(STATE_BUSY_TIMEOUT_MS, write_wait_ms(engine))}")
         try:
             with Session(bind=connection, expire_on_commit=False) as session, session.begin():
                 yield session
