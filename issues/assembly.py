@@ -14,9 +14,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from issues import dates
 from issues.models import Issue, Story
 from issues.queries import issue_by_number, next_number, overlapping_issues, sections, slug_taken, story_by_slug
 from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
@@ -37,6 +38,12 @@ class Week:
 
     start: dt.date
     end: dt.date
+
+
+def week_to_cover(session: Session, today: dt.date) -> Week:
+    """The week a new issue covers unless told: the one after the last week an issue covers, or this
+    week if that one is past (`issues.dates.week_to_cover`)."""
+    return Week(*dates.week_to_cover(today, session.scalar(select(func.max(Issue.week_end)))))
 
 
 def new_issue(session: Session, change: Change, week: Week, number: int | None = None,

@@ -150,10 +150,15 @@ def iso_week_bounds(year: int, week: int) -> tuple[dt.date, dt.date]:
     return monday, monday + dt.timedelta(days=6)
 
 
-def next_week_after(d: dt.date) -> tuple[dt.date, dt.date]:
-    """Monday and Sunday of the week after the one containing `d`: the next issue's week."""
-    _require_plain_date(d, "d")
-    monday = d - dt.timedelta(days=d.weekday()) + dt.timedelta(weeks=1)
+def week_to_cover(today: dt.date, last_covered: dt.date | None) -> tuple[dt.date, dt.date]:
+    """Monday and Sunday of the week a new issue covers by default: the first after the last day an issue
+    covers (an issue covers a week's news and comes out the Monday after, so the next one is the week under
+    way), but never a week already past — after a break, or with no issue yet, the current week."""
+    _require_plain_date(today, "today")
+    monday = today - dt.timedelta(days=today.weekday())
+    if last_covered is not None:
+        _require_plain_date(last_covered, "last_covered")
+        monday = max(monday, last_covered + dt.timedelta(days=7 - last_covered.weekday()))
     return monday, monday + dt.timedelta(days=6)
 
 

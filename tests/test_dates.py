@@ -20,7 +20,7 @@ from issues.dates import (
     format_week,
     iso_week_bounds,
     issue_line,
-    next_week_after,
+    week_to_cover,
 )
 
 THIN = "\u2009"  # CLDR's space around the interval dash
@@ -226,21 +226,24 @@ def test_iso_week_that_does_not_exist(year: int, week: int) -> None:
         iso_week_bounds(year, week)
 
 
-@pytest.mark.parametrize(("day", "expected"), [
-    (dt.date(2026, 11, 2), (dt.date(2026, 11, 9), dt.date(2026, 11, 15))),  # Monday
-    (dt.date(2026, 11, 8), (dt.date(2026, 11, 9), dt.date(2026, 11, 15))),  # Sunday
-    (dt.date(2026, 12, 24), (dt.date(2026, 12, 28), dt.date(2027, 1, 3))),  # into W53
-    (dt.date(2027, 1, 1), (dt.date(2027, 1, 4), dt.date(2027, 1, 10))),  # Friday of 2026-W53
-    (dt.date(2024, 2, 26), (dt.date(2024, 3, 4), dt.date(2024, 3, 10))),  # across a leap day
+@pytest.mark.parametrize(("today", "last_covered", "expected"), [
+    (dt.date(2026, 11, 9), dt.date(2026, 11, 8), (dt.date(2026, 11, 9), dt.date(2026, 11, 15))),  # issue day
+    (dt.date(2026, 11, 6), dt.date(2026, 11, 8), (dt.date(2026, 11, 9), dt.date(2026, 11, 15))),  # working ahead
+    (dt.date(2026, 11, 6), dt.date(2026, 11, 15), (dt.date(2026, 11, 16), dt.date(2026, 11, 22))),
+    (dt.date(2026, 11, 6), dt.date(2026, 11, 4), (dt.date(2026, 11, 9), dt.date(2026, 11, 15))),  # ended Wednesday
+    (dt.date(2026, 12, 2), dt.date(2026, 11, 8), (dt.date(2026, 11, 30), dt.date(2026, 12, 6))),  # after a break
+    (dt.date(2026, 12, 2), None, (dt.date(2026, 11, 30), dt.date(2026, 12, 6))),  # the first issue
+    (dt.date(2027, 1, 1), dt.date(2026, 12, 27), (dt.date(2026, 12, 28), dt.date(2027, 1, 3))),  # 2026-W53
 ])
-def test_next_week_after(day: dt.date, expected: tuple[dt.date, dt.date]) -> None:
-    assert next_week_after(day) == expected
+def test_week_to_cover(today: dt.date, last_covered: dt.date | None, expected: tuple[dt.date, dt.date]) -> None:
+    assert week_to_cover(today, last_covered) == expected
 
 
-def test_next_week_after_is_always_the_following_iso_week() -> None:
-    day = dt.date(2025, 12, 1)
-    for _ in range(800):
-        monday, sunday = next_week_after(day)
+def test_the_week_to_cover_is_a_whole_iso_week_after_the_last_day_covered_and_not_past() -> None:
+    today = dt.date(2026, 11, 18)
+    for offset in range(-60, 30):
+        last = today + dt.timedelta(days=offset)
+        monday, sunday = week_to_cover(today, last)
         assert (sunday - monday).days == 6 and monday.weekday() == 0
-        assert 1 <= (monday - day).days <= 7
-        day += dt.timedelta(days=1)
+        assert monday > last and (monday - last).days <= 7 or monday == today - dt.timedelta(days=today.weekday())
+        assert sunday >= today

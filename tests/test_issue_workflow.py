@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from pathlib import Path
@@ -101,6 +102,22 @@ def test_weekly_scenario_new_issue_eight_stories_publish(desk):
     citation = next(sup.find("a") for sup in en.iter("sup") if sup.get("class") == "cite")
     assert citation.get("href") == "#story-i14-story-1-source-1"
     assert any(a.get("id") == "story-i14-story-1-source-1" for a in en.iter("a"))
+
+
+@pytest.mark.parametrize(("now", "expected"), [
+    ("2026-11-09T08:00:00+01:00", "2026-11-09 – 2026-11-15"),  # Monday morning, issue 13 just out
+    ("2026-11-12T10:00:00+01:00", "2026-11-09 – 2026-11-15"),  # the week the stories are being collected
+    ("2026-11-15T23:00:00+01:00", "2026-11-09 – 2026-11-15"),
+    ("2026-12-02T10:00:00+01:00", "2026-11-30 – 2026-12-06"),  # after a break: this week, not the missed ones
+])
+def test_a_new_issue_covers_the_week_after_the_last_one_or_else_this_week(desk, monkeypatch, now, expected):
+    """An issue covers a week's news and comes out the Monday after (issue 13: Nov 2–8, out Nov 9): the next
+    one covers the week after, the one under way; the coming week's default skipped it from Monday on."""
+    monkeypatch.setenv("NEWSROOM_NOW", now)
+    assert desk("issue", "new").stdout.strip() == f"issue 14 created (draft): {expected}"
+    following = desk("issue", "new").stdout.strip()  # working ahead: the week after that
+    start = dt.date.fromisoformat(expected[:10]) + dt.timedelta(weeks=1)
+    assert following == f"issue 15 created (draft): {start} – {start + dt.timedelta(days=6)}"
 
 
 @sqlite_only

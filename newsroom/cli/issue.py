@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from issues import assembly, workflow
-from issues.dates import format_datetime, iso_week_bounds, next_week_after
+from issues.dates import format_datetime, iso_week_bounds
 from issues.outline import outline
 from issues.models import STATUSES
 from issues.queries import corrections as list_corrections
@@ -70,7 +70,8 @@ def _change(app: App, editor: str, reason: str | None) -> Change:
     return Change(editor=editor, now=app.now(), languages=app.settings.languages, reason=reason)
 
 
-def _week(app: App, week: str | None, start: dt.date | None, end: dt.date | None) -> assembly.Week:
+def _week(app: App, week: str | None, start: dt.date | None, end: dt.date | None) -> assembly.Week | None:
+    """The week the options give; None for the default (`week_to_cover`, which reads the issues stored)."""
     if week and (start or end):
         raise ContentError([Diagnostic("--week", None, "", "give --week or --from/--to, not both")])
     if week:
@@ -85,7 +86,7 @@ def _week(app: App, week: str | None, start: dt.date | None, end: dt.date | None
         if not (start and end):
             raise ContentError([Diagnostic("--from/--to", None, "", "give both --from and --to")])
         return assembly.Week(start, end)
-    return assembly.Week(*next_week_after(app.today()))
+    return None
 
 
 def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> dt.date | None:
@@ -103,7 +104,8 @@ def issue() -> None:
 
 
 @issue.command("new")
-@click.option("--week", help="ISO week, e.g. 2026-W46 (default: the coming Monday–Sunday).")
+@click.option("--week", help="ISO week, e.g. 2026-W46 (default: the Monday–Sunday after the last issue's week, "
+                             "or this week if that one is past).")
 @click.option("--from", "start", callback=_date, help="First day covered (with --to).")
 @click.option("--to", "end", callback=_date, help="Last day covered (with --from).")
 @click.option("--number", type=int, help="Issue number (default: the next one).")
@@ -116,6 +118,7 @@ def new(app: App, week: str | None, start: dt.date | None, end: dt.date | None, 
     """Create the next issue as a draft."""
     span = _week(app, week, start, end)
     with app.transaction() as session:
+        span = span or assembly.week_to_cover(session, app.today())
         created = assembly.new_issue(session, _change(app, editor, None), span, number,
                                      _texts(("title", "lead", "editor_note"), options))
         app.say(f"issue {created.number} created (draft): {created.week_start} – {created.week_end}")
