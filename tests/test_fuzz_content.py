@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from glossary.matching import Term, TermMatcher
@@ -123,3 +123,30 @@ def test_term_matching_never_fails_on_odd_labels_and_texts(terms: list[tuple[str
     matcher = TermMatcher([Term(slug, tuple(labels)) for slug, labels in terms], lang)
     for mention in matcher.find(text + " " + " ".join(label for _, labels in terms for label in labels)):
         assert 0 <= mention.start < mention.end
+
+
+#: Text that puts either YAML emitter to its choices: block scalars (with trailing breaks, indented first
+#: lines, trailing spaces), quoting, long lines folded at the width, and what libyaml writes otherwise.
+EMITTED = st.lists(st.one_of(st.sampled_from([*TRICKY, "\n", "\n\n", "  ", " ", "- x", "a: b", "# c", "…",
+                                              "word " * 30, "\u2029", "🚀"]),
+                             st.text(max_size=12)), max_size=16).map("".join)
+EMITTED_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                                        EMITTED),
+                              lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                      st.dictionaries(st.text("abz_", min_size=1, max_size=5), inner,
+                                                                      max_size=4)), max_leaves=16)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.text("abz_", min_size=1, max_size=5), EMITTED_VALUES, min_size=1, max_size=5))
+@example({"hu": {"plain_terms": "One.\n\nTwo.\n", "aliases": ["Trainium chip"]}})  # libyaml ends with "..."
+@example({"a": ["one\ntwo\n"]})  # the last text keeps its final break: "..." bounds it in both
+@example({"a": "Bővül a Project Rainier 🚀"})  # libyaml escapes what lies beyond the BMP
+def test_a_record_is_dumped_as_the_python_emitter_writes_it(record: dict[str, Any]) -> None:
+    """`dump` writes with libyaml where it writes the same bytes as PyYAML's Python emitter, the canonical
+    form every export so far was written in (an export then says the same of an unchanged record)."""
+    import yaml
+
+    from newsroom.content import yamlio
+
+    assert dump(record) == yaml.dump(record, Dumper=yamlio._CanonicalDumper, **yamlio._OPTIONS)
