@@ -107,7 +107,7 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
 @click.option("--smtp-security", type=click.Choice(SECURITY_MODES), default="auto", show_default=True,
               help="auto: TLS from the first byte on port 465, else STARTTLS where the server offers it; starttls: "
                    "require it; tls: TLS from the first byte on any port; none: never (a relay on this machine). "
-                   "Certificates are verified (SSL_CERT_FILE adds an authority of your own).")
+                   "Certificates are verified against the system's authorities (or the bundle $SSL_CERT_FILE names).")
 @click.option("--smtp-user", envvar=SMTP_USER_ENV, metavar="NAME",
               help=f"Log in as NAME (or ${SMTP_USER_ENV}), with the password from ${PASSWORD_ENV}; "
                    "only over an encrypted connection.")

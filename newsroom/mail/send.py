@@ -51,8 +51,8 @@ class SmtpUnavailable(Exception):
 
 #: How the connection is secured: `auto` is TLS from the first byte on port 465, else STARTTLS where the
 #: server offers it; `starttls` demands STARTTLS, `tls` TLS from the first byte, `none` never encrypts (a
-#: relay on this machine). Certificates are verified against the system's authorities (SSL_CERT_FILE adds
-#: others) whenever TLS is used.
+#: relay on this machine). Certificates are verified against the system's authorities (or the bundle
+#: SSL_CERT_FILE names instead) whenever TLS is used.
 SECURITY_MODES = ("auto", "starttls", "tls", "none")
 #: The port of SMTP submission over TLS from the first byte (RFC 8314).
 SMTPS_PORT = 465
@@ -166,8 +166,8 @@ def _secure_and_log_in(smtp: smtplib.SMTP, server: SmtpServer, encrypted: bool, 
 
 def _unverified(server: SmtpServer, error: ssl.SSLCertVerificationError) -> str:
     return (f"the SMTP server {server} gave a certificate that could not be verified ({error.verify_message}): "
-            "check the host name; a certificate of an authority of your own is trusted when SSL_CERT_FILE names "
-            "it")
+            "check the host name; to trust an authority of your own instead of the system's, name its "
+            "certificate in SSL_CERT_FILE")
 
 
 def send_issue(engine: Engine, settings: Settings, emails: dict[str, PreparedEmail],
