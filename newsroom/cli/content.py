@@ -9,7 +9,6 @@ import click
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from glossary.skos import write_skos
 from issues.visibility import drafts_of
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
@@ -152,6 +151,8 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
                            "last export, so it stays: delete it, or import it to bring the record back", err=True)
         content = load_content(session) if skos is not None else None
     if skos is not None and content is not None:
+        from glossary.skos import write_skos  # its RDF library: loaded by this export alone, not by every command here
+
         concepts = write_skos(content, app.settings.base_url, app.settings.languages, skos)
         app.say(f"{concepts} concepts written to {skos} (SKOS, Turtle)")
 
