@@ -134,6 +134,26 @@ def test_each_subscriber_gets_one_message_in_their_language_with_their_own_unsub
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == len(VALID)
 
 
+def test_a_dry_run_says_whom_a_send_would_reach_and_stores_nor_sends_anything(sample_cli, smtp, subscribers):
+    """`send --dry-run` checks the list and counts, before a real run, without a server or any trace."""
+    mailbox, server = smtp
+    sample_cli("send", "13", "--lang", "hu", "--to", str(subscribers), "--smtp", server, "--base-url", BASE,
+               expect=1)  # three Hungarian subscribers mailed (the list has two invalid lines)
+    listed = _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers")
+    (sample_cli.cwd / "more.csv").write_text(SUBSCRIBERS + "gabor@example.org,en\n", encoding="utf-8")
+    dry = sample_cli("send", "13", "--to", str(sample_cli.cwd / "more.csv"), "--dry-run", expect=1)
+    assert f"{sample_cli.cwd / 'more.csv'}:4: email: malformed address 'not-an-address'; not sent" in dry.stderr
+    assert ("issue 13: would send 3, 3 already sent, 0 unsubscribed, 0 in another language, 0 refused, "
+            "2 invalid lines (a dry run: nothing was sent or stored)") in dry.stdout
+    latest = sample_cli("send", "latest", "--to", str(sample_cli.cwd / "more.csv"), "--dry-run", expect=1)
+    assert "would send 2, 3 already sent" in latest.stdout and "1 subscribed after it went out" in latest.stdout
+    assert len(mailbox.messages) == 3
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == listed
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 3
+    refused = sample_cli("send", "13", "--to", str(subscribers), expect=2).stderr
+    assert "--smtp is required (or --dry-run)" in refused
+
+
 def test_a_sender_killed_midway_resumes_and_nobody_gets_two(sample_cli, smtp, subscribers):
     mailbox, server = smtp
     command = [sys.executable, "-m", "newsroom", "--db", sample_cli.db_url, "send", "13", "--to", str(subscribers),

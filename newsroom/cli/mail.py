@@ -13,9 +13,9 @@ from newsroom.build.model import Content, load_content
 from newsroom.build.pages import Derived, derive
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.db.session import session_factory
-from newsroom.diagnostics import ContentError
-from newsroom.mail.send import (PASSWORD_ENV, SECURITY_MODES, SMTP_USER_ENV, RateLimiter, SmtpServer, SmtpUnavailable,
-                                connect, parse_rate, send_issue)
+from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.mail.send import (PASSWORD_ENV, SECURITY_MODES, SMTP_USER_ENV, RateLimiter, SendReport, SmtpServer,
+                                SmtpUnavailable, connect, parse_rate, plan_issue, send_issue)
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
@@ -102,7 +102,7 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
 @click.argument("wanted", metavar="NUMBER|latest", type=IssueNumber())
 @click.option("--to", "subscriber_file", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="CSV with a header row email,lang (lang may be empty: the default language).")
-@click.option("--smtp", required=True, metavar="HOST:PORT",
+@click.option("--smtp", metavar="HOST:PORT",
               help="SMTP server, e.g. smtp.example.org:587 (a provider's submission port) or 127.0.0.1:25.")
 @click.option("--smtp-security", type=click.Choice(SECURITY_MODES), default="auto", show_default=True,
               help="auto: TLS from the first byte on port 465, else STARTTLS where the server offers it; starttls: "
@@ -115,24 +115,22 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
               help="Only subscribers of this language (repeatable); default: everyone, each in their language.")
 @click.option("--rate", default=None, metavar="N/s", help="At most N messages a second, e.g. 10/s.")
 @click.option("--base-url", help="Absolute URL the site is served from (for every link).")
+@click.option("--dry-run", is_flag=True,
+              help="Check the list and say whom this run would send to, without a server; nothing is stored.")
 @pass_app
 @content_errors
-def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, smtp_security: str, smtp_user: str | None,
-         languages: tuple[str, ...], rate: str | None, base_url: str | None) -> None:
+def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str | None, smtp_security: str,
+         smtp_user: str | None, languages: tuple[str, ...], rate: str | None, base_url: str | None,
+         dry_run: bool) -> None:
     """Send issue NUMBER (`latest`: the newest published issue) to every subscriber who has not received
     it yet; safe to rerun, so a timer may run `newsroom send latest` after each build.
 
     `latest` sends the issue to the list as it was when the issue went out: a subscriber first listed after
     that gets the next issue, not this one (`send NUMBER` sends it to them too)."""
     settings = app.settings.replace(base_url=base_url)
-    host, _, port = smtp.rpartition(":")
-    if not host or not port.isdigit():
-        raise click.BadParameter("expected HOST:PORT", param_hint="--smtp")
-    password = os.environ.get(PASSWORD_ENV)
-    if smtp_user and password is None:
-        raise click.UsageError(f"--smtp-user needs the password in the environment variable {PASSWORD_ENV} "
-                               "(never on the command line, where other users of the machine can read it)")
-    server = SmtpServer(host.strip("[]"), int(port), smtp_security, smtp_user or None, password)
+    if smtp is None and not dry_run:
+        raise click.UsageError("--smtp is required (or --dry-run)")
+    server = _smtp_server(smtp, smtp_security, smtp_user) if smtp is not None else None
     try:
         per_second = parse_rate(rate) if rate else None
     except ValueError:
@@ -146,6 +144,12 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, smtp_sec
     listed, problems = read_subscriber_file(subscriber_file, settings.languages)
     if any(p.severity == "error" and p.line is None for p in problems):
         raise ContentError(problems)
+    if dry_run:
+        planned = plan_issue(app.engine, settings, number, set(emails), listed, app.now(),
+                             newcomers=wanted != LATEST)
+        _summary(app, subscriber_file, number, planned, problems, dry_run=True)
+        return
+    assert server is not None
     try:
         session = connect(server)
     except SmtpUnavailable as error:
@@ -160,14 +164,33 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str, smtp_sec
             session.quit()
         except Exception:  # noqa: BLE001 - the server may already be gone; nothing to save
             pass
+    _summary(app, subscriber_file, number, result, problems)
+
+
+def _smtp_server(smtp: str, security: str, user: str | None) -> SmtpServer:
+    host, _, port = smtp.rpartition(":")
+    if not host or not port.isdigit():
+        raise click.BadParameter("expected HOST:PORT", param_hint="--smtp")
+    password = os.environ.get(PASSWORD_ENV)
+    if user and password is None:
+        raise click.UsageError(f"--smtp-user needs the password in the environment variable {PASSWORD_ENV} "
+                               "(never on the command line, where other users of the machine can read it)")
+    return SmtpServer(host.strip("[]"), int(port), security, user or None, password)
+
+
+def _summary(app: App, subscriber_file: Path, number: int, result: SendReport, problems: list[Diagnostic],
+             dry_run: bool = False) -> None:
+    """The list's problems, each refusal, then one line of counts; exit 1 if any address was not taken."""
     report(problems)
     for failure in result.failed:
         click.echo(f"{subscriber_file}: {failure}", err=True)
     later = (f", {result.joined_later} subscribed after it went out (`newsroom send {number}` sends it to them)"
              if result.joined_later else "")
-    app.say(f"issue {number}: {result.sent} sent, {result.already_sent} already sent, "
+    counts = f"would send {result.sent}" if dry_run else f"{result.sent} sent"
+    aside = " (a dry run: nothing was sent or stored)" if dry_run else ""
+    app.say(f"issue {number}: {counts}, {result.already_sent} already sent, "
             f"{result.unsubscribed} unsubscribed, {result.other_language} in another language{later}, "
-            f"{len(result.failed)} refused, {sum(p.severity == 'error' for p in problems)} invalid lines")
+            f"{len(result.failed)} refused, {sum(p.severity == 'error' for p in problems)} invalid lines{aside}")
     if result.failed or any(p.severity == "error" for p in problems):
         sys.exit(1)
 

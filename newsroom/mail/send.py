@@ -25,11 +25,12 @@ import datetime as dt
 import smtplib
 import ssl
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from email.utils import parseaddr
 
 from sqlalchemy import Engine
+from sqlalchemy.orm import Session
 from sqlalchemy.exc import IntegrityError
 from tqdm import tqdm
 
@@ -181,23 +182,8 @@ def send_issue(engine: Engine, settings: Settings, emails: dict[str, PreparedEma
     as it was when the issue went out, not the last one to everyone who subscribes later).
     """
     number = next(iter(emails.values())).number
-    report = SendReport()
     with transaction(engine) as session:
-        subscribers = store_subscribers(session, listed, settings.unsubscribe_secret, now())
-        done, gone = sent_ids(session, number), unsubscribed_ids(session)
-        later = set() if newcomers else joined_after_sending(session, number)
-        pending = []
-        for subscriber in subscribers:
-            if subscriber.id in gone:
-                report.unsubscribed += 1
-            elif subscriber.id in done:
-                report.already_sent += 1
-            elif subscriber.id in later:
-                report.joined_later += 1
-            elif subscriber.lang not in emails:
-                report.other_language += 1
-            else:
-                pending.append((subscriber.id, subscriber.email, subscriber.lang, subscriber.token))
+        report, pending = _plan(session, settings, number, set(emails), listed, now(), newcomers)
     envelope_from = parseaddr(settings.email_from)[1]
     limiter = limiter or RateLimiter(None)
     # disable=None: a progress bar on a terminal, silence in logs and pipes.
@@ -224,6 +210,43 @@ def send_issue(engine: Engine, settings: Settings, emails: dict[str, PreparedEma
                                   "run the same command again to send the rest") from None
         report.sent += 1
     return report
+
+
+def plan_issue(engine: Engine, settings: Settings, number: int, languages: Collection[str],
+               listed: Iterable[ListedSubscriber], now: dt.datetime, *, newcomers: bool = True) -> SendReport:
+    """What `send_issue` would do now, every message it would send counted as sent; nothing is stored
+    (the subscribers it would list are listed in a transaction rolled back)."""
+    with session_factory(engine)() as session:
+        try:
+            report, pending = _plan(session, settings, number, languages, listed, now, newcomers)
+        finally:
+            session.rollback()
+    report.sent = len(pending)
+    return report
+
+
+def _plan(session: Session, settings: Settings, number: int, languages: Collection[str],
+          listed: Iterable[ListedSubscriber], now: dt.datetime, newcomers: bool
+          ) -> tuple[SendReport, list[tuple[int, str, str, str]]]:
+    """The listed subscribers stored, and sorted: those to send to (id, address, language, token) in list
+    order, and the others counted by why not (see send_issue)."""
+    report = SendReport()
+    subscribers = store_subscribers(session, listed, settings.unsubscribe_secret, now)
+    done, gone = sent_ids(session, number), unsubscribed_ids(session)
+    later = set() if newcomers else joined_after_sending(session, number)
+    pending = []
+    for subscriber in subscribers:
+        if subscriber.id in gone:
+            report.unsubscribed += 1
+        elif subscriber.id in done:
+            report.already_sent += 1
+        elif subscriber.id in later:
+            report.joined_later += 1
+        elif subscriber.lang not in languages:
+            report.other_language += 1
+        else:
+            pending.append((subscriber.id, subscriber.email, subscriber.lang, subscriber.token))
+    return report, pending
 
 
 def _send_one(engine: Engine, smtp: smtplib.SMTP, message: object, envelope_from: str, address: str,
