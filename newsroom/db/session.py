@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import orjson
 from sqlalchemy import Engine, create_engine, event, text
@@ -55,8 +56,10 @@ STATE_BUSY_TIMEOUT_MS = 300_000
 WAIT_OPTION = "newsroom_wait_ms"
 
 
-def _sqlite_pragmas(wait_ms: int):  # type: ignore[no-untyped-def]
-    def set_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _sqlite_pragmas(wait_ms: int) -> Callable[[Any, Any], None]:
+    """The settings of each new SQLite connection, as a `connect` event listener."""
+
+    def set_pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")

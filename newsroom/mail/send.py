@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from email.utils import parseaddr
 
 from sqlalchemy import Engine
-from sqlalchemy.orm import Session
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 from tqdm import tqdm
 
 from newsroom.db.session import session_factory, transaction
@@ -137,6 +137,7 @@ def connect(server: SmtpServer, timeout: float = 30.0) -> smtplib.SMTP:
 
 
 def _secure_and_log_in(smtp: smtplib.SMTP, server: SmtpServer, encrypted: bool, context: ssl.SSLContext) -> None:
+    """Greet the server, STARTTLS where `server.security` asks for it, and log in over TLS alone."""
     try:
         smtp.ehlo()
         if not encrypted and server.security != "none" and smtp.has_extn("starttls"):
