@@ -295,3 +295,30 @@ def test_an_import_with_prune_deletes_the_records_whose_exported_files_were_remo
     assert "its issue 13 is published; to remove the story add --correction" in refused
     sample_cli("import", str(export), "--prune", "--correction", "--reason", "a duplicate")
     assert "a duplicate" in sample_cli("issue", "corrections", "13").stdout
+
+
+def test_an_import_dry_run_says_what_it_would_store_and_delete_and_stores_nothing(sample_cli, tmp_path):
+    """`import --dry-run`: the import made and checked as it would be, its summary and the records it would
+    change said, then rolled back — before importing a colleague's folder."""
+    (tmp_path / "tc.yaml").write_text(ENTRIES["tensor-core.yaml"].replace("relations: {related: [matrix-unit]}\n", ""),
+                                      encoding="utf-8")
+    sample_cli("import", str(tmp_path / "tc.yaml"))
+    export = tmp_path / "export"
+    sample_cli("export", str(export))
+    gpu = export / "entries" / "gpu.yaml"
+    gpu.write_text(gpu.read_text(encoding="utf-8").replace("originally built to compute", "first built to draw"),
+                   encoding="utf-8")
+    (export / "entries" / "tensor-core.yaml").unlink()
+    before = sample_cli("edit", "entry:gpu").stdout
+    dry = sample_cli("import", str(export), "--prune", "--dry-run")
+    assert dry.stdout.splitlines() == [
+        "would change entry:gpu", "would delete entry:tensor-core",
+        "0 created, 1 updated, 58 unchanged, 1 deleted (their files were removed) (a dry run: nothing was stored)"]
+    assert sample_cli("edit", "entry:gpu").stdout == before
+    assert "deleted" not in sample_cli("history", "entry:tensor-core").stdout
+    assert len(sample_cli("history", "entry:gpu").stdout.splitlines()) == 1
+    # What the import would refuse, a dry run refuses alike.
+    gpu.write_text(gpu.read_text(encoding="utf-8").replace("first built to draw", "first built to draw [9]"),
+                   encoding="utf-8")
+    refused = sample_cli("import", str(gpu), "--dry-run", expect=1).stderr
+    assert "citation [9] has no source" in refused

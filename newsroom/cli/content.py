@@ -24,9 +24,26 @@ from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import history_key
 
 
+class _DryRun(Exception):
+    """Ends an import's transaction with a rollback once its result is known (`import --dry-run`)."""
+
+    def __init__(self, result: ImportResult) -> None:
+        super().__init__("a dry run")
+        self.result = result
+
+
 def _import(app: App, paths: list[Path], force: bool = False, editor: str = "import",
-            reason: str | None = None, prune: bool = False, correction: bool = False, checked: bool = True
-            ) -> ImportResult:
+            reason: str | None = None, prune: bool = False, correction: bool = False, checked: bool = True,
+            dry_run: bool = False) -> ImportResult:
+    """Import `paths` as `newsroom import` does; with `dry_run`, all of it and then a rollback."""
+    try:
+        return _import_files(app, paths, force, editor, reason, prune, correction, checked, dry_run)
+    except _DryRun as done:
+        return done.result
+
+
+def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason: str | None, prune: bool,
+                  correction: bool, checked: bool, dry_run: bool) -> ImportResult:
     languages = app.settings.languages
     loaded = read_files(paths, languages, keep=False)
     bases = None if force else manifest.bases_for(loaded)
@@ -43,10 +60,13 @@ def _import(app: App, paths: list[Path], force: bool = False, editor: str = "imp
                 click.echo(f"warning: {len(removed)} exported record{'s have' if len(removed) > 1 else ' has'} no "
                            f"file any more ({shown}): kept; `newsroom import --prune` deletes "
                            f"{'them' if len(removed) > 1 else 'it'}", err=True)
-            return result
-        records = _removed_records(session, removed, languages)
-        report(editing.delete_all(session, records, app.settings, app.now(), editor, reason, correction))
-        result.deleted.update(record.kind for record in records)
+        else:
+            records = _removed_records(session, removed, languages)
+            report(editing.delete_all(session, records, app.settings, app.now(), editor, reason, correction))
+            result.deleted.update(record.kind for record in records)
+            result.removed.update(f"{record.kind}:{record.key}" for record in records)
+        if dry_run:
+            raise _DryRun(result)  # rolls the transaction back
     return result
 
 
@@ -110,10 +130,12 @@ def init(app: App, sample: bool) -> None:
 @click.option("--no-check", "unchecked", is_flag=True,
               help="Store the files even when the content then has errors that stop every build (a backup restored "
                    "as it was); `newsroom check` lists them.")
+@click.option("--dry-run", is_flag=True,
+              help="Make and check the import, say which records it would change or delete, then store nothing.")
 @pass_app
 @content_errors
 def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason: str | None, prune: bool,
-            correction: bool, unchecked: bool) -> None:
+            correction: bool, unchecked: bool, dry_run: bool) -> None:
     """Upsert content files (files or folders) in one transaction.
 
     An import that would give the content an error that stops every build (a missing translation, a
@@ -126,7 +148,14 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
     among its corrections.
     A file removed from an exported folder is reported; --prune deletes its record.
     """
-    result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked)
+    result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked, dry_run)
+    if dry_run:
+        for key in sorted(result.stored):
+            app.say(f"would change {key}")
+        for key in sorted(result.removed):
+            app.say(f"would delete {key}")
+        app.say(f"{result.summary()} (a dry run: nothing was stored)")
+        return
     app.say(result.summary())
 
 

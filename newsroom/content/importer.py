@@ -37,6 +37,7 @@ class ImportResult:
     gone: Counter[str] = field(default_factory=Counter)  # exported files of records deleted since: they stay so
     deleted: Counter[str] = field(default_factory=Counter)  # records whose exported files were removed (--prune)
     stored: set[str] = field(default_factory=set)  # where the records created or updated are: `entry:gpu`, `site`
+    removed: set[str] = field(default_factory=set)  # where the records deleted (--prune) were: `entry:gpu`
 
     def summary(self) -> str:
         total = lambda c: sum(c.values())  # noqa: E731
