@@ -81,12 +81,15 @@ def test_what_the_fuzzers_found_is_reported(text, message):
     assert any(str(d).startswith(message) for d in caught.value.diagnostics), caught.value.diagnostics
 
 
-def test_a_file_changed_between_validation_and_storing_is_refused(write_files):
-    """A large import keeps only hashes in memory and reads each file again to store it: it must be the same file."""
-    from newsroom.content.reader import read_files
+def test_a_file_changed_between_validation_and_storing_is_refused(write_files, monkeypatch):
+    """A large import keeps records up to a budget of text, and past it only hashes, reading each such file
+    again to store it: it must be the same file. A kept record is stored as it was validated."""
+    from newsroom.content import reader
 
     folder = write_files({"pages/p.yaml": "kind: page\nslug: p\nen:\n  title: First\n"})
-    (item,) = read_files([folder], LANGUAGES, keep=False)
+    (kept,) = reader.read_files([folder], LANGUAGES, keep=False)
+    monkeypatch.setattr(reader, "KEEP_TEXT_BYTES", 10)  # the file is past it
+    (item,) = reader.read_files([folder], LANGUAGES, keep=False)
     assert item.record["en"]["title"] == "First"
     (folder / "pages" / "p.yaml").write_text("kind: page\nslug: p\nen:\n  title: Second\n", encoding="utf-8")
     with pytest.raises(ContentError) as caught:
@@ -94,3 +97,4 @@ def test_a_file_changed_between_validation_and_storing_is_refused(write_files):
     assert [str(d) for d in caught.value.diagnostics] == [
         f"{folder / 'pages' / 'p.yaml'}: the file changed while it was being imported; nothing was stored: "
         "run the import again"]
+    assert kept.record["en"]["title"] == "First"

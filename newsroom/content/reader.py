@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +41,20 @@ class LoadedRecord:
 _REFERENCE_FIELDS = {"story": ("issue", "section", "audiences"), "entry": ("category",), "issue": ("number",)}
 
 
+#: How much content-file text an import keeps in memory as validated records (about three times as many
+#: bytes); the files past it are read again when they are stored (see FileRecord). A ten-year archive's
+#: export, some 30 MB, is kept whole: reading each file twice was a fifth of its import.
+KEEP_TEXT_BYTES = 32 * 1024 * 1024
+
+
 @dataclass(frozen=True)
 class FileRecord:
-    """A validated content file that keeps only its identity, hash and references in memory.
+    """A validated content file that keeps its identity, hash and references in memory, and its record
+    while the import's budget lasts (`KEEP_TEXT_BYTES`).
 
     A large import validates every file first (all problems reported before any
-    write) but holds only this much per file; the full record is read again from
-    the file when it is stored, so memory stays bounded by one record, not by the run.
+    write); a record it did not keep is read again from its file when it is stored, so
+    memory stays bounded by the budget and one record, not by the run.
     """
 
     kind: str
@@ -56,9 +63,10 @@ class FileRecord:
     content_hash: str
     references: dict[str, Any]
     languages: tuple[str, ...]
+    kept: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def of(cls, item: LoadedRecord, languages: tuple[str, ...]) -> FileRecord:
+    def of(cls, item: LoadedRecord, languages: tuple[str, ...], keep: bool = False) -> FileRecord:
         record = item.record
         if item.kind == "site":
             references = record
@@ -69,11 +77,15 @@ class FileRecord:
                     affected = record.get(lang, {}).get("affected")
                     if affected:
                         references[lang] = {"affected": affected}
-        return cls(item.kind, item.key, item.location, item.content_hash, references, languages)
+        return cls(item.kind, item.key, item.location, item.content_hash, references, languages,
+                   item.record if keep else None)
 
     @property
     def record(self) -> dict[str, Any]:
-        """The full record, read again; refused if the file changed since it was validated."""
+        """The full record: the one validated if kept, else read again (refused if the file changed since
+        it was validated)."""
+        if self.kept is not None:
+            return self.kept
         item = validate_text(read_text(Path(self.location), self.location), self.location, self.languages)
         if item.content_hash != self.content_hash:
             raise ContentError([Diagnostic(self.location, None, "", "the file changed while it was being "
@@ -137,10 +149,12 @@ def read_files(
     files, problems = find_files(paths)
     loaded: list[Any] = []
     seen: dict[tuple[str, str], str] = {}
+    budget = KEEP_TEXT_BYTES
     for path in files:
         location = str(path)
         try:
-            item = validate_text(read_text(path, location), location, languages)
+            text = read_text(path, location)
+            item = validate_text(text, location, languages)
         except ContentError as error:
             problems.extend(error.diagnostics)
             continue
@@ -151,7 +165,10 @@ def read_files(
                                        f"duplicate {key_field} {item.key!r}: also in {seen[identity]}"))
             continue
         seen[identity] = location
-        loaded.append(item if keep else FileRecord.of(item, languages))
+        kept = keep or len(text) <= budget
+        if not keep and kept:
+            budget -= len(text)
+        loaded.append(item if keep else FileRecord.of(item, languages, kept))
     if not files and not problems:
         problems.append(Diagnostic(", ".join(str(p) for p in paths) or ".", None, "", "no content files found"))
     if problems:
