@@ -97,10 +97,11 @@ def import_records(
     kept = last_versions(session)  # a record created under a deleted one's key goes on from its versions
     result = ImportResult()
     conflicts: list[Diagnostic] = []
+    lookups: dict[tuple[str, Any], Any] = {}  # the issues and sections stories are put in, while in the session
     for done, item in enumerate(by_kind, 1):
         base = (bases or {}).get((item.kind, item.key))
         status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
-                         kept, corrections)
+                         kept, corrections, lookups)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             continue
@@ -114,6 +115,7 @@ def import_records(
             # each autoflush bounded, so a 100,000-file import does not slow down as it goes.
             session.flush()
             session.expunge_all()
+            lookups.clear()
     site = next((item for item in by_kind if item.kind == "site"), None)
     if site is not None and not result.unchanged["site"]:
         conflicts += _drop_unlisted_terms(session, site)
@@ -224,6 +226,7 @@ def _upsert(
     session: Session, item: LoadedRecord | FileRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
     base: Base | None = None, reason: str | None = None, published: Collection[int] = (),
     kept: Mapping[tuple[str, str], int] | None = None, corrections: bool = True,
+    lookups: dict[tuple[str, Any], Any] | None = None,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     if item.kind == "issue":
@@ -246,7 +249,10 @@ def _upsert(
             return "kept"
         return _conflict(session, item, row, base, canonical(to_record(row), languages, item.location), languages)
     if row is None and base is not None:
-        deletion = _deletion(session, item, base)
+        # Only a record with revisions since its export can have been deleted since: most have none (a
+        # backup restored into an empty database), and asking the database for each took a tenth of that.
+        last = (kept or {}).get(history_key(item.kind, item.key))
+        deletion = _deletion(session, item, base) if last is not None and last >= base.version else None
         if deletion is not None and digest == base.content_hash:
             return "gone"
         if deletion is not None:
@@ -272,9 +278,10 @@ def _upsert(
         if row.id is None and record["issue"] in published:
             session.add(Revision(record_kind="story", record_key=item.key, version=0, snapshot={},
                                  changed_fields=[CREATED], changed_by=author, changed_at=now, reason=reason))
-        issue = session.scalars(select(Issue).where(Issue.number == record["issue"])).one()
-        section = session.scalars(select(VocabularyTerm).where(
-            VocabularyTerm.kind == "section", VocabularyTerm.slug == record["section"])).one()
+        issue = _one(session, lookups, ("issue", record["issue"]),
+                     select(Issue).where(Issue.number == record["issue"]))
+        section = _one(session, lookups, ("section", record["section"]), select(VocabularyTerm).where(
+            VocabularyTerm.kind == "section", VocabularyTerm.slug == record["section"]))
         apply_story(row, record, languages, issue, section)
     elif item.kind == "entry":
         apply_entry(row, record, languages)
@@ -289,6 +296,16 @@ def _upsert(
         return "updated"
     continue_versions(session, row, item.kind, item.key, (kept or {}).get(history_key(item.kind, item.key)))
     return "created"
+
+
+def _one(session: Session, lookups: dict[tuple[str, Any], Any] | None, key: tuple[str, Any], query: Any) -> Any:
+    """The one row `query` selects, asked once per `key` while `lookups` holds it (a story of each issue
+    asked the database for its issue and its section: two queries, and a flush before each)."""
+    if lookups is None:
+        return session.scalars(query).one()
+    if key not in lookups:
+        lookups[key] = session.scalars(query).one()
+    return lookups[key]
 
 
 def _published_issue(item: LoadedRecord | FileRecord, record: dict[str, Any], row: Any, published: Collection[int]
