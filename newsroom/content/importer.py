@@ -100,8 +100,12 @@ def import_records(
     lookups: dict[tuple[str, Any], Any] = {}  # the issues and sections stories are put in, while in the session
     for done, item in enumerate(by_kind, 1):
         base = (bases or {}).get((item.kind, item.key))
-        status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
-                         kept, corrections, lookups)
+        # The records before it are flushed together every FLUSH_EVERY (below), not one by one before each
+        # query of _upsert: none of its queries concerns them (each key is in one file, and the issues and
+        # the site are flushed as they are written, as later kinds look them up).
+        with session.no_autoflush:
+            status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
+                             kept, corrections, lookups)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             continue
