@@ -233,6 +233,7 @@ def _upsert(
     lookups: dict[tuple[str, Any], Any] | None = None,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
+    lookups = {} if lookups is None else lookups
     if item.kind == "issue":
         record, digest = _published_when_due(record, digest, now)
     if item.kind == "site":
@@ -302,11 +303,9 @@ def _upsert(
     return "created"
 
 
-def _one(session: Session, lookups: dict[tuple[str, Any], Any] | None, key: tuple[str, Any], query: Any) -> Any:
+def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, Any], query: Any) -> Any:
     """The one row `query` selects, asked once per `key` while `lookups` holds it (a story of each issue
     asked the database for its issue and its section: two queries, and a flush before each)."""
-    if lookups is None:
-        return session.scalars(query).one()
     if key not in lookups:
         lookups[key] = session.scalars(query).one()
     return lookups[key]

@@ -63,7 +63,7 @@ class FileRecord:
     content_hash: str
     references: dict[str, Any]
     languages: tuple[str, ...]
-    kept: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    validated: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # the record, if kept
 
     @classmethod
     def of(cls, item: LoadedRecord, languages: tuple[str, ...], keep: bool = False) -> FileRecord:
@@ -78,14 +78,14 @@ class FileRecord:
                     if affected:
                         references[lang] = {"affected": affected}
         return cls(item.kind, item.key, item.location, item.content_hash, references, languages,
-                   item.record if keep else None)
+                   record if keep else None)
 
     @property
     def record(self) -> dict[str, Any]:
         """The full record: the one validated if kept, else read again (refused if the file changed since
         it was validated)."""
-        if self.kept is not None:
-            return self.kept
+        if self.validated is not None:
+            return self.validated
         item = validate_text(read_text(Path(self.location), self.location), self.location, self.languages)
         if item.content_hash != self.content_hash:
             raise ContentError([Diagnostic(self.location, None, "", "the file changed while it was being "
@@ -143,8 +143,8 @@ def read_files(
 ) -> list[LoadedRecord] | list[FileRecord]:
     """Read and validate every content file; raises ContentError listing all problems.
 
-    With `keep=False` only each file's identity, hash and references stay in
-    memory (`FileRecord`): what a large import needs.
+    With `keep=False` each file's identity, hash and references stay in memory, and its record while
+    the files read stay within `KEEP_TEXT_BYTES` (`FileRecord`): what a large import needs.
     """
     files, problems = find_files(paths)
     loaded: list[Any] = []
@@ -165,10 +165,12 @@ def read_files(
                                        f"duplicate {key_field} {item.key!r}: also in {seen[identity]}"))
             continue
         seen[identity] = location
-        kept = keep or len(text) <= budget
-        if not keep and kept:
-            budget -= len(text)
-        loaded.append(item if keep else FileRecord.of(item, languages, kept))
+        if keep:
+            loaded.append(item)
+            continue
+        held = len(text) <= budget
+        budget -= len(text) if held else 0
+        loaded.append(FileRecord.of(item, languages, held))
     if not files and not problems:
         problems.append(Diagnostic(", ".join(str(p) for p in paths) or ".", None, "", "no content files found"))
     if problems:
