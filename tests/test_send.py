@@ -252,6 +252,28 @@ def test_send_logs_in_over_starttls_after_verifying_the_server_s_certificate(sam
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == len(VALID)
 
 
+def test_the_password_may_come_from_a_file_as_a_secret_store_gives_it(sample_cli, provider, subscribers, trusted,
+                                                                      monkeypatch, tmp_path):
+    """$NEWSROOM_SMTP_PASSWORD_FILE names a file holding the password (systemd credentials, container
+    secrets), its final line break not part of it; a file that cannot be read is named."""
+    account, server = provider
+    monkeypatch.delenv("NEWSROOM_SMTP_PASSWORD")
+    secret = tmp_path / "smtp-password"
+    secret.write_text("s3cret pass\n", encoding="utf-8")
+    monkeypatch.setenv("NEWSROOM_SMTP_PASSWORD_FILE", str(secret))
+    sample_cli("send", "13", "--lang", "en", "--to", str(subscribers), "--smtp", server, "--smtp-user", "editor",
+               "--base-url", BASE, expect=1)
+    assert account.logins == ["editor"] and len(account.messages) == 2
+    monkeypatch.setenv("NEWSROOM_SMTP_PASSWORD_FILE", str(tmp_path / "missing"))
+    missing = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--smtp-user", "editor",
+                         expect=2).stderr
+    assert f"NEWSROOM_SMTP_PASSWORD_FILE names {tmp_path / 'missing'}, which cannot be read" in missing
+    monkeypatch.setenv("NEWSROOM_SMTP_PASSWORD", "s3cret pass")
+    both = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--smtp-user", "editor",
+                      expect=2).stderr
+    assert "give the password in NEWSROOM_SMTP_PASSWORD or in a file NEWSROOM_SMTP_PASSWORD_FILE names, not both" in both
+
+
 @pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")  # the test server's, not ours
 def test_send_logs_in_over_tls_from_the_first_byte(sample_cli, authority, subscribers, trusted):
     account, controller = _provider(authority, implicit=True)

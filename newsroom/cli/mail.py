@@ -14,8 +14,8 @@ from newsroom.build.pages import Derived, derive
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.db.session import session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.mail.send import (PASSWORD_ENV, SECURITY_MODES, SMTP_USER_ENV, RateLimiter, SendReport, SmtpServer,
-                                SmtpUnavailable, connect, parse_rate, plan_issue, send_issue)
+from newsroom.mail.send import (PASSWORD_ENV, PASSWORD_FILE_ENV, SECURITY_MODES, SMTP_USER_ENV, RateLimiter,
+                                SendReport, SmtpServer, SmtpUnavailable, connect, parse_rate, plan_issue, send_issue)
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
@@ -109,8 +109,8 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
                    "require it; tls: TLS from the first byte on any port; none: never (a relay on this machine). "
                    "Certificates are verified against the system's authorities (or the bundle $SSL_CERT_FILE names).")
 @click.option("--smtp-user", envvar=SMTP_USER_ENV, metavar="NAME",
-              help=f"Log in as NAME (or ${SMTP_USER_ENV}), with the password from ${PASSWORD_ENV}; "
-                   "only over an encrypted connection.")
+              help=f"Log in as NAME (or ${SMTP_USER_ENV}), with the password from ${PASSWORD_ENV} (or the file "
+                   f"${PASSWORD_FILE_ENV} names); only over an encrypted connection.")
 @click.option("--lang", "languages", multiple=True,
               help="Only subscribers of this language (repeatable); default: everyone, each in their language.")
 @click.option("--rate", default=None, metavar="N/s", help="At most N messages a second, e.g. 10/s.")
@@ -171,11 +171,28 @@ def _smtp_server(smtp: str, security: str, user: str | None) -> SmtpServer:
     host, _, port = smtp.rpartition(":")
     if not host or not port.isdigit():
         raise click.BadParameter("expected HOST:PORT", param_hint="--smtp")
-    password = os.environ.get(PASSWORD_ENV)
+    password = _password() if user else None
     if user and password is None:
-        raise click.UsageError(f"--smtp-user needs the password in the environment variable {PASSWORD_ENV} "
-                               "(never on the command line, where other users of the machine can read it)")
+        raise click.UsageError(f"--smtp-user needs the password in the environment variable {PASSWORD_ENV}, or "
+                               f"in a file {PASSWORD_FILE_ENV} names (never on the command line, where other users "
+                               "of the machine can read it)")
     return SmtpServer(host.strip("[]"), int(port), security, user or None, password)
+
+
+def _password() -> str | None:
+    """The SMTP password from the environment, or from the file it names; its final line break is not
+    part of it."""
+    given, file = os.environ.get(PASSWORD_ENV), os.environ.get(PASSWORD_FILE_ENV)
+    if given is not None and file:
+        raise click.UsageError(f"give the password in {PASSWORD_ENV} or in a file {PASSWORD_FILE_ENV} names, "
+                               "not both")
+    if not file:
+        return given
+    try:
+        return Path(file).read_text(encoding="utf-8").removesuffix("\n").removesuffix("\r")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise click.UsageError(f"{PASSWORD_FILE_ENV} names {file}, which cannot be read: {reason}") from None
 
 
 def _summary(app: App, subscriber_file: Path, number: int, result: SendReport, problems: list[Diagnostic],
