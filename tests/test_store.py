@@ -128,6 +128,23 @@ def test_importing_the_same_files_twice_changes_nothing(sample_cli):
     assert "unchanged" in result.stdout
 
 
+def test_text_in_decomposed_unicode_is_stored_composed(sample_cli, tmp_path):
+    """A file saved in NFD (macOS names, some editors: "ő" as "o" and a combining double acute) holds the
+    same text as the sample's NFC file: no change; a new one is stored composed (NFC, as the web wants)."""
+    import unicodedata
+
+    source = (SAMPLE_DIR / "entries" / "data-center.yaml").read_text(encoding="utf-8")
+    decomposed = tmp_path / "data-center.yaml"
+    decomposed.write_text(unicodedata.normalize("NFD", source), encoding="utf-8")
+    assert decomposed.read_text(encoding="utf-8") != source
+    assert sample_cli("import", str(decomposed)).stdout.strip() == "0 created, 0 updated, 1 unchanged"
+    renamed = unicodedata.normalize("NFD", source.replace("slug: data-center", "slug: data-centre"))
+    decomposed.write_text(renamed, encoding="utf-8")
+    sample_cli("import", str(decomposed))
+    shown = sample_cli("edit", "entry:data-centre").stdout
+    assert "adatközpont" in shown and unicodedata.is_normalized("NFC", shown)
+
+
 def test_export_import_export_is_byte_identical(sample_cli, tmp_path, databases):
     first, second = tmp_path / "first", tmp_path / "second"
     sample_cli("export", str(first))

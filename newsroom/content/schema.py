@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -172,6 +173,12 @@ EXPECTS = {
 }
 
 
+def _composed(text: str) -> str:
+    """`text` in Unicode's composed form (NFC), as the web wants it: a file saved decomposed ("ő" as "o" and a
+    combining double acute, as macOS names and some editors write it) holds the same text as one that is not."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 @dataclass
 class Validator:
     """Validates one parsed file against its kind, collecting every problem."""
@@ -253,12 +260,12 @@ class Validator:
     def _text(self, path: Path, value: Any, spec: Field) -> str | None:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return self._wrong(path, value, spec)
-        return str(value).strip() or None
+        return _composed(str(value).strip()) or None
 
     def _md(self, path: Path, value: Any, spec: Field) -> str | None:
         if not isinstance(value, str):
             return self._text(path, value, spec)
-        return value.strip("\n").rstrip() or None
+        return _composed(value.strip("\n").rstrip()) or None
 
     def _url(self, path: Path, value: Any, spec: Field) -> str | None:
         if not isinstance(value, str) or not re.match(r"^(https?://[^\s]+|mailto:[^\s]+)$", value.strip()):
