@@ -60,9 +60,9 @@ SMTPS_PORT = 465
 #: Where `newsroom send` reads the account's password (never an option: a command line is visible to every
 #: user of the machine), and its user when no option gives it.
 PASSWORD_ENV = "NEWSROOM_SMTP_PASSWORD"
-#: Or the file holding it, as a secret store hands one over (systemd credentials, container secrets).
-PASSWORD_FILE_ENV = "NEWSROOM_SMTP_PASSWORD_FILE"
 SMTP_USER_ENV = "NEWSROOM_SMTP_USER"
+#: Or the file holding the password, as a secret store hands one over (systemd credentials, container secrets).
+PASSWORD_FILE_ENV = "NEWSROOM_SMTP_PASSWORD_FILE"
 #: SMTP's answer to a message from a client that has not logged in where the server requires it (RFC 4954).
 LOGIN_REQUIRED = 530
 
