@@ -30,10 +30,10 @@ from issues.schedule import publish_due, recorded
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
 from newsroom.content import manifest
-from newsroom.editing import import_checked
 from newsroom.content.reader import read_files
 from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.editing import import_checked
 from newsroom.i18n import LOCALE_DIR
 from newsroom.render.html import TEMPLATES
 from newsroom.render.static import static_folder

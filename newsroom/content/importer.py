@@ -16,7 +16,7 @@ from glossary.records import apply_entry, entry_to_record
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.manifest import Base
-from newsroom.content.reader import FileRecord, LoadedRecord, record_hash
+from newsroom.content.reader import FileRecord, LoadedRecord, record_hash, stored_location
 from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
@@ -111,7 +111,7 @@ def import_records(
             continue
         getattr(result, status)[item.kind] += 1
         if status in ("created", "updated"):
-            result.stored.add("site" if item.kind == "site" else f"{item.kind}:{item.key}")
+            result.stored.add(stored_location(item.kind, item.key))
         if item.kind in ("site", "issue"):
             session.flush()  # later kinds look these up
         if done % FLUSH_EVERY == 0:

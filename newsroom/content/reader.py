@@ -99,6 +99,11 @@ def record_hash(record: dict[str, Any]) -> str:
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 
 
+def stored_location(kind: str, key: str) -> str:
+    """Where `newsroom check` places a stored record's problems: `entry:gpu`, or `site` for the site file."""
+    return "site" if kind == "site" else f"{kind}:{key}"
+
+
 def record_key(kind: str, record: dict[str, Any]) -> str:
     key_field = kinds()[kind].key
     return str(record.get(key_field)) if key_field else kind
@@ -186,7 +191,7 @@ def in_files(diagnostics: Iterable[Diagnostic], loaded: Iterable[LoadedRecord | 
     """`diagnostics` of stored records (`entry:gpu`), each of a record read from one of `loaded`'s files
     placed in that file, at the line of its field (or of the nearest field holding it that the file has);
     the others as they are."""
-    files = {"site" if item.kind == "site" else f"{item.kind}:{item.key}": item.location for item in loaded}
+    files = {stored_location(item.kind, item.key): item.location for item in loaded}
     lines: dict[str, dict[str, int]] = {}
     placed = []
     for diagnostic in diagnostics:
