@@ -145,6 +145,33 @@ def test_text_in_decomposed_unicode_is_stored_composed(sample_cli, tmp_path):
     assert "adatközpont" in shown and unicodedata.is_normalized("NFC", shown)
 
 
+def test_a_text_field_is_one_line_and_markdown_keeps_its_paragraphs(sample_cli, tmp_path):
+    """A title, headline or definition is one paragraph: a line break given on the command line or kept by a
+    `|` block would reach a feed's title or an email's Subject as one, so it is stored as a space; a
+    Markdown field keeps its lines."""
+    import feedparser
+
+    sample_cli("issue", "new")
+    sample_cli("story", "add", "14", "--section", "money", "--headline-hu", "Első\n  sor",
+               "--headline-en", "First\r\nline\u2028too", "--summary-hu", "Egy.\n\nKettő.", "--summary-en", "S",
+               "--slug", "breaks", "--source-url", "https://example.com/a")
+    shown = sample_cli("edit", "story:breaks").stdout
+    assert "headline: Első sor" in shown and "headline: First line too" in shown
+    assert "summary: |\n    Egy.\n\n    Kettő.\n" in shown
+    source = (SAMPLE_DIR / "entries" / "data-center.yaml").read_text(encoding="utf-8")
+    entry = tmp_path / "data-center.yaml"
+    entry.write_text(source.replace("slug: data-center", "slug: data-centre").replace(
+        "  headword: Data center\n", "  headword: |\n    Data\n    center\n"), encoding="utf-8")
+    sample_cli("import", str(entry))
+    assert "headword: Data center\n" in sample_cli("edit", "entry:data-centre").stdout
+    sample_cli("issue", "edit", "14", "--title-hu", "Cím", "--title-en", "A\ntitle")
+    sample_cli("issue", "publish", "14")
+    sample_cli("build", "--out", str(tmp_path / "site"))
+    feeds = tmp_path / "site" / "en" / "feeds"
+    assert feedparser.parse((feeds / "issues.atom").read_bytes()).entries[0].title == "A title"
+    assert feedparser.parse((feeds / "section-money.atom").read_bytes()).entries[0].title == "First line too"
+
+
 def test_export_import_export_is_byte_identical(sample_cli, tmp_path, databases):
     first, second = tmp_path / "first", tmp_path / "second"
     sample_cli("export", str(first))

@@ -179,6 +179,15 @@ def _composed(text: str) -> str:
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
+#: White space holding a line break (Unicode's too: NEL, the line and paragraph separators).
+LINE_BREAK_RE = re.compile(r"\s*[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\s*")
+
+
+def _one_line(text: str) -> str:
+    """`text` with every line break, and the white space around it, made one space."""
+    return LINE_BREAK_RE.sub(" ", text) if not text.isprintable() else text
+
+
 @dataclass
 class Validator:
     """Validates one parsed file against its kind, collecting every problem."""
@@ -258,9 +267,12 @@ class Validator:
         self.fail(path, f"expected {self._expected(spec)}, got {shown}")
 
     def _text(self, path: Path, value: Any, spec: Field) -> str | None:
+        # A text field is one paragraph (a title, a headline, a definition; Markdown fields hold more): a line
+        # break in it, from a `|` block or a command line, would reach a feed's title or an email's Subject
+        # as one, so it is a space, as a page shows it.
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return self._wrong(path, value, spec)
-        return _composed(str(value).strip()) or None
+        return _composed(_one_line(str(value).strip())) or None
 
     def _md(self, path: Path, value: Any, spec: Field) -> str | None:
         if not isinstance(value, str):
