@@ -26,6 +26,8 @@ class Entry(Base):
     level: Mapped[str] = mapped_column(String(20))
     trend: Mapped[str] = mapped_column(String(20))
     english_term: Mapped[str | None]
+    #: The slugs it was published under before, oldest first: each old address sends readers on.
+    formerly: Mapped[list[Any] | None]
     status_month: Mapped[dt.date] = mapped_column(Date)  # day is always 1
     sources: Mapped[list[Any]]
     provenance: Mapped[dict[str, Any] | None]

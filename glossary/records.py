@@ -21,7 +21,7 @@ def entry_to_record(entry: Entry) -> dict[str, Any]:
         else:
             relations[relation.kind].append(relation.target)
     record: dict[str, Any] = {
-        "kind": "entry", "slug": entry.slug, "category": entry.category, "level": entry.level,
+        "kind": "entry", "slug": entry.slug, "formerly": entry.formerly, "category": entry.category, "level": entry.level,
         "trend": entry.trend, "english_term": entry.english_term,
         "status": entry.status_month.strftime("%Y-%m"), "relations": relations,
         "sources": entry.sources, "provenance": entry.provenance,
@@ -36,6 +36,7 @@ def entry_to_record(entry: Entry) -> dict[str, Any]:
 def apply_entry(entry: Entry, record: dict[str, Any], languages: tuple[str, ...]) -> None:
     """Set an entry's rows from a canonical record, keeping rows that did not change."""
     entry.slug = record["slug"]
+    entry.formerly = record.get("formerly")
     entry.category = record["category"]
     entry.level = record["level"]
     entry.trend = record["trend"]

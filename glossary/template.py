@@ -17,11 +17,12 @@ _HEAD = """\
 # Field by field: docs/content-format.md ("entry"). Then: newsroom import {path}
 kind: entry
 slug: {slug}
+formerly: []                      # slugs it was published under before: each old address leads here
 category:                         # a category slug from site.yaml (categories:)
 level:                            # {levels}
 trend:                            # {trends}
 english_term:                     # shown as "in English: …"
-status: {month}                  # month of "Where things stand", YYYY-MM
+status: {month}                   # month of "Where things stand", YYYY-MM
 relations:                        # stated once; the other entry shows the inverse
   broader: []                     # entry slugs, e.g. [ai-chip]
   narrower: []

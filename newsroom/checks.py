@@ -77,6 +77,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             problems.extend(empty_issue_problems(content, issue.data["number"]))
     problems.extend(_overlapping_weeks(content))
     problems.extend(_shared_places(content))
+    problems.extend(former_slug_clashes(content))
     for page in content.pages.values():
         problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
         if problem is not None:
@@ -311,6 +312,25 @@ def _shared_places(content: Content) -> Iterator[Diagnostic]:
             yield Diagnostic(story.location, None, "position", (
                 f"{place[2]} is also the place of story {first!r} in section {place[1]!r} of issue {place[0]}: "
                 "the pages show them by slug; give each its own place (newsroom story move)"), "warning")
+
+
+def former_slug_clashes(content: Content) -> Iterator[Diagnostic]:
+    """Each former slug (`formerly`) whose address another record of its kind has, as its slug or as a former
+    one: the build writes a page there that sends readers on, so an address is never given out twice."""
+    for kind, records in (("entry", content.entries.values()), ("reference", content.pages.values()),
+                          ("page", content.pages.values())):
+        current = {record.key for record in records if record.kind == kind}
+        first: dict[str, str] = {}
+        for record in sorted((record for record in records if record.kind == kind), key=lambda r: r.key):
+            for index, slug in enumerate(record.data.get("formerly") or ()):
+                if slug in current:
+                    yield Diagnostic(record.location, None, f"formerly[{index}]", (
+                        f"{slug!r} is the slug of {kind}:{slug}, whose page is at that address: take it out of "
+                        f"`formerly` here, or give {kind}:{slug} another slug"))
+                elif first.setdefault(slug, record.key) != record.key:
+                    yield Diagnostic(record.location, None, f"formerly[{index}]", (
+                        f"{slug!r} is a former slug of {kind}:{first[slug]} too: its old address can send readers "
+                        "on to one of them only; take it out of one"))
 
 
 def _overlapping_weeks(content: Content) -> Iterator[Diagnostic]:

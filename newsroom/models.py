@@ -63,6 +63,8 @@ class Page(Base):
     id: Mapped[IntPK]
     slug: Mapped[str] = mapped_column(String(120), unique=True)
     kind: Mapped[str] = mapped_column(String(20))  # "reference" | "page"
+    #: The slugs it was published under before, oldest first: each old address sends readers on.
+    formerly: Mapped[list[Any] | None]
     sources: Mapped[list[Any]]
     version: Mapped[int] = mapped_column(Integer, default=1)
     content_hash: Mapped[str] = mapped_column(String(64))

@@ -116,7 +116,7 @@ def test_new_writes_a_template_that_must_be_filled_before_it_imports(sample_cli)
     sample_cli("glossary", "new", "new-term")
     path = sample_cli.cwd / "entries" / "new-term.yaml"
     template = path.read_text(encoding="utf-8")
-    for field in ("category:", "level:", "trend:", "english_term:", "status:", "broader:", "narrower:", "related:",
+    for field in ("formerly:", "category:", "level:", "trend:", "english_term:", "status:", "broader:", "narrower:", "related:",
                   "similar:", "sources:", "provenance:", "headword:", "definition:", "plain_terms:", "analogy:",
                   "how_it_works:", "example:", "affected:", "misconception:", "myth:", "reality:", "limits:",
                   "history:", "current_state:", "aliases:", "match_forms:"):
@@ -130,11 +130,11 @@ def test_new_writes_a_template_that_must_be_filled_before_it_imports(sample_cli)
 
     result = sample_cli("import", "entries/new-term.yaml", expect=1)
     assert result.stderr.splitlines() == [
-        "entries/new-term.yaml:5: category: required; expected a slug: lowercase letters, digits and hyphens",
-        "entries/new-term.yaml:6: level: required; expected one of basic, intermediate, advanced",
-        "entries/new-term.yaml:7: trend: required; expected one of emerging, spreading, mainstream, fading",
-        "entries/new-term.yaml:19: sources[0].title: required; expected text",
-        "entries/new-term.yaml:20: sources[0].url: required; expected an http(s) or mailto URL",
+        "entries/new-term.yaml:6: category: required; expected a slug: lowercase letters, digits and hyphens",
+        "entries/new-term.yaml:7: level: required; expected one of basic, intermediate, advanced",
+        "entries/new-term.yaml:8: trend: required; expected one of emerging, spreading, mainstream, fading",
+        "entries/new-term.yaml:20: sources[0].title: required; expected text",
+        "entries/new-term.yaml:21: sources[0].url: required; expected an http(s) or mailto URL",
         "5 errors; nothing was changed",
     ]
 

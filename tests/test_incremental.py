@@ -294,6 +294,7 @@ class Publication:
     def add_reference(self) -> str:
         record = self.load(self.files("reference")[0])
         record["slug"] = f"added-reference-{self.rng.randrange(10**6)}"
+        record.pop("formerly", None)  # a copy's: the former addresses stay the original's
         record["en"]["title"], record["hu"]["title"] = "A GPU profile", "Egy GPU-profil"
         self.save(self.content / "reference" / f"{record['slug']}.yaml", record)
         return f"add reference page {record['slug']}"
@@ -330,6 +331,18 @@ class Publication:
         record["hu"]["title"] += " – frissítve"
         self.save(path, record)
         return f"edit site page {path.stem}"
+
+    def give_former_addresses(self) -> str:
+        """An entry and a reference page given the slugs they were published under before: a page at each old
+        address sends readers on."""
+        changed = []
+        for kind in ("entry", "reference"):
+            path = self.rng.choice(self.files(kind))
+            record = self.load(path)
+            record["formerly"] = [f"{record['slug']}-old-{self.rng.randrange(10**6)}"]
+            self.save(path, record)
+            changed.append(f"{kind} {record['slug']}")
+        return f"give former addresses to {' and '.join(changed)}"
 
     def rename_in_site(self) -> str:
         """A section's, a category's or an audience's name, or the tagline: shown on many pages."""
@@ -416,7 +429,7 @@ EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "
 #: stories' places and terms, sources, entries' status months and English terms.
 MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "link_reference_from_story", "edit_site_page",
               "rename_in_site", "edit_issue_text", "move_story", "date_entry_status", "edit_story_terms",
-              "edit_source", "edit_english_term")
+              "edit_source", "edit_english_term", "give_former_addresses")
 
 
 def _same_tree(left: Path, right: Path) -> list[str]:

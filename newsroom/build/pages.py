@@ -36,6 +36,10 @@ from newsroom.settings import Settings
 T = TypeVar("T")
 
 
+#: Where each kind of record that can be renamed has its page (see `Planner.moved`).
+MOVED_URLS: Mapping[str, Callable[..., str]] = {"entry": urls.entry, "reference": urls.reference, "page": urls.page}
+
+
 @dataclass(frozen=True)
 class PageSpec:
     """One output page: where it goes, how it is rendered, and its twin in each language."""
@@ -331,10 +335,15 @@ class Planner(IssuePages, GlossaryPages):
         return plans
 
     def extra_plans(self, default: bool) -> list[PagePlan]:
-        """The pages outside the sitemap: this language's 404 page; with `default`, the root
-        404 page (it answers for every unknown path, linking its twin) and the root page."""
+        """The pages outside the sitemap: this language's 404 page, and a page at each former address of a
+        renamed entry, reference or site page; with `default`, the root 404 page (it answers for every
+        unknown path, linking its twin) and the root page."""
         lang = self.lang
         plans = [PagePlan(urls.not_found(lang), lang, "404.html", self.not_found, in_sitemap=False)]
+        plans += [PagePlan(MOVED_URLS[record.kind](lang, former), lang, "moved.html",
+                           partial(self.moved, record, former), in_sitemap=False)
+                  for record in (*self.content.entries.values(), *self.content.pages.values())
+                  if record.data.get("formerly") and self.available(record) for former in record.data["formerly"]]
         if default:
             plans += [PagePlan(urls.not_found(lang), lang, "404.html", self.not_found, in_sitemap=False,
                                path="404.html"),
@@ -358,6 +367,16 @@ class Planner(IssuePages, GlossaryPages):
         context = {"index_href": self.href(urls.search_index(self.lang)), "entry_count": entries,
                    "story_count": stories}
         return self.spec(urls.search(self.lang), "search.html", context, urls.search)
+
+    def moved(self, record: Record, former: str) -> PageSpec:
+        """The page at a renamed record's former address: it sends the reader on to the record's page (links
+        in emails already sent, in feeds and on other sites keep working), and is not indexed."""
+        url, make_url = MOVED_URLS[record.kind](self.lang, former), partial(MOVED_URLS[record.kind], slug=former)
+        text, _ = self.text(record)
+        target = MOVED_URLS[record.kind](self.lang, record.key)
+        context = {"title": text.get("headword" if record.kind == "entry" else "title") or record.key,
+                   "target": self.href(target), "target_url": self.settings.base_url + target}
+        return self.spec(url, "moved.html", context, make_url, record=record)
 
     def not_found(self) -> PageSpec:
         """The 404 page of this language (not in the sitemap, not indexed)."""

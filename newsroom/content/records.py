@@ -53,7 +53,7 @@ def apply_site(session: Session, record: dict[str, Any], languages: tuple[str, .
 
 
 def page_to_record(page: Page) -> dict[str, Any]:
-    record: dict[str, Any] = {"kind": page.kind, "slug": page.slug}
+    record: dict[str, Any] = {"kind": page.kind, "slug": page.slug, "formerly": page.formerly}
     if page.kind == "reference":
         record["sources"] = page.sources
     for text in page.texts:
@@ -67,5 +67,6 @@ def page_to_record(page: Page) -> dict[str, Any]:
 def apply_page(page: Page, record: dict[str, Any], languages: tuple[str, ...]) -> None:
     page.kind = record["kind"]
     page.slug = record["slug"]
+    page.formerly = record.get("formerly")
     page.sources = record.get("sources", [])
     apply_texts(page.texts, PageText, record, languages, ("title", "summary", "body", "sections"))

@@ -42,6 +42,9 @@ MD = Field("md")
 SLUG = Field("slug")
 SLUGS = Field("list", of=SLUG)
 TEXTS = Field("list", of=TEXT)
+#: The slugs a record was published under before (see `former_slug_problem`); a site page's, as its slug.
+FORMERLY = SLUGS
+FORMER_PAGE_SLUGS = Field("list", of=Field("page_slug"))
 
 
 def mapping(required: tuple[str, ...] = (), **fields: Field) -> Field:
@@ -79,7 +82,7 @@ def _kinds() -> dict[str, Kind]:
         "entry": Kind(
             "entry", "slug",
             {
-                "slug": Field("slug", True), "category": Field("slug", True),
+                "slug": Field("slug", True), "formerly": FORMERLY, "category": Field("slug", True),
                 "level": Field("enum", True, LEVELS), "trend": Field("enum", True, TRENDS),
                 "english_term": TEXT, "status": Field("month", True),
                 "relations": mapping(
@@ -99,13 +102,14 @@ def _kinds() -> dict[str, Kind]:
             },
         ),
         "reference": Kind(
-            "reference", "slug", {"slug": Field("slug", True), "sources": SOURCES},
+            "reference", "slug", {"slug": Field("slug", True), "formerly": FORMERLY, "sources": SOURCES},
             {
                 "title": TEXT, "summary": TEXT,
                 "sections": Field("list", of=mapping(("title",), title=TEXT, simple=LAYER, deep=LAYER)),
             },
         ),
-        "page": Kind("page", "slug", {"slug": Field("page_slug", True)}, {"title": TEXT, "summary": TEXT, "body": MD}),
+        "page": Kind("page", "slug", {"slug": Field("page_slug", True), "formerly": FORMER_PAGE_SLUGS},
+                     {"title": TEXT, "summary": TEXT, "body": MD}),
         "issue": Kind(
             "issue", "number",
             {
@@ -153,6 +157,18 @@ def week_problem(issue: dict[str, Any]) -> str | None:
     week = issue.get("week") if issue.get("kind") == "issue" else None
     if isinstance(week, dict) and week.get("start") and week.get("end") and str(week["end"]) < str(week["start"]):
         return f"the week ends ({week['end']}) before it starts ({week['start']})"
+    return None
+
+
+def former_slug_problem(record: dict[str, Any]) -> tuple[int, str] | None:
+    """Why a record's former slugs (`formerly`) cannot be: (the index of the first wrong one, why), or None."""
+    seen: set[str] = set()
+    for index, slug in enumerate(record.get("formerly") or ()):
+        if slug == record.get("slug"):
+            return index, f"{slug!r} is the record's slug: a former slug is one it was published under before"
+        if slug in seen:
+            return index, f"{slug!r} is named twice"
+        seen.add(slug)
     return None
 
 
@@ -240,6 +256,9 @@ class Validator:
         if problem:
             self.problems.append(Diagnostic(self.location, self.lines.get(("week", "end")) or
                                             self.lines.get(("week",)), "week.end", problem))
+        former = former_slug_problem(out)
+        if former is not None:
+            self.fail(("formerly", former[0]), former[1])
         for lang in self.languages:
             block = data.get(lang)
             if isinstance(block, dict):
