@@ -10,7 +10,7 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from issues.models import Issue, Story
-from newsroom.models import DELETED, Revision, VocabularyTerm
+from newsroom.models import DELETED, RENAMED, Revision, VocabularyTerm
 
 
 def issue_by_number(number: int) -> Select[Issue]:
@@ -151,9 +151,9 @@ def _after_publication(issue: Issue, issue_revisions: list[Revision],
         if revision.snapshot.get("status") != "published":
             published_from = max(published_from, revision.changed_at)
     items = [Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by, tuple(r.changed_fields), r.reason)
-             for r in issue_revisions if r.snapshot.get("status") == "published"]
+             for r in issue_revisions if r.snapshot.get("status") == "published" and RENAMED not in r.changed_fields]
     for r, moved in story_revisions:
-        if r.changed_at > published_from:
+        if r.changed_at > published_from and (moved or RENAMED not in r.changed_fields):
             gone = moved == MOVED or DELETED in r.changed_fields
             items.append(Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by,
                                     (moved,) if moved else tuple(r.changed_fields), r.reason,

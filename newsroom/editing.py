@@ -18,11 +18,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
+from glossary.records import apply_entry
 from issues.assembly import close_up, removal_problems
 from issues.models import Story
 from issues.revisions import Change
@@ -33,10 +34,12 @@ from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_
                                       record_query)
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, record_key
+from newsroom.content.records import apply_page
+from newsroom.content.renaming import LINK_KINDS, UnrewrittenLink, rewrite_references
 from newsroom.content.schema import Validator
 from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.models import DELETED, Revision, revision_kinds
+from newsroom.models import DELETED, RENAMED, Revision, last_versions, revision_kinds
 from newsroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -271,6 +274,104 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
             f"named here; change {'those' if len(names) > 1 else 'that'} first")), *errors])
     deletion.commit()
     return sorted(problem for problem in added if problem.severity == "warning")
+
+
+#: The kinds of record `rename` renames: those with a page of their own at an address made of the slug.
+RENAMED_KINDS = ("entry", "reference", "page")
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """What `rename` did: the record's new version, and where the records whose references it rewrote are."""
+
+    version: int
+    rewritten: list[str]
+
+
+def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: dt.datetime, author: str,
+           reason: str | None = None) -> Renamed:
+    """Give the entry, reference or site page `loaded` the slug `new`, keeping its history.
+
+    The old slug goes to the record's `formerly` (the build sends readers on from its old address); every
+    reference to it in other records — relations, stories' terms, `entry:`/`page:` links — names the new
+    one, each such record kept as a revision marked RENAMED (readers see the same text: not a correction of a
+    published issue). Refused (ContentError, nothing stored) when the slug is not one, is taken (or was a
+    deleted record's), when the record moved on from `loaded.version` (Conflict), or when the renaming gives
+    the content an error that stops every build."""
+    location = f"{loaded.kind}:{loaded.key}"
+    if loaded.kind not in RENAMED_KINDS:
+        raise ContentError([_diagnostic(loaded, (
+            f"only an entry, a reference page or a site page can be renamed; a {loaded.kind} keeps its "
+            f"{'number' if loaded.kind == 'issue' else 'slug'}"))])
+    current = load(session, loaded.kind, loaded.key, settings.languages)
+    if current.version != loaded.version:
+        raise _conflict(session, loaded, current, settings.languages)
+    formerly = [slug for slug in current.record.get("formerly", []) if slug != new]
+    record = {**current.record, "slug": new, "formerly": [*formerly, loaded.key]}
+    validator = Validator(location, {}, settings.languages)
+    renamed = validator.record(_rewritten(record, loaded.kind, loaded.key, new, settings.languages, location)
+                               or record)  # its own links to itself too
+    if validator.problems or renamed is None:
+        raise ContentError(validator.problems)
+    taken = session.scalars(record_query(loaded.kind, new, exact_kind=False)).one_or_none()
+    if taken is not None:
+        holder = "entry" if loaded.kind == "entry" else taken.kind
+        raise ContentError([_diagnostic(loaded, f"{new!r} is the slug of {holder}:{new} already: choose another")])
+    if last_versions(session, loaded.kind, new):
+        raise ContentError([_diagnostic(loaded, (
+            f"{new!r} was the slug of a deleted record (newsroom history {loaded.kind}:{new}): its history "
+            "would be taken for this one's; choose another slug"))])
+
+    def store() -> Renamed:
+        row = session.scalars(record_query(loaded.kind, loaded.key)).one()
+        session.execute(update(Revision).where(Revision.record_kind.in_(revision_kinds(loaded.kind)),
+                                               Revision.record_key == loaded.key).values(record_key=new))
+        session.add(Revision(record_kind=loaded.kind, record_key=new, version=current.version,
+                             snapshot=current.record, changed_fields=changed_fields(current.record, renamed,
+                                                                                    settings.languages),
+                             changed_by=author, changed_at=now, reason=reason))
+        (apply_entry if loaded.kind == "entry" else apply_page)(row, renamed, settings.languages)
+        row.content_hash, row.updated_at = record_hash(renamed), now
+        try:
+            session.flush()
+        except StaleDataError:
+            raise Conflict(loaded.kind, loaded.key, loaded.version, None, []) from None
+        rewritten = _referring(session, loaded.kind, loaded.key, new, settings.languages)
+        import_records(session, rewritten, settings.languages, now, author,
+                       reason=reason or f"{location} renamed to {loaded.kind}:{new}", marks=(RENAMED,))
+        return Renamed(current.version + 1, [item.location for item in rewritten])
+
+    return buildable(session, store, lambda done: {f"{loaded.kind}:{new}", *done.rewritten}, settings, now)
+
+
+def _referring(session: Session, kind: str, old: str, new: str, languages: tuple[str, ...]) -> list[LoadedRecord]:
+    """Every other record that names the `kind` record `old`, with its references made to `new`."""
+    content = load_content(session)
+    found = []
+    for record in (*content.entries.values(), *content.pages.values(), *content.issues.values(),
+                   *content.stories.values()):
+        if record.kind == kind and record.key == new:
+            continue  # the renamed record: its own links were rewritten with it
+        if _rewritten(dict(record.data), kind, old, new, languages, record.location) is None:
+            continue
+        current = load(session, record.kind, record.key, languages)
+        rewritten = _rewritten(current.record, kind, old, new, languages, record.location)
+        if rewritten is not None:
+            found.append(LoadedRecord(record.kind, record.key, canonical(rewritten, languages, record.location),
+                                      record.location))
+    return found
+
+
+def _rewritten(record: dict[str, Any], kind: str, old: str, new: str, languages: tuple[str, ...], location: str
+               ) -> dict[str, Any] | None:
+    """`rewrite_references`, its refusal a ContentError naming the record and the field."""
+    try:
+        return rewrite_references(record, kind, old, new, languages)
+    except UnrewrittenLink as link:
+        scheme = LINK_KINDS[kind]
+        raise ContentError([Diagnostic(location, None, link.field, (
+            f"links to {scheme}:{old} in a way renaming cannot rewrite: write it as [text]({scheme}:{old}) "
+            "and rename again"))]) from None
 
 
 def _all_problems(session: Session, settings: Settings, today: dt.date) -> set[Diagnostic]:

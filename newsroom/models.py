@@ -92,6 +92,9 @@ class PageText(Base):
 DELETED = "deleted"
 #: `Revision.changed_fields` of the revision kept when a story is added to a published issue (nothing came before).
 CREATED = "created"
+#: Among `Revision.changed_fields` of a revision kept when `newsroom rename` rewrote the record's references to a
+#: renamed one: readers see the same text, so it is no correction of a published issue.
+RENAMED = "renamed"
 
 
 class Revision(Base):

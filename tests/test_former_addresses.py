@@ -56,7 +56,8 @@ def test_a_former_address_follows_its_record_and_goes_with_its_slug(sample_cli, 
     _build(sample_cli, site)
     page = site / "en" / "glossary" / "graphics-card" / "index.html"
     sample_cli("edit", "entry:gpu", "--set", "formerly=[graphics-card]")
-    assert " 2 written, " in _build(sample_cli, site)  # the page in each language, nothing else
+    # The page in each language, and the glossary feeds (an entry's item takes its id from its first slug).
+    assert " 6 written, " in _build(sample_cli, site)
     assert _moved(page)["heading"] == "GPU"
     sample_cli("edit", "entry:gpu", "--set", "en.headword=Graphics processor")
     _build(sample_cli, site)
@@ -107,3 +108,128 @@ def test_former_slugs_go_out_with_an_export_and_come_back_with_an_import(sample_
     again = tmp_path / "again"
     fresh("export", str(again))
     assert (again / "entries" / "gpu.yaml").read_bytes() == (exported / "entries" / "gpu.yaml").read_bytes()
+
+
+def test_rename_gives_a_record_a_new_address_keeping_its_history_and_every_reference(sample_cli, tmp_path):
+    site = tmp_path / "site"
+    _build(sample_cli, site)
+    result = sample_cli("rename", "gpu", "graphics-processor", "--editor", "ed")
+    assert result.stdout.startswith("entry gpu is now entry:graphics-processor (version 2); its references "
+                                    "rewritten in entry:ai-accelerator, ")
+    assert sample_cli("edit", "gpu", expect=1).stderr.strip() == "Error: no entry, story, page or issue 'gpu'"
+    renamed = sample_cli("edit", "entry:graphics-processor").stdout
+    assert renamed.startswith("# entry graphics-processor, version 2\nkind: entry\nslug: graphics-processor\n"
+                              "formerly:\n- gpu\n")
+    history = sample_cli("history", "entry:graphics-processor").stdout.splitlines()
+    assert history[1].endswith("ed  changed: formerly, slug") and history[2] == "  version 1  (the oldest kept)"
+    # Relations, a published issue's lead, its stories' terms and a page's links name the new slug.
+    assert "  narrower:\n  - graphics-processor\n  - google-tpu\n" in sample_cli("edit", "entry:ai-accelerator").stdout
+    assert "(entry:graphics-processor)" in sample_cli("edit", "issue:12").stdout
+    story = sample_cli("edit", "story:i11-trainium2-gpu-training-cost-study").stdout
+    assert "- graphics-processor" in story and "- gpu\n" not in story
+    assert "renamed — entry:gpu renamed to entry:graphics-processor" in sample_cli(
+        "history", "story:i11-trainium2-gpu-training-cost-study").stdout
+    # Readers see the same text: no correction of the published issues, none on their pages.
+    for number in ("11", "12", "13"):
+        assert sample_cli("issue", "corrections", number).stdout.strip() == f"issue {number}: no corrections"
+    sample_cli("check")  # exit 0: no error
+    _build(sample_cli, site)
+    for lang in ("hu", "en"):
+        assert _moved(site / lang / "glossary" / "gpu" / "index.html")["link"] == f"/{lang}/glossary/graphics-processor/"
+        issue = parse(site / lang / "issues" / "12" / "index.html")
+        hrefs = {a.get("href") for a in issue.iter("a")}
+        assert f"/{lang}/glossary/graphics-processor/" in hrefs and f"/{lang}/glossary/gpu/" not in hrefs
+        assert not issue.findall(".//section[@id='corrections']")
+
+
+def test_renaming_back_takes_the_new_slug_out_of_the_former_ones(sample_cli):
+    sample_cli("rename", "reference:trainium", "trainium-profile")
+    sample_cli("rename", "reference:trainium-profile", "trainium")
+    record = sample_cli("edit", "reference:trainium").stdout
+    assert "formerly:\n- trainium-profile\n" in record
+    assert "(page:trainium)" in sample_cli("edit", "story:i10-aws-capacity-blocks-prices").stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("gpu", "trainium"), "entry:gpu: 'trainium' is the slug of entry:trainium already: choose another"),
+    (("gpu", "Graphics"), "entry:gpu: slug: expected a slug: lowercase letters, digits and hyphens, got 'Graphics'"),
+    (("page:method", "search"), "page:method: slug: 'search' is the folder of the site's own search pages"),
+    (("page:method", "how-we-work"), "every page's navigation and every email link to the Method page"),
+    (("i13-vllm-trainium-backend", "vllm"), "only an entry, a reference page or a site page can be renamed"),
+    (("gpu", "graphics", "--expect-version", "1"), None),  # the version it is at: renamed
+])
+def test_a_rename_that_cannot_be_is_refused_and_nothing_is_stored(sample_cli, args, message):
+    before = {key: sample_cli("edit", key).stdout for key in ("entry:gpu", "entry:ai-accelerator", "page:method")}
+    if message is None:
+        sample_cli("edit", "entry:gpu", "--set", "level=intermediate")  # another editor, meanwhile
+        result = sample_cli("rename", *args, expect=1)
+        assert "you started from version 1, it is now version 2" in result.stderr
+        return
+    result = sample_cli("rename", *args, expect=1)
+    assert message in result.stderr, result.stderr
+    assert {key: sample_cli("edit", key).stdout for key in before} == before
+
+
+def test_a_deleted_record_s_slug_is_not_taken_by_a_rename(sample_cli, write_files):
+    folder = write_files({"entries/spare.yaml": (SAMPLE_DIR / "entries" / "trainium.yaml").read_text(
+        encoding="utf-8").replace("slug: trainium\n", "slug: spare\n").replace("headword: Trainium", "headword: Spare")})
+    sample_cli("import", str(folder))
+    sample_cli("delete", "entry:spare")
+    result = sample_cli("rename", "gpu", "spare", expect=1)
+    assert "'spare' was the slug of a deleted record (newsroom history entry:spare)" in result.stderr
+
+
+def test_references_are_rewritten_in_every_form_of_link_and_a_form_left_is_named():
+    from newsroom.content.renaming import UnrewrittenLink, rewrite_references
+
+    story = {"kind": "story", "slug": "s", "terms": ["gpu", "gpu-chip"], "suppress_terms": ["gpu"],
+             "en": {"summary": 'A [GPU](entry:gpu), [x](<ENTRY:gpu> "t"), <entry:gpu>, [chip](entry:gpu-chip), '
+                               "entry:gpu in prose, [a page](page:gpu).\n\n[g]: entry:gpu\n"}}
+    assert rewrite_references(story, "entry", "gpu", "graphics", ("hu", "en")) == {
+        **story, "terms": ["graphics", "gpu-chip"], "suppress_terms": ["graphics"],
+        "en": {"summary": 'A [GPU](entry:graphics), [x](<ENTRY:graphics> "t"), <entry:graphics>, '
+                          "[chip](entry:gpu-chip), entry:gpu in prose, [a page](page:gpu).\n\n[g]: entry:graphics\n"}}
+    entry = {"kind": "entry", "slug": "e", "relations": {"broader": ["gpu"], "similar": [{"entry": "gpu"}]}}
+    assert rewrite_references(entry, "entry", "gpu", "graphics", ("hu", "en"))["relations"] == {
+        "broader": ["graphics"], "similar": [{"entry": "graphics"}]}
+    assert rewrite_references(entry, "reference", "gpu", "graphics", ("hu", "en")) is None
+    with pytest.raises(UnrewrittenLink) as left:  # a reference definition whose destination is on the next line
+        rewrite_references({"kind": "page", "en": {"body": "[g][]\n\n[g]:\n  entry:gpu\n"}}, "entry", "gpu", "x",
+                           ("hu", "en"))
+    assert left.value.field == "en.body"
+
+
+def test_a_renamed_entry_keeps_its_feed_item_s_id_and_links_to_its_new_address(sample_cli, tmp_path):
+    import feedparser
+
+    site = tmp_path / "site"
+    _build(sample_cli, site)
+
+    def items() -> dict[str, str]:
+        feed = feedparser.parse((site / "en" / "feeds" / "glossary.atom").read_bytes())
+        return {item.id: item.link for item in feed.entries}
+
+    before = items()
+    sample_cli("rename", "gpu", "graphics-processor")
+    _build(sample_cli, site)
+    after = items()
+    assert after.keys() == before.keys()
+    moved = [item for item, link in after.items() if link != before[item]]
+    assert len(moved) == 1 and "/glossary/gpu/" in moved[0]
+    assert after[moved[0]] == f"{BASE}en/glossary/graphics-processor/"
+
+
+def test_an_export_from_before_a_rename_keeps_the_renamed_record_and_an_edit_of_it_is_refused(sample_cli, tmp_path):
+    exported = tmp_path / "exported"
+    sample_cli("export", str(exported))
+    sample_cli("rename", "gpu", "graphics-processor")
+    result = sample_cli("import", str(exported))
+    assert result.stdout.strip().endswith(" kept (newer in the database)") and result.stdout.startswith("0 created")
+    assert sample_cli("edit", "gpu", expect=1).stderr.strip() == "Error: no entry, story, page or issue 'gpu'"
+    stale = exported / "entries" / "gpu.yaml"
+    stale.write_text(stale.read_text(encoding="utf-8").replace("  headword: GPU\n", "  headword: GPUs\n"),
+                     encoding="utf-8")
+    refused = sample_cli("import", str(stale), expect=1)
+    assert refused.stderr.startswith(f"{stale}: slug: entry 'gpu' was renamed to entry:graphics-processor in the database since this "
+        "file was exported, and the file was edited: make the edit in the file of entry:graphics-processor "
+        "(`newsroom export` writes it)\n1 error; nothing was changed")

@@ -344,6 +344,22 @@ class Publication:
             changed.append(f"{kind} {record['slug']}")
         return f"give former addresses to {' and '.join(changed)}"
 
+    def rename_records(self) -> str:
+        """`newsroom rename` of a much-linked entry (relations, stories' terms, links in published issues) and a
+        reference page, built incrementally, then renamed back (the other edits link to them by these slugs);
+        the content files are exported again, as an editor would after it."""
+        renamed = {key: f"{key.partition(':')[2]}-{self.rng.randrange(10**6)}"
+                   for key in ("entry:gpu", "reference:trainium")}
+        for key, new in renamed.items():
+            self.run("rename", key, new)
+        assert self.site is not None
+        self.build(self.site)
+        for key, new in renamed.items():
+            self.run("rename", f"{key.partition(':')[0]}:{new}", key.partition(":")[2])
+        shutil.rmtree(self.content)
+        self.cli("export", str(self.content))
+        return f"rename {', '.join(renamed)} and back"
+
     def rename_in_site(self) -> str:
         """A section's, a category's or an audience's name, or the tagline: shown on many pages."""
         path = self.content / "site.yaml"
@@ -429,7 +445,7 @@ EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "
 #: stories' places and terms, sources, entries' status months and English terms.
 MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "link_reference_from_story", "edit_site_page",
               "rename_in_site", "edit_issue_text", "move_story", "date_entry_status", "edit_story_terms",
-              "edit_source", "edit_english_term", "give_former_addresses")
+              "edit_source", "edit_english_term", "give_former_addresses", "rename_records")
 
 
 def _same_tree(left: Path, right: Path) -> list[str]:

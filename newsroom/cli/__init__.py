@@ -221,7 +221,7 @@ def editor_options(func: Callable[..., Any]) -> Callable[..., Any]:
 COMMAND_MODULES = {
     "init": "content", "import": "content", "export": "content", "check": "content",
     "build": "build",
-    "edit": "edit", "delete": "edit", "history": "edit",
+    "edit": "edit", "delete": "edit", "rename": "edit", "history": "edit",
     "glossary": "glossary",
     "issue": "issue", "story": "issue",
     "email": "mail", "send": "mail", "unsubscribe-server": "mail",

@@ -11,9 +11,9 @@ from issues.assembly import load_issue, require_changeable
 from issues.revisions import Change
 from issues.workflow import recheck_after_change
 from newsroom import editing
-from newsroom.cli import App, content_errors, editor_options, pass_app, report
+from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, report
 from newsroom.content.yamlio import dump, parse
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import DELETED
 
 KIND = click.Choice(editing.KINDS)
@@ -161,6 +161,38 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
 
 @click.command()
 @click.argument("key")
+@click.argument("new_slug", metavar="NEW-SLUG")
+@click.option("--kind", type=click.Choice(editing.RENAMED_KINDS), help="The record's kind, when the key alone is "
+              "ambiguous.")
+@click.option("--expect-version", type=int, help="The version you started from; refuse to rename if it moved on.")
+@click.option("--reason", help="Why: kept with the revisions (default: what was renamed).")
+@editor_option
+@pass_app
+@content_errors
+def rename(app: App, key: str, new_slug: str, kind: str | None, expect_version: int | None, reason: str | None,
+           editor: str) -> None:
+    """Give an entry, a reference page or a site page a new slug (and address), keeping its history.
+
+    The old slug goes to the record's `formerly`: its old address sends readers on to the new one. Every
+    reference to it — relations, stories' terms, `entry:`/`page:` links in any text — is rewritten, each
+    record kept as a revision; readers see the same text, so a published issue's story changes without
+    --correction and is not listed among its corrections."""
+    with app.transaction() as session:
+        loaded = _open(app, session, key, kind)
+        if expect_version is not None:
+            loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
+        try:
+            done = editing.rename(session, loaded, new_slug, app.settings, app.now(), editor, reason)
+        except editing.Conflict as conflict:
+            session.rollback()
+            raise click.ClickException(str(conflict)) from None
+    rewritten = f"; its references rewritten in {first_of(done.rewritten)}" if done.rewritten else ""
+    app.say(f"{loaded.kind} {loaded.key} is now {loaded.kind}:{new_slug} (version {done.version}){rewritten}; "
+            f"its old address sends readers on")
+
+
+@click.command()
+@click.argument("key")
 @click.option("--kind", type=KIND, help="The record's kind, when the key alone is ambiguous.")
 @click.option("--show", "show", type=int, metavar="N", help="Print version N of the record as YAML.")
 @pass_app
@@ -212,4 +244,4 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
         click.echo(f"  version {kept[0].version}  (the oldest kept)")
 
 
-COMMANDS = [edit, delete, history]
+COMMANDS = [edit, delete, rename, history]

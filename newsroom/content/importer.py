@@ -77,7 +77,7 @@ def changed_fields(before: dict[str, Any], after: dict[str, Any], languages: tup
 def import_records(
     session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...], now: dt.datetime,
     author: str = "import", bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None,
-    reason: str | None = None, corrections: bool = True,
+    reason: str | None = None, corrections: bool = True, marks: Sequence[str] = (),
 ) -> ImportResult:
     """Upsert every record into the session; raises ContentError and changes nothing on bad input.
 
@@ -86,8 +86,8 @@ def import_records(
     (ContentError), an unedited stale file keeps the newer stored version (see
     `newsroom.content.manifest`). Without `corrections`, a file that changes an issue published before
     this import, or one of its stories (a story added, moved in or out, edited), is refused as well: such
-    a change is a correction readers are shown. The caller owns the transaction: on ContentError it rolls
-    back.
+    a change is a correction readers are shown. `marks` go with the fields each revision kept says changed
+    (see models.RENAMED). The caller owns the transaction: on ContentError it rolls back.
     """
     by_kind = sorted(loaded, key=lambda item: ORDER.index(item.kind))
     _check_references(session, by_kind, languages)
@@ -105,7 +105,7 @@ def import_records(
         # the site are flushed as they are written, as later kinds look them up).
         with session.no_autoflush:
             status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
-                             kept, corrections, lookups)
+                             kept, corrections, lookups, marks)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             continue
@@ -230,7 +230,7 @@ def _upsert(
     session: Session, item: LoadedRecord | FileRecord, languages: tuple[str, ...], now: dt.datetime, author: str,
     base: Base | None = None, reason: str | None = None, published: Collection[int] = (),
     kept: Mapping[tuple[str, str], int] | None = None, corrections: bool = True,
-    lookups: dict[tuple[str, Any], Any] | None = None,
+    lookups: dict[tuple[str, Any], Any] | None = None, marks: Sequence[str] = (),
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     lookups = {} if lookups is None else lookups
@@ -265,6 +265,14 @@ def _upsert(
                 f"{item.kind} {item.key!r} was deleted in the database since this file was exported (by "
                 f"{deletion.changed_by}, {deletion.changed_at.date().isoformat()}), and the file was edited: "
                 "to bring the record back with your edit, import this file with --force"))
+        renamed = _renamed(session, lookups, item.kind).get(item.key) if deletion is None else None
+        if renamed is not None and digest == base.content_hash:
+            return "kept"  # renamed since the export: the record, newer, goes on under its new slug
+        if renamed is not None:
+            return Diagnostic(item.location, None, "slug", (
+                f"{item.kind} {item.key!r} was renamed to {item.kind}:{renamed} in the database since this file was "
+                f"exported, and the file was edited: make the edit in the file of {item.kind}:{renamed} "
+                "(`newsroom export` writes it)"))
     if row is not None:
         previous = canonical(to_record(row), languages, item.location)
         changed = changed_fields(previous, record, languages)
@@ -276,7 +284,7 @@ def _upsert(
         return correcting
     if row is not None:
         session.add(Revision(record_kind=item.kind, record_key=item.key, version=row.version, snapshot=previous,
-                             changed_fields=changed, changed_by=author, changed_at=now, reason=reason))
+                             changed_fields=[*changed, *marks], changed_by=author, changed_at=now, reason=reason))
     else:
         row = model()
     if item.kind == "story":
@@ -301,6 +309,19 @@ def _upsert(
         return "updated"
     continue_versions(session, row, item.kind, item.key, (kept or {}).get(history_key(item.kind, item.key)))
     return "created"
+
+
+def _renamed(session: Session, lookups: dict[tuple[str, Any], Any], kind: str) -> dict[str, str]:
+    """{former slug: slug} of the records of `kind` that have former slugs (see `newsroom rename`), asked once
+    while `lookups` holds it."""
+    if kind not in ("entry", "reference", "page"):
+        return {}
+    if ("renamed", kind) not in lookups:
+        query = select(Entry.slug, Entry.formerly) if kind == "entry" else \
+            select(Page.slug, Page.formerly).where(Page.kind == kind)
+        lookups[("renamed", kind)] = {former: slug for slug, formerly in session.execute(query)
+                                      for former in formerly or ()}
+    return lookups[("renamed", kind)]
 
 
 def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, Any], query: Any) -> Any:

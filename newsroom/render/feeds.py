@@ -8,7 +8,8 @@ from the content, and its generator is pinned. Same database, same bytes.
 Ids are tag: URIs (RFC 4151) built from the base URL's host, the fixed
 `feed_id_date` setting, the language and the record's stable key (issue
 number, story slug, entry slug + status month): rebuilding or correcting an
-issue never changes them.
+issue never changes them, nor does renaming an entry (`newsroom rename`): its
+id keeps the first slug it had (the first of its `formerly`).
 
 A glossary entry appears when it is new and again when it is *substantially
 updated*, which we define as: its status month ("Status: 2026 November")
@@ -234,7 +235,8 @@ def glossary_items(planner: Planner) -> Iterator[FeedItem]:
         page = settings.base_url + urls.entry(lang, entry.key)
         definition = planner.markdown(entry).html(text.get("definition") or "")
         yield FeedItem(
-            id=tag_id(settings, f"{lang}/glossary/{entry.key}/{entry.data['status']}"),
+            id=tag_id(settings, f"{lang}/glossary/{(entry.data.get('formerly') or [entry.key])[0]}/"
+                                f"{entry.data['status']}"),
             title=text.get("headword") or entry.key, link=page, published=status(entry),
             summary=plain_text(text.get("definition") or ""), content=absolute_html(definition, page),
             categories=(categories.get(entry.data["category"], entry.data["category"]),),
