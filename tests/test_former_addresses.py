@@ -29,6 +29,7 @@ def _moved(page: Path) -> dict[str, str]:
             "heading": text_of(tree.find(".//h1")), "link": link.get("href")}
 
 
+@pytest.mark.sqlite_only
 def test_each_former_address_sends_readers_on_in_each_language_and_stays_out_of_the_sitemap(sample_cli, tmp_path):
     sample_cli("edit", "entry:gpu", "--set", "formerly=[graphics-card, gpu-chip]")
     sample_cli("edit", "reference:trainium", "--set", "formerly=[aws-trainium]")
@@ -51,6 +52,7 @@ def test_each_former_address_sends_readers_on_in_each_language_and_stays_out_of_
     assert not [url for url in listed if "graphics-card" in url or "aws-trainium" in url or "how-we-work" in url]
 
 
+@pytest.mark.sqlite_only
 def test_a_former_address_follows_its_record_and_goes_with_its_slug(sample_cli, tmp_path):
     site = tmp_path / "site"
     _build(sample_cli, site)
@@ -67,6 +69,7 @@ def test_a_former_address_follows_its_record_and_goes_with_its_slug(sample_cli, 
     assert not page.exists() and not page.parent.exists()
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize(("key", "formerly", "message"), [
     ("entry:trainium", "[trainium]", "formerly[0]: 'trainium' is the record's slug: a former slug is one it was "
                                      "published under before"),
@@ -83,6 +86,7 @@ def test_a_former_slug_that_cannot_be_one_is_refused_and_nothing_is_stored(sampl
     assert sample_cli("edit", key).stdout == before
 
 
+@pytest.mark.sqlite_only
 def test_an_address_is_a_former_one_of_one_record_only(sample_cli, write_files):
     sample_cli("edit", "entry:gpu", "--set", "formerly=[graphics-card]")
     source = (SAMPLE_DIR / "entries" / "trainium.yaml").read_text(encoding="utf-8")
@@ -142,6 +146,7 @@ def test_rename_gives_a_record_a_new_address_keeping_its_history_and_every_refer
         assert not issue.findall(".//section[@id='corrections']")
 
 
+@pytest.mark.sqlite_only
 def test_renaming_back_takes_the_new_slug_out_of_the_former_ones(sample_cli):
     sample_cli("rename", "reference:trainium", "trainium-profile")
     sample_cli("rename", "reference:trainium-profile", "trainium")
@@ -150,6 +155,7 @@ def test_renaming_back_takes_the_new_slug_out_of_the_former_ones(sample_cli):
     assert "(page:trainium)" in sample_cli("edit", "story:i10-aws-capacity-blocks-prices").stdout
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize(("args", "message"), [
     (("gpu", "trainium"), "entry:gpu: 'trainium' is the slug of entry:trainium already: choose another"),
     (("gpu", "Graphics"), "entry:gpu: slug: expected a slug: lowercase letters, digits and hyphens, got 'Graphics'"),
@@ -170,6 +176,7 @@ def test_a_rename_that_cannot_be_is_refused_and_nothing_is_stored(sample_cli, ar
     assert {key: sample_cli("edit", key).stdout for key in before} == before
 
 
+@pytest.mark.sqlite_only
 def test_a_deleted_record_s_slug_is_not_taken_by_a_rename(sample_cli, write_files):
     folder = write_files({"entries/spare.yaml": (SAMPLE_DIR / "entries" / "trainium.yaml").read_text(
         encoding="utf-8").replace("slug: trainium\n", "slug: spare\n").replace("headword: Trainium", "headword: Spare")})
@@ -199,6 +206,7 @@ def test_references_are_rewritten_in_every_form_of_link_and_a_form_left_is_named
     assert left.value.field == "en.body"
 
 
+@pytest.mark.sqlite_only
 def test_a_renamed_entry_keeps_its_feed_item_s_id_and_links_to_its_new_address(sample_cli, tmp_path):
     import feedparser
 
