@@ -58,6 +58,8 @@ def show_lines(content: Content, slug: str, languages: tuple[str, ...], today: d
            f"status: {data['status']} ({how_old})")
     if data.get("english_term"):
         yield f"in English: {data['english_term']}"
+    if data.get("formerly"):
+        yield f"formerly: {', '.join(data['formerly'])} (each old address leads here)"
     for lang in languages:
         text = entry.text(lang)
         yield f"{lang}: {text.get('definition') or '(no definition)'}"

@@ -31,7 +31,7 @@ from issues.visibility import drafts_of
 from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content
 from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, import_records,
-                                      record_query)
+                                      record_query, renamed_from)
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, record_key
 from newsroom.content.records import apply_page
@@ -88,11 +88,18 @@ def find_kind(session: Session, key: str) -> str:
     found = [kind for kind in KINDS if (kind != "issue" or key.isdigit())
              and session.scalars(record_query(kind, key)).one_or_none() is not None]
     if not found:
-        raise NotFound(f"no entry, story, page or issue {key!r}")
+        raise NotFound(f"no entry, story, page or issue {key!r}{_renamed_hint(session, key)}")
     if len(found) > 1:
         named = " and ".join(f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}" for kind in found)
         raise Ambiguous(f"{key!r} names {named}: say which, as {found[0]}:{key} or with --kind")
     return found[0]
+
+
+def _renamed_hint(session: Session, key: str, kind: str | None = None) -> str:
+    """"; entry:graphics-processor had that slug before", when a record (of `kind`) was renamed from `key`."""
+    kinds = [kind] if kind in RENAMED_KINDS else list(RENAMED_KINDS) if kind is None else []
+    found = [f"{kind}:{slug}" for kind in kinds if (slug := renamed_from(session, kind, key)) is not None]
+    return f"; {' and '.join(found)} had that slug before" if found else ""
 
 
 def load(session: Session, kind: str, key: str, languages: tuple[str, ...]) -> Loaded:
@@ -101,7 +108,7 @@ def load(session: Session, kind: str, key: str, languages: tuple[str, ...]) -> L
         raise NotFound(f"an issue is named by its number, not {key!r}")
     row = session.scalars(record_query(kind, key).execution_options(populate_existing=True)).one_or_none()
     if row is None:
-        raise NotFound(f"no {kind} {key!r}")
+        raise NotFound(f"no {kind} {key!r}{_renamed_hint(session, key, kind)}")
     return Loaded(kind, key, row.version, canonical(MODELS[kind][1](row), languages, f"{kind}:{key}"))
 
 

@@ -120,7 +120,15 @@ def test_rename_gives_a_record_a_new_address_keeping_its_history_and_every_refer
     result = sample_cli("rename", "gpu", "graphics-processor", "--editor", "ed")
     assert result.stdout.startswith("entry gpu is now entry:graphics-processor (version 2); its references "
                                     "rewritten in entry:ai-accelerator, ")
-    assert sample_cli("edit", "gpu", expect=1).stderr.strip() == "Error: no entry, story, page or issue 'gpu'"
+    assert sample_cli("edit", "gpu", expect=1).stderr.strip() == (
+        "Error: no entry, story, page or issue 'gpu'; entry:graphics-processor had that slug before")
+    assert sample_cli("history", "entry:gpu", expect=1).stderr.strip() == (
+        "Error: no entry 'gpu'; entry:graphics-processor had that slug before")
+    assert sample_cli("glossary", "show", "gpu", expect=1).stderr.strip() == (
+        "Error: no glossary entry 'gpu'; entry:graphics-processor had that slug before "
+        "(newsroom glossary show graphics-processor)")
+    assert "\nformerly: gpu (each old address leads here)\n" in sample_cli(
+        "glossary", "show", "graphics-processor").stdout
     renamed = sample_cli("edit", "entry:graphics-processor").stdout
     assert renamed.startswith("# entry graphics-processor, version 2\nkind: entry\nslug: graphics-processor\n"
                               "formerly:\n- gpu\n")
@@ -233,7 +241,7 @@ def test_an_export_from_before_a_rename_keeps_the_renamed_record_and_an_edit_of_
     sample_cli("rename", "gpu", "graphics-processor")
     result = sample_cli("import", str(exported))
     assert result.stdout.strip().endswith(" kept (newer in the database)") and result.stdout.startswith("0 created")
-    assert sample_cli("edit", "gpu", expect=1).stderr.strip() == "Error: no entry, story, page or issue 'gpu'"
+    assert "entry:graphics-processor had that slug before" in sample_cli("edit", "gpu", expect=1).stderr
     stale = exported / "entries" / "gpu.yaml"
     stale.write_text(stale.read_text(encoding="utf-8").replace("  headword: GPU\n", "  headword: GPUs\n"),
                      encoding="utf-8")

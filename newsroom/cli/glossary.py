@@ -57,7 +57,9 @@ def show(app: App, slug: str) -> None:
     """Show one entry: texts, relations from both sides, provenance, stories that mention it."""
     content = _content(app)
     if slug not in content.entries:
-        raise click.ClickException(f"no glossary entry {slug!r}")
+        now = next((key for key, entry in content.entries.items() if slug in (entry.data.get("formerly") or ())), None)
+        raise click.ClickException(f"no glossary entry {slug!r}" + (
+            f"; entry:{now} had that slug before (newsroom glossary show {now})" if now else ""))
     settings = app.settings
     for line in show_lines(content, slug, settings.languages, app.today(), settings.stale_after_months):
         click.echo(line)

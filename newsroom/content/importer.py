@@ -314,14 +314,23 @@ def _upsert(
 def _renamed(session: Session, lookups: dict[tuple[str, Any], Any], kind: str) -> dict[str, str]:
     """{former slug: slug} of the records of `kind` that have former slugs (see `newsroom rename`), asked once
     while `lookups` holds it."""
+    if ("renamed", kind) not in lookups:
+        lookups[("renamed", kind)] = former_slugs(session, kind)
+    return lookups[("renamed", kind)]
+
+
+def former_slugs(session: Session, kind: str) -> dict[str, str]:
+    """{former slug: slug} of the entries, or the reference or site pages, that have former slugs."""
     if kind not in ("entry", "reference", "page"):
         return {}
-    if ("renamed", kind) not in lookups:
-        query = select(Entry.slug, Entry.formerly) if kind == "entry" else \
-            select(Page.slug, Page.formerly).where(Page.kind == kind)
-        lookups[("renamed", kind)] = {former: slug for slug, formerly in session.execute(query)
-                                      for former in formerly or ()}
-    return lookups[("renamed", kind)]
+    query = select(Entry.slug, Entry.formerly) if kind == "entry" else \
+        select(Page.slug, Page.formerly).where(Page.kind == kind)
+    return {former: slug for slug, formerly in session.execute(query) for former in formerly or ()}
+
+
+def renamed_from(session: Session, kind: str, key: str) -> str | None:
+    """The slug of the record of `kind` that had the slug `key` before, if any (one at most: see checks)."""
+    return former_slugs(session, kind).get(key)
 
 
 def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, Any], query: Any) -> Any:
