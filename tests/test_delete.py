@@ -161,7 +161,7 @@ def test_an_export_removes_the_files_of_deleted_records_and_an_older_one_does_no
     shutil.copytree(exported, older)
     sample_cli("delete", "i13-data-center-power-bills", "--correction", "--reason", "a duplicate")
     assert sample_cli("export", str(exported)).stdout.strip() == (
-        f"58 files exported to {exported}; 1 removed (their records are deleted)")
+        f"58 files exported to {exported}; 1 removed (their records are deleted or renamed)")
     assert not (exported / "stories" / "i13-data-center-power-bills.yaml").exists()
 
     assert sample_cli("import", str(older)).stdout.strip() == (

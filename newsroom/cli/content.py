@@ -173,7 +173,7 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
         one_state(session)  # a backup of one state, whatever an import commits meanwhile
         if out is not None:
             exported = export_all(session, out, app.settings.languages)
-            removed = f"; {len(exported.removed)} removed (their records are deleted)" if exported.removed else ""
+            removed = f"; {len(exported.removed)} removed (their records are deleted or renamed)" if exported.removed else ""
             app.say(f"{exported.files} files exported to {out}{removed}")
             for relative in exported.kept:
                 click.echo(f"{out / relative}: warning: its record is deleted, but the file was edited since the "
