@@ -16,7 +16,7 @@ from glossary.staleness import stale_problems
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
 from newsroom.content.schema import page_slug_problem, publication_time_problem, week_problem
-from newsroom.diagnostics import Diagnostic
+from newsroom.diagnostics import Diagnostic, first_of
 from newsroom.render.markdown import References, find_references
 from newsroom.settings import Settings
 
@@ -316,21 +316,33 @@ def _shared_places(content: Content) -> Iterator[Diagnostic]:
 
 def former_slug_clashes(content: Content) -> Iterator[Diagnostic]:
     """Each former slug (`formerly`) whose address another record of its kind has, as its slug or as a former
-    one: the build writes a page there that sends readers on, so an address is never given out twice."""
+    one: the build writes a page there that sends readers on, so an address is never given out twice. Named at
+    each record concerned, so an import names the file that brought the clash (as a file of a renamed record
+    from before its renaming does)."""
     for kind, records in (("entry", content.entries.values()), ("reference", content.pages.values()),
                           ("page", content.pages.values())):
         current = {record.key for record in records if record.kind == kind}
-        first: dict[str, str] = {}
+        claims: dict[str, list[tuple[Record, int]]] = {}
         for record in sorted((record for record in records if record.kind == kind), key=lambda r: r.key):
             for index, slug in enumerate(record.data.get("formerly") or ()):
-                if slug in current:
+                claims.setdefault(slug, []).append((record, index))
+        for slug, holders in sorted(claims.items()):
+            if slug in current:
+                for record, index in holders:
                     yield Diagnostic(record.location, None, f"formerly[{index}]", (
                         f"{slug!r} is the slug of {kind}:{slug}, whose page is at that address: take it out of "
                         f"`formerly` here, or give {kind}:{slug} another slug"))
-                elif first.setdefault(slug, record.key) != record.key:
+                named = first_of([record.location for record, _ in holders])
+                yield Diagnostic(f"{kind}:{slug}", None, "slug", (
+                    f"{slug!r} is a former slug of {named}, whose old address sends readers on to it: a file of "
+                    f"{named} from before it was renamed makes {kind}:{slug} again; leave that file out (`newsroom "
+                    "export` writes the record's file under its slug), or take the slug out of the other's `formerly`"))
+            elif len(holders) > 1:
+                for record, index in holders:
+                    others = first_of([other.location for other, _ in holders if other is not record])
                     yield Diagnostic(record.location, None, f"formerly[{index}]", (
-                        f"{slug!r} is a former slug of {kind}:{first[slug]} too: its old address can send readers "
-                        "on to one of them only; take it out of one"))
+                        f"{slug!r} is a former slug of {others} too: its old address can send readers on to one of "
+                        "them only; take it out of one"))
 
 
 def _overlapping_weeks(content: Content) -> Iterator[Diagnostic]:

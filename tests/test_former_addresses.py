@@ -249,3 +249,15 @@ def test_an_export_from_before_a_rename_keeps_the_renamed_record_and_an_edit_of_
     assert refused.stderr.startswith(f"{stale}: slug: entry 'gpu' was renamed to entry:graphics-processor in the database since this "
         "file was exported, and the file was edited: make the edit in the file of entry:graphics-processor "
         "(`newsroom export` writes it)\n1 error; nothing was changed")
+
+
+def test_a_file_of_a_renamed_record_from_before_its_renaming_is_refused_naming_the_file(sample_cli):
+    """A file outside an export (no manifest says which version it was) holding the old slug would make the
+    record again: refused at the file's slug, saying why."""
+    sample_cli("rename", "gpu", "graphics-processor")
+    old = SAMPLE_DIR / "entries" / "gpu.yaml"
+    result = sample_cli("import", str(old), expect=1)
+    assert (f"{old}:2: slug: 'gpu' is a former slug of entry:graphics-processor, whose old address sends readers on "
+            "to it: a file of entry:graphics-processor from before it was renamed makes entry:gpu again; leave that "
+            "file out") in result.stderr, result.stderr
+    assert sample_cli("edit", "gpu", expect=1).exit_code == 1
