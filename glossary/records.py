@@ -21,8 +21,8 @@ def entry_to_record(entry: Entry) -> dict[str, Any]:
         else:
             relations[relation.kind].append(relation.target)
     record: dict[str, Any] = {
-        "kind": "entry", "slug": entry.slug, "formerly": entry.formerly, "category": entry.category, "level": entry.level,
-        "trend": entry.trend, "english_term": entry.english_term,
+        "kind": "entry", "slug": entry.slug, "formerly": entry.formerly, "category": entry.category,
+        "level": entry.level, "trend": entry.trend, "english_term": entry.english_term,
         "status": entry.status_month.strftime("%Y-%m"), "relations": relations,
         "sources": entry.sources, "provenance": entry.provenance,
     }

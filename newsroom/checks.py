@@ -77,7 +77,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             problems.extend(empty_issue_problems(content, issue.data["number"]))
     problems.extend(_overlapping_weeks(content))
     problems.extend(_shared_places(content))
-    problems.extend(former_slug_clashes(content))
+    problems.extend(_former_slug_clashes(content))
     for page in content.pages.values():
         problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
         if problem is not None:
@@ -314,7 +314,7 @@ def _shared_places(content: Content) -> Iterator[Diagnostic]:
                 "the pages show them by slug; give each its own place (newsroom story move)"), "warning")
 
 
-def former_slug_clashes(content: Content) -> Iterator[Diagnostic]:
+def _former_slug_clashes(content: Content) -> Iterator[Diagnostic]:
     """Each former slug (`formerly`) whose address another record of its kind has, as its slug or as a former
     one: the build writes a page there that sends readers on, so an address is never given out twice. Named at
     each record concerned, so an import names the file that brought the clash (as a file of a renamed record

@@ -31,7 +31,7 @@ from issues.visibility import drafts_of
 from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content
 from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, import_records,
-                                      record_query, renamed_from)
+                                      former_slugs, record_query)
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, record_key
 from newsroom.content.records import apply_page
@@ -98,7 +98,7 @@ def find_kind(session: Session, key: str) -> str:
 def _renamed_hint(session: Session, key: str, kind: str | None = None) -> str:
     """"; entry:graphics-processor had that slug before", when a record (of `kind`) was renamed from `key`."""
     kinds = [kind] if kind in RENAMED_KINDS else list(RENAMED_KINDS) if kind is None else []
-    found = [f"{kind}:{slug}" for kind in kinds if (slug := renamed_from(session, kind, key)) is not None]
+    found = [f"{kind}:{slug}" for kind in kinds if (slug := former_slugs(session, kind).get(key)) is not None]
     return f"; {' and '.join(found)} had that slug before" if found else ""
 
 
@@ -284,7 +284,7 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
 
 
 #: The kinds of record `rename` renames: those with a page of their own at an address made of the slug.
-RENAMED_KINDS = ("entry", "reference", "page")
+RENAMED_KINDS = tuple(LINK_KINDS)
 
 
 @dataclass(frozen=True)

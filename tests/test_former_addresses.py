@@ -147,7 +147,8 @@ def test_rename_gives_a_record_a_new_address_keeping_its_history_and_every_refer
     sample_cli("check")  # exit 0: no error
     _build(sample_cli, site)
     for lang in ("hu", "en"):
-        assert _moved(site / lang / "glossary" / "gpu" / "index.html")["link"] == f"/{lang}/glossary/graphics-processor/"
+        moved = _moved(site / lang / "glossary" / "gpu" / "index.html")
+        assert moved["link"] == f"/{lang}/glossary/graphics-processor/"
         issue = parse(site / lang / "issues" / "12" / "index.html")
         hrefs = {a.get("href") for a in issue.iter("a")}
         assert f"/{lang}/glossary/graphics-processor/" in hrefs and f"/{lang}/glossary/gpu/" not in hrefs
@@ -186,8 +187,9 @@ def test_a_rename_that_cannot_be_is_refused_and_nothing_is_stored(sample_cli, ar
 
 @pytest.mark.sqlite_only
 def test_a_deleted_record_s_slug_is_not_taken_by_a_rename(sample_cli, write_files):
-    folder = write_files({"entries/spare.yaml": (SAMPLE_DIR / "entries" / "trainium.yaml").read_text(
-        encoding="utf-8").replace("slug: trainium\n", "slug: spare\n").replace("headword: Trainium", "headword: Spare")})
+    trainium = (SAMPLE_DIR / "entries" / "trainium.yaml").read_text(encoding="utf-8")
+    folder = write_files({"entries/spare.yaml": trainium.replace("slug: trainium\n", "slug: spare\n").replace(
+        "headword: Trainium", "headword: Spare")})
     sample_cli("import", str(folder))
     sample_cli("delete", "entry:spare")
     result = sample_cli("rename", "gpu", "spare", expect=1)
@@ -246,7 +248,8 @@ def test_an_export_from_before_a_rename_keeps_the_renamed_record_and_an_edit_of_
     stale.write_text(stale.read_text(encoding="utf-8").replace("  headword: GPU\n", "  headword: GPUs\n"),
                      encoding="utf-8")
     refused = sample_cli("import", str(stale), expect=1)
-    assert refused.stderr.startswith(f"{stale}: slug: entry 'gpu' was renamed to entry:graphics-processor in the database since this "
+    assert refused.stderr.startswith(
+        f"{stale}: slug: entry 'gpu' was renamed to entry:graphics-processor in the database since this "
         "file was exported, and the file was edited: make the edit in the file of entry:graphics-processor "
         "(`newsroom export` writes it)\n1 error; nothing was changed")
 

@@ -328,10 +328,6 @@ def former_slugs(session: Session, kind: str) -> dict[str, str]:
     return {former: slug for slug, formerly in session.execute(query) for former in formerly or ()}
 
 
-def renamed_from(session: Session, kind: str, key: str) -> str | None:
-    """The slug of the record of `kind` that had the slug `key` before, if any (one at most: see checks)."""
-    return former_slugs(session, kind).get(key)
-
 
 def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, Any], query: Any) -> Any:
     """The one row `query` selects, asked once per `key` while `lookups` holds it (a story of each issue
