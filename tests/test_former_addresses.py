@@ -264,3 +264,23 @@ def test_a_file_of_a_renamed_record_from_before_its_renaming_is_refused_naming_t
             "to it: a file of entry:graphics-processor from before it was renamed makes entry:gpu again; leave that "
             "file out") in result.stderr, result.stderr
     assert sample_cli("edit", "gpu", expect=1).exit_code == 1
+
+
+@pytest.mark.sqlite_only
+def test_an_export_after_a_rename_removes_the_old_file_or_says_where_an_edited_one_s_record_went(sample_cli, tmp_path):
+    exported = tmp_path / "exported"
+    sample_cli("export", str(exported))
+    sample_cli("rename", "reference:trainium", "trainium-profile")
+    result = sample_cli("export", str(exported))
+    assert result.stdout.strip().endswith("; 1 removed (their records are deleted or renamed)")
+    assert not (exported / "reference" / "trainium.yaml").exists()
+    assert (exported / "reference" / "trainium-profile.yaml").is_file()
+    sample_cli("rename", "entry:gpu", "graphics-processor")
+    edited = exported / "entries" / "gpu.yaml"
+    edited.write_text(edited.read_text(encoding="utf-8").replace("  headword: GPU\n", "  headword: GPUs\n"),
+                      encoding="utf-8")
+    result = sample_cli("export", str(exported))
+    assert result.stderr == (f"{edited}: warning: its record was renamed to entry:graphics-processor, but the file "
+                             "was edited since the last export, so it stays: make the edit in the file of "
+                             "entry:graphics-processor, then delete this one\n")
+    assert edited.is_file()

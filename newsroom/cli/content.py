@@ -173,9 +173,16 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
         one_state(session)  # a backup of one state, whatever an import commits meanwhile
         if out is not None:
             exported = export_all(session, out, app.settings.languages)
-            removed = f"; {len(exported.removed)} removed (their records are deleted or renamed)" if exported.removed else ""
+            removed = (f"; {len(exported.removed)} removed (their records are deleted or renamed)"
+                       if exported.removed else "")
             app.say(f"{exported.files} files exported to {out}{removed}")
             for relative in exported.kept:
+                now = exported.renamed.get(relative)
+                if now is not None:
+                    click.echo(f"{out / relative}: warning: its record was renamed to {now}, but the file was edited "
+                               f"since the last export, so it stays: make the edit in the file of {now}, then delete "
+                               "this one", err=True)
+                    continue
                 click.echo(f"{out / relative}: warning: its record is deleted, but the file was edited since the "
                            "last export, so it stays: delete it, or import it to bring the record back", err=True)
         content = load_content(session) if skos is not None else None

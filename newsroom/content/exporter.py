@@ -15,7 +15,7 @@ from glossary.records import entry_to_record
 from issues.models import Issue, Story
 from issues.records import issue_to_record, story_to_record
 from newsroom.content import manifest
-from newsroom.content.importer import canonical
+from newsroom.content.importer import canonical, former_slugs
 from newsroom.content.reader import read_text, record_hash, record_key, validate_text
 from newsroom.content.records import page_to_record, site_to_record
 from newsroom.content.yamlio import dump
@@ -53,6 +53,7 @@ class Exported:
     files: int = 0
     removed: list[str] = field(default_factory=list)  # unchanged since that export: deleted with their record
     kept: list[str] = field(default_factory=list)  # edited since: left for you to look at
+    renamed: dict[str, str] = field(default_factory=dict)  # of those kept, each renamed record's location now
 
 
 def export_all(session: Session, out: Path, languages: tuple[str, ...]) -> Exported:
@@ -85,6 +86,9 @@ def export_all(session: Session, out: Path, languages: tuple[str, ...]) -> Expor
             result.removed.append(relative)
         else:
             result.kept.append(relative)
+            now = former_slugs(session, base.kind).get(base.key)
+            if now is not None:
+                result.renamed[relative] = f"{base.kind}:{now}"
     manifest.write(out, bases)
     return result
 
