@@ -13,6 +13,7 @@ from glossary.staleness import stale_entries
 from glossary.template import entry_template
 from newsroom.build.model import Content, load_content
 from newsroom.cli import App, content_errors, pass_app
+from newsroom.content.importer import former_slugs
 from newsroom.content.schema import SLUG_RE
 
 
@@ -57,7 +58,8 @@ def show(app: App, slug: str) -> None:
     """Show one entry: texts, relations from both sides, provenance, stories that mention it."""
     content = _content(app)
     if slug not in content.entries:
-        now = next((key for key, entry in content.entries.items() if slug in (entry.data.get("formerly") or ())), None)
+        with app.reading() as session:
+            now = former_slugs(session, "entry").get(slug)
         raise click.ClickException(f"no glossary entry {slug!r}" + (
             f"; entry:{now} had that slug before (newsroom glossary show {now})" if now else ""))
     settings = app.settings

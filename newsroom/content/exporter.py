@@ -77,6 +77,7 @@ def export_all(session: Session, out: Path, languages: tuple[str, ...]) -> Expor
                                             record_hash(valid))
         result.files += 1
     out.mkdir(parents=True, exist_ok=True)
+    renamed: dict[str, dict[str, str]] = {}  # per kind, {former slug: slug}, asked once a kept file needs it
     for relative, base in sorted(earlier.items()):
         path = out / relative
         if relative in bases or not path.is_file():
@@ -86,7 +87,9 @@ def export_all(session: Session, out: Path, languages: tuple[str, ...]) -> Expor
             result.removed.append(relative)
         else:
             result.kept.append(relative)
-            now = former_slugs(session, base.kind).get(base.key)
+            if base.kind not in renamed:
+                renamed[base.kind] = former_slugs(session, base.kind)
+            now = renamed[base.kind].get(base.key)
             if now is not None:
                 result.renamed[relative] = f"{base.kind}:{now}"
     manifest.write(out, bases)
