@@ -268,3 +268,39 @@ def test_the_build_reads_the_records_the_export_makes(sample_cli):
     with Session(engine) as session:
         assert read(session, Memo()) == exported(session)  # every row read again
     engine.dispose()
+
+
+def test_an_import_asks_the_database_a_number_of_times_that_does_not_grow_with_its_files(sample_cli, tmp_path):
+    """No query per file: an import asks for the stored records' hashes a kind at a time (a re-import of the
+    ten-year benchmark archive asked 25,867 times, each record with its texts and relations)."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    out = tmp_path / "out"
+    sample_cli("issue", "new")
+    story = (out / "stories" / "i13-aws-trainium3-capacity.yaml")
+    statements: list[str] = []
+
+    def note(*args: object) -> None:
+        statements.append(str(args[2]))
+
+    def queries(*args: str) -> tuple[str, int]:
+        statements.clear()
+        event.listen(Engine, "before_cursor_execute", note)
+        try:
+            summary = sample_cli(*args).stdout.strip()
+        finally:
+            event.remove(Engine, "before_cursor_execute", note)
+        return summary, len(statements)
+
+    sample_cli("export", str(out))
+    few = queries("import", str(out))
+    text = story.read_text(encoding="utf-8").replace("issue: 13", "issue: 14")
+    for n in range(1, 41):
+        (out / "stories" / f"more-{n}.yaml").write_text(text.replace(
+            "slug: i13-aws-trainium3-capacity", f"slug: more-{n}").replace("position: 1", f"position: {n}"),
+            encoding="utf-8")
+    assert queries("import", str(out))[0] == "40 created, 0 updated, 60 unchanged"
+    many = queries("import", str(out))
+    assert few[0] == "0 created, 0 updated, 60 unchanged" and many[0] == "0 created, 0 updated, 100 unchanged"
+    assert few[1] == many[1] < 60, (few, many)  # fewer than its files

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +95,7 @@ def import_records(
     # `story add --correction`; not one whose issue this import itself publishes (or restores).
     published = set(session.scalars(select(Issue.number).where(Issue.status == "published")))
     kept = last_versions(session)  # a record created under a deleted one's key goes on from its versions
+    hashes = stored_hashes(session, by_kind)
     result = ImportResult()
     conflicts: list[Diagnostic] = []
     lookups: dict[tuple[str, Any], Any] = {}  # the issues and sections stories are put in, while in the session
@@ -105,7 +106,7 @@ def import_records(
         # the site are flushed as they are written, as later kinds look them up).
         with session.no_autoflush:
             status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
-                             kept, corrections, lookups, marks)
+                             kept, corrections, lookups, marks, hashes)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             continue
@@ -231,6 +232,7 @@ def _upsert(
     base: Base | None = None, reason: str | None = None, published: Collection[int] = (),
     kept: Mapping[tuple[str, str], int] | None = None, corrections: bool = True,
     lookups: dict[tuple[str, Any], Any] | None = None, marks: Sequence[str] = (),
+    hashes: Mapping[tuple[str, str], str] | None = None,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     lookups = {} if lookups is None else lookups
@@ -243,9 +245,14 @@ def _upsert(
         apply_site(session, record, languages)
         return "created" if current is None else "updated"
     model, to_record = MODELS[item.kind]
-    row = session.scalars(record_query(item.kind, item.key, exact_kind=False)).one_or_none()
-    if row is not None and row.content_hash == digest:
-        return "unchanged"
+    if hashes is not None and hashes.get(_table_key(item.kind, item.key)) == digest:
+        return "unchanged"  # (a page's kind is in its hash)
+    if hashes is not None and _table_key(item.kind, item.key) not in hashes:
+        row = None
+    else:
+        row = session.scalars(record_query(item.kind, item.key, exact_kind=False)).one_or_none()
+        if row is not None and row.content_hash == digest:
+            return "unchanged"
     early = _published_ahead(item, record, now)
     if early is not None:
         return early
@@ -292,8 +299,8 @@ def _upsert(
             session.add(Revision(record_kind="story", record_key=item.key, version=0, snapshot={},
                                  changed_fields=[CREATED], changed_by=author, changed_at=now, reason=reason))
         issue = _one(session, lookups, ("issue", record["issue"]),
-                     select(Issue).where(Issue.number == record["issue"]))
-        section = _one(session, lookups, ("section", record["section"]), select(VocabularyTerm).where(
+                     lambda: select(Issue).where(Issue.number == record["issue"]))
+        section = _one(session, lookups, ("section", record["section"]), lambda: select(VocabularyTerm).where(
             VocabularyTerm.kind == "section", VocabularyTerm.slug == record["section"]))
         apply_story(row, record, languages, issue, section)
     elif item.kind == "entry":
@@ -329,11 +336,13 @@ def former_slugs(session: Session, kind: str) -> dict[str, str]:
 
 
 
-def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, Any], query: Any) -> Any:
-    """The one row `query` selects, asked once per `key` while `lookups` holds it (a story of each issue
-    asked the database for its issue and its section: two queries, and a flush before each)."""
+def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, Any], query: Callable[[], Any]
+         ) -> Any:
+    """The one row `query()` selects, asked once per `key` while `lookups` holds it (a story of each issue
+    asked the database for its issue and its section: two queries, and a flush before each; and building
+    the statement took as long as asking for it)."""
     if key not in lookups:
-        lookups[key] = session.scalars(query).one()
+        lookups[key] = session.scalars(query()).one()
     return lookups[key]
 
 
@@ -360,6 +369,38 @@ MODELS: dict[str, tuple[type, Any]] = {
     "entry": (Entry, entry_to_record), "reference": (Page, page_to_record), "page": (Page, page_to_record),
     "issue": (Issue, issue_to_record), "story": (Story, story_to_record),
 }
+
+
+#: Per kind of record: the column that is its stable key in its table, for `stored_hashes`.
+_KEYS: dict[str, Any] = {"entry": Entry.slug, "reference": Page.slug, "page": Page.slug, "issue": Issue.number,
+                         "story": Story.slug}
+#: Keys asked for in one query (SQLite took at most 999 bound parameters before 3.32).
+_KEYS_PER_QUERY = 900
+
+
+def _table_key(kind: str, key: str) -> tuple[str, str]:
+    """A record's key in its table: reference and site pages share one (and one slug space)."""
+    return ("page" if kind == "reference" else kind, key)
+
+
+def stored_hashes(session: Session, loaded: Sequence[LoadedRecord | FileRecord]) -> dict[tuple[str, str], str]:
+    """The content hash stored for each record `loaded` names that the database holds, by `_table_key`:
+    a few queries per kind, where asking for each record (with its texts and relations) took most of an
+    unchanged import's time (a ten-year archive re-imported: 7,072 records, 25,867 queries)."""
+    wanted: dict[str, set[str]] = {}
+    for item in loaded:
+        if item.kind in _KEYS:
+            wanted.setdefault(_table_key(item.kind, item.key)[0], set()).add(item.key)
+    hashes: dict[tuple[str, str], str] = {}
+    for kind, keys in wanted.items():
+        column, ordered = _KEYS[kind], sorted(keys)
+        model = column.class_
+        for start in range(0, len(ordered), _KEYS_PER_QUERY):
+            chunk = ordered[start:start + _KEYS_PER_QUERY]
+            values = [int(key) for key in chunk] if kind == "issue" else chunk
+            for key, digest in session.execute(select(column, model.content_hash).where(column.in_(values))):
+                hashes[(kind, str(key))] = digest
+    return hashes
 
 
 def record_query(kind: str, key: str, exact_kind: bool = True) -> Any:

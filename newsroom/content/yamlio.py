@@ -58,7 +58,7 @@ def _construct(loader: yaml.SafeLoader, node: Node, path: Path, lines: dict[Path
     if isinstance(node, MappingNode):
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True) if isinstance(key_node, ScalarNode) else None
+            key = _scalar(loader, key_node) if isinstance(key_node, ScalarNode) else None
             if not isinstance(key, (str, int)) or isinstance(key, bool):
                 raise ContentError(
                     [Diagnostic(location, key_node.start_mark.line + 1, _dotted(path), "keys must be plain names")]
@@ -73,7 +73,16 @@ def _construct(loader: yaml.SafeLoader, node: Node, path: Path, lines: dict[Path
         return result
     if isinstance(node, SequenceNode):
         return [_construct(loader, item, (*path, i), lines, location, seen) for i, item in enumerate(node.value)]
-    return loader.construct_object(node, deep=True)
+    return _scalar(loader, node)
+
+
+_STR = "tag:yaml.org,2002:str"
+
+
+def _scalar(loader: yaml.SafeLoader, node: ScalarNode) -> Any:
+    """A scalar's value: a string's is the node's own (what the constructor returns for it, without its
+    round of lookups: most of a file's values are strings), anything else's the constructor's."""
+    return node.value if node.tag == _STR else loader.construct_object(node, deep=True)
 
 
 def _dotted(path: Path) -> str:
