@@ -29,7 +29,7 @@ from generate import generate, store  # noqa: E402
 
 def test_a_small_generated_publication_checks_clean_and_builds(tmp_path: Path):
     engine = make_engine(f"sqlite:///{tmp_path / 'bench.db'}")
-    writer = generate(engine, 0.01)  # raises when `check` finds an error
+    writer = generate(engine, 0.01)  # raises when `check` finds a problem, a warning too
     result = build(engine, Settings(), tmp_path / "site", dt.date(2026, 11, 30))
     engine.dispose()
     shape = writer.shape
