@@ -16,6 +16,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from newsroom.diagnostics import ContentError, Diagnostic
 
 SETTINGS_FILE = "newsroom.toml"
+#: The unsubscribe secret every copy of the engine starts with: public, so never one to send mail with.
+DEFAULT_SECRET = "change-me"
 
 
 @dataclass(frozen=True)
@@ -38,8 +40,8 @@ class Settings:
     email_reply_to: str = "szerkesztoseg@example.org"
     list_id: str = "weekly.example.org"
     unsubscribe_mailto: str = "unsubscribe@example.org"
-    #: Secret for subscribers' unsubscribe tokens (HMAC); set a real one in production.
-    unsubscribe_secret: str = "change-me"
+    #: Secret for subscribers' unsubscribe tokens (HMAC); `newsroom send` refuses this default.
+    unsubscribe_secret: str = DEFAULT_SECRET
     #: Public URL of `newsroom unsubscribe-server`; empty means `{base_url}unsubscribe`.
     unsubscribe_url: str = ""
     #: Date part of the tag: URIs (RFC 4151) that identify feeds and entries; never change it once public.

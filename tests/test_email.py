@@ -202,3 +202,25 @@ def test_a_latest_issue_too_long_for_an_email_is_a_warning_of_the_build_not_a_si
     assert "issue:13: en: warning: its email is not made: the email's HTML is " in result.stderr, result.stderr
     assert "Gmail clips messages over 102 KB" in result.stderr
     assert sorted(p.relative_to(mail).as_posix() for p in mail.rglob("*.eml")) == ["hu/issue-13.eml"]
+
+
+@pytest.mark.sqlite_only
+def test_the_list_id_names_the_list_by_a_phrase_whatever_the_site_s_name_holds(sample_cli, tmp_path):
+    """RFC 2919: `List-Id: phrase <list-id>`. A name with a comma, quotes or angle brackets was written as it
+    was, so a parser took `x@evil.example` in it for the list's id; a plain name stays plain."""
+    sample_cli("export", str(tmp_path / "out"))
+    site = tmp_path / "out" / "site.yaml"
+    site.write_text(site.read_text(encoding="utf-8").replace("name: Az MI-korszak hírei", "name: 'Hírek, \"MI\" <x@y>'")
+                    .replace("name: News of the AI era", "name: 'News, \"AI\" <x@evil.example> (weekly)'"),
+                    encoding="utf-8")
+    sample_cli("import", str(site), "--correction", "--reason", "name")
+    for lang, phrase in (("hu", "Hírek MI x y"), ("en", 'News, "AI" <x@evil.example> (weekly)')):
+        sample_cli("email", "13", "--lang", lang, "--out", str(tmp_path / "mail"), "--base-url", BASE)
+        raw = (tmp_path / "mail" / lang / "issue-13.eml").read_bytes()
+        assert raw.split(b"\r\n\r\n", 1)[0].isascii()
+        value = str(_message(tmp_path / "mail" / lang / "issue-13.eml")["List-Id"])
+        # A phrase (quoted, or words without specials), then the one angle-bracketed id.
+        found = re.fullmatch(r'("(?:[^"\\]|\\.)*"|[^"()<>\[\]:;@\\,.]*) <([^<>]*)>', value)
+        assert found is not None, value
+        shown = found[1][1:-1].replace('\\"', '"') if found[1].startswith('"') else found[1]
+        assert (shown, found[2]) == (phrase, "weekly.example.org"), value

@@ -32,6 +32,7 @@ from newsroom.mail.unsubscribe import make_unsubscribe_server
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = "https://news.example.org/"
+SENDING = f'unsubscribe_secret = "{"5e" * 32}"\nbase_url = "{BASE}"\n'
 SUBSCRIBERS = """\
 email,lang
 anna@example.org,hu
@@ -97,6 +98,14 @@ def subscribers(sample_cli) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def sending(request: pytest.FixtureRequest) -> None:
+    """Mail goes to subscribers only with an unsubscribe secret of one's own and an HTTPS unsubscribe
+    address: the working folder of every test with the sample has them in its newsroom.toml."""
+    if "sample_cli" in request.fixturenames:
+        (request.getfixturevalue("sample_cli").cwd / "newsroom.toml").write_text(SENDING, encoding="utf-8")
+
+
 def _scalar(db_url: str, sql: str) -> int:
     engine = create_engine(db_url)
     with engine.connect() as connection:
@@ -154,19 +163,57 @@ def test_a_dry_run_says_whom_a_send_would_reach_and_stores_nor_sends_anything(sa
     assert "--smtp is required (or --dry-run)" in refused
 
 
+@pytest.mark.sqlite_only
+def test_mail_never_goes_out_with_the_default_secret_or_an_unsubscribe_address_that_is_not_https(sample_cli,
+                                                                                                  subscribers):
+    """The secret every copy of the engine starts with is public: with it anyone could unsubscribe anyone. And
+    one-click unsubscribing (RFC 8058) takes an HTTPS address. Both are refused before any connection, in a
+    dry run too, naming the setting; nothing is stored."""
+    port = _free_port()  # nothing listens: a connection attempt would be reported instead
+    settings = sample_cli.cwd / "newsroom.toml"
+    settings.unlink()
+    for options in (["--smtp", f"127.0.0.1:{port}"], ["--dry-run"]):
+        refused = sample_cli("send", "13", "--to", str(subscribers), *options, expect=1).stderr.splitlines()
+        assert [line.split(": ", 2)[:2] for line in refused[:-1]] == [
+            ["newsroom.toml", "base_url"], ["newsroom.toml", "unsubscribe_secret"]], refused
+        assert "http://localhost:8000/unsubscribe is not HTTPS" in refused[0]
+        assert "is the default every copy of newsroom has" in refused[1]
+    settings.write_text(f'unsubscribe_secret = "s3cret"\nunsubscribe_url = "http://{BASE[8:]}u"\n', encoding="utf-8")
+    refused = sample_cli("send", "13", "--to", str(subscribers), "--dry-run", expect=1).stderr
+    assert (f"newsroom.toml: unsubscribe_url: the one-click unsubscribe address http://{BASE[8:]}u is not HTTPS"
+            in refused)
+    assert "newsroom.toml: unsubscribe_secret: the unsubscribe secret is 6 characters long" in refused
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == 0
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
+
+
+@pytest.mark.sqlite_only
+def test_a_sent_message_is_dated_when_it_is_sent_the_archive_s_when_the_issue_went_out(sample_cli, smtp,
+                                                                                       subscribers, monkeypatch):
+    mailbox, server = smtp
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-12-06T13:30:00+01:00")
+    sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, expect=1)  # 1: the list's bad lines
+    assert {message["Date"].datetime.isoformat() for _, message in mailbox.messages} == {"2026-12-06T12:30:00+00:00"}
+    sample_cli("email", "13", "--lang", "en", "--out", "mail")
+    archived = email.message_from_bytes((sample_cli.cwd / "mail/en/issue-13.eml").read_bytes(),
+                                        policy=email.policy.default)
+    assert archived["Date"].datetime.isoformat() == "2026-11-09T06:00:00+00:00"
+
+
 def test_a_sender_killed_midway_resumes_and_nobody_gets_two(sample_cli, smtp, subscribers):
     mailbox, server = smtp
     command = [sys.executable, "-m", "newsroom", "--db", sample_cli.db_url, "send", "13", "--to", str(subscribers),
                "--smtp", server, "--rate", "100/s", "--base-url", BASE]
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    sender = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    sender = subprocess.Popen(command, cwd=sample_cli.cwd, env=environment, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
     mailbox.kill = (2, sender)  # two messages accepted, then the sender dies in the middle of the third
     sender.communicate(timeout=60)
     assert sender.returncode == -signal.SIGKILL
     assert len(mailbox.messages) == 2
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 2
     mailbox.kill = None
-    rerun = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60)
+    rerun = subprocess.run(command, cwd=sample_cli.cwd, env=environment, capture_output=True, text=True, timeout=60)
     assert rerun.returncode == 1, rerun.stderr  # 1: the two bad lines of the list are still reported
     assert "3 sent, 2 already sent" in rerun.stdout
     assert mailbox.count() == Counter(list(VALID))  # every subscriber exactly once

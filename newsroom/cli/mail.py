@@ -15,7 +15,8 @@ from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.db.session import session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.mail.send import (PASSWORD_ENV, PASSWORD_FILE_ENV, SECURITY_MODES, SMTP_USER_ENV, RateLimiter,
-                                SendReport, SmtpServer, SmtpUnavailable, connect, parse_rate, plan_issue, send_issue)
+                                SendReport, SmtpServer, SmtpUnavailable, connect, parse_rate, plan_issue, send_issue,
+                                sending_problems)
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
@@ -137,6 +138,9 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str | None, s
         raise click.BadParameter("expected a positive number of messages a second, e.g. 10/s",
                                  param_hint="--rate") from None
     _published_in(settings, languages)
+    unfit = sending_problems(settings)
+    if unfit:
+        raise ContentError(unfit)
     content, derived = _content(app, settings, False)
     number = _number(content, wanted)
     emails = {lang: prepare_email(content, derived, settings, lang, number, personal=True)

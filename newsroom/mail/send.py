@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from email.utils import parseaddr
+from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
@@ -35,11 +36,12 @@ from sqlalchemy.orm import Session
 from tqdm import tqdm
 
 from newsroom.db.session import session_factory, transaction
+from newsroom.diagnostics import Diagnostic
 from newsroom.mail.models import Send
 from newsroom.mail.subscribers import (ListedSubscriber, joined_after_sending, sent_ids, store_subscribers,
                                        unsubscribed_ids)
 from newsroom.render.email import PreparedEmail, Recipient
-from newsroom.settings import Settings
+from newsroom.settings import DEFAULT_SECRET, SETTINGS_FILE, Settings
 
 #: SMTP errors that concern one message; the rest of the list can still be sent.
 MESSAGE_ERRORS = (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, smtplib.SMTPSenderRefused,
@@ -118,6 +120,34 @@ def parse_rate(value: str) -> float:
     return rate
 
 
+#: The shortest unsubscribe secret taken for sending: 128 bits as hex digits.
+MIN_SECRET_LENGTH = 32
+
+
+def sending_problems(settings: Settings) -> list[Diagnostic]:
+    """What in the settings makes mail unfit to go to subscribers: the unsubscribe secret every copy of the
+    engine starts with (anyone could make anyone's unsubscribe link with it) or a short one, and a one-click
+    unsubscribe address that is not HTTPS (RFC 8058 takes only HTTPS; the big mailbox providers ask bulk
+    senders for it). `newsroom email` and `build` make the archive's copies all the same."""
+    problems = []
+    secret = settings.unsubscribe_secret
+    if secret == DEFAULT_SECRET or len(secret) < MIN_SECRET_LENGTH:
+        what = ("is the default every copy of newsroom has" if secret == DEFAULT_SECRET else
+                f"is {len(secret)} characters long, few enough to be guessed")
+        problems.append(Diagnostic(SETTINGS_FILE, None, "unsubscribe_secret", (
+            f"the unsubscribe secret {what}, and with it anyone could make a subscriber's unsubscribe link: set it to "
+            f"{MIN_SECRET_LENGTH} or more random characters, e.g. the output of "
+            "`python -c \"import secrets; print(secrets.token_hex(32))\"`, before sending (and keep it: links "
+            "already sent stop working when it changes)")))
+    endpoint = settings.unsubscribe_endpoint
+    if urlsplit(endpoint).scheme != "https":
+        field_name = "unsubscribe_url" if settings.unsubscribe_url else "base_url"
+        problems.append(Diagnostic(SETTINGS_FILE, None, field_name, (
+            f"the one-click unsubscribe address {endpoint} is not HTTPS, which RFC 8058 and the mailbox "
+            f"providers require: set {field_name} (or --base-url) to the https:// address it is served at")))
+    return problems
+
+
 def connect(server: SmtpServer, timeout: float = 30.0) -> smtplib.SMTP:
     """An open SMTP session, secured as `server.security` says and logged in when it names a user; or
     SmtpUnavailable saying why not. A password is never sent over a connection that is not encrypted."""
@@ -192,11 +222,12 @@ def send_issue(engine: Engine, settings: Settings, emails: dict[str, PreparedEma
     # disable=None: a progress bar on a terminal, silence in logs and pipes.
     for subscriber_id, address, lang, token in tqdm(pending, unit="msg", disable=None, desc=f"issue {number}"):
         limiter.wait()
-        message_id, message = emails[lang].message(settings, Recipient(address, token))
+        at = now()
+        message_id, message = emails[lang].message(settings, Recipient(address, token), sent=at)
         try:
             _send_one(engine, smtp, message, envelope_from, address,
                       Send(issue_number=number, subscriber_id=subscriber_id, lang=lang, message_id=message_id,
-                           sent_at=now()))
+                           sent_at=at))
         except MESSAGE_ERRORS as error:
             if isinstance(error, smtplib.SMTPSenderRefused) and error.smtp_code == LOGIN_REQUIRED:
                 sent = f"{report.sent} messages were sent before" if report.sent else "nothing was sent"

@@ -5,16 +5,19 @@ One context feeds the paired templates `templates/email/issue.html` and
 css-inline (only the dark-mode `@media` rule stays in a `<style>`, as an
 enhancement: the look never depends on it). Content images are dropped in
 favour of their link text, because their width and height are not known and
-mail clients need both. Nothing reads the clock: the Date header is the
-issue's publication time and the Message-ID is derived from the issue, the
-language and (when sending) the subscriber's token, so a rebuild writes the
-same bytes and a resend is recognisable as the same message.
+mail clients need both. Nothing reads the clock: the archived `.eml`'s Date
+header is the issue's publication time (a sent copy's is the time it is sent),
+and the Message-ID is derived from the issue, the language and (when sending)
+the subscriber's token, so a rebuild writes the same bytes and a resend is
+recognisable as the same message.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import email.policy
 import hashlib
+import re
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -178,6 +181,21 @@ def _one_line(value: Any) -> str:
     return " ".join(str(value).split())
 
 
+#: The characters RFC 5322 calls specials: outside quotes a phrase (List-Id's) may not hold them.
+_SPECIALS = re.compile(r'[()<>\[\]:;@\\,."]')
+
+
+def _phrase(name: str) -> str:
+    """`name` as the phrase of a header (RFC 5322): as it is when it can be, in quotes when it holds a
+    special (a comma, quotes, angle brackets); a name that also holds non-ASCII letters, which are encoded
+    word by word (RFC 2047) and may not stand in quotes, keeps its words without the specials."""
+    if not _SPECIALS.search(name):
+        return name
+    if name.isascii():
+        return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return " ".join(_SPECIALS.sub(" ", name).split())
+
+
 def _sender(email_from: str, site_name: str) -> Address:
     """The From of an email: `email_from` as written when it names the sender, else its address under the
     site's name in the email's language (an English reader is not written to by "Az MI-korszak hírei")."""
@@ -197,7 +215,7 @@ def build_message(settings: Settings, context: Mapping[str, Any], html: bytes, t
         message["To"] = recipient.address
     message["Date"] = date
     message["Message-ID"] = message_id
-    message["List-Id"] = f"{_one_line(context['site'].get('name'))} <{settings.list_id}>"
+    message["List-Id"] = f"{_phrase(_one_line(context['site'].get('name')))} <{settings.list_id}>"
     message["List-Unsubscribe"] = (f"<{context['unsubscribe_url']}>, "
                                    f"<mailto:{settings.unsubscribe_mailto}?subject=unsubscribe>")
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
@@ -224,15 +242,20 @@ class PreparedEmail:
     def subject(self) -> str:
         return str(self.context["subject"])
 
-    def message(self, settings: Settings, recipient: Recipient | None = None) -> tuple[str, EmailMessage]:
-        """The Message-ID and the message itself, for `recipient` or (None) for the archive."""
+    def message(self, settings: Settings, recipient: Recipient | None = None, sent: dt.datetime | None = None
+                ) -> tuple[str, EmailMessage]:
+        """The Message-ID and the message itself, for `recipient` or (None) for the archive. Its Date is the
+        time it is `sent`, as RFC 5322 has it (a subscriber mailed weeks after the issue went out, or a rerun,
+        gets a message of that day, which mail filters and inboxes sort as such); the archive's is the
+        issue's publication time."""
         html, text, context = self.html, self.text, dict(self.context)
         if recipient is not None:
             token = recipient.token.encode("ascii")
             html, text = html.replace(PLACEHOLDER, token), text.replace(PLACEHOLDER, token)
             context["unsubscribe_url"] = unsubscribe_url(settings, recipient)
         mid = message_id(settings, self.number, self.lang, recipient)
-        return mid, build_message(settings, context, html, text, date=self.date, message_id=mid, recipient=recipient)
+        date = format_datetime(sent.astimezone(dt.timezone.utc)) if sent is not None else self.date
+        return mid, build_message(settings, context, html, text, date=date, message_id=mid, recipient=recipient)
 
 
 def prepare_email(content: Content, derived: Derived, settings: Settings, lang: str, number: int, *,
