@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import html5lib
 import pytest
 from sqlalchemy import create_engine, text
 
@@ -200,6 +202,16 @@ CASES = {
         {"entries/tpu.yaml": ENTRY.replace("slug: gpu", "slug: tpu").replace("  definition: Graphics processor.\n",
                                                                             "")},
         "entries/tpu.yaml:10: en.definition: missing translation (present in hu)",
+    ),
+    "a source URL with a quote pasted from markup": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace(
+            'url: "https://example.org/a"', "url: 'https://example.org/a\"onmouseover=\"x'")},
+        "stories/b.yaml:7: sources[0].url: a URL holds no '\"' as it is (RFC 3986): write it as %22",
+    ),
+    "a source URL with no host": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace(
+            'url: "https://example.org/a"', 'url: "https:///a"')},
+        "stories/b.yaml:7: sources[0].url: 'https:///a' names no host: expected e.g. https://example.org/page",
     ),
     "a story naming no entry among its terms": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\nterms: [nowhere]")},
@@ -523,3 +535,23 @@ def test_a_path_through_a_file_or_a_taken_port_is_a_message_not_a_traceback(samp
         for command in (["unsubscribe-server", "--port", str(port)], ["serve", "--port", str(port)]):
             result = sample_cli(*command, expect=1)
             assert f"cannot listen on 127.0.0.1:{port}: " in result.stderr, result.stderr
+
+
+@pytest.mark.sqlite_only
+def test_a_source_url_stored_before_the_rule_still_exports_and_builds_escaped(sample_cli, tmp_path):
+    """A URL with a quote stored before such URLs were refused stays readable (no record is lost to a new
+    rule), and a page writes it escaped."""
+    engine = create_engine(sample_cli.db_url)
+    slug = "i13-aws-trainium3-capacity"
+    with engine.begin() as connection:
+        stored = connection.execute(text("SELECT sources FROM stories WHERE slug = :slug"), {"slug": slug}).scalar()
+        sources = json.loads(stored) if isinstance(stored, str) else stored
+        sources[0]["url"] = 'https://example.org/a"b'
+        connection.execute(text("UPDATE stories SET sources = :sources WHERE slug = :slug"),
+                           {"sources": json.dumps(sources), "slug": slug})
+    engine.dispose()
+    sample_cli("export", str(tmp_path / "out"))
+    assert 'https://example.org/a"b' in (tmp_path / "out/stories" / f"{slug}.yaml").read_text(encoding="utf-8")
+    sample_cli("build", "--out", str(tmp_path / "site"))
+    page = html5lib.parse((tmp_path / "site/en/issues/13/index.html").read_bytes(), namespaceHTMLElements=False)
+    assert "https://example.org/a\"b" in [a.get("href") for a in page.iter("a")]

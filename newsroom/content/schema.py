@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from newsroom.build.urls import SITE_FOLDERS
 from newsroom.content.yamlio import Path, dotted
@@ -204,6 +205,11 @@ def _one_line(text: str) -> str:
     return LINE_BREAK_RE.sub(" ", text) if not text.isprintable() else text
 
 
+#: Characters outside RFC 3986's set that a URL never holds as they are (a browser sends them
+#: percent-encoded): quotes and angle brackets, which pasted markup brings, among them.
+_URL_UNSAFE = re.compile(r'["<>\\^`{|}]')
+
+
 @dataclass
 class Validator:
     """Validates one parsed file against its kind, collecting every problem."""
@@ -301,7 +307,16 @@ class Validator:
     def _url(self, path: Path, value: Any, spec: Field) -> str | None:
         if not isinstance(value, str) or not re.match(r"^(https?://[^\s]+|mailto:[^\s]+)$", value.strip()):
             return self._wrong(path, value, spec)
-        return value.strip()
+        url = value.strip()
+        unsafe = _URL_UNSAFE.search(url)
+        if unsafe is not None and not self.stored:  # (one stored before this rule still exports)
+            self.fail(path, f"a URL holds no {unsafe[0]!r} as it is (RFC 3986): write it as "
+                            f"%{ord(unsafe[0]):02X}, as a browser's address bar copies it")
+            return None
+        if url.startswith("http") and not urlsplit(url).hostname and not self.stored:
+            self.fail(path, f"{url!r} names no host: expected e.g. https://example.org/page")
+            return None
+        return url
 
     def _slug(self, path: Path, value: Any, spec: Field) -> str | None:
         if not isinstance(value, str) or not SLUG_RE.match(value):
