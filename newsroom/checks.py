@@ -17,7 +17,7 @@ from newsroom.build import urls
 from newsroom.build.model import Content, Record
 from newsroom.content.schema import page_slug_problem, publication_time_problem, week_problem
 from newsroom.diagnostics import Diagnostic, first_of
-from newsroom.render.markdown import References, find_references
+from newsroom.render.markdown import References, find_references, link_problem
 from newsroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -232,6 +232,9 @@ def _references(record: Record, content: Content, languages: tuple[str, ...],
             for number in refs.issues:
                 if number not in content.issues:
                     yield Diagnostic(record.location, None, path, f"link to a missing issue {number}")
+            for href in refs.malformed:
+                severity, message = link_problem(href)
+                yield Diagnostic(record.location, None, path, message, severity)
         yield from _table_cells(record, lang, sources)
 
 

@@ -43,6 +43,10 @@ def _entry(slug="x-entry", relations="{}", hu_definition="Magyar.", en_definitio
      "entry:x-entry: en.definition: missing translation (present in hu)"),
     ({"e.yaml": _entry(hu_definition="Lásd [ezt](entry:nowhere).")},
      "entry:x-entry: hu.definition: link to a missing entry 'nowhere'"),
+    ({"e.yaml": _entry(en_definition="See [issue twelve](issue:twelve).")},
+     "entry:x-entry: en.definition: link 'issue:twelve' leads nowhere: issue: takes an issue's number, e.g. issue:13"),
+    ({"e.yaml": _entry(en_definition="See [the GPU](entry:GPU).")},
+     "entry:x-entry: en.definition: link 'entry:GPU' leads nowhere: entry: takes a slug, e.g. entry:gpu"),
     ({"e.yaml": _entry(en_definition="As shown [3].")},
      "entry:x-entry: en.definition: citation [3] has no source (1 source listed)"),
     ({"e.yaml": _entry(relations="{related: [x-entry]}")},
@@ -65,6 +69,18 @@ def test_check_reports_each_problem_and_exits_1(sample_cli, write_files, files, 
     sample_cli("import", "--no-check", str(folder))
     result = sample_cli("check", expect=1)
     assert expected in result.stderr.splitlines(), result.stderr
+
+
+def test_a_link_of_a_scheme_the_site_does_not_link_is_a_warning_naming_the_schemes_it_does(sample_cli, write_files):
+    """It is shown as its text, which the page survives (a warning; the import stores it): `reference:` for a
+    reference page, an FTP server."""
+    text = "See [the profile](reference:trainium) and [the files](ftp://example.org/f)."
+    sample_cli("import", str(write_files({"e.yaml": _entry(en_definition=text)})))
+    said = ("is shown as its text: links take http(s)://, mailto:, or entry:, page: and issue: for the site's own "
+            "pages (a reference page is page:SLUG)")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.definition: warning: link 'ftp://example.org/f' {said}",
+        f"entry:x-entry: en.definition: warning: link 'reference:trainium' {said}", "0 error(s), 2 warning(s)"]
 
 
 def test_a_site_without_the_method_page_its_navigation_links_is_named_and_not_built(cli, tmp_path):

@@ -68,7 +68,9 @@ class References(NamedTuple):
     pages: tuple[str, ...] = ()  # slugs from [x](page:slug)
     issues: tuple[int, ...] = ()  # numbers from [x](issue:13)
     citations: tuple[int, ...] = ()  # n from [n]
-    malformed: tuple[str, ...] = ()  # internal links whose target is no slug/number, e.g. "issue:abc"
+    # Links that lead nowhere, shown as their text: internal ones whose target is no slug/number
+    # ("issue:abc") and ones of a scheme the site does not link ("reference:x", "ftp://…"); see link_problem.
+    malformed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,17 @@ def _classify(href: str) -> _Link:
     if scheme == "issue":
         return _Link("internal", scheme, str(int(target)) if _ISSUE_NUMBER.match(target) else None)
     return _Link("internal", scheme, target if _SLUG.match(target) else None)
+
+
+def link_problem(href: str) -> tuple[str, str]:
+    """The severity and message `check` gives a link of `References.malformed`."""
+    link = _classify(href)
+    if link.treatment == "internal":
+        example = "issue:13" if link.kind == "issue" else f"{link.kind}:gpu"
+        what = "an issue's number" if link.kind == "issue" else "a slug"
+        return "error", f"link {href!r} leads nowhere: {link.kind}: takes {what}, e.g. {example}"
+    return "warning", (f"link {href!r} is shown as its text: links take http(s)://, mailto:, or entry:, page: "
+                       "and issue: for the site's own pages (a reference page is page:SLUG)")
 
 
 def _citation_rule(state: StateInline, silent: bool) -> bool:
@@ -657,11 +670,10 @@ def _references_in(tokens: list[Token] | _Prose) -> References:
             elif token.type == "link_open":
                 href = str(token.attrGet("href") or "")
                 link = _classify(href)
-                if link.treatment == "internal":
-                    if link.target is None:
-                        malformed.append(href)
-                    else:
-                        found[link.kind].append(link.target)
+                if link.treatment == "internal" and link.target is not None:
+                    found[link.kind].append(link.target)
+                elif link.treatment in ("internal", "refused"):
+                    malformed.append(href)
     return References(
         entries=tuple(found["entry"]), pages=tuple(found["page"]),
         issues=tuple(int(n) for n in found["issue"]), citations=tuple(citations),
