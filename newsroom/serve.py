@@ -175,7 +175,10 @@ class Preview:
         preview imports what changes; it deletes nothing on its own)."""
         if not paths:
             return
-        exported = dict(manifest.missing(self.content))
+        try:
+            exported = dict(manifest.missing(self.content))
+        except ContentError:
+            exported = {}  # a damaged manifest: the import said so
         for path in paths:
             base = exported.get(path)
             how = (f"`newsroom delete {base.kind}:{base.key}`, or `newsroom import FOLDER --prune`" if base is not None

@@ -162,6 +162,30 @@ def test_an_untouched_stale_file_keeps_the_newer_database_version(sample_cli, tm
     assert "level: intermediate" in sample_cli("edit", "entry:gpu").stdout
 
 
+@pytest.mark.sqlite_only("reading the manifest is the same on either database")
+@pytest.mark.parametrize("damage, says", [
+    ("<<<<<<< HEAD\n", ":1: damaged export manifest: it is not JSON (Expecting value, column 1)"),
+    ('{"format": 1, "records": {"entries/gpu.yaml": {"kind": "entry"', ":1: damaged export manifest: it is not JSON"),
+    ("[]", ": damaged export manifest: it is not an export manifest of format 1"),
+    ('{"format": 1, "records": {"entries/gpu.yaml": {"kind": "entry"}}}',
+     ": damaged export manifest: a record in it lacks its kind, key, version or hash"),
+])
+def test_a_damaged_manifest_is_refused_not_taken_for_none(sample_cli, tmp_path, damage, says):
+    """Cut short, a merge's conflict markers, another shape: importing as if there were no manifest overwrote a
+    colleague's change made since the export without a word. The import stops, saying so; an export writes a
+    new one."""
+    out = tmp_path / "export"
+    sample_cli("export", str(out))
+    sample_cli("edit", "entry:ai-chip", "--set", "en.headword=AI chip (colleague)")
+    (out / ".newsroom-export.json").write_text(damage, encoding="utf-8")
+    refused = sample_cli("import", str(out), expect=1).stderr.splitlines()
+    assert refused[0].startswith(f"{out / '.newsroom-export.json'}{says}"), refused
+    assert "export again and make your edits there" in refused[0] and refused[1] == "1 error; nothing was changed"
+    assert "AI chip (colleague)" in sample_cli("edit", "entry:ai-chip").stdout
+    sample_cli("export", str(out))
+    assert sample_cli("import", str(out)).stdout.startswith("0 created, 0 updated")
+
+
 def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
     sample_cli("edit", "i13-anthropic-rainier-expansion", "--set", "en.headline=Chips: the week",
                "--set", "tags=[a, b]", "--set", "position=2", "--correction")

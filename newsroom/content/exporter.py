@@ -63,7 +63,10 @@ def export_all(session: Session, out: Path, languages: tuple[str, ...]) -> Expor
     still as exported, so importing the folder does not bring the record back; an edited one is kept.
     """
     result = Exported()
-    earlier = manifest.read(out)
+    try:
+        earlier = manifest.read(out)
+    except ContentError:
+        earlier = {}  # written anew below; the files of records deleted since stay, as with no manifest
     bases: dict[str, manifest.Base] = {}
     for relative, record, version in exported_files(session, languages):
         path = out / relative

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from newsroom.content.reader import FileRecord, LoadedRecord
+from newsroom.diagnostics import ContentError, Diagnostic
 
 NAME = ".newsroom-export.json"
 FORMAT = 1
@@ -51,13 +52,38 @@ def write(out: Path, bases: dict[str, Base]) -> None:
 
 
 def read(folder: Path) -> dict[str, Base]:
-    """The manifest of the export in `folder` (relative path → base); empty when there is none."""
+    """The manifest of the export in `folder` (relative path → base); empty when there is none.
+
+    A manifest that is there but cannot be read (cut short, a merge's conflict markers, another format) is
+    refused (ContentError): importing without it would overwrite a colleague's changes made since the
+    export without a word, which is what it is there to prevent.
+    """
+    path = folder / NAME
     try:
-        data = json.loads((folder / NAME).read_text(encoding="utf-8"))
-        return {path: Base(str(b["kind"]), str(b["key"]), int(b["version"]), str(b["content_hash"]))
-                for path, b in data.get("records", {}).items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}  # a missing or damaged manifest means: no base known, import as usual
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as error:
+        raise _damaged(path, f"it cannot be read ({error})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise _damaged(path, f"it is not JSON ({error.msg}, column {error.colno})", error.lineno) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("records"), dict):
+        raise _damaged(path, f"it is not an export manifest of format {FORMAT} (a mapping with \"format\" and "
+                             "\"records\")")
+    try:
+        return {str(relative): Base(str(b["kind"]), str(b["key"]), int(b["version"]), str(b["content_hash"]))
+                for relative, b in data["records"].items()}
+    except (KeyError, TypeError, ValueError) as error:
+        raise _damaged(path, f"a record in it lacks its kind, key, version or hash ({error!r})") from None
+
+
+def _damaged(path: Path, why: str, line: int | None = None) -> ContentError:
+    return ContentError([Diagnostic(str(path), line, "", (
+        f"damaged export manifest: {why}. It says which version each file was exported from, so that an import "
+        "keeps changes made in the database since: restore it (from version control or a backup), or export "
+        "again and make your edits there; deleting it imports the files as they are, over any such change"))])
 
 
 def bases_for(loaded: Iterable[LoadedRecord | FileRecord]) -> dict[tuple[str, str], tuple[Base, str]]:
