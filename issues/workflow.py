@@ -9,14 +9,15 @@ emails use it); later changes to it are corrections (see `issues.queries`).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 
 from sqlalchemy.orm import Session
 
 from issues.assembly import load_issue, refuse
 from issues.revisions import Change, current_issue_record, write_issue
 from issues.schedule import is_due
-from newsroom.build.model import load_content
-from newsroom.checks import check_content, empty_issue_problems
+from newsroom.build.model import Content, load_content
+from newsroom.checks import check_content, empty_issue_problems, translation_problems
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.settings import Settings
 
@@ -35,6 +36,27 @@ def publication_problems(session: Session, settings: Settings, number: int, toda
         problems += empty_issue_problems(content, number)
     return [p for p in problems if p.severity == "error" and (
         p.location in mine or (p.location == "site" and p.field.startswith("sections")))]
+
+
+def public_issues_of(content: Content, locations: Iterable[str]) -> set[int]:
+    """The scheduled and published issues among `locations` (`issue:13`, `story:slug`: its issue)."""
+    numbers = set()
+    for location in locations:
+        kind, _, key = location.partition(":")
+        if kind == "issue" and int(key) in content.issues:
+            numbers.add(int(key))
+        elif kind == "story" and key in content.stories:
+            numbers.add(int(content.stories[key].data["issue"]))
+    return {number for number in numbers if content.issues[number].data.get("status") != "draft"}
+
+
+def untranslated(content: Content, settings: Settings, numbers: Iterable[int]) -> set[Diagnostic]:
+    """The parts missing in a language of the issues `numbers` and their stories, each an error: what
+    publishing asks beyond what every build does (a record with no text at all in a language is only a
+    warning for the build, which shows the other language; see publication_problems)."""
+    return {problem for number in numbers if number in content.issues  # (not yet, before a change makes it)
+            for record in (content.issues[number], *content.stories_of(number))
+            for problem in translation_problems(record, settings, complete=True) if problem.severity == "error"}
 
 
 def _require_publishable(session: Session, settings: Settings, number: int, today: dt.date) -> None:

@@ -170,6 +170,11 @@ def _translations(record: Record, languages: tuple[str, ...], policy: str = "fal
             yield Diagnostic(record.location, None, f"{lang}.{path}", f"missing translation{detail}")
 
 
+def translation_problems(record: Record, settings: Settings, complete: bool = False) -> list[Diagnostic]:
+    """`_translations` of one record under the settings' languages and policy."""
+    return list(_translations(record, settings.languages, settings.missing_translation, complete))
+
+
 def _filled_paths(block: Mapping[str, Any]) -> set[str]:
     return {name for name, value in block.items() if value not in (None, "", [], {})}
 

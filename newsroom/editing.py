@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import select, update
@@ -28,6 +28,7 @@ from issues.assembly import close_up, removal_problems
 from issues.models import Story
 from issues.revisions import Change
 from issues.visibility import drafts_of
+from issues.workflow import public_issues_of, untranslated
 from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content
 from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, import_records,
@@ -151,6 +152,26 @@ def blocking_problems(session: Session, settings: Settings, now: dt.datetime, re
     content-wide ones of every record (see check_content's `recheck`). None of a draft issue or its stories
     (see issues.visibility.drafts_of). An issue's stories are rechecked with it, which may have made them
     public."""
+    return _problems(session, settings, now, recheck, publishable=False).blocking
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What `_problems` finds: the errors that stop every build; with `publishable`, those that keep the
+    scheduled or published issues it looked at (`public`) from going out as they are, and which issues
+    those are in."""
+
+    blocking: set[Diagnostic]
+    held: set[Diagnostic] = field(default_factory=set)
+    public: frozenset[int] = frozenset()
+    held_issues: tuple[int, ...] = ()
+
+
+def _problems(session: Session, settings: Settings, now: dt.datetime, recheck: Collection[str], publishable: bool,
+              public: Collection[int] | None = None) -> _Found:
+    """`blocking_problems`, and with `publishable` the parts missing in a language of a scheduled or
+    published issue among those `recheck` names (its own record, or its stories') — or of the issues
+    `public`, when given —, which keep it from going out as it is (see issues.workflow.untranslated)."""
     session.flush()
     with remembered(session) as (content, memo):
         issues = {location.partition(":")[2] for location in recheck if location.startswith("issue:")}
@@ -158,8 +179,13 @@ def blocking_problems(session: Session, settings: Settings, now: dt.datetime, re
                                if str(story.data["issue"]) in issues)}
         hidden = drafts_of(content)
         today = now.astimezone(settings.zone).date()
-        return {problem for problem in check_content(content, settings, today, memo=memo, recheck=recheck)
-                if problem.severity == "error" and problem.location not in hidden}
+        blocking = {problem for problem in check_content(content, settings, today, memo=memo, recheck=recheck)
+                    if problem.severity == "error" and problem.location not in hidden}
+        if not publishable:
+            return _Found(blocking)
+        public = frozenset(public_issues_of(content, recheck) if public is None else public)
+        held = untranslated(content, settings, public) - blocking
+        return _Found(blocking, held, public, tuple(sorted(public_issues_of(content, [p.location for p in held]))))
 
 
 @contextmanager
@@ -182,10 +208,12 @@ def remembered(session: Session) -> Iterator[tuple[Content, Memo | None]]:
 
 
 def buildable(session: Session, store: Callable[[], T], touched: Callable[[T], Collection[str]], settings: Settings,
-              now: dt.datetime, fix: str | None = None) -> T:
+              now: dt.datetime, fix: str | None = None, publishable: bool = False) -> T:
     """What `store()` returns once it has written a change into `session`, unless the change gives the content
     an error that stops every build and that it did not have (one it had already may stay: a change may fix
-    one problem of several): then ContentError naming those, ending with `fix`; nothing stored.
+    one problem of several): then ContentError naming those, ending with `fix`; nothing stored. With
+    `publishable`, nor may it give a scheduled or published issue it touches an error that keeps it from
+    going out as it is (`newsroom issue publish` refuses them; see `_problems`).
 
     `touched(result)` names the records the change created or changed (see blocking_problems). The errors
     are worked out after the change, and before it only when there are some (a savepoint holds the change
@@ -193,17 +221,32 @@ def buildable(session: Session, store: Callable[[], T], touched: Callable[[T], C
     change = session.begin_nested()
     result = store()
     rechecked = touched(result)
-    after = blocking_problems(session, settings, now, rechecked) if rechecked else set()  # else nothing changed
-    if not after:
+    if not rechecked:
+        change.commit()
+        return result  # nothing changed
+    after = _problems(session, settings, now, rechecked, publishable)
+    if not after.blocking and not after.held:
         change.commit()
         return result
     change.rollback()
-    added = after - blocking_problems(session, settings, now, rechecked)
-    if added:
-        these = "this error" if len(added) == 1 else "these errors"
-        raise ContentError(sorted(added), f"every build would stop on {these}, which the content did not have before"
-                                          + (f": {fix}" if fix else ""))
+    before = _problems(session, settings, now, rechecked, publishable, after.public)
+    blocking, held = after.blocking - before.blocking, after.held - before.held
+    if blocking or held:
+        raise ContentError(sorted(blocking | held), _refusal(blocking, held, after.held_issues) +
+                           (f": {fix}" if fix else ""))
     return store()
+
+
+def _refusal(blocking: set[Diagnostic], held: set[Diagnostic], issues: Sequence[int]) -> str:
+    """Why `buildable` refuses a change that brings the errors `blocking` and `held` (see _Found)."""
+    these = "this error" if len(blocking | held) == 1 else "these errors"
+    if not held:
+        return f"every build would stop on {these}, which the content did not have before"
+    going = (f"{'issues' if len(issues) > 1 else 'issue'} {', '.join(map(str, issues))}, scheduled or published, "
+             "would go out with a part missing in a language (`newsroom issue publish` refuses that)")
+    if not blocking:
+        return f"with {these}, {going}"
+    return f"with {these}, every build would stop, and {going}"
 
 
 def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord], settings: Settings,
@@ -221,7 +264,7 @@ def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord]
     if not checked:
         return store()
     try:
-        return buildable(session, store, lambda result: result.stored, settings, now, fix)
+        return buildable(session, store, lambda result: result.stored, settings, now, fix, publishable=True)
     except ContentError as error:
         raise ContentError(in_files(error.diagnostics, loaded), error.advice) from None
 

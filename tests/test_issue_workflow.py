@@ -698,3 +698,37 @@ def test_the_editor_defaults_to_the_os_user(desk, monkeypatch):
     desk("issue", "edit", "14", "--title-en", "Better title", "--correction")
     listed = desk("issue", "corrections", "14").stdout.strip()
     assert listed == f"November 8, 2026, 9:00\u202fAM +0100  {getpass.getuser()}  issue:14  en.title"
+
+
+def test_an_import_cannot_leave_a_published_issue_half_translated(sample_cli, tmp_path, write_files):
+    """A story without its English block is a warning while its issue is a draft (the site shows the other
+    language, marked); a published issue goes out in every language, whole, as `issue publish` asked: an
+    import (even with --correction) that takes a language from one of its stories was stored, and then every
+    change to the issue, its English email and `send` stopped on that story. It is refused, naming the file
+    and fields; nothing is stored. An import that leaves the same problem where it already was goes on."""
+    sample_cli("export", str(tmp_path / "out"))
+    exported = (tmp_path / "out/stories/i13-aws-trainium3-capacity.yaml").read_text(encoding="utf-8")
+    hungarian_only = exported[:exported.index("\nen:\n")] + "\n"
+    story = hungarian_only.replace("slug: i13-aws-trainium3-capacity", "slug: only-hu").replace(
+        "position: 2", "position: 9")
+    folder = write_files({"stories/only-hu.yaml": story})
+    refused = sample_cli("import", "--correction", "--reason", "r", str(folder), expect=1).stderr.splitlines()
+    path = folder / "stories/only-hu.yaml"
+    assert refused[:3] == [f"{path}: en.{field}: missing translation (present in hu)"
+                           for field in ("body", "headline", "summary")], refused
+    assert refused[3].startswith("with these errors, issue 13, scheduled or published, would go out with a part "
+                                "missing in a language"), refused
+    assert "only-hu" not in sample_cli("issue", "show", "13").stdout
+    sample_cli("issue", "new")  # 14, a draft: work in progress
+    sample_cli("import", str(write_files({"stories/only-hu.yaml": story.replace("issue: 13", "issue: 14")})))
+    assert "story:only-hu: en: warning: missing translation" in sample_cli("check").stderr
+    # Stored all the same (--no-check, as a backup is restored): a later import leaves it where it was.
+    sample_cli("import", "--no-check", "--correction", "--reason", "r", str(folder))
+    edited = exported.replace("  headline: ", "  headline: Now, ", 1)
+    assert sample_cli("import", "--correction", "--reason", "r", str(write_files({"stories/s.yaml": edited}))
+                      ).stdout.startswith("0 created, 1 updated")
+    # A new story of the issue leaves that problem where it was too.
+    added = exported.replace("slug: i13-aws-trainium3-capacity", "slug: one-more").replace("position: 2",
+                                                                                          "position: 8")
+    assert sample_cli("import", "--correction", "--reason", "r", str(write_files({"stories/s.yaml": added}))
+                      ).stdout.startswith("1 created")
