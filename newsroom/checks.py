@@ -367,6 +367,10 @@ def _overlapping_weeks(content: Content) -> Iterator[Diagnostic]:
 
 
 def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    for lang in languages if content.site else ():
+        if not (content.site.get(lang) or {}).get("name"):
+            yield Diagnostic("site", None, f"{lang}.name", "the publication has no name in this language: every "
+                             "page's title, the feeds and each email's sender show it")
     for field in ("sections", "categories", "audiences"):
         for i, item in enumerate(content.site.get(field, [])):
             for lang in languages:

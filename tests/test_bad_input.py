@@ -203,6 +203,15 @@ CASES = {
                                                                             "")},
         "entries/tpu.yaml:10: en.definition: missing translation (present in hu)",
     ),
+    "a section listed twice": (
+        {"site.yaml": SITE.replace("  - {slug: code, hu: Kód, en: Code}\n",
+                                   "  - {slug: code, hu: Kód, en: Code}\n  - {slug: code, hu: K2, en: C2}\n")},
+        "site.yaml:6: sections[1].slug: 'code' is listed twice (also sections[0]): list each once",
+    ),
+    "a site with no name in a language": (
+        {"site.yaml": SITE.replace("hu: {name: Hírek, tagline: Hetente}\n", "")},
+        "site.yaml: hu.name: the publication has no name in this language",
+    ),
     "a source URL with a quote pasted from markup": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace(
             'url: "https://example.org/a"', "url: 'https://example.org/a\"onmouseover=\"x'")},

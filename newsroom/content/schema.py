@@ -265,6 +265,13 @@ class Validator:
         former = former_slug_problem(out)
         if former is not None:
             self.fail(("formerly", former[0]), former[1])
+        for name in ("sections", "categories", "audiences") if kind_name == "site" else ():
+            listed: dict[str, int] = {}
+            for index, item in enumerate(out.get(name) or ()):
+                if item.get("slug") in listed:  # the second would take the first's place, name and order
+                    self.fail((name, index, "slug"), f"{item['slug']!r} is listed twice (also {name}"
+                                                     f"[{listed[item['slug']]}]): list each once")
+                listed.setdefault(item.get("slug"), index)
         for lang in self.languages:
             block = data.get(lang)
             if isinstance(block, dict):
