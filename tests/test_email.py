@@ -202,3 +202,87 @@ def test_a_latest_issue_too_long_for_an_email_is_a_warning_of_the_build_not_a_si
     assert "issue:13: en: warning: its email is not made: the email's HTML is " in result.stderr, result.stderr
     assert "Gmail clips messages over 102 KB" in result.stderr
     assert sorted(p.relative_to(mail).as_posix() for p in mail.rglob("*.eml")) == ["hu/issue-13.eml"]
+
+
+# -- An issue whose texts use the Markdown an email must carry over: links, citations, paragraphs, lists.
+
+STORY_KEY = "i13-energy-per-token-chip-comparison"
+LONG_HEADLINE = ("How much power does an AI answer use? It depends on the chip, the software settings, the batch size "
+                 "and the cooling of the data center it runs in")
+LONG_WORD = "Energia" + "hatékonyság" * 20  # 227 characters, no space to break at
+SUMMARY_EN = """\
+Researchers measured the energy each generated token took [1] on three kinds of chips; the
+[Trainium](entry:trainium) page explains Amazon's, and [the measuring code](https://example.org/joules)
+is public.
+
+What they found:
+
+- the differences between chips reached two to three times, depending on the model and on the batch
+  size the operator chose [2]
+- software settings mattered at least as much
+"""
+SUMMARY_HU = """\
+A kutatók megmérték, mennyi energia megy el egy-egy tokenre [1]; a [Trainium](entry:trainium) oldalán
+az Amazon chipjeiről is olvashatsz.
+
+Az eredmények:
+
+- a chipek közötti különbség elérte a két-háromszorost [2]
+- a szoftveres beállítások legalább ennyit számítottak
+"""
+NOTE_LIST = "\n\nIn this issue:\n\n- the chips of three companies\n- a guide to labelling machine-written text\n"
+
+
+@pytest.fixture(scope="module")
+def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample's issue 13 with a story and the editor's note rewritten to use links, citations and lists."""
+    import yaml
+
+    from newsroom import SAMPLE_DIR
+
+    folder = tmp_path_factory.mktemp("edited")
+    cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
+    cli("init", "--sample")
+    story = yaml.safe_load((SAMPLE_DIR / "stories" / f"{STORY_KEY}.yaml").read_text(encoding="utf-8"))
+    story["en"].update(headline=LONG_HEADLINE, summary=SUMMARY_EN)
+    story["hu"].update(headline=f"Mennyi áramot fogyaszt egy MI-válasz? {LONG_WORD}", summary=SUMMARY_HU)
+    story["sources"].append({"publisher": "The International Journal of Energy-Efficient Computing Systems "
+                                          "and Data Center Engineering", "title": "Energy per token",
+                             "url": "https://journal.example.org/energy-per-token"})
+    issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
+    issue["en"]["editor_note"] += NOTE_LIST
+    changes = folder / "changes"
+    (changes / "stories").mkdir(parents=True)
+    (changes / "issues").mkdir()
+    (changes / "stories" / f"{STORY_KEY}.yaml").write_text(yaml.safe_dump(story, allow_unicode=True), encoding="utf-8")
+    (changes / "issues" / "0013.yaml").write_text(yaml.safe_dump(issue, allow_unicode=True), encoding="utf-8")
+    cli("import", "--correction", str(changes))
+    out = folder / "mail"
+    for lang in ("hu", "en"):
+        cli("email", "13", "--lang", lang, "--out", str(out), "--base-url", BASE)
+    return out
+
+
+def _text_part(path: Path) -> tuple[str, dict[int, str]]:
+    """The plain-text part of an `.eml` (before its link list) and its numbered links."""
+    text = _message(path).get_body(("plain",)).get_content().replace("\r\n", "\n")
+    body, links = re.split(r"^\S[^\n]*:\n(?=\[1\] )", text, maxsplit=1, flags=re.M)  # "Links:" in English
+    references = {int(n): url for n, url in re.findall(r"^\[(\d+)\] (\S+)$", links, re.M)}
+    return body, references
+
+
+def test_the_text_part_keeps_paragraphs_apart_and_list_items_on_their_own_lines(edited):
+    """Each paragraph of the note and a summary is wrapped on its own; each list item starts a line."""
+    body, _ = _text_part(edited / "en/issue-13.eml")
+    summary = re.search(r"public\.\n\nWhat they found:\n\n(- the differences .*?)\nSource:", body, re.S)
+    assert summary, body
+    items = summary.group(1).splitlines()
+    assert items[0].startswith("- the differences") and items[-1] == "- software settings mattered at least as much"
+    assert len(items) > 2 and all(re.match(r"  \S", line) for line in items[1:-1]), items  # a hanging indent
+    assert re.search(r"Issue 12(?: \[\d+\])?\.\n\nIn this issue:\n\n- the chips of three companies\n"
+                     r"- a guide to labelling machine-written text\n", body), body
+    hungarian, _ = _text_part(edited / "hu/issue-13.eml")
+    assert re.search(r"olvashatsz\.\n\nAz eredmények:\n\n- a chipek közötti különbség elérte a két-háromszorost"
+                     r"(?: \[\d+\])?\n- a szoftveres beállítások legalább ennyit számítottak\n", hungarian), hungarian
+
+

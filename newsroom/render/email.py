@@ -35,7 +35,7 @@ from newsroom.i18n import translations
 from newsroom.render.feeds import FEED_ATTRIBUTES, FEED_TAGS, publication_time, published_issues
 from newsroom.render.folder import TEMPLATES, template_folder
 from newsroom.render.html import TemplateFailure, environment, template_errors
-from newsroom.render.markdown import plain_text
+from newsroom.render.markdown import plain_text, reading_text
 from newsroom.settings import Settings
 
 #: Gmail clips a message whose HTML is larger than this.
@@ -137,19 +137,21 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
                         "ref": ref(s["url"])} for s in item["data"].get("sources", [])]
             stories.append({"headline": item["text"].get("headline"), "url": story_url, "ref": story_ref,
                             "summary_html": html(item["text"].get("summary") or ""),
-                            "summary_text": plain_text(item["text"].get("summary") or ""), "sources": sources})
+                            "summary_text": reading_text(item["text"].get("summary") or "", width=WRAP),
+                            "sources": sources})
         sections.append({"name": section["name"], "stories": stories})
     site = planner.content.site.get(lang) or {}
     label = _("Issue %(number)s") % {"number": number}
     subject = f"{site.get('name')} · {label}: {text.get('title')}"
     if issue["status"] != "published":
         subject = f"[{_('Draft')}] {subject}"
-    lead_text = plain_text(text.get("lead") or "")
     return {
         "lang": lang, "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
-        "title": text.get("title"), "lead_html": html(text.get("lead") or ""), "lead_text": lead_text,
-        "note_html": html(text.get("editor_note") or ""), "note_text": plain_text(text.get("editor_note") or ""),
-        "preheader": textwrap.shorten(lead_text, 140, placeholder="…"), "sections": sections,
+        "title": text.get("title"), "lead_html": html(text.get("lead") or ""),
+        "lead_text": reading_text(text.get("lead") or "", width=WRAP),
+        "note_html": html(text.get("editor_note") or ""),
+        "note_text": reading_text(text.get("editor_note") or "", width=WRAP),
+        "preheader": textwrap.shorten(plain_text(text.get("lead") or ""), 140, placeholder="…"), "sections": sections,
         "view_url": view_url, "view_ref": ref(view_url),
         "method_url": settings.base_url + urls.page(lang, urls.METHOD),
         "method_ref": ref(settings.base_url + urls.page(lang, urls.METHOD)),

@@ -23,6 +23,7 @@ import hashlib
 import html as html_lib
 import re
 import secrets
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -172,8 +173,9 @@ def _scanner(max_nesting: int) -> MarkdownIt:
     return _parser(max_nesting)
 
 
-def _parse(md: MarkdownIt, text: str, *, inline: bool = False) -> list[Token] | _Prose:
-    if not inline and md is _parser(DEFAULT_MAX_NESTING):
+def _parse(md: MarkdownIt, text: str, *, inline: bool = False, as_prose: bool = True) -> list[Token] | _Prose:
+    """`text`'s tokens, or (if `as_prose`) its paragraphs when it is plain prose (see `prose_tokens`)."""
+    if as_prose and not inline and md is _parser(DEFAULT_MAX_NESTING):
         prose = _prose(text)
         if prose is not None:
             return prose
@@ -716,6 +718,17 @@ def _plain_in(md: MarkdownIt, tokens: list[Token] | _Prose) -> str:
     return "\n\n".join(writer.blocks)
 
 
+def reading_text(text: str, *, width: int, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
+    """Plain text of `text` to be read as it is, as in an email's text part: `plain_text`'s blocks with
+    each paragraph wrapped at `width` and each list item under a hanging indent (a long word or URL is
+    never broken; code keeps its lines)."""
+    md = _parser(max_nesting)
+    writer = _PlainText(md, _text_cleaner(), width=width)
+    for token in _parse(md, text, as_prose=False):
+        writer.feed(token)
+    return "\n\n".join(writer.blocks)
+
+
 @lru_cache(maxsize=1)
 def _text_cleaner() -> nh3.Cleaner:
     return nh3.Cleaner(tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT))
@@ -732,15 +745,20 @@ class _PlainText:
     lists: list[bool] = field(default_factory=list)  # per open list: is it ordered?
     marker: str = ""  # of the list item whose first line is still to come
     cells: list[str] | None = None  # of the open table row
+    width: int = 0  # wrap text at this width (see `reading_text`); 0 keeps each paragraph on one line
+    hangs: list[int] = field(default_factory=list)  # per open list: the width of its open item's marker
 
     def feed(self, token: Token) -> None:
         kind = token.type
         if kind in ("bullet_list_open", "ordered_list_open"):
             self.lists.append(kind == "ordered_list_open")
+            self.hangs.append(2)
         elif kind in ("bullet_list_close", "ordered_list_close"):
             self.lists.pop()
+            self.hangs.pop()
         elif kind == "list_item_open":
             self.marker = f"{token.info}{token.markup} " if self.lists[-1] else "- "
+            self.hangs[-1] = len(self.marker)
         elif kind == "tr_open":
             self.cells = []
         elif kind == "tr_close" and self.cells is not None:
@@ -749,7 +767,7 @@ class _PlainText:
         elif kind == "inline":
             self._add(self._inline_text(token.children or []))
         elif kind in ("fence", "code_block"):
-            self._add(token.content.rstrip("\n"))
+            self._add(token.content.rstrip("\n"), code=True)
         elif kind == "html_block":
             self._add(html_lib.unescape(self.cleaner.clean(token.content)).strip())
         if kind in ("bullet_list_close", "ordered_list_close", "table_close") and not self.lists:
@@ -757,17 +775,30 @@ class _PlainText:
             self.blocks.extend([block] if block else [])
             self.lines = []
 
-    def _add(self, text: str) -> None:
+    def _add(self, text: str, *, code: bool = False) -> None:
         if self.cells is not None:
             self.cells.append(text)
         elif self.lists:
             indent = "  " * (len(self.lists) - 1)
             first, *rest = text.split("\n")
-            self.lines.append(indent + (self.marker or "  ") + first)
-            self.lines.extend(indent + "  " + line for line in rest)
+            if self.width and not code:
+                hang = indent + " " * self.hangs[-1]
+                self.lines.extend(self._wrapped(first, indent + self.marker if self.marker else hang, hang))
+                self.lines.extend(wrapped for line in rest for wrapped in self._wrapped(line, hang, hang))
+            else:
+                self.lines.append(indent + (self.marker or "  ") + first)
+                self.lines.extend(indent + "  " + line for line in rest)
             self.marker = ""
+        elif text and self.width and not code:
+            self.blocks.append("\n".join(wrapped for line in text.split("\n")
+                                         for wrapped in self._wrapped(line, "", "")))
         elif text:
             self.blocks.append(text)
+
+    def _wrapped(self, line: str, first: str, hang: str) -> list[str]:
+        """`line` wrapped at the width, after `first` and then `hang`; words (URLs too) are never broken."""
+        return textwrap.wrap(line, self.width, initial_indent=first, subsequent_indent=hang,
+                             break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 
     def _inline_text(self, children: list[Token]) -> str:
         """The text of one inline run: citations (and the space before them) dropped, tags stripped."""
