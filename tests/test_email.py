@@ -271,6 +271,14 @@ def _text_part(path: Path) -> tuple[str, dict[int, str]]:
     return body, references
 
 
+def _linked(body: str, words: str, references: dict[int, str]) -> str:
+    """The URL the text part lists for `words [n]` (the words may be wrapped over lines)."""
+    pattern = r"\s+".join(map(re.escape, words.split())) + r" \[(\d+)\]"
+    found = re.search(pattern, body)
+    assert found, f"no {words!r} [n] in the text part"
+    return references[int(found.group(1))]
+
+
 def test_the_text_part_keeps_paragraphs_apart_and_list_items_on_their_own_lines(edited):
     """Each paragraph of the note and a summary is wrapped on its own; each list item starts a line."""
     body, _ = _text_part(edited / "en/issue-13.eml")
@@ -284,5 +292,24 @@ def test_the_text_part_keeps_paragraphs_apart_and_list_items_on_their_own_lines(
     hungarian, _ = _text_part(edited / "hu/issue-13.eml")
     assert re.search(r"olvashatsz\.\n\nAz eredmények:\n\n- a chipek közötti különbség elérte a két-háromszorost"
                      r"(?: \[\d+\])?\n- a szoftveres beállítások legalább ennyit számítottak\n", hungarian), hungarian
+
+
+def _too_long(body: str, width: int = 72) -> list[str]:
+    """Lines over `width` that could have been broken: more than one word (a URL or a long word may stay)."""
+    return [line for line in body.splitlines() if len(line) > width and len(line.split()) > 1]
+
+
+def test_headlines_and_source_lines_are_wrapped_without_breaking_words(edited):
+    for lang in ("hu", "en"):
+        body, _ = _text_part(edited / f"{lang}/issue-13.eml")
+        assert not _too_long(body), f"{lang}: {_too_long(body)}"
+    hungarian, _ = _text_part(edited / "hu/issue-13.eml")
+    assert LONG_WORD in hungarian.split(), "a long word is never broken"
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert _linked(body, LONG_HEADLINE, references).endswith(f"#story-{STORY_KEY}")
+    sources = re.search(r"^Source: arXiv \[\d+\],.*?\n(?:\S.*\n)*", body, re.M).group(0)
+    assert len(sources.splitlines()) > 1
+    assert _linked(sources, "The International Journal of Energy-Efficient Computing Systems and Data Center "
+                   "Engineering", references) == "https://journal.example.org/energy-per-token"
 
 

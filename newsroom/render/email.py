@@ -157,8 +157,9 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
         "method_ref": ref(settings.base_url + urls.page(lang, urls.METHOD)),
         "unsubscribe_url": unsubscribe_url(settings, recipient),
         "unsubscribe_ref": ref(unsubscribe_url(settings, recipient)),
-        "refs": refs, "wrap": lambda value, indent="": textwrap.fill(
-            value, WRAP, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False),
+        "refs": refs, "wrap": lambda value, indent="": textwrap.fill(  # a long word or URL stays whole
+            value, WRAP, initial_indent=indent, subsequent_indent=indent, break_long_words=False,
+            break_on_hyphens=False),
     }
 
 
