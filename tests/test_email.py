@@ -134,7 +134,8 @@ def test_the_text_part_is_for_reading_with_numbered_links(emails):
     assert "Dear Reader," in text
     body, _, links = text.partition("\nLinks:\n")
     references = dict(re.findall(r"^\[(\d+)\] (\S+)$", links, re.M))
-    assert references["1"].startswith(f"{BASE}en/issues/13/#story-")
+    assert references["1"] == f"{BASE}en/method/"  # numbered in reading order: the editor's note links it first
+    assert any(url.startswith(f"{BASE}en/issues/13/#story-") for url in references.values())
     cited = set(re.findall(r"\[(\d+)\]", body))
     assert cited == set(references), "every reference is cited and every citation listed"
     assert f"{BASE}en/issues/13/" in references.values()
@@ -271,12 +272,50 @@ def _text_part(path: Path) -> tuple[str, dict[int, str]]:
     return body, references
 
 
+def _html_part(path: Path):
+    html = _message(path).get_body(("html",)).get_content()
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(html)
+
+
 def _linked(body: str, words: str, references: dict[int, str]) -> str:
     """The URL the text part lists for `words [n]` (the words may be wrapped over lines)."""
     pattern = r"\s+".join(map(re.escape, words.split())) + r" \[(\d+)\]"
     found = re.search(pattern, body)
     assert found, f"no {words!r} [n] in the text part"
     return references[int(found.group(1))]
+
+
+def _story_parts(document, key: str) -> list:
+    """The elements of one story in the email's HTML: its headline and what follows it up to the next."""
+    cell = next(td for td in document.iter("td") if td.get("class") == "cell")
+    parts: list = []
+    for element in cell:
+        if element.tag in ("h2", "h3") and parts:
+            break
+        if parts or (element.tag == "h3" and element.find("a").get("href").endswith(f"#story-{key}")):
+            parts.append(element)
+    return parts
+
+
+def test_the_text_part_lists_the_links_of_the_lead_note_and_summaries(edited):
+    """What the HTML part links, the text part reads as `text [n]` with the URL under "Links"."""
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert _linked(body, "the Method", references) == f"{BASE}en/method/"
+    assert _linked(body, "the Trainium", references) == f"{BASE}en/glossary/trainium/"
+    assert _linked(body, "Issue 12", references) == f"{BASE}en/issues/12/"
+    assert _linked(body, "explains Amazon's, and the measuring code", references) == "https://example.org/joules"
+    summary = _story_parts(_html_part(edited / "en/issue-13.eml"), STORY_KEY)
+    hrefs = {a.get("href") for element in summary for a in element.iter("a")}
+    assert {f"{BASE}en/glossary/trainium/", "https://example.org/joules"} <= hrefs
+    urls = list(references.values())
+    assert len(urls) == len(set(urls)), "a URL is listed once"
+    assert sorted(references) == list(range(1, len(references) + 1))
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
+    assert cited == set(references), "every link cited, every citation listed"
+    hungarian, links = _text_part(edited / "hu/issue-13.eml")
+    assert _linked(hungarian, "Módszer", links) == f"{BASE}hu/method/"
+    assert _linked(hungarian, "12. szám", links) == f"{BASE}hu/issues/12/"
+    assert _linked(hungarian, "a Trainium", links) == f"{BASE}hu/glossary/trainium/"
 
 
 def test_the_text_part_keeps_paragraphs_apart_and_list_items_on_their_own_lines(edited):

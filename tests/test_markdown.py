@@ -19,6 +19,7 @@ from newsroom.render.markdown import (
     MarkdownRenderer,
     References,
     SourceAnchors,
+    TextMarks,
     citation_backrefs,
     find_references,
     plain_text,
@@ -440,6 +441,14 @@ def test_reading_text_keeps_paragraphs_and_list_items_apart_and_wraps_each() -> 
     assert reading_text(f"a {long_word} b https://example.org/{long_word}", width=20).split("\n") == [
         "a", long_word, "b", f"https://example.org/{long_word}"]
     assert reading_text("```\n" + "code " * 20 + "\n```", width=20) == "code " * 20  # code keeps its lines
+
+
+def test_reading_text_marks_the_links_the_html_shows_as_links() -> None:
+    marks = TextMarks(resolve, lambda href: f"<{href}>")
+    text = "[a](entry:gpu), [b](entry:missing), [c](ftp://example.org/c), [d](https://example.org/d) [1], [e](../e)"
+    assert reading_text(text, width=200, marks=marks) == (
+        "a </en/glossary/gpu/>, b, c, d <https://example.org/d>, e <../e>")
+    assert reading_text(text, width=200) == plain_text(text)
 
 
 # --- nesting and robustness --------------------------------------------------------

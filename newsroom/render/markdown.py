@@ -718,12 +718,22 @@ def _plain_in(md: MarkdownIt, tokens: list[Token] | _Prose) -> str:
     return "\n\n".join(writer.blocks)
 
 
-def reading_text(text: str, *, width: int, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
+@dataclass(frozen=True)
+class TextMarks:
+    """How `reading_text` shows where a text points: `link(href)` gives the mark read after a link's text,
+    from its final href (an internal link resolved by `resolve`); None leaves the link as its text."""
+
+    resolve: LinkResolver
+    link: Callable[[str], str | None]
+
+
+def reading_text(text: str, *, width: int, marks: TextMarks | None = None,
+                 max_nesting: int = DEFAULT_MAX_NESTING) -> str:
     """Plain text of `text` to be read as it is, as in an email's text part: `plain_text`'s blocks with
     each paragraph wrapped at `width` and each list item under a hanging indent (a long word or URL is
-    never broken; code keeps its lines)."""
+    never broken; code keeps its lines), and each link followed by its mark (see `TextMarks`)."""
     md = _parser(max_nesting)
-    writer = _PlainText(md, _text_cleaner(), width=width)
+    writer = _PlainText(md, _text_cleaner(), width=width, marks=marks)
     for token in _parse(md, text, as_prose=False):
         writer.feed(token)
     return "\n\n".join(writer.blocks)
@@ -747,6 +757,7 @@ class _PlainText:
     cells: list[str] | None = None  # of the open table row
     width: int = 0  # wrap text at this width (see `reading_text`); 0 keeps each paragraph on one line
     hangs: list[int] = field(default_factory=list)  # per open list: the width of its open item's marker
+    marks: TextMarks | None = None  # what links are followed by (see `reading_text`)
 
     def feed(self, token: Token) -> None:
         kind = token.type
@@ -803,12 +814,27 @@ class _PlainText:
     def _inline_text(self, children: list[Token]) -> str:
         """The text of one inline run: citations (and the space before them) dropped, tags stripped."""
         kept: list[Token] = []
+        marks: list[str | None] = []  # per open link: the mark read after its text
         for token in children:
             if token.type == "citation":
                 if kept and kept[-1].type == "text":
                     kept[-1].content = kept[-1].content.rstrip(" \t")
                 continue
+            if self.marks is not None and token.type == "link_open":
+                marks.append(self._link_mark(self.marks, str(token.attrGet("href") or "")))
+            elif token.type == "link_close" and marks and (mark := marks.pop()) is not None:
+                kept.extend([token, Token("text", "", 0, content=f" {mark}")])
+                continue
             kept.append(Token("text", "", 0, content=" ") if token.type == "softbreak" else token)
         html = self.md.renderer.render([Token("inline", "", 0, children=kept)], self.md.options, {})
         # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
         return _SPACES.sub(" ", html_lib.unescape(self.cleaner.clean(html))).strip()
+
+    @staticmethod
+    def _link_mark(marks: TextMarks, href: str) -> str | None:
+        """The mark after a link to `href`; none for a link the HTML shows as text only (see `_prepare_link`)."""
+        link = _classify(href)
+        if link.treatment == "internal":
+            resolved = marks.resolve(link.kind, link.target) if link.target is not None else None
+            return marks.link(resolved) if resolved is not None else None
+        return marks.link(href) if link.treatment != "refused" else None
