@@ -352,3 +352,25 @@ def test_headlines_and_source_lines_are_wrapped_without_breaking_words(edited):
                    "Engineering", references) == "https://journal.example.org/energy-per-token"
 
 
+def test_citations_link_the_story_s_sources_in_both_parts(edited):
+    """`[1]` in a summary is a citation mark linking the source, in the HTML as in the feeds, not literal text."""
+    for lang in ("hu", "en"):
+        story = _story_parts(_html_part(edited / f"{lang}/issue-13.eml"), STORY_KEY)
+        marks = [sup for element in story for sup in element.iter("sup")]
+        assert [sup.get("class") for sup in marks] == ["cite", "cite"]
+        assert [sup.find("a").text for sup in marks] == ["1", "2"]
+        # As in the section feed: each mark links its source in the issue's source list, absolutely.
+        assert [sup.find("a").get("href") for sup in marks] == [
+            f"{BASE}{lang}/issues/13/#story-{STORY_KEY}-source-{n}" for n in (1, 2)]
+        assert not any("[1]" in "".join(element.itertext()) or "[2]" in "".join(element.itertext())
+                       for element in story)
+        # In the text part a citation reads as the number its source has in the "Source:" line.
+        body, references = _text_part(edited / f"{lang}/issue-13.eml")
+        listed = re.search(r"(?:Source|Forrás): arXiv \[(\d+)\], IEEE Spectrum \[(\d+)\]", body)
+        assert listed, body
+        first, second = (references[int(n)] for n in listed.groups())
+        assert first == "https://arxiv.org/abs/2611.02871"
+        assert _linked(body, "tokenre" if lang == "hu" else "token took", references) == first
+        assert _linked(body, "két-háromszorost" if lang == "hu" else "the operator chose", references) == second
+
+

@@ -449,6 +449,9 @@ def test_reading_text_marks_the_links_the_html_shows_as_links() -> None:
     assert reading_text(text, width=200, marks=marks) == (
         "a </en/glossary/gpu/>, b, c, d <https://example.org/d>, e <../e>")
     assert reading_text(text, width=200) == plain_text(text)
+    cited = TextMarks(resolve, lambda href: None, citation=lambda number: f"({number})" if number == 1 else None)
+    assert reading_text("One [1], two [2]; a [link](https://example.org/) [1].", width=200, marks=cited) == (
+        "One (1), two; a link (1).")
 
 
 # --- nesting and robustness --------------------------------------------------------

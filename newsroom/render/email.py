@@ -26,14 +26,13 @@ from typing import Any
 from urllib.parse import urljoin
 
 import css_inline
-import nh3
 
 from newsroom.build import urls
 from newsroom.build.model import Content
 from newsroom.build.pages import Derived, Planner
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import translations
-from newsroom.render.feeds import FEED_ATTRIBUTES, FEED_TAGS, publication_time, published_issues
+from newsroom.render.feeds import FEED_TAGS, absolute_html, publication_time, published_issues
 from newsroom.render.folder import TEMPLATES, template_folder
 from newsroom.render.html import TemplateFailure, environment, template_errors
 from newsroom.render.markdown import TextMarks, plain_text, reading_text
@@ -128,6 +127,25 @@ class Links:
         return f"[{self.ref(href)}]"
 
 
+def _story(item: Mapping[str, Any], links: Links, marks: TextMarks) -> dict[str, Any]:
+    """A story of the issue's context (`Planner.story_context`) as the email shows it. The summary's HTML
+    is the one the feeds show, its citations linking the story's sources on the issue's page; in the text
+    part a citation `[n]` reads as the number of the n-th source's link."""
+    url = f"{links.page_url}#story-{item['slug']}"
+    ref = links.ref(url)
+    sources = [{"label": s.get("publisher") or s.get("title") or s["url"], "url": s["url"],
+                "ref": links.ref(s["url"])} for s in item["data"].get("sources", [])]
+
+    def citation(number: int) -> str | None:
+        return f"[{sources[number - 1]['ref']}]" if 0 < number <= len(sources) else None
+
+    summary = item["text"].get("summary") or ""
+    return {"headline": item["text"].get("headline"), "url": url, "ref": ref,
+            "summary_html": absolute_html(str(item["summary"]), links.page_url, EMAIL_TAGS),
+            "summary_text": reading_text(summary, width=WRAP, marks=replace(marks, citation=citation)),
+            "sources": sources}
+
+
 def email_context(planner: Planner, number: int, recipient: Recipient | None = None) -> dict[str, Any]:
     """What both templates show. Every link is absolute and numbered, in reading order, for the plain-text
     part; the links of the lead, the note and the summaries too."""
@@ -140,25 +158,12 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
     marks = TextMarks(planner.resolve, links.mark)
 
     def html(markdown: str) -> str:
-        return nh3.clean(planner.markdown().html(markdown), tags=EMAIL_TAGS, attributes=FEED_ATTRIBUTES,
-                         url_relative=("rewrite_with_base", view_url))
+        return absolute_html(planner.markdown().html(markdown), view_url, EMAIL_TAGS)
 
     lead_text = reading_text(text.get("lead") or "", width=WRAP, marks=marks)
     note_text = reading_text(text.get("editor_note") or "", width=WRAP, marks=marks)
-    sections = []
-    for section in issue_context["sections"]:
-        stories = []
-        for item in section["stories"]:
-            story_url = f"{view_url}#story-{item['slug']}"
-            story_ref = links.ref(story_url)
-            sources = [{"label": s.get("publisher") or s.get("title") or s["url"], "url": s["url"],
-                        "ref": links.ref(s["url"])} for s in item["data"].get("sources", [])]
-            stories.append({"headline": item["text"].get("headline"), "url": story_url, "ref": story_ref,
-                            "summary_html": html(item["text"].get("summary") or ""),
-                            "summary_text": reading_text(item["text"].get("summary") or "", width=WRAP,
-                                                         marks=marks),
-                            "sources": sources})
-        sections.append({"name": section["name"], "stories": stories})
+    sections = [{"name": section["name"], "stories": [_story(item, links, marks) for item in section["stories"]]}
+                for section in issue_context["sections"]]
     site = planner.content.site.get(lang) or {}
     label = _("Issue %(number)s") % {"number": number}
     subject = f"{site.get('name')} · {label}: {text.get('title')}"

@@ -721,10 +721,12 @@ def _plain_in(md: MarkdownIt, tokens: list[Token] | _Prose) -> str:
 @dataclass(frozen=True)
 class TextMarks:
     """How `reading_text` shows where a text points: `link(href)` gives the mark read after a link's text,
-    from its final href (an internal link resolved by `resolve`); None leaves the link as its text."""
+    from its final href (an internal link resolved by `resolve`), `citation(n)` the mark read in place of
+    citation `[n]`; None leaves the link as its text and drops the citation, as `plain_text` does."""
 
     resolve: LinkResolver
     link: Callable[[str], str | None]
+    citation: Callable[[int], str | None] = lambda number: None
 
 
 def reading_text(text: str, *, width: int, marks: TextMarks | None = None,
@@ -812,10 +814,15 @@ class _PlainText:
                              break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 
     def _inline_text(self, children: list[Token]) -> str:
-        """The text of one inline run: citations (and the space before them) dropped, tags stripped."""
+        """The text of one inline run: citations (and the space before them) dropped, tags stripped; with
+        `marks`, each link followed by its mark and each citation read as its mark if it has one."""
         kept: list[Token] = []
         marks: list[str | None] = []  # per open link: the mark read after its text
         for token in children:
+            mark = self.marks.citation(token.meta["number"]) if self.marks and token.type == "citation" else None
+            if mark is not None:
+                kept.append(Token("text", "", 0, content=mark))
+                continue
             if token.type == "citation":
                 if kept and kept[-1].type == "text":
                     kept[-1].content = kept[-1].content.rstrip(" \t")
