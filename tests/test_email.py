@@ -374,3 +374,20 @@ def test_citations_link_the_story_s_sources_in_both_parts(edited):
         assert _linked(body, "két-háromszorost" if lang == "hu" else "the operator chose", references) == second
 
 
+def _styles(document, tag: str, css_class: str | None = None) -> list[str]:
+    return [element.get("style") or "" for element in document.iter(tag)
+            if css_class is None or css_class in (element.get("class") or "").split()]
+
+
+def test_long_words_wrap_instead_of_widening_the_email(edited):
+    """A 227-character word in a headline must not widen the 600 px table: phones would scroll sideways."""
+    for lang in ("hu", "en"):
+        document = _html_part(edited / f"{lang}/issue-13.eml")
+        shown = [*(_styles(document, "td", name) for name in ("bar", "cell", "footer")),
+                 *(_styles(document, tag) for tag in ("h1", "h2", "h3", "p", "li", "a"))]
+        styles = [style for group in shown for style in group]
+        assert styles and all(group for group in shown[:3])
+        for style in styles:
+            assert "overflow-wrap: anywhere" in style and "word-break: break-word" in style, style
+
+
