@@ -391,3 +391,49 @@ def test_long_words_wrap_instead_of_widening_the_email(edited):
             assert "overflow-wrap: anywhere" in style and "word-break: break-word" in style, style
 
 
+def _luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of a `#rrggbb` colour."""
+    channels = [int(colour[index:index + 2], 16) / 255 for index in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(one: str, other: str) -> float:
+    light, dark = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _dark_rules(document) -> list[tuple[list[str], dict[str, str]]]:
+    """(selectors, declarations) of each rule in the email's dark-mode media query."""
+    css = "".join(style.text or "" for style in document.iter("style"))
+    block = re.search(r"@media \(prefers-color-scheme: dark\)\s*\{((?:[^{}]*\{[^{}]*\})*)[^{}]*\}", css)
+    assert block, "no dark-mode media query"
+    rules = []
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", block.group(1)):
+        declarations = dict(re.findall(r"([a-z-]+)\s*:\s*([^;]+?)\s*(?:!important)?\s*(?:;|$)", body))
+        rules.append(([s.strip() for s in selectors.split(",")], declarations))
+    return rules
+
+
+def test_dark_mode_colours_every_text_readably(emails):
+    """Each text colour of the dark mode has a WCAG contrast of at least 4.5:1 on every dark background, and
+    nothing coloured in light mode keeps its light-mode colour (dark on dark) there."""
+    assert _contrast("#ffffff", "#000000") == pytest.approx(21)
+    assert _contrast("#57606a", "#1f2226") == pytest.approx(2.5, abs=0.01)  # the light grey meta text, before
+    for lang in ("hu", "en"):
+        document = _html(emails / f"{lang}/issue-13.html")
+        rules = _dark_rules(document)
+        backgrounds = {d["background-color"] for _, d in rules if "background-color" in d}
+        assert "#1f2226" in backgrounds
+        for selectors, declarations in rules:
+            if "color" not in declarations or selectors == [".preheader"]:  # hidden: its colour is the background's
+                continue
+            for background in backgrounds:
+                ratio = _contrast(declarations["color"], background)
+                assert ratio >= 4.5, f"{lang}: {selectors} {declarations['color']} on {background}: {ratio:.2f}:1"
+        coloured = {selector for selectors, declarations in rules if "color" in declarations for selector in selectors}
+        for element in document.iter():
+            if not isinstance(element.tag, str) or not re.search(r"(?:^|;)\s*color:", element.get("style") or ""):
+                continue
+            names = {f".{name}" for name in (element.get("class") or "").split()} | {element.tag}
+            assert names & coloured, f"{lang}: <{element.tag} class={element.get('class')!r}> has no dark colour"
