@@ -134,7 +134,8 @@ def test_the_text_part_is_for_reading_with_numbered_links(emails):
     assert "Dear Reader," in text
     body, _, links = text.partition("\nLinks:\n")
     references = dict(re.findall(r"^\[(\d+)\] (\S+)$", links, re.M))
-    assert references["1"].startswith(f"{BASE}en/issues/13/#story-")
+    assert references["1"] == f"{BASE}en/method/"  # numbered in reading order: the editor's note links it first
+    assert any(url.startswith(f"{BASE}en/issues/13/#story-") for url in references.values())
     cited = set(re.findall(r"\[(\d+)\]", body))
     assert cited == set(references), "every reference is cited and every citation listed"
     assert f"{BASE}en/issues/13/" in references.values()
@@ -224,3 +225,237 @@ def test_the_list_id_names_the_list_by_a_phrase_whatever_the_site_s_name_holds(s
         assert found is not None, value
         shown = found[1][1:-1].replace('\\"', '"') if found[1].startswith('"') else found[1]
         assert (shown, found[2]) == (phrase, "weekly.example.org"), value
+
+
+# -- An issue whose texts use the Markdown an email must carry over: links, citations, paragraphs, lists.
+
+STORY_KEY = "i13-energy-per-token-chip-comparison"
+LONG_HEADLINE = ("How much power does an AI answer use? It depends on the chip, the software settings, the batch size "
+                 "and the cooling of the data center it runs in")
+LONG_WORD = "Energia" + "hatékonyság" * 20  # 227 characters, no space to break at
+SUMMARY_EN = """\
+Researchers measured the energy each generated token took [1] on three kinds of chips; the
+[Trainium](entry:trainium) page explains Amazon's, and [the measuring code](https://example.org/joules)
+is public.
+
+What they found:
+
+- the differences between chips reached two to three times, depending on the model and on the batch
+  size the operator chose [2]
+- software settings mattered at least as much
+"""
+SUMMARY_HU = """\
+A kutatók megmérték, mennyi energia megy el egy-egy tokenre [1]; a [Trainium](entry:trainium) oldalán
+az Amazon chipjeiről is olvashatsz.
+
+Az eredmények:
+
+- a chipek közötti különbség elérte a két-háromszorost [2]
+- a szoftveres beállítások legalább ennyit számítottak
+"""
+NOTE_LIST = "\n\nIn this issue:\n\n- the chips of three companies\n- a guide to labelling machine-written text\n"
+
+
+@pytest.fixture(scope="module")
+def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample's issue 13 with a story and the editor's note rewritten to use links, citations and lists."""
+    import yaml
+
+    from newsroom import SAMPLE_DIR
+
+    folder = tmp_path_factory.mktemp("edited")
+    cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
+    cli("init", "--sample")
+    story = yaml.safe_load((SAMPLE_DIR / "stories" / f"{STORY_KEY}.yaml").read_text(encoding="utf-8"))
+    story["en"].update(headline=LONG_HEADLINE, summary=SUMMARY_EN)
+    story["hu"].update(headline=f"Mennyi áramot fogyaszt egy MI-válasz? {LONG_WORD}", summary=SUMMARY_HU)
+    story["sources"].append({"publisher": "The International Journal of Energy-Efficient Computing Systems "
+                                          "and Data Center Engineering", "title": "Energy per token",
+                             "url": "https://journal.example.org/energy-per-token"})
+    issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
+    issue["en"]["editor_note"] += NOTE_LIST
+    changes = folder / "changes"
+    (changes / "stories").mkdir(parents=True)
+    (changes / "issues").mkdir()
+    (changes / "stories" / f"{STORY_KEY}.yaml").write_text(yaml.safe_dump(story, allow_unicode=True), encoding="utf-8")
+    (changes / "issues" / "0013.yaml").write_text(yaml.safe_dump(issue, allow_unicode=True), encoding="utf-8")
+    cli("import", "--correction", str(changes))
+    out = folder / "mail"
+    for lang in ("hu", "en"):
+        cli("email", "13", "--lang", lang, "--out", str(out), "--base-url", BASE)
+    return out
+
+
+def _text_part(path: Path) -> tuple[str, dict[int, str]]:
+    """The plain-text part of an `.eml` (before its link list) and its numbered links."""
+    text = _message(path).get_body(("plain",)).get_content().replace("\r\n", "\n")
+    body, links = re.split(r"^\S[^\n]*:\n(?=\[1\] )", text, maxsplit=1, flags=re.M)  # "Links:" in English
+    references = {int(n): url for n, url in re.findall(r"^\[(\d+)\] (\S+)$", links, re.M)}
+    return body, references
+
+
+def _html_part(path: Path):
+    html = _message(path).get_body(("html",)).get_content()
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(html)
+
+
+def _linked(body: str, words: str, references: dict[int, str]) -> str:
+    """The URL the text part lists for `words [n]` (the words may be wrapped over lines)."""
+    pattern = r"\s+".join(map(re.escape, words.split())) + r" \[(\d+)\]"
+    found = re.search(pattern, body)
+    assert found, f"no {words!r} [n] in the text part"
+    return references[int(found.group(1))]
+
+
+def _story_parts(document, key: str) -> list:
+    """The elements of one story in the email's HTML: its headline and what follows it up to the next."""
+    cell = next(td for td in document.iter("td") if td.get("class") == "cell")
+    parts: list = []
+    for element in cell:
+        if element.tag in ("h2", "h3") and parts:
+            break
+        if parts or (element.tag == "h3" and element.find("a").get("href").endswith(f"#story-{key}")):
+            parts.append(element)
+    return parts
+
+
+def test_the_text_part_lists_the_links_of_the_lead_note_and_summaries(edited):
+    """What the HTML part links, the text part reads as `text [n]` with the URL under "Links"."""
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert _linked(body, "the Method", references) == f"{BASE}en/method/"
+    assert _linked(body, "the Trainium", references) == f"{BASE}en/glossary/trainium/"
+    assert _linked(body, "Issue 12", references) == f"{BASE}en/issues/12/"
+    assert _linked(body, "explains Amazon's, and the measuring code", references) == "https://example.org/joules"
+    summary = _story_parts(_html_part(edited / "en/issue-13.eml"), STORY_KEY)
+    hrefs = {a.get("href") for element in summary for a in element.iter("a")}
+    assert {f"{BASE}en/glossary/trainium/", "https://example.org/joules"} <= hrefs
+    urls = list(references.values())
+    assert len(urls) == len(set(urls)), "a URL is listed once"
+    assert sorted(references) == list(range(1, len(references) + 1))
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
+    assert cited == set(references), "every link cited, every citation listed"
+    hungarian, links = _text_part(edited / "hu/issue-13.eml")
+    assert _linked(hungarian, "Módszer", links) == f"{BASE}hu/method/"
+    assert _linked(hungarian, "12. szám", links) == f"{BASE}hu/issues/12/"
+    assert _linked(hungarian, "a Trainium", links) == f"{BASE}hu/glossary/trainium/"
+
+
+def test_the_text_part_keeps_paragraphs_apart_and_list_items_on_their_own_lines(edited):
+    """Each paragraph of the note and a summary is wrapped on its own; each list item starts a line."""
+    body, _ = _text_part(edited / "en/issue-13.eml")
+    summary = re.search(r"public\.\n\nWhat they found:\n\n(- the differences .*?)\nSource:", body, re.S)
+    assert summary, body
+    items = summary.group(1).splitlines()
+    assert items[0].startswith("- the differences") and items[-1] == "- software settings mattered at least as much"
+    assert len(items) > 2 and all(re.match(r"  \S", line) for line in items[1:-1]), items  # a hanging indent
+    assert re.search(r"Issue 12(?: \[\d+\])?\.\n\nIn this issue:\n\n- the chips of three companies\n"
+                     r"- a guide to labelling machine-written text\n", body), body
+    hungarian, _ = _text_part(edited / "hu/issue-13.eml")
+    assert re.search(r"olvashatsz\.\n\nAz eredmények:\n\n- a chipek közötti különbség elérte a két-háromszorost"
+                     r"(?: \[\d+\])?\n- a szoftveres beállítások legalább ennyit számítottak\n", hungarian), hungarian
+
+
+def _too_long(body: str, width: int = 72) -> list[str]:
+    """Lines over `width` that could have been broken: more than one word (a URL or a long word may stay)."""
+    return [line for line in body.splitlines() if len(line) > width and len(line.split()) > 1]
+
+
+def test_headlines_and_source_lines_are_wrapped_without_breaking_words(edited):
+    for lang in ("hu", "en"):
+        body, _ = _text_part(edited / f"{lang}/issue-13.eml")
+        assert not _too_long(body), f"{lang}: {_too_long(body)}"
+    hungarian, _ = _text_part(edited / "hu/issue-13.eml")
+    assert LONG_WORD in hungarian.split(), "a long word is never broken"
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert _linked(body, LONG_HEADLINE, references).endswith(f"#story-{STORY_KEY}")
+    sources = re.search(r"^Source: arXiv \[\d+\],.*?\n(?:\S.*\n)*", body, re.M).group(0)
+    assert len(sources.splitlines()) > 1
+    assert _linked(sources, "The International Journal of Energy-Efficient Computing Systems and Data Center "
+                   "Engineering", references) == "https://journal.example.org/energy-per-token"
+
+
+def test_citations_link_the_story_s_sources_in_both_parts(edited):
+    """`[1]` in a summary is a citation mark linking the source, in the HTML as in the feeds, not literal text."""
+    for lang in ("hu", "en"):
+        story = _story_parts(_html_part(edited / f"{lang}/issue-13.eml"), STORY_KEY)
+        marks = [sup for element in story for sup in element.iter("sup")]
+        assert [sup.get("class") for sup in marks] == ["cite", "cite"]
+        assert [sup.find("a").text for sup in marks] == ["1", "2"]
+        # As in the section feed: each mark links its source in the issue's source list, absolutely.
+        assert [sup.find("a").get("href") for sup in marks] == [
+            f"{BASE}{lang}/issues/13/#story-{STORY_KEY}-source-{n}" for n in (1, 2)]
+        assert not any("[1]" in "".join(element.itertext()) or "[2]" in "".join(element.itertext())
+                       for element in story)
+        # In the text part a citation reads as the number its source has in the "Source:" line.
+        body, references = _text_part(edited / f"{lang}/issue-13.eml")
+        listed = re.search(r"(?:Source|Forrás): arXiv \[(\d+)\], IEEE Spectrum \[(\d+)\]", body)
+        assert listed, body
+        first, second = (references[int(n)] for n in listed.groups())
+        assert first == "https://arxiv.org/abs/2611.02871"
+        assert _linked(body, "tokenre" if lang == "hu" else "token took", references) == first
+        assert _linked(body, "két-háromszorost" if lang == "hu" else "the operator chose", references) == second
+
+
+def _styles(document, tag: str, css_class: str | None = None) -> list[str]:
+    return [element.get("style") or "" for element in document.iter(tag)
+            if css_class is None or css_class in (element.get("class") or "").split()]
+
+
+def test_long_words_wrap_instead_of_widening_the_email(edited):
+    """A 227-character word in a headline must not widen the 600 px table: phones would scroll sideways."""
+    for lang in ("hu", "en"):
+        document = _html_part(edited / f"{lang}/issue-13.eml")
+        shown = [*(_styles(document, "td", name) for name in ("bar", "cell", "footer")),
+                 *(_styles(document, tag) for tag in ("h1", "h2", "h3", "p", "li", "a"))]
+        styles = [style for group in shown for style in group]
+        assert styles and all(group for group in shown[:3])
+        for style in styles:
+            assert "overflow-wrap: anywhere" in style and "word-break: break-word" in style, style
+
+
+def _luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of a `#rrggbb` colour."""
+    channels = [int(colour[index:index + 2], 16) / 255 for index in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(one: str, other: str) -> float:
+    light, dark = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _dark_rules(document) -> list[tuple[list[str], dict[str, str]]]:
+    """(selectors, declarations) of each rule in the email's dark-mode media query."""
+    css = "".join(style.text or "" for style in document.iter("style"))
+    block = re.search(r"@media \(prefers-color-scheme: dark\)\s*\{((?:[^{}]*\{[^{}]*\})*)[^{}]*\}", css)
+    assert block, "no dark-mode media query"
+    rules = []
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", block.group(1)):
+        declarations = dict(re.findall(r"([a-z-]+)\s*:\s*([^;]+?)\s*(?:!important)?\s*(?:;|$)", body))
+        rules.append(([s.strip() for s in selectors.split(",")], declarations))
+    return rules
+
+
+def test_dark_mode_colours_every_text_readably(emails):
+    """Each text colour of the dark mode has a WCAG contrast of at least 4.5:1 on every dark background, and
+    nothing coloured in light mode keeps its light-mode colour (dark on dark) there."""
+    assert _contrast("#ffffff", "#000000") == pytest.approx(21)
+    assert _contrast("#57606a", "#1f2226") == pytest.approx(2.5, abs=0.01)  # the light grey meta text, before
+    for lang in ("hu", "en"):
+        document = _html(emails / f"{lang}/issue-13.html")
+        rules = _dark_rules(document)
+        backgrounds = {d["background-color"] for _, d in rules if "background-color" in d}
+        assert "#1f2226" in backgrounds
+        for selectors, declarations in rules:
+            if "color" not in declarations or selectors == [".preheader"]:  # hidden: its colour is the background's
+                continue
+            for background in backgrounds:
+                ratio = _contrast(declarations["color"], background)
+                assert ratio >= 4.5, f"{lang}: {selectors} {declarations['color']} on {background}: {ratio:.2f}:1"
+        coloured = {selector for selectors, declarations in rules if "color" in declarations for selector in selectors}
+        for element in document.iter():
+            if not isinstance(element.tag, str) or not re.search(r"(?:^|;)\s*color:", element.get("style") or ""):
+                continue
+            names = {f".{name}" for name in (element.get("class") or "").split()} | {element.tag}
+            assert names & coloured, f"{lang}: <{element.tag} class={element.get('class')!r}> has no dark colour"

@@ -1531,7 +1531,7 @@ def test_the_email_folder_is_left_alone_unless_an_email_changed(sample_cli, tmp_
     assert changed and {path.parts[0] for path in changed} == {"en"}
     eml = next(path for path in changed if path.suffix == ".eml")
     message = email.message_from_bytes(after[1][eml][2], policy=email.policy.default)
-    assert headline in message.get_body(("plain",)).get_content()
+    assert headline in " ".join(message.get_body(("plain",)).get_content().split())  # the text part wraps it
     publication.build(site, "--full")  # ignores the state: writes the folder, the same bytes
     rewritten = folder()
     assert rewritten[0] != after[0] and {path: item[2] for path, item in rewritten[1].items()} \

@@ -19,10 +19,12 @@ from newsroom.render.markdown import (
     MarkdownRenderer,
     References,
     SourceAnchors,
+    TextMarks,
     citation_backrefs,
     find_references,
     plain_text,
     prose_tokens,
+    reading_text,
     remembered_references,
 )
 
@@ -426,6 +428,30 @@ def test_plain_text_has_no_markup_and_keeps_entities_as_characters() -> None:
 
 def test_plain_text_of_empty_input() -> None:
     assert plain_text("") == "" and plain_text("\n\n  \n") == ""
+
+
+def test_reading_text_keeps_paragraphs_and_list_items_apart_and_wraps_each() -> None:
+    assert reading_text("P1.\n\nP2.\n\n- item one\n- item two", width=72) == "P1.\n\nP2.\n\n- item one\n- item two"
+    text = "Lorem ipsum dolor sit amet. " * 3 + "\n\n1. " + "consectetur adipiscing " * 3 + "\n   - " + "elit " * 6
+    assert reading_text(text, width=30) == (
+        "Lorem ipsum dolor sit amet.\nLorem ipsum dolor sit amet.\nLorem ipsum dolor sit amet.\n\n"
+        "1. consectetur adipiscing\n   consectetur adipiscing\n   consectetur adipiscing\n"
+        "  - elit elit elit elit elit\n    elit")
+    long_word = "x" * 50
+    assert reading_text(f"a {long_word} b https://example.org/{long_word}", width=20).split("\n") == [
+        "a", long_word, "b", f"https://example.org/{long_word}"]
+    assert reading_text("```\n" + "code " * 20 + "\n```", width=20) == "code " * 20  # code keeps its lines
+
+
+def test_reading_text_marks_the_links_the_html_shows_as_links() -> None:
+    marks = TextMarks(resolve, lambda href: f"<{href}>")
+    text = "[a](entry:gpu), [b](entry:missing), [c](ftp://example.org/c), [d](https://example.org/d) [1], [e](../e)"
+    assert reading_text(text, width=200, marks=marks) == (
+        "a </en/glossary/gpu/>, b, c, d <https://example.org/d>, e <../e>")
+    assert reading_text(text, width=200) == plain_text(text)
+    cited = TextMarks(resolve, lambda href: None, citation=lambda number: f"({number})" if number == 1 else None)
+    assert reading_text("One [1], two [2]; a [link](https://example.org/) [1].", width=200, marks=cited) == (
+        "One (1), two; a link (1).")
 
 
 # --- nesting and robustness --------------------------------------------------------

@@ -26,19 +26,19 @@ from email.message import EmailMessage
 from email.utils import format_datetime, parseaddr
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import css_inline
-import nh3
 
 from newsroom.build import urls
 from newsroom.build.model import Content
 from newsroom.build.pages import Derived, Planner
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import translations
-from newsroom.render.feeds import FEED_ATTRIBUTES, FEED_TAGS, publication_time, published_issues
+from newsroom.render.feeds import FEED_TAGS, absolute_html, publication_time, published_issues
 from newsroom.render.folder import TEMPLATES, template_folder
 from newsroom.render.html import TemplateFailure, environment, template_errors
-from newsroom.render.markdown import plain_text
+from newsroom.render.markdown import TextMarks, plain_text, reading_text
 from newsroom.settings import Settings
 
 #: Gmail clips a message whose HTML is larger than this.
@@ -111,55 +111,80 @@ def unsubscribe_url(settings: Settings, recipient: Recipient | None) -> str:
     return f"{settings.unsubscribe_endpoint}?t={recipient.token}" if recipient else settings.unsubscribe_endpoint
 
 
+class Links:
+    """The numbered links of an email's plain-text part: each absolute URL once, numbered as first read."""
+
+    def __init__(self, page_url: str) -> None:
+        self.page_url = page_url
+        self.urls: list[str] = []
+
+    def ref(self, url: str) -> int:
+        """The number of `url` (relative to the email's page, `page_url`), the next one if it is new."""
+        url = urljoin(self.page_url, url)
+        if url not in self.urls:
+            self.urls.append(url)
+        return self.urls.index(url) + 1
+
+    def mark(self, href: str) -> str:
+        """What the text part reads after a link's text: `[n]`."""
+        return f"[{self.ref(href)}]"
+
+
+def _story(item: Mapping[str, Any], links: Links, marks: TextMarks) -> dict[str, Any]:
+    """A story of the issue's context (`Planner.story_context`) as the email shows it. The summary's HTML
+    is the one the feeds show, its citations linking the story's sources on the issue's page; in the text
+    part a citation `[n]` reads as the number of the n-th source's link."""
+    url = f"{links.page_url}#story-{item['slug']}"
+    ref = links.ref(url)
+    sources = [{"label": s.get("publisher") or s.get("title") or s["url"], "url": s["url"],
+                "ref": links.ref(s["url"])} for s in item["data"].get("sources", [])]
+
+    def citation(number: int) -> str | None:
+        return f"[{sources[number - 1]['ref']}]" if 0 < number <= len(sources) else None
+
+    summary = item["text"].get("summary") or ""
+    return {"headline": item["text"].get("headline"), "url": url, "ref": ref,
+            "summary_html": absolute_html(str(item["summary"]), links.page_url, EMAIL_TAGS),
+            "summary_text": reading_text(summary, width=WRAP, marks=replace(marks, citation=citation)),
+            "sources": sources}
+
+
 def email_context(planner: Planner, number: int, recipient: Recipient | None = None) -> dict[str, Any]:
-    """What both templates show. Every link is absolute and numbered for the plain-text part."""
+    """What both templates show. Every link is absolute and numbered, in reading order, for the plain-text
+    part; the links of the lead, the note and the summaries too."""
     settings, lang = planner.settings, planner.lang
     _ = translations(lang).gettext
     issue_context = planner.issue_context(number)
-    issue = issue_context["issue"]
+    issue, text = issue_context["issue"], issue_context["text"]
     view_url = settings.base_url + urls.issue(lang, number)
-    refs: list[str] = []
-
-    def ref(url: str) -> int:
-        if url not in refs:
-            refs.append(url)
-        return refs.index(url) + 1
+    links = Links(view_url)
+    marks = TextMarks(planner.resolve, links.mark)
 
     def html(markdown: str) -> str:
-        return nh3.clean(planner.markdown().html(markdown), tags=EMAIL_TAGS, attributes=FEED_ATTRIBUTES,
-                         url_relative=("rewrite_with_base", view_url))
+        return absolute_html(planner.markdown().html(markdown), view_url, EMAIL_TAGS)
 
-    text = issue_context["text"]
-    sections = []
-    for section in issue_context["sections"]:
-        stories = []
-        for item in section["stories"]:
-            story_url = f"{view_url}#story-{item['slug']}"
-            story_ref = ref(story_url)
-            sources = [{"label": s.get("publisher") or s.get("title") or s["url"], "url": s["url"],
-                        "ref": ref(s["url"])} for s in item["data"].get("sources", [])]
-            stories.append({"headline": item["text"].get("headline"), "url": story_url, "ref": story_ref,
-                            "summary_html": html(item["text"].get("summary") or ""),
-                            "summary_text": plain_text(item["text"].get("summary") or ""), "sources": sources})
-        sections.append({"name": section["name"], "stories": stories})
+    lead_text = reading_text(text.get("lead") or "", width=WRAP, marks=marks)
+    note_text = reading_text(text.get("editor_note") or "", width=WRAP, marks=marks)
+    sections = [{"name": section["name"], "stories": [_story(item, links, marks) for item in section["stories"]]}
+                for section in issue_context["sections"]]
     site = planner.content.site.get(lang) or {}
     label = _("Issue %(number)s") % {"number": number}
     subject = f"{site.get('name')} · {label}: {text.get('title')}"
     if issue["status"] != "published":
         subject = f"[{_('Draft')}] {subject}"
-    lead_text = plain_text(text.get("lead") or "")
     return {
         "lang": lang, "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
-        "title": text.get("title"), "lead_html": html(text.get("lead") or ""), "lead_text": lead_text,
-        "note_html": html(text.get("editor_note") or ""), "note_text": plain_text(text.get("editor_note") or ""),
-        "preheader": textwrap.shorten(lead_text, 140, placeholder="…"), "sections": sections,
-        "view_url": view_url, "view_ref": ref(view_url),
+        "title": text.get("title"), "lead_html": html(text.get("lead") or ""),
+        "lead_text": lead_text, "note_html": html(text.get("editor_note") or ""), "note_text": note_text,
+        "preheader": textwrap.shorten(plain_text(text.get("lead") or ""), 140, placeholder="…"), "sections": sections,
+        "view_url": view_url, "view_ref": links.ref(view_url),
         "method_url": settings.base_url + urls.page(lang, urls.METHOD),
-        "method_ref": ref(settings.base_url + urls.page(lang, urls.METHOD)),
+        "method_ref": links.ref(settings.base_url + urls.page(lang, urls.METHOD)),
         "unsubscribe_url": unsubscribe_url(settings, recipient),
-        "unsubscribe_ref": ref(unsubscribe_url(settings, recipient)),
-        "refs": refs, "wrap": lambda value, indent="": textwrap.fill(
-            value, WRAP, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False),
+        "unsubscribe_ref": links.ref(unsubscribe_url(settings, recipient)),
+        "refs": links.urls, "wrap": lambda value, indent="": textwrap.fill(  # a long word or URL stays whole
+            value, WRAP, initial_indent=indent, subsequent_indent=indent, break_long_words=False,
+            break_on_hyphens=False),
     }
 
 

@@ -142,9 +142,9 @@ def _made(name: str, make: Callable[[], str]) -> str:
 ISSUE_TEMPLATE, STORY_TEMPLATE = FEED_TEMPLATES = ("feeds/issue.html", "feeds/story.html")
 
 
-def absolute_html(html: str, page_url: str) -> str:
-    """Sanitised HTML whose relative links and images point at absolute URLs under `page_url`."""
-    return nh3.clean(html, tags=FEED_TAGS, attributes=FEED_ATTRIBUTES,
+def absolute_html(html: str, page_url: str, tags: set[str] = FEED_TAGS) -> str:
+    """Sanitised HTML (of `tags`) whose relative links and images point at absolute URLs under `page_url`."""
+    return nh3.clean(html, tags=tags, attributes=FEED_ATTRIBUTES,
                      url_relative=("rewrite_with_base", page_url))
 
 

@@ -23,6 +23,7 @@ import hashlib
 import html as html_lib
 import re
 import secrets
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -185,8 +186,9 @@ def _scanner(max_nesting: int) -> MarkdownIt:
     return _parser(max_nesting)
 
 
-def _parse(md: MarkdownIt, text: str, *, inline: bool = False) -> list[Token] | _Prose:
-    if not inline and md is _parser(DEFAULT_MAX_NESTING):
+def _parse(md: MarkdownIt, text: str, *, inline: bool = False, as_prose: bool = True) -> list[Token] | _Prose:
+    """`text`'s tokens, or (if `as_prose`) its paragraphs when it is plain prose (see `prose_tokens`)."""
+    if as_prose and not inline and md is _parser(DEFAULT_MAX_NESTING):
         prose = _prose(text)
         if prose is not None:
             return prose
@@ -728,6 +730,29 @@ def _plain_in(md: MarkdownIt, tokens: list[Token] | _Prose) -> str:
     return "\n\n".join(writer.blocks)
 
 
+@dataclass(frozen=True)
+class TextMarks:
+    """How `reading_text` shows where a text points: `link(href)` gives the mark read after a link's text,
+    from its final href (an internal link resolved by `resolve`), `citation(n)` the mark read in place of
+    citation `[n]`; None leaves the link as its text and drops the citation, as `plain_text` does."""
+
+    resolve: LinkResolver
+    link: Callable[[str], str | None]
+    citation: Callable[[int], str | None] = lambda number: None
+
+
+def reading_text(text: str, *, width: int, marks: TextMarks | None = None,
+                 max_nesting: int = DEFAULT_MAX_NESTING) -> str:
+    """Plain text of `text` to be read as it is, as in an email's text part: `plain_text`'s blocks with
+    each paragraph wrapped at `width` and each list item under a hanging indent (a long word or URL is
+    never broken; code keeps its lines), and each link followed by its mark (see `TextMarks`)."""
+    md = _parser(max_nesting)
+    writer = _PlainText(md, _text_cleaner(), width=width, marks=marks)
+    for token in _parse(md, text, as_prose=False):
+        writer.feed(token)
+    return "\n\n".join(writer.blocks)
+
+
 @lru_cache(maxsize=1)
 def _text_cleaner() -> nh3.Cleaner:
     return nh3.Cleaner(tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT))
@@ -744,15 +769,21 @@ class _PlainText:
     lists: list[bool] = field(default_factory=list)  # per open list: is it ordered?
     marker: str = ""  # of the list item whose first line is still to come
     cells: list[str] | None = None  # of the open table row
+    width: int = 0  # wrap text at this width (see `reading_text`); 0 keeps each paragraph on one line
+    hangs: list[int] = field(default_factory=list)  # per open list: the width of its open item's marker
+    marks: TextMarks | None = None  # what links are followed by (see `reading_text`)
 
     def feed(self, token: Token) -> None:
         kind = token.type
         if kind in ("bullet_list_open", "ordered_list_open"):
             self.lists.append(kind == "ordered_list_open")
+            self.hangs.append(2)
         elif kind in ("bullet_list_close", "ordered_list_close"):
             self.lists.pop()
+            self.hangs.pop()
         elif kind == "list_item_open":
             self.marker = f"{token.info}{token.markup} " if self.lists[-1] else "- "
+            self.hangs[-1] = len(self.marker)
         elif kind == "tr_open":
             self.cells = []
         elif kind == "tr_close" and self.cells is not None:
@@ -761,7 +792,7 @@ class _PlainText:
         elif kind == "inline":
             self._add(self._inline_text(token.children or []))
         elif kind in ("fence", "code_block"):
-            self._add(token.content.rstrip("\n"))
+            self._add(token.content.rstrip("\n"), code=True)
         elif kind == "html_block":
             self._add(html_lib.unescape(self.cleaner.clean(token.content)).strip())
         if kind in ("bullet_list_close", "ordered_list_close", "table_close") and not self.lists:
@@ -769,27 +800,60 @@ class _PlainText:
             self.blocks.extend([block] if block else [])
             self.lines = []
 
-    def _add(self, text: str) -> None:
+    def _add(self, text: str, *, code: bool = False) -> None:
         if self.cells is not None:
             self.cells.append(text)
         elif self.lists:
             indent = "  " * (len(self.lists) - 1)
             first, *rest = text.split("\n")
-            self.lines.append(indent + (self.marker or "  ") + first)
-            self.lines.extend(indent + "  " + line for line in rest)
+            if self.width and not code:
+                hang = indent + " " * self.hangs[-1]
+                self.lines.extend(self._wrapped(first, indent + self.marker if self.marker else hang, hang))
+                self.lines.extend(wrapped for line in rest for wrapped in self._wrapped(line, hang, hang))
+            else:
+                self.lines.append(indent + (self.marker or "  ") + first)
+                self.lines.extend(indent + "  " + line for line in rest)
             self.marker = ""
+        elif text and self.width and not code:
+            self.blocks.append("\n".join(wrapped for line in text.split("\n")
+                                         for wrapped in self._wrapped(line, "", "")))
         elif text:
             self.blocks.append(text)
 
+    def _wrapped(self, line: str, first: str, hang: str) -> list[str]:
+        """`line` wrapped at the width, after `first` and then `hang`; words (URLs too) are never broken."""
+        return textwrap.wrap(line, self.width, initial_indent=first, subsequent_indent=hang,
+                             break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
     def _inline_text(self, children: list[Token]) -> str:
-        """The text of one inline run: citations (and the space before them) dropped, tags stripped."""
+        """The text of one inline run: citations (and the space before them) dropped, tags stripped; with
+        `marks`, each link followed by its mark and each citation read as its mark if it has one."""
         kept: list[Token] = []
+        marks: list[str | None] = []  # per open link: the mark read after its text
         for token in children:
+            mark = self.marks.citation(token.meta["number"]) if self.marks and token.type == "citation" else None
+            if mark is not None:
+                kept.append(Token("text", "", 0, content=mark))
+                continue
             if token.type == "citation":
                 if kept and kept[-1].type == "text":
                     kept[-1].content = kept[-1].content.rstrip(" \t")
+                continue
+            if self.marks is not None and token.type == "link_open":
+                marks.append(self._link_mark(self.marks, str(token.attrGet("href") or "")))
+            elif token.type == "link_close" and marks and (mark := marks.pop()) is not None:
+                kept.extend([token, Token("text", "", 0, content=f" {mark}")])
                 continue
             kept.append(Token("text", "", 0, content=" ") if token.type == "softbreak" else token)
         html = self.md.renderer.render([Token("inline", "", 0, children=kept)], self.md.options, {})
         # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
         return _SPACES.sub(" ", html_lib.unescape(self.cleaner.clean(html))).strip()
+
+    @staticmethod
+    def _link_mark(marks: TextMarks, href: str) -> str | None:
+        """The mark after a link to `href`; none for a link the HTML shows as text only (see `_prepare_link`)."""
+        link = _classify(href)
+        if link.treatment == "internal":
+            resolved = marks.resolve(link.kind, link.target) if link.target is not None else None
+            return marks.link(resolved) if resolved is not None else None
+        return marks.link(href) if link.treatment != "refused" else None
