@@ -23,6 +23,7 @@ from typing import Any
 import html5lib
 import pytest
 import yaml
+from sqlalchemy import create_engine, text
 
 from tests.conftest import Cli
 from tests.xss_payloads import REFUSED_URLS, TEXT_PAYLOADS, URL_PAYLOADS
@@ -45,7 +46,30 @@ def _p(i: int) -> str:
 
 
 def _url(i: int) -> str:
-    return URL_PAYLOADS[i % len(URL_PAYLOADS)]
+    """A payload URL as the content files give it: one import refuses as a stand-in (see _stored_urls)."""
+    url = URL_PAYLOADS[i % len(URL_PAYLOADS)]
+    return f"{STAND_IN}{i % len(URL_PAYLOADS)}" if re.search(r'["<>]', url) else url
+
+
+#: Where a source's URL payload that import refuses stands until it is stored (see _stored_urls).
+STAND_IN = "https://stand-in.example/"
+
+
+def _stored_urls(db_url: str) -> None:
+    """Put each refused URL payload where its stand-in is, straight into the database, as records stored
+    before such URLs were refused hold them."""
+    engine = create_engine(db_url)
+    with engine.begin() as connection:
+        for table in ("entries", "pages", "stories"):
+            rows = connection.execute(text(f"SELECT id, sources FROM {table}")).all()  # noqa: S608 - our names
+            for row_id, stored in rows:
+                sources = json.loads(stored) if isinstance(stored, str) else stored
+                for source in sources or ():
+                    if source["url"].startswith(STAND_IN):
+                        source["url"] = URL_PAYLOADS[int(source["url"].removeprefix(STAND_IN))]
+                connection.execute(text(f"UPDATE {table} SET sources = :sources WHERE id = :id"),  # noqa: S608
+                                   {"sources": json.dumps(sources), "id": row_id})
+    engine.dispose()
 
 
 def _sources(i: int) -> list[dict[str, str]]:
@@ -135,6 +159,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:  # the folder holdi
     cli = Cli(f"sqlite:///{work / 'xss.db'}", work)
     cli("init")
     cli("import", str(hostile_content(work / "content")))
+    _stored_urls(cli.db_url)
     cli("build", "--out", str(work / "_site"), "--base-url", "https://news.example/", "--drafts",
         "--email-out", str(work / "_email"))
     return work
@@ -321,9 +346,27 @@ def test_a_dangerous_source_url_is_refused_at_import(sqlite_cli, write_files, ur
     assert result.stderr.endswith("1 error; nothing was changed\n")
 
 
+@pytest.mark.parametrize("url", [url for url in URL_PAYLOADS if re.search(r'["<>]', url)])
+def test_a_source_url_that_breaks_out_of_its_attribute_is_refused_at_import(sqlite_cli, write_files, url):
+    record = _story(0)
+    record["sources"][0]["url"] = url
+    folder = write_files({"stories/s-0.yaml": yaml.safe_dump(record)})
+    result = sqlite_cli("import", str(folder), expect=1)
+    assert f"{folder / 'stories' / 's-0.yaml'}:" in result.stderr
+    assert "sources[0].url: a URL holds no " in result.stderr and "as it is (RFC 3986)" in result.stderr
+    assert result.stderr.endswith("1 error; nothing was changed\n")
+
+
 @pytest.mark.parametrize("key", ["<script>alert(1)</script>", "onload", "\"><img src=x onerror=alert(1)>"])
 def test_a_payload_as_a_yaml_key_is_an_unknown_field(sqlite_cli, write_files, key):
     folder = write_files({"pages/p.yaml": yaml.safe_dump(
         {"kind": "page", "slug": "p", key: "x", "en": {"title": "T", key: "y"}})})
     result = sqlite_cli("import", str(folder), expect=1)
     assert result.stderr.count("unknown field") == 2
+
+
+def test_the_url_payloads_stored_reach_the_pages_as_hrefs_and_nothing_more(built):
+    """The stored payloads are where readers see sources: each is one href, whole, breaking out of nothing."""
+    hrefs = {element.get("href") for page in (built / "_site").rglob("*.html")
+             for element in _parse_html(page.read_bytes()).iter("a")}
+    assert set(URL_PAYLOADS) <= hrefs
