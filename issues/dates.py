@@ -128,6 +128,12 @@ def format_datetime(moment: dt.datetime, lang: str, tz: str = SITE_TIME_ZONE) ->
     return babel.dates.format_datetime(moment.astimezone(zone), pattern, tzinfo=zone, locale=locale)
 
 
+def html_datetime(moment: dt.datetime, zone: dt.tzinfo) -> str:
+    """A moment in `zone` as a `datetime` attribute takes it ("2026-11-09T07:00:00+01:00"): to the second,
+    as HTML's date-time strings hold three fractional digits at most (a time stored with microseconds)."""
+    return moment.astimezone(zone).isoformat(timespec="seconds")
+
+
 def issue_line(number: int, start: dt.date, end: dt.date, lang: str, issue_word: str) -> str:
     """An issue's byline: "Issue 13 · Nov 2–8, 2026", "13. szám · 2026. nov. 2–8.".
 

@@ -15,7 +15,7 @@ from markupsafe import Markup
 from glossary.jsonld import script_json
 from glossary.linking import link_first_mentions
 from issues import archive
-from issues.dates import format_datetime, format_month, format_week, issue_line
+from issues.dates import format_datetime, format_month, format_week, html_datetime, issue_line
 from issues.jsonld import issue_jsonld
 from issues.visibility import is_public
 from newsroom.build import urls
@@ -79,7 +79,7 @@ class IssuePages:
             "draft": not is_public(issue, self.now),
             "published": format_datetime(dt.datetime.fromisoformat(published), self.lang, self.settings.timezone)
             if published else None,
-            "published_iso": dt.datetime.fromisoformat(published).astimezone(zone).isoformat() if published else None,
+            "published_iso": html_datetime(dt.datetime.fromisoformat(published), zone) if published else None,
             "corrections": [self.correction_context(number, c) for c in corrections],
             "newer": newer, "older": older,
             "jsonld": script_json(self.issue_jsonld(number, text, sections, published, modified)),
@@ -129,7 +129,7 @@ class IssuePages:
                 else ("", "", name)
             fields.append({"field": field_name, "lang": lang})
         return {"when": format_datetime(correction.changed_at, self.lang, self.settings.timezone),
-                "iso": correction.changed_at.astimezone(self.settings.zone).isoformat(),
+                "iso": html_datetime(correction.changed_at, self.settings.zone),
                 "what": what, "anchor": anchor,
                 "fields": fields, "reason": correction.reason}
 
@@ -137,7 +137,7 @@ class IssuePages:
                      published: str | None, modified: str | None) -> dict[str, Any]:
         url = self.settings.base_url + urls.issue(self.lang, number)
         zone = self.settings.zone
-        local = lambda moment: dt.datetime.fromisoformat(moment).astimezone(zone).isoformat()  # noqa: E731
+        local = lambda moment: html_datetime(dt.datetime.fromisoformat(moment), zone)  # noqa: E731
         changed: dict[str, str] = {}
         for correction in self.content.corrections.get(number, ()):
             if correction.record_kind == "story":
