@@ -32,6 +32,19 @@ if TYPE_CHECKING:  # Planner, which mixes this in, lives there
 
 _STORIES = f"content.stories{SEP}"
 
+#: The longest meta description, in characters: what search results show of one.
+DESCRIPTION_LENGTH = 160
+
+
+def shortened(text: str, limit: int = DESCRIPTION_LENGTH) -> str:
+    """Plain `text` on one line, cut between words to `limit` characters at most with an ellipsis."""
+    words = " ".join(text.split())
+    if len(words) <= limit:
+        return words
+    cut = words[:limit]  # one character beyond the limit's last: whether the cut falls between words
+    kept = cut[:-1].rstrip() if cut.endswith(" ") else (cut.rsplit(" ", 1)[0] if " " in cut else cut[:-1])
+    return kept.rstrip(" ,;:–-") + "…"
+
 
 def _as_facts(reads: set[str]) -> set[str]:
     """The reads of an archive list: a read of a story's field is one of the story's facts (see
@@ -74,6 +87,8 @@ class IssuePages:
         zone = self.settings.zone
         return {
             "issue": issue.data, "text": text, "text_lang": text_lang, "md": self.markdown(issue),
+            # The page's meta description: the lead (the site's tagline, in the template, without one).
+            "description": shortened(plain_text(text["lead"])) if text.get("lead") else None,
             "week": format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), self.lang),
             "issue_line": self.issue_line(number), "sections": sections,
             "draft": not is_public(issue, self.now),
