@@ -3,20 +3,39 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from newsroom.build.model import Content, Record
+from newsroom.diagnostics import Diagnostic, first_of
+
+
+#: The longest tag slug, in bytes of UTF-8: it names a folder, and a file name holds 255 at most.
+TAG_SLUG_BYTES = 200
 
 
 @lru_cache(maxsize=4096)
 def tag_slug(tag: str) -> str:
-    """A tag as a URL part: ASCII lowercase words joined by hyphens ("AI Act" → "ai-act")."""
-    folded = unicodedata.normalize("NFKD", tag).encode("ascii", "ignore").decode().lower()
-    return re.sub(r"[^a-z0-9]+", "-", folded).strip("-") or "tag"
+    """A tag as a URL part: its lowercase words joined by hyphens, in any script ("AI Act" → "ai-act",
+    "日本" → "日本"). A Latin letter loses its accents ("Folyadékhűtés" → "folyadekhutes"); the marks of
+    other scripts stay, as they spell the word (Hindi vowel signs, Japanese voicing marks). The page is
+    written under this name (UTF-8) and linked to percent-encoded (see newsroom.build.urls.tag). Tags
+    that come to one slug share a page, which `newsroom check` reports (see `tag_clashes`)."""
+    kept: list[str] = []
+    for char in unicodedata.normalize("NFKD", tag):
+        if unicodedata.combining(char) and kept and kept[-1].isascii():
+            continue  # an accent of a Latin letter
+        kept.append(char)
+    folded = unicodedata.normalize("NFC", "".join(kept).casefold())
+    words = "".join(char if unicodedata.category(char)[0] in "LNM" else " " for char in folded).split()
+    slug = "-".join(words)
+    if not slug:  # symbols alone ("🚀"): their code points, so two such tags have two pages
+        slug = "-".join(f"u{ord(char):x}" for char in unicodedata.normalize("NFC", tag) if not char.isspace())
+    while len(slug.encode("utf-8")) > TAG_SLUG_BYTES:
+        slug = slug[:-1]
+    return slug.strip("-") or "tag"
 
 
 def issue_date(issue: Record, zone: ZoneInfo) -> dt.date:
@@ -54,9 +73,30 @@ def by_month(stories: Iterable[Record], content: Content, zone: ZoneInfo) -> lis
 
 
 def tags(stories: Iterable[Record]) -> dict[str, str]:
-    """{tag slug: the tag as first written}, sorted by slug; tags differing only in case or accents merge."""
+    """{tag slug: the tag as first written}, sorted by slug; tags differing only in case or a Latin letter's
+    accents merge (`newsroom check` reports them: see `tag_clashes`)."""
     found: dict[str, str] = {}
     for story in stories:
         for tag in story.data.get("tags") or []:
             found.setdefault(tag_slug(tag), tag)
     return dict(sorted(found.items()))
+
+
+def tag_clashes(content: Content) -> Iterator[Diagnostic]:
+    """Two tags written differently that come to one slug (see `tag_slug`: "AI Act" and "ai act", "kör" and
+    "kor"): one page would list the stories of both under one name. The spelling most stories carry (of those
+    alike, the one the archive shows first) is the tag's; an error at each other spelling, naming that one."""
+    spellings: dict[str, dict[str, list[tuple[Record, int]]]] = {}  # slug → spelling → (story, index)
+    for story in in_archive_order(content, content.stories.values()):
+        for index, tag in enumerate(story.data.get("tags") or ()):
+            spellings.setdefault(tag_slug(tag), {}).setdefault(tag, []).append((story, index))
+    for slug, found in sorted(spellings.items()):
+        if len(found) < 2:
+            continue
+        chosen = max(found, key=lambda tag: len(found[tag]))  # the first of the most carried: max keeps the first
+        holders = first_of(list(dict.fromkeys(story.location for story, _ in found[chosen])))
+        for tag, places in found.items():
+            for story, index in places if tag != chosen else ():
+                yield Diagnostic(story.location, None, f"tags[{index}]", (
+                    f"{tag!r} would share one page with the tag {chosen!r} ({holders}), at archive/tag/{slug}/: "
+                    f"write it {chosen!r}, or give it a tag of its own"))

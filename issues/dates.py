@@ -107,25 +107,51 @@ def _format_date(d: dt.date, lang: str, form: str) -> str:
 def format_datetime(moment: dt.datetime, lang: str, tz: str = SITE_TIME_ZONE) -> str:
     """A moment in the site's time zone: long date, short time and the zone's short name.
 
-    For example "November 9, 2026, 7:00 AM +0100" and "2026. november 9. 7:00 CET".
-    The zone name keeps the hour unambiguous around the autumn DST change, when
-    the same wall-clock hour happens twice. Naive datetimes are refused: their
-    meaning would depend on the machine that builds the site.
+    For example "November 9, 2026, 7:00 AM CET" and "2026. november 9. 7:00 CET":
+    the zone is named alike in every language (see `zone_abbreviation`; CLDR
+    names Central European Time in Hungarian, and only by its offset, "+0100",
+    in English). The zone name keeps the hour unambiguous around the autumn DST
+    change, when the same wall-clock hour happens twice. Naive datetimes are
+    refused: their meaning would depend on the machine that builds the site.
     """
     if not isinstance(moment, dt.datetime):
         raise TypeError(f"expected a datetime, not {type(moment).__name__}")
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError(f"naive datetime {moment.isoformat()}: give it a time zone or an offset")
     zone = ZoneInfo(tz)
+    local = moment.astimezone(zone)
     locale = Locale.parse(lang)
     # Compose the pattern from CLDR's own parts: the locale's long-date and
-    # short-time patterns, glued the way the locale glues long date-times.
+    # short-time patterns, glued the way the locale glues long date-times;
+    # the zone as a quoted literal.
+    name = zone_abbreviation(local).replace("'", "''")
     pattern = (
         str(babel.dates.get_datetime_format("long", locale=locale))
         .replace("{1}", babel.dates.get_date_format("long", locale=locale).pattern)
-        .replace("{0}", babel.dates.get_time_format("short", locale=locale).pattern + " z")
+        .replace("{0}", babel.dates.get_time_format("short", locale=locale).pattern + f" '{name}'")
     )
-    return babel.dates.format_datetime(moment.astimezone(zone), pattern, tzinfo=zone, locale=locale)
+    return babel.dates.format_datetime(local, pattern, tzinfo=zone, locale=locale)
+
+
+def zone_abbreviation(local: dt.datetime) -> str:
+    """The time zone of an aware moment as readers of any language know it: the time zone database's
+    abbreviation ("CET", "CEST", "EST"), or the offset from UTC for a zone that has none ("-03" there:
+    "UTC-3", "UTC+5:45"; "UTC" itself)."""
+    name = local.tzname() or ""
+    if name.isalpha():
+        return name
+    offset = local.utcoffset() or dt.timedelta(0)
+    minutes = int(offset.total_seconds()) // 60
+    if minutes == 0:
+        return "UTC"
+    hours, rest = divmod(abs(minutes), 60)
+    return f"UTC{'-' if minutes < 0 else '+'}{hours}" + (f":{rest:02d}" if rest else "")
+
+
+def html_datetime(moment: dt.datetime, zone: dt.tzinfo) -> str:
+    """A moment in `zone` as a `datetime` attribute takes it ("2026-11-09T07:00:00+01:00"): to the second,
+    as HTML's date-time strings hold three fractional digits at most (a time stored with microseconds)."""
+    return moment.astimezone(zone).isoformat(timespec="seconds")
 
 
 def issue_line(number: int, start: dt.date, end: dt.date, lang: str, issue_word: str) -> str:

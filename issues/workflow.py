@@ -76,6 +76,7 @@ def schedule(session: Session, settings: Settings, change: Change, number: int, 
                      f"{change.now.isoformat()}); schedule a time to come, or `issue publish` now")
     _require_publishable(session, settings, number, change.now.astimezone(settings.zone).date())
     record = current_issue_record(issue, change.languages)
+    at = at.replace(microsecond=0)  # to the second, as pages and feeds show it
     write_issue(session, issue, {**record, "status": "scheduled", "published_at": at.isoformat()}, change)
 
 
@@ -113,6 +114,7 @@ def publish(session: Session, settings: Settings, change: Change, number: int,
                      "`newsroom issue schedule` to publish later")
     if at is None:
         at = issue.published_at if is_due(issue, change.now) and issue.published_at is not None else change.now
+    at = at.replace(microsecond=0)  # to the second, as pages and feeds show it
     _require_publishable(session, settings, number, change.now.astimezone(settings.zone).date())
     record = current_issue_record(issue, change.languages)
     write_issue(session, issue, {**record, "status": "published", "published_at": at.isoformat()}, change)

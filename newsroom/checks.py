@@ -13,6 +13,7 @@ from glossary.graph import graph_problems
 from glossary.mentions import label_clashes
 from glossary.provenance import provenance_problems
 from glossary.staleness import stale_problems
+from issues.archive import tag_clashes
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
 from newsroom.content.schema import page_slug_problem, publication_time_problem, week_problem
@@ -77,6 +78,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             problems.extend(empty_issue_problems(content, issue.data["number"]))
     problems.extend(_overlapping_weeks(content))
     problems.extend(_shared_places(content))
+    problems.extend(tag_clashes(content))
     problems.extend(_former_slug_clashes(content))
     for page in content.pages.values():
         problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's

@@ -81,6 +81,7 @@ def text_of(element) -> str:
 
 
 def language_switch(document) -> dict[str, str]:
-    """Where a page's language switch leads, by language."""
-    return {a.get("hreflang"): a.get("href") for a in document.iter("a")
-            if a.get("rel") == "alternate" and a.get("hreflang")}
+    """Where a page's language switch leads, by language (to its twin, or to no alternate of it: an A–Z
+    index letter without a twin leads to the other language's index)."""
+    return {a.get("hreflang"): a.get("href") for li in document.iter("li") if li.get("class") == "languages"
+            for a in li.iter("a") if a.get("hreflang")}

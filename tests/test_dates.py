@@ -158,7 +158,7 @@ def test_format_date_default_is_long_and_other_forms_are_refused() -> None:
 
 def test_format_datetime_converts_to_budapest() -> None:
     published = dt.datetime(2026, 11, 9, 7, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
-    assert format_datetime(published, "en") == f"November 9, 2026, 7:00{NNBSP}AM +0100"
+    assert format_datetime(published, "en") == f"November 9, 2026, 7:00{NNBSP}AM CET"
     assert format_datetime(published, "hu") == "2026. november 9. 7:00 CET"
     assert format_datetime(published.astimezone(UTC), "hu") == "2026. november 9. 7:00 CET"
 
@@ -169,13 +169,13 @@ def test_format_datetime_can_cross_midnight_into_the_local_day() -> None:
 
 @pytest.mark.parametrize(("moment", "en", "hu"), [
     # Spring forward, last Sunday of March 2026 (29th) at 01:00 UTC: 02:00 CET becomes 03:00 CEST.
-    (dt.datetime(2026, 3, 29, 0, 59, tzinfo=UTC), f"March 29, 2026, 1:59{NNBSP}AM +0100", "2026. március 29. 1:59 CET"),
-    (dt.datetime(2026, 3, 29, 1, 0, tzinfo=UTC), f"March 29, 2026, 3:00{NNBSP}AM +0200", "2026. március 29. 3:00 CEST"),
+    (dt.datetime(2026, 3, 29, 0, 59, tzinfo=UTC), f"March 29, 2026, 1:59{NNBSP}AM CET", "2026. március 29. 1:59 CET"),
+    (dt.datetime(2026, 3, 29, 1, 0, tzinfo=UTC), f"March 29, 2026, 3:00{NNBSP}AM CEST", "2026. március 29. 3:00 CEST"),
     # Fall back, last Sunday of October 2026 (25th) at 01:00 UTC: 02:30 happens twice.
     (dt.datetime(2026, 10, 25, 0, 30, tzinfo=UTC),
-     f"October 25, 2026, 2:30{NNBSP}AM +0200", "2026. október 25. 2:30 CEST"),
+     f"October 25, 2026, 2:30{NNBSP}AM CEST", "2026. október 25. 2:30 CEST"),
     (dt.datetime(2026, 10, 25, 1, 30, tzinfo=UTC),
-     f"October 25, 2026, 2:30{NNBSP}AM +0100", "2026. október 25. 2:30 CET"),
+     f"October 25, 2026, 2:30{NNBSP}AM CET", "2026. október 25. 2:30 CET"),
 ])
 def test_format_datetime_across_dst_changes(moment: dt.datetime, en: str, hu: str) -> None:
     assert format_datetime(moment, "en") == en
@@ -191,6 +191,17 @@ def test_repeated_autumn_hour_stays_distinguishable() -> None:
 def test_format_datetime_other_time_zone() -> None:
     moment = dt.datetime(2026, 11, 9, 6, 0, tzinfo=UTC)
     assert format_datetime(moment, "en", tz="America/New_York") == f"November 9, 2026, 1:00{NNBSP}AM EST"
+    assert format_datetime(moment, "hu", tz="America/New_York") == "2026. november 9. 1:00 EST"
+
+
+@pytest.mark.parametrize(("tz", "zone"), [("Europe/Budapest", "CET"), ("America/Sao_Paulo", "UTC-3"),
+                                          ("Asia/Kathmandu", "UTC+5:45"), ("UTC", "UTC")])
+def test_both_languages_name_the_time_zone_alike(tz: str, zone: str) -> None:
+    # One form in both languages: the zone's abbreviation, or its offset from UTC where it has none
+    # ("-03" in the time zone database), never "+0100" in one language and "CET" in the other.
+    moment = dt.datetime(2026, 11, 9, 6, 0, tzinfo=UTC)
+    for lang in ("en", "hu"):
+        assert format_datetime(moment, lang, tz=tz).endswith(f" {zone}"), (lang, format_datetime(moment, lang, tz=tz))
 
 
 def test_naive_datetime_is_refused() -> None:

@@ -205,3 +205,15 @@ def test_a_scheduled_issue_reaches_the_feeds_when_the_build_clock_passes_its_tim
     after = _build(sample_cli, "after")
     assert (after / "en" / "issues" / "14" / "index.html").is_file()
     assert issue_titles(after)[0] == "Draft issue"
+
+
+def test_the_hungarian_glossary_feed_is_named_as_the_site_names_the_glossary(site):
+    # The navigation, the headings and the search say "Fogalomtár"; the feed and the feeds page say it too.
+    for ext in ("xml", "atom"):
+        feed = feedparser.parse((site / f"hu/feeds/glossary.{ext}").read_bytes()).feed
+        assert feed.title == "Az MI-korszak hírei: a fogalomtár új és frissített szócikkei", ext
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    page = parser.parse((site / "hu/feeds/index.html").read_bytes())
+    main = " ".join(" ".join(page.find(".//main").itertext()).split())
+    titles = [link.get("title") for link in page.iter("link") if link.get("type")]
+    assert "a fogalomtár új és frissített szócikkeit" in main and "glosszárium" not in main + " ".join(titles)

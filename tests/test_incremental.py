@@ -111,7 +111,8 @@ class Publication:
     def retag_story(self) -> str:
         path = self.rng.choice(self.files("story"))
         record = self.load(path)
-        record["tags"] = [*(record.get("tags") or [])[1:], "retagged"]
+        # A tag in another script too: its page is written under its own name, percent-encoded in links.
+        record["tags"] = [*(record.get("tags") or [])[1:], "retagged", "再タグ"]
         self.save(path, record)
         return f"retag story {path.stem}"
 

@@ -28,7 +28,7 @@ def test_issue_line_within_and_across_months_and_years(start, end, en, hu):
 def test_publication_times_are_shown_in_the_site_time_zone():
     moment = dt.datetime(2026, 11, 9, 6, 0, tzinfo=dt.timezone.utc)
     assert format_datetime(moment, "hu") == "2026. november 9. 7:00 CET"
-    assert format_datetime(moment, "en") == "November 9, 2026, 7:00\u202fAM +0100"
+    assert format_datetime(moment, "en") == "November 9, 2026, 7:00\u202fAM CET"
 
 
 @pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
@@ -67,3 +67,56 @@ def test_built_pages_use_the_translated_issue_line(sample_cli, monkeypatch):
 
     assert months(2027) == ["January 2027"]
     assert months(2026)[0] == "November 2026"
+
+
+#: HTML's valid date string, month string, and global date and time string (at most three digits of a
+#: fraction of a second; a time zone offset or Z).
+HTML_DATETIME = re.compile(r"\d{4,}-\d\d(-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:?\d\d))?)?")
+
+
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
+def test_publication_and_correction_times_are_stored_and_shown_to_the_second(sample_cli, monkeypatch,
+                                                                            write_files):
+    # The clock has microseconds; a page's `datetime` takes three fractional digits at most, and the times
+    # are stored as a reader sees them: to the second. One a content file gives finer is shown to the second.
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-12-06T13:46:23.678163+01:00")
+    sample_cli("issue", "new", "--title-hu", "Próba", "--title-en", "Trial")
+    sample_cli("story", "add", "14", "--section", "code", "--headline-hu", "Hír", "--headline-en", "Story",
+               "--summary-hu", "Szöveg.", "--summary-en", "Text.", "--source-url", "https://example.org/",
+               "--slug", "i14-story")
+    sample_cli("issue", "publish", "14")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-12-07T09:15:42.123456+01:00")
+    sample_cli("story", "edit", "i14-story", "--headline-en", "Story, corrected", "--correction", "--reason", "typo")
+    assert "published_at: '2026-12-06T12:46:23+00:00'" in sample_cli("edit", "14").stdout
+    sample_cli("import", str(write_files({"issues/15.yaml": """\
+kind: issue
+number: 15
+week: {start: 2026-12-07, end: 2026-12-13}
+status: published
+published_at: 2026-12-07T07:00:00.987654+01:00
+hu: {title: Tört másodperc}
+en: {title: A fraction of a second}
+""", "stories/i15.yaml": """\
+kind: story
+slug: i15-story
+issue: 15
+section: code
+position: 1
+sources: [{publisher: Example, title: Example, url: "https://example.org/15"}]
+hu: {headline: Hír, summary: Szöveg.}
+en: {headline: Story, summary: Text.}
+"""})))
+    out = sample_cli.cwd / "_site"
+    sample_cli("build", "--out", str(out))
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    found = {}
+    for path in sorted(out.rglob("*.html")):
+        for element in parser.parse(path.read_bytes()).iter():
+            if element.get("datetime") is not None:
+                found.setdefault(element.get("datetime"), path.relative_to(out).as_posix())
+    wrong = {value: page for value, page in found.items() if not HTML_DATETIME.fullmatch(value)}
+    assert wrong == {}
+    assert {"2026-12-06T13:46:23+01:00", "2026-12-07T09:15:42+01:00", "2026-12-07T07:00:00+01:00"} <= set(found)
+    for feed in sorted((out / "en" / "feeds").glob("*.atom")):
+        dates = re.findall(r"<(?:published|updated)>([^<]*)<", feed.read_text(encoding="utf-8"))
+        assert dates and not [date for date in dates if "." in date], feed.name

@@ -79,7 +79,7 @@ def test_weekly_scenario_new_issue_eight_stories_publish(desk):
     assert "14. szám · 2026. nov. 9–15." in text_of(hu)
     headlines = [h.text for h in en.iter("h3")]
     assert headlines == [f"Story {n}" for n in range(1, 9)]  # sections in the site's order, stories in order
-    assert "Published: November 6, 2026, 10:00\u202fAM +0100" in text_of(en)
+    assert "Published: November 6, 2026, 10:00\u202fAM CET" in text_of(en)
     home = parse(site / "hu" / "index.html")
     assert "14. szám · 2026. nov. 9–15." in text_of(home), "home shows the latest published issue"
     editions = [a.text for a in parse(site / "en" / "issues" / "index.html").find(".//main").iter("a")
@@ -198,7 +198,7 @@ def test_schedule_then_publish_keeps_the_scheduled_time(desk, monkeypatch):
     monkeypatch.setenv("NEWSROOM_NOW", MONDAY_MORNING)
     site = build(desk)
     assert (site / "en" / "issues" / "14" / "index.html").is_file(), "a scheduled issue appears once its time passed"
-    assert "status: published November 9, 2026, 7:00\u202fAM +0100" in desk("issue", "show", "14").stdout
+    assert "status: published November 9, 2026, 7:00\u202fAM CET" in desk("issue", "show", "14").stdout
     refused = desk("issue", "publish", "14", expect=1)
     assert "issue:14: status: issue 14 is already published at 2026-11-09T06:00:00+00:00" in refused.stderr
 
@@ -246,7 +246,7 @@ def test_a_scheduled_issue_is_recorded_as_published_when_its_time_comes(desk, mo
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-09T07:05:00+01:00")
     assert (build(desk) / "en" / "issues" / "14" / "index.html").is_file()
     shown = desk("issue", "show", "14")
-    assert "status: published November 9, 2026, 7:00\u202fAM +0100" in shown.stdout
+    assert "status: published November 9, 2026, 7:00\u202fAM CET" in shown.stdout
     assert "issue 14: its scheduled time has come; recorded as published" not in shown.stderr  # the build did
     history = desk("history", "issue:14").stdout
     assert "  schedule  changed: status — published at its scheduled time" in history, history
@@ -257,7 +257,7 @@ def test_a_scheduled_issue_is_recorded_as_published_when_its_time_comes(desk, mo
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-09T07:30:00+01:00")
     desk("story", "edit", "s1", "--headline-en", "Story 1", "--correction", "--reason", "typo", "--editor", "bela")
     assert desk("issue", "corrections", "14").stdout.strip() == (
-        "November 9, 2026, 7:30\u202fAM +0100  bela  story:s1  en.headline — typo")
+        "November 9, 2026, 7:30\u202fAM CET  bela  story:s1  en.headline — typo")
     refused = desk("issue", "publish", "14", expect=1).stderr
     assert "issue 14 is already published at 2026-11-09T06:00:00+00:00; its publication time stays" in refused
 
@@ -361,17 +361,17 @@ def test_issue_list_shows_every_issue_newest_first_with_its_state(desk, monkeypa
     lines = desk("issue", "list").stdout.splitlines()
     assert [line.split()[0] for line in lines] == ["14", "13", "12", "11", "10"]
     assert lines[0] == "  14  2026-11-09 – 2026-11-15  draft  1 story  Tesztszám / Test issue"
-    assert lines[1].startswith("  13  2026-11-02 – 2026-11-08  published November 9, 2026, 7:00\u202fAM +0100  "
+    assert lines[1].startswith("  13  2026-11-02 – 2026-11-08  published November 9, 2026, 7:00\u202fAM CET  "
                                "11 stories  Trainium, TPU, GPU")
     assert desk("issue", "list", "--status", "scheduled").stdout == "no scheduled issue\n"
     desk("issue", "schedule", "14", "--at", "2026-11-09T07:00")
     assert desk("issue", "list", "--status", "scheduled").stdout.splitlines() == [
-        "  14  2026-11-09 – 2026-11-15  scheduled November 9, 2026, 7:00\u202fAM +0100  1 story  "
+        "  14  2026-11-09 – 2026-11-15  scheduled November 9, 2026, 7:00\u202fAM CET  1 story  "
         "Tesztszám / Test issue"]
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T09:00:00+01:00")
     desk("story", "edit", "s1", "--headline-en", "Story one", "--correction", "--reason", "typo")
     listed = desk("issue", "list", "--status", "published").stdout.splitlines()
-    assert listed[0] == ("  14  2026-11-09 – 2026-11-15  published November 9, 2026, 7:00\u202fAM +0100  "
+    assert listed[0] == ("  14  2026-11-09 – 2026-11-15  published November 9, 2026, 7:00\u202fAM CET  "
                          "1 story, 1 correction  Tesztszám / Test issue")
     assert len(listed) == 5
     refused = desk("issue", "list", "--status", "sent", expect=2).stderr
@@ -568,7 +568,7 @@ def test_a_correction_is_recorded_listed_and_shown(desk, monkeypatch):
     desk("story", "edit", "s1", "--headline-en", "Story one", "--correction", "--reason", "typo in headline",
          "--editor", "bela")
     listed = desk("issue", "corrections", "14").stdout.strip()
-    assert listed == "November 7, 2026, 12:30\u202fPM +0100  bela  story:s1  en.headline — typo in headline"
+    assert listed == "November 7, 2026, 12:30\u202fPM CET  bela  story:s1  en.headline — typo in headline"
     site = build(desk)
     page = parse(site / "en" / "issues" / "14" / "index.html")
     corrections = page.find(".//section[@id='corrections']")
@@ -595,7 +595,7 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
     assert desk("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
     desk("import", "--correction", str(late))
     assert desk("issue", "corrections", "13").stdout.strip() == (
-        "November 10, 2026, 12:00\u202fPM +0100  import  story:i13-late  created")
+        "November 10, 2026, 12:00\u202fPM CET  import  story:i13-late  created")
     page = parse(build(desk) / "en" / "issues" / "13" / "index.html")
     corrections = " ".join(" ".join(page.find(".//section[@id='corrections']").itertext()).split())
     assert "(story added)" in corrections
@@ -604,7 +604,7 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T13:00:00+01:00")
     desk("import", str(late), "--correction", "--editor", "bela", "--reason", "a better place")
     assert desk("issue", "corrections", "13").stdout.splitlines()[-1] == (
-        "November 10, 2026, 1:00\u202fPM +0100  bela  story:i13-late  position — a better place")
+        "November 10, 2026, 1:00\u202fPM CET  bela  story:i13-late  position — a better place")
     restored = Cli(databases.new("migrated"), desk.cwd)
     restored("import", str(exported))
     assert restored("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
@@ -623,8 +623,8 @@ def test_a_story_moved_out_of_a_published_issue_stays_listed_there(desk, monkeyp
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T11:00:00+01:00")
     desk("edit", "story:s1", "--set", "issue=15", "--correction", "--reason", "belongs to next week")
     assert desk("issue", "corrections", "14").stdout.splitlines() == [
-        "November 7, 2026, 10:00\u202fAM +0100  anna  story:s1  en.headline — typo",
-        "November 7, 2026, 11:00\u202fAM +0100  anna  story:s1  moved — belongs to next week"]
+        "November 7, 2026, 10:00\u202fAM CET  anna  story:s1  en.headline — typo",
+        "November 7, 2026, 11:00\u202fAM CET  anna  story:s1  moved — belongs to next week"]
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-20T09:00:00+01:00")
     desk("issue", "publish", "15")
     assert desk("issue", "corrections", "15").stdout.strip() == "issue 15: no corrections"
@@ -651,7 +651,7 @@ def test_a_story_moved_into_a_published_issue_is_listed_there_as_moved_in(desk, 
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-21T10:00:00+01:00")
     desk("edit", "story:s1", "--set", "issue=15", "--correction", "--reason", "belongs to this week")
     assert desk("issue", "corrections", "15").stdout.splitlines() == [
-        "November 21, 2026, 10:00\u202fAM +0100  anna  story:s1  moved in — belongs to this week"]
+        "November 21, 2026, 10:00\u202fAM CET  anna  story:s1  moved in — belongs to this week"]
     assert desk("issue", "corrections", "14").stdout.splitlines()[-1].endswith("story:s1  moved — belongs to this week")
     site = build(desk)
     for lang, headline, moved in (("en", "Story 1", "story moved here from another issue"),
@@ -697,7 +697,7 @@ def test_the_editor_defaults_to_the_os_user(desk, monkeypatch):
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-08T09:00:00+01:00")
     desk("issue", "edit", "14", "--title-en", "Better title", "--correction")
     listed = desk("issue", "corrections", "14").stdout.strip()
-    assert listed == f"November 8, 2026, 9:00\u202fAM +0100  {getpass.getuser()}  issue:14  en.title"
+    assert listed == f"November 8, 2026, 9:00\u202fAM CET  {getpass.getuser()}  issue:14  en.title"
 
 
 def test_an_import_cannot_leave_a_published_issue_half_translated(sample_cli, tmp_path, write_files):

@@ -190,3 +190,47 @@ def test_templates_escape_what_they_show_as_markupsafe_does(value):
             return Markup(f"<b>{value}</b>")
 
     assert env.escape_output(MarkupAsText()) == str(escape(MarkupAsText()))
+
+
+def test_issue_pages_and_the_home_page_are_described_by_their_lead(site):
+    # Not by the site's tagline, which every other page of the kind had too: a search result or a shared
+    # link says what this issue holds. Plain text, about 160 characters at most, cut between words.
+    tagline = {lang: text_of(parse(site / lang / "index.html").find(".//p[@class='tagline']")) for lang in ("hu", "en")}
+    for lang in ("hu", "en"):
+        descriptions = {}
+        for path in sorted(site.glob(f"{lang}/issues/*/index.html")):
+            document = parse(path)
+            lead = text_of(document.find(".//div[@class='lead']"))
+            description = _meta(document, "description", "name")
+            assert description == _meta(document, "og:description"), path
+            assert description != tagline[lang] and len(description) <= 160, (path, description)
+            assert "<" not in description and "*" not in description and "[" not in description, description
+            if description.endswith("…"):
+                shown = description.removesuffix("…")
+                assert lead.startswith(shown) and lead[len(shown)] in " ,.;:", (path, description)
+            else:
+                assert description == lead, path
+            descriptions[path.parent.name] = description
+        assert len(set(descriptions.values())) == len(descriptions) >= 4, descriptions
+        home = parse(site / lang / "index.html")
+        assert _meta(home, "description", "name") == descriptions["13"]  # the latest issue's
+
+
+def test_archive_and_glossary_list_pages_say_what_they_list(site):
+    for page, expected in (("en/archive/tag/chips/", "Tag: chips – every story, newest first."),
+                           ("hu/archive/tag/chips/", "Címke: chips – minden hír, a legújabb elöl."),
+                           ("en/archive/section/code/", "Section: Code – its stories by month, newest first."),
+                           ("hu/archive/section/code/", "Rovat: Kód – hírei hónapok szerint, a legújabb elöl."),
+                           ("en/archive/section/code/2026/",
+                            "Section: Code, 2026 – every story of the year's issues, by month."),
+                           ("hu/archive/section/code/2026/",
+                            "Rovat: Kód, 2026 – az év lapszámainak minden híre, hónapok szerint."),
+                           ("en/archive/2026/", "2026 – every story of the year's issues, by month."),
+                           ("hu/archive/2026/", "2026 – az év lapszámainak minden híre, hónapok szerint."),
+                           ("en/glossary/letter/t/", "T – glossary entries, in dictionary order."),
+                           ("hu/glossary/letter/t/", "T – a fogalomtár szócikkei, betűrendben."),
+                           ("en/glossary/level/basic/", "Level: basic – glossary entries, in dictionary order."),
+                           ("en/glossary/category/infrastructure/",
+                            "Infrastructure – glossary entries, in dictionary order.")):
+        document = parse(site / page / "index.html")
+        assert _meta(document, "description", "name") == expected, page

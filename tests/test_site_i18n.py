@@ -69,6 +69,7 @@ def test_the_switch_on_every_page_lands_on_its_twin_and_back(site):
         lang = document.get("lang")
         # The root 404 page is the default language's; its twin switches back to hu/404.html.
         own_page = site / "hu/404.html" if url == "404.html" else path
+        alternates = _alternates(document)
         for other, href in language_switch(document).items():
             twin = _file(site, href)
             assert twin.is_file(), f"{url}: switch to {href} leads nowhere"
@@ -79,11 +80,13 @@ def test_the_switch_on_every_page_lands_on_its_twin_and_back(site):
                 # "C"): its twin is that language's index, which switches back to this language's index.
                 assert page_url(site, twin) == f"{other}/glossary/", f"{url} → {href}"
                 assert _file(site, language_switch(twin_document)[lang]) == site / lang / "glossary/index.html"
+                assert alternates == {}, f"{url}: the other language's index is no alternate of it"
                 continue
             assert _file(site, language_switch(twin_document)[lang]) == own_page, f"{url}: {href} does not switch back"
             # The same page, not the other language's home page (unless this is the home page).
             assert (page_url(site, twin).partition("/")[2] == "") == (rest == ""), f"{url} → {href}"
-        alternates = _alternates(document)
+        if not alternates:
+            continue
         assert set(alternates) == {"hu", "en", "x-default"}, url
         assert alternates[lang] == BASE + page_url(site, own_page)
         assert alternates["x-default"] == alternates["hu"]
@@ -171,7 +174,7 @@ def test_omit_leaves_the_page_out_of_that_language_everywhere(omit_site):
     assert (site / "hu/glossary/csak-magyar/index.html").is_file()
     assert not (site / "en/glossary/csak-magyar").exists()
     hu_entry = parse(site / "hu/glossary/csak-magyar/index.html")
-    assert language_switch(hu_entry) == {} and set(_alternates(hu_entry)) == {"hu", "x-default"}
+    assert language_switch(hu_entry) == {} and _alternates(hu_entry) == {}  # no twin, no alternates
     for path in html_pages(site / "en"):
         body = path.read_text(encoding="utf-8")
         assert "csak-magyar" not in body and "Hűtőkör" not in body, page_url(site, path)
@@ -180,3 +183,59 @@ def test_omit_leaves_the_page_out_of_that_language_everywhere(omit_site):
     english_index = b"".join(p.read_bytes() for p in (site / "en/search/index").rglob("*.json"))
     assert "csak-magyar".encode() not in english_index and "Hűtőkör".encode() not in english_index
     assert "csak-magyar".encode() in b"".join(p.read_bytes() for p in (site / "hu/search/index").rglob("*.json"))
+
+
+def _declared(site: Path) -> dict[str, dict[str, str]]:
+    """{page URL: its hreflang alternates (language → URL)}, of every page of the built site."""
+    declared = {}
+    for path in html_pages(site):
+        alternates = {**_alternates(parse(path))}
+        declared[BASE + page_url(site, path)] = alternates
+    return declared
+
+
+def _not_reciprocal(declared: dict[str, dict[str, str]]) -> list[str]:
+    """What breaks reciprocity: each page that names an alternate which does not name it back, names no
+    other language, or names another page as itself; and an x-default other than the default language's."""
+    wrong = []
+    for url, alternates in declared.items():
+        if not alternates:
+            continue
+        own = {lang for lang, href in alternates.items() if href == url and lang != "x-default"}
+        if len(own) != 1:
+            wrong.append(f"{url}: does not name itself once among {alternates}")
+            continue
+        lang = own.pop()
+        others = {other: href for other, href in alternates.items() if other not in (lang, "x-default")}
+        if not others:
+            wrong.append(f"{url}: declares itself alone, with no twin")
+        for other, href in others.items():
+            back = declared.get(href)
+            if back is None:
+                wrong.append(f"{url}: {other} → {href}, no such page")
+            elif back.get(lang) != url:
+                wrong.append(f"{url}: {other} → {href}, which says {lang} → {back.get(lang)}")
+        if alternates.get("x-default", alternates.get("hu")) != alternates.get("hu"):
+            wrong.append(f"{url}: x-default {alternates['x-default']} is not the Hungarian page")
+    return wrong
+
+
+@pytest.mark.parametrize("which", ["site", "omit_site"])
+def test_hreflang_alternates_are_reciprocal_on_every_page_and_in_the_sitemap(which, request):
+    # A page names as its alternate only its twin, the same page in the other language, and the twin names it
+    # back; a page without a twin (an English "C" of the A–Z index: Hungarian headwords under it are under
+    # "Cs") names none, though its language switch may still lead to the other language's index.
+    site = request.getfixturevalue(which)
+    declared = _declared(site)
+    assert _not_reciprocal(declared) == []
+    assert declared[BASE + "404.html"] == declared[BASE + "hu/404.html"] == {}  # not to be indexed: no alternates
+    assert declared[BASE] == {}  # the root leads to the Hungarian home page, its canonical address
+    english_c = declared[BASE + "en/glossary/letter/c/"]
+    assert english_c == {} and not (site / "hu/glossary/letter/c").exists()
+    assert language_switch(parse(site / "en/glossary/letter/c/index.html")) == {"hu": "/hu/glossary/"}
+    in_sitemap = {}
+    for url in ET.parse(site / "sitemap.xml").getroot():
+        links = url.findall("{http://www.w3.org/1999/xhtml}link")
+        in_sitemap[url.find(f"{SITEMAP}loc").text] = {link.get("hreflang"): link.get("href") for link in links}
+    assert _not_reciprocal(in_sitemap) == []
+    assert in_sitemap == {url: declared[url] for url in in_sitemap}  # as the pages say

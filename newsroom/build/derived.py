@@ -106,7 +106,7 @@ def pages_in(texts: tuple[str, ...], settings: Settings) -> tuple[str, ...]:
 
 def tagged(facts: Mapping[str, tuple[Any, ...]]) -> dict[str, tuple[str, ...]]:
     """{tag slug: the stories carrying it, in key order}, from the stories' facts (see `story_facts`);
-    tags differing only in case or accents are one (see issues.archive.tag_slug)."""
+    tags differing only in case or a Latin letter's accents are one (see issues.archive.tag_slug)."""
     found: dict[str, list[str]] = {}
     for slug, (_, _, _, tags, _) in sorted(facts.items()):
         for tag in dict.fromkeys(map(tag_slug, tags)):

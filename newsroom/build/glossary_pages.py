@@ -156,14 +156,17 @@ class GlossaryPages:
                 for letter in index_headings(having, self.lang)]
 
     def glossary_letter(self, letter: str) -> PageSpec:
-        """The entries under one letter of the A–Z index, in dictionary order. Its twin in a language
-        without that letter (Hungarian "Cs", an English "C" no Hungarian headword starts with) is
-        that language's A–Z index."""
+        """The entries under one letter of the A–Z index, in dictionary order. It has a twin only in a
+        language with entries under that letter; in one without (Hungarian "Cs", an English "C" no
+        Hungarian headword starts with) its language switch leads to that language's A–Z index, which
+        is no alternate of it."""
         rows = self.entry_rows(list(self.derived.lettered[f"{self.lang}/{letter}"]))
         context = {"letter": letter, "entries": rows, "letter_bar": self.letter_bar(letter)}
         return self.spec(urls.letter(self.lang, letter), "glossary_letter.html", context,
-                         lambda lang: (urls.letter(lang, letter) if letter in self.derived.letters[lang]
-                                       else urls.glossary_index(lang)))
+                         lambda lang: urls.letter(lang, letter),
+                         languages=[lang for lang in self.settings.languages
+                                    if lang == self.lang or letter in self.derived.letters[lang]],
+                         elsewhere=urls.glossary_index)
 
     def glossary_list(self, kind: str, slug: str) -> PageSpec:
         """The entries of one category or one level ("kind"), in dictionary order."""

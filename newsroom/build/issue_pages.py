@@ -15,7 +15,7 @@ from markupsafe import Markup
 from glossary.jsonld import script_json
 from glossary.linking import link_first_mentions
 from issues import archive
-from issues.dates import format_datetime, format_month, format_week, issue_line
+from issues.dates import format_datetime, format_month, format_week, html_datetime, issue_line
 from issues.jsonld import issue_jsonld
 from issues.visibility import is_public
 from newsroom.build import urls
@@ -31,6 +31,19 @@ if TYPE_CHECKING:  # Planner, which mixes this in, lives there
 
 
 _STORIES = f"content.stories{SEP}"
+
+#: The longest meta description, in characters: what search results show of one.
+DESCRIPTION_LENGTH = 160
+
+
+def shortened(text: str, limit: int = DESCRIPTION_LENGTH) -> str:
+    """Plain `text` on one line, cut between words to `limit` characters at most with an ellipsis."""
+    words = " ".join(text.split())
+    if len(words) <= limit:
+        return words
+    cut = words[:limit]  # one character beyond the limit's last: whether the cut falls between words
+    kept = cut[:-1].rstrip() if cut.endswith(" ") else (cut.rsplit(" ", 1)[0] if " " in cut else cut[:-1])
+    return kept.rstrip(" ,;:–-") + "…"
 
 
 def _as_facts(reads: set[str]) -> set[str]:
@@ -74,12 +87,14 @@ class IssuePages:
         zone = self.settings.zone
         return {
             "issue": issue.data, "text": text, "text_lang": text_lang, "md": self.markdown(issue),
+            # The page's meta description: the lead (the site's tagline, in the template, without one).
+            "description": shortened(plain_text(text["lead"])) if text.get("lead") else None,
             "week": format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), self.lang),
             "issue_line": self.issue_line(number), "sections": sections,
             "draft": not is_public(issue, self.now),
             "published": format_datetime(dt.datetime.fromisoformat(published), self.lang, self.settings.timezone)
             if published else None,
-            "published_iso": dt.datetime.fromisoformat(published).astimezone(zone).isoformat() if published else None,
+            "published_iso": html_datetime(dt.datetime.fromisoformat(published), zone) if published else None,
             "corrections": [self.correction_context(number, c) for c in corrections],
             "newer": newer, "older": older,
             "jsonld": script_json(self.issue_jsonld(number, text, sections, published, modified)),
@@ -129,7 +144,7 @@ class IssuePages:
                 else ("", "", name)
             fields.append({"field": field_name, "lang": lang})
         return {"when": format_datetime(correction.changed_at, self.lang, self.settings.timezone),
-                "iso": correction.changed_at.astimezone(self.settings.zone).isoformat(),
+                "iso": html_datetime(correction.changed_at, self.settings.zone),
                 "what": what, "anchor": anchor,
                 "fields": fields, "reason": correction.reason}
 
@@ -137,7 +152,7 @@ class IssuePages:
                      published: str | None, modified: str | None) -> dict[str, Any]:
         url = self.settings.base_url + urls.issue(self.lang, number)
         zone = self.settings.zone
-        local = lambda moment: dt.datetime.fromisoformat(moment).astimezone(zone).isoformat()  # noqa: E731
+        local = lambda moment: html_datetime(dt.datetime.fromisoformat(moment), zone)  # noqa: E731
         changed: dict[str, str] = {}
         for correction in self.content.corrections.get(number, ()):
             if correction.record_kind == "story":

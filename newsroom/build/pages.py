@@ -263,14 +263,20 @@ class Planner(IssuePages, GlossaryPages):
             return self.headword(slug)
         return self.marked(self.headword(slug), text_language(texts, self.lang, self.settings.languages)) or slug
 
-    def chrome(self, url: str, twins: Mapping[str, str], template: str = "") -> dict[str, Any]:
-        """What base.html needs on every page: language, twins, canonical URL, the current issue line."""
+    def chrome(self, url: str, twins: Mapping[str, str], template: str = "",
+               switch: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """What base.html needs on every page: language, twins, canonical URL, the current issue line.
+
+        `twins` are the page itself and the same page in other languages: its hreflang alternates, which
+        the twins declare back. `switch` is where the language switch leads: the twins, and for a language
+        without one, maybe another page of it (its A–Z index), which is no alternate."""
         site = self.content.site.get(self.lang) or {}
         # The masthead names the latest published issue, even in a preview; a page's frame alone reads it.
         issue_line = self.derived.masthead.get(self.lang)
         return {
             "lang": self.lang, "languages": self.settings.languages, "site": site, "url": url,
             "canonical": self.settings.base_url + url, "href": self.href, "twins": twins,
+            "switch": twins if switch is None else switch,
             "latest_issue": issue_line, "urls": urls, "base_url": self.settings.base_url,
             # Made once per planner: every page links the same feeds (finding the catalog each time cost
             # two file-system calls a page).
@@ -281,15 +287,19 @@ class Planner(IssuePages, GlossaryPages):
 
     def spec(self, url: str, template: str, context: dict[str, Any], make_url: Callable[[str], str],
              lastmod: dt.date | None = None, record: Record | None = None,
-             languages: Iterable[str] | None = None) -> PageSpec:
+             languages: Iterable[str] | None = None, elsewhere: Callable[[str], str] | None = None) -> PageSpec:
         """One page; its twins are the languages the record has a page in, or those `languages` (a list
-        page that exists only where it lists something), else every language."""
+        page that exists only where it lists something), else every language. In a language without a
+        twin the language switch leads to `elsewhere(lang)`, if given."""
         if record is not None:
             languages = self.languages_of(record)
         elif languages is None:
             languages = self.settings.languages
         twins = {lang: make_url(lang) for lang in languages}
-        context = {**self.chrome(url, twins, template), **context}
+        switch = None
+        if elsewhere is not None:
+            switch = {lang: twins[lang] if lang in twins else elsewhere(lang) for lang in self.settings.languages}
+        context = {**self.chrome(url, twins, template, switch), **context}
         reads = frozenset(self.tracker.take()) if self.tracker is not None else frozenset()
         return PageSpec(url, self.lang, template, context, twins, lastmod, reads)
 

@@ -1,10 +1,15 @@
 """Where every page lives. One function per page type; twins differ only by language.
 
 Paths are relative to the site root, without a leading slash, and end in
-`/` for pages written as `index.html` in their folder.
+`/` for pages written as `index.html` in their folder. A part in another
+script than ASCII (a tag's) is percent-encoded as UTF-8, as links and the
+sitemap need it; the file is written under the decoded name, which is the one
+a web server looks up (see `file_path`).
 """
 
 from __future__ import annotations
+
+from urllib.parse import quote, unquote
 
 from glossary.views import letter_slug
 from newsroom.settings import SUPPORTED_LANGUAGES
@@ -93,8 +98,9 @@ def not_found(lang: str) -> str:
 
 
 def file_path(url: str) -> str:
-    """The file a URL path is written to."""
-    return url + "index.html" if url.endswith("/") or not url else url
+    """The file a URL path is written to: its name percent-decoded, as a web server looks it up."""
+    path = unquote(url) if "%" in url else url
+    return path + "index.html" if path.endswith("/") or not path else path
 
 
 def level(lang: str, slug: str) -> str:
@@ -112,5 +118,5 @@ def section_year(lang: str, slug: str, year: int) -> str:
 
 
 def tag(lang: str, slug: str) -> str:
-    """The archive of one tag's stories."""
-    return f"{lang}/archive/tag/{slug}/"
+    """The archive of one tag's stories; `slug` (issues.archive.tag_slug) may hold letters of any script."""
+    return f"{lang}/archive/tag/{quote(slug, safe='')}/"

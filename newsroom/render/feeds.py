@@ -71,6 +71,12 @@ class FeedItem:
         return max(self.published, self.updated) if self.updated is not None else self.published
 
 
+def _to_the_second(moment: dt.datetime) -> dt.datetime:
+    """A feed's time as its pages show it: a time stored with microseconds (an issue published, a correction
+    made before times were stored to the second) would say them in Atom's dates."""
+    return moment.replace(microsecond=0)
+
+
 def publication_time(issue: Record, settings: Settings) -> dt.datetime:
     """When an issue was published; the morning after its week when the time is missing."""
     if issue.data.get("published_at"):
@@ -262,10 +268,10 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
     fg.link(href=home, rel="alternate", hreflang=link.lang)
     fg.author(author)
     fg.generator("newsroom", version=__version__, uri="https://example.org/newsroom")
-    newest = max((item.modified for item in items), default=EPOCH)  # a correction updates the feed
+    newest = _to_the_second(max((item.modified for item in items), default=EPOCH))  # a correction updates it
     fg.updated(newest)
     fg.lastBuildDate(newest)
-    fg.pubDate(max((item.published for item in items), default=EPOCH))
+    fg.pubDate(_to_the_second(max((item.published for item in items), default=EPOCH)))
     for item in items:
         entry = fg.add_entry(order="append")
         entry.id(item.id)
@@ -276,8 +282,8 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
             entry.language_links.links = [*item.twins, (link.lang, item.link)]
         else:
             entry.link(href=item.link)
-        entry.published(item.published)
-        entry.updated(item.modified)
+        entry.published(_to_the_second(item.published))
+        entry.updated(_to_the_second(item.modified))
         entry.author(author)
         for category in item.categories:
             entry.category(term=category)
