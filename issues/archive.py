@@ -85,7 +85,8 @@ def tags(stories: Iterable[Record]) -> dict[str, str]:
 def tag_clashes(content: Content) -> Iterator[Diagnostic]:
     """Two tags written differently that come to one slug (see `tag_slug`: "AI Act" and "ai act", "kör" and
     "kor"): one page would list the stories of both under one name. The spelling most stories carry (of those
-    alike, the one the archive shows first) is the tag's; an error at each other spelling, naming that one."""
+    alike, the one the archive shows first) is the tag's; a warning at each other spelling, naming that one
+    (a page for both is no broken page, as where tags are one in any case, but seldom meant)."""
     spellings: dict[str, dict[str, list[tuple[Record, int]]]] = {}  # slug → spelling → (story, index)
     for story in in_archive_order(content, content.stories.values()):
         for index, tag in enumerate(story.data.get("tags") or ()):
@@ -99,4 +100,4 @@ def tag_clashes(content: Content) -> Iterator[Diagnostic]:
             for story, index in places if tag != chosen else ():
                 yield Diagnostic(story.location, None, f"tags[{index}]", (
                     f"{tag!r} would share one page with the tag {chosen!r} ({holders}), at archive/tag/{slug}/: "
-                    f"write it {chosen!r}, or give it a tag of its own"))
+                    f"write it {chosen!r}, or give it a tag of its own"), "warning")

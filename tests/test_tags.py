@@ -101,10 +101,8 @@ def test_check_names_two_tags_that_would_share_one_page(tmp_path):
     for relative, text in TAG_VARIANTS.items():
         (content / relative).parent.mkdir(parents=True, exist_ok=True)
         (content / relative).write_text(text, encoding="utf-8")
-    refused = run(folder, "import", "--correction", str(content), expect=1)
-    message = ("tags[0]: 'model card' would share one page with the tag 'Model Card' (story:upper), at "
+    run(folder, "import", "--correction", str(content))  # a warning: the import stores it
+    message = ("tags[0]: warning: 'model card' would share one page with the tag 'Model Card' (story:upper), at "
                "archive/tag/model-card/: write it 'Model Card', or give it a tag of its own")
-    assert message in refused, refused
-    run(folder, "import", "--no-check", "--correction", str(content))
-    checked = run(folder, "check", expect=1)
+    checked = run(folder, "check")
     assert f"story:lower: {message}" in checked, checked
