@@ -55,19 +55,19 @@ class App:
         return settings_module.load()
 
     def now(self) -> dt.datetime:
-        """The clock: the real time, or $NEWSROOM_NOW (ISO 8601 with an offset) for tests and replays; to the
-        second, as the times it stamps (a publication, a correction) are shown on pages and in feeds, where
-        HTML's date-time strings take three fractional digits at most and readers none."""
+        """The clock: the real time, or $NEWSROOM_NOW (ISO 8601 with an offset) for tests and replays. (Kept
+        to the microsecond: which of two steps in one second came first matters, e.g. a subscriber listed
+        after an issue went out; pages and feeds show times to the second.)"""
         fixed = os.environ.get(NOW_ENV)
         if not fixed:
-            return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+            return dt.datetime.now(dt.timezone.utc)
         try:
             moment = dt.datetime.fromisoformat(fixed)
         except ValueError:
             raise click.ClickException(f"{NOW_ENV}={fixed!r}: expected an ISO 8601 time with an offset") from None
         if moment.tzinfo is None:
             raise click.ClickException(f"{NOW_ENV}={fixed!r}: the UTC offset is missing")
-        return moment.astimezone(dt.timezone.utc).replace(microsecond=0)
+        return moment.astimezone(dt.timezone.utc)
 
     def today(self) -> dt.date:
         return self.now().astimezone(self.settings.zone).date()
