@@ -41,8 +41,10 @@ def run(folder: Path, *args: str, expect: int = 0) -> str:
     return result.stdout + result.stderr
 
 
-def build_sample(folder: Path, files: dict[str, str] | None = None, settings: str = "") -> Path:
-    """The sample publication plus `files` ({relative path: YAML}) built into folder/_site."""
+def build_sample(folder: Path, files: dict[str, str] | None = None, settings: str = "", *import_options: str
+                 ) -> Path:
+    """The sample publication plus `files` ({relative path: YAML}, imported with `import_options`) built into
+    folder/_site."""
     folder.mkdir(parents=True, exist_ok=True)
     if settings:
         (folder / "newsroom.toml").write_text(settings, encoding="utf-8")
@@ -57,7 +59,7 @@ def build_sample(folder: Path, files: dict[str, str] | None = None, settings: st
         for relative, text in files.items():
             (content / relative).parent.mkdir(parents=True, exist_ok=True)
             (content / relative).write_text(text, encoding="utf-8")
-        run(folder, "import", "--correction", str(content))
+        run(folder, "import", "--correction", *import_options, str(content))
     run(folder, "build", "--out", str(folder / "_site"), "--base-url", BASE)
     return folder / "_site"
 

@@ -54,10 +54,11 @@ class Publication:
     def load(self, path: Path) -> dict:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
 
-    def save(self, path: Path, record: dict) -> None:
+    def save(self, path: Path, record: dict, *options: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yaml.safe_dump(record, allow_unicode=True, sort_keys=False), encoding="utf-8")
-        self.run("import", "--force", "--correction", str(path))  # deliberate edits: no stale-file guard
+        # Deliberate edits: no stale-file guard.
+        self.run("import", "--force", "--correction", *options, str(path))
 
     def run(self, *args: str) -> str:
         """A command on the publication's clock: scheduled issues appear, and are recorded as published,
@@ -101,11 +102,12 @@ class Publication:
         return f"retitle story {path.stem} in Hungarian only"
 
     def untranslate_story(self) -> str:
-        # A whole language goes: English pages show the Hungarian text, marked.
+        # A whole language goes: English pages show the Hungarian text, marked. A story of a published issue
+        # is stored so only as it is (a backup restored, a database from before an import refused it).
         path = self.rng.choice(self.files("story"))
         record = self.load(path)
         record.pop("en", None)
-        self.save(path, record)
+        self.save(path, record, "--no-check")
         return f"drop the English text of story {path.stem}"
 
     def retag_story(self) -> str:
@@ -697,7 +699,7 @@ def test_under_omit_a_tag_s_twin_appears_when_its_story_is_translated(sample_cli
     record = publication.load(path)
     english = record.pop("en")
     record["tags"] = [*record["tags"], "csak magyarul"]
-    publication.save(path, record)
+    publication.save(path, record, "--no-check")  # a published issue's story: stored so only as it is
     site = tmp_path / "site"
     publication.build(site)
     hu_page, en_page = (site / lang / "archive" / "tag" / "csak-magyarul" / "index.html" for lang in ("hu", "en"))
