@@ -4,6 +4,16 @@ with the fix when it is wrong: a message and a non-zero exit, never a traceback,
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import text
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("content, line", [(b"\xff\xfe", 1), (b'timezone = "Europe/Budapest"\n\n# caf\xe9\n', 3)])
+def test_a_settings_file_that_is_not_utf8_is_named_with_its_line(sample_cli, content, line):
+    settings = sample_cli.cwd / "newsroom.toml"
+    settings.write_bytes(content)
+    result = sample_cli("check", expect=1)
+    assert f"{settings}:{line}: not UTF-8 text" in result.stderr and "save it as UTF-8" in result.stderr, result.stderr
 
 
 @pytest.mark.sqlite_only
