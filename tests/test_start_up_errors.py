@@ -151,6 +151,19 @@ def test_the_program_prints_such_a_message_without_a_traceback(tmp_path, sample_
 
 
 @pytest.mark.sqlite_only
+def test_a_sqlite_database_opened_read_only_is_read_and_not_written(sample_cli, tmp_path):
+    """SQLite's own read-only mode (a URI with mode=ro) reads, and every write is refused by name."""
+    path = make_url(sample_cli.db_url).database
+    reading = Cli(f"sqlite:///file:{path}?mode=ro&uri=true", sample_cli.cwd)
+    before = stored(sample_cli.db_url)
+    assert "database ready" in reading("init").stdout  # at the newest schema: nothing to write
+    assert "Hungry for memory" in reading("issue", "list").stdout
+    result = reading("edit", "entry:gpu", "--set", "level=advanced", expect=1)
+    assert f"the database {reading.db_url} cannot be written" in result.stderr, result.stderr
+    assert stored(sample_cli.db_url) == before
+
+
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("content, line", [(b"\xff\xfe", 1), (b'timezone = "Europe/Budapest"\n\n# caf\xe9\n', 3)])
 def test_a_settings_file_that_is_not_utf8_is_named_with_its_line(sample_cli, content, line):
     settings = sample_cli.cwd / "newsroom.toml"

@@ -28,7 +28,9 @@ def alembic_config(engine: Engine | None = None) -> Config:
     config.set_main_option("script_location", str(MIGRATIONS))
     if engine is not None:
         config.attributes["engine"] = engine
-        config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+        # The option is read through configparser's interpolation: a `%` of the URL (`file%3A`, a quoted
+        # password) is written as `%%`.
+        config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%"))
     return config
 
 
