@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 from newsroom.cli import main
+from newsroom.db.migrate import SCHEMA_REVISION
 from tests.conftest import Cli, _admin_execute
 
 URL_EXAMPLES = ("sqlite:///newsroom.db", "postgresql+psycopg://user@host/db")
@@ -161,6 +162,39 @@ def test_a_sqlite_database_opened_read_only_is_read_and_not_written(sample_cli, 
     result = reading("edit", "entry:gpu", "--set", "level=advanced", expect=1)
     assert f"the database {reading.db_url} cannot be written" in result.stderr, result.stderr
     assert stored(sample_cli.db_url) == before
+
+
+@pytest.fixture
+def newer(sample_cli: Cli) -> Cli:
+    """The sample database as a newer newsroom would leave it: at a revision this version does not know."""
+    engine = create_engine(sample_cli.db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '0099_future'"))
+    engine.dispose()
+    return sample_cli
+
+
+@pytest.mark.parametrize("command", [["issue", "list"], ["check"], ["build"], ["init"], ["init", "--sample"],
+                                     ["edit", "entry:gpu", "--set", "level=advanced"]])
+def test_a_database_of_a_newer_newsroom_is_named_and_left_as_it_was(newer, command):
+    before = stored(newer.db_url)
+    result = newer(*command, expect=1)
+    assert "was made or upgraded by a newer newsroom" in result.stderr, result.stderr
+    assert f"0099_future, a revision this version does not know (it works on {SCHEMA_REVISION})" in result.stderr
+    assert "upgrade newsroom to work with it" in result.stderr and "run `newsroom init`" not in result.stderr
+    assert stored(newer.db_url) == before
+    assert not (newer.cwd / "_site").exists()
+
+
+@pytest.mark.sqlite_only
+def test_a_database_of_an_older_schema_is_still_sent_to_init(sample_cli):
+    engine = create_engine(sample_cli.db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '0005_build_output_mtime'"))
+    engine.dispose()
+    result = sample_cli("issue", "list", expect=1)
+    assert "is at schema 0005_build_output_mtime, this version needs" in result.stderr
+    assert "run `newsroom init` to upgrade it" in result.stderr
 
 
 @pytest.mark.sqlite_only

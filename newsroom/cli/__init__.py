@@ -24,7 +24,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
 from newsroom.db.errors import BadDatabaseURL, UnusableDatabase, explain, shown
-from newsroom.db.migrate import SCHEMA_REVISION, current_revision
+from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer
 from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
                                  writing)
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -85,6 +85,7 @@ class App:
         if current is None:
             raise click.ClickException(f"the database {self.db_url} is empty: run `newsroom init` first")
         if current != SCHEMA_REVISION:
+            refuse_newer(engine, current)
             raise click.ClickException(f"the database {self.db_url} is at schema {current}, this version needs "
                                        f"{SCHEMA_REVISION}: run `newsroom init` to upgrade it")
 
