@@ -195,7 +195,13 @@ def load(folder: Path | None = None) -> Settings:
     path = (folder or Path.cwd()) / SETTINGS_FILE
     if not path.exists():
         return Settings()
-    text = path.read_text(encoding="utf-8")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise ContentError([Diagnostic(str(path), line, "", f"not UTF-8 text (byte 0x{raw[error.start]:02x}): "
+                                                            "save it as UTF-8")]) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

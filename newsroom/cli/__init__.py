@@ -18,12 +18,13 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
-from newsroom.db.migrate import SCHEMA_REVISION, current_revision
+from newsroom.db.errors import BadDatabaseURL, UnusableDatabase, explain, shown
+from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer
 from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
                                  writing)
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -74,17 +75,19 @@ class App:
 
     def require_schema(self) -> None:
         """Refuse to work on a database that `newsroom init` has not migrated; never create one."""
+        engine = self.engine  # a URL that is none, or a driver not installed, is said first
         path = sqlite_path(self.db_url)
         if path is not None and not path.exists():  # connecting would leave an empty file behind
             raise click.ClickException(f"there is no database {Path.cwd() / path}: run `newsroom init` to create "
                                        f"it, or name the database with --db or ${ENV_VAR}")
         try:
-            current = current_revision(self.engine)
+            current = current_revision(engine)
         except (OperationalError, ProgrammingError) as error:
             raise click.ClickException(f"cannot open the database {self.db_url}: {error.orig}") from None
         if current is None:
             raise click.ClickException(f"the database {self.db_url} is empty: run `newsroom init` first")
         if current != SCHEMA_REVISION:
+            refuse_newer(engine, current)
             raise click.ClickException(f"the database {self.db_url} is at schema {current}, this version needs "
                                        f"{SCHEMA_REVISION}: run `newsroom init` to upgrade it")
 
@@ -232,7 +235,21 @@ COMMAND_MODULES = {
 
 
 class _Commands(click.Group):
-    """The command group, its commands imported on first use (see COMMAND_MODULES)."""
+    """The command group, its commands imported on first use (see COMMAND_MODULES); a database it is
+    pointed at that cannot be used as it is becomes a message (see newsroom.db.errors)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BadDatabaseURL as error:
+            raise click.ClickException(f"{_named_url(ctx)}: {error}") from None
+        except UnusableDatabase as error:
+            raise click.ClickException(str(error)) from None
+        except DBAPIError as error:
+            message = explain(error, ctx.obj.db_url) if isinstance(ctx.obj, App) else None
+            if message is None:
+                raise  # no mistake of the editor's: a bug to see whole
+            raise click.ClickException(message) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMAND_MODULES)
@@ -244,6 +261,14 @@ class _Commands(click.Group):
         with imports():
             commands = importlib.import_module(f"newsroom.cli.{module}").COMMANDS
         return next(command for command in commands if command.name == cmd_name)
+
+
+def _named_url(ctx: click.Context) -> str:
+    """The database URL as the editor gave it: `--db URL` or `$NEWSROOM_DB=URL`."""
+    url = shown(ctx.obj.db_url)
+    if ctx.get_parameter_source("db_url") == click.core.ParameterSource.ENVIRONMENT:
+        return f"${ENV_VAR}={url}"
+    return f"--db {url}"
 
 
 @click.group(cls=_Commands)

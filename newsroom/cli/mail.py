@@ -218,7 +218,7 @@ def _summary(app: App, subscriber_file: Path, number: int, result: SendReport, p
 
 @click.command("unsubscribe-server")
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8025, type=int, show_default=True)
+@click.option("--port", default=8025, type=click.IntRange(0, 65535), show_default=True)
 @pass_app
 @content_errors
 def unsubscribe_server(app: App, host: str, port: int) -> None:

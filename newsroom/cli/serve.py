@@ -15,7 +15,8 @@ from newsroom.serve import Preview
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Interface to listen on; other than 127.0.0.1 only when you mean to share the preview.")
-@click.option("--port", default=8000, show_default=True, type=int, help="Port (0: any free port).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port (0: any free port).")
 @click.option("--content", "content", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Content folder to import and watch (repeatable).")
 @pass_app

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, inspect, text
 
+from newsroom.db.errors import UnusableDatabase, shown
+
 if TYPE_CHECKING:
     from alembic.config import Config
 
@@ -28,14 +30,18 @@ def alembic_config(engine: Engine | None = None) -> Config:
     config.set_main_option("script_location", str(MIGRATIONS))
     if engine is not None:
         config.attributes["engine"] = engine
-        config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+        # The option is read through configparser's interpolation: a `%` of the URL (`file%3A`, a quoted
+        # password) is written as `%%`.
+        config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%"))
     return config
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the database schema up to `revision` (the latest by default)."""
+    """Bring the database schema up to `revision` (the latest by default); refuse a database a newer
+    version migrated (NewerSchema), whose tables this version's migrations do not know."""
     from alembic import command
 
+    refuse_newer(engine, current_revision(engine))
     command.upgrade(alembic_config(engine), revision)
 
 
@@ -52,3 +58,23 @@ def head_revision() -> str | None:
     from alembic.script import ScriptDirectory
 
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+class NewerSchema(UnusableDatabase):
+    """A database at a schema revision this version does not know: a newer version made or upgraded it."""
+
+
+def refuse_newer(engine: Engine, revision: str | None) -> None:
+    """Raise NewerSchema when `revision`, the one `engine`'s database is at, is none of this version's."""
+    if revision is None or revision == SCHEMA_REVISION or revision in known_revisions():
+        return
+    raise NewerSchema(f"the database {shown(engine.url)} was made or upgraded by a newer newsroom: its schema is at "
+                      f"{revision}, a revision this version does not know (it works on {SCHEMA_REVISION}); "
+                      f"upgrade newsroom to work with it")
+
+
+def known_revisions() -> set[str]:
+    """Every revision of the migrations shipped with this version."""
+    from alembic.script import ScriptDirectory
+
+    return {script.revision for script in ScriptDirectory.from_config(alembic_config()).walk_revisions()}

@@ -12,8 +12,10 @@ from typing import Any
 import orjson
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
+
+from newsroom.db.errors import missing_driver, parse, unknown_kind
 
 DEFAULT_URL = "sqlite:///newsroom.db"
 ENV_VAR = "NEWSROOM_DB"
@@ -73,13 +75,21 @@ def _sqlite_pragmas(wait_ms: int) -> Callable[[Any, Any], None]:
 
 def make_engine(url: str, wait_ms: int | None = None) -> Engine:
     """An engine for `url`; SQLite connections enforce foreign keys and use WAL. Its commands wait
-    `wait_ms` for another command's write (`BUSY_TIMEOUT_MS` by default) before they give up.
+    `wait_ms` for another command's write (`BUSY_TIMEOUT_MS` by default) before they give up. A URL that is
+    none, or names a database whose driver is not installed, is a BadDatabaseURL.
 
     JSON columns are read by orjson, which parses at C speed what the standard library's decoder
     parses partly in Python: a build reads thousands (each output's sitemap entry, records' lists).
     """
     wait = BUSY_TIMEOUT_MS if wait_ms is None else int(wait_ms)
-    engine = create_engine(url, future=True, json_deserializer=orjson.loads, execution_options={WAIT_OPTION: wait})
+    parsed = parse(url)
+    try:
+        engine = create_engine(parsed, future=True, json_deserializer=orjson.loads,
+                               execution_options={WAIT_OPTION: wait})
+    except NoSuchModuleError:
+        raise unknown_kind(parsed) from None
+    except ImportError as error:
+        raise missing_driver(parsed, error) from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas(wait))
     return engine

@@ -1,0 +1,85 @@
+"""A database URL, or a database, this engine cannot work with, said so that an editor can act on it.
+
+These are mistakes of where a command is pointed, not bugs: the command line turns them into a message
+(see newsroom.cli) and lets every other error surface whole.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
+
+#: What a database URL looks like, for the messages.
+URL_EXAMPLES = "sqlite:///newsroom.db (a file in this folder) or postgresql+psycopg://user@host/db"
+#: The packages that install the drivers SQLAlchemy uses unless a URL names another (`mysql://` …).
+DRIVER_PACKAGES = {"MySQLdb": "mysqlclient", "pymysql": "PyMySQL", "oracledb": "oracledb", "pyodbc": "pyodbc"}
+
+#: SQLite's primary result codes (an extended code holds one in its low byte).
+SQLITE_READONLY = 8
+SQLITE_NOTADB = 26
+#: PostgreSQL's SQLSTATE for a write in a read-only transaction (a standby, default_transaction_read_only).
+READ_ONLY_SQL_TRANSACTION = "25006"
+
+
+class UnusableDatabase(Exception):
+    """A database this version cannot work with; the message names it, says why and what to do."""
+
+
+class BadDatabaseURL(UnusableDatabase):
+    """A URL that names no database this installation can open; the message says why, and the caller
+    names where the URL came from (an option, an environment variable)."""
+
+
+def shown(url: str | URL) -> str:
+    """`url` as a message shows it: as given, but never with its password."""
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        return str(url)
+    if parsed.password is None:
+        return str(url) if isinstance(url, str) else parsed.render_as_string()
+    return parsed.render_as_string(hide_password=True)
+
+
+def parse(url: str) -> URL:
+    """`url` parsed; BadDatabaseURL when it is no URL."""
+    try:
+        return make_url(url)
+    except (ArgumentError, ValueError):  # ValueError: a port that is no number
+        raise BadDatabaseURL(f"not a database URL: expected one such as {URL_EXAMPLES}") from None
+
+
+def unknown_kind(url: URL) -> BadDatabaseURL:
+    """`url` names a kind of database (a dialect and driver) SQLAlchemy does not know."""
+    return BadDatabaseURL(f"no kind of database is called {url.drivername!r}: expected a URL such as {URL_EXAMPLES}")
+
+
+def missing_driver(url: URL, error: ImportError) -> BadDatabaseURL:
+    """The driver of `url` cannot be imported: which one, and how to install it."""
+    module = error.name or str(error)
+    missing = f"its driver, the Python module {module}, is not installed"
+    if url.get_backend_name() == "postgresql" and url.get_driver_name() != "psycopg":
+        return BadDatabaseURL(f"{missing}: name psycopg 3, the driver installed with newsroom: "
+                              f"{shown(url.set(drivername='postgresql+psycopg'))}")
+    fix = f"pip install {DRIVER_PACKAGES[module]}" if module in DRIVER_PACKAGES else "install the package with it"
+    return BadDatabaseURL(f"{missing} ({fix}); newsroom is tested on SQLite and PostgreSQL, e.g. "
+                          f"sqlite:///newsroom.db or postgresql+psycopg://user@host/db")
+
+
+def explain(error: DBAPIError, url: str) -> str | None:
+    """What an editor should know of `error`, raised by the database `url`, when it says the database cannot
+    be used as it is (a file that is no SQLite database, a database that cannot be written); None for any
+    other error, which is no mistake of the editor's."""
+    code = getattr(error.orig, "sqlite_errorcode", None)
+    primary = None if code is None else code & 0xFF
+    if primary == SQLITE_NOTADB:
+        return (f"{make_url(url).database or shown(url)} is not a SQLite database: SQLite says \"{error.orig}\"; "
+                f"name the database file, or a new one for `newsroom init` to make, with --db or $NEWSROOM_DB")
+    if primary == SQLITE_READONLY:
+        return (f"the database {shown(url)} cannot be written ({error.orig}): nothing was stored in it; make "
+                f"the file writable, and the folder it is in (SQLite keeps its -wal and -shm files beside it)")
+    if getattr(error.orig, "sqlstate", None) == READ_ONLY_SQL_TRANSACTION:
+        first_line = str(error.orig).splitlines()[0]
+        return (f"the database {shown(url)} cannot be written ({first_line}): nothing was stored in it; "
+                f"connect to its primary server, with a role that may write to it")
+    return None

@@ -1,0 +1,214 @@
+"""What a command starts from — the database URL, the database itself, newsroom.toml, a port — is named
+with the fix when it is wrong: a message and a non-zero exit, never a traceback, and nothing stored changes."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+from newsroom.cli import main
+from newsroom.db.migrate import SCHEMA_REVISION
+from tests.conftest import Cli, _admin_execute
+
+URL_EXAMPLES = ("sqlite:///newsroom.db", "postgresql+psycopg://user@host/db")
+
+
+def run(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    """`newsroom ARGS` from `cwd`, without the --db the `Cli` fixture always passes."""
+    previous = Path.cwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner(env=env).invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(previous)
+
+
+def stored(db_url: str) -> list[tuple]:
+    """What the database holds that the commands below would change: the schema's revision, the entries."""
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            revision = connection.execute(text("SELECT version_num FROM alembic_version")).all()
+            entries = connection.execute(text("SELECT slug, level, version FROM entries ORDER BY slug")).all()
+    finally:
+        engine.dispose()
+    return [tuple(row) for row in revision + entries]
+
+
+def test_a_database_url_that_is_no_url_is_named_with_where_it_came_from(tmp_path):
+    result = run(tmp_path, "--db", "nonsense", "check")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("Error: --db nonsense: not a database URL")
+    assert all(example in result.stderr for example in URL_EXAMPLES), result.stderr
+    result = run(tmp_path, "issue", "list", env={"NEWSROOM_DB": "garbage"})
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("Error: $NEWSROOM_DB=garbage: not a database URL")
+    # A command's help needs no database.
+    assert run(tmp_path, "--db", "nonsense", "check", "--help").exit_code == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_database_whose_driver_is_missing_is_named_with_how_to_install_it(tmp_path):
+    if importlib.util.find_spec("MySQLdb") is None:
+        result = run(tmp_path, "--db", "mysql://editor:secret@localhost/news", "check")
+        assert result.exit_code == 1, result.output
+        assert "--db mysql://editor:***@localhost/news: " in result.stderr, result.stderr
+        assert "its driver, the Python module MySQLdb, is not installed" in result.stderr
+        assert "pip install mysqlclient" in result.stderr and "tested on SQLite and PostgreSQL" in result.stderr
+        assert "secret" not in result.stderr
+    if importlib.util.find_spec("psycopg2") is None:
+        result = run(tmp_path, "--db", "postgresql+psycopg2://editor@localhost/news", "init")
+        assert result.exit_code == 1, result.output
+        assert "the Python module psycopg2, is not installed" in result.stderr
+        assert "postgresql+psycopg://editor@localhost/news" in result.stderr, result.stderr
+    result = run(tmp_path, "--db", "oracel://editor@localhost/news", "check")
+    assert result.exit_code == 1, result.output
+    assert "--db oracel://editor@localhost/news: no kind of database is called 'oracel'" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["check"], ["init"], ["issue", "list"]])
+def test_a_file_that_is_no_sqlite_database_is_named_and_left_alone(tmp_path, command):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n", encoding="utf-8")
+    result = Cli(f"sqlite:///{notes}", tmp_path)(*command, expect=1)
+    assert f"{notes} is not a SQLite database: " in result.stderr, result.stderr
+    assert notes.read_text(encoding="utf-8") == "not a database\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["notes.txt"]
+
+
+@pytest.fixture
+def read_only(sample_cli: Cli, databases) -> Iterator[Cli]:
+    """The sample database made read-only: PostgreSQL's transactions read-only by default; SQLite's file
+    not writable (its owner's permission taken away, or as root, who ignores them, made immutable)."""
+    if databases.backend == "postgresql":
+        name = make_url(sample_cli.db_url).database
+        _admin_execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+        yield sample_cli
+        return
+    database = Path(make_url(sample_cli.db_url).database)
+    if os.geteuid() != 0:
+        database.chmod(0o444)
+        try:
+            yield sample_cli
+        finally:
+            database.chmod(0o644)
+        return
+    if subprocess.run(["chattr", "+i", str(database)], capture_output=True).returncode != 0:
+        pytest.skip("root ignores file permissions, and this file system has no immutable files (chattr +i)")
+    try:
+        yield sample_cli
+    finally:
+        subprocess.run(["chattr", "-i", str(database)], check=True)
+
+
+def test_a_database_that_cannot_be_written_is_named_and_left_as_it_was(read_only, tmp_path):
+    exported = tmp_path / "exported"
+    # Exported before the change: a command that only reads still works.
+    read_only("export", str(exported))
+    entry = exported / "entries" / "gpu.yaml"
+    entry.write_text(entry.read_text(encoding="utf-8").replace("level: basic", "level: advanced"), encoding="utf-8")
+    before = stored(read_only.db_url)
+    for command in (["edit", "entry:gpu", "--set", "level=advanced"], ["import", "--dry-run", str(entry)],
+                    ["import", str(entry)]):
+        result = read_only(*command, expect=1)
+        assert "cannot be written" in result.stderr and "nothing was stored" in result.stderr, result.stderr
+        assert "[SQL:" not in result.stderr
+    assert stored(read_only.db_url) == before
+    assert "level: basic" in read_only("edit", "entry:gpu").stdout
+
+
+@pytest.mark.sqlite_only
+def test_an_unforeseen_database_error_still_surfaces(sample_cli, monkeypatch):
+    """Only what the messages above explain becomes a message: any other error is a bug to see whole."""
+    from newsroom.cli import App
+
+    def fail(self: App) -> None:
+        raise OperationalError("SELECT 1", {}, Exception("disk I/O error"))
+
+    monkeypatch.setattr(App, "require_schema", fail)
+    with pytest.raises(OperationalError, match="disk I/O error"):
+        sample_cli("issue", "list")
+
+
+@pytest.mark.sqlite_only
+def test_the_program_prints_such_a_message_without_a_traceback(tmp_path, sample_cli):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database\n", encoding="utf-8")
+    for url in ("nonsense", f"sqlite:///{notes}"):
+        done = subprocess.run([sys.executable, "-m", "newsroom", "--db", url, "check"], capture_output=True,
+                              text=True, cwd=tmp_path)
+        assert done.returncode == 1 and done.stderr.startswith("Error: "), done.stderr
+        assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+@pytest.mark.sqlite_only
+def test_a_sqlite_database_opened_read_only_is_read_and_not_written(sample_cli, tmp_path):
+    """SQLite's own read-only mode (a URI with mode=ro) reads, and every write is refused by name."""
+    path = make_url(sample_cli.db_url).database
+    reading = Cli(f"sqlite:///file:{path}?mode=ro&uri=true", sample_cli.cwd)
+    before = stored(sample_cli.db_url)
+    assert "database ready" in reading("init").stdout  # at the newest schema: nothing to write
+    assert "Hungry for memory" in reading("issue", "list").stdout
+    result = reading("edit", "entry:gpu", "--set", "level=advanced", expect=1)
+    assert f"the database {reading.db_url} cannot be written" in result.stderr, result.stderr
+    assert stored(sample_cli.db_url) == before
+
+
+@pytest.fixture
+def newer(sample_cli: Cli) -> Cli:
+    """The sample database as a newer newsroom would leave it: at a revision this version does not know."""
+    engine = create_engine(sample_cli.db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '0099_future'"))
+    engine.dispose()
+    return sample_cli
+
+
+@pytest.mark.parametrize("command", [["issue", "list"], ["check"], ["build"], ["init"], ["init", "--sample"],
+                                     ["edit", "entry:gpu", "--set", "level=advanced"]])
+def test_a_database_of_a_newer_newsroom_is_named_and_left_as_it_was(newer, command):
+    before = stored(newer.db_url)
+    result = newer(*command, expect=1)
+    assert "was made or upgraded by a newer newsroom" in result.stderr, result.stderr
+    assert f"0099_future, a revision this version does not know (it works on {SCHEMA_REVISION})" in result.stderr
+    assert "upgrade newsroom to work with it" in result.stderr and "run `newsroom init`" not in result.stderr
+    assert stored(newer.db_url) == before
+    assert not (newer.cwd / "_site").exists()
+
+
+@pytest.mark.sqlite_only
+def test_a_database_of_an_older_schema_is_still_sent_to_init(sample_cli):
+    engine = create_engine(sample_cli.db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '0005_build_output_mtime'"))
+    engine.dispose()
+    result = sample_cli("issue", "list", expect=1)
+    assert "is at schema 0005_build_output_mtime, this version needs" in result.stderr
+    assert "run `newsroom init` to upgrade it" in result.stderr
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("content, line", [(b"\xff\xfe", 1), (b'timezone = "Europe/Budapest"\n\n# caf\xe9\n', 3)])
+def test_a_settings_file_that_is_not_utf8_is_named_with_its_line(sample_cli, content, line):
+    settings = sample_cli.cwd / "newsroom.toml"
+    settings.write_bytes(content)
+    result = sample_cli("check", expect=1)
+    assert f"{settings}:{line}: not UTF-8 text" in result.stderr and "save it as UTF-8" in result.stderr, result.stderr
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("command", [["serve", "--port", "99999"], ["serve", "--port", "-1"],
+                                     ["unsubscribe-server", "--port", "70000"]])
+def test_a_port_out_of_range_is_an_invalid_value(sample_cli, command):
+    result = sample_cli(*command, expect=2)
+    assert "Invalid value for '--port'" in result.stderr and "0<=x<=65535" in result.stderr, result.stderr
