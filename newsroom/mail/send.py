@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from email.utils import parseaddr
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
@@ -130,11 +131,13 @@ def sending_problems(settings: Settings) -> list[Diagnostic]:
     unsubscribe address that is not HTTPS (RFC 8058 takes only HTTPS; the big mailbox providers ask bulk
     senders for it). `newsroom email` and `build` make the archive's copies all the same."""
     problems = []
+    # Where to set them: the settings file of this folder, which may not be there yet.
+    where = SETTINGS_FILE if Path(SETTINGS_FILE).is_file() else f"{SETTINGS_FILE} (none here yet)"
     secret = settings.unsubscribe_secret
     if secret == DEFAULT_SECRET or len(secret) < MIN_SECRET_LENGTH:
         what = ("is the default every copy of newsroom has" if secret == DEFAULT_SECRET else
                 f"is {len(secret)} characters long, few enough to be guessed")
-        problems.append(Diagnostic(SETTINGS_FILE, None, "unsubscribe_secret", (
+        problems.append(Diagnostic(where, None, "unsubscribe_secret", (
             f"the unsubscribe secret {what}, and with it anyone could make a subscriber's unsubscribe link: set it to "
             f"{MIN_SECRET_LENGTH} or more random characters, e.g. the output of "
             "`python -c \"import secrets; print(secrets.token_hex(32))\"`, before sending (and keep it: links "
@@ -142,7 +145,7 @@ def sending_problems(settings: Settings) -> list[Diagnostic]:
     endpoint = settings.unsubscribe_endpoint
     if urlsplit(endpoint).scheme != "https":
         field_name = "unsubscribe_url" if settings.unsubscribe_url else "base_url"
-        problems.append(Diagnostic(SETTINGS_FILE, None, field_name, (
+        problems.append(Diagnostic(where, None, field_name, (
             f"the one-click unsubscribe address {endpoint} is not HTTPS, which RFC 8058 and the mailbox "
             f"providers require: set {field_name} (or --base-url) to the https:// address it is served at")))
     return problems
