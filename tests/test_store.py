@@ -105,19 +105,21 @@ def test_sample_loads_with_counts(cli):
     assert created >= 1 + 13 + 2 + 4 + 32  # site, entries, pages, issues, stories
 
 
-def test_init_sample_again_keeps_the_editors_corrections_and_says_how_to_upgrade_alone(sample_cli):
-    """Loading the sample over a published issue an editor has corrected would undo the correction (as a
-    correction of its own): refused, with the way to run `init` for the schema alone."""
+def test_init_sample_again_keeps_what_editors_changed_or_deleted(sample_cli):
+    """The README's first command run again over the sample an editor has tried: every record the editor
+    changed (a published issue's story corrected, an entry edited) or deleted stays so; it reverted them
+    without a word (and was refused over a correction). The rest is the sample's."""
     sample_cli("story", "edit", "i13-vllm-trainium-backend", "--headline-en", "vLLM runs on Trainium",
                "--correction")
-    refused = sample_cli("init", "--sample", expect=1).stderr.splitlines()
-    assert any(line.endswith("stories/i13-vllm-trainium-backend.yaml: issue 13 is published; to change it, import "
-                             "with --correction (and --reason): the change is listed among its corrections and "
-                             "shown to readers") for line in refused), refused
-    assert ("the sample publication would change records stored here: run `newsroom init` without --sample to "
-            "create or upgrade the schema alone") in refused
+    sample_cli("edit", "entry:gpu", "--set", "en.headword=GPU (edited)")
+    sample_cli("delete", "story:i13-aws-trainium3-capacity", "--correction", "--reason", "a duplicate")
+    said = sample_cli("init", "--sample").stdout.splitlines()[-1]
+    assert said == ("sample publication: 0 created, 0 updated, 56 unchanged, 2 kept (newer in the database), "
+                    "1 left out (deleted in the database since the export)")
     assert "vLLM runs on Trainium" in sample_cli("edit", "story:i13-vllm-trainium-backend").stdout
-    sample_cli("init")
+    assert "GPU (edited)" in sample_cli("edit", "entry:gpu").stdout
+    assert "no story 'i13-aws-trainium3-capacity'" in sample_cli("edit", "story:i13-aws-trainium3-capacity",
+                                                                  expect=1).stderr
 
 
 def test_importing_the_same_files_twice_changes_nothing(sample_cli):

@@ -34,19 +34,25 @@ class _DryRun(Exception):
 
 def _import(app: App, paths: list[Path], force: bool = False, editor: str = "import",
             reason: str | None = None, prune: bool = False, correction: bool = False, checked: bool = True,
-            dry_run: bool = False) -> ImportResult:
-    """Import `paths` as `newsroom import` does; with `dry_run`, all of it and then a rollback."""
+            dry_run: bool = False, sample: bool = False) -> ImportResult:
+    """Import `paths` as `newsroom import` does; with `dry_run`, all of it and then a rollback. With `sample`
+    (the bundled sample's files), a record changed here since the sample made it is kept as it is."""
     try:
-        return _import_files(app, paths, force, editor, reason, prune, correction, checked, dry_run)
+        return _import_files(app, paths, force, editor, reason, prune, correction, checked, dry_run, sample)
     except _DryRun as done:
         return done.result
 
 
 def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason: str | None, prune: bool,
-                  correction: bool, checked: bool, dry_run: bool) -> ImportResult:
+                  correction: bool, checked: bool, dry_run: bool, sample: bool = False) -> ImportResult:
     languages = app.settings.languages
     loaded = read_files(paths, languages, keep=False)
     bases = None if force else manifest.bases_for(loaded)
+    if sample:
+        # Each file as the version the sample makes (1) exported it: a record an editor changed or deleted
+        # since is newer in the database, and stays ("kept"); one the sample made, at version 1, follows it.
+        bases = {(item.kind, item.key): (manifest.Base(item.kind, item.key, 1, item.content_hash), item.location)
+                 for item in loaded if item.kind != "site"}
     present = {history_key(item.kind, item.key) for item in loaded}  # a file moved, not removed
     removed = [(path, base) for path, base in manifest.missing(paths)
                if base.kind != "site" and history_key(base.kind, base.key) not in present]
@@ -107,7 +113,7 @@ def init(app: App, sample: bool) -> None:
     app.say(f"database ready: {app.db_url}")
     if sample:
         try:
-            result = _import(app, [SAMPLE_DIR])
+            result = _import(app, [SAMPLE_DIR], sample=True)
         except ContentError as error:
             raise ContentError(error.diagnostics, (
                 "the sample publication would change records stored here: run `newsroom init` without --sample "
