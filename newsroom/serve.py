@@ -30,7 +30,7 @@ from issues.schedule import publish_due, recorded
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
 from newsroom.content import manifest
-from newsroom.content.reader import read_files
+from newsroom.content.reader import hidden, read_files
 from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
@@ -147,8 +147,9 @@ class Preview:
     def import_files(self, paths: Iterable[Path]) -> bool:
         """Import changed content files; False (and the problems printed) when any is bad."""
         # A file may come twice: changed twice in one round (added, then modified), or again after a retry.
-        files = sorted({p for p in paths if p.suffix in CONTENT_SUFFIXES and p.is_file()})
-        self._removed(sorted({p for p in paths if p.suffix in CONTENT_SUFFIXES and not p.exists()}))
+        paths = [p for p in paths if p.suffix in CONTENT_SUFFIXES and not self._hidden(p)]
+        files = sorted({p for p in paths if p.is_file()})
+        self._removed(sorted({p for p in paths if not p.exists()}))
         if not files:
             return True
         try:
@@ -169,6 +170,11 @@ class Preview:
             self.say(recorded(number))
         self.say(f"imported {len(files)} file(s): {result.summary()}")
         return True
+
+    def _hidden(self, path: Path) -> bool:
+        """Whether `path` is in a hidden folder of a content folder (`.git/…`), as `import` leaves them."""
+        folder = next((folder for folder in self.content if path.is_relative_to(folder)), None)
+        return folder is not None and hidden(path, folder)
 
     def _removed(self, paths: list[Path]) -> None:
         """Say that a removed content file leaves its record in the database, and how to delete it (the

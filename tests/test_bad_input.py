@@ -564,3 +564,17 @@ def test_a_source_url_stored_before_the_rule_still_exports_and_builds_escaped(sa
     sample_cli("build", "--out", str(tmp_path / "site"))
     page = html5lib.parse((tmp_path / "site/en/issues/13/index.html").read_bytes(), namespaceHTMLElements=False)
     assert "https://example.org/a\"b" in [a.get("href") for a in page.iter("a")]
+
+
+@pytest.mark.sqlite_only("reading the folder is the same on either database")
+def test_a_folder_s_hidden_files_are_no_content_and_a_link_to_nothing_is_named(base, write_files, tmp_path):
+    """A content repository's `.git` and `.github` hold YAML of their own: it was read as content (and
+    refused as malformed); a `*.yaml` link whose file is gone was passed over without a word."""
+    folder = write_files({"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story"),
+                          ".git/c.yaml": "[unclosed", ".github/workflows/ci.yaml": "on: push\n"})
+    (folder / "stories" / "gone.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    assert refused == [f"{folder / 'stories' / 'gone.yaml'}: a link to {tmp_path / 'nowhere.yaml'}, which is not "
+                       "there: mend or remove the link", "1 error; nothing was changed"], refused
+    (folder / "stories" / "gone.yaml").unlink()
+    assert base("import", "--correction", str(folder)).stdout.startswith("1 created")

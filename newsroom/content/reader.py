@@ -109,13 +109,26 @@ def record_key(kind: str, record: dict[str, Any]) -> str:
     return str(record.get(key_field)) if key_field else kind
 
 
+def hidden(path: Path, folder: Path) -> bool:
+    """Whether `path`, in `folder`, is in a hidden folder or hidden itself (`.git/…`): no content."""
+    return any(part.startswith(".") for part in path.relative_to(folder).parts)
+
+
 def find_files(paths: Iterable[Path]) -> tuple[list[Path], list[Diagnostic]]:
-    """Content files under `paths` (files or folders), in a stable order."""
+    """Content files under `paths` (files or folders), in a stable order. In a folder, hidden files and
+    folders (`.git`, `.github`: a content repository's own) are no content; a link to nothing is named."""
     found: list[Path] = []
     problems: list[Diagnostic] = []
     for path in paths:
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file()))
+            for candidate in sorted(path.rglob("*")):
+                if candidate.suffix not in SUFFIXES or hidden(candidate, path):
+                    continue
+                if candidate.is_file():
+                    found.append(candidate)
+                elif candidate.is_symlink() and not candidate.exists():
+                    problems.append(Diagnostic(str(candidate), None, "", (
+                        f"a link to {candidate.readlink()}, which is not there: mend or remove the link")))
         elif path.is_file():
             found.append(path)
         else:
