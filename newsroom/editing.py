@@ -120,6 +120,8 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
     Raises Conflict when the record is no longer at `loaded.version`, ContentError
     when `record` is not valid; in both cases nothing is stored (the caller rolls back).
     """
+    if record.get("kind") != loaded.kind:  # said first: as another kind, every field would be unknown
+        raise ContentError([_diagnostic(loaded, "an edit cannot change a record's kind or key")])
     validator = Validator(f"{loaded.kind}:{loaded.key}", {}, languages)
     valid = validator.record(record)
     if validator.problems or valid is None:

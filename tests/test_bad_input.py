@@ -203,6 +203,17 @@ CASES = {
                                                                             "")},
         "entries/tpu.yaml:10: en.definition: missing translation (present in hu)",
     ),
+    "a publication time without its offset, said once": (
+        {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace(
+            "published_at: 2026-11-09T07:00:00+01:00", "published_at: 2026-11-16T07:00:00").replace(
+            "2026-11-0", "2026-11-1")},
+        "issues/2.yaml:5: published_at: expected a date and time with a UTC offset",
+    ),
+    "a time where a date belongs, shown as written": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace(
+            'url: "https://example.org/a"}', 'url: "https://example.org/a", date: 2025-12-02T10:00:00Z}')},
+        "stories/b.yaml:7: sources[0].date: expected a date as YYYY-MM-DD, got '2025-12-02T10:00:00+00:00'",
+    ),
     "a section listed twice": (
         {"site.yaml": SITE.replace("  - {slug: code, hu: Kód, en: Code}\n",
                                    "  - {slug: code, hu: Kód, en: Code}\n  - {slug: code, hu: K2, en: C2}\n")},
@@ -246,6 +257,8 @@ def test_bad_input_is_refused_with_its_place_and_nothing_is_stored(base, write_f
     lines = [line.removeprefix(str(folder) + "/") for line in result.stderr.splitlines()]
     assert any(line.startswith(expected) for line in lines), result.stderr
     assert lines[-1].endswith("nothing was changed")
+    if case.endswith("said once"):
+        assert lines[-1] == "1 error; nothing was changed", result.stderr
     assert "Traceback" not in result.stderr
     assert _stored(base, tmp_path) == before  # the good file in the same run was not stored either
 

@@ -186,6 +186,15 @@ def test_a_damaged_manifest_is_refused_not_taken_for_none(sample_cli, tmp_path, 
     assert sample_cli("import", str(out)).stdout.startswith("0 created, 0 updated")
 
 
+@pytest.mark.sqlite_only("what edit says is the same on either database")
+def test_an_edit_that_changes_nothing_says_so_and_a_kind_change_is_one_error(sample_cli):
+    level = yaml.safe_load(sample_cli("edit", "entry:trainium").stdout)["level"]
+    said = sample_cli("edit", "entry:trainium", "--set", f"level={level}").stdout
+    assert said == "entry trainium: no change (version 1 stays)\n"
+    refused = sample_cli("edit", "entry:trainium", "--set", "kind=story", expect=1).stderr
+    assert refused == "entry:trainium: an edit cannot change a record's kind or key\n1 error; nothing was changed\n"
+
+
 def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
     sample_cli("edit", "i13-anthropic-rainier-expansion", "--set", "en.headline=Chips: the week",
                "--set", "tags=[a, b]", "--set", "position=2", "--correction")

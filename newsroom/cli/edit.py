@@ -99,7 +99,10 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
             raise click.ClickException(str(conflict)) from None
         for number in issues:
             recheck_after_change(session, app.settings, change, number)
-    app.say(f"{loaded.kind} {loaded.key}: saved as version {version}")
+    if version == loaded.version:  # the fields set already held those values
+        app.say(f"{loaded.kind} {loaded.key}: no change (version {version} stays)")
+    else:
+        app.say(f"{loaded.kind} {loaded.key}: saved as version {version}")
 
 
 def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any], change: Change) -> int:

@@ -255,7 +255,7 @@ class Validator:
             value = self.value((name,), data.get(name), spec)
             if not _empty(value):
                 out[name] = value
-        problem = publication_time_problem(out)
+        problem = publication_time_problem(out) if data.get("published_at") is None else None  # (else: why wrong)
         if problem:
             self.problems.append(Diagnostic(self.location, self.lines.get(("status",)), "published_at", problem))
         problem = week_problem(out)
@@ -295,6 +295,8 @@ class Validator:
         return f"one of {', '.join(spec.choices)}" if spec.type == "enum" else EXPECTS[spec.type]
 
     def _wrong(self, path: Path, value: Any, spec: Field) -> None:
+        if isinstance(value, (dt.date, dt.datetime)):  # as YAML read it from the file, not as Python writes it
+            value = value.isoformat()
         shown = repr(value) if len(repr(value)) < 60 else repr(value)[:57] + "..."
         self.fail(path, f"expected {self._expected(spec)}, got {shown}")
 
