@@ -16,9 +16,9 @@ from glossary.staleness import stale_problems
 from issues.archive import tag_clashes
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
-from newsroom.content.schema import page_slug_problem, publication_time_problem, week_problem
+from newsroom.content.schema import Field, kinds, page_slug_problem, publication_time_problem, week_problem
 from newsroom.diagnostics import Diagnostic, first_of
-from newsroom.render.markdown import References, find_references, link_problem
+from newsroom.render.markdown import References, find_references, left_out, link_problem
 from newsroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -142,6 +142,35 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from _translations(record, languages, settings.missing_translation, complete_translations)
     yield from _references(record, content, languages, texts)
     yield from _uncited_sources(record, languages, texts)
+    yield from _left_out(record, languages)
+
+
+def _left_out(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """Raw HTML in a Markdown text that the pages, feeds and emails leave out (a <script>, an onerror=, a
+    javascript: link), and links of a scheme shown as their text: a warning saying what, so an editor knows
+    readers do not see it (nothing of it runs, whatever it is)."""
+    spec = Field("map", fields=kinds()[record.kind].texts)
+    for lang in languages:
+        for path, text in _markdown_in(record.text(lang), spec, lang):
+            gone = left_out(text)
+            if gone:
+                yield Diagnostic(record.location, None, path, (
+                    f"the site leaves out {', '.join(gone[:4])}{' and more' if len(gone) > 4 else ''}: "
+                    "write it in Markdown, or take it out"), "warning")
+
+
+def _markdown_in(value: Any, spec: Field, path: str) -> Iterator[tuple[str, str]]:
+    """(path, text) of each Markdown text in `value`, a record's language block or a part of it, by the
+    content schema's `spec` (a title or a headline is text: its `<` is shown as it is)."""
+    if spec.type == "md" and isinstance(value, str):
+        yield path, value
+    elif spec.type == "map" and isinstance(value, Mapping):
+        for name, item in value.items():
+            if name in spec.fields:
+                yield from _markdown_in(item, spec.fields[name], f"{path}.{name}")
+    elif spec.type == "list" and spec.of is not None and isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _markdown_in(item, spec.of, f"{path}[{index}]")
 
 
 #: Per-language fields that belong to one language only, so need no translation: an entry's other names

@@ -83,6 +83,22 @@ def test_a_link_of_a_scheme_the_site_does_not_link_is_a_warning_naming_the_schem
         f"entry:x-entry: en.definition: warning: link 'reference:trainium' {said}", "0 error(s), 2 warning(s)"]
 
 
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_raw_html_the_site_leaves_out_is_a_warning_naming_what(sample_cli, write_files):
+    """Pasted or hostile HTML is sanitised away on every page, feed and email: the editor is told what readers
+    will not see, at the field, and an allowed tag says nothing; a headline's `<` is text, shown as written."""
+    hostile = ("Lead <img src=x onerror=alert(2)> and [a link](javascript:alert(3)) <script>alert(1)</script> "
+               "with <b>bold</b>, <span style='color:red'>red</span> and <iframe src=x></iframe>")
+    entry = _entry(en_definition="Plain.").replace("kind: entry", "kind: entry\nenglish_term: <b>kept as text</b>")
+    entry += "  history: \"" + hostile.replace('"', '\\"') + "\"\n"
+    entry = entry.replace("  headword: x-entry en\n", "  headword: x-entry <en>\n").replace(
+        "  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    said = ("entry:x-entry: en.history: warning: the site leaves out […](javascript:…), onerror= of <img>, "
+            "<script>, style= of <span> and more: write it in Markdown, or take it out")
+    assert sample_cli("check").stderr.splitlines() == [said, "0 error(s), 1 warning(s)"]
+
+
 def test_a_site_without_the_method_page_its_navigation_links_is_named_and_not_built(cli, tmp_path):
     """Every page's navigation and footer, and every email, link to the Method page."""
     content = tmp_path / "content"

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
+from html.parser import HTMLParser
 from typing import Any, NamedTuple, Protocol
 
 import nh3
@@ -124,6 +125,61 @@ def link_problem(href: str) -> tuple[str, str]:
         return "error", f"link {href!r} leads nowhere: {link.kind}: takes {what}, e.g. {example}"
     return "warning", (f"link {href!r} is shown as its text: links take http(s)://, mailto:, or entry:, page: "
                        "and issue: for the site's own pages (a reference page is page:SLUG)")
+
+
+#: A Markdown link to a scheme markdown-it never makes a link of: it stays as its text, brackets and all.
+_NO_LINK = re.compile(r"\]\(\s*<?\s*(javascript|vbscript|data|file):", re.IGNORECASE)
+
+
+def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
+    """What of `text`'s raw HTML the pages leave out (an element, an attribute, a link's scheme), and links
+    of a scheme shown as text, each once in order: `<script>`, `onerror= of <img>`, `[…](javascript:…)`.
+    Empty for most texts, which hold neither `<` nor `](`."""
+    found = [f"[…]({match[1].lower()}:…)" for match in _NO_LINK.finditer(text)] if "](" in text else []
+    if "<" not in text:
+        return found
+    tokens = _parse(_parser(max_nesting), text)
+    if isinstance(tokens, _Prose):
+        return found
+    raw = [token.content for block in tokens for token in (
+        [block] if block.type == "html_block" else block.children or [] if block.type == "inline" else [])
+        if token.type in ("html_block", "html_inline")]
+    if not raw:
+        return found
+    fragment = "".join(raw)
+    kept = _Markup.of(_html_cleaner().clean(fragment))
+    for tag, attributes in _Markup.of(fragment).elements:
+        if tag not in kept.tags:
+            found.append(f"<{tag}>")
+        else:
+            found.extend(f"{name}= of <{tag}>" for name in attributes if (tag, name) not in kept.attributes)
+    return list(dict.fromkeys(found))
+
+
+class _Markup(HTMLParser):
+    """The elements of an HTML fragment: (tag, attribute names), in order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, tuple[str, ...]]] = []
+
+    @classmethod
+    def of(cls, fragment: str) -> _Markup:
+        parser = cls()
+        parser.feed(fragment)
+        parser.close()
+        return parser
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, tuple(name for name, _ in attrs)))
+
+    @property
+    def tags(self) -> set[str]:
+        return {tag for tag, _ in self.elements}
+
+    @property
+    def attributes(self) -> set[tuple[str, str]]:
+        return {(tag, name) for tag, names in self.elements for name in names}
 
 
 def _citation_rule(state: StateInline, silent: bool) -> bool:
