@@ -127,6 +127,23 @@ def test_history_lists_versions_and_shows_an_old_one(sample_cli, tmp_path):
     assert "has no version 9; kept: 1, 2, 3" in sample_cli("history", "13", "--show", "9", expect=1).stderr
 
 
+@pytest.mark.sqlite_only("the listing is the same on either database")
+def test_history_lists_a_record_made_again_after_its_deletion_at_the_version_it_got(sample_cli, tmp_path):
+    """A published issue's story deleted and brought back: the "created" line said version 1 and came before
+    the deletion; it is version 2, after it, and `--show 1` still prints the deleted record."""
+    slug = "i13-coding-agents-workday-tasks"
+    sample_cli("delete", f"story:{slug}", "--correction", "--reason", "dup")
+    (tmp_path / "r.yaml").write_text(sample_cli("history", f"story:{slug}", "--show", "1").stdout, encoding="utf-8")
+    sample_cli("import", str(tmp_path / "r.yaml"), "--correction", "--reason", "back")
+    listing = sample_cli("history", f"story:{slug}").stdout.splitlines()
+    assert listing[0] == f"story {slug}: version 2 is current"
+    assert listing[1].startswith("  version 2  ") and listing[1].endswith("import  changed: created — back")
+    assert listing[2].startswith("  deleted    ") and listing[2].endswith(
+        "(dup); it was version 1, version 2 was made again under its key")
+    assert listing[3:] == ["  version 1  (the oldest kept)"]
+    assert yaml.safe_load(sample_cli("history", f"story:{slug}", "--show", "1").stdout)["slug"] == slug
+
+
 def _edit_file(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text

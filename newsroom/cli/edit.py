@@ -232,7 +232,10 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
     else:
         click.echo(f"{kind} {key}: version {current.version} is current")
     newest = max([r.version for r in revisions] + [current.version if current is not None else 0])
-    for revision in reversed(revisions):
+    # In the order they happened: a record made again under a deleted one's key is marked "created" (as
+    # version 0) after that deletion.
+    revisions = sorted(revisions, key=lambda r: (r.changed_at, r.version))
+    for index, revision in reversed(list(enumerate(revisions))):
         when = revision.changed_at.isoformat(timespec="seconds")
         if DELETED in revision.changed_fields:  # an earlier record under this key, or this one
             why = f"  ({revision.reason})" if revision.reason else ""
@@ -242,7 +245,10 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
             continue
         fields = ", ".join(revision.changed_fields) or "-"
         why = f" — {revision.reason}" if revision.reason else ""  # as `issue corrections` words it
-        click.echo(f"  version {revision.version + 1}  {when}  {revision.changed_by}  changed: {fields}{why}")
+        made = revision.version + 1
+        if revision.version == 0:  # a "created" mark: the version after the last deletion before it, if any
+            made = next((r.version + 1 for r in reversed(revisions[:index]) if DELETED in r.changed_fields), 1)
+        click.echo(f"  version {made}  {when}  {revision.changed_by}  changed: {fields}{why}")
     if kept:
         click.echo(f"  version {kept[0].version}  (the oldest kept)")
 
