@@ -65,6 +65,7 @@ class FeedItem:
     categories: tuple[str, ...] = ()
     twins: tuple[tuple[str, str], ...] = ()  # (lang, absolute url) of the other-language versions
     updated: dt.datetime | None = None  # the last correction readers of this language are shown, if later
+    lang: str = ""  # the language of its text, where it is not the feed's (not yet translated: see Planner.text)
 
     @property
     def modified(self) -> dt.datetime:
@@ -104,16 +105,20 @@ class LanguageLinks:
     feedgen 1.0 drops `rel`/`hreflang` from entry links (its loop variable
     shadows the link it reads), so they are written by this entry extension.
     The own link comes last because readers (feedparser among them) take the
-    last `alternate` link as the entry's link.
+    last `alternate` link as the entry's link. An entry shown in another language
+    than the feed's (not yet translated) says so with `xml:lang`.
     """
 
     def __init__(self) -> None:
         self.links: list[tuple[str, str]] = []
+        self.lang = ""  # the entry's own language, where it is not the feed's (xml:lang, RFC 4287 §2)
 
     def extend_ns(self) -> dict[str, str]:
         return {}
 
     def extend_atom(self, entry: Any) -> Any:
+        if self.lang:
+            entry.set("{http://www.w3.org/XML/1998/namespace}lang", self.lang)
         for lang, href in self.links:
             element = entry.makeelement("link", {"href": href, "rel": "alternate", "type": "text/html",
                                                  "hreflang": lang})
@@ -235,9 +240,11 @@ def glossary_items(planner: Planner) -> Iterator[FeedItem]:
         year, month = map(int, entry.data["status"].split("-"))
         return dt.datetime(year, month, 1, tzinfo=settings.zone).astimezone(dt.timezone.utc)
 
-    entries = sorted(content.entries.values(), key=lambda e: (-status(e).timestamp(), e.key))
+    # The entries with a page in this language: with `missing_translation = "omit"`, not one untranslated.
+    entries = sorted((entry for entry in content.entries.values() if planner.available(entry)),
+                     key=lambda e: (-status(e).timestamp(), e.key))
     for entry in entries[: settings.feed_limit]:
-        text = planner.text(entry)[0]
+        text, shown = planner.text(entry)
         page = settings.base_url + urls.entry(lang, entry.key)
         definition = planner.markdown(entry).html(text.get("definition") or "")
         yield FeedItem(
@@ -247,7 +254,8 @@ def glossary_items(planner: Planner) -> Iterator[FeedItem]:
             summary=plain_text(text.get("definition") or ""), content=absolute_html(definition, page),
             categories=(categories.get(entry.data["category"], entry.data["category"]),),
             twins=tuple((other, settings.base_url + urls.entry(other, entry.key))
-                        for other in settings.languages if other != lang and entry.has(other)))
+                        for other in settings.languages if other != lang and entry.has(other)),
+            lang=shown if shown != lang else "")
 
 
 def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site: dict[str, Any],
@@ -280,6 +288,7 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
         if link.fmt == "atom":
             entry.register_extension("language_links", LanguageLinks, atom=True, rss=False)
             entry.language_links.links = [*item.twins, (link.lang, item.link)]
+            entry.language_links.lang = item.lang
         else:
             entry.link(href=item.link)
         entry.published(_to_the_second(item.published))
