@@ -353,7 +353,8 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
     location = f"{loaded.kind}:{loaded.key}"
     if loaded.kind not in RENAMED_KINDS:
         raise ContentError([_diagnostic(loaded, (
-            f"only an entry, a reference page or a site page can be renamed; a {loaded.kind} keeps its "
+            f"only an entry, a reference page or a site page can be renamed; {'an' if loaded.kind == 'issue' else 'a'} "
+            f"{loaded.kind} keeps its "
             f"{'number' if loaded.kind == 'issue' else 'slug'}"))])
     current = load(session, loaded.kind, loaded.key, settings.languages)
     if current.version != loaded.version:
