@@ -13,6 +13,7 @@ commits between the check and the write still cannot be overwritten.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -467,24 +468,52 @@ def history(session: Session, kind: str, key: str) -> list[Revision]:
 
 
 def assign(record: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    """A copy of `record` with the dotted field `path` (e.g. `en.headline`, `level`) set to `value`.
+    """A copy of `record` with the dotted field `path` (e.g. `en.headline`, `level`, `sources[0].url`) set to
+    `value`; an index names an item of a list there is (ValueError, saying how many, when there is none).
 
-    `None` removes the field. Validation happens when the record is saved.
+    `None` removes the field (or the item). Validation happens when the record is saved.
     """
     out = _copy(record)
-    parts = path.split(".")
-    target = out
-    for part in parts[:-1]:
-        child = target.get(part)
-        if not isinstance(child, dict):
+    steps: list[str | int] = []
+    for part in path.split("."):
+        match = re.fullmatch(r"([^\[\]]+)((?:\[[0-9]+\])*)", part)
+        if match is None:
+            raise ValueError(f"{path!r}: expected a field's dotted name, e.g. en.headline or sources[0].url")
+        steps += [match[1], *(int(index) for index in re.findall(r"[0-9]+", match[2]))]
+    target: Any = out
+    for done, (step, following) in enumerate(zip(steps, steps[1:]), 1):
+        child = _item(target, step, steps[:done - 1], path) if isinstance(step, int) else target.get(step)
+        if isinstance(following, int) and not isinstance(child, list):
+            raise ValueError(f"{_dotted(steps[:done])} is no list here: {path!r} names an item of it")
+        if not isinstance(child, (dict, list)):
             child = {}
-            target[part] = child
+            target[step] = child
         target = child
-    if value is None:
-        target.pop(parts[-1], None)
+    last = steps[-1]
+    if isinstance(last, int):
+        _item(target, last, steps[:-1], path)
+        if value is None:
+            del target[last]
+        else:
+            target[last] = value
+    elif value is None:
+        target.pop(last, None)
     else:
-        target[parts[-1]] = value
+        target[last] = value
     return out
+
+
+def _item(items: list[Any], index: int, where: list[str | int], path: str) -> Any:
+    """Item `index` of the list at `where`; ValueError saying how many there are when there is none."""
+    if index >= len(items):
+        raise ValueError(f"{_dotted(where)} has {len(items)} item{'s' if len(items) != 1 else ''} (counted from "
+                         f"0): {path!r} names none of them")
+    return items[index]
+
+
+def _dotted(steps: list[str | int]) -> str:
+    return "".join(f"[{step}]" if isinstance(step, int) else (f".{step}" if i else step)
+                   for i, step in enumerate(steps))
 
 
 def _copy(value: Any) -> Any:

@@ -212,6 +212,22 @@ def test_an_edit_that_changes_nothing_says_so_and_a_kind_change_is_one_error(sam
     assert refused == "entry:trainium: an edit cannot change a record's kind or key\n1 error; nothing was changed\n"
 
 
+@pytest.mark.sqlite_only("what edit makes of a path is the same on either database")
+def test_edit_sets_and_removes_an_item_of_a_list_by_its_index(sample_cli):
+    """`sources[0].url=…` was taken for a field named "sources[0]" (unknown for an entry)."""
+    sample_cli("edit", "entry:trainium", "--set", "sources[0].url=https://example.org/datasheet")
+    record = yaml.safe_load(sample_cli("edit", "entry:trainium").stdout)
+    assert record["sources"][0]["url"] == "https://example.org/datasheet"
+    aliases = record["en"]["aliases"]
+    sample_cli("edit", "entry:trainium", "--set", "en.aliases[0]=")
+    assert yaml.safe_load(sample_cli("edit", "entry:trainium").stdout)["en"]["aliases"] == aliases[1:]
+    count = len(record["sources"])
+    refused = sample_cli("edit", "entry:trainium", "--set", "sources[9].url=https://example.org/", expect=2).stderr
+    assert f"sources has {count} items (counted from 0): 'sources[9].url' names none of them" in refused
+    refused = sample_cli("edit", "entry:trainium", "--set", "level[0]=basic", expect=2).stderr
+    assert "level is no list here: 'level[0]' names an item of it" in refused
+
+
 def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
     sample_cli("edit", "i13-anthropic-rainier-expansion", "--set", "en.headline=Chips: the week",
                "--set", "tags=[a, b]", "--set", "position=2", "--correction")

@@ -61,7 +61,8 @@ def _open(app: App, session: Any, key: str, kind: str | None) -> editing.Loaded:
 @click.argument("key")
 @click.option("--kind", type=KIND, help="The record's kind, when the key alone is ambiguous.")
 @click.option("--set", "assignments", multiple=True, metavar="FIELD=VALUE",
-              help="Set a field (dotted for texts: en.headline=…); repeatable. Without it, print the record.")
+              help="Set a field (dotted for texts: en.headline=…; an item of a list: sources[0].url=…; FIELD= removes "
+                   "it); repeatable. Without it, print the record.")
 @click.option("--expect-version", type=int, help="The version you started from; refuse to save if it moved on.")
 @editor_options
 @pass_app
@@ -84,7 +85,10 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
             loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
         record = loaded.record
         for assignment in assignments:
-            record = editing.assign(record, *_parse_assignment(assignment))
+            try:
+                record = editing.assign(record, *_parse_assignment(assignment))
+            except ValueError as error:
+                raise click.BadParameter(str(error), param_hint="--set") from None
         if loaded.kind == "issue":
             _workflow_fields_unchanged(loaded, record)
         issues = _issues_of(loaded, record)
