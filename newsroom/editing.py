@@ -353,10 +353,9 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
     the content an error that stops every build."""
     location = f"{loaded.kind}:{loaded.key}"
     if loaded.kind not in RENAMED_KINDS:
+        kept = "an issue keeps its number" if loaded.kind == "issue" else f"a {loaded.kind} keeps its slug"
         raise ContentError([_diagnostic(loaded, (
-            f"only an entry, a reference page or a site page can be renamed; {'an' if loaded.kind == 'issue' else 'a'} "
-            f"{loaded.kind} keeps its "
-            f"{'number' if loaded.kind == 'issue' else 'slug'}"))])
+            f"only an entry, a reference page or a site page can be renamed; {kept}"))])
     current = load(session, loaded.kind, loaded.key, settings.languages)
     if current.version != loaded.version:
         raise _conflict(session, loaded, current, settings.languages)
