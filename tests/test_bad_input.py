@@ -131,11 +131,11 @@ CASES = {
     ),
     "unknown section": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("section: code", "section: sport")},
-        "stories/b.yaml: section: unknown section 'sport'; known: code",
+        "stories/b.yaml:4: section: unknown section 'sport'; known: code",
     ),
     "unknown issue": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("issue: 1", "issue: 9")},
-        "stories/b.yaml: issue: unknown issue number 9; known: 1",
+        "stories/b.yaml:3: issue: unknown issue number 9; known: 1",
     ),
     "time without offset": (
         {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("+01:00", "")},

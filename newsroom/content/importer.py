@@ -16,7 +16,7 @@ from glossary.records import apply_entry, entry_to_record
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.manifest import Base
-from newsroom.content.reader import FileRecord, LoadedRecord, record_hash, stored_location
+from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, stored_location
 from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
@@ -442,7 +442,8 @@ def _check_references(session: Session, loaded: Sequence[LoadedRecord | FileReco
     def need(item: LoadedRecord | FileRecord, field: str, value: Any, known: set[Any], what: str) -> None:
         if value not in known:
             listed = ", ".join(sorted(map(str, known))) or "none defined"
-            problems.append(Diagnostic(item.location, None, field, f"unknown {what} {value!r}; known: {listed}"))
+            problems.append(Diagnostic(stored_location(item.kind, item.key), None, field,
+                                       f"unknown {what} {value!r}; known: {listed}"))
 
     for item in loaded:
         record = item.references
@@ -462,4 +463,4 @@ def _check_references(session: Session, loaded: Sequence[LoadedRecord | FileReco
                         need(item, f"{lang}.affected[{i}].section", line["section"], vocabulary["section"],
                              "section")
     if problems:
-        raise ContentError(problems)
+        raise ContentError(in_files(problems, loaded))  # each in its file, at its field's line
