@@ -197,7 +197,7 @@ def load(folder: Path | None = None) -> Settings:
         return Settings()
     raw = path.read_bytes()
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8").removeprefix("\ufeff")  # a byte order mark, as some editors save UTF-8
     except UnicodeDecodeError as error:
         line = raw.count(b"\n", 0, error.start) + 1
         raise ContentError([Diagnostic(str(path), line, "", f"not UTF-8 text (byte 0x{raw[error.start]:02x}): "

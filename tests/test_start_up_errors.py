@@ -207,6 +207,14 @@ def test_a_settings_file_that_is_not_utf8_is_named_with_its_line(sample_cli, con
 
 
 @pytest.mark.sqlite_only
+def test_a_settings_file_saved_with_a_byte_order_mark_is_read(sample_cli):
+    """Some editors save UTF-8 with a byte order mark first; TOML called that malformed."""
+    (sample_cli.cwd / "newsroom.toml").write_bytes("\ufefffeed_limit = 3\n".encode())
+    sample_cli("build", "--out", "site")
+    assert (sample_cli.cwd / "site/en/feeds/issues.atom").read_text(encoding="utf-8").count("<entry>") == 3
+
+
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("command", [["serve", "--port", "99999"], ["serve", "--port", "-1"],
                                      ["unsubscribe-server", "--port", "70000"]])
 def test_a_port_out_of_range_is_an_invalid_value(sample_cli, command):
