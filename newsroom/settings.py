@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import email.policy
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from newsroom.diagnostics import ContentError, Diagnostic
 SETTINGS_FILE = "newsroom.toml"
 #: The unsubscribe secret every copy of the engine starts with: public, so never one to send mail with.
 DEFAULT_SECRET = "change-me"
+#: Where the unsubscribe secret may come from instead of newsroom.toml.
+SECRET_ENV = "NEWSROOM_UNSUBSCRIBE_SECRET"
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,9 @@ class Settings:
     list_id: str = "weekly.example.org"
     unsubscribe_mailto: str = "unsubscribe@example.org"
     #: Secret for subscribers' unsubscribe tokens (HMAC); `newsroom send` refuses this default.
-    unsubscribe_secret: str = DEFAULT_SECRET
+    #: $NEWSROOM_UNSUBSCRIBE_SECRET gives it instead (a secret kept out of a file under version control). No
+    #: page shows it: it is out of the settings' repr, which the build's fingerprint and messages take.
+    unsubscribe_secret: str = field(default=DEFAULT_SECRET, repr=False)
     #: Public URL of `newsroom unsubscribe-server`; empty means `{base_url}unsubscribe`.
     unsubscribe_url: str = ""
     #: Date part of the tag: URIs (RFC 4151) that identify feeds and entries; never change it once public.
@@ -191,7 +196,14 @@ _DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Setti
 
 
 def load(folder: Path | None = None) -> Settings:
-    """Settings from `newsroom.toml` in `folder` (the current folder by default), if present."""
+    """Settings from `newsroom.toml` in `folder` (the current folder by default), if present; the unsubscribe
+    secret from $NEWSROOM_UNSUBSCRIBE_SECRET when that is set."""
+    settings = _load(folder)
+    secret = os.environ.get(SECRET_ENV)
+    return dataclasses.replace(settings, unsubscribe_secret=secret) if secret else settings
+
+
+def _load(folder: Path | None) -> Settings:
     path = (folder or Path.cwd()) / SETTINGS_FILE
     if not path.exists():
         return Settings()

@@ -188,6 +188,25 @@ def test_mail_never_goes_out_with_the_default_secret_or_an_unsubscribe_address_t
 
 
 @pytest.mark.sqlite_only
+def test_the_unsubscribe_secret_may_come_from_the_environment(sample_cli, smtp, subscribers, monkeypatch):
+    """A secret is better kept out of a newsroom.toml under version control: $NEWSROOM_UNSUBSCRIBE_SECRET gives
+    it, and the links it signs are the ones the settings file's secret would sign."""
+    from newsroom.mail.tokens import make_token
+
+    mailbox, server = smtp
+    secret = "7f" * 32
+    (sample_cli.cwd / "newsroom.toml").write_text(f'base_url = "{BASE}"\n', encoding="utf-8")
+    assert "unsubscribe_secret" in sample_cli("send", "13", "--to", str(subscribers), "--dry-run", expect=1).stderr
+    monkeypatch.setenv("NEWSROOM_UNSUBSCRIBE_SECRET", secret)
+    sample_cli("send", "13", "--lang", "en", "--to", str(subscribers), "--smtp", server, expect=1)
+    recipient, message = mailbox.messages[0]
+    assert f"?t={make_token(secret, recipient)}>" in str(message["List-Unsubscribe"])
+    from newsroom.settings import Settings
+
+    assert secret not in repr(Settings(unsubscribe_secret=secret))  # nor in a build's fingerprint, nor a message
+
+
+@pytest.mark.sqlite_only
 def test_a_sent_message_is_dated_when_it_is_sent_the_archive_s_when_the_issue_went_out(sample_cli, smtp,
                                                                                        subscribers, monkeypatch):
     mailbox, server = smtp

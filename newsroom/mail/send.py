@@ -140,8 +140,8 @@ def sending_problems(settings: Settings) -> list[Diagnostic]:
         problems.append(Diagnostic(where, None, "unsubscribe_secret", (
             f"the unsubscribe secret {what}, and with it anyone could make a subscriber's unsubscribe link: set it to "
             f"{MIN_SECRET_LENGTH} or more random characters, e.g. the output of "
-            "`python -c \"import secrets; print(secrets.token_hex(32))\"`, before sending (and keep it: links "
-            "already sent stop working when it changes)")))
+            "`python -c \"import secrets; print(secrets.token_hex(32))\"`, here or in $NEWSROOM_UNSUBSCRIBE_SECRET, "
+            "before sending (and keep it: links already sent stop working when it changes)")))
     endpoint = settings.unsubscribe_endpoint
     if urlsplit(endpoint).scheme != "https":
         field_name = "unsubscribe_url" if settings.unsubscribe_url else "base_url"
