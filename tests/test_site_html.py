@@ -7,6 +7,8 @@ import re
 import pytest
 from sitebuild import BASE, build_sample, html_pages, page_url, parse, text_of
 
+from newsroom import SAMPLE_DIR
+
 HEADING = re.compile(r"h([1-6])")
 OG_LOCALE = {"hu": "hu_HU", "en": "en_GB"}
 
@@ -35,6 +37,21 @@ def test_every_page_has_language_title_description_and_one_h1_with_headings_in_o
         assert levels.count(1) == 1 and levels[0] == 1, f"{url}: headings {levels}"
         for before, after in zip(levels, levels[1:]):
             assert after <= before + 1, f"{url}: heading level jumps from h{before} to h{after}"
+
+
+def test_a_text_s_own_first_level_heading_is_no_second_h1(tmp_path):
+    """A story body's `# Heading` (or a raw `<h1>`) made a second <h1> on its issue page, the home page and
+    the feeds: the page's title is its one h1, the text's headings come under it."""
+    story = (SAMPLE_DIR / "stories" / "i13-aws-trainium3-capacity.yaml").read_text(encoding="utf-8")
+    story = story.replace("\n  body: |\n", "\n  body: |\n    # A heading of its own\n\n    <h1>Pasted</h1>\n\n", 1)
+    assert "# A heading of its own" in story
+    site = build_sample(tmp_path, {"stories/i13-aws-trainium3-capacity.yaml": story})
+    for path in (site / "hu/issues/13/index.html", site / "hu/index.html"):
+        headings = [(element.tag, text_of(element)) for element in parse(path).iter() if isinstance(element.tag, str)
+                    and HEADING.fullmatch(element.tag)]
+        assert [tag for tag, _ in headings].count("h1") == 1, headings
+        assert ("h2", "A heading of its own") in headings, headings
+        assert "Pasted" in text_of(parse(path).find(".//main")), path
 
 
 def test_every_page_has_landmarks_alt_texts_and_the_hashed_stylesheet(site):

@@ -34,6 +34,7 @@ from typing import Any, NamedTuple, Protocol
 import nh3
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markupsafe import Markup
@@ -45,7 +46,7 @@ OUTSIDE_REL = "noopener noreferrer"
 
 #: The prose and table set, plus sup, details/summary, abbr and span (with lang).
 ALLOWED_TAGS = frozenset("""a abbr b blockquote br caption cite code dd del details dfn dl dt em
-    figcaption figure h1 h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span strong
+    figcaption figure h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span strong
     sub summary sup table tbody td tfoot th thead tr ul var wbr""".split())
 #: Dropped together with their content: code, styling, embedded documents and forms.
 DROPPED_WITH_CONTENT = frozenset("""applet embed frame frameset iframe math noembed noframes noscript
@@ -233,7 +234,16 @@ def _new_parser(max_nesting: int) -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.inline.ruler.after("link", "citation", _citation_rule)
     md.add_render_rule("citation", _render_citation)
+    md.core.ruler.push("headings_below_the_title", _headings_below_the_title)
     return md
+
+
+def _headings_below_the_title(state: StateCore) -> None:
+    """A text's `# Heading` is an <h2>: every page has its own <h1> (its title), and a second one would
+    break the page's outline (screen readers navigate by it). Raw HTML's <h1> the cleaner drops."""
+    for token in state.tokens:
+        if token.tag == "h1" and token.type in ("heading_open", "heading_close"):
+            token.tag = "h2"
 
 
 @lru_cache(maxsize=4)
