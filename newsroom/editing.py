@@ -39,6 +39,7 @@ from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_h
 from newsroom.content.records import apply_page
 from newsroom.content.renaming import LINK_KINDS, UnrewrittenLink, rewrite_references
 from newsroom.content.schema import Validator
+from newsroom.content.yamlio import dotted
 from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import DELETED, RENAMED, Revision, last_versions, revision_kinds
@@ -483,7 +484,7 @@ def assign(record: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     for done, (step, following) in enumerate(zip(steps, steps[1:]), 1):
         child = _item(target, step, steps[:done - 1], path) if isinstance(step, int) else target.get(step)
         if isinstance(following, int) and not isinstance(child, list):
-            raise ValueError(f"{_dotted(steps[:done])} is no list here: {path!r} names an item of it")
+            raise ValueError(f"{dotted(tuple(steps[:done]))} is no list here: {path!r} names an item of it")
         if not isinstance(child, (dict, list)):
             child = {}
             target[step] = child
@@ -505,14 +506,10 @@ def assign(record: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
 def _item(items: list[Any], index: int, where: list[str | int], path: str) -> Any:
     """Item `index` of the list at `where`; ValueError saying how many there are when there is none."""
     if index >= len(items):
-        raise ValueError(f"{_dotted(where)} has {len(items)} item{'s' if len(items) != 1 else ''} (counted from "
+        raise ValueError(f"{dotted(tuple(where))} has {len(items)} item{'s' if len(items) != 1 else ''} (counted from "
                          f"0): {path!r} names none of them")
     return items[index]
 
-
-def _dotted(steps: list[str | int]) -> str:
-    return "".join(f"[{step}]" if isinstance(step, int) else (f".{step}" if i else step)
-                   for i, step in enumerate(steps))
 
 
 def _copy(value: Any) -> Any:

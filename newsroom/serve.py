@@ -30,7 +30,7 @@ from issues.schedule import publish_due, recorded
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
 from newsroom.content import manifest
-from newsroom.content.reader import hidden, read_files
+from newsroom.content.reader import SUFFIXES, hidden, read_files
 from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
@@ -40,7 +40,6 @@ from newsroom.render.static import static_folder
 from newsroom.settings import Settings
 
 BUILD_ID_PATH = "/__build_id"
-CONTENT_SUFFIXES = (".yaml", ".yml")
 #: How often a database that is no file is asked whether anything changed (a SQLite file is watched).
 POLL_SECONDS = 2.0
 
@@ -147,7 +146,7 @@ class Preview:
     def import_files(self, paths: Iterable[Path]) -> bool:
         """Import changed content files; False (and the problems printed) when any is bad."""
         # A file may come twice: changed twice in one round (added, then modified), or again after a retry.
-        paths = [p for p in paths if p.suffix in CONTENT_SUFFIXES and not self._hidden(p)]
+        paths = [p for p in paths if p.suffix in SUFFIXES and not self._hidden(p)]
         files = sorted({p for p in paths if p.is_file()})
         self._removed(sorted({p for p in paths if not p.exists()}))
         if not files:

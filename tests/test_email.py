@@ -25,7 +25,11 @@ hu: {title: Csak magyarul}
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory: pytest.TempPathFactory) -> Cli:
     """One sample database for the read-only tests (rendering does not depend on the backend)."""
-    folder = tmp_path_factory.mktemp("email")
+    return _sample_in(tmp_path_factory.mktemp("email"))
+
+
+def _sample_in(folder: Path) -> Cli:
+    """The CLI on a new SQLite database in `folder` holding the sample publication."""
     cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
     cli("init", "--sample")
     return cli
@@ -264,8 +268,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from newsroom import SAMPLE_DIR
 
     folder = tmp_path_factory.mktemp("edited")
-    cli = Cli(f"sqlite:///{folder / 'sample.db'}", folder)
-    cli("init", "--sample")
+    cli = _sample_in(folder)
     story = yaml.safe_load((SAMPLE_DIR / "stories" / f"{STORY_KEY}.yaml").read_text(encoding="utf-8"))
     story["en"].update(headline=LONG_HEADLINE, summary=SUMMARY_EN)
     story["hu"].update(headline=f"Mennyi áramot fogyaszt egy MI-válasz? {LONG_WORD}", summary=SUMMARY_HU)
