@@ -186,6 +186,9 @@ class Preview:
             exported = {}  # a damaged manifest: the import said so
         for path in paths:
             base = exported.get(path)
+            if base is not None and base.kind == "site":
+                self.say(f"{path}: removed; the site's settings stay in the database as they are")
+                continue
             how = (f"`newsroom delete {base.kind}:{base.key}`, or `newsroom import FOLDER --prune`" if base is not None
                    else "`newsroom delete KEY`")
             self.say(f"{path}: removed; its record stays in the database and in the preview ({how} deletes it)")

@@ -179,6 +179,31 @@ def test_an_untouched_stale_file_keeps_the_newer_database_version(sample_cli, tm
     assert "level: intermediate" in sample_cli("edit", "entry:gpu").stdout
 
 
+@pytest.mark.sqlite_only("comparing the site file's hashes is the same on either database")
+def test_the_site_file_of_an_export_does_not_revert_a_colleague_s_change_to_it(sample_cli, tmp_path):
+    """The site file has no versions, and an export's was imported over whatever the database held since: a
+    colleague's new tagline went back without a word. Its hash in the manifest is the common ancestor."""
+    out, theirs = tmp_path / "export", tmp_path / "theirs"
+    sample_cli("export", str(out))
+    sample_cli("export", str(theirs))
+    _edit_file(theirs / "site.yaml", "tagline: News of the AI era, curated weekly", "tagline: Weekly, by hand")
+    sample_cli("import", str(theirs / "site.yaml"))  # a colleague, after the export
+    _edit_file(out / "entries" / "gpu.yaml", "level: basic", "level: intermediate")
+    assert sample_cli("import", str(out)).stdout.startswith("0 created, 1 updated, ")
+    sample_cli("export", str(tmp_path / "now"))
+    assert "tagline: Weekly, by hand" in (tmp_path / "now" / "site.yaml").read_text(encoding="utf-8")
+
+    _edit_file(out / "site.yaml", "name: News of the AI era", "name: AI era news")  # and an editor, offline
+    refused = sample_cli("import", str(out), expect=1).stderr
+    assert refused == (
+        f"{out / 'site.yaml'}: the site file changed in the database since this file was exported, and the file "
+        "was edited too, so importing it would overwrite that change. Export again and reapply your edit "
+        "(`--force` stores this file as it is)\n1 error; nothing was changed\n")
+    sample_cli("import", "--force", str(out / "site.yaml"))
+    sample_cli("export", str(tmp_path / "now"))
+    assert "name: AI era news" in (tmp_path / "now" / "site.yaml").read_text(encoding="utf-8")
+
+
 @pytest.mark.sqlite_only("reading the manifest is the same on either database")
 @pytest.mark.parametrize("damage, says", [
     ("<<<<<<< HEAD\n", ":1: damaged export manifest: it is not JSON (Expecting value, column 1)"),

@@ -209,7 +209,7 @@ def test_a_changed_static_file_is_served_again(tmp_path):
 
 def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
     """The preview imports what changes and deletes nothing: a removed file's story stays, and it says so,
-    naming the record of an exported file and how to delete it."""
+    naming the record of an exported file and how to delete it (the site file's settings are no record to delete)."""
     from sitebuild import run
 
     work, content = tmp_path / "work", tmp_path / "content"
@@ -224,7 +224,10 @@ def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
         story = content / "stories" / "i13-aws-trainium3-capacity.yaml"
         story.unlink()
         (loose / "gpu.yaml").unlink()
+        (content / "site.yaml").unlink()
         _wait_for(lambda: sum("removed; its record stays" in m for m in said) == 2, "the removals said", said)
+        _wait_for(lambda: f"{(content / 'site.yaml').resolve()}: removed; the site's settings stay in the database as "
+                          "they are" in said, "the site file's removal said", said)
         assert (f"{story.resolve()}: removed; its record stays in the database and in the preview (`newsroom delete "
                 "story:i13-aws-trainium3-capacity`, or `newsroom import FOLDER --prune` deletes it)") in said
         assert (f"{(loose / 'gpu.yaml').resolve()}: removed; its record stays in the database and in the preview "

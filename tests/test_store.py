@@ -107,17 +107,23 @@ def test_sample_loads_with_counts(cli):
 
 def test_init_sample_again_keeps_what_editors_changed_or_deleted(sample_cli):
     """The README's first command run again over the sample an editor has tried: every record the editor
-    changed (a published issue's story corrected, an entry edited) or deleted stays so; it reverted them
+    changed (a published issue's story corrected, an entry edited, the site file's tagline) or deleted stays so; it reverted them
     without a word (and was refused over a correction). The rest is the sample's."""
     sample_cli("story", "edit", "i13-vllm-trainium-backend", "--headline-en", "vLLM runs on Trainium",
                "--correction")
     sample_cli("edit", "entry:gpu", "--set", "en.headword=GPU (edited)")
     sample_cli("delete", "story:i13-aws-trainium3-capacity", "--correction", "--reason", "a duplicate")
+    site = sample_cli.cwd / "site.yaml"
+    site.write_text((SAMPLE_DIR / "site.yaml").read_text(encoding="utf-8").replace(
+        "tagline: News of the AI era, curated weekly", "tagline: Weekly, by hand"), encoding="utf-8")
+    sample_cli("import", str(site))
     said = sample_cli("init", "--sample").stdout.splitlines()[-1]
-    assert said == ("sample publication: 0 created, 0 updated, 56 unchanged, 2 kept (newer in the database), "
+    assert said == ("sample publication: 0 created, 0 updated, 55 unchanged, 3 kept (newer in the database), "
                     "1 left out (deleted in the database since the export)")
     assert "vLLM runs on Trainium" in sample_cli("edit", "story:i13-vllm-trainium-backend").stdout
     assert "GPU (edited)" in sample_cli("edit", "entry:gpu").stdout
+    sample_cli("export", str(sample_cli.cwd / "now"))
+    assert "tagline: Weekly, by hand" in (sample_cli.cwd / "now" / "site.yaml").read_text(encoding="utf-8")
     assert "no story 'i13-aws-trainium3-capacity'" in sample_cli("edit", "story:i13-aws-trainium3-capacity",
                                                                   expect=1).stderr
 

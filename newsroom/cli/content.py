@@ -52,7 +52,7 @@ def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason:
         # Each file as the version the sample makes (1) exported it: a record an editor changed or deleted
         # since is newer in the database, and stays ("kept"); one the sample made, at version 1, follows it.
         bases = {(item.kind, item.key): (manifest.Base(item.kind, item.key, 1, item.content_hash), item.location)
-                 for item in loaded if item.kind != "site"}
+                 for item in loaded}
     present = {history_key(item.kind, item.key) for item in loaded}  # a file moved, not removed
     removed = [(path, base) for path, base in manifest.missing(paths)
                if base.kind != "site" and history_key(base.kind, base.key) not in present]

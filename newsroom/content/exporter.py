@@ -75,9 +75,10 @@ def export_all(session: Session, out: Path, languages: tuple[str, ...]) -> Expor
         text = dump(valid)
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
-        if version is not None:
-            bases[relative] = manifest.Base(valid["kind"], record_key(valid["kind"], valid), version,
-                                            record_hash(valid))
+        # The site file has no versions: its base is its hash alone (version 0), which is all the import's
+        # three-way comparison of it needs.
+        bases[relative] = manifest.Base(valid["kind"], record_key(valid["kind"], valid), version or 0,
+                                        record_hash(valid))
         result.files += 1
     out.mkdir(parents=True, exist_ok=True)
     renamed: dict[str, dict[str, str]] = {}  # per kind, {former slug: slug}, asked once a kept file needs it

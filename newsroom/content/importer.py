@@ -240,8 +240,17 @@ def _upsert(
         record, digest = _published_when_due(record, digest, now)
     if item.kind == "site":
         current = site_to_record(session)
-        if current is not None and record_hash(canonical(current, languages, item.location)) == digest:
+        stored = None if current is None else record_hash(canonical(current, languages, item.location))
+        if stored == digest:
             return "unchanged"
+        if base is not None and stored is not None and stored != base.content_hash:
+            # No versions here: the hashes alone say who changed the site file since it was exported.
+            if digest == base.content_hash:
+                return "kept"
+            return Diagnostic(item.location, None, "", (
+                "the site file changed in the database since this file was exported, and the file was edited "
+                "too, so importing it would overwrite that change. Export again and reapply your edit "
+                "(`--force` stores this file as it is)"))
         apply_site(session, record, languages)
         return "created" if current is None else "updated"
     model, to_record = MODELS[item.kind]
