@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from newsroom.build.model import Content
+from newsroom.content.reader import stored_location
 from newsroom.diagnostics import Diagnostic
 
 #: Display groups of an entry page, in page order.
@@ -48,6 +49,7 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
     """Missing targets, self-relations, notes missing a language, broader/narrower cycles."""
     problems: list[Diagnostic] = []
     parents: dict[str, set[str]] = {slug: set() for slug in content.entries}
+    stated: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (child, parent) → [(entry, field) saying so]
     for slug, entry in content.entries.items():
         relations = entry.data.get("relations") or {}
         for group in GROUPS:
@@ -62,20 +64,24 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
                                                "warning"))
                 elif group == "broader":
                     parents[slug].add(target)
+                    stated.setdefault((slug, target), []).append((slug, field))
                 elif group == "narrower":
                     parents[target].add(slug)
+                    stated.setdefault((target, slug), []).append((slug, field))
                 if group == "similar":
                     note = item.get("note") or {}
                     for lang in languages:
                         if not note.get(lang):
                             problems.append(Diagnostic(entry.location, None, f"{field}.note.{lang}",
                                                        "a confusable needs a note saying how it differs"))
-    problems.extend(_cycles(content, parents))
+    problems.extend(_cycles(content, parents, stated))
     return problems
 
 
-def _cycles(content: Content, parents: dict[str, set[str]]) -> list[Diagnostic]:
-    """One diagnostic per broader/narrower cycle, named by its members in order.
+def _cycles(content: Content, parents: dict[str, set[str]],
+            stated: Mapping[tuple[str, str], list[tuple[str, str]]]) -> list[Diagnostic]:
+    """One diagnostic per broader/narrower cycle, named by its members in order, at a relation that makes
+    it: one in a file being read where there is one (the file an import brings the cycle in), else the first.
 
     Iterative depth-first search with an explicit stack: a broader chain of
     thousands of entries must not hit Python's recursion limit.
@@ -98,10 +104,21 @@ def _cycles(content: Content, parents: dict[str, set[str]]) -> list[Diagnostic]:
                 cycle = trail[trail.index(parent):] + [parent]
                 if frozenset(cycle) not in reported:
                     reported.add(frozenset(cycle))
-                    problems.append(Diagnostic(content.entries[cycle[0]].location, None, "relations.broader",
-                                               "broader/narrower cycle: " + " → ".join(cycle)))
+                    problems.append(_cycle_at(content, cycle, stated))
             elif parent not in state:
                 state[parent] = "open"
                 trail.append(parent)
                 stack.append(iter(sorted(parents[parent])))
     return problems
+
+
+def _cycle_at(content: Content, cycle: list[str],
+              stated: Mapping[tuple[str, str], list[tuple[str, str]]]) -> Diagnostic:
+    """The diagnostic of `cycle` (each member's broader concept next, the first again last), at the first
+    relation of it stated in a file, else at its first relation; the cycle named from that entry."""
+    making = [said for child, parent in zip(cycle, cycle[1:]) for said in stated[(child, parent)]]
+    slug, field = next(((slug, field) for slug, field in making
+                        if content.entries[slug].location != stored_location("entry", slug)), making[0])
+    start = cycle.index(slug)
+    members = cycle[start:-1] + cycle[:start + 1]
+    return Diagnostic(content.entries[slug].location, None, field, "broader/narrower cycle: " + " → ".join(members))

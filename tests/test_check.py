@@ -52,7 +52,7 @@ def _entry(slug="x-entry", relations="{}", hu_definition="Magyar.", en_definitio
     ({"e.yaml": _entry(relations="{related: [x-entry]}")},
      "entry:x-entry: relations.related[0]: an entry cannot be related to itself"),
     ({"a.yaml": _entry("a-entry", "{broader: [b-entry]}"), "b.yaml": _entry("b-entry", "{broader: [a-entry]}")},
-     "entry:a-entry: relations.broader: broader/narrower cycle: a-entry → b-entry → a-entry"),
+     "entry:a-entry: relations.broader[0]: broader/narrower cycle: a-entry → b-entry → a-entry"),
     ({"a.yaml": _entry("a-entry", "{similar: [{entry: trainium, note: {en: Different.}}]}")},
      "entry:a-entry: relations.similar[0].note.hu: a confusable needs a note saying how it differs"),
 ])

@@ -65,15 +65,17 @@ def test_self_relation_and_similar_without_both_notes_are_errors():
 
 
 @pytest.mark.parametrize("relations, expected", [
-    ({"a": {"broader": ["b"]}, "b": {"broader": ["a"]}}, "a → b → a"),
-    ({"a": {"broader": ["b"]}, "b": {"broader": ["c"]}, "c": {"broader": ["a"]}}, "a → b → c → a"),
+    ({"a": {"broader": ["b"]}, "b": {"broader": ["a"]}}, "entry:a: relations.broader[0]: … a → b → a"),
+    ({"a": {"broader": ["b"]}, "b": {"broader": ["c"]}, "c": {"broader": ["a"]}},
+     "entry:a: relations.broader[0]: … a → b → c → a"),
     # a narrower stated on the other side closes the loop too
-    ({"a": {"broader": ["b"]}, "b": {}, "c": {"narrower": ["b"], "broader": ["a"]}}, "a → b → c → a"),
-    ({"a": {"narrower": ["b"]}, "b": {"narrower": ["a"]}}, "a → b → a"),
+    ({"a": {"broader": ["b"]}, "b": {}, "c": {"narrower": ["b"], "broader": ["a"]}},
+     "entry:a: relations.broader[0]: … a → b → c → a"),
+    ({"a": {"narrower": ["b"]}, "b": {"narrower": ["a"]}}, "entry:b: relations.narrower[0]: … b → a → b"),
 ])
-def test_broader_narrower_cycles_are_reported_once(relations, expected):
+def test_broader_narrower_cycles_are_reported_once_at_a_relation_making_them(relations, expected):
     problems = [str(p) for p in graph_problems(_content(relations), LANGUAGES)]
-    assert problems == [f"entry:a: relations.broader: broader/narrower cycle: {expected}"]
+    assert problems == [expected.replace("…", "broader/narrower cycle:")]
 
 
 def test_a_diamond_is_not_a_cycle():
@@ -107,3 +109,16 @@ en: {headword: X, definition: English.}
     result = sample_cli("check", expect=0)
     assert ("entry:x-entry: relations.broader[0]: warning: no entry 'nowhere': shown as plain text until it is "
             "written") in result.stderr.splitlines()
+
+
+@pytest.mark.sqlite_only("where the cycle is named is the same on either database")
+def test_an_import_closing_a_cycle_names_the_file_and_line_that_close_it(sample_cli, tmp_path):
+    """It named the other member, stored (`entry:ai-chip: relations.broader`), not the file being imported."""
+    path = tmp_path / "google-tpu.yaml"
+    path.write_text(sample_cli("edit", "entry:google-tpu").stdout.replace(
+        "relations:\n", "relations:\n  narrower:\n  - ai-chip\n", 1), encoding="utf-8")
+    refused = sample_cli("import", str(path), expect=1).stderr.splitlines()
+    line = path.read_text(encoding="utf-8").splitlines().index("  - ai-chip") + 1
+    assert refused[0] == (f"{path}:{line}: relations.narrower[0]: broader/narrower cycle: google-tpu → ai-chip → "
+                          "google-tpu")
+    assert refused[-1] == "1 error; nothing was changed"
