@@ -16,8 +16,10 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
+from newsroom import SAMPLE_DIR
 from newsroom.cli import main
 from newsroom.db.migrate import SCHEMA_REVISION
+from sitebuild import DRAFT_ISSUE
 from tests.conftest import Cli, _admin_execute
 
 URL_EXAMPLES = ("sqlite:///newsroom.db", "postgresql+psycopg://user@host/db")
@@ -125,6 +127,34 @@ def test_a_database_that_cannot_be_written_is_named_and_left_as_it_was(read_only
         assert "[SQL:" not in result.stderr
     assert stored(read_only.db_url) == before
     assert "level: basic" in read_only("edit", "entry:gpu").stdout
+
+
+@pytest.fixture
+def due(sample_cli: Cli, write_files, monkeypatch) -> Cli:
+    """The sample with issue 14 scheduled for 2026-11-16 7:00, the clock past it: the next command that may
+    write records it as published."""
+    scheduled = DRAFT_ISSUE.replace("status: draft", "status: scheduled\npublished_at: 2026-11-16T07:00:00+01:00")
+    story = (SAMPLE_DIR / "stories" / "i13-vllm-trainium-backend.yaml").read_text(encoding="utf-8")
+    story = story.replace("slug: i13-vllm-trainium-backend", "slug: i14-story").replace("issue: 13", "issue: 14")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:00:00+01:00")
+    sample_cli("import", str(write_files({"issues/0014.yaml": scheduled, "stories/s.yaml": story})))
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:01:00+01:00")
+    return sample_cli
+
+
+def test_a_read_only_database_is_read_with_an_issue_come_due_and_a_build_writes_nothing(due, read_only, tmp_path):
+    """Every command began by recording the issues come due, and a reading one failed on a database it may
+    only read; a build wrote the site, then failed storing what it wrote (a site the next build did not
+    know). Reading commands read (the issue public all the same); a build says so before it writes."""
+    before = stored(read_only.db_url)
+    assert "\n  14  " in "\n" + read_only("issue", "list").stdout
+    read_only("check")
+    read_only("export", str(tmp_path / "exported"))
+    site = tmp_path / "site"
+    refused = read_only("build", "--out", str(site), expect=1).stderr
+    assert "cannot be written" in refused and "nothing was stored" in refused, refused
+    assert not site.exists()
+    assert stored(read_only.db_url) == before
 
 
 @pytest.mark.sqlite_only

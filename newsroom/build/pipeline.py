@@ -287,6 +287,7 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         # Something changed: the rest of the build, and what only it needs (templates, Markdown, feeds, the
         # search index), imported now — a build with nothing to do never loads them (a third of its command).
         from newsroom.build import making
+        state.refuse_read_only(engine)  # before a file is written: its state is stored after them
         loaded = making.load(session, out, full, by_hand)
     return making.make(engine, settings, out, today, drafts, email_out, now, preview, progress, keep, templates,
                        public, snapshot, loaded)

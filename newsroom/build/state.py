@@ -27,9 +27,11 @@ from typing import Any
 import lz4.frame
 from sqlalchemy import (JSON, BigInteger, Engine, LargeBinary, String, UniqueConstraint, bindparam, delete, func,
                         insert, or_, select, update)
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from newsroom.db.base import Base, IntPK
+from newsroom.db.session import busy
 
 MARSHAL_TAG = f"marshal:{marshal.version}:{sys.version_info[0]}.{sys.version_info[1]}".encode()
 #: Tables whose rows never reach an output (the build state itself).
@@ -456,6 +458,29 @@ def load(session: Session, site: str) -> Previous | None:
     return Previous(run.snapshot, {path: StoredOutput(reads, path, digest, fingerprint, meta)
                                    for path, digest, fingerprint, meta, _ in rows}, Graph.decode(run.graph),
                     run.written_ns, {row.path: row.mtime_ns for row in rows}, reads=reads)
+
+
+def refuse_read_only(engine: Engine) -> None:
+    """Raise the database's own error (sqlalchemy's DBAPIError) when it may not be written: a build asks
+    before it writes a file, as it records what it wrote after them (a site written and then no state
+    stored would be one the next build does not know). An update of no row: nothing changes. Another
+    command writing meanwhile is no reason to wait here: the database is writable (the state is stored
+    after the files, waiting then)."""
+    with engine.connect() as connection:
+        raw = connection.connection.dbapi_connection if engine.dialect.name == "sqlite" else None
+        waited = raw.execute("PRAGMA busy_timeout").fetchone()[0] if raw is not None else None
+        if raw is not None:
+            raw.execute("PRAGMA busy_timeout=0")
+        try:
+            with connection.begin():
+                connection.execute(update(BuildRun).where(BuildRun.site == bindparam("none"))
+                                   .values(snapshot=BuildRun.snapshot), {"none": None})
+        except OperationalError as error:
+            if not busy(error):
+                raise
+        finally:
+            if raw is not None:
+                raw.execute(f"PRAGMA busy_timeout={int(waited)}")
 
 
 def save(session: Session, site: str, snapshot_hash: str, changed: Mapping[str, Output],

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
-from newsroom.db.errors import BadDatabaseURL, UnusableDatabase, explain, shown
+from newsroom.db.errors import BadDatabaseURL, UnusableDatabase, cannot_write, explain, shown
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer
 from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
                                  writing)
@@ -98,15 +98,18 @@ class App:
         That is a transaction of its own, committed before the command reads: two commands doing it at
         once are no error (the second finds the issue published, or its change collides with the first's
         and is dropped), nor is a database another command is writing to (it is left to the next command;
-        one that changes the content does it in its own transaction, see `transaction`)."""
+        one that changes the content does it in its own transaction, see `transaction`), nor one that may
+        only be read (a command that reads it works; one that writes says it cannot)."""
         self.require_schema()
         try:
             with transaction(self.engine) as session:
                 published = self._publish_due(session)
         except (StaleDataError, IntegrityError):
             return
-        except OperationalError as error:
-            if not busy(error):
+        except DBAPIError as error:
+            # A database that may only be read (a PostgreSQL standby, say): what has come due is public all
+            # the same (issues.visibility); the next command that may write records it.
+            if not (isinstance(error, OperationalError) and busy(error)) and not cannot_write(error):
                 raise
             return
         self._said_published(published)

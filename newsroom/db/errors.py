@@ -66,6 +66,14 @@ def missing_driver(url: URL, error: ImportError) -> BadDatabaseURL:
                           f"sqlite:///newsroom.db or postgresql+psycopg://user@host/db")
 
 
+def cannot_write(error: DBAPIError) -> bool:
+    """Whether `error` says the database may be read but not written (a read-only file or connection, a
+    standby or read-only transaction of PostgreSQL)."""
+    code = getattr(error.orig, "sqlite_errorcode", None)
+    return (code is not None and code & 0xFF == SQLITE_READONLY) or \
+        getattr(error.orig, "sqlstate", None) == READ_ONLY_SQL_TRANSACTION
+
+
 def explain(error: DBAPIError, url: str) -> str | None:
     """What an editor should know of `error`, raised by the database `url`, when it says the database cannot
     be used as it is (a file that is no SQLite database, a database that cannot be written); None for any
@@ -78,7 +86,7 @@ def explain(error: DBAPIError, url: str) -> str | None:
     if primary == SQLITE_READONLY:
         return (f"the database {shown(url)} cannot be written ({error.orig}): nothing was stored in it; make "
                 f"the file writable, and the folder it is in (SQLite keeps its -wal and -shm files beside it)")
-    if getattr(error.orig, "sqlstate", None) == READ_ONLY_SQL_TRANSACTION:
+    if cannot_write(error):
         first_line = str(error.orig).splitlines()[0]
         return (f"the database {shown(url)} cannot be written ({first_line}): nothing was stored in it; "
                 f"connect to its primary server, with a role that may write to it")
