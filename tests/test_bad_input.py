@@ -390,6 +390,31 @@ def test_a_reference_page_may_have_a_slug_a_site_page_may_not(sample_cli, tmp_pa
     assert (site / "en" / "reference" / "search" / "index.html").is_file()
 
 
+@pytest.mark.sqlite_only("which record a slug names is the same on either database")
+def test_a_page_file_with_the_slug_of_a_page_of_the_other_kind_is_refused_not_swapped_in(sample_cli, tmp_path):
+    """Reference and site pages share their slugs: a site page written as `trainium` turned the Trainium
+    reference page, its sections and sources, into it without a word (its address gone, `page:trainium`
+    links now leading to the site page); a reference page `method` did the same to the Method page."""
+    content = tmp_path / "content"
+    sample_cli("export", str(content))
+    method = (content / "pages" / "method.yaml").read_text(encoding="utf-8")
+    before = _stored(sample_cli, tmp_path)
+    for kind, slug, other in (("page", "trainium", "reference"), ("reference", "method", "page")):
+        path = tmp_path / f"{slug}.yaml"
+        if kind == "page":
+            path.write_text(method.replace("slug: method", "slug: trainium", 1), encoding="utf-8")
+        else:
+            path.write_text((content / "reference" / "trainium.yaml").read_text(encoding="utf-8").replace(
+                "slug: trainium", "slug: method", 1), encoding="utf-8")
+        refused = sample_cli("import", str(path), expect=1).stderr.splitlines()
+        names = {"page": "site page", "reference": "reference page"}
+        assert refused[0] == (
+            f"{path}: slug: the {names[other]} {slug!r} has this slug (reference and site pages share their slugs), "
+            f"and an import does not turn one into the other: give this {names[kind]} a slug of its own, or delete "
+            f"that page first (`newsroom delete {other}:{slug}`)"), refused
+    assert _stored(sample_cli, tmp_path) == before
+
+
 #: (a line of newsroom.toml, the field named, what the message says)
 BAD_SETTINGS = [
     ('feed_limit = "20"', "feed_limit", "expected a whole number, e.g. 20, not '20'"),

@@ -48,7 +48,7 @@ def exported_files(
 @dataclass
 class Exported:
     """What an export did: the files it wrote (or found up to date), and the files of an earlier export
-    whose records are gone since (deleted, or a page turned into a reference page)."""
+    whose records are gone since (deleted, or renamed)."""
 
     files: int = 0
     removed: list[str] = field(default_factory=list)  # unchanged since that export: deleted with their record

@@ -179,6 +179,16 @@ def _conflict(
         f"Export again and reapply your edit (see `newsroom history {item.kind}:{item.key}`)"))
 
 
+def _other_kind(item: LoadedRecord | FileRecord, stored: str) -> Diagnostic:
+    """The refusal of a page file whose slug a page of the other kind has: it would have turned that page
+    into this one, its address gone and its links pointing elsewhere, without a word."""
+    names = {"reference": "reference page", "page": "site page"}
+    return Diagnostic(item.location, None, "slug", (
+        f"the {names[stored]} {item.key!r} has this slug (reference and site pages share their slugs), and an "
+        f"import does not turn one into the other: give this {names[item.kind]} a slug of its own, or delete "
+        f"that page first (`newsroom delete {stored}:{item.key}`)"))
+
+
 def _deletion(session: Session, item: LoadedRecord | FileRecord, base: Base) -> Revision | None:
     """The revision that deleted the record `item` names after it was exported as `base`, if one did."""
     kinds = revision_kinds(item.kind)
@@ -262,6 +272,8 @@ def _upsert(
         row = session.scalars(record_query(item.kind, item.key, exact_kind=False)).one_or_none()
         if row is not None and row.content_hash == digest:
             return "unchanged"
+        if row is not None and item.kind in ("reference", "page") and row.kind != item.kind:
+            return _other_kind(item, row.kind)
     early = _published_ahead(item, record, now)
     if early is not None:
         return early
@@ -416,7 +428,7 @@ def record_query(kind: str, key: str, exact_kind: bool = True) -> Any:
     """The select() of one record by stable key, with what its content record needs loaded eagerly.
 
     Reference and site pages share one table and one slug space: with `exact_kind` False a
-    page of either kind is found (an import may turn one into the other).
+    page of either kind is found (an import refuses a file of the other kind's slug).
     """
     if kind == "entry":
         return select(Entry).where(Entry.slug == key).options(selectinload(Entry.texts),
