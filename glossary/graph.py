@@ -26,12 +26,21 @@ class Link(NamedTuple):
 def relations_of(content: Content) -> dict[str, dict[str, list[Link]]]:
     """Every entry's related concepts by group, each relation seen from both of its ends."""
     graph: dict[str, dict[str, list[Link]]] = {slug: {g: [] for g in GROUPS} for slug in content.entries}
-    linked: set[tuple[str, str, str]] = set()  # (owner, group, target): each shown once, the first way stated
+    # (owner, group, target) → (its place in the list, whether the owner states it): each shown once, where
+    # first stated, with the owner's own note (how a confusable differs, said from its side) over the other's.
+    linked: dict[tuple[str, str, str], tuple[int, bool]] = {}
 
-    def add(owner: str, group: str, link: Link) -> None:
-        if link.slug != owner and (owner, group, link.slug) not in linked:
-            linked.add((owner, group, link.slug))
+    def add(owner: str, group: str, link: Link, own: bool) -> None:
+        key = (owner, group, link.slug)
+        if link.slug == owner:
+            return
+        if key not in linked:
+            linked[key] = (len(graph[owner][group]), own)
             graph[owner][group].append(link)
+        elif own and not linked[key][1]:
+            place = linked[key][0]
+            linked[key] = (place, True)
+            graph[owner][group][place] = link
 
     for slug, entry in content.entries.items():
         relations = entry.data.get("relations") or {}
@@ -39,9 +48,9 @@ def relations_of(content: Content) -> dict[str, dict[str, list[Link]]]:
             for item in relations.get(group) or []:
                 target = item["entry"] if group == "similar" else item
                 note = item.get("note") if group == "similar" else None
-                add(slug, group, Link(target, target in content.entries, note))
+                add(slug, group, Link(target, target in content.entries, note), True)
                 if target in content.entries:
-                    add(target, INVERSE[group], Link(slug, True, note))
+                    add(target, INVERSE[group], Link(slug, True, note), False)
     return graph
 
 

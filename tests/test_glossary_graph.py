@@ -47,6 +47,19 @@ def test_a_relation_stated_from_both_sides_is_shown_once():
     assert _slugs(graph, "a", "narrower") == ["b"] and _slugs(graph, "b", "broader") == ["a"]
 
 
+def test_a_confusable_stated_from_both_sides_shows_each_entry_s_own_note():
+    """Each side says how the other differs from it: the first stated (in slug order) took both pages, and
+    the other entry's own note was shown nowhere."""
+    content = _content({"gpu": {"similar": [{"entry": "trainium", "note": {"hu": "GPU-oldal.", "en": "GPU side."}}]},
+                        "trainium": {"related": ["x"], "similar": [
+                            {"entry": "gpu", "note": {"hu": "Trainium-oldal.", "en": "Trainium side."}}]},
+                        "x": {"similar": [{"entry": "trainium", "note": {"hu": "X.", "en": "X."}}]}})
+    graph = relations_of(content)
+    assert [(link.slug, link.note["en"]) for link in graph["trainium"]["similar"]] == [
+        ("gpu", "Trainium side."), ("x", "X.")]  # where first stated; its own note where it states one
+    assert [(link.slug, link.note["en"]) for link in graph["gpu"]["similar"]] == [("trainium", "GPU side.")]
+
+
 def test_a_missing_target_is_text_and_a_warning():
     content = _content({"a": {"related": ["nowhere"]}})
     link = relations_of(content)["a"]["related"][0]
