@@ -45,7 +45,7 @@ provenance:
 _LANGUAGE = """\
 {lang}:
   headword:
-  definition:                     # one sentence
+  definition:                     # one sentence (Markdown: a link, a citation [1])
   plain_terms: |                  # "In plain terms" (Markdown)
 
   analogy: |                      # the comparison that closes "In plain terms"

@@ -156,13 +156,13 @@ def _left_out(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic
             if gone:
                 yield Diagnostic(record.location, None, path, (
                     f"the site leaves out {', '.join(gone[:4])}{' and more' if len(gone) > 4 else ''}: "
-                    "write it in Markdown, or take it out"), "warning")
+                    "write it in Markdown (a `\\<` shows a `<` as it is), or take it out"), "warning")
 
 
 def _markdown_in(value: Any, spec: Field, path: str) -> Iterator[tuple[str, str]]:
     """(path, text) of each Markdown text in `value`, a record's language block or a part of it, by the
     content schema's `spec` (a title or a headline is text: its `<` is shown as it is)."""
-    if spec.type == "md" and isinstance(value, str):
+    if spec.type in ("md", "line_md") and isinstance(value, str):
         yield path, value
     elif spec.type == "map" and isinstance(value, Mapping):
         for name, item in value.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import html5lib
 import pytest
 
 from newsroom import SAMPLE_DIR
@@ -95,8 +96,24 @@ def test_raw_html_the_site_leaves_out_is_a_warning_naming_what(sample_cli, write
         "  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
     sample_cli("import", str(write_files({"e.yaml": entry})))
     said = ("entry:x-entry: en.history: warning: the site leaves out […](javascript:…), onerror= of <img>, "
-            "<script>, style= of <span> and more: write it in Markdown, or take it out")
+            "<script>, style= of <span> and more: write it in Markdown (a `\\<` shows a `<` as it is), or take it out")
     assert sample_cli("check").stderr.splitlines() == [said, "0 error(s), 1 warning(s)"]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_cli, write_files, tmp_path):
+    """A definition is one paragraph of Markdown (links, citations): `<context>` in it was dropped from its
+    page, the index, feeds and search without a word; `\\<context>` shows it."""
+    entry = _entry(en_definition="The model's <context> window, or \\\\<ctx>.")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.definition: warning: the site leaves out <context>: write it in Markdown (a `\\<` shows "
+        "a `<` as it is), or take it out", "0 error(s), 1 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    assert page.find(".//p[@class='definition']").text == "The model's  window, or <ctx>."
 
 
 def test_a_site_without_the_method_page_its_navigation_links_is_named_and_not_built(cli, tmp_path):

@@ -29,7 +29,7 @@ LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$")
 class Field:
     """The expected shape of one value."""
 
-    type: str  # text | md | slug | page_slug | int | date | month | datetime | enum | url | list | map | langmap | cell
+    type: str  # text | md | line_md | slug | page_slug | int | date | month | datetime | enum | url | list | map | langmap | cell
     required: bool = False
     choices: tuple[str, ...] = ()
     of: Field | None = None
@@ -40,6 +40,8 @@ class Field:
 
 TEXT = Field("text")
 MD = Field("md")
+#: One paragraph, as a text field is, read as inline Markdown (a link, *emphasis*, a citation [1]): a definition.
+LINE_MD = Field("line_md")
 SLUG = Field("slug")
 SLUGS = Field("list", of=SLUG)
 TEXTS = Field("list", of=TEXT)
@@ -95,7 +97,7 @@ def _kinds() -> dict[str, Kind]:
                 ),
             },
             {
-                "headword": TEXT, "definition": TEXT, "plain_terms": MD, "analogy": MD,
+                "headword": TEXT, "definition": LINE_MD, "plain_terms": MD, "analogy": MD,
                 "how_it_works": Field("list", of=MD), "example": MD,
                 "affected": Field("list", of=mapping(("text",), audiences=SLUGS, text=TEXT, section=SLUG)),
                 "misconception": mapping(myth=TEXT, reality=TEXT),
@@ -180,7 +182,7 @@ def kinds() -> dict[str, Kind]:
 
 
 EXPECTS = {
-    "text": "text", "md": "Markdown text", "slug": "a slug: lowercase letters, digits and hyphens",
+    "text": "text", "md": "Markdown text", "line_md": "text (one paragraph of Markdown)", "slug": "a slug: lowercase letters, digits and hyphens",
     "page_slug": "a slug: lowercase letters, digits and hyphens",
     "int": "a whole number from 1 up", "date": "a date as YYYY-MM-DD", "month": "a month as YYYY-MM",
     "datetime": "a date and time with a UTC offset, as 2026-11-09T07:00:00+01:00",
@@ -307,6 +309,9 @@ class Validator:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return self._wrong(path, value, spec)
         return _composed(_one_line(str(value).strip())) or None
+
+    def _line_md(self, path: Path, value: Any, spec: Field) -> str | None:
+        return self._text(path, value, spec)
 
     def _md(self, path: Path, value: Any, spec: Field) -> str | None:
         if not isinstance(value, str):
