@@ -29,9 +29,17 @@ def label_clashes(content: Content, languages: Iterable[str]) -> Iterator[Diagno
             named = [(f"{lang}.headword", text.get("headword"))]
             named += [(f"{lang}.{field}[{i}]", label) for field in ("aliases", "match_forms")
                       for i, label in enumerate(text.get(field) or [])]
+            shown: dict[str, str] = {}  # the names the page shows (headword, aliases): each once
             for field, label in named:
                 if not label or not label.strip():
                     continue
+                if not field.endswith("]") or ".aliases[" in field:
+                    first = shown.setdefault(label.casefold(), field)
+                    if first != field:
+                        yield Diagnostic(entry.location, None, field, (
+                            f"{label!r} is this entry's {first} already: \"Also known as\" shows each name "
+                            "once; take it out"), "warning")
+                        continue
                 owner = owners.setdefault(label_key(label), slug)
                 if owner != slug:
                     yield Diagnostic(entry.location, None, field, (

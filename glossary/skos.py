@@ -49,9 +49,10 @@ def skos_graph(content: Content, base_url: str, languages: tuple[str, ...]) -> G
         graph.add((concept, SKOS.notation, Literal(slug)))
         graph.add((concept, DCTERMS.modified, Literal(status_month(entry).isoformat(), datatype=XSD.date)))
         for lang in languages:
-            _labels(graph, concept, entry.text(lang), lang)
+            english = entry.data.get("english_term") if lang == "en" else None
+            _labels(graph, concept, entry.text(lang), lang, english)
             graph.add((concept, FOAF.page, URIRef(base_url + urls.entry(lang, slug))))
-        if entry.data.get("english_term"):
+        if entry.data.get("english_term") and "en" not in languages:
             graph.add((concept, SKOS.altLabel, Literal(entry.data["english_term"], lang="en")))
         groups = relations[slug]
         for group, predicate in (("broader", SKOS.broader), ("narrower", SKOS.narrower),
@@ -65,15 +66,22 @@ def skos_graph(content: Content, base_url: str, languages: tuple[str, ...]) -> G
     return graph
 
 
-def _labels(graph: Graph, concept: URIRef, text: Mapping[str, Any], lang: str) -> None:
+def _labels(graph: Graph, concept: URIRef, text: Mapping[str, Any], lang: str, english: str | None) -> None:
+    """A language's labels: each name once, as SKOS wants the preferred, alternative and hidden labels of a
+    language disjoint (S13, S14): an alias or the English term that is the headword, or a match form that is
+    a name shown, is not said again."""
     headword = text.get("headword")
+    said = {headword} if headword else set()
     if headword:
         graph.add((concept, SKOS.prefLabel, Literal(headword, lang=lang)))
-    for alias in text.get("aliases") or []:
-        if alias != headword:
+    for alias in [*(text.get("aliases") or []), *([english] if english else [])]:
+        if alias not in said:
+            said.add(alias)
             graph.add((concept, SKOS.altLabel, Literal(alias, lang=lang)))
     for form in text.get("match_forms") or []:
-        graph.add((concept, SKOS.hiddenLabel, Literal(form, lang=lang)))
+        if form not in said:
+            said.add(form)
+            graph.add((concept, SKOS.hiddenLabel, Literal(form, lang=lang)))
     if text.get("definition"):
         graph.add((concept, SKOS.definition, Literal(plain_text(text["definition"]), lang=lang)))
 

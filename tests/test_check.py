@@ -151,6 +151,24 @@ def test_a_name_two_entries_share_is_a_warning_at_the_later_one(sample_cli, writ
         "0 error(s), 3 warning(s)"]
 
 
+@pytest.mark.sqlite_only("what check finds in an entry is the same on either database")
+def test_a_name_an_entry_gives_twice_is_a_warning_and_shown_once(sample_cli, write_files, tmp_path):
+    """"Also known as" showed the headword and every alias as written: `quantum chip · QC · qc · quantum chip`."""
+    entry = _entry(slug="qchip").replace("headword: qchip en", "headword: quantum chip\n  aliases: [QC, qc, "
+                                                                "Quantum chip, quantum computer chip]")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    said = "already: \"Also known as\" shows each name once; take it out"
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:qchip: en.aliases[1]: warning: 'qc' is this entry's en.aliases[0] {said}",
+        f"entry:qchip: en.aliases[2]: warning: 'Quantum chip' is this entry's en.headword {said}",
+        "0 error(s), 2 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "qchip" / "index.html").read_bytes())
+    assert page.find(".//section[@id='aliases']/p").text == "quantum chip · QC · quantum computer chip"
+
+
 def test_two_stories_at_one_place_of_a_section_are_a_warning(sample_cli, write_files):
     """`story add` and `story move` renumber; a content file may give a place another story has."""
     story = (SAMPLE_DIR / "stories" / "i13-vllm-trainium-backend.yaml").read_text(encoding="utf-8")

@@ -171,6 +171,14 @@ def test_export_skos_parses_and_has_one_concept_per_entry(sample):
     assert (trainium2, SKOS.broader, trainium) in graph and (trainium, SKOS.narrower, trainium2) in graph
     assert (trainium, SKOS.related, URIRef(base + "google-tpu")) in graph
     assert (URIRef(base + "google-tpu"), SKOS.related, trainium) in graph
+    # SKOS S13/S14: a concept's preferred, alternative and hidden labels are disjoint ("AI accelerator" is
+    # both the English headword and the English term of its entry: said once, as the preferred label).
+    for concept in concepts:
+        pref, alt, hidden = (set(graph.objects(concept, kind)) for kind in (SKOS.prefLabel, SKOS.altLabel,
+                                                                             SKOS.hiddenLabel))
+        assert not (pref & alt) and not (pref & hidden) and not (alt & hidden), concept
+    accelerator = URIRef(base + "ai-accelerator")
+    assert Literal("AI accelerator", lang="en") in set(graph.objects(accelerator, SKOS.prefLabel))
 
 
 def test_export_needs_a_folder_or_skos(sample):
