@@ -194,6 +194,9 @@ def test_empty_sections_are_left_out(extra_site):
     document = parse(extra_site / "en" / "glossary" / "bare-entry" / "index.html")
     assert headings(document) == []
     assert not any(p.get("class") == "provenance" for p in document.iter("p"))
+    # The status month is the entry's, not its "Where things stand" section's: it stays without one.
+    [status] = [p for p in document.iter("p") if p.get("class") == "status"]
+    assert words(status) == "Status: 2026 November" and status.find("time").get("datetime") == "2026-11"
 
 
 def _jsonld(document) -> dict:
