@@ -261,6 +261,10 @@ def _references(record: Record, content: Content, languages: tuple[str, ...],
                 if not 1 <= n <= sources:
                     yield Diagnostic(record.location, None, path, f"citation [{n}] has no source "
                                      f"({sources} source{'s' if sources != 1 else ''} listed)")
+            if refs.citations and ".table." in path:  # a table's text is shown as it is: `[2]` a reader sees
+                yield Diagnostic(record.location, None, path, (
+                    f"a spec table's text shows [{refs.citations[0]}] as it is, not as a link to the source: give "
+                    f"the cell its source as {{value: …, source: {refs.citations[0]}}}"), "warning")
             for kind, slugs in (("entry", refs.entries), ("page", refs.pages)):
                 for slug in slugs:
                     if slug not in targets[kind]:

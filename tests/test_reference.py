@@ -77,7 +77,8 @@ def test_every_citation_resolves_and_every_source_links_back(site, lang):
         backrefs = [a.get("href")[1:] for a in source.iter("a") if a.get("class") == "backref"]
         assert backrefs, f"source {number} links back to no citation"
         assert all(ref in citation_ids for ref in backrefs)
-        assert {ref for ref in backrefs} == {a.get("id") for a in citations if a.text == str(number)}
+        # In the order of the page: a table's citations before those of the text after it.
+        assert backrefs == [a.get("id") for a in citations if a.text == str(number)], number
 
 
 def test_spec_table_says_not_published_in_words(site):
@@ -125,6 +126,14 @@ def test_a_citation_without_a_source_and_a_source_never_cited(tmp_path):
     problems = _check(record)
     assert "reference:trainium: sources[2]: warning: source 3 is never cited in the hu text" in problems
     assert "reference:trainium: sources[2]: warning: source 3 is never cited in the en text" in problems
+
+
+def test_a_citation_written_in_a_table_s_text_is_a_warning(tmp_path):
+    """A table's text is shown as it is: `820 GB/s [4]` showed readers "[4]" and linked nothing."""
+    record = _reference(tmp_path, lambda text: text.replace("{value: 820 GB/s, source: 4}", '"820 GB/s [4]"'))
+    problems = _check(record)
+    assert ("reference:trainium: hu.sections[3].deep.table.rows[2][1]: warning: a spec table's text shows [4] as it "
+            "is, not as a link to the source: give the cell its source as {value: …, source: 4}") in problems
 
 
 def test_a_blank_spec_cell_is_reported(tmp_path):

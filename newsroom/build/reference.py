@@ -40,14 +40,9 @@ def _cell(value: Any, anchor: str, backrefs: Backrefs) -> dict[str, Any]:
 
 
 def _layer(part: Mapping[str, Any], prefix: str, md: MarkdownRenderer, backrefs: Backrefs) -> dict[str, Any]:
+    """One layer's text, table and text after the table, in page order (the order of the links back)."""
     out: dict[str, Any] = {}
-    for name in ("text", "after"):
-        if part.get(name):
-            anchor_prefix = f"{prefix}-{name}"
-            out[name] = md.html(part[name], anchor_prefix=anchor_prefix)
-            for number, anchors in citation_backrefs(part[name], anchor_prefix=anchor_prefix).items():
-                for anchor in anchors:
-                    backrefs.add(number, anchor)
+    _text(part, "text", prefix, md, backrefs, out)
     table = part.get("table")
     if table:
         counts: dict[int, int] = {}
@@ -62,7 +57,18 @@ def _layer(part: Mapping[str, Any], prefix: str, md: MarkdownRenderer, backrefs:
                 cells.append(_cell(value, anchor, backrefs))
             rows.append(cells)
         out["table"] = {"columns": table.get("columns") or [], "rows": rows}
+    _text(part, "after", prefix, md, backrefs, out)
     return out
+
+
+def _text(part: Mapping[str, Any], name: str, prefix: str, md: MarkdownRenderer, backrefs: Backrefs,
+          out: dict[str, Any]) -> None:
+    if part.get(name):
+        anchor_prefix = f"{prefix}-{name}"
+        out[name] = md.html(part[name], anchor_prefix=anchor_prefix)
+        for number, anchors in citation_backrefs(part[name], anchor_prefix=anchor_prefix).items():
+            for anchor in anchors:
+                backrefs.add(number, anchor)
 
 
 def reference_sections(sections: list[Mapping[str, Any]], md: MarkdownRenderer
