@@ -163,6 +163,11 @@ def test_an_unpublished_issue_is_refused_unless_draft(sample_cli, write_files):
     sample_cli("email", "14", "--lang", "en", "--out", str(out), "--draft")
     message = _message(out / "en/issue-14.eml")
     assert message["Subject"].startswith("[Draft] ")
+    # Not the issue's own Message-ID: mailed to an editor, it would make the real issue a duplicate to drop.
+    preview = message["Message-ID"]
+    assert re.fullmatch(r"<issue-14\.en\.preview-[0-9a-f]{16}@weekly\.example\.org>", preview), preview
+    sample_cli("email", "14", "--lang", "en", "--out", str(out), "--draft")
+    assert _message(out / "en/issue-14.eml")["Message-ID"] == preview  # the same preview, the same message
 
 
 def test_a_missing_translation_or_issue_is_refused(sample_cli, write_files):

@@ -101,10 +101,16 @@ def check_email(content: Content, settings: Settings, number: int, lang: str, dr
         raise ContentError(problems)
 
 
-def message_id(settings: Settings, number: int, lang: str, recipient: Recipient | None) -> str:
+def message_id(settings: Settings, number: int, lang: str, recipient: Recipient | None,
+               preview_of: bytes | None = None) -> str:
+    """The issue's Message-ID in `lang` (a subscriber's own with `recipient`). A preview of an issue not yet
+    published (`preview_of`: its parts) has one of its own, made from what it shows: a receiving system
+    that has seen a Message-ID drops a later message carrying it as a duplicate, which the real issue
+    would be if a preview had been mailed first."""
     domain = settings.list_id.split("<")[-1].strip(">") or "localhost"
     personal = f".{recipient.token[:16]}" if recipient else ""
-    return f"<issue-{number}.{lang}{personal}@{domain}>"
+    preview = f".preview-{hashlib.sha256(preview_of).hexdigest()[:16]}" if preview_of is not None else ""
+    return f"<issue-{number}.{lang}{personal}{preview}@{domain}>"
 
 
 def unsubscribe_url(settings: Settings, recipient: Recipient | None) -> str:
@@ -262,6 +268,7 @@ class PreparedEmail:
     html: bytes
     text: bytes
     date: str
+    preview: bool = False  # of an issue not published yet
 
     @property
     def subject(self) -> str:
@@ -278,7 +285,7 @@ class PreparedEmail:
             token = recipient.token.encode("ascii")
             html, text = html.replace(PLACEHOLDER, token), text.replace(PLACEHOLDER, token)
             context["unsubscribe_url"] = unsubscribe_url(settings, recipient)
-        mid = message_id(settings, self.number, self.lang, recipient)
+        mid = message_id(settings, self.number, self.lang, recipient, html + text if self.preview else None)
         date = format_datetime(sent.astimezone(dt.timezone.utc)) if sent is not None else self.date
         return mid, build_message(settings, context, html, text, date=date, message_id=mid, recipient=recipient)
 
@@ -295,7 +302,7 @@ def prepare_email(content: Content, derived: Derived, settings: Settings, lang: 
         raise ContentError([Diagnostic(f"issue:{number}", None, lang, f"the email's HTML is {len(html) // 1024} KB; "
                                        f"Gmail clips messages over {GMAIL_CLIP_BYTES // 1024} KB")])
     date = format_datetime(publication_time(content.issues[number], settings))
-    return PreparedEmail(number, lang, context, html, text, date)
+    return PreparedEmail(number, lang, context, html, text, date, content.issues[number].data["status"] != "published")
 
 
 def render_email(content: Content, derived: Derived, settings: Settings, lang: str, number: int, *,
