@@ -131,7 +131,10 @@ def story_slug(session: Session, number: int, headline: str) -> str:
     """A free slug from the headline: "i14-" + ASCII words, shortened, "-2" etc. when taken."""
     folded = unicodedata.normalize("NFKD", headline).encode("ascii", "ignore").decode().lower()
     words = re.sub(r"[^a-z0-9]+", "-", folded).strip("-") or "story"
-    base = f"i{number}-{words}"[:SLUG_LENGTH].rstrip("-")
+    base = f"i{number}-{words}"
+    if len(base) > SLUG_LENGTH:  # cut at the end of a word, unless the first word alone is longer
+        cut = base[:SLUG_LENGTH + 1].rfind("-")
+        base = base[:cut] if cut > len(f"i{number}") else base[:SLUG_LENGTH].rstrip("-")
     slug, counter = base, 2
     while slug_taken(session, slug):
         slug, counter = f"{base}-{counter}", counter + 1

@@ -143,6 +143,25 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from _references(record, content, languages, texts)
     yield from _uncited_sources(record, languages, texts)
     yield from _left_out(record, languages)
+    yield from _long_titles(record, languages)
+
+
+#: The most characters a title shows well in (an email's Subject, a feed reader's list, search results).
+TITLE_LIMIT = 200
+#: A record's title in its texts, per kind.
+TITLES = {"entry": "headword", "issue": "title", "story": "headline", "reference": "title", "page": "title"}
+
+
+def _long_titles(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """A title longer than TITLE_LIMIT: shown whole in an email's Subject, a feed's list and the pages' own
+    title, where a few words are read."""
+    field = TITLES.get(record.kind)
+    for lang in languages:
+        title = record.text(lang).get(field) if field else None
+        if isinstance(title, str) and len(title) > TITLE_LIMIT:
+            yield Diagnostic(record.location, None, f"{lang}.{field}", (
+                f"{len(title):,} characters: email Subjects, feed readers and search results show it whole; "
+                f"keep it under {TITLE_LIMIT} (the summary says the rest)"), "warning")
 
 
 def _left_out(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:

@@ -169,6 +169,16 @@ def test_a_name_an_entry_gives_twice_is_a_warning_and_shown_once(sample_cli, wri
     assert page.find(".//section[@id='aliases']/p").text == "quantum chip · QC · quantum computer chip"
 
 
+@pytest.mark.sqlite_only("what check finds in a record is the same on either database")
+def test_a_title_too_long_to_show_is_a_warning(sample_cli, write_files):
+    """A 1,000-character headword went through to every page, feed and index without a word."""
+    sample_cli("import", str(write_files({"e.yaml": _entry().replace("headword: x-entry en",
+                                                                     "headword: " + "word " * 200)})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.headword: warning: 999 characters: email Subjects, feed readers and search results show "
+        "it whole; keep it under 200 (the summary says the rest)", "0 error(s), 1 warning(s)"]
+
+
 def test_two_stories_at_one_place_of_a_section_are_a_warning(sample_cli, write_files):
     """`story add` and `story move` renumber; a content file may give a place another story has."""
     story = (SAMPLE_DIR / "stories" / "i13-vllm-trainium-backend.yaml").read_text(encoding="utf-8")

@@ -143,6 +143,15 @@ def test_issue_show_lists_sections_in_order_and_missing_translations(desk):
 
 
 @sqlite_only
+def test_a_slug_made_from_a_long_headline_ends_at_the_end_of_a_word(desk):
+    """It was cut at 60 characters, mid-word: `…-hyperscale-data-c`."""
+    new_issue(desk)
+    said = desk("story", "add", "14", *story_args(1), "--headline-en", "An extraordinarily long headline about "
+                "hyperscale data centres and their electricity").stdout
+    assert said.startswith("story i14-an-extraordinarily-long-headline-about-hyperscale-data added to issue 14")
+
+
+@sqlite_only
 def test_story_add_from_a_file(desk, write_files):
     new_issue(desk)
     folder = write_files({"story.yaml": """\
