@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import email
+import email.policy
 import json
 import re
 from pathlib import Path
@@ -442,6 +444,24 @@ def test_preview_build_shows_drafts_marked(desk):
     assert "Draft" in [strong.text for strong in page.iter("strong")]
     home = text_of(parse(site / "en" / "index.html"))
     assert "Issue 13" in home and "Test issue" not in home, "home never shows a draft"
+
+
+@sqlite_only
+def test_a_scheduled_issue_is_previewed_as_scheduled_with_the_time_it_comes_out(desk):
+    """It was marked "Draft", with "Published:" and a time to come."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1))
+    desk("issue", "schedule", "14", "--at", "2026-11-16T07:00+01:00")
+    site = build(desk, "--drafts")
+    for lang, state, when in (("en", "Scheduled", "To be published: November 16, 2026, 7:00\u202fAM CET"),
+                              ("hu", "Időzítve", "Megjelenik: 2026. november 16. 7:00 CET")):
+        page = parse(site / lang / "issues" / "14" / "index.html")
+        assert [strong.text for strong in page.iter("strong")][:2] == [state, state]
+        assert when in text_of(page)
+    desk("email", "14", "--lang", "en", "--draft", "--out", str(desk.cwd / "mail"))
+    message = email.message_from_bytes((desk.cwd / "mail" / "en" / "issue-14.eml").read_bytes(),
+                                       policy=email.policy.default)
+    assert message["Subject"].startswith("[Scheduled] ")
 
 
 BAD_INPUT = [

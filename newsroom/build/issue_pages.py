@@ -92,6 +92,7 @@ class IssuePages:
             "week": format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), self.lang),
             "issue_line": self.issue_line(number), "sections": sections,
             "draft": not is_public(issue, self.now),
+            "scheduled": issue.data["status"] == "scheduled" and not is_public(issue, self.now),
             "published": format_datetime(dt.datetime.fromisoformat(published), self.lang, self.settings.timezone)
             if published else None,
             "published_iso": html_datetime(dt.datetime.fromisoformat(published), zone) if published else None,

@@ -177,7 +177,7 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
     label = _("Issue %(number)s") % {"number": number}
     subject = f"{site.get('name')} · {label}: {text.get('title')}"
     if issue["status"] != "published":
-        subject = f"[{_('Draft')}] {subject}"
+        subject = f"[{_('Scheduled') if issue['status'] == 'scheduled' else _('Draft')}] {subject}"
     return {
         "lang": lang, "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
         "title": text.get("title"), "lead_html": html(text.get("lead") or ""),
