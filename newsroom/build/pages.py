@@ -30,7 +30,7 @@ from newsroom.build.model import Content, Record
 from newsroom.build.reference import reference_sections
 from newsroom.build.tracking import Tracker
 from newsroom.i18n import translations
-from newsroom.render.markdown import MarkdownRenderer, SourceAnchors
+from newsroom.render.markdown import MarkdownRenderer, SourceAnchors, SourceUrls
 from newsroom.settings import Settings
 
 T = TypeVar("T")
@@ -238,10 +238,13 @@ class Planner(IssuePages, GlossaryPages):
             return self.href(urls.issue(self.lang, int(target)))
         return None
 
-    def markdown(self, record: Record | None = None) -> PageMarkdown:
-        cites = bool(record and record.data.get("sources"))
-        return PageMarkdown(MarkdownRenderer(resolve=self.resolve,
-                                             citation_href=SourceAnchors("source") if cites else None))
+    def markdown(self, record: Record | None = None, originals: bool = False) -> PageMarkdown:
+        """The renderer of a record's texts: citations link to its source list (`#source-n`), or with
+        `originals` (a reference page) to each source's own address."""
+        sources = (record.data.get("sources") or []) if record is not None else []
+        href = (SourceUrls(tuple(source["url"] for source in sources)) if originals else SourceAnchors("source")) \
+            if sources else None
+        return PageMarkdown(MarkdownRenderer(resolve=self.resolve, citation_href=href))
 
     def text(self, record: Record) -> tuple[Mapping[str, Any], str]:
         """The record's text in this language, or the fallback language's, and which it is."""
@@ -411,8 +414,9 @@ class Planner(IssuePages, GlossaryPages):
         context = {"page": page.data, "text": text, "text_lang": text_lang, "md": self.markdown(page),
                    "description": text.get("summary") or ""}
         if page.kind == "reference":
-            sections, backrefs = reference_sections(list(text.get("sections") or []), self.markdown(page))
-            context.update(sections=sections, backrefs=backrefs)
+            md = self.markdown(page, originals=True)
+            sections, backrefs = reference_sections(list(text.get("sections") or []), md)
+            context.update(sections=sections, backrefs=backrefs, md=md)
             return self.spec(urls.reference(self.lang, slug), "reference.html", context,
                              lambda lang: urls.reference(lang, slug), record=page)
         return self.spec(urls.page(self.lang, slug), "page.html", context, lambda lang: urls.page(lang, slug),

@@ -86,6 +86,17 @@ class SourceAnchors:
         return f"#{self.anchor}-{number}"
 
 
+@dataclass(frozen=True)
+class SourceUrls:
+    """Citation hrefs straight to each source's own address (a reference page: "click one to open the original
+    document"): n → the n-th URL; a number past them (which `check` refuses) → the source list's `#source-{n}`."""
+
+    urls: tuple[str, ...]
+
+    def __call__(self, number: int) -> str:
+        return self.urls[number - 1] if 1 <= number <= len(self.urls) else f"#source-{number}"
+
+
 class LinkResolver(Protocol):
     """Maps an internal link (kind in {"entry", "page", "issue"}) to an href, or None if it doesn't exist."""
 
