@@ -176,6 +176,97 @@ def test_stories_move_between_sections_and_positions(desk):
     assert desk("issue", "show", "14").stdout.splitlines() == lines
 
 
+def places(cli, number: int) -> dict[str, list[str]]:
+    """Each section of issue `number` that holds stories, with them in order as `issue show` lists them."""
+    found: dict[str, list[str]] = {}
+    section = None
+    for line in cli("issue", "show", str(number)).stdout.splitlines():
+        if re.fullmatch(r".* \[[a-z-]+\]", line):
+            section = line.rsplit("[", 1)[1][:-1]
+        elif section and re.fullmatch(r"  [0-9]+\. \S+", line):
+            found.setdefault(section, []).append(line.strip())
+    return found
+
+
+@pytest.mark.sqlite_only("the places are worked out in Python, the same on every database")
+def test_a_story_edited_into_another_issue_or_section_goes_last_there_and_its_draft_closes_up(desk):
+    """As `story add` places a story and `delete` closes up a draft's section: no gap left behind, no place
+    shared with a story already there (which `check` would warn about), unless the edit gives the place."""
+    new_issue(desk)
+    new_issue(desk)
+    for number, prefix in ((14, "a"), (15, "b")):
+        for n in (1, 2):
+            desk("story", "add", str(number), *story_args(n), "--slug", f"{prefix}{n}")
+    desk("edit", "story:a1", "--set", "issue=15")
+    assert places(desk, 14) == {"code": ["1. a2"]}
+    assert places(desk, 15) == {"code": ["1. b1", "2. b2", "3. a1"]}
+    desk("edit", "story:a2", "--set", "issue=15", "--set", "position=1")  # a place given: the others move down
+    assert places(desk, 14) == {}
+    assert places(desk, 15) == {"code": ["1. a2", "2. b1", "3. b2", "4. a1"]}
+    desk("edit", "story:b1", "--set", "section=money")
+    assert places(desk, 15) == {"code": ["1. a2", "2. b2", "3. a1"], "money": ["1. b1"]}
+    assert desk("check").stderr == ""
+
+
+@pytest.mark.sqlite_only("the places are worked out in Python, the same on every database")
+def test_story_move_takes_a_story_to_another_issue(desk):
+    new_issue(desk)
+    new_issue(desk)
+    for number, prefix in ((14, "a"), (15, "b")):
+        for n in (1, 2, 3):
+            desk("story", "add", str(number), *story_args(n), "--slug", f"{prefix}{n}")
+    assert desk("story", "move", "a2", "--issue", "15").stdout.strip() == "story a2 is now in issue 15, code #4"
+    assert places(desk, 14) == {"code": ["1. a1", "2. a3"]}
+    assert places(desk, 15) == {"code": ["1. b1", "2. b2", "3. b3", "4. a2"]}
+    moved = desk("story", "move", "a3", "--issue", "15", "--section", "money", "--position", "1").stdout.strip()
+    assert moved == "story a3 is now in issue 15, money #1"
+    desk("story", "move", "a1", "--issue", "15", "--position", "2")
+    assert places(desk, 15) == {"code": ["1. b1", "2. a1", "3. b2", "4. b3", "5. a2"], "money": ["1. a3"]}
+    assert desk("story", "move", "b1", "--issue", "15").stdout.strip() == "story b1 is now code #5"
+    assert "issue:99: number: no issue 99" in desk("story", "move", "b2", "--issue", "99", expect=1).stderr
+    assert desk("check").stderr == ""
+
+
+def test_a_story_moved_out_of_a_published_issue_leaves_the_others_in_their_places(desk, monkeypatch):
+    """As `delete` leaves them: renumbering them would list each as a correction readers are shown."""
+    new_issue(desk)
+    for n in (1, 2, 3):
+        desk("story", "add", "14", *story_args(n), "--slug", f"s{n}")
+    desk("issue", "publish", "14")
+    new_issue(desk)
+    desk("story", "add", "15", *story_args(4), "--slug", "b1")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T11:00:00+01:00")
+    refused = desk("story", "move", "s1", "--issue", "15", expect=1).stderr
+    assert "issue 14 is published; to change it, add --correction" in refused
+    desk("edit", "story:s1", "--set", "issue=15", "--correction", "--reason", "next week's")
+    assert places(desk, 14) == {"code": ["2. s2", "3. s3"]}
+    assert places(desk, 15) == {"code": ["1. b1", "2. s1"]}
+    desk("story", "move", "s2", "--issue", "15", "--correction", "--reason", "next week's")
+    assert places(desk, 14) == {"code": ["3. s3"]}
+    assert places(desk, 15) == {"code": ["1. b1", "2. s1", "3. s2"]}
+    assert [line.split("  ", 2)[2] for line in desk("issue", "corrections", "14").stdout.splitlines()] == [
+        "story:s1  moved — next week's", "story:s2  moved — next week's"]
+
+
+@pytest.mark.sqlite_only("the places are stored as the files give them, the same on every database")
+def test_a_file_moving_a_story_to_another_issue_is_imported_as_written(desk, tmp_path):
+    """An import stores what its files say, places included (an exported folder is put back as it was, and
+    a renumbered record would differ from its file): a place two stories then share is a `check` warning."""
+    new_issue(desk)
+    new_issue(desk)
+    for number, slug in ((14, "a1"), (14, "a2"), (15, "b1")):
+        desk("story", "add", str(number), *story_args(int(slug[1])), "--slug", slug)
+    story = tmp_path / "a1.yaml"
+    story.write_text(desk("edit", "story:a1").stdout.split("\n", 1)[1].replace("issue: 14", "issue: 15"),
+                     encoding="utf-8")
+    desk("import", str(story))
+    assert places(desk, 14) == {"code": ["2. a2"]}
+    assert places(desk, 15) == {"code": ["1. a1", "1. b1"]}
+    assert desk("check").stderr.splitlines() == [
+        "story:b1: position: warning: 1 is also the place of story 'a1' in section 'code' of issue 15: the pages "
+        "show them by slug; give each its own place (newsroom story move)", "0 error(s), 1 warning(s)"]
+
+
 def test_every_cli_write_keeps_export_and_import_consistent(desk, tmp_path):
     new_issue(desk)
     for n in (1, 2):
