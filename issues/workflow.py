@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import replace
 
 from sqlalchemy.orm import Session
 
@@ -57,6 +58,31 @@ def untranslated(content: Content, settings: Settings, numbers: Iterable[int]) -
     return {problem for number in numbers if number in content.issues  # (not yet, before a change makes it)
             for record in (content.issues[number], *content.stories_of(number))
             for problem in translation_problems(record, settings, complete=True) if problem.severity == "error"}
+
+
+def as_draft_work(problem: Diagnostic, content: Content, settings: Settings, draft: int | None) -> Diagnostic:
+    """`problem`, of the draft issue `draft` or one of its stories (None: of no draft), as `newsroom check`
+    words it: a warning (a draft stops no build) that says it is to fix before the issue is scheduled or
+    published. A language missing whole, which a preview shows in another, is named by the fields scheduling
+    asks for (see `untranslated`), with the command that fills them in."""
+    if draft is None:
+        return problem
+    later = f"draft issue {draft}: to fix before it is scheduled or published"
+    if problem.severity == "error":
+        return replace(problem, severity="warning", message=f"{problem.message} ({later})")
+    lang = problem.field
+    kind, _, key = problem.location.partition(":")
+    record = content.issues.get(int(key)) if kind == "issue" else content.stories.get(key)
+    if lang not in settings.languages or record is None:
+        return problem
+    lacking = [p.field for p in translation_problems(record, settings, complete=True)
+               if p.severity == "error" and p.field.startswith(f"{lang}.")]
+    if not lacking:
+        return problem
+    command = f"newsroom {kind} edit {key} " + " ".join(
+        f"--{path.split('.', 1)[1].replace('_', '-')}-{lang} …" for path in lacking)
+    named = lacking[0] if len(lacking) == 1 else f"{', '.join(lacking[:-1])} and {lacking[-1]}"
+    return replace(problem, message=f"missing translation of {named} ({later}: {command})")
 
 
 def _require_publishable(session: Session, settings: Settings, number: int, today: dt.date) -> None:

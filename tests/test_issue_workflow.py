@@ -630,6 +630,25 @@ def test_check_gives_a_draft_s_problems_as_warnings_and_a_scheduled_issue_s_as_e
         "story:wip: en.summary: link to a missing entry 'nowhere'", "1 error(s), 0 warning(s)"]
 
 
+@pytest.mark.sqlite_only("the wording of check's report does not depend on the database")
+def test_check_names_the_fields_a_draft_lacks_in_a_language_and_the_command_that_adds_them(desk):
+    """A draft's story without an English text is shown in Hungarian by a preview, but `issue schedule` asks
+    for each field: `check` names them, as draft work, with the command that fills them in."""
+    desk("issue", "new", "--title-hu", "Tizennegyedik")
+    desk("story", "add", "14", "--section", "science", "--slug", "hu-only", "--headline-hu", "Csak magyarul",
+         "--summary-hu", "Csak magyarul van meg [1].", "--source-url", "https://example.org/mta", "--publisher", "MTA")
+    draft = "(draft issue 14: to fix before it is scheduled or published"
+    said = [f"issue:14: en: warning: missing translation of en.title {draft}: newsroom issue edit 14 --title-en …)",
+            f"story:hu-only: en: warning: missing translation of en.headline and en.summary {draft}: "
+            "newsroom story edit hu-only --headline-en … --summary-en …)"]
+    assert desk("check").stderr.splitlines() == [*said, "0 error(s), 2 warning(s)"]
+    assert desk("check", "--strict", expect=1).stderr.splitlines() == [
+        *said, "0 error(s), 2 warning(s): --strict fails on warnings"]
+    desk("issue", "edit", "14", "--title-en", "Fourteen")
+    desk("story", "edit", "hu-only", "--headline-en", "In Hungarian only", "--summary-en", "Only in Hungarian [1].")
+    assert desk("check", "--strict").stderr == ""
+
+
 def test_publish_refuses_untranslated_unsourced_unnamed_and_broken(desk, write_files, tmp_path):
     new_issue(desk)
     desk("story", "add", "14", "--section", "code", "--slug", "half", "--headline-hu", "Csak magyar",
