@@ -311,6 +311,7 @@ def test_an_issue_whose_time_has_come_is_not_unscheduled(desk):
     from issues.revisions import Change
     from newsroom.db.session import make_engine, transaction
     from newsroom.diagnostics import ContentError
+    from newsroom.settings import Settings
 
     new_issue(desk)
     desk("story", "add", "14", *story_args(1))
@@ -318,11 +319,49 @@ def test_an_issue_whose_time_has_come_is_not_unscheduled(desk):
     engine = make_engine(desk.db_url)
     later = Change("anna", dt.datetime(2026, 11, 9, 6, 5, tzinfo=dt.timezone.utc), ("hu", "en"))
     with pytest.raises(ContentError) as refused, transaction(engine) as session:
-        workflow.unschedule(session, later, 14)
+        workflow.unschedule(session, Settings(), later, 14)
     engine.dispose()
-    assert ("issue:14: published_at: issue 14's time (2026-11-09T06:00:00+00:00) has come: a build since shows "
-            "it, and its feed entry may have gone out") in str(refused.value)
+    assert ("issue:14: status: issue 14's scheduled time, November 9, 2026, 7:00\u202fAM CET, has passed: it counts "
+            "as published since then") in str(refused.value)
     assert "status: scheduled" in desk("issue", "show", "14").stdout
+
+
+@pytest.mark.sqlite_only("the wording of a refusal does not depend on the database")
+def test_unschedule_just_after_the_time_says_the_issue_went_out_then_and_what_can_still_change(desk, monkeypatch):
+    """`issue list` said "scheduled" a minute before; no command has recorded it as published yet."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("issue", "schedule", "14", "--at", "2026-11-16T07:00")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:05:00+01:00")
+    refused = desk("issue", "unschedule", "14", expect=1).stderr.splitlines()
+    assert refused == [
+        "issue:14: status: issue 14's scheduled time, November 16, 2026, 7:00\u202fAM CET, has passed: it counts as "
+        "published since then (builds from that time on show it, its feed entry and email may have gone out), "
+        "and a published issue is not taken back; its texts and stories can still change as corrections readers "
+        "are shown (newsroom issue edit 14 … --correction --reason …, newsroom story edit SLUG … --correction "
+        "--reason …)", "1 error; nothing was changed"]
+    assert "status: published November 16, 2026, 7:00\u202fAM CET" in desk("issue", "show", "14").stdout
+
+
+@pytest.mark.sqlite_only("the wording of a refusal does not depend on the database")
+def test_an_edit_of_an_issue_s_status_names_only_the_commands_that_can_change_it(desk):
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    refused = desk("edit", "14", "--set", "status=published", expect=1).stderr.splitlines()[0]
+    assert refused == ("issue:14: status: issue 14 is a draft: `newsroom issue schedule 14 --at TIME` schedules it "
+                       "and `newsroom issue publish 14` publishes it now, each checking it first")
+    desk("issue", "schedule", "14", "--at", "2026-11-16T07:00")
+    refused = desk("edit", "14", "--set", "status=draft", expect=1).stderr.splitlines()[0]
+    assert refused == ("issue:14: status: issue 14 is scheduled for November 16, 2026, 7:00\u202fAM CET: `newsroom "
+                       "issue unschedule 14` makes it a draft again, `newsroom issue schedule 14 --at TIME` moves its "
+                       "time and `newsroom issue publish 14` publishes it now")
+    desk("issue", "unschedule", "14")
+    desk("issue", "publish", "14")
+    refused = desk("edit", "14", "--set", "status=draft", "--correction", expect=1).stderr.splitlines()[0]
+    assert refused == ("issue:14: status: issue 14 was published at November 6, 2026, 10:00\u202fAM CET: its status "
+                       "and publication time stay, as its feeds and emails went out with them; its texts and stories "
+                       "can still change as corrections readers are shown (newsroom issue edit 14 … --correction "
+                       "--reason …, newsroom story edit SLUG … --correction --reason …)")
 
 
 def test_a_scheduled_issue_is_recorded_as_published_when_its_time_comes(desk, monkeypatch):
@@ -389,7 +428,7 @@ def test_any_command_records_a_scheduled_issue_whose_time_has_come(desk, monkeyp
     again = desk("issue", "show", "14")
     assert "status: published November 9, 2026, 7:00" in again.stdout and "recorded as published" not in again.stderr
     refused = desk("issue", "unschedule", "14", expect=1).stderr
-    assert "issue:14: status: issue 14 is published, not scheduled" in refused
+    assert "issue:14: status: issue 14's scheduled time, November 9, 2026, 7:00\u202fAM CET, has passed" in refused
 
 
 def test_two_commands_that_find_an_issue_due_at_once_both_go_on(desk, monkeypatch):

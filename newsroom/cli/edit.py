@@ -9,7 +9,7 @@ import click
 
 from issues.assembly import load_issue, move_story, require_changeable
 from issues.revisions import Change
-from issues.workflow import recheck_after_change
+from issues.workflow import recheck_after_change, status_advice
 from newsroom import editing
 from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, report
 from newsroom.content.yamlio import dump, parse
@@ -92,7 +92,7 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
                 raise click.BadParameter(str(error), param_hint="--set") from None
             paths.add(path)
         if loaded.kind == "issue":
-            _workflow_fields_unchanged(loaded, record)
+            _workflow_fields_unchanged(session, app, loaded, record)
         issues = _issues_of(loaded, record)
         for number in issues:
             require_changeable(load_issue(session, number), correction)
@@ -127,14 +127,13 @@ def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict
                              lambda _: {f"{loaded.kind}:{loaded.key}"}, app.settings, change.now)
 
 
-def _workflow_fields_unchanged(loaded: editing.Loaded, record: dict[str, Any]) -> None:
+def _workflow_fields_unchanged(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any]) -> None:
     """An issue's status and publication time change through the workflow, which checks each step (an
     issue is never unpublished: its feeds and emails have gone out with that time)."""
     changed = [name for name in ("status", "published_at") if record.get(name) != loaded.record.get(name)]
     if changed:
-        raise ContentError([Diagnostic(f"issue:{loaded.key}", None, name, (
-            "an issue's status and publication time change with `newsroom issue schedule`, `unschedule` "
-            "or `publish`, which check the issue first")) for name in changed])
+        advice = status_advice(session, app.settings, int(loaded.key))
+        raise ContentError([Diagnostic(f"issue:{loaded.key}", None, name, advice) for name in changed])
 
 
 #: A story's place: what `story move` changes.

@@ -194,7 +194,7 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
 def unschedule(app: App, number: int, editor: str) -> None:
     """Take a scheduled issue back to draft."""
     with app.transaction() as session:
-        workflow.unschedule(session, _change(app, editor, None), number)
+        workflow.unschedule(session, app.settings, _change(app, editor, None), number)
     app.say(f"issue {number} is a draft again")
 
 
