@@ -179,30 +179,48 @@ def _section_stories(issue: Issue, section: str, leave_out: Story | None = None)
 
 
 def _renumber(session: Session, change: Change, issue: Issue, section: VocabularyTerm, stories: list[Story]) -> None:
-    """Positions 1, 2, … in the given order; only stories whose position changes are rewritten."""
+    """Positions 1, 2, … in the given order, in `section` of `issue`; only stories whose place changes are
+    rewritten."""
     for position, story in enumerate(stories, start=1):
-        if story.position != position or story.section is not section:
-            record = current_story_record(story, change.languages)
-            write_story(session, story, {**record, "section": section.slug, "position": position}, change,
-                        issue, section)
+        if story.position != position or story.section is not section or story.issue is not issue:
+            _place(session, change, story, issue, section, position)
+
+
+def _place(session: Session, change: Change, story: Story, issue: Issue, section: VocabularyTerm,
+           position: int) -> None:
+    record = current_story_record(story, change.languages)
+    write_story(session, story, {**record, "issue": issue.number, "section": section.slug, "position": position},
+                change, issue, section)
 
 
 def move_story(session: Session, change: Change, slug: str, section_slug: str | None = None,
-               position: int | None = None, correction: bool = False) -> Story:
-    """Move a story to another section and/or position (1 = first); the others close up around it."""
+               position: int | None = None, correction: bool = False, number: int | None = None) -> Story:
+    """Move a story to another section and/or position (1 = first), or to issue `number`.
+
+    Without `position` it goes last in its section, after the last place taken there (so no other story of
+    a published issue is rewritten: each would be listed as a correction); with it, the stories from there
+    on move down one. The section it leaves closes up, unless its issue is published (see `close_up`).
+    An issue it leaves or joins that is published changes only with `correction`.
+    """
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
         raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
     issue = story.issue
     require_changeable(issue, correction)
+    target_issue = issue if number is None or number == issue.number else load_issue(session, number)
+    require_changeable(target_issue, correction)
     old_section = story.section
     target = section_by_slug(session, section_slug, f"story:{slug}") if section_slug else old_section
-    if target is not old_section:
-        _renumber(session, change, issue, old_section, _section_stories(issue, old_section.slug, story))
-    siblings = _section_stories(issue, target.slug, story)
+    moving = target is not old_section or target_issue is not issue
+    if moving:
+        close_up(session, change, story)
+    siblings = _section_stories(target_issue, target.slug, story)
+    if position is None and moving:
+        _place(session, change, story, target_issue, target, max((s.position for s in siblings), default=0) + 1)
+        return story
     index = len(siblings) if position is None else min(max(position, 1), len(siblings) + 1) - 1
     siblings.insert(index, story)
-    _renumber(session, change, issue, target, siblings)
+    _renumber(session, change, target_issue, target, siblings)
     return story
 
 
@@ -245,13 +263,14 @@ def removal_problems(row: Any, location: str, correction: bool, going: Collectio
         shown = first_of(slugs)
         return [Diagnostic(location, None, "stories", (
             f"issue {row.number} holds {len(slugs)} stor{'ies' if len(slugs) > 1 else 'y'} ({shown}): delete "
-            "them first, or move them to another issue (newsroom edit story:SLUG --set issue=N)"))]
+            "them first, or move them to another issue (newsroom story move SLUG --issue N)"))]
     return []
 
 
 def close_up(session: Session, change: Change, story: Story) -> None:
-    """After `story` is deleted from an unpublished issue, the stories after it in its section move up one
-    (a published issue keeps its stories' places: a renumbering would read as corrections)."""
+    """When `story` leaves its section of an unpublished issue (deleted, or moved to another section or
+    issue), the stories after it there move up one (a published issue keeps its stories' places: a
+    renumbering would read as corrections)."""
     issue = story.issue
     if issue.status != "published":
         _renumber(session, change, issue, story.section, _section_stories(issue, story.section.slug, story))

@@ -26,6 +26,16 @@ def is_due(issue: Issue, now: dt.datetime) -> bool:
     return issue.status == "scheduled" and issue.published_at is not None and issue.published_at <= now
 
 
+def went_out_on_schedule(session: Session, number: int) -> bool:
+    """Whether issue `number` was recorded as published at its scheduled time (see `publish_due`), rather
+    than published by an editor's `issue publish`."""
+    from newsroom.models import Revision
+
+    return session.scalar(select(Revision.id).where(
+        Revision.record_kind == "issue", Revision.record_key == str(number), Revision.changed_by == EDITOR,
+        Revision.reason == REASON).limit(1)) is not None
+
+
 def recorded(number: int) -> str:
     """What a command says when it has recorded issue `number` as published at its time."""
     return f"issue {number}: its scheduled time has come; recorded as published"

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import replace
 
 from sqlalchemy.orm import Session
 
 from issues.assembly import load_issue, refuse
 from issues.revisions import Change, current_issue_record, write_issue
-from issues.schedule import is_due
+from issues.dates import format_datetime
+from issues.models import Issue
+from issues.schedule import is_due, went_out_on_schedule
 from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content, empty_issue_problems, translation_problems
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -59,6 +62,31 @@ def untranslated(content: Content, settings: Settings, numbers: Iterable[int]) -
             for problem in translation_problems(record, settings, complete=True) if problem.severity == "error"}
 
 
+def as_draft_work(problem: Diagnostic, content: Content, settings: Settings, draft: int | None) -> Diagnostic:
+    """`problem`, of the draft issue `draft` or one of its stories (None: of no draft), as `newsroom check`
+    words it: a warning (a draft stops no build) that says it is to fix before the issue is scheduled or
+    published. A language missing whole, which a preview shows in another, is named by the fields scheduling
+    asks for (see `untranslated`), with the command that fills them in."""
+    if draft is None:
+        return problem
+    later = f"draft issue {draft}: to fix before it is scheduled or published"
+    if problem.severity == "error":
+        return replace(problem, severity="warning", message=f"{problem.message} ({later})")
+    lang = problem.field
+    kind, _, key = problem.location.partition(":")
+    record = content.issues.get(int(key)) if kind == "issue" else content.stories.get(key)
+    if lang not in settings.languages or record is None:
+        return problem
+    lacking = [p.field for p in translation_problems(record, settings, complete=True)
+               if p.severity == "error" and p.field.startswith(f"{lang}.")]
+    if not lacking:
+        return problem
+    command = f"newsroom {kind} edit {key} " + " ".join(
+        f"--{path.split('.', 1)[1].replace('_', '-')}-{lang} …" for path in lacking)
+    named = lacking[0] if len(lacking) == 1 else f"{', '.join(lacking[:-1])} and {lacking[-1]}"
+    return replace(problem, message=f"missing translation of {named} ({later}: {command})")
+
+
 def _require_publishable(session: Session, settings: Settings, number: int, today: dt.date) -> None:
     problems = publication_problems(session, settings, number, today)
     if problems:
@@ -80,21 +108,53 @@ def schedule(session: Session, settings: Settings, change: Change, number: int, 
     write_issue(session, issue, {**record, "status": "scheduled", "published_at": at.isoformat()}, change)
 
 
-def unschedule(session: Session, change: Change, number: int) -> None:
+def unschedule(session: Session, settings: Settings, change: Change, number: int) -> None:
     """Scheduled → draft: the issue leaves the queue and loses its publication time; not once that time
     has come (a build since shows it, its feed entry may have gone out: taking it back would unpublish it)."""
     issue = load_issue(session, number)
-    if issue.status != "scheduled":
-        raise refuse(f"issue:{number}", "status", f"issue {number} is {issue.status}, not scheduled")
-    if is_due(issue, change.now):
-        assert issue.published_at is not None
-        raise refuse(f"issue:{number}", "published_at", (
-            f"issue {number}'s time ({issue.published_at.isoformat()}) has come: a build since shows it, and its "
-            f"feed entry may have gone out; change it as it stands (newsroom edit, story edit) or publish it "
-            f"(newsroom issue publish {number})"))
+    if issue.status == "draft":
+        raise refuse(f"issue:{number}", "status", f"issue {number} is a draft, not scheduled")
+    if issue.status == "published" or is_due(issue, change.now):
+        raise refuse(f"issue:{number}", "status", _published(session, settings, issue, is_due(issue, change.now)))
     record = current_issue_record(issue, change.languages)
     record.pop("published_at", None)
     write_issue(session, issue, {**record, "status": "draft"}, change)
+
+
+def _corrections(number: int) -> str:
+    """What can still change in the published issue `number`, and how."""
+    return (f"its texts and stories can still change as corrections readers are shown (newsroom issue edit {number} "
+            "… --correction --reason …, newsroom story edit SLUG … --correction --reason …)")
+
+
+def _published(session: Session, settings: Settings, issue: Issue, due: bool = False) -> str:
+    """Why the published issue `issue` (or a scheduled one whose time has come: `due`) is not taken back to
+    draft, and what can still change."""
+    assert issue.published_at is not None
+    when = format_datetime(issue.published_at, "en", settings.timezone)
+    if due or went_out_on_schedule(session, issue.number):
+        return (f"issue {issue.number}'s scheduled time, {when}, has passed: it counts as published since then "
+                "(builds from that time on show it, its feed entry and email may have gone out), and a published "
+                f"issue is not taken back; {_corrections(issue.number)}")
+    return (f"issue {issue.number} was published at {when}, not scheduled: a published issue is not taken back; "
+            f"{_corrections(issue.number)}")
+
+
+def status_advice(session: Session, settings: Settings, number: int) -> str:
+    """How issue `number`'s status and publication time change from where they are: the workflow's commands,
+    which check each step (an edit of those fields is refused); for a published issue, that they stay."""
+    issue = load_issue(session, number)
+    if issue.status == "draft":
+        return (f"issue {number} is a draft: `newsroom issue schedule {number} --at TIME` schedules it and "
+                f"`newsroom issue publish {number}` publishes it now, each checking it first")
+    assert issue.published_at is not None
+    when = format_datetime(issue.published_at, "en", settings.timezone)
+    if issue.status == "scheduled":
+        return (f"issue {number} is scheduled for {when}: `newsroom issue unschedule {number}` makes it a draft "
+                f"again, `newsroom issue schedule {number} --at TIME` moves its time and `newsroom issue publish "
+                f"{number}` publishes it now")
+    return (f"issue {number} was published at {when}: its status and publication time stay, as its feeds and "
+            f"emails went out with them; {_corrections(number)}")
 
 
 def publish(session: Session, settings: Settings, change: Change, number: int,

@@ -187,6 +187,97 @@ def test_stories_move_between_sections_and_positions(desk):
     assert desk("issue", "show", "14").stdout.splitlines() == lines
 
 
+def places(cli, number: int) -> dict[str, list[str]]:
+    """Each section of issue `number` that holds stories, with them in order as `issue show` lists them."""
+    found: dict[str, list[str]] = {}
+    section = None
+    for line in cli("issue", "show", str(number)).stdout.splitlines():
+        if re.fullmatch(r".* \[[a-z-]+\]", line):
+            section = line.rsplit("[", 1)[1][:-1]
+        elif section and re.fullmatch(r"  [0-9]+\. \S+", line):
+            found.setdefault(section, []).append(line.strip())
+    return found
+
+
+@pytest.mark.sqlite_only("the places are worked out in Python, the same on every database")
+def test_a_story_edited_into_another_issue_or_section_goes_last_there_and_its_draft_closes_up(desk):
+    """As `story add` places a story and `delete` closes up a draft's section: no gap left behind, no place
+    shared with a story already there (which `check` would warn about), unless the edit gives the place."""
+    new_issue(desk)
+    new_issue(desk)
+    for number, prefix in ((14, "a"), (15, "b")):
+        for n in (1, 2):
+            desk("story", "add", str(number), *story_args(n), "--slug", f"{prefix}{n}")
+    desk("edit", "story:a1", "--set", "issue=15")
+    assert places(desk, 14) == {"code": ["1. a2"]}
+    assert places(desk, 15) == {"code": ["1. b1", "2. b2", "3. a1"]}
+    desk("edit", "story:a2", "--set", "issue=15", "--set", "position=1")  # a place given: the others move down
+    assert places(desk, 14) == {}
+    assert places(desk, 15) == {"code": ["1. a2", "2. b1", "3. b2", "4. a1"]}
+    desk("edit", "story:b1", "--set", "section=money")
+    assert places(desk, 15) == {"code": ["1. a2", "2. b2", "3. a1"], "money": ["1. b1"]}
+    assert desk("check").stderr == ""
+
+
+@pytest.mark.sqlite_only("the places are worked out in Python, the same on every database")
+def test_story_move_takes_a_story_to_another_issue(desk):
+    new_issue(desk)
+    new_issue(desk)
+    for number, prefix in ((14, "a"), (15, "b")):
+        for n in (1, 2, 3):
+            desk("story", "add", str(number), *story_args(n), "--slug", f"{prefix}{n}")
+    assert desk("story", "move", "a2", "--issue", "15").stdout.strip() == "story a2 is now in issue 15, code #4"
+    assert places(desk, 14) == {"code": ["1. a1", "2. a3"]}
+    assert places(desk, 15) == {"code": ["1. b1", "2. b2", "3. b3", "4. a2"]}
+    moved = desk("story", "move", "a3", "--issue", "15", "--section", "money", "--position", "1").stdout.strip()
+    assert moved == "story a3 is now in issue 15, money #1"
+    desk("story", "move", "a1", "--issue", "15", "--position", "2")
+    assert places(desk, 15) == {"code": ["1. b1", "2. a1", "3. b2", "4. b3", "5. a2"], "money": ["1. a3"]}
+    assert desk("story", "move", "b1", "--issue", "15").stdout.strip() == "story b1 is now code #5"
+    assert "issue:99: number: no issue 99" in desk("story", "move", "b2", "--issue", "99", expect=1).stderr
+    assert desk("check").stderr == ""
+
+
+def test_a_story_moved_out_of_a_published_issue_leaves_the_others_in_their_places(desk, monkeypatch):
+    """As `delete` leaves them: renumbering them would list each as a correction readers are shown."""
+    new_issue(desk)
+    for n in (1, 2, 3):
+        desk("story", "add", "14", *story_args(n), "--slug", f"s{n}")
+    desk("issue", "publish", "14")
+    new_issue(desk)
+    desk("story", "add", "15", *story_args(4), "--slug", "b1")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T11:00:00+01:00")
+    refused = desk("story", "move", "s1", "--issue", "15", expect=1).stderr
+    assert "issue 14 is published; to change it, add --correction" in refused
+    desk("edit", "story:s1", "--set", "issue=15", "--correction", "--reason", "next week's")
+    assert places(desk, 14) == {"code": ["2. s2", "3. s3"]}
+    assert places(desk, 15) == {"code": ["1. b1", "2. s1"]}
+    desk("story", "move", "s2", "--issue", "15", "--correction", "--reason", "next week's")
+    assert places(desk, 14) == {"code": ["3. s3"]}
+    assert places(desk, 15) == {"code": ["1. b1", "2. s1", "3. s2"]}
+    assert [line.split("  ", 2)[2] for line in desk("issue", "corrections", "14").stdout.splitlines()] == [
+        "story:s1  moved — next week's", "story:s2  moved — next week's"]
+
+
+@pytest.mark.sqlite_only("the places are stored as the files give them, the same on every database")
+def test_a_file_moving_a_story_to_another_issue_is_imported_as_written(desk, tmp_path):
+    """An import stores what its files say, places included (an exported folder is put back as it was, and
+    a renumbered record would differ from its file): a place two stories then share is a `check` warning."""
+    new_issue(desk)
+    new_issue(desk)
+    for number, slug in ((14, "a1"), (14, "a2"), (15, "b1")):
+        desk("story", "add", str(number), *story_args(int(slug[1])), "--slug", slug)
+    story = tmp_path / "a1.yaml"
+    story.write_text(desk("edit", "story:a1").stdout.split("\n", 1)[1].replace("issue: 14", "issue: 15"),
+                     encoding="utf-8")
+    desk("import", str(story))
+    assert places(desk, 14) == {"code": ["2. a2"]}
+    assert places(desk, 15) == {"code": ["1. a1", "1. b1"]}
+    assert desk("check").stderr.splitlines() == [
+        "story:b1: position: warning: 1 is also the place of story 'a1' in section 'code' of issue 15: the pages "
+        "show them by slug; give each its own place (newsroom story move)", "0 error(s), 1 warning(s)"]
+
+
 def test_every_cli_write_keeps_export_and_import_consistent(desk, tmp_path):
     new_issue(desk)
     for n in (1, 2):
@@ -231,6 +322,7 @@ def test_an_issue_whose_time_has_come_is_not_unscheduled(desk):
     from issues.revisions import Change
     from newsroom.db.session import make_engine, transaction
     from newsroom.diagnostics import ContentError
+    from newsroom.settings import Settings
 
     new_issue(desk)
     desk("story", "add", "14", *story_args(1))
@@ -238,11 +330,49 @@ def test_an_issue_whose_time_has_come_is_not_unscheduled(desk):
     engine = make_engine(desk.db_url)
     later = Change("anna", dt.datetime(2026, 11, 9, 6, 5, tzinfo=dt.timezone.utc), ("hu", "en"))
     with pytest.raises(ContentError) as refused, transaction(engine) as session:
-        workflow.unschedule(session, later, 14)
+        workflow.unschedule(session, Settings(), later, 14)
     engine.dispose()
-    assert ("issue:14: published_at: issue 14's time (2026-11-09T06:00:00+00:00) has come: a build since shows "
-            "it, and its feed entry may have gone out") in str(refused.value)
+    assert ("issue:14: status: issue 14's scheduled time, November 9, 2026, 7:00\u202fAM CET, has passed: it counts "
+            "as published since then") in str(refused.value)
     assert "status: scheduled" in desk("issue", "show", "14").stdout
+
+
+@pytest.mark.sqlite_only("the wording of a refusal does not depend on the database")
+def test_unschedule_just_after_the_time_says_the_issue_went_out_then_and_what_can_still_change(desk, monkeypatch):
+    """`issue list` said "scheduled" a minute before; no command has recorded it as published yet."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("issue", "schedule", "14", "--at", "2026-11-16T07:00")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:05:00+01:00")
+    refused = desk("issue", "unschedule", "14", expect=1).stderr.splitlines()
+    assert refused == [
+        "issue:14: status: issue 14's scheduled time, November 16, 2026, 7:00\u202fAM CET, has passed: it counts as "
+        "published since then (builds from that time on show it, its feed entry and email may have gone out), "
+        "and a published issue is not taken back; its texts and stories can still change as corrections readers "
+        "are shown (newsroom issue edit 14 … --correction --reason …, newsroom story edit SLUG … --correction "
+        "--reason …)", "1 error; nothing was changed"]
+    assert "status: published November 16, 2026, 7:00\u202fAM CET" in desk("issue", "show", "14").stdout
+
+
+@pytest.mark.sqlite_only("the wording of a refusal does not depend on the database")
+def test_an_edit_of_an_issue_s_status_names_only_the_commands_that_can_change_it(desk):
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    refused = desk("edit", "14", "--set", "status=published", expect=1).stderr.splitlines()[0]
+    assert refused == ("issue:14: status: issue 14 is a draft: `newsroom issue schedule 14 --at TIME` schedules it "
+                       "and `newsroom issue publish 14` publishes it now, each checking it first")
+    desk("issue", "schedule", "14", "--at", "2026-11-16T07:00")
+    refused = desk("edit", "14", "--set", "status=draft", expect=1).stderr.splitlines()[0]
+    assert refused == ("issue:14: status: issue 14 is scheduled for November 16, 2026, 7:00\u202fAM CET: `newsroom "
+                       "issue unschedule 14` makes it a draft again, `newsroom issue schedule 14 --at TIME` moves its "
+                       "time and `newsroom issue publish 14` publishes it now")
+    desk("issue", "unschedule", "14")
+    desk("issue", "publish", "14")
+    refused = desk("edit", "14", "--set", "status=draft", "--correction", expect=1).stderr.splitlines()[0]
+    assert refused == ("issue:14: status: issue 14 was published at November 6, 2026, 10:00\u202fAM CET: its status "
+                       "and publication time stay, as its feeds and emails went out with them; its texts and stories "
+                       "can still change as corrections readers are shown (newsroom issue edit 14 … --correction "
+                       "--reason …, newsroom story edit SLUG … --correction --reason …)")
 
 
 def test_a_scheduled_issue_is_recorded_as_published_when_its_time_comes(desk, monkeypatch):
@@ -309,7 +439,7 @@ def test_any_command_records_a_scheduled_issue_whose_time_has_come(desk, monkeyp
     again = desk("issue", "show", "14")
     assert "status: published November 9, 2026, 7:00" in again.stdout and "recorded as published" not in again.stderr
     refused = desk("issue", "unschedule", "14", expect=1).stderr
-    assert "issue:14: status: issue 14 is published, not scheduled" in refused
+    assert "issue:14: status: issue 14's scheduled time, November 9, 2026, 7:00\u202fAM CET, has passed" in refused
 
 
 def test_two_commands_that_find_an_issue_due_at_once_both_go_on(desk, monkeypatch):
@@ -566,6 +696,25 @@ def test_check_gives_a_draft_s_problems_as_warnings_and_a_scheduled_issue_s_as_e
     desk("import", "--no-check", str(story))
     assert desk("check", expect=1).stderr.splitlines() == [
         "story:wip: en.summary: link to a missing entry 'nowhere'", "1 error(s), 0 warning(s)"]
+
+
+@pytest.mark.sqlite_only("the wording of check's report does not depend on the database")
+def test_check_names_the_fields_a_draft_lacks_in_a_language_and_the_command_that_adds_them(desk):
+    """A draft's story without an English text is shown in Hungarian by a preview, but `issue schedule` asks
+    for each field: `check` names them, as draft work, with the command that fills them in."""
+    desk("issue", "new", "--title-hu", "Tizennegyedik")
+    desk("story", "add", "14", "--section", "science", "--slug", "hu-only", "--headline-hu", "Csak magyarul",
+         "--summary-hu", "Csak magyarul van meg [1].", "--source-url", "https://example.org/mta", "--publisher", "MTA")
+    draft = "(draft issue 14: to fix before it is scheduled or published"
+    said = [f"issue:14: en: warning: missing translation of en.title {draft}: newsroom issue edit 14 --title-en …)",
+            f"story:hu-only: en: warning: missing translation of en.headline and en.summary {draft}: "
+            "newsroom story edit hu-only --headline-en … --summary-en …)"]
+    assert desk("check").stderr.splitlines() == [*said, "0 error(s), 2 warning(s)"]
+    assert desk("check", "--strict", expect=1).stderr.splitlines() == [
+        *said, "0 error(s), 2 warning(s): --strict fails on warnings"]
+    desk("issue", "edit", "14", "--title-en", "Fourteen")
+    desk("story", "edit", "hu-only", "--headline-en", "In Hungarian only", "--summary-en", "Only in Hungarian [1].")
+    assert desk("check", "--strict").stderr == ""
 
 
 def test_publish_refuses_untranslated_unsourced_unnamed_and_broken(desk, write_files, tmp_path):

@@ -352,12 +352,14 @@ def test_an_edit_of_a_published_issue_or_story_is_a_correction_that_keeps_it_pub
     # Status and publication time change through the workflow only: an issue is never unpublished so.
     for assignment in ("status=draft", "published_at=2026-11-20T07:00:00+01:00"):
         refused = sample_cli("edit", "13", "--set", assignment, "--correction", expect=1)
-        assert "an issue's status and publication time change with `newsroom issue schedule`" in refused.stderr
+        assert ("issue 13 was published at November 9, 2026, 7:00\u202fAM CET: its status and publication time stay, "
+                "as its feeds and emails went out with them") in refused.stderr
 
     created = sample_cli("issue", "new", "--title-hu", "Tesztszám", "--title-en", "Test issue").stdout
     number = created.split()[1]  # "issue 14 created (draft): …"
     sample_cli("edit", number, "--set", "en.title=", "--set", "hu.lead=Csak magyarul.")  # a draft: work in progress
-    assert "status: an issue's status" in sample_cli("edit", number, "--set", "status=published", expect=1).stderr
+    refused = sample_cli("edit", number, "--set", "status=published", expect=1).stderr
+    assert f"status: issue {number} is a draft: `newsroom issue schedule {number} --at TIME` schedules it" in refused
 
 
 def test_a_command_that_changes_the_content_waits_its_turn_then_gives_up_cleanly(sample_cli, monkeypatch):

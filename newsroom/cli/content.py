@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -10,6 +9,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from issues.visibility import drafts_of
+from issues.workflow import as_draft_work
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
@@ -212,22 +212,16 @@ def check(app: App, strict: bool) -> None:
         one_state(session)
         with editing.remembered(session) as (content, memo):
             drafts = drafts_of(content)
-            problems = [_in_draft(problem, drafts.get(problem.location))
+            problems = [as_draft_work(problem, content, app.settings, drafts.get(problem.location))
                         for problem in check_content(content, app.settings, app.today(), memo=memo)]
     report(problems)
-    errors = [p for p in problems if p.severity == "error" or strict]
-    if problems:
-        click.echo(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s)", err=True)
-    if errors:
+    errors = sum(1 for p in problems if p.severity == "error")
+    warnings = len(problems) - errors
+    if problems:  # each counted as printed; --strict fails on warnings too, and says so
+        failing = ": --strict fails on warnings" if strict and warnings else ""
+        click.echo(f"{errors} error(s), {warnings} warning(s){failing}", err=True)
+    if errors or (strict and warnings):
         raise SystemExit(1)
-
-
-def _in_draft(problem: Diagnostic, draft: int | None) -> Diagnostic:
-    """An error of draft issue `draft` (or of one of its stories) as a warning that says so."""
-    if draft is None or problem.severity != "error":
-        return problem
-    return replace(problem, severity="warning",
-                   message=f"{problem.message} (draft issue {draft}: to fix before it is scheduled or published)")
 
 
 COMMANDS = [init, import_, export, check]

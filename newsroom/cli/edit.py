@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from issues.assembly import load_issue, require_changeable
+from issues.assembly import load_issue, move_story, require_changeable
 from issues.revisions import Change
-from issues.workflow import recheck_after_change
+from issues.workflow import recheck_after_change, status_advice
 from newsroom import editing
 from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, report
 from newsroom.content.yamlio import dump, parse
@@ -83,17 +83,22 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
             return
         if expect_version is not None:
             loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
-        record = loaded.record
+        record, paths = loaded.record, set()
         for assignment in assignments:
+            path, value = _parse_assignment(assignment)
             try:
-                record = editing.assign(record, *_parse_assignment(assignment))
+                record = editing.assign(record, path, value)
             except ValueError as error:
                 raise click.BadParameter(str(error), param_hint="--set") from None
+            paths.add(path)
         if loaded.kind == "issue":
-            _workflow_fields_unchanged(loaded, record)
+            _workflow_fields_unchanged(session, app, loaded, record)
         issues = _issues_of(loaded, record)
         for number in issues:
             require_changeable(load_issue(session, number), correction)
+        place = _new_place(loaded, record, "position" in paths)
+        if place is not None:  # the rest of the edit is saved where the story is, then it moves as `story move`
+            record = {**record, **{name: loaded.record.get(name) for name in PLACE}}
         try:
             # An issue and its stories are checked as the workflow checks them (below); the rest here.
             version = editing.save(session, loaded, record, change.languages, change.now, change.editor,
@@ -101,6 +106,11 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
+        if place is not None:
+            number, section, position = place
+            moved = move_story(session, change, loaded.key, section, position, correction, number)
+            session.flush()
+            version = moved.version
         for number in issues:
             recheck_after_change(session, app.settings, change, number)
     if version == loaded.version:  # the fields set already held those values
@@ -117,14 +127,31 @@ def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict
                              lambda _: {f"{loaded.kind}:{loaded.key}"}, app.settings, change.now)
 
 
-def _workflow_fields_unchanged(loaded: editing.Loaded, record: dict[str, Any]) -> None:
+def _workflow_fields_unchanged(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any]) -> None:
     """An issue's status and publication time change through the workflow, which checks each step (an
     issue is never unpublished: its feeds and emails have gone out with that time)."""
     changed = [name for name in ("status", "published_at") if record.get(name) != loaded.record.get(name)]
     if changed:
-        raise ContentError([Diagnostic(f"issue:{loaded.key}", None, name, (
-            "an issue's status and publication time change with `newsroom issue schedule`, `unschedule` "
-            "or `publish`, which check the issue first")) for name in changed])
+        advice = status_advice(session, app.settings, int(loaded.key))
+        raise ContentError([Diagnostic(f"issue:{loaded.key}", None, name, advice) for name in changed])
+
+
+#: A story's place: what `story move` changes.
+PLACE = ("issue", "section", "position")
+
+
+def _new_place(loaded: editing.Loaded, record: dict[str, Any], position_given: bool
+               ) -> tuple[int, str, int | None] | None:
+    """(issue, section, position) when an edit moves a story to another issue or section; position None
+    unless the edit gives one (`position_given`): the story then goes last there, as with `story add`.
+    None otherwise, and for values of the wrong type, which saving the record names."""
+    if loaded.kind != "story" or all(record.get(name) == loaded.record.get(name) for name in ("issue", "section")):
+        return None
+    number, section, position = (record.get(name) for name in PLACE)
+    if not isinstance(number, int) or not isinstance(section, str) or not section \
+            or not isinstance(position, int) or isinstance(position, bool) or position < 1:
+        return None
+    return number, section, position if position_given else None
 
 
 def _issues_of(loaded: editing.Loaded, record: dict[str, Any]) -> list[int]:

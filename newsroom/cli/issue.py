@@ -194,7 +194,7 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
 def unschedule(app: App, number: int, editor: str) -> None:
     """Take a scheduled issue back to draft."""
     with app.transaction() as session:
-        workflow.unschedule(session, _change(app, editor, None), number)
+        workflow.unschedule(session, app.settings, _change(app, editor, None), number)
     app.say(f"issue {number} is a draft again")
 
 
@@ -341,21 +341,27 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
 
 @story.command("move")
 @click.argument("slug")
+@click.option("--issue", "number", type=int, help="Move to this issue (last in its section unless --position).")
 @click.option("--section", help="Move to this section.")
 @click.option("--position", type=click.IntRange(min=1), help="Place in the section, 1 = first (default: last).")
 @editor_options
 @pass_app
 @content_errors
-def move(app: App, slug: str, section: str | None, position: int | None, editor: str, correction: bool,
-         reason: str | None) -> None:
-    """Move a story to another section and/or position."""
-    if section is None and position is None:
-        raise ContentError([Diagnostic(f"story:{slug}", None, "", "give --section, --position or both")])
+def move(app: App, slug: str, number: int | None, section: str | None, position: int | None, editor: str,
+         correction: bool, reason: str | None) -> None:
+    """Move a story to another issue, section and/or position; the section it leaves closes up (unless its
+    issue is published: the others keep their places there)."""
+    if number is None and section is None and position is None:
+        raise ContentError([Diagnostic(f"story:{slug}", None, "", "give --issue, --section, --position or more "
+                                       "than one")])
     change = _change(app, editor, reason)
     with app.transaction() as session:
-        moved = assembly.move_story(session, change, slug, section, position, correction)
-        workflow.recheck_after_change(session, app.settings, change, moved.issue.number)
-        app.say(f"story {slug} is now {moved.section.slug} #{moved.position}")
+        left = assembly.load_story_issue(session, slug)
+        moved = assembly.move_story(session, change, slug, section, position, correction, number)
+        for touched in sorted({left, moved.issue.number}):
+            workflow.recheck_after_change(session, app.settings, change, touched)
+        where = f"in issue {moved.issue.number}, " if moved.issue.number != left else ""
+        app.say(f"story {slug} is now {where}{moved.section.slug} #{moved.position}")
 
 
 COMMANDS = [issue, story]
