@@ -22,11 +22,13 @@ a new item.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from email.utils import parseaddr
 from functools import partial
 from html import escape as html_escape
+from html import unescape as html_unescape
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,6 +52,24 @@ FEED_TAGS = set(nh3.ALLOWED_TAGS) | {"section", "article"}
 FEED_ATTRIBUTES = {tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items()}
 FEED_ATTRIBUTES["*"] = FEED_ATTRIBUTES.get("*", set()) | {"id", "class", "lang"}
 FEED_ATTRIBUTES["a"] = (FEED_ATTRIBUTES.get("a", set()) | {"hreflang"}) - {"rel"}
+
+#: Where HTML would start a tag, a comment or a declaration (a "<" before a space or a digit is text).
+MARKUP_START = re.compile(r"<[A-Za-z/!?]")
+
+
+def rss_html(text: str) -> str:
+    """Plain text as RSS's HTML elements hold it (<description>; readers render it as HTML): `&`, `<` and `>`
+    escaped once, so a "<svg onload…>" in it shows as typed and never runs, and nothing else, so an
+    apostrophe stays one for the readers that show a summary as text."""
+    return html_escape(text, quote=False)
+
+
+def rss_text(text: str) -> str:
+    """Plain text as RSS's text elements hold it (<title>). RSS does not say whether they hold HTML, and
+    readers differ: most show them as text, some (feedparser among them) take them as HTML when they look
+    like it. So the text goes as typed, which both read alike, unless HTML would read it differently (a tag,
+    a character reference): then it is escaped as HTML (`rss_html`), so no reader runs or renders it as markup."""
+    return rss_html(text) if MARKUP_START.search(text) or html_unescape(text) != text else text
 
 
 @dataclass(frozen=True)
@@ -267,10 +287,10 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
     # RSS wants an address with its author; Atom is happy with the name alone but shows both.
     author = {"name": site.get("name") or settings.list_id, "email": parseaddr(settings.email_reply_to)[1]}
     fg.id(tag_id(settings, link.url.rsplit(".", 1)[0]))
-    fg.title(link.title)
-    # RSS readers take <description> as HTML: plain text goes in escaped, or a "<svg onload…>" in it would run.
-    text = html_escape if link.fmt == "rss" else str
-    fg.subtitle(text(site.get("tagline") or link.title))  # also RSS <description>
+    # Atom says its texts are plain (type="text"); RSS says nothing for titles and HTML for descriptions.
+    title, description = (rss_text, rss_html) if link.fmt == "rss" else (str, str)
+    fg.title(title(link.title))
+    fg.subtitle(description(site.get("tagline") or link.title))  # also RSS <description>
     fg.language(link.lang)
     fg.link(href=settings.base_url + link.url, rel="self", type=link.mime)
     fg.link(href=home, rel="alternate", hreflang=link.lang)
@@ -284,7 +304,7 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
         entry = fg.add_entry(order="append")
         entry.id(item.id)
         entry.guid(item.id, permalink=False)
-        entry.title(item.title)
+        entry.title(title(item.title))
         if link.fmt == "atom":
             entry.register_extension("language_links", LanguageLinks, atom=True, rss=False)
             entry.language_links.links = [*item.twins, (link.lang, item.link)]
@@ -298,7 +318,7 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
             entry.category(term=category)
         # RSS: the summary in <description>, the full text in <content:encoded>; Atom: <summary> + <content>.
         entry.content(item.content, type="CDATA" if link.fmt == "rss" else "html")
-        entry.summary(text(item.summary))
+        entry.summary(description(item.summary))
     return fg.rss_str(pretty=True) if link.fmt == "rss" else fg.atom_str(pretty=True)
 
 
