@@ -9,7 +9,8 @@ import feedparser
 import html5lib
 import pytest
 from conftest import Cli
-from sitebuild import BASE, DRAFT_ISSUE as DRAFT
+from sitebuild import BASE, parse
+from sitebuild import DRAFT_ISSUE as DRAFT
 
 from newsroom import SAMPLE_DIR
 
@@ -296,3 +297,52 @@ def test_every_feed_text_says_what_the_editor_typed_escaped_once(sample_cli, wri
         entry = next(e for e in feeds["glossary"].entries if "/glossary/trainium/" in e.id)
         assert _reads(entry.title_detail, QUOTED["headword"]), (ext, entry.title_detail)
         assert _reads(entry.summary_detail, QUOTED["definition"]), (ext, entry.summary_detail)
+
+
+HARDWARE = "  - slug: hardware\n    hu: Hardver\n    en: Hardware\n"
+
+
+def _empty_feeds(site: Path, name: str) -> list[tuple[str, feedparser.FeedParserDict, bytes]]:
+    """Each language's and format's feed `name`, parsed: (its path, the parse, its bytes)."""
+    found = []
+    for lang in ("hu", "en"):
+        for ext in ("xml", "atom"):
+            data = (site / f"{lang}/feeds/{name}.{ext}").read_bytes()
+            found.append((f"{lang}/feeds/{name}.{ext}", feedparser.parse(data), data))
+    return found
+
+
+@pytest.mark.sqlite_only("how a feed is dated does not depend on the database")
+def test_a_section_with_no_stories_yet_has_valid_feeds_dated_by_the_sites_latest_publication(sample_cli,
+                                                                                           write_files):
+    site_file = (SAMPLE_DIR / "site.yaml").read_text(encoding="utf-8").replace("  - slug: society\n",
+                                                                              HARDWARE + "  - slug: society\n")
+    sample_cli("import", str(write_files({"site.yaml": site_file})))
+    site = _build(sample_cli, "_hardware")
+    for relative, parsed, data in _empty_feeds(site, "section-hardware"):
+        assert not parsed.bozo and parsed.entries == [], relative
+        assert b"1970" not in data, relative
+        if relative.endswith(".atom"):  # issue 13, the latest, came out at 07:00 in Budapest
+            assert parsed.feed.updated == "2026-11-09T06:00:00+00:00", relative
+        else:  # nothing in it was published: a build date, no publication date
+            assert parsed.feed.updated == "Mon, 09 Nov 2026 06:00:00 +0000", relative
+            assert "published" not in parsed.feed, relative
+    # The section's page is there for the archive's link to it, says it has nothing yet, and is listed
+    # with its feeds, as every section is (see README: "A section's own page is not one of them").
+    page = " ".join(" ".join(parse(site / "en/archive/section/hardware/index.html").find(".//main").itertext()).split())
+    assert page == "Archive Hardware No stories yet."
+    assert f"<loc>{BASE}en/archive/section/hardware/</loc>" in (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert f'href="{BASE}en/feeds/section-hardware.atom"' in (site / "hu/feeds/index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.sqlite_only("how a feed is dated does not depend on the database")
+def test_the_feeds_of_a_site_that_published_nothing_yet_are_dated_by_its_feed_id_date(cli):
+    cli("init")
+    site = _build(cli, "_empty")
+    for name in ("issues", "glossary"):
+        for relative, parsed, data in _empty_feeds(site, name):
+            assert not parsed.bozo and parsed.entries == [], relative
+            assert b"1970" not in data, relative
+            # feed_id_date = "2026": its first moment in Budapest.
+            expected = "2025-12-31T23:00:00+00:00" if relative.endswith(".atom") else "Wed, 31 Dec 2025 23:00:00 +0000"
+            assert parsed.feed.updated == expected, relative

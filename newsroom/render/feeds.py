@@ -45,8 +45,6 @@ from newsroom.render.html import environment, template_errors
 from newsroom.render.markdown import plain_text
 from newsroom.settings import Settings
 
-#: Before any content exists a feed still needs a date; a fixed one keeps builds reproducible.
-EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 #: Tags and attributes kept in feed HTML; relative URLs are made absolute by the same pass.
 FEED_TAGS = set(nh3.ALLOWED_TAGS) | {"section", "article"}
 FEED_ATTRIBUTES = {tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items()}
@@ -152,6 +150,18 @@ def published_issues(derived: Derived) -> list[int]:
     A scheduled issue whose time the build clock has passed is public on the site, so it is in the feeds too.
     """
     return list(derived.public_issues)
+
+
+def site_published(planner: Planner) -> dt.datetime:
+    """When the site last published: its latest public issue's publication, else the first moment of
+    `feed_id_date` (the site's feeds began no earlier). A feed with nothing in it yet (a new section's)
+    still needs a date, and this is the one a reader can believe, never the epoch nor the build's clock."""
+    content, settings = planner.content, planner.settings
+    times = [publication_time(content.issues[number], settings) for number in published_issues(planner.derived)]
+    if times:
+        return max(times)
+    year, month, day = (list(map(int, settings.feed_id_date.split("-"))) + [1, 1])[:3]
+    return dt.datetime(year, month, day, tzinfo=settings.zone).astimezone(dt.timezone.utc)
 
 
 def tag_id(settings: Settings, path: str) -> str:
@@ -279,8 +289,9 @@ def glossary_items(planner: Planner) -> Iterator[FeedItem]:
 
 
 def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site: dict[str, Any],
-                home: str) -> bytes:
-    """One feed document. Entries come newest first; every date is taken from the content."""
+                home: str, empty_since: dt.datetime | None = None) -> bytes:
+    """One feed document. Entries come newest first; every date is taken from the content: a feed with
+    no entries is dated `empty_since` (see `site_published`), and RSS gives it no publication date."""
     from feedgen.feed import FeedGenerator  # here: a rebuild that remakes no feed does not load it (nor lxml)
 
     fg = FeedGenerator()
@@ -296,10 +307,15 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
     fg.link(href=home, rel="alternate", hreflang=link.lang)
     fg.author(author)
     fg.generator("newsroom", version=__version__, uri="https://example.org/newsroom")
-    newest = _to_the_second(max((item.modified for item in items), default=EPOCH))  # a correction updates it
-    fg.updated(newest)
+    if items:
+        newest = _to_the_second(max(item.modified for item in items))  # a correction updates it
+        fg.pubDate(_to_the_second(max(item.published for item in items)))
+    elif empty_since is not None:
+        newest = _to_the_second(empty_since)
+    else:
+        raise ValueError(f"{link.url}: a feed with no entries needs the date it is empty since")
+    fg.updated(newest)  # Atom must have it; feedgen would stamp now()
     fg.lastBuildDate(newest)
-    fg.pubDate(_to_the_second(max((item.published for item in items), default=EPOCH)))
     for item in items:
         entry = fg.add_entry(order="append")
         entry.id(item.id)
@@ -349,6 +365,8 @@ def feed_groups(content: Content, derived: Derived, settings: Settings, lang: st
             items = list(section_items(planner, name.removeprefix("section-"), keep))
         site = dict(content.site.get(lang) or {})
         home = settings.base_url + urls.home(lang)
-        return [(link.url, render_feed(link, items, settings, site, home)) for link in links[name]]
+        # Only an empty feed reads when the issues came out, for its date: a new issue remakes no glossary feed.
+        since = None if items else site_published(planner)
+        return [(link.url, render_feed(link, items, settings, site, home, since)) for link in links[name]]
 
     return {name: partial(make, name) for name in links}
