@@ -377,6 +377,15 @@ class Publication:
         self.save(path, record)
         return f"rename the site's {kind}"
 
+    def add_section(self) -> str:
+        """A section with no stories yet: its pages, and its feeds dated by the site's latest publication."""
+        path = self.content / "site.yaml"
+        record = self.load(path)
+        slug = f"new-{len(record['sections'])}"
+        record["sections"].append({"slug": slug, "hu": "Új rovat", "en": "New section"})
+        self.save(path, record)
+        return f"add section {slug}"
+
     def edit_issue_text(self) -> str:
         path = self.rng.choice(self.files("issue"))
         record = self.load(path)
@@ -443,7 +452,7 @@ class Publication:
 EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "delete_entry", "add_relation",
          "edit_relation", "remove_relation", "add_alias", "edit_alias", "remove_alias", "publish_issue",
          "edit_template", "schedule_issue", "recategorise_entry", "edit_stylesheet", "edit_story_body",
-         "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition")
+         "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition", "add_section")
 #: Edits of what the first sequence leaves alone: reference and site pages, the site's names, issues' texts,
 #: stories' places and terms, sources, entries' status months and English terms.
 MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "link_reference_from_story", "edit_site_page",
