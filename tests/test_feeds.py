@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import feedparser
 import html5lib
 import pytest
 from conftest import Cli
-from sitebuild import BASE, DRAFT_ISSUE as DRAFT
+from sitebuild import BASE, parse
+from sitebuild import DRAFT_ISSUE as DRAFT
 
 from newsroom import SAMPLE_DIR
 
@@ -217,3 +219,130 @@ def test_the_hungarian_glossary_feed_is_named_as_the_site_names_the_glossary(sit
     main = " ".join(" ".join(page.find(".//main").itertext()).split())
     titles = [link.get("title") for link in page.iter("link") if link.get("type")]
     assert "a fogalomtár új és frissített szócikkeit" in main and "glosszárium" not in main + " ".join(titles)
+
+
+#: Texts as editors type them: apostrophes, quotes, ampersands and text that looks like markup. A plain-text
+#: field (headline, title, name) is shown as typed; a Markdown one (summary, lead, definition) as its text.
+QUOTING_STORY = """\
+kind: story
+slug: i13-quoting
+issue: 13
+section: code
+position: 9
+sources:
+  - {publisher: Example, title: Example, url: "https://example.org/q"}
+hu: {headline: "Az AT&T „<b>merész</b>” tétje", summary: "Az Amazon chipjei"}
+en:
+  headline: AT&T's "<b>bold</b>" bet on R&D
+  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & "Rainier" <b>grow</b>, 1 < 2.
+"""
+QUOTED = {"headline": 'AT&T\'s "<b>bold</b>" bet on R&D', "summary": 'Amazon\'s <b>chips</b> & "Rainier" grow, 1 < 2.',
+          "headword": "Trainium & Tom's <i>chip</i>", "definition": "Amazon's chip & its <b>rival</b>.",
+          "issue": 'Chips & "Tom\'s" <b>week</b>', "lead": "Amazon's chips & <i>more</i>.",
+          "site": "News & Tom's AI era", "tagline": "News & Tom's <b>weekly</b>", "section": "Code & <i>craft</i>"}
+
+
+def _quoting_files() -> dict[str, str]:
+    site = (SAMPLE_DIR / "site.yaml").read_text(encoding="utf-8")
+    site = site.replace("  name: News of the AI era", f"  name: \"{QUOTED['site']}\"").replace(
+        "  tagline: News of the AI era, curated weekly", f"  tagline: \"{QUOTED['tagline']}\"").replace(
+        "    en: Code", f"    en: \"{QUOTED['section']}\"")
+    issue = (SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8").replace(
+        "  title: Trainium, TPU, GPU – a week of custom chips", "  title: 'Chips & \"Tom''s\" <b>week</b>'").replace(
+        "    This week Amazon's chips took centre stage",
+        "    Amazon's chips &amp; &lt;i&gt;more&lt;/i&gt;.\n\n    This week")
+    entry = (SAMPLE_DIR / "entries" / "trainium.yaml").read_text(encoding="utf-8").replace(
+        "en:\n  headword: Trainium\n", "en:\n  headword: \"Trainium & Tom's <i>chip</i>\"\n").replace(
+        "    Trainium is Amazon's own custom-designed chip tailored for artificial\n"
+        "    intelligence, which it rents out via its cloud service (AWS) for training\n"
+        "    and running AI models.", "    Amazon's chip & its &lt;b&gt;rival&lt;/b&gt;.")
+    return {"site.yaml": site, "issues/0013.yaml": issue, "entries/trainium.yaml": entry,
+            "stories/i13-quoting.yaml": QUOTING_STORY}
+
+
+def _escaped(detail, text: str) -> str:
+    """`text` escaped once as a parsed feed text holds it: as it is when plain; as HTML, with nothing but `&`,
+    `<` and `>` escaped and no markup, when the reader is told (or guesses) it is HTML."""
+    return html.escape(text, quote=False) if detail.type == "text/html" else text
+
+
+def _reads(detail, text: str) -> bool:
+    """Whether a reader shown a parsed feed text sees `text`."""
+    return detail.value == _escaped(detail, text)
+
+
+@pytest.mark.sqlite_only("what feeds say of a text does not depend on the database")
+def test_every_feed_text_says_what_the_editor_typed_escaped_once(sample_cli, write_files):
+    lead = QUOTED["lead"] + "\n\nThis week"
+    sample_cli("import", "--correction", "--reason", "quoting", str(write_files(_quoting_files())))
+    site = _build(sample_cli, "_quoting")
+    for ext in ("xml", "atom"):
+        feeds = {name: feedparser.parse((site / f"en/feeds/{name}.{ext}").read_bytes())
+                 for name in ("issues", "section-code", "glossary")}
+        for name, parsed in feeds.items():
+            assert not parsed.bozo, (name, ext)
+            assert _reads(parsed.feed.subtitle_detail, QUOTED["tagline"]), (name, ext, parsed.feed.subtitle_detail)
+            for entry in parsed.entries:
+                assert entry.author_detail.name == QUOTED["site"], (name, ext, entry.author_detail)
+        assert _reads(feeds["section-code"].feed.title_detail, f"{QUOTED['site']}: {QUOTED['section']}"), ext
+        story = next(e for e in feeds["section-code"].entries if e.id.endswith("/stories/i13-quoting"))
+        assert _reads(story.title_detail, QUOTED["headline"]), (ext, story.title_detail)
+        assert _reads(story.summary_detail, QUOTED["summary"]), (ext, story.summary_detail)
+        assert [t.term for t in story.tags] == [QUOTED["section"]], ext
+        assert "<h2>AT&amp;T's \"&lt;b&gt;bold&lt;/b&gt;\" bet on R&amp;D</h2>" in story.content[0].value, ext
+        issue = feeds["issues"].entries[0]
+        assert _reads(issue.title_detail, QUOTED["issue"]), (ext, issue.title_detail)
+        assert issue.summary_detail.value.startswith(_escaped(issue.summary_detail, lead)), (ext, issue.summary_detail)
+        assert QUOTED["section"] in [t.term for t in issue.tags], ext
+        entry = next(e for e in feeds["glossary"].entries if "/glossary/trainium/" in e.id)
+        assert _reads(entry.title_detail, QUOTED["headword"]), (ext, entry.title_detail)
+        assert _reads(entry.summary_detail, QUOTED["definition"]), (ext, entry.summary_detail)
+
+
+HARDWARE = "  - slug: hardware\n    hu: Hardver\n    en: Hardware\n"
+
+
+def _empty_feeds(site: Path, name: str) -> list[tuple[str, feedparser.FeedParserDict, bytes]]:
+    """Each language's and format's feed `name`, parsed: (its path, the parse, its bytes)."""
+    found = []
+    for lang in ("hu", "en"):
+        for ext in ("xml", "atom"):
+            data = (site / f"{lang}/feeds/{name}.{ext}").read_bytes()
+            found.append((f"{lang}/feeds/{name}.{ext}", feedparser.parse(data), data))
+    return found
+
+
+@pytest.mark.sqlite_only("how a feed is dated does not depend on the database")
+def test_a_section_with_no_stories_yet_has_valid_feeds_dated_by_the_sites_latest_publication(sample_cli,
+                                                                                           write_files):
+    site_file = (SAMPLE_DIR / "site.yaml").read_text(encoding="utf-8").replace("  - slug: society\n",
+                                                                              HARDWARE + "  - slug: society\n")
+    sample_cli("import", str(write_files({"site.yaml": site_file})))
+    site = _build(sample_cli, "_hardware")
+    for relative, parsed, data in _empty_feeds(site, "section-hardware"):
+        assert not parsed.bozo and parsed.entries == [], relative
+        assert b"1970" not in data, relative
+        if relative.endswith(".atom"):  # issue 13, the latest, came out at 07:00 in Budapest
+            assert parsed.feed.updated == "2026-11-09T06:00:00+00:00", relative
+        else:  # nothing in it was published: a build date, no publication date
+            assert parsed.feed.updated == "Mon, 09 Nov 2026 06:00:00 +0000", relative
+            assert "published" not in parsed.feed, relative
+    # The section's page is there for the archive's link to it, says it has nothing yet, and is listed
+    # with its feeds, as every section is (see README: "A section's own page is not one of them").
+    page = " ".join(" ".join(parse(site / "en/archive/section/hardware/index.html").find(".//main").itertext()).split())
+    assert page == "Archive Hardware No stories yet."
+    assert f"<loc>{BASE}en/archive/section/hardware/</loc>" in (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert f'href="{BASE}en/feeds/section-hardware.atom"' in (site / "hu/feeds/index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.sqlite_only("how a feed is dated does not depend on the database")
+def test_the_feeds_of_a_site_that_published_nothing_yet_are_dated_by_its_feed_id_date(cli):
+    cli("init")
+    site = _build(cli, "_empty")
+    for name in ("issues", "glossary"):
+        for relative, parsed, data in _empty_feeds(site, name):
+            assert not parsed.bozo and parsed.entries == [], relative
+            assert b"1970" not in data, relative
+            # feed_id_date = "2026": its first moment in Budapest.
+            expected = "2025-12-31T23:00:00+00:00" if relative.endswith(".atom") else "Wed, 31 Dec 2025 23:00:00 +0000"
+            assert parsed.feed.updated == expected, relative

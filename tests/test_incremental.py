@@ -377,6 +377,15 @@ class Publication:
         self.save(path, record)
         return f"rename the site's {kind}"
 
+    def add_section(self) -> str:
+        """A section with no stories yet: its pages, and its feeds dated by the site's latest publication."""
+        path = self.content / "site.yaml"
+        record = self.load(path)
+        slug = f"new-{len(record['sections'])}"
+        record["sections"].append({"slug": slug, "hu": "Új rovat", "en": "New section"})
+        self.save(path, record)
+        return f"add section {slug}"
+
     def edit_issue_text(self) -> str:
         path = self.rng.choice(self.files("issue"))
         record = self.load(path)
@@ -443,7 +452,7 @@ class Publication:
 EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "delete_entry", "add_relation",
          "edit_relation", "remove_relation", "add_alias", "edit_alias", "remove_alias", "publish_issue",
          "edit_template", "schedule_issue", "recategorise_entry", "edit_stylesheet", "edit_story_body",
-         "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition")
+         "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition", "add_section")
 #: Edits of what the first sequence leaves alone: reference and site pages, the site's names, issues' texts,
 #: stories' places and terms, sources, entries' status months and English terms.
 MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "link_reference_from_story", "edit_site_page",
@@ -479,6 +488,42 @@ def test_random_edits_rebuild_exactly_what_a_full_build_makes(sample_cli, tmp_pa
         assert _state(engine, site) == _state(engine, fresh), done
         shutil.rmtree(fresh)
     engine.dispose()
+
+
+GLOSSARYLESS = {
+    "site.yaml": "kind: site\nhu: {name: Hírek}\nen: {name: News}\nsections:\n  - {slug: code, hu: Kód, en: Code}\n",
+    **{f"issues/{n:04d}.yaml": f"kind: issue\nnumber: {n}\nweek: {{start: 2026-11-{n * 7 - 5:02d}, "
+                               f"end: 2026-11-{n * 7 + 1:02d}}}\nstatus: published\n"
+                               f"published_at: 2026-11-{n * 7 + 2:02d}T07:00:00+01:00\n"
+                               f"hu: {{title: Szám {n}}}\nen: {{title: Issue {n}}}\n" for n in (1, 2)},
+    **{f"stories/i{n}.yaml": f"kind: story\nslug: i{n}\nissue: {n}\nsection: code\nposition: 1\nsources:\n"
+                             f"  - {{publisher: Example, title: Example, url: 'https://example.org/{n}'}}\n"
+                             f"hu: {{headline: Hír {n}, summary: Szöveg.}}\n"
+                             f"en: {{headline: Story {n}, summary: Text.}}\n"
+       for n in (1, 2)},
+    "pages/method.yaml": "kind: page\nslug: method\nhu: {title: Módszer, body: Így.}\nen: {title: Method, body: So.}\n",
+}
+
+
+@pytest.mark.sqlite_only("what a feed reads for its date does not depend on the database")
+def test_a_feed_with_nothing_in_it_is_remade_when_the_site_publishes(cli, write_files, tmp_path):
+    """An empty feed is dated by the site's latest publication (see feeds.site_published), which a
+    glossary feed reads only while it is empty: a new issue moves its date, in a rebuild as in a full build."""
+    cli("init")
+    cli("import", str(write_files({k: v for k, v in GLOSSARYLESS.items() if not k.endswith("2.yaml")})))
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    cli("build", "--out", str(site), "--base-url", BASE)
+
+    def updated(folder: Path) -> list[str]:
+        return [feedparser.parse((folder / f"{lang}/feeds/glossary.atom").read_bytes()).feed.updated
+                for lang in ("hu", "en")]
+
+    assert updated(site) == ["2026-11-09T06:00:00+00:00"] * 2
+    cli("import", str(write_files({k: v for k, v in GLOSSARYLESS.items() if k.endswith("2.yaml")})))
+    cli("build", "--out", str(site), "--base-url", BASE)
+    assert updated(site) == ["2026-11-16T06:00:00+00:00"] * 2
+    cli("build", "--out", str(fresh), "--base-url", BASE, "--full")
+    assert _same_tree(site, fresh) == []
 
 
 def _state(engine, site: Path) -> tuple[dict, dict, dict]:

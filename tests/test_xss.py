@@ -262,8 +262,9 @@ def _parse_html(data: bytes | str) -> Any:
     return html5lib.parse(data, treebuilder="etree", namespaceHTMLElements=False)
 
 
-#: Feed elements whose text a reader renders as HTML: RSS description and content:encoded; Atom type="html".
-RSS_HTML = {"description", "{http://purl.org/rss/1.0/modules/content/}encoded"}
+#: Feed elements whose text a reader renders as HTML: RSS description and content:encoded, and RSS title, which
+#: RSS does not type and some readers (feedparser among them) render when it looks like HTML; Atom type="html".
+RSS_HTML = {"title", "description", "{http://purl.org/rss/1.0/modules/content/}encoded"}
 
 
 def _xml_problems(path: Path, where: str) -> list[str]:

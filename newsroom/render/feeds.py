@@ -22,11 +22,13 @@ a new item.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from email.utils import parseaddr
 from functools import partial
 from html import escape as html_escape
+from html import unescape as html_unescape
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -43,13 +45,29 @@ from newsroom.render.html import environment, template_errors
 from newsroom.render.markdown import plain_text
 from newsroom.settings import Settings
 
-#: Before any content exists a feed still needs a date; a fixed one keeps builds reproducible.
-EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 #: Tags and attributes kept in feed HTML; relative URLs are made absolute by the same pass.
 FEED_TAGS = set(nh3.ALLOWED_TAGS) | {"section", "article"}
 FEED_ATTRIBUTES = {tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items()}
 FEED_ATTRIBUTES["*"] = FEED_ATTRIBUTES.get("*", set()) | {"id", "class", "lang"}
 FEED_ATTRIBUTES["a"] = (FEED_ATTRIBUTES.get("a", set()) | {"hreflang"}) - {"rel"}
+
+#: Where HTML would start a tag, a comment or a declaration (a "<" before a space or a digit is text).
+MARKUP_START = re.compile(r"<[A-Za-z/!?]")
+
+
+def rss_html(text: str) -> str:
+    """Plain text as RSS's HTML elements hold it (<description>; readers render it as HTML): `&`, `<` and `>`
+    escaped once, so a "<svg onload…>" in it shows as typed and never runs, and nothing else, so an
+    apostrophe stays one for the readers that show a summary as text."""
+    return html_escape(text, quote=False)
+
+
+def rss_text(text: str) -> str:
+    """Plain text as RSS's text elements hold it (<title>). RSS does not say whether they hold HTML, and
+    readers differ: most show them as text, some (feedparser among them) take them as HTML when they look
+    like it. So the text goes as typed, which both read alike, unless HTML would read it differently (a tag,
+    a character reference): then it is escaped as HTML (`rss_html`), so no reader runs or renders it as markup."""
+    return rss_html(text) if MARKUP_START.search(text) or html_unescape(text) != text else text
 
 
 @dataclass(frozen=True)
@@ -132,6 +150,18 @@ def published_issues(derived: Derived) -> list[int]:
     A scheduled issue whose time the build clock has passed is public on the site, so it is in the feeds too.
     """
     return list(derived.public_issues)
+
+
+def site_published(planner: Planner) -> dt.datetime:
+    """When the site last published: its latest public issue's publication, else the first moment of
+    `feed_id_date` (the site's feeds began no earlier). A feed with nothing in it yet (a new section's)
+    still needs a date, and this is the one a reader can believe, never the epoch nor the build's clock."""
+    content, settings = planner.content, planner.settings
+    times = [publication_time(content.issues[number], settings) for number in published_issues(planner.derived)]
+    if times:
+        return max(times)
+    year, month, day = (list(map(int, settings.feed_id_date.split("-"))) + [1, 1])[:3]
+    return dt.datetime(year, month, day, tzinfo=settings.zone).astimezone(dt.timezone.utc)
 
 
 def tag_id(settings: Settings, path: str) -> str:
@@ -259,32 +289,38 @@ def glossary_items(planner: Planner) -> Iterator[FeedItem]:
 
 
 def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site: dict[str, Any],
-                home: str) -> bytes:
-    """One feed document. Entries come newest first; every date is taken from the content."""
+                home: str, empty_since: dt.datetime | None = None) -> bytes:
+    """One feed document. Entries come newest first; every date is taken from the content: a feed with
+    no entries is dated `empty_since` (see `site_published`), and RSS gives it no publication date."""
     from feedgen.feed import FeedGenerator  # here: a rebuild that remakes no feed does not load it (nor lxml)
 
     fg = FeedGenerator()
     # RSS wants an address with its author; Atom is happy with the name alone but shows both.
     author = {"name": site.get("name") or settings.list_id, "email": parseaddr(settings.email_reply_to)[1]}
     fg.id(tag_id(settings, link.url.rsplit(".", 1)[0]))
-    fg.title(link.title)
-    # RSS readers take <description> as HTML: plain text goes in escaped, or a "<svg onload…>" in it would run.
-    text = html_escape if link.fmt == "rss" else str
-    fg.subtitle(text(site.get("tagline") or link.title))  # also RSS <description>
+    # Atom says its texts are plain (type="text"); RSS says nothing for titles and HTML for descriptions.
+    title, description = (rss_text, rss_html) if link.fmt == "rss" else (str, str)
+    fg.title(title(link.title))
+    fg.subtitle(description(site.get("tagline") or link.title))  # also RSS <description>
     fg.language(link.lang)
     fg.link(href=settings.base_url + link.url, rel="self", type=link.mime)
     fg.link(href=home, rel="alternate", hreflang=link.lang)
     fg.author(author)
     fg.generator("newsroom", version=__version__, uri="https://example.org/newsroom")
-    newest = _to_the_second(max((item.modified for item in items), default=EPOCH))  # a correction updates it
-    fg.updated(newest)
+    if items:
+        newest = _to_the_second(max(item.modified for item in items))  # a correction updates it
+        fg.pubDate(_to_the_second(max(item.published for item in items)))
+    elif empty_since is not None:
+        newest = _to_the_second(empty_since)
+    else:
+        raise ValueError(f"{link.url}: a feed with no entries needs the date it is empty since")
+    fg.updated(newest)  # Atom must have it; feedgen would stamp now()
     fg.lastBuildDate(newest)
-    fg.pubDate(_to_the_second(max((item.published for item in items), default=EPOCH)))
     for item in items:
         entry = fg.add_entry(order="append")
         entry.id(item.id)
         entry.guid(item.id, permalink=False)
-        entry.title(item.title)
+        entry.title(title(item.title))
         if link.fmt == "atom":
             entry.register_extension("language_links", LanguageLinks, atom=True, rss=False)
             entry.language_links.links = [*item.twins, (link.lang, item.link)]
@@ -298,7 +334,7 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
             entry.category(term=category)
         # RSS: the summary in <description>, the full text in <content:encoded>; Atom: <summary> + <content>.
         entry.content(item.content, type="CDATA" if link.fmt == "rss" else "html")
-        entry.summary(text(item.summary))
+        entry.summary(description(item.summary))
     return fg.rss_str(pretty=True) if link.fmt == "rss" else fg.atom_str(pretty=True)
 
 
@@ -329,6 +365,8 @@ def feed_groups(content: Content, derived: Derived, settings: Settings, lang: st
             items = list(section_items(planner, name.removeprefix("section-"), keep))
         site = dict(content.site.get(lang) or {})
         home = settings.base_url + urls.home(lang)
-        return [(link.url, render_feed(link, items, settings, site, home)) for link in links[name]]
+        # Only an empty feed reads when the issues came out, for its date: a new issue remakes no glossary feed.
+        since = None if items else site_published(planner)
+        return [(link.url, render_feed(link, items, settings, site, home, since)) for link in links[name]]
 
     return {name: partial(make, name) for name in links}
