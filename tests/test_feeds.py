@@ -108,6 +108,21 @@ def test_glossary_feed_ids_name_the_status_month(site):
     assert trainium.id == "tag:news.example.org,2026:en/glossary/trainium/2026-11"
 
 
+@pytest.mark.parametrize("ext", ["atom", "xml"])
+def test_a_glossary_feed_item_carries_the_entry_s_whole_text(site, ext):
+    """Feeds give subscribers the full content: an entry's item held its one-sentence definition only."""
+    parsed = feedparser.parse((site / f"hu/feeds/glossary.{ext}").read_bytes())
+    trainium = next(e for e in parsed.entries if e.link == BASE + "hu/glossary/trainium/")
+    body = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parseFragment(trainium.content[0].value)
+    headings = [" ".join("".join(h.itertext()).split()) for h in body.iter("h2")]
+    assert headings == ["Egyszerűen", "Hogyan működik?", "Egy hétköznapi példa", "Kiket érint?", "Gyakori tévhit",
+                        "Korlátok és kockázatok", "Hasonló, de nem ugyanaz", "Kapcsolódó fogalmak", "Rövid történet",
+                        "Hol tartunk most?", "Más néven", "Források"]  # not "A hírekben": it is the page's
+    links = [a.get("href") for a in body.iter("a")]
+    assert BASE + "hu/glossary/gpu/" in links and all(link.startswith(("http://", "https://")) for link in links)
+    assert trainium.summary.startswith("A Trainium az Amazon")
+
+
 def test_a_glossary_entry_returns_to_the_feed_only_when_its_status_month_moves(sample_cli, write_files, site):
     entries = SAMPLE_DIR / "entries"
     gpu = (entries / "gpu.yaml").read_text(encoding="utf-8").replace("status: 2026-10", "status: 2026-11")

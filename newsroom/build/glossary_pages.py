@@ -42,15 +42,23 @@ class GlossaryPages:
             alternate_names=[*(text.get("aliases") or []), entry.data.get("english_term") or ""],
             lang=text_lang, date_modified=status.isoformat(), term_set=self.term_set(), code=slug)
         context = {
-            "entry": entry.data, "text": text, "text_lang": text_lang, "md": self.markdown(entry),
-            "groups": self.relation_groups(slug), "news": self.news(slug), "affected": self.affected(text),
-            "status_month": format_status_month(status, self.lang), "status_date": status.isoformat(),
+            **self.entry_body(slug), "news": self.news(slug),
             "category_name": self.names("categories").get(entry.data["category"], entry.data["category"]),
             "category_href": self.href(urls.category(self.lang, entry.data["category"])),
             "level_href": self.href(urls.level(self.lang, entry.data["level"])),
             "description": definition, "jsonld": script_json(jsonld),
         }
         return self.spec(url, "entry.html", context, lambda lang: urls.entry(lang, slug), status, record=entry)
+
+    def entry_body(self, slug: str) -> dict[str, Any]:
+        """What an entry's text needs (`_entry_body.html`: its page's, and its glossary feed item's), without
+        what the page alone shows: *In the news* changes with every story that mentions the entry."""
+        entry = self.content.entries[slug]
+        text, text_lang = self.text(entry)
+        status = status_month(entry)
+        return {"entry": entry.data, "text": text, "text_lang": text_lang, "md": self.markdown(entry),
+                "groups": self.relation_groups(slug), "affected": self.affected(text),
+                "status_month": format_status_month(status, self.lang), "status_date": status.isoformat()}
 
     def relation_groups(self, slug: str) -> dict[str, list[dict[str, Any]]]:
         """Related concepts by group; a missing target has no href and is shown as text."""

@@ -180,7 +180,8 @@ def _made(name: str, make: Callable[[], str]) -> str:
 
 
 #: The templates of feed entries' HTML: an issue's, a story's (a feed is remade when they change).
-ISSUE_TEMPLATE, STORY_TEMPLATE = FEED_TEMPLATES = ("feeds/issue.html", "feeds/story.html")
+ISSUE_TEMPLATE, STORY_TEMPLATE, ENTRY_TEMPLATE = FEED_TEMPLATES = ("feeds/issue.html", "feeds/story.html",
+                                                                  "feeds/entry.html")
 
 
 def absolute_html(html: str, page_url: str, tags: set[str] = FEED_TAGS) -> str:
@@ -208,6 +209,15 @@ def story_html(planner: Planner, story: Record, template: Template, page: str) -
     the feed's `STORY_TEMPLATE`)."""
     with template_errors(template.environment):
         html = template.render(item=planner.story_context(story), lang=planner.lang, href=planner.href)
+    return absolute_html(html, page)
+
+
+def entry_html(planner: Planner, slug: str, template: Template, page: str) -> str:
+    """An entry's text, from its definition to its sources, as an HTML fragment with absolute links under its
+    `page`, for the glossary feed (`template`: the feed's `ENTRY_TEMPLATE`)."""
+    context = {**planner.entry_body(slug), "lang": planner.lang, "href": planner.href, "urls": urls}
+    with template_errors(template.environment):
+        html = template.render(**context)
     return absolute_html(html, page)
 
 
@@ -261,8 +271,9 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
                         for other in settings.languages if other != lang and story.has(other)))
 
 
-def glossary_items(planner: Planner) -> Iterator[FeedItem]:
-    """Entries by status month, newest first: one item per entry and status month (see the module doc)."""
+def glossary_items(planner: Planner, remember: Remember = _made) -> Iterator[FeedItem]:
+    """Entries by status month, newest first: one item per entry and status month (see the module doc), each
+    with its whole text (remembered by `remember`)."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     categories = planner.names("categories")
 
@@ -273,15 +284,16 @@ def glossary_items(planner: Planner) -> Iterator[FeedItem]:
     # The entries with a page in this language: with `missing_translation = "omit"`, not one untranslated.
     entries = sorted((entry for entry in content.entries.values() if planner.available(entry)),
                      key=lambda e: (-status(e).timestamp(), e.key))
+    template = _entry_template(planner, ENTRY_TEMPLATE)
     for entry in entries[: settings.feed_limit]:
         text, shown = planner.text(entry)
         page = settings.base_url + urls.entry(lang, entry.key)
-        definition = planner.markdown(entry).html(text.get("definition") or "")
         yield FeedItem(
             id=tag_id(settings, f"{lang}/glossary/{(entry.data.get('formerly') or [entry.key])[0]}/"
                                 f"{entry.data['status']}"),
             title=text.get("headword") or entry.key, link=page, published=status(entry),
-            summary=plain_text(text.get("definition") or ""), content=absolute_html(definition, page),
+            summary=plain_text(text.get("definition") or ""),
+            content=remember(f"{lang}/entry/{entry.key}", partial(entry_html, planner, entry.key, template, page)),
             categories=(categories.get(entry.data["category"], entry.data["category"]),),
             twins=tuple((other, settings.base_url + urls.entry(other, entry.key))
                         for other in settings.languages if other != lang and entry.has(other)),
@@ -360,7 +372,7 @@ def feed_groups(content: Content, derived: Derived, settings: Settings, lang: st
         if name == "issues":
             items = list(issue_items(planner, keep))
         elif name == "glossary":
-            items = list(glossary_items(planner))
+            items = list(glossary_items(planner, keep))
         else:
             items = list(section_items(planner, name.removeprefix("section-"), keep))
         site = dict(content.site.get(lang) or {})
