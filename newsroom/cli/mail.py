@@ -9,14 +9,15 @@ from pathlib import Path
 
 import click
 
+from issues.visibility import publication_time
 from newsroom.build.model import Content, load_content
 from newsroom.build.pages import Derived, derive
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.db.session import session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.mail.send import (PASSWORD_ENV, PASSWORD_FILE_ENV, SECURITY_MODES, SMTP_USER_ENV, RateLimiter,
-                                SendReport, SmtpServer, SmtpUnavailable, connect, parse_rate, plan_issue, send_issue,
-                                sending_problems)
+                                SendReport, SmtpServer, SmtpUnavailable, connect, never_sent, parse_rate, plan_issue,
+                                send_issue, sending_problems)
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
@@ -150,6 +151,8 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str | None, s
     listed, problems = read_subscriber_file(subscriber_file, settings.languages)
     if any(p.severity == "error" and p.line is None for p in problems):
         raise ContentError(problems)
+    if wanted == LATEST:
+        problems += _passed_over(app, settings, content, derived, number, subscriber_file)
     if dry_run:
         planned = plan_issue(app.engine, settings, number, set(emails), listed, app.now(),
                              newcomers=wanted != LATEST)
@@ -171,6 +174,18 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str | None, s
         except Exception:  # noqa: BLE001 - the server may already be gone; nothing to save
             pass
     _summary(app, subscriber_file, number, result, problems)
+
+
+def _passed_over(app: App, settings: Settings, content: Content, derived: Derived, number: int,
+                 subscriber_file: Path) -> list[Diagnostic]:
+    """A warning for each published issue `send latest` has passed over (see mail.send.never_sent): it sends
+    the issue published last, and an earlier one that never went out is said, with the command that sends it."""
+    published = {n: publication_time(content.issues[n], settings.zone) for n in derived.public_issues
+                 if content.issues[n].data["status"] == "published"}
+    return [Diagnostic(f"issue:{missed}", None, "", f"published, but never sent to the list: `send latest` sends "
+                       f"the issue published last, {number}; `newsroom send {missed} --to {subscriber_file}` (and "
+                       "this run's other options) sends this one", "warning")
+            for missed in never_sent(app.engine, published, number)]
 
 
 def _smtp_server(smtp: str, security: str, user: str | None) -> SmtpServer:
