@@ -5,11 +5,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass
+from zoneinfo import ZoneInfo
 
 from glossary.graph import relations_of
 from glossary.mentions import in_the_news, matchers, story_mentions
 from glossary.staleness import age_in_months
 from glossary.views import by_headword
+from issues.visibility import latest_first
 from newsroom.build.model import Content, Record
 
 
@@ -46,7 +48,7 @@ def list_lines(content: Content, lang: str, selection: EntryFilter, today: dt.da
 
 
 def show_lines(content: Content, slug: str, languages: tuple[str, ...], today: dt.date,
-               stale_after: int) -> Iterator[str]:
+               stale_after: int, zone: ZoneInfo) -> Iterator[str]:
     """Everything an editor needs to review one entry, relations seen from both sides."""
     entry = content.entries[slug]
     data = entry.data
@@ -79,11 +81,12 @@ def show_lines(content: Content, slug: str, languages: tuple[str, ...], today: d
         dates = ", ".join(f"{key} {provenance[key]}" for key in ("written", "reviewed") if provenance.get(key))
         yield f"provenance: {provenance.get('method')}, {provenance.get('review') or 'no review'}" + \
             (f" ({dates})" if dates else "")
-    yield from _news_lines(content, slug, languages)
+    yield from _news_lines(content, slug, languages, zone)
 
 
-def _news_lines(content: Content, slug: str, languages: tuple[str, ...]) -> Iterator[str]:
-    published = [n for n, issue in content.issues.items() if issue.data["status"] == "published"]
+def _news_lines(content: Content, slug: str, languages: tuple[str, ...], zone: ZoneInfo) -> Iterator[str]:
+    published = latest_first(content, (n for n, issue in content.issues.items()
+                                       if issue.data["status"] == "published"), zone)
     mentions = story_mentions(content, matchers(content, languages))
     stories = in_the_news(content, mentions, published)[slug]
     yield f"in the news: {len(stories)} stor{'y' if len(stories) == 1 else 'ies'}"

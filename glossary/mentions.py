@@ -91,11 +91,12 @@ def story_mentions(content: Content, by_lang: Mapping[str, TermMatcher]) -> dict
 
 def in_the_news(content: Content, mentions: Mapping[str, tuple[str, ...]],
                 visible_issues: Iterable[int]) -> dict[str, list[str]]:
-    """{entry slug: story slugs mentioning it, newest issue first} over the visible issues."""
-    visible = set(visible_issues)
+    """{entry slug: story slugs mentioning it, newest issue first} over the visible issues, given newest
+    first (see issues.visibility.latest_first)."""
+    rank = {number: index for index, number in enumerate(visible_issues)}
     news: dict[str, list[str]] = {slug: [] for slug in content.entries}
-    ordered = sorted((s for s in content.stories.values() if s.data["issue"] in visible),
-                     key=lambda s: (-s.data["issue"], s.data["section"], s.data["position"], s.key))
+    ordered = sorted((s for s in content.stories.values() if s.data["issue"] in rank),
+                     key=lambda s: (rank[s.data["issue"]], s.data["section"], s.data["position"], s.key))
     for story in ordered:
         for entry in mentions.get(story.key, ()):
             news[entry].append(story.key)

@@ -5,12 +5,20 @@ a static site has no server to flip it at that moment, so the next build
 (e.g. a timer that runs `newsroom build`) publishes it at its scheduled time.
 The first command that reads the content from then on records it as published
 at that time (see issues.schedule). Without a build clock, scheduled issues stay hidden.
+
+Issues are ordered as readers meet them: the latest publication first, the
+higher number first at the same time. "The latest issue" — the home page's,
+the masthead's, the email `build` writes, `send latest`'s — is the first
+public one in that order, which is also the feeds' and the editions list's:
+a special issue numbered 15 out on Friday comes before the regular issue 14
+once 14 comes out on Monday.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from zoneinfo import ZoneInfo
 
 from newsroom.build.model import Content, Record
 
@@ -24,10 +32,24 @@ def is_public(issue: Record, now: dt.datetime | None) -> bool:
     return False
 
 
-def visible_numbers(content: Content, drafts: bool, now: dt.datetime | None) -> tuple[int, ...]:
-    """Issue numbers a build shows, newest first: public ones, or all of them in a preview."""
-    return tuple(sorted((n for n, issue in content.issues.items() if drafts or is_public(issue, now)),
-                        reverse=True))
+def publication_time(issue: Record, zone: ZoneInfo) -> dt.datetime:
+    """When an issue comes out, in UTC; for one without a time (a draft) the morning after its week
+    (07:00 in `zone`), when it would come out."""
+    if issue.data.get("published_at"):
+        return dt.datetime.fromisoformat(issue.data["published_at"]).astimezone(dt.timezone.utc)
+    end = dt.date.fromisoformat(issue.data["week"]["end"]) + dt.timedelta(days=1)
+    return dt.datetime.combine(end, dt.time(7), zone).astimezone(dt.timezone.utc)
+
+
+def latest_first(content: Content, numbers: Iterable[int], zone: ZoneInfo) -> tuple[int, ...]:
+    """`numbers` newest first: by publication time, the higher number first at the same time."""
+    return tuple(sorted(numbers, key=lambda n: (publication_time(content.issues[n], zone), n), reverse=True))
+
+
+def visible_numbers(content: Content, drafts: bool, now: dt.datetime | None, zone: ZoneInfo) -> tuple[int, ...]:
+    """Issue numbers a build shows, newest first (see `latest_first`): public ones, or all of them in a
+    preview."""
+    return latest_first(content, (n for n, issue in content.issues.items() if drafts or is_public(issue, now)), zone)
 
 
 def unpublished_locations(content: Content, public: Iterable[int]) -> set[str]:

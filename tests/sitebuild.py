@@ -32,6 +32,28 @@ sources:
 hu: {headline: Ütemezett hír, summary: Hétfőn jelenik meg.}
 en: {headline: Scheduled story, summary: Out on Monday.}
 """
+#: A special issue 15, out on Friday 13 November, before issue 14 comes out on Monday (`import` warns of the
+#: week they share, and stores it): the highest number, but not the issue published last from Monday on.
+SPECIAL_ISSUE_15 = """\
+kind: issue
+number: 15
+week: {start: 2026-11-09, end: 2026-11-15}
+status: published
+published_at: 2026-11-13T10:00:00+01:00
+hu: {title: Különszám}
+en: {title: Special issue}
+"""
+ISSUE_15_STORY = """\
+kind: story
+slug: i15-story
+issue: 15
+section: policy
+position: 1
+sources:
+  - {publisher: Example, title: Example, url: "https://example.org/15"}
+hu: {headline: Rendkívüli hír, summary: Pénteken jelent meg.}
+en: {headline: Breaking story, summary: Out on Friday.}
+"""
 _SAMPLE_DB: list[Path] = []  # the sample database, loaded once per test session and copied
 
 

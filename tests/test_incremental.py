@@ -396,6 +396,25 @@ class Publication:
         self.save(path, record)
         return f"edit {lang}.{field} of issue {record['number']}"
 
+    def publish_late_issue(self) -> str:
+        """An issue numbered before every other, published after every other (it came out late): the latest
+        issue though the others have higher numbers, on the home page, in every masthead, the editions list,
+        the feeds, the email folder."""
+        record = self.load(self.files("issue")[0])
+        number = record["number"] - 1
+        week_start = dt.date.fromisoformat(str(record["week"]["start"])) - dt.timedelta(weeks=1)
+        record.update(number=number, status="draft", week={"start": week_start.isoformat(),
+                                                           "end": (week_start + dt.timedelta(days=6)).isoformat()})
+        record.pop("published_at", None)
+        path = self.content / "issues" / f"{number:04d}.yaml"
+        self.save(path, record)
+        story = self.load(self.files("story")[0])
+        story.update(slug=f"i{number}-late", issue=number, position=1)
+        self.save(self.content / "stories" / f"i{number}-late.yaml", story)
+        record.update(status="published", published_at=(self.clock - dt.timedelta(hours=1)).isoformat())
+        self.save(path, record)
+        return f"publish issue {number} after every other"
+
     def move_story(self) -> str:
         path = self.rng.choice(self.files("story"))
         record = self.load(path)
@@ -456,8 +475,8 @@ EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "
 #: Edits of what the first sequence leaves alone: reference and site pages, the site's names, issues' texts,
 #: stories' places and terms, sources, entries' status months and English terms.
 MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "link_reference_from_story", "edit_site_page",
-              "rename_in_site", "edit_issue_text", "move_story", "date_entry_status", "edit_story_terms",
-              "edit_source", "edit_english_term", "give_former_addresses", "rename_records")
+              "rename_in_site", "edit_issue_text", "publish_late_issue", "move_story", "date_entry_status",
+              "edit_story_terms", "edit_source", "edit_english_term", "give_former_addresses", "rename_records")
 
 
 def _same_tree(left: Path, right: Path) -> list[str]:

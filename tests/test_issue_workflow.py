@@ -9,9 +9,11 @@ import json
 import re
 from pathlib import Path
 
+import feedparser
 import html5lib
 import pytest
 from conftest import Cli, Meanwhile
+from sitebuild import BASE, ISSUE_14_STORY, ISSUE_15_STORY, SPECIAL_ISSUE_15
 
 #: Build-heavy tests whose database work the other tests already cover on every backend.
 sqlite_only = pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
@@ -64,8 +66,62 @@ def build(cli, *args: str) -> Path:
     return out
 
 
+#: Issue 14, due at its scheduled time on Monday 16 November (after the special issue 15, out on Friday).
+SCHEDULED_14 = """\
+kind: issue
+number: 14
+week: {start: 2026-11-09, end: 2026-11-15}
+status: scheduled
+published_at: 2026-11-16T07:00:00+01:00
+hu: {title: Ütemezett}
+en: {title: Scheduled}
+"""
+
+
+def _same_files(left: Path, right: Path) -> list[str]:
+    """Paths missing on one side or holding other bytes."""
+    ours, theirs = ({p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+                    for root in (left, right))
+    return sorted(path for path in ours.keys() | theirs.keys() if ours.get(path) != theirs.get(path))
+
+
+@pytest.mark.sqlite_only("which issue the site names the latest is decided from the content, whatever the database")
+def test_the_issue_published_last_is_the_latest_one_wherever_the_site_names_one(desk, write_files, monkeypatch):
+    """A special issue 15 comes out on Friday, the regular issue 14 at its scheduled time on Monday. From then
+    on the home page, every page's masthead, the editions list, the feeds and the build's email folder agree
+    that 14 is the latest issue, in the build that follows Friday's as in a full one."""
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-13T10:30:00+01:00")
+    desk("import", str(write_files({"issues/0014.yaml": SCHEDULED_14, "stories/s14.yaml": ISSUE_14_STORY,
+                                    "issues/0015.yaml": SPECIAL_ISSUE_15, "stories/s15.yaml": ISSUE_15_STORY})))
+    site, email = build(desk, "--base-url", BASE), desk.cwd / "_email"
+    assert "Issue 15 · " in text_of(parse(site / "en" / "index.html")) and (email / "en" / "issue-15.eml").is_file()
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:30:00+01:00")
+    site = build(desk, "--base-url", BASE)
+    full, full_email = desk.cwd / "_full", desk.cwd / "_full_email"
+    desk("build", "--full", "--out", str(full), "--email-out", str(full_email), "--base-url", BASE)
+    assert _same_files(site, full) == [] and _same_files(email, full_email) == []
+
+    for lang, line, title in (("en", "Issue 14 · Nov 9–15, 2026", "Scheduled"),
+                              ("hu", "14. szám · 2026. nov. 9–15.", "Ütemezett")):
+        home = parse(site / lang / "index.html")
+        assert line in text_of(home) and title in text_of(home), f"{lang} home page"
+        for page in (site / lang / "index.html", site / lang / "issues" / "15" / "index.html",
+                     site / lang / "glossary" / "trainium" / "index.html"):
+            masthead = next(p for p in parse(page).iter("p") if p.get("class") == "issue-line")
+            assert "".join(masthead.itertext()) == line and masthead.find("a").get("href") == f"/{lang}/issues/14/"
+        editions = [a.get("href") for a in parse(site / lang / "issues" / "index.html").find(".//main").iter("a")
+                    if re.fullmatch(rf"/{lang}/issues/\d+/", a.get("href") or "")]
+        assert editions[:3] == [f"/{lang}/issues/{n}/" for n in (14, 15, 13)], editions
+        feed = feedparser.parse((site / lang / "feeds" / "issues.xml").read_bytes())
+        assert [entry.link for entry in feed.entries[:3]] == [f"{BASE}{lang}/issues/{n}/" for n in (14, 15, 13)]
+        links = {a.get("rel"): a.get("href") for a in parse(site / lang / "issues" / "14" / "index.html").iter("a")
+                 if a.get("rel") in ("prev", "next")}
+        assert links == {"prev": f"/{lang}/issues/15/"}, "the latest issue has no newer one"
+        assert sorted(p.name for p in (email / lang).iterdir()) == [f"issue-14.{s}" for s in ("eml", "html", "txt")]
+
+
 @sqlite_only
-def test_weekly_scenario_new_issue_eight_stories_publish(desk):
+def test_weekly_scenario_new_issue_eight_stories_publish(desk, monkeypatch):
     new_issue(desk)
     sections = ["code", "code", "money", "money", "policy", "science", "society", "society"]
     for n, section in enumerate(sections, start=1):
@@ -74,6 +130,8 @@ def test_weekly_scenario_new_issue_eight_stories_publish(desk):
     assert not (site / "en" / "issues" / "14").exists(), "a draft must never appear in a normal build"
     assert "Test issue" not in (site / "en" / "issues" / "index.html").read_text(encoding="utf-8")
 
+    # On the Monday after its week, as issue 13 came out on the 9th: published before 13, it would not be the latest.
+    monkeypatch.setenv("NEWSROOM_NOW", MONDAY_MORNING)
     desk("issue", "publish", "14")
     site = build(desk)
     en, hu = (parse(site / lang / "issues" / "14" / "index.html") for lang in ("en", "hu"))
@@ -81,7 +139,7 @@ def test_weekly_scenario_new_issue_eight_stories_publish(desk):
     assert "14. szám · 2026. nov. 9–15." in text_of(hu)
     headlines = [h.text for h in en.iter("h3")]
     assert headlines == [f"Story {n}" for n in range(1, 9)]  # sections in the site's order, stories in order
-    assert "Published: November 6, 2026, 10:00\u202fAM CET" in text_of(en)
+    assert "Published: November 16, 2026, 8:00\u202fAM CET" in text_of(en)
     home = parse(site / "hu" / "index.html")
     assert "14. szám · 2026. nov. 9–15." in text_of(home), "home shows the latest published issue"
     editions = [a.text for a in parse(site / "en" / "issues" / "index.html").find(".//main").iter("a")
@@ -89,7 +147,7 @@ def test_weekly_scenario_new_issue_eight_stories_publish(desk):
     assert editions[0].startswith("Issue 14") and editions[1].startswith("Issue 13"), "newest first"
     data = json.loads(next(s.text for s in en.iter("script") if s.get("type") == "application/ld+json"))
     assert "CreativeWork" in data["@type"] and data["inLanguage"] == "en"
-    assert data["datePublished"] == data["dateModified"] == "2026-11-06T10:00:00+01:00"
+    assert data["datePublished"] == data["dateModified"] == "2026-11-16T08:00:00+01:00"
     assert [part["headline"] for part in data["hasPart"]] == [f"Story {n}" for n in range(1, 9)]
     assert all(part["@type"] == "NewsArticle" for part in data["hasPart"])
     links = {a.get("rel") or a.text: a.get("href") for a in en.iter("a")}

@@ -23,7 +23,7 @@ import pytest
 import trustme
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
-from sitebuild import ISSUE_14_STORY
+from sitebuild import ISSUE_14_STORY, ISSUE_15_STORY, SPECIAL_ISSUE_15
 from sqlalchemy import create_engine, text
 
 from newsroom.db.session import make_engine
@@ -490,6 +490,65 @@ def test_send_latest_mails_an_issue_to_the_list_as_it_was_when_the_issue_went_ou
     assert "issue 13: 1 sent, 2 already sent" in sample_cli("send", "13", "--to", str(listing), "--smtp", server,
                                                             "--base-url", BASE).stdout
     assert mailbox.count() == Counter({"anna@example.org": 2, "bela@example.org": 2, "cecil@example.org": 2})
+
+
+@pytest.mark.sqlite_only("which issue is the latest is decided from the content, whatever the database")
+def test_send_latest_sends_the_issue_published_last_not_the_highest_numbered(sample_cli, smtp, write_files,
+                                                                               monkeypatch):
+    """A special issue 15 goes out on Friday; the regular issue 14 comes out at its scheduled time on Monday.
+    The timer's `send latest` on Monday mails 14, the issue published last (as the feeds and the home page
+    have it), not 15 again, and `email latest` writes 14's email."""
+    mailbox, server = smtp
+    listing = sample_cli.cwd / "list.csv"
+    listing.write_text("email,lang\nanna@example.org,hu\nbela@example.org,en\n", encoding="utf-8")
+    send = ("send", "latest", "--to", str(listing), "--smtp", server, "--base-url", BASE)
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-13T10:30:00+01:00")
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s14.yaml": ISSUE_14_STORY,
+                                          "issues/0015.yaml": SPECIAL_ISSUE_15, "stories/s15.yaml": ISSUE_15_STORY})))
+    assert "issue 15: 2 sent, 0 already sent" in sample_cli(*send).stdout
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:30:00+01:00")
+    monday = sample_cli(*send)
+    assert "issue 14: 2 sent, 0 already sent" in monday.stdout, monday.stdout
+    assert "issue 14: 0 sent, 2 already sent" in sample_cli(*send).stdout
+    subjects = [message["Subject"] for _, message in mailbox.messages]
+    assert len(subjects) == 4 and sum("Special issue" in s or "Különszám" in s for s in subjects) == 2, subjects
+    assert sum("Scheduled" in s or "Ütemezett" in s for s in subjects) == 2, subjects
+    written = sample_cli("email", "latest", "--lang", "en", "--out", "mail").stdout
+    assert "en/issue-14.eml" in written, written
+
+
+@pytest.mark.sqlite_only("which issues went out is decided from the sends recorded, whatever the database")
+def test_send_latest_names_a_published_issue_it_passed_over_and_the_command_that_sends_it(sample_cli, smtp,
+                                                                                          write_files, monkeypatch):
+    """Issue 14 comes out at 07:00 on Monday, a special issue 15 at 07:10, and the timer runs at 07:30: it sends
+    15, the issue published last, and says 14 never went out and how to send it, until it has. The issues
+    from before the list was first mailed (10–12) are no such issue."""
+    mailbox, server = smtp
+    listing = sample_cli.cwd / "list.csv"
+    listing.write_text("email,lang\nanna@example.org,hu\n", encoding="utf-8")
+    send = ("send", "latest", "--to", str(listing), "--smtp", server, "--base-url", BASE)
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T08:00:00+01:00")
+    first = sample_cli(*send)
+    assert "issue 13: 1 sent" in first.stdout and first.stderr == ""
+    special = SPECIAL_ISSUE_15.replace("2026-11-13T10:00:00", "2026-11-16T07:10:00")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:00:00+01:00")
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s14.yaml": ISSUE_14_STORY})))
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:10:00+01:00")
+    sample_cli("import", str(write_files({"issues/0015.yaml": special, "stories/s15.yaml": ISSUE_15_STORY})))
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:30:00+01:00")
+    warning = (f"issue:14: warning: published, but never sent to the list: `send latest` sends the issue published "
+               f"last, 15; `newsroom send 14 --to {listing}` (and this run's other options) sends this one")
+    timer = sample_cli(*send)
+    assert "issue 15: 1 sent" in timer.stdout
+    assert timer.stderr.splitlines() == [warning], timer.stderr
+    assert sample_cli(*send).stderr.splitlines() == [warning], "said on every run until it is sent"
+    dry = sample_cli("send", "latest", "--to", str(listing), "--dry-run")
+    assert dry.stderr.splitlines() == [warning]
+    assert "issue 14: 1 sent" in sample_cli("send", "14", "--to", str(listing), "--smtp", server,
+                                            "--base-url", BASE).stdout
+    assert sample_cli(*send).stderr == ""
+    assert [message["Subject"].rsplit(": ", 1)[-1] for _, message in mailbox.messages] == [
+        "Trainium, TPU, GPU – a saját chipek hete", "Különszám", "Ütemezett"]
 
 
 def test_the_rate_limit_spaces_messages_out():

@@ -28,7 +28,7 @@ from newsroom.settings import Settings
 class Derived:
     """What the build computes from the content once, before planning pages."""
 
-    visible_issues: tuple[int, ...]  # newest first
+    visible_issues: tuple[int, ...]  # newest first: the latest publication first (issues.visibility.latest_first)
     mentions: Mapping[str, tuple[str, ...]]  # story → entries
     news: Mapping[str, list[str]]  # entry → stories, newest first
     relations: Mapping[str, Mapping[str, list[Any]]]
@@ -156,12 +156,12 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
 
     `memo` remembers story mentions across builds; `run` spreads matching many stories over the cores;
     `made` is what `term_matchers` gives for this content and memo, if the caller made it already."""
-    visible = visible_numbers(content, drafts, now)
+    visible = visible_numbers(content, drafts, now, settings.zone)
     glossary, by_lang = made if made is not None else term_matchers(content, settings.languages, memo)
     matched = (spread_matches(content, by_lang, {lang: FormHeads(m) for lang, m in by_lang.items()}, run)
                if memo is None else remembered_matches(content, memo, by_lang, glossary, run))
     mentions = {slug: mentions_of(story, matched[slug][0], content.entries) for slug, story in content.stories.items()}
-    public = visible if not drafts else visible_numbers(content, False, now)
+    public = visible if not drafts else visible_numbers(content, False, now, settings.zone)
     shown = {lang: tuple(n for n in visible if lang in languages_of(content.issues[n], settings))
              for lang in settings.languages}
     shown_public = {lang: tuple(n for n in numbers if is_public(content.issues[n], now))

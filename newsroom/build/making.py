@@ -287,7 +287,7 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
     Unpublished issues are work in progress: their problems are checked when they are
     scheduled or published, and in a preview they are only warnings.
     """
-    unpublished = unpublished_locations(content, visible_numbers(content, False, now))
+    unpublished = unpublished_locations(content, visible_numbers(content, False, now, settings.zone))
     problems = [p if p.location not in unpublished or p.severity == "warning" else replace(p, severity="warning")
                 for p in check_content(content, settings, today, memo=memo) if drafts or p.location not in unpublished]
     errors = [p for p in problems if p.severity == "error"]

@@ -63,7 +63,8 @@ def show(app: App, slug: str) -> None:
         raise click.ClickException(f"no glossary entry {slug!r}" + (
             f"; entry:{now} had that slug before (newsroom glossary show {now})" if now else ""))
     settings = app.settings
-    for line in show_lines(content, slug, settings.languages, app.today(), settings.stale_after_months):
+    for line in show_lines(content, slug, settings.languages, app.today(), settings.stale_after_months,
+                           settings.zone):
         click.echo(line)
 
 

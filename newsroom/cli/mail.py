@@ -9,14 +9,15 @@ from pathlib import Path
 
 import click
 
+from issues.visibility import publication_time
 from newsroom.build.model import Content, load_content
 from newsroom.build.pages import Derived, derive
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.db.session import session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.mail.send import (PASSWORD_ENV, PASSWORD_FILE_ENV, SECURITY_MODES, SMTP_USER_ENV, RateLimiter,
-                                SendReport, SmtpServer, SmtpUnavailable, connect, parse_rate, plan_issue, send_issue,
-                                sending_problems)
+                                SendReport, SmtpServer, SmtpUnavailable, connect, never_sent, parse_rate, plan_issue,
+                                send_issue, sending_problems)
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
@@ -24,19 +25,21 @@ from newsroom.settings import Settings
 
 
 def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Derived]:
-    """Everything stored, and what the build derives from it (drafts only for a preview)."""
+    """Everything stored, and what the build derives from it on the command's clock (drafts only for a
+    preview)."""
     app.open_content()
     with session_factory(app.engine)() as session:
         content = load_content(session)
-    return content, derive(content, settings, drafts)
+    return content, derive(content, settings, drafts, app.now())
 
 
-#: What `send` and `email` take for the newest published issue.
+#: What `send` and `email` take for the latest issue: the one published last, as the build's home page and
+#: email folder have it (see issues.visibility).
 LATEST = "latest"
 
 
 class IssueNumber(click.ParamType):
-    """An issue's number, or `latest`: the newest published issue (for a timer that builds and sends)."""
+    """An issue's number, or `latest`: the issue published last (for a timer that builds and sends)."""
 
     name = "NUMBER|latest"
 
@@ -51,14 +54,14 @@ class IssueNumber(click.ParamType):
             self.fail(f"expected an issue number or {LATEST}, got {value!r}", param, ctx)
 
 
-def _number(content: Content, wanted: int | str) -> int:
-    """The issue `wanted` names: itself, or the newest published one for `latest`."""
+def _number(derived: Derived, wanted: int | str) -> int:
+    """The issue `wanted` names: itself, or for `latest` the public issue published last (the higher number
+    at the same time), the build's latest issue."""
     if wanted != LATEST:
         return int(wanted)
-    published = [number for number, issue in content.issues.items() if issue.data["status"] == "published"]
-    if not published:
+    if not derived.public_issues:
         raise click.ClickException("no issue is published yet, so there is no latest one")
-    return max(published)
+    return derived.public_issues[0]
 
 
 def _published_in(settings: Settings, languages: tuple[str, ...]) -> None:
@@ -87,12 +90,12 @@ def _write(path: Path, data: bytes) -> None:
 @pass_app
 @content_errors
 def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: str | None, draft: bool) -> None:
-    """Write issue NUMBER's email (`latest`: the newest published issue's) as OUT/LANG/issue-NUMBER.html,
+    """Write issue NUMBER's email (`latest`: the issue published last) as OUT/LANG/issue-NUMBER.html,
     .txt and .eml."""
     settings = app.settings.replace(base_url=base_url)
     _published_in(settings, (lang,))
     content, derived = _content(app, settings, draft)
-    number = _number(content, wanted)
+    number = _number(derived, wanted)
     made = render_email(content, derived, settings, lang, number, draft=draft)
     for relative, data in made.files():
         _write(out / relative, data)
@@ -123,7 +126,7 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
 def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str | None, smtp_security: str,
          smtp_user: str | None, languages: tuple[str, ...], rate: str | None, base_url: str | None,
          dry_run: bool) -> None:
-    """Send issue NUMBER (`latest`: the newest published issue) to every subscriber who has not received
+    """Send issue NUMBER (`latest`: the issue published last) to every subscriber who has not received
     it yet; safe to rerun, so a timer may run `newsroom send latest` after each build.
 
     `latest` sends the issue to the list as it was when the issue went out: a subscriber first listed after
@@ -142,12 +145,14 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str | None, s
     if unfit:
         raise ContentError(unfit)
     content, derived = _content(app, settings, False)
-    number = _number(content, wanted)
+    number = _number(derived, wanted)
     emails = {lang: prepare_email(content, derived, settings, lang, number, personal=True)
               for lang in languages or settings.languages}
     listed, problems = read_subscriber_file(subscriber_file, settings.languages)
     if any(p.severity == "error" and p.line is None for p in problems):
         raise ContentError(problems)
+    if wanted == LATEST:
+        problems += _passed_over(app, settings, content, derived, number, subscriber_file)
     if dry_run:
         planned = plan_issue(app.engine, settings, number, set(emails), listed, app.now(),
                              newcomers=wanted != LATEST)
@@ -169,6 +174,18 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str | None, s
         except Exception:  # noqa: BLE001 - the server may already be gone; nothing to save
             pass
     _summary(app, subscriber_file, number, result, problems)
+
+
+def _passed_over(app: App, settings: Settings, content: Content, derived: Derived, number: int,
+                 subscriber_file: Path) -> list[Diagnostic]:
+    """A warning for each published issue `send latest` has passed over (see mail.send.never_sent): it sends
+    the issue published last, and an earlier one that never went out is said, with the command that sends it."""
+    published = {n: publication_time(content.issues[n], settings.zone) for n in derived.public_issues
+                 if content.issues[n].data["status"] == "published"}
+    return [Diagnostic(f"issue:{missed}", None, "", f"published, but never sent to the list: `send latest` sends "
+                       f"the issue published last, {number}; `newsroom send {missed} --to {subscriber_file}` (and "
+                       "this run's other options) sends this one", "warning")
+            for missed in never_sent(app.engine, published, number)]
 
 
 def _smtp_server(smtp: str, security: str, user: str | None) -> SmtpServer:

@@ -25,7 +25,7 @@ import datetime as dt
 import smtplib
 import ssl
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parseaddr
 from pathlib import Path
@@ -39,8 +39,8 @@ from tqdm import tqdm
 from newsroom.db.session import session_factory, transaction
 from newsroom.diagnostics import Diagnostic
 from newsroom.mail.models import Send
-from newsroom.mail.subscribers import (ListedSubscriber, joined_after_sending, sent_ids, store_subscribers,
-                                       unsubscribed_ids)
+from newsroom.mail.subscribers import (ListedSubscriber, joined_after_sending, sent_ids, sent_issues,
+                                       store_subscribers, unsubscribed_ids)
 from newsroom.render.email import PreparedEmail, Recipient
 from newsroom.settings import DEFAULT_SECRET, SETTINGS_FILE, Settings
 
@@ -260,6 +260,23 @@ def plan_issue(engine: Engine, settings: Settings, number: int, languages: Colle
             session.rollback()
     report.sent = len(pending)
     return report
+
+
+def never_sent(engine: Engine, published: Mapping[int, dt.datetime], sending: int) -> list[int]:
+    """The published issues (`published`: {number: publication time}) never sent to anyone that came out
+    while the list was being mailed, in number order; `sending` (the issue of this run) counts as sent.
+
+    An issue counts as passed over when it has a higher number, or a later publication time, than the
+    first issue ever sent: `send latest` sends one issue a run, so two published between two runs leave
+    the earlier one unsent. The issues older in both than the first one sent are the archive from before
+    the list was mailed, which nobody expects to be sent."""
+    with session_factory(engine)() as session:
+        sent = (sent_issues(session) | {sending}) & published.keys()
+    if not sent:
+        return []
+    first_number, first_time = min(sent), min(published[number] for number in sent)
+    return sorted(number for number, time in published.items()
+                  if number not in sent and (number > first_number or time > first_time))
 
 
 def _plan(session: Session, settings: Settings, number: int, languages: Collection[str],

@@ -121,6 +121,11 @@ def sent_ids(session: Session, issue_number: int) -> set[int]:
     return set(session.scalars(select(Send.subscriber_id).where(Send.issue_number == issue_number)))
 
 
+def sent_issues(session: Session) -> set[int]:
+    """The issues sent to at least one subscriber."""
+    return set(session.scalars(select(Send.issue_number).distinct()))
+
+
 def joined_after_sending(session: Session, issue_number: int) -> set[int]:
     """The subscribers first listed after the issue first went out (its first message accepted): none
     while it has not gone out to anyone."""

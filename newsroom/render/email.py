@@ -30,12 +30,13 @@ from urllib.parse import urljoin
 
 import css_inline
 
+from issues.visibility import publication_time
 from newsroom.build import urls
 from newsroom.build.model import Content
 from newsroom.build.pages import Derived, Planner
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import translations
-from newsroom.render.feeds import FEED_TAGS, absolute_html, publication_time, published_issues
+from newsroom.render.feeds import FEED_TAGS, absolute_html, published_issues
 from newsroom.render.folder import TEMPLATES, template_folder
 from newsroom.render.html import TemplateFailure, environment, template_errors
 from newsroom.render.markdown import TextMarks, plain_text, reading_text
@@ -301,7 +302,7 @@ def prepare_email(content: Content, derived: Derived, settings: Settings, lang: 
     if len(html) > GMAIL_CLIP_BYTES:
         raise ContentError([Diagnostic(f"issue:{number}", None, lang, f"the email's HTML is {len(html) // 1024} KB; "
                                        f"Gmail clips messages over {GMAIL_CLIP_BYTES // 1024} KB")])
-    date = format_datetime(publication_time(content.issues[number], settings))
+    date = format_datetime(publication_time(content.issues[number], settings.zone))
     return PreparedEmail(number, lang, context, html, text, date, content.issues[number].data["status"] != "published")
 
 

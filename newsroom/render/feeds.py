@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 import nh3
 from jinja2 import Template
 
+from issues.visibility import publication_time
 from newsroom import __version__
 from newsroom.build import urls
 from newsroom.build.feedlinks import FeedLink, feed_links
@@ -96,14 +97,6 @@ def _to_the_second(moment: dt.datetime) -> dt.datetime:
     return moment.replace(microsecond=0)
 
 
-def publication_time(issue: Record, settings: Settings) -> dt.datetime:
-    """When an issue was published; the morning after its week when the time is missing."""
-    if issue.data.get("published_at"):
-        return dt.datetime.fromisoformat(issue.data["published_at"]).astimezone(dt.timezone.utc)
-    end = dt.date.fromisoformat(issue.data["week"]["end"]) + dt.timedelta(days=1)
-    return dt.datetime.combine(end, dt.time(7), settings.zone).astimezone(dt.timezone.utc)
-
-
 class FeedPlanner(Planner):
     """A planner that renders each story once although the issues and section feeds both show it."""
 
@@ -145,7 +138,8 @@ class LanguageLinks:
 
 
 def published_issues(derived: Derived) -> list[int]:
-    """Public issues, newest first: drafts and issues scheduled for later never reach a feed or an email.
+    """Public issues, newest first (the latest publication first, see issues.visibility): drafts and issues
+    scheduled for later never reach a feed or an email.
 
     A scheduled issue whose time the build clock has passed is public on the site, so it is in the feeds too.
     """
@@ -226,9 +220,7 @@ def issue_items(planner: Planner, remember: Remember = _made) -> Iterator[FeedIt
     of its sections."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     section_names = planner.names("sections")
-    # Newest publication first; the number breaks ties.
-    numbers = sorted(published_issues(planner.derived), key=lambda n: (publication_time(content.issues[n], settings), n),
-                     reverse=True)
+    numbers = published_issues(planner.derived)  # the latest publication first; the number breaks ties
     template = _entry_template(planner, ISSUE_TEMPLATE)
     for number in numbers[: settings.feed_limit]:
         issue = content.issues[number]
@@ -236,7 +228,7 @@ def issue_items(planner: Planner, remember: Remember = _made) -> Iterator[FeedIt
         sections = {s.data["section"] for s in content.stories_of(number)}
         yield FeedItem(
             id=tag_id(settings, f"{lang}/issues/{number}"), title=text.get("title") or str(number),
-            link=settings.base_url + urls.issue(lang, number), published=publication_time(issue, settings),
+            link=settings.base_url + urls.issue(lang, number), published=publication_time(issue, settings.zone),
             updated=planner.last_corrected(number), summary=plain_text(text.get("lead") or ""),
             content=remember(f"{lang}/issue/{number}", partial(issue_html, planner, number, template)),
             categories=tuple(name for slug, name in section_names.items() if slug in sections),
@@ -252,7 +244,7 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
     # Chosen by each story's facts (issue, section, position), so the feed reads only the text of
     # the stories it shows: an edit to an older story leaves it alone. Ties keep the issues' order.
     rank = {number: index for index, number in enumerate(published_issues(planner.derived))}
-    times = {number: publication_time(content.issues[number], settings) for number in rank}
+    times = {number: publication_time(content.issues[number], settings.zone) for number in rank}
     chosen = [(times[facts[0]], facts[2], rank[facts[0]], key) for key, facts in planner.derived.story_facts.items()
               if facts[0] in rank and facts[1] == section]
     chosen.sort(key=lambda row: (-row[0].timestamp(), row[1], row[2]))
