@@ -151,7 +151,7 @@ def site_published(planner: Planner) -> dt.datetime:
     `feed_id_date` (the site's feeds began no earlier). A feed with nothing in it yet (a new section's)
     still needs a date, and this is the one a reader can believe, never the epoch nor the build's clock."""
     content, settings = planner.content, planner.settings
-    times = [publication_time(content.issues[number], settings) for number in published_issues(planner.derived)]
+    times = [publication_time(content.issues[number], settings.zone) for number in published_issues(planner.derived)]
     if times:
         return max(times)
     year, month, day = (list(map(int, settings.feed_id_date.split("-"))) + [1, 1])[:3]
