@@ -150,3 +150,57 @@ def test_a_blank_spec_cell_is_refused_at_import(cli, write_files):
     cli("init")
     result = cli("import", str(write_files({"reference/trainium.yaml": text})), expect=1)
     assert "required; expected text, {value: …, source: n} or {not_published: …}" in result.stderr
+
+
+# -- a spec table's rows: one cell per column ---------------------------------------------
+
+ROW_CELLS = "expected 2 cells, one per column, got {got}: "
+SHORT_ROW = ROW_CELLS + "a figure the maker has not published is {{not_published: …}}, never left out"
+LONG_ROW = ROW_CELLS + "add a column for the others, or take them out"
+EN_TABLE = "en.sections[3].deep.table"
+
+
+def test_a_row_with_a_cell_too_few_or_too_many_is_reported(tmp_path):
+    short = _reference(tmp_path, lambda text: text.replace(
+        "- [Process node, {not_published: Not published by AWS}]", "- [Process node]"))
+    assert f"reference:trainium: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}" in _check(short)
+    long = _reference(tmp_path, lambda text: text.replace(
+        "- [Memory, {value: 32 GiB HBM per chip, source: 4}]",
+        "- [Memory, {value: 32 GiB HBM per chip, source: 4}, per chip]"))
+    assert f"reference:trainium: {EN_TABLE}.rows[1]: {LONG_ROW.format(got=3)}" in _check(long)
+    wide = _reference(tmp_path, lambda text: text.replace(
+        "columns: [Spec, Amazon Trainium (Trn1)]", "columns: [Spec, Amazon Trainium (Trn1), Trainium2]"))
+    problems = _check(wide)
+    for row in range(5):
+        assert (f"reference:trainium: {EN_TABLE}.rows[{row}]: expected 3 cells, one per column, got 2: a figure "
+                "the maker has not published is {not_published: …}, never left out") in problems
+
+
+@pytest.mark.sqlite_only("what a file may hold does not depend on the database")
+def test_a_row_without_a_cell_for_each_column_is_refused_by_import_edit_and_check(sample_cli, write_files,
+                                                                                  tmp_path):
+    text = SAMPLE_REFERENCE.read_text(encoding="utf-8")
+    export = tmp_path / "before"
+    sample_cli("export", str(export))
+    for old, new, place in [
+        ("- [Process node, {not_published: Not published by AWS}]", "- [Process node]",
+         f"272: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}"),
+        ("- [Memory, {value: 32 GiB HBM per chip, source: 4}]", "- [Memory, {value: 32 GiB, source: 4}, per chip]",
+         f"269: {EN_TABLE}.rows[1]: {LONG_ROW.format(got=3)}"),
+    ]:
+        folder = write_files({"reference/trainium.yaml": text.replace(old, new)})
+        refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
+        assert f"{folder / 'reference' / 'trainium.yaml'}:{place}" in refused
+        assert refused[-1] == "1 error; nothing was changed"
+    refused = sample_cli("edit", "reference:trainium", "--set", f"{EN_TABLE}.rows[4][1]=", expect=1).stderr
+    assert f"reference:trainium: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}" in refused.splitlines()
+    after = tmp_path / "after"
+    sample_cli("export", str(after))
+    assert (after / "reference" / "trainium.yaml").read_bytes() == (export / "reference" / "trainium.yaml").read_bytes()
+
+    sample_cli("import", "--no-check", str(write_files({"reference/trainium.yaml": text.replace(
+        "- [Process node, {not_published: Not published by AWS}]", "- [Process node]")})))
+    found = sample_cli("check", expect=1).stdout + sample_cli("check", expect=1).stderr
+    assert f"reference:trainium: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}" in found.splitlines()
+
+
