@@ -18,6 +18,7 @@ from newsroom.build import urls
 from newsroom.build.model import Content, Record
 from newsroom.content.schema import Field, kinds, page_slug_problem, publication_time_problem, week_problem
 from newsroom.diagnostics import Diagnostic, first_of
+from newsroom.reference_rules import structure_problems, table_problems
 from newsroom.render.markdown import References, find_references, left_out, link_problem
 from newsroom.settings import Settings
 
@@ -142,6 +143,7 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from _translations(record, languages, settings.missing_translation, complete_translations)
     yield from _references(record, content, languages, texts)
     yield from _uncited_sources(record, languages, texts)
+    yield from structure_problems(record, languages)
     yield from _left_out(record, languages)
     yield from _long_titles(record, languages)
 
@@ -294,32 +296,7 @@ def _references(record: Record, content: Content, languages: tuple[str, ...],
             for href in refs.malformed:
                 severity, message = link_problem(href)
                 yield Diagnostic(record.location, None, path, message, severity)
-        yield from _table_cells(record, lang, sources)
-
-
-def _table_cells(record: Record, lang: str, sources: int) -> Iterator[Diagnostic]:
-    """Spec-table cells citing a source that is not listed, and blank cells (never blank: a value or
-    an explicit "not published")."""
-    for s, section in enumerate(record.text(lang).get("sections") or []):
-        for layer in ("simple", "deep"):
-            table = (section.get(layer) or {}).get("table")
-            for r, row in enumerate((table or {}).get("rows") or []):
-                for c, cell in enumerate(row):
-                    place = f"{lang}.sections[{s}].{layer}.table.rows[{r}][{c}]"
-                    if _blank(cell):
-                        yield Diagnostic(record.location, None, place, "blank cell: give a value with its source, "
-                                         "or {not_published: …} saying the maker has not published it")
-                        continue
-                    source = cell.get("source") if isinstance(cell, Mapping) else None
-                    if source is not None and not 1 <= source <= sources:
-                        yield Diagnostic(record.location, None, f"{place}.source",
-                                         f"cites source {source}, which is not listed")
-
-
-def _blank(cell: Any) -> bool:
-    if isinstance(cell, Mapping):
-        return not any(str(cell.get(key) or "").strip() for key in ("value", "not_published"))
-    return cell is None or not str(cell).strip()
+        yield from table_problems(record, lang, sources)
 
 
 def _cited(record: Record, lang: str, texts: list[tuple[str, str, References]]) -> set[int]:

@@ -121,6 +121,29 @@ CASES = {
         {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("start: 2026-11-02", "start: 02.11.2026")},
         "issues/2.yaml:3: week.start: expected a date as YYYY-MM-DD, got '02.11.2026'",
     ),
+    # A value YAML reads as a date or time but the calendar or the clock has not: named like any wrong date.
+    "a day the month does not have": (
+        {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace(
+            "week: {start: 2026-11-02, end: 2026-11-08}", "week: {start: 2026-11-31, end: 2026-12-06}")},
+        "issues/2.yaml:3: week.start: expected a date as YYYY-MM-DD, got '2026-11-31'",
+    ),
+    "a month the year does not have": (
+        {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace(
+            "week: {start: 2026-11-02, end: 2026-11-08}", "week: {start: 2026-13-01, end: 2027-01-06}")},
+        "issues/2.yaml:3: week.start: expected a date as YYYY-MM-DD, got '2026-13-01'",
+    ),
+    "a source dated a day that never was": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace(
+            'url: "https://example.org/a"}', 'url: "https://example.org/a", date: 2026-02-30}')},
+        "stories/b.yaml:7: sources[0].date: expected a date as YYYY-MM-DD, got '2026-02-30'",
+    ),
+    "an hour the clock does not have": (
+        {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace(
+            "published_at: 2026-11-09T07:00:00+01:00", "published_at: 2026-11-16 25:00:00+01:00").replace(
+            "2026-11-0", "2026-11-1")},
+        "issues/2.yaml:5: published_at: expected a date and time with a UTC offset, as 2026-11-09T07:00:00+01:00, "
+        "got '2026-11-16 25:00:00+01:00'",
+    ),
     "month in the wrong format": (
         {"entries/tpu.yaml": ENTRY.replace("slug: gpu", "slug: tpu").replace("status: 2026-11", "status: 2026-13")},
         "entries/tpu.yaml:6: status: expected a month as YYYY-MM, got '2026-13'",
@@ -261,6 +284,23 @@ def test_bad_input_is_refused_with_its_place_and_nothing_is_stored(base, write_f
         assert lines[-1] == "1 error; nothing was changed", result.stderr
     assert "Traceback" not in result.stderr
     assert _stored(base, tmp_path) == before  # the good file in the same run was not stored either
+
+
+@pytest.mark.sqlite_only("reading a file's values does not depend on the database")
+def test_an_impossible_date_is_named_by_a_dry_run_and_by_edit_too(base, write_files, tmp_path):
+    """YAML reads 2026-02-30 as a date and the calendar refuses it: every way a file's values are read names
+    the field, as a date given as text is named, instead of stopping on a traceback."""
+    draft = ISSUE.replace("number: 1", "number: 2").replace(
+        "status: published\npublished_at: 2026-11-09T07:00:00+01:00\n", "status: draft\n").replace(
+        "2026-11-0", "2026-11-1")
+    base("import", str(write_files({"issues/2.yaml": draft})))
+    before = _stored(base, tmp_path)
+    folder = write_files({"issues/2.yaml": draft.replace("start: 2026-11-12", "start: 2026-02-30")})
+    refused = base("import", "--dry-run", str(folder), expect=1).stderr.splitlines()
+    assert f"{folder / 'issues' / '2.yaml'}:3: week.start: expected a date as YYYY-MM-DD, got '2026-02-30'" in refused
+    refused = base("edit", "2", "--set", "week={start: 2026-11-31, end: 2026-12-06}", expect=1).stderr.splitlines()
+    assert "issue:2: week.start: expected a date as YYYY-MM-DD, got '2026-11-31'" in refused
+    assert _stored(base, tmp_path) == before
 
 
 def test_an_import_is_refused_for_the_build_stopping_errors_it_brings_and_no_others(base, write_files, tmp_path):

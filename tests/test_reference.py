@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from pathlib import Path
 
@@ -160,3 +161,132 @@ def test_a_blank_spec_cell_is_refused_at_import(cli, write_files):
     cli("init")
     result = cli("import", str(write_files({"reference/trainium.yaml": text})), expect=1)
     assert "required; expected text, {value: …, source: n} or {not_published: …}" in result.stderr
+
+
+# -- a spec table's rows: one cell per column ---------------------------------------------
+
+ROW_CELLS = "expected 2 cells, one per column, got {got}: "
+SHORT_ROW = ROW_CELLS + "a figure the maker has not published is {{not_published: …}}, never left out"
+LONG_ROW = ROW_CELLS + "add a column for the others, or take them out"
+EN_TABLE = "en.sections[3].deep.table"
+
+
+def test_a_row_with_a_cell_too_few_or_too_many_is_reported(tmp_path):
+    short = _reference(tmp_path, lambda text: text.replace(
+        "- [Process node, {not_published: Not published by AWS}]", "- [Process node]"))
+    assert f"reference:trainium: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}" in _check(short)
+    long = _reference(tmp_path, lambda text: text.replace(
+        "- [Memory, {value: 32 GiB HBM per chip, source: 4}]",
+        "- [Memory, {value: 32 GiB HBM per chip, source: 4}, per chip]"))
+    assert f"reference:trainium: {EN_TABLE}.rows[1]: {LONG_ROW.format(got=3)}" in _check(long)
+    wide = _reference(tmp_path, lambda text: text.replace(
+        "columns: [Spec, Amazon Trainium (Trn1)]", "columns: [Spec, Amazon Trainium (Trn1), Trainium2]"))
+    problems = _check(wide)
+    for row in range(5):
+        assert (f"reference:trainium: {EN_TABLE}.rows[{row}]: expected 3 cells, one per column, got 2: a figure "
+                "the maker has not published is {not_published: …}, never left out") in problems
+
+
+@pytest.mark.sqlite_only("what a file may hold does not depend on the database")
+def test_a_row_without_a_cell_for_each_column_is_refused_by_import_edit_and_check(sample_cli, write_files,
+                                                                                  tmp_path):
+    text = SAMPLE_REFERENCE.read_text(encoding="utf-8")
+    export = tmp_path / "before"
+    sample_cli("export", str(export))
+    for old, new, place in [
+        ("- [Process node, {not_published: Not published by AWS}]", "- [Process node]",
+         f"272: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}"),
+        ("- [Memory, {value: 32 GiB HBM per chip, source: 4}]", "- [Memory, {value: 32 GiB, source: 4}, per chip]",
+         f"269: {EN_TABLE}.rows[1]: {LONG_ROW.format(got=3)}"),
+    ]:
+        folder = write_files({"reference/trainium.yaml": text.replace(old, new)})
+        refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
+        assert f"{folder / 'reference' / 'trainium.yaml'}:{place}" in refused
+        assert refused[-1] == "1 error; nothing was changed"
+    refused = sample_cli("edit", "reference:trainium", "--set", f"{EN_TABLE}.rows[4][1]=", expect=1).stderr
+    assert f"reference:trainium: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}" in refused.splitlines()
+    after = tmp_path / "after"
+    sample_cli("export", str(after))
+    assert (after / "reference" / "trainium.yaml").read_bytes() == (export / "reference" / "trainium.yaml").read_bytes()
+
+    sample_cli("import", "--no-check", str(write_files({"reference/trainium.yaml": text.replace(
+        "- [Process node, {not_published: Not published by AWS}]", "- [Process node]")})))
+    found = sample_cli("check", expect=1).stdout + sample_cli("check", expect=1).stderr
+    assert f"reference:trainium: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}" in found.splitlines()
+
+
+
+# -- the two languages' structure ----------------------------------------------------------
+
+SIMPLE_REQUIRED = "required: every section has a Simple part, with its text or a table"
+
+
+def _changed(record: Record, change) -> Record:
+    """`record` with `change` made to a copy of its data."""
+    data = copy.deepcopy(dict(record.data))
+    change(data)
+    return Record(record.kind, record.key, data, record.content_hash)
+
+
+def _deep(data, lang):
+    return data[lang]["sections"][3]["deep"]
+
+
+def _add_column(data):
+    table = _deep(data, "en")["table"]
+    table["columns"].append("Trainium2")
+    for row in table["rows"]:
+        row.append({"not_published": "No"})
+
+
+STRUCTURE = {
+    "a section more in en": (lambda data: data["en"]["sections"].append({"title": "Extra", "simple": {"text": "x"}}),
+                             ["hu.sections[10]: missing translation (present in en)"]),
+    "a section more in hu": (lambda data: data["hu"]["sections"].append({"title": "Több", "simple": {"text": "x"}}),
+                             ["en.sections[10]: missing translation (present in hu)"]),
+    "a table in hu only": (lambda data: _deep(data, "en").update(table=None, text="The figures [4]."), [
+        "en.sections[3].deep.table: missing translation (present in hu)",
+        "hu.sections[3].deep.text: missing translation (present in en)"]),
+    "a Deep dive in hu only": (lambda data: data["en"]["sections"][0].pop("deep"),
+                               ["en.sections[0].deep: missing translation (present in hu)"]),
+    "a row more in en": (lambda data: _deep(data, "en")["table"]["rows"].append(["Power", {"not_published": "No"}]),
+                         ["hu.sections[3].deep.table.rows[5]: missing translation (present in en)"]),
+    "a column more in en": (_add_column, ["hu.sections[3].deep.table.columns[2]: missing translation (present in en)"]),
+    "a section without a Simple part": (lambda data: data["en"]["sections"][1].pop("simple"),
+                                        [f"en.sections[1].simple: {SIMPLE_REQUIRED}"]),
+    "a Simple part of text after a table only": (
+        lambda data: data["en"]["sections"][1].update(simple={"after": "x"}),
+        [f"en.sections[1].simple: {SIMPLE_REQUIRED}", "en.sections[1].simple.text: missing translation (present in hu)",
+         "hu.sections[1].simple.after: missing translation (present in en)"]),
+}
+
+
+@pytest.mark.parametrize("case", STRUCTURE)
+def test_the_two_languages_have_the_same_sections_layers_and_tables(tmp_path, case):
+    change, expected = STRUCTURE[case]
+    problems = _check(_changed(_reference(tmp_path), change))
+    found = [problem.removeprefix("reference:trainium: ") for problem in problems
+             if "is never cited" not in problem]
+    assert found == expected
+
+
+def test_a_language_with_no_text_at_all_is_the_fallback_not_a_structure_error(tmp_path):
+    record = _changed(_reference(tmp_path), lambda data: data.pop("en"))
+    assert _check(record) == ["reference:trainium: en: warning: missing translation (shown in en in another "
+                              "language, marked)"]
+
+
+@pytest.mark.sqlite_only("what a file may hold does not depend on the database")
+def test_a_structure_the_languages_do_not_share_is_refused_at_import(sample_cli, write_files):
+    text = SAMPLE_REFERENCE.read_text(encoding="utf-8")
+    en_deep = text[text.index("      deep:\n        text: |\n          Amazon’s own claim"):
+                   text.index("    - title: Launch and history")]
+    en_simple = text[text.index("      simple:\n        text: |\n          Before Trainium"):
+                     text.index("      deep:\n        text: |\n          Trainium was designed")]
+    edited = text.replace(en_deep, "").replace(en_simple, "      simple: {}\n")
+    folder = write_files({"reference/trainium.yaml": edited})
+    refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
+    path = folder / "reference" / "trainium.yaml"
+    assert refused[:2] == [f"{path}:214: en.sections[0].deep: missing translation (present in hu)",
+                           f"{path}:222: en.sections[1].simple: {SIMPLE_REQUIRED}"]
+    assert refused[-1] == "2 errors; nothing was changed"

@@ -81,8 +81,19 @@ _STR = "tag:yaml.org,2002:str"
 
 def _scalar(loader: yaml.SafeLoader, node: ScalarNode) -> Any:
     """A scalar's value: a string's is the node's own (what the constructor returns for it, without its
-    round of lookups: most of a file's values are strings), anything else's the constructor's."""
-    return node.value if node.tag == _STR else loader.construct_object(node, deep=True)
+    round of lookups: most of a file's values are strings), anything else's the constructor's.
+
+    A value of a type's form that the type refuses (`2026-02-30` and `2026-13-01`, which YAML reads as
+    dates, `25:00` in a time, `!!int ten`) is its text as written: the field it stands in then names it
+    with what it expects (`expected a date as YYYY-MM-DD, got '2026-02-30'`), in every kind of file and
+    in `edit --set`, as it names a date written any other wrong way.
+    """
+    if node.tag == _STR:
+        return node.value
+    try:
+        return loader.construct_object(node, deep=True)
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError):
+        return node.value
 
 
 def _dotted(path: Path) -> str:

@@ -1,0 +1,114 @@
+"""What a reference page's sections must hold, in each language and between its languages.
+
+A section has a Simple part; a spec table's row has one cell per column, none blank; and every language
+has the same sections, layers, texts and tables, so a reader switching language finds the same page.
+A part one language has and another lacks is reported as a missing translation, as a field is; a
+language with no text at all is the `missing_translation` policy's case (see checks._translations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from newsroom.build.model import Record
+from newsroom.diagnostics import Diagnostic
+
+LAYERS = ("simple", "deep")
+PARTS = ("text", "table", "after")
+SIMPLE_REQUIRED = "required: every section has a Simple part, with its text or a table"
+
+
+def table_problems(record: Record, lang: str, sources: int) -> Iterator[Diagnostic]:
+    """A language's spec-table rows without one cell per column, blank cells (a cell is never blank: a
+    value or an explicit "not published"), and cells citing a source that is not listed."""
+    for s, section in enumerate(record.text(lang).get("sections") or []):
+        for layer in LAYERS:
+            table = (section.get(layer) or {}).get("table") or {}
+            columns = len(table.get("columns") or [])
+            for r, row in enumerate(table.get("rows") or []):
+                place = f"{lang}.sections[{s}].{layer}.table.rows[{r}]"
+                if columns and len(row) != columns:
+                    yield Diagnostic(record.location, None, place, _row_width(len(row), columns))
+                for c, cell in enumerate(row):
+                    if _blank(cell):
+                        yield Diagnostic(record.location, None, f"{place}[{c}]", "blank cell: give a value with its "
+                                         "source, or {not_published: …} saying the maker has not published it")
+                        continue
+                    source = cell.get("source") if isinstance(cell, Mapping) else None
+                    if source is not None and not 1 <= source <= sources:
+                        yield Diagnostic(record.location, None, f"{place}[{c}].source",
+                                         f"cites source {source}, which is not listed")
+
+
+def _row_width(cells: int, columns: int) -> str:
+    said = f"expected {columns} cells, one per column, got {cells}: "
+    if cells < columns:  # the page would show the row without the figure, not saying it is unpublished
+        return said + "a figure the maker has not published is {not_published: …}, never left out"
+    return said + "add a column for the others, or take them out"
+
+
+def _blank(cell: Any) -> bool:
+    if isinstance(cell, Mapping):
+        return not any(str(cell.get(key) or "").strip() for key in ("value", "not_published"))
+    return cell is None or not str(cell).strip()
+
+
+def structure_problems(record: Record, languages: Sequence[str]) -> Iterator[Diagnostic]:
+    """A reference page's section without its Simple part, and each section, layer, text, table, column
+    or row that one of its languages with sections has and another lacks."""
+    if record.kind != "reference":
+        return
+    sections = {lang: list(record.text(lang).get("sections") or []) for lang in languages}
+    for lang, items in sections.items():
+        for s, section in enumerate(items):
+            simple = section.get("simple") or {}
+            if not (_filled(simple.get("text")) or _filled(simple.get("table"))):
+                yield Diagnostic(record.location, None, f"{lang}.sections[{s}].simple", SIMPLE_REQUIRED)
+    # A language with no sections is named by the rule of translated fields already (`en.sections`).
+    present = {lang: items for lang, items in sections.items() if items}
+    if len(present) > 1:
+        shared, unmatched = _shared_items(record.location, present, "sections")
+        yield from unmatched
+        for s in range(shared):
+            yield from _section_parts(record.location, {lang: items[s] for lang, items in present.items()},
+                                      f"sections[{s}]")
+
+
+def _section_parts(location: str, section: Mapping[str, Mapping[str, Any]], path: str) -> Iterator[Diagnostic]:
+    """One section's layers and their parts, and its tables' columns and rows, in every language that has it
+    (the Simple part's absence is named as required, not as a missing translation)."""
+    for layer in LAYERS:
+        having = {lang: part[layer] for lang, part in section.items() if _filled(part.get(layer))}
+        if layer != "simple":
+            yield from _missing(location, section, having, f"{path}.{layer}")
+        for name in PARTS if len(having) > 1 else ():
+            holding = {lang: part[name] for lang, part in having.items() if _filled(part.get(name))}
+            yield from _missing(location, having, holding, f"{path}.{layer}.{name}")
+            for field in ("columns", "rows") if name == "table" and len(holding) > 1 else ():
+                yield from _shared_items(location, {lang: table.get(field) or [] for lang, table in holding.items()},
+                                         f"{path}.{layer}.table.{field}")[1]
+
+
+def _shared_items(location: str, lists: Mapping[str, Sequence[Any]], path: str) -> tuple[int, list[Diagnostic]]:
+    """(how many items every language's list has, a missing translation in each language lacking an item
+    another has)."""
+    shortest = min(map(len, lists.values()))
+    unmatched = [Diagnostic(location, None, f"{lang}.{path}[{index}]", "missing translation (present in "
+                            f"{', '.join(other for other, items in lists.items() if index < len(items))})")
+                 for lang, items in lists.items() for index in range(len(items), max(map(len, lists.values())))]
+    return shortest, unmatched
+
+
+def _missing(location: str, everyone: Mapping[str, Any], having: Mapping[str, Any], path: str
+             ) -> Iterator[Diagnostic]:
+    """A missing translation of `path` in each language of `everyone` not among those `having` it."""
+    if having:
+        for lang in everyone:
+            if lang not in having:
+                yield Diagnostic(location, None, f"{lang}.{path}",
+                                 f"missing translation (present in {', '.join(having)})")
+
+
+def _filled(value: Any) -> bool:
+    return value not in (None, "", [], {})
