@@ -100,6 +100,7 @@ def test_random_text_is_read_or_refused(text: str) -> None:
 
 @FUZZ
 @given(content_mappings())
+@example({"kind": "site", "categories": [{"hu": "é"}, {"slug": None, "en": "é"}]})  # no slug twice: named, no crash
 def test_random_mappings_are_validated_and_valid_ones_are_fixed_points(record: dict[str, Any]) -> None:
     loaded = _read(dump(record))
     if loaded is not None:
@@ -142,6 +143,8 @@ EMITTED_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(),
 @example({"hu": {"plain_terms": "One.\n\nTwo.\n", "aliases": ["Trainium chip"]}})  # libyaml ends with "..."
 @example({"a": ["one\ntwo\n"]})  # the last text keeps its final break: "..." bounds it in both
 @example({"a": "Bővül a Project Rainier 🚀"})  # libyaml escapes what lies beyond the BMP
+@example({"_": "\ufeff" + "word " * 30})  # double-quoted and too long for a line: the two fold it otherwise
+@example({"_": [["\n" + "word " * 30]]})  # the same in a list of lists
 def test_a_record_is_dumped_as_the_python_emitter_writes_it(record: dict[str, Any]) -> None:
     """`dump` writes with libyaml where it writes the same bytes as PyYAML's Python emitter, the canonical
     form every export so far was written in (an export then says the same of an unchanged record)."""

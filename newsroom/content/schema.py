@@ -270,10 +270,13 @@ class Validator:
         for name in ("sections", "categories", "audiences") if kind_name == "site" else ():
             listed: dict[str, int] = {}
             for index, item in enumerate(out.get(name) or ()):
-                if item.get("slug") in listed:  # the second would take the first's place, name and order
-                    self.fail((name, index, "slug"), f"{item['slug']!r} is listed twice (also {name}"
-                                                     f"[{listed[item['slug']]}]): list each once")
-                listed.setdefault(item.get("slug"), index)
+                slug = item.get("slug")
+                if slug is None:
+                    continue  # named as required already
+                if slug in listed:  # the second would take the first's place, name and order
+                    self.fail((name, index, "slug"), f"{slug!r} is listed twice (also {name}[{listed[slug]}]): "
+                                                     "list each once")
+                listed.setdefault(slug, index)
         for lang in self.languages:
             block = data.get(lang)
             if isinstance(block, dict):

@@ -141,6 +141,9 @@ else:  # PyYAML built without libyaml
 #: Multilingual Plane (emoji, rare CJK), which libyaml escapes ("\U0001F680") where the Python emitter
 #: writes them as they are, for editors to read; and the Unicode line breaks (NEL, LS, PS).
 _PYTHON_ONLY = re.compile("[\x85\u2028\u2029\U00010000-\U0010FFFF]")
+#: Where a double-quoted scalar starts (after a key or a list's dash, or a line's indent): one too long for a
+#: line is folded by libyaml where the Python emitter escapes the break (`\` then `\ ` on the next line).
+_DOUBLE_QUOTED = re.compile(r'(?m)(?:: |- |^ *)"')
 #: The document end marker libyaml writes after a document holding any block that keeps its final line
 #: breaks (`|+`), and the Python emitter only where that block is the document's last scalar.
 _DOCUMENT_END = "\n...\n"
@@ -152,6 +155,8 @@ def dump(data: Any) -> str:
     if _FastDumper is None or not isinstance(data, dict) or _python_only(data):
         return yaml.dump(data, Dumper=_CanonicalDumper, **_OPTIONS)
     text = yaml.dump(data, Dumper=_FastDumper, **_OPTIONS)
+    if _DOUBLE_QUOTED.search(text):  # a line of it may be folded otherwise (a text starting with a BOM)
+        return yaml.dump(data, Dumper=_CanonicalDumper, **_OPTIONS)
     if text.endswith(_DOCUMENT_END):
         if _ends_keeping_breaks(data):  # the marker is the Python emitter's too, or not: it alone says
             return yaml.dump(data, Dumper=_CanonicalDumper, **_OPTIONS)
