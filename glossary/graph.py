@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from newsroom.build.model import Content
 from newsroom.content.reader import stored_location
+from newsroom.content.schema import relation_name
 from newsroom.diagnostics import Diagnostic
 
 #: Display groups of an entry page, in page order.
@@ -18,9 +19,21 @@ class Link(NamedTuple):
     """One related concept as an entry page shows it. A named tuple: a build makes and hashes some
     26,000 of them at scale 1.0, quicker than frozen dataclasses, and its repr is theirs."""
 
-    slug: str
+    slug: str | None  # None: a concept without an entry, by its `name`
     exists: bool
     note: Mapping[str, str] | None = None  # similar: how it differs, per language
+    name: str | Mapping[str, str] | None = None  # as written in every language, or per language
+
+
+def name_label(name: str | Mapping[str, str], lang: str) -> tuple[str, str | None]:
+    """What a page in `lang` shows for a concept's name, and the language it is in when it is another's
+    (a name missing `lang`: the first the relation gives); a text's language is not known (None)."""
+    if isinstance(name, str):
+        return name, None
+    if name.get(lang):
+        return name[lang], None
+    other = next(iter(name))
+    return name[other], other
 
 
 def relations_of(content: Content) -> dict[str, dict[str, list[Link]]]:
@@ -28,10 +41,10 @@ def relations_of(content: Content) -> dict[str, dict[str, list[Link]]]:
     graph: dict[str, dict[str, list[Link]]] = {slug: {g: [] for g in GROUPS} for slug in content.entries}
     # (owner, group, target) → (its place in the list, whether the owner states it): each shown once, where
     # first stated, with the owner's own note (how a confusable differs, said from its side) over the other's.
-    linked: dict[tuple[str, str, str], tuple[int, bool]] = {}
+    linked: dict[tuple[str, str, Any], tuple[int, bool]] = {}  # (a name's target: `_name_key`)
 
     def add(owner: str, group: str, link: Link, own: bool) -> None:
-        key = (owner, group, link.slug)
+        key = (owner, group, link.slug if link.slug is not None else _name_key(link.name))
         if link.slug == owner:
             return
         if key not in linked:
@@ -47,6 +60,10 @@ def relations_of(content: Content) -> dict[str, dict[str, list[Link]]]:
         for group in GROUPS:
             for item in relations.get(group) or []:
                 target = item["entry"] if group == "similar" else item
+                name = None if group == "similar" else relation_name(target)
+                if name is not None:  # shown by its owner only: a name has no page to show the other side
+                    add(slug, group, Link(None, False, None, name), True)
+                    continue
                 note = item.get("note") if group == "similar" else None
                 add(slug, group, Link(target, target in content.entries, note), True)
                 if target in content.entries:
@@ -54,8 +71,14 @@ def relations_of(content: Content) -> dict[str, dict[str, list[Link]]]:
     return graph
 
 
+def _name_key(name: Any) -> Any:
+    """A name as a key: two relations giving one name are one concept."""
+    return ("name", name) if isinstance(name, str) else ("name", *sorted(name.items()))
+
+
 def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnostic]:
-    """Missing targets, self-relations, notes missing a language, broader/narrower cycles."""
+    """Missing targets, names (concepts without an entry), self-relations, notes missing a language,
+    broader/narrower cycles."""
     problems: list[Diagnostic] = []
     parents: dict[str, set[str]] = {slug: set() for slug in content.entries}
     stated: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (child, parent) → [(entry, field) saying so]
@@ -65,7 +88,10 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
             for i, item in enumerate(relations.get(group) or []):
                 target = item["entry"] if group == "similar" else item
                 field = f"relations.{group}[{i}]"
-                if target == slug:
+                name = None if group == "similar" else relation_name(target)
+                if name is not None:
+                    problems.extend(_name_problems(entry.location, field, name, languages))
+                elif target == slug:
                     problems.append(Diagnostic(entry.location, None, field, "an entry cannot be related to itself"))
                 elif target not in content.entries:
                     problems.append(Diagnostic(entry.location, None, field,
@@ -84,6 +110,19 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
                             problems.append(Diagnostic(entry.location, None, f"{field}.note.{lang}",
                                                        "a confusable needs a note saying how it differs"))
     problems.extend(_cycles(content, parents, stated))
+    return problems
+
+
+def _name_problems(location: str, field: str, name: str | Mapping[str, str],
+                   languages: tuple[str, ...]) -> list[Diagnostic]:
+    """A name is shown as text (a warning), and a page whose language it lacks shows another's."""
+    shown = name if isinstance(name, str) else next(iter(name.values()))
+    problems = [Diagnostic(location, None, field, f"{shown!r} is a name, not an entry: shown as plain text until "
+                                                  "an entry is written for it", "warning")]
+    if not isinstance(name, str):
+        problems += [Diagnostic(location, None, f"{field}.{lang}",
+                                f"no {lang} name: the {lang} page shows the {next(iter(name))} one", "warning")
+                     for lang in languages if not name.get(lang)]
     return problems
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
@@ -73,7 +73,8 @@ def show_lines(content: Content, slug: str, languages: tuple[str, ...], today: d
     for group, label in (("broader", "broader"), ("narrower", "narrower"), ("related", "on the edge"),
                          ("similar", "similar, but not the same")):
         if groups[group]:
-            names = [link.slug if link.exists else f"{link.slug} (no entry)" for link in groups[group]]
+            names = [link.slug if link.exists else f"{link.slug} (no entry)" if link.slug is not None
+                     else f"{_name(link.name, languages)} (a name, no entry)" for link in groups[group]]
             yield f"{label}: {', '.join(names)}"
     yield f"sources: {len(data.get('sources') or [])}"
     provenance = data.get("provenance") or {}
@@ -82,6 +83,10 @@ def show_lines(content: Content, slug: str, languages: tuple[str, ...], today: d
         yield f"provenance: {provenance.get('method')}, {provenance.get('review') or 'no review'}" + \
             (f" ({dates})" if dates else "")
     yield from _news_lines(content, slug, languages, zone)
+
+
+def _name(name: str | Mapping[str, str], languages: tuple[str, ...]) -> str:
+    return name if isinstance(name, str) else " / ".join(f"{lang}: {name[lang]}" for lang in languages if lang in name)
 
 
 def _news_lines(content: Content, slug: str, languages: tuple[str, ...], zone: ZoneInfo) -> Iterator[str]:

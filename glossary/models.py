@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import Date, ForeignKey, Integer, String
+from sqlalchemy import JSON, Date, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from newsroom.db.base import Base, IntPK
@@ -72,7 +72,9 @@ class Relation(Base):
     """A relation stated once, in the file of `entry`; its inverse is derived.
 
     `target` is a slug that need not exist: a missing target is shown as text
-    and reported by `check`, never rendered as a dead link.
+    and reported by `check`, never rendered as a dead link. A relation to a
+    concept without an entry has a `name` instead (a text, or {lang: name});
+    it is shown as text, has no inverse, and is never taken for a slug.
     """
 
     __tablename__ = "relations"
@@ -80,7 +82,8 @@ class Relation(Base):
     id: Mapped[IntPK]
     entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"), index=True)
     kind: Mapped[str] = mapped_column(String(20))
-    target: Mapped[str] = mapped_column(String(120), index=True)
+    target: Mapped[str | None] = mapped_column(String(120), index=True)  # None: `name` says what it is
+    name: Mapped[Any] = mapped_column(JSON, nullable=True)  # str | {lang: name} | None
     position: Mapped[int]
     note: Mapped[dict[str, Any] | None]  # similar: {lang: how it differs}
     entry: Mapped[Entry] = relationship(back_populates="relations")

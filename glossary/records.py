@@ -7,6 +7,7 @@ from typing import Any
 
 from glossary.models import RELATION_KINDS, Entry, EntryText, Relation
 from newsroom.content.rows import apply_texts
+from newsroom.content.schema import relation_name
 
 TEXT_COLUMNS = ("headword", "definition", "plain_terms", "analogy", "example", "limits", "history", "current_state")
 LIST_COLUMNS = ("how_it_works", "affected", "aliases", "match_forms")
@@ -18,8 +19,8 @@ def entry_to_record(entry: Entry) -> dict[str, Any]:
     for relation in entry.relations:
         if relation.kind == "similar":
             relations["similar"].append({"entry": relation.target, "note": relation.note})
-        else:
-            relations[relation.kind].append(relation.target)
+        else:  # an entry's slug, or the name of a concept without one
+            relations[relation.kind].append(relation.target if relation.target is not None else relation.name)
     record: dict[str, Any] = {
         "kind": "entry", "slug": entry.slug, "formerly": entry.formerly, "category": entry.category,
         "level": entry.level, "trend": entry.trend, "english_term": entry.english_term,
@@ -61,12 +62,13 @@ def _apply_relations(entry: Entry, relations: dict[str, Any]) -> None:
     for kind in RELATION_KINDS:
         for item in relations.get(kind, []):
             if kind == "similar":
-                wanted.append((kind, item["entry"], item.get("note")))
+                wanted.append((kind, item["entry"], None, item.get("note")))
             else:
-                wanted.append((kind, item, None))
-    current = [(r.kind, r.target, r.note) for r in entry.relations]
+                name = relation_name(item)
+                wanted.append((kind, item if name is None else None, name, None))
+    current = [(r.kind, r.target, r.name, r.note) for r in entry.relations]
     if current == wanted:
         return
     entry.relations.clear()
-    for position, (kind, target, note) in enumerate(wanted):
-        entry.relations.append(Relation(kind=kind, target=target, note=note, position=position))
+    for position, (kind, target, name, note) in enumerate(wanted):
+        entry.relations.append(Relation(kind=kind, target=target, name=name, note=note, position=position))

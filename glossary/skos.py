@@ -4,7 +4,10 @@ Labels are per language: the headword is `skos:prefLabel`, aliases (and the
 English term) `skos:altLabel`, match-only forms `skos:hiddenLabel`. Relations
 are written from both sides, as the pages show them: broader ⇄ narrower;
 "on the edge" and "similar, but not the same" are `skos:related`. A relation
-to an entry that does not exist is left out (it has no concept to point to).
+to an entry that does not exist is left out (it has no concept to point to),
+and so is one to a concept named without an entry: a SKOS relation holds
+between two concepts, and a note in words would say nothing a thesaurus tool
+reads as a relation; once the entry is written, the relation is exported.
 """
 
 from __future__ import annotations

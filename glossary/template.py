@@ -25,9 +25,9 @@ english_term:                     # shown as "in English: …"
 status: {month}                   # month of "Where things stand", YYYY-MM
 relations:                        # stated once; the other entry shows the inverse
   broader: []                     # entry slugs, e.g. [ai-chip]
-  narrower: []
+  narrower: []                    # or a concept without an entry, by name: [Tensor Core], [{{{note_langs}}}]
   related: []                     # "On the edge"
-  similar: []                     # "Similar, but not the same":
+  similar: []                     # "Similar, but not the same" (an entry, never a name):
   #  - entry: other-slug
   #    note: {{{note_langs}}}
 sources:                          # numbered 1, 2, … in this order; cite as [1]

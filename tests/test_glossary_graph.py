@@ -135,3 +135,181 @@ def test_an_import_closing_a_cycle_names_the_file_and_line_that_close_it(sample_
     assert refused[0] == (f"{path}:{line}: relations.narrower[0]: broader/narrower cycle: google-tpu → ai-chip → "
                           "google-tpu")
     assert refused[-1] == "1 error; nothing was changed"
+
+
+# -- Relations to plain names: a concept the glossary has no entry for, shown as text ------------------------------
+
+def test_a_name_is_shown_by_its_owner_only_and_has_no_inverse():
+    content = _content({"a": {"broader": [{"hu": "Gyorsító", "en": "Accelerator"}], "related": ["GPU (grafikus processzor)"]},
+                        "b": {}})
+    graph = relations_of(content)
+    [broader] = graph["a"]["broader"]
+    assert (broader.slug, broader.exists, broader.name) == (None, False, {"hu": "Gyorsító", "en": "Accelerator"})
+    [related] = graph["a"]["related"]
+    assert (related.slug, related.name) == (None, "GPU (grafikus processzor)")
+    assert all(links == [] for links in graph["b"].values())
+
+
+def test_a_name_spelt_like_an_entry_s_slug_is_never_that_entry():
+    content = _content({"a": {"broader": [{"hu": "b", "en": "b"}]}, "b": {"broader": ["a"]}})
+    graph = relations_of(content)
+    assert [link.name for link in graph["a"]["broader"]] == [{"hu": "b", "en": "b"}]
+    assert _slugs(graph, "a", "narrower") == ["b"] and graph["b"]["narrower"] == []
+    # no cycle a → b → a: the name is not entry b
+    assert [str(p) for p in graph_problems(content, LANGUAGES)] == [
+        "entry:a: relations.broader[0]: warning: 'b' is a name, not an entry: shown as plain text until an entry "
+        "is written for it"]
+
+
+def test_a_name_is_a_warning_and_a_name_missing_a_language_says_which_is_shown():
+    content = _content({"a": {"related": ["GPU (grafikus processzor)", {"hu": "Csak magyarul"}]}})
+    assert [str(p) for p in graph_problems(content, LANGUAGES)] == [
+        "entry:a: relations.related[0]: warning: 'GPU (grafikus processzor)' is a name, not an entry: shown as "
+        "plain text until an entry is written for it",
+        "entry:a: relations.related[1]: warning: 'Csak magyarul' is a name, not an entry: shown as plain text "
+        "until an entry is written for it",
+        "entry:a: relations.related[1].en: warning: no en name: the en page shows the hu one",
+    ]
+
+
+NAMED = """\
+kind: entry
+slug: x-entry
+category: infrastructure
+level: basic
+trend: mainstream
+status: 2026-11
+relations:
+  broader: [gpu, {hu: Gyorsító, en: Accelerator}]
+  related:
+  - GPU (grafikus processzor)
+  - quantum-supremacy
+  - {hu: Csak magyarul}
+  - {en: trainium, hu: trainium}
+hu: {headword: X, definition: Magyar.}
+en: {headword: X, definition: English.}
+"""
+
+
+@pytest.mark.sqlite_only("how names are read, checked and shown does not depend on the database")
+def test_check_reports_each_name_with_its_field(sample_cli, write_files):
+    sample_cli("import", str(write_files({"entries/x.yaml": NAMED})))
+    result = sample_cli("check", expect=0)
+    assert [line for line in result.stderr.splitlines() if line.startswith("entry:x-entry:")] == [
+        "entry:x-entry: relations.broader[1]: warning: 'Gyorsító' is a name, not an entry: shown as plain text "
+        "until an entry is written for it",
+        "entry:x-entry: relations.related[0]: warning: 'GPU (grafikus processzor)' is a name, not an entry: shown "
+        "as plain text until an entry is written for it",
+        "entry:x-entry: relations.related[1]: warning: no entry 'quantum-supremacy': shown as plain text until it "
+        "is written",
+        "entry:x-entry: relations.related[2]: warning: 'Csak magyarul' is a name, not an entry: shown as plain "
+        "text until an entry is written for it",
+        "entry:x-entry: relations.related[2].en: warning: no en name: the en page shows the hu one",
+        "entry:x-entry: relations.related[3]: warning: 'trainium' is a name, not an entry: shown as plain text "
+        "until an entry is written for it",
+    ]
+
+
+def _relation_groups(page) -> dict[str, list[tuple[str, str | None]]]:
+    """{group: [(words shown, href or None)]} of an entry page's "Related concepts"."""
+    import html5lib
+
+    document = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(page.read_bytes())
+    related = next(s for s in document.iter("section") if s.get("id") == "related")
+    return {p.get("class").split()[1]: [(" ".join(" ".join(child.itertext()).split()), child.get("href"))
+                                        for child in p if child.tag in ("a", "span")]
+            for p in related.iter("p")}
+
+
+@pytest.mark.sqlite_only("how names are shown does not depend on the database")
+def test_a_name_is_shown_as_text_in_each_page_s_language_and_never_linked(sample_cli, write_files, tmp_path):
+    sample_cli("import", str(write_files({"entries/x.yaml": NAMED})))
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    en = _relation_groups(site / "en" / "glossary" / "x-entry" / "index.html")
+    assert en["broader"] == [("GPU", "/en/glossary/gpu/"), ("Accelerator", None)]
+    assert en["related"] == [("GPU (grafikus processzor)", None), ("quantum supremacy", None),
+                             ("Csak magyarul not yet translated", None), ("trainium", None)]
+    hu = _relation_groups(site / "hu" / "glossary" / "x-entry" / "index.html")
+    assert hu["broader"] == [("GPU (grafikus processzor)", "/hu/glossary/gpu/"), ("Gyorsító", None)]
+    assert hu["related"] == [("GPU (grafikus processzor)", None), ("quantum supremacy", None),
+                             ("Csak magyarul", None), ("trainium", None)]
+    page = (site / "en" / "glossary" / "x-entry" / "index.html").read_text(encoding="utf-8")
+    assert '<span class="no-entry"><span lang="hu">Csak magyarul</span>' in page
+    # a name has no other side: the entry whose slug it spells does not list this one
+    assert "x-entry" not in (site / "en" / "glossary" / "trainium" / "index.html").read_text(encoding="utf-8")
+    assert "/en/glossary/x-entry/" in (site / "en" / "glossary" / "gpu" / "index.html").read_text(encoding="utf-8")
+
+
+def test_names_go_through_export_and_import_unchanged(sample_cli, write_files, tmp_path):
+    sample_cli("import", str(write_files({"entries/x.yaml": NAMED})))
+    first, second = tmp_path / "first", tmp_path / "second"
+    sample_cli("export", str(first))
+    assert "0 created, 0 updated" in sample_cli("import", str(first)).stdout
+    sample_cli("export", str(second))
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
+    assert all((first / p).read_bytes() == (second / p).read_bytes() for p in files)
+    shown = sample_cli("edit", "entry:x-entry").stdout
+    assert ("  related:\n  - GPU (grafikus processzor)\n  - quantum-supremacy\n  - hu: Csak magyarul\n"
+            "  - hu: trainium\n    en: trainium\n") in shown  # each name's languages in the site's order
+
+
+@pytest.mark.sqlite_only("what --set accepts does not depend on the database")
+def test_edit_sets_a_name_and_names_what_a_relation_cannot_be(sample_cli):
+    sample_cli("edit", "entry:gpu", "--set", 'relations.related=["Tensor Processing Unit", {hu: Gyorsító, en: Accelerator}]')
+    assert ("on the edge: Tensor Processing Unit (a name, no entry), hu: Gyorsító / en: Accelerator (a name, no "
+            "entry), trainium") in sample_cli("glossary", "show", "gpu").stdout.splitlines()
+    refused = sample_cli("edit", "entry:gpu", "--set", "relations.related[0]=[a, b]", expect=1).stderr.splitlines()
+    assert refused[0] == ("entry:gpu: relations.related[0]: expected an entry's slug, a name, or one name per "
+                          "language as {hu: …, en: …}, got ['a', 'b']")
+    refused = sample_cli("edit", "entry:gpu", "--set", "relations.related[0]={hu: Gyorsító, de: Beschleuniger}",
+                         expect=1).stderr.splitlines()
+    assert refused[0] == "entry:gpu: relations.related[0].de: unknown language 'de'; expected hu, en"
+
+
+@pytest.mark.sqlite_only("what an import accepts does not depend on the database")
+def test_a_confusable_is_an_entry_never_a_name(sample_cli, write_files):
+    folder = write_files({"entries/x.yaml": NAMED.replace(
+        "hu: {headword", "  similar:\n  - entry: GPU (grafikus processzor)\n    note: {hu: Más., en: Other.}\n"
+                         "hu: {headword", 1)})
+    refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
+    assert refused[0] == (f"{folder / 'entries' / 'x.yaml'}:15: relations.similar[0].entry: expected an entry's slug "
+                          "(a confusable is another entry: name a concept without one under related), got "
+                          "'GPU (grafikus processzor)'")
+
+
+@pytest.mark.sqlite_only("what a renaming rewrites does not depend on the database")
+def test_a_renaming_leaves_names_alone(sample_cli, write_files):
+    sample_cli("import", str(write_files({"entries/x.yaml": NAMED.replace(
+        "{en: trainium, hu: trainium}", "{hu: gpu, en: gpu}")})))
+    sample_cli("rename", "entry:gpu", "graphics-processor")
+    shown = sample_cli("edit", "entry:x-entry").stdout
+    assert "  broader:\n  - graphics-processor\n  - hu: Gyorsító\n    en: Accelerator\n" in shown
+    assert "  - hu: gpu\n    en: gpu\n" in shown
+
+
+@pytest.mark.sqlite_only("what a deletion reports does not depend on the database")
+def test_deleting_an_entry_reports_the_relations_to_it_not_the_names(sample_cli, write_files):
+    other = NAMED.split("relations:")[0].replace("slug: x-entry", "slug: y-entry") + \
+        "hu: {headword: Y, definition: Magyar.}\nen: {headword: Y, definition: English.}\n"
+    named = NAMED.replace("- quantum-supremacy", "- y-entry\n  - {hu: y-entry, en: Y}")
+    sample_cli("import", str(write_files({"entries/x.yaml": named, "entries/y.yaml": other})))
+    deleted = sample_cli("delete", "entry:y-entry")
+    assert deleted.stderr.strip() == ("entry:x-entry: relations.related[1]: warning: no entry 'y-entry': shown as "
+                                      "plain text until it is written")
+
+
+@pytest.mark.sqlite_only("the SKOS export does not depend on the database")
+def test_the_skos_export_leaves_names_out(sample_cli, write_files):
+    from rdflib import SKOS, Graph, URIRef
+
+    sample_cli("import", str(write_files({"entries/x.yaml": NAMED})))
+    target = sample_cli.cwd / "glossary.ttl"
+    sample_cli("export", "--skos", str(target))
+    graph = Graph().parse(target, format="turtle")
+    base = "http://localhost:8000/glossary/"
+    concept = URIRef(base + "x-entry")
+    assert set(graph.objects(concept, SKOS.broader)) == {URIRef(base + "gpu")}
+    assert set(graph.objects(concept, SKOS.related)) == set()
+    assert not any("Gyorsító" in str(term) or "grafikus processzor)" == str(term) for term in graph.all_nodes())

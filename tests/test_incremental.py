@@ -180,6 +180,17 @@ class Publication:
         self.save(path, record)
         return f"relate {record['slug']} to {target}"
 
+    def name_relation(self) -> str:
+        """A concept without an entry, by name: one per language on the edge, one text as broader. Only the
+        entry's own pages show them."""
+        path = self.rng.choice(self.files("entry"))
+        record = self.load(path)
+        relations = record.setdefault("relations", {})
+        relations.setdefault("related", []).append({"hu": "Kvantumfölény", "en": "Quantum supremacy"})
+        relations.setdefault("broader", []).append("GPU (grafikus processzor)")
+        self.save(path, record)
+        return f"name concepts without an entry for {record['slug']}"
+
     def add_alias(self) -> str:
         path = self.rng.choice(self.files("entry"))
         record = self.load(path)
@@ -469,7 +480,7 @@ class Publication:
 
 
 EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "delete_entry", "add_relation",
-         "edit_relation", "remove_relation", "add_alias", "edit_alias", "remove_alias", "publish_issue",
+         "edit_relation", "remove_relation", "name_relation", "add_alias", "edit_alias", "remove_alias", "publish_issue",
          "edit_template", "schedule_issue", "recategorise_entry", "edit_stylesheet", "edit_story_body",
          "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition", "add_section")
 #: Edits of what the first sequence leaves alone: reference and site pages, the site's names, issues' texts,

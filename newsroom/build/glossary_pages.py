@@ -11,7 +11,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 
-from glossary.graph import GROUPS
+from glossary.graph import GROUPS, name_label
 from glossary.jsonld import defined_term, defined_term_set, script_json, term_set_ref
 from glossary.models import LEVELS
 from glossary.staleness import status_month
@@ -61,11 +61,17 @@ class GlossaryPages:
                 "status_month": format_status_month(status, self.lang), "status_date": status.isoformat()}
 
     def relation_groups(self, slug: str) -> dict[str, list[dict[str, Any]]]:
-        """Related concepts by group; a missing target has no href and is shown as text."""
+        """Related concepts by group; a missing target, or a concept named without an entry, has no href and
+        is shown as text."""
         groups: dict[str, list[dict[str, Any]]] = {}
         for group in GROUPS:
             groups[group] = []
             for link in self.derived.relations[slug][group]:
+                if link.slug is None:
+                    name, name_lang = name_label(link.name, self.lang)
+                    groups[group].append({"label": self.marked(name, name_lang or self.lang), "href": None,
+                                          "note": None, "note_lang": self.lang})
+                    continue
                 notes = link.note or {}
                 note_lang = self.lang if notes.get(self.lang) else next(iter(notes), self.lang)
                 groups[group].append({"label": self.headword_label(link.slug),

@@ -4,7 +4,8 @@ A glossary entry is named by slug in other entries' relations, in stories' `term
 in `[text](entry:slug)` links of any text; a reference or site page in `[text](page:slug)` links. Links are
 rewritten in the Markdown source, inline (`](entry:gpu)`, `](<entry:gpu> "title")`), in reference
 definitions (`[gpu]: entry:gpu`) and as autolinks (`<entry:gpu>`); the parser then says whether every one
-was found.
+was found. A relation to a concept without an entry gives its name, not a slug (see
+`schema.relation_name`): a name, even one spelt like the old slug, is text and is never rewritten.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def rewrite_references(record: dict[str, Any], kind: str, old: str, new: str,
             for i, target in enumerate(targets):
                 if name == "similar" and isinstance(target, dict) and target.get("entry") == old:
                     target["entry"], changed = new, True
-                elif target == old:
+                elif target == old:  # (a name — a text that is no slug, or {lang: name} — never is)
                     targets[i], changed = new, True
         for name in ("terms", "suppress_terms"):
             slugs = out.get(name)

@@ -29,7 +29,7 @@ LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$")
 class Field:
     """The expected shape of one value."""
 
-    type: str  # text | md | line_md | slug | page_slug | int | date | month | datetime | enum | url | list | map | langmap | cell
+    type: str  # text | md | line_md | slug | page_slug | relation | int | date | month | datetime | enum | url | list | map | langmap | cell
     required: bool = False
     choices: tuple[str, ...] = ()
     of: Field | None = None
@@ -48,6 +48,15 @@ TEXTS = Field("list", of=TEXT)
 #: The slugs a record was published under before (see `former_slug_problem`); a site page's, as its slug.
 FORMERLY = SLUGS
 FORMER_PAGE_SLUGS = Field("list", of=Field("page_slug"))
+#: Broader, narrower or related concepts: each an entry's slug, or the name of a concept without an entry
+#: (see `relation_name`).
+RELATIONS = Field("list", of=Field("relation"))
+
+
+def relation_name(item: str | Mapping[str, str]) -> str | Mapping[str, str] | None:
+    """The name a relation gives a concept without an entry — a text that is no slug, or one name per
+    language — or None when the relation names an entry by its slug."""
+    return item if isinstance(item, Mapping) or not SLUG_RE.match(item) else None
 
 
 def mapping(required: tuple[str, ...] = (), **fields: Field) -> Field:
@@ -76,7 +85,11 @@ def _kinds() -> dict[str, Kind]:
     from issues.models import STATUSES
 
     vocabulary = Field("list", of=Field("map", fields={"slug": Field("slug", True)}, named=True))
-    relation_similar = mapping(("entry",), entry=SLUG, note=Field("langmap"))
+    # A confusable is another entry, each side's note saying how it differs from the other: a name has no
+    # page to compare, nor a side to state it from.
+    confusable = Field("slug", expects="an entry's slug (a confusable is another entry: name a concept without "
+                                       "one under related)")
+    relation_similar = mapping(("entry",), entry=confusable, note=Field("langmap"))
     return {
         "site": Kind(
             "site", "", {"sections": vocabulary, "categories": vocabulary, "audiences": vocabulary},
@@ -89,7 +102,8 @@ def _kinds() -> dict[str, Kind]:
                 "level": Field("enum", True, LEVELS), "trend": Field("enum", True, TRENDS),
                 "english_term": TEXT, "status": Field("month", True),
                 "relations": mapping(
-                    broader=SLUGS, narrower=SLUGS, related=SLUGS, similar=Field("list", of=relation_similar)
+                    broader=RELATIONS, narrower=RELATIONS, related=RELATIONS,
+                    similar=Field("list", of=relation_similar)
                 ),
                 "sources": SOURCES,
                 "provenance": mapping(
@@ -184,6 +198,7 @@ def kinds() -> dict[str, Kind]:
 EXPECTS = {
     "text": "text", "md": "Markdown text", "line_md": "text (one paragraph of Markdown)", "slug": "a slug: lowercase letters, digits and hyphens",
     "page_slug": "a slug: lowercase letters, digits and hyphens",
+    "relation": "an entry's slug, a name, or one name per language as {hu: …, en: …}",
     "int": "a whole number from 1 up", "date": "a date as YYYY-MM-DD", "month": "a month as YYYY-MM",
     "datetime": "a date and time with a UTC offset, as 2026-11-09T07:00:00+01:00",
     "url": "an http(s) or mailto URL", "list": "a list", "map": "a mapping of fields",
@@ -339,6 +354,16 @@ class Validator:
         if not isinstance(value, str) or not SLUG_RE.match(value):
             return self._wrong(path, value, spec)
         return value
+
+    def _relation(self, path: Path, value: Any, spec: Field) -> str | dict[str, str] | None:
+        """An entry's slug, or a concept's name: a text that is no slug (as written in every language) or
+        one name per language, in the site's language order (see `relation_name`)."""
+        if isinstance(value, str):
+            return self._text(path, value, spec)
+        if isinstance(value, dict):
+            names = self._langmap(path, value, spec) or {}
+            return {lang: names[lang] for lang in self.languages if lang in names} or None
+        return self._wrong(path, value, spec)
 
     def _page_slug(self, path: Path, value: Any, spec: Field) -> str | None:
         """A site page's slug: a slug that is not the name of one of the site's own folders."""
