@@ -150,3 +150,13 @@ def test_a_blank_spec_cell_is_refused_at_import(cli, write_files):
     cli("init")
     result = cli("import", str(write_files({"reference/trainium.yaml": text})), expect=1)
     assert "required; expected text, {value: …, source: n} or {not_published: …}" in result.stderr
+
+
+def test_a_reference_page_without_a_date_of_last_update_is_a_warning(tmp_path):
+    record = _reference(tmp_path, lambda text: text.replace("updated: 2026-11-12\n", ""))
+    assert _check(record) == ["reference:trainium: updated: warning: no date of its last update: give "
+                              "`updated: YYYY-MM-DD` (the page shows it, and the sitemap and search engines "
+                              "read it)"]
+    record = _reference(tmp_path, lambda text: text.replace("updated: 2026-11-12", "updated: 2026-12-24"))
+    assert _check(record) == ["reference:trainium: updated: warning: 2026-12-24 is in the future "
+                              "(today is 2026-11-30)"]
