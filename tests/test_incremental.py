@@ -319,6 +319,14 @@ class Publication:
         path = self.content / "reference" / f"{added.rsplit(' ', 1)[1]}.yaml"
         return f"{added}, build, then delete it ({self.delete('reference', path)})"
 
+    def date_reference(self) -> str:
+        """A reference page's date of last update given or changed: its page, its sitemap entry."""
+        path = self.rng.choice(self.files("reference"))
+        record = self.load(path)
+        record["updated"] = f"2026-{self.rng.randint(1, 12):02d}-{self.rng.randint(1, 28):02d}"
+        self.save(path, record)
+        return f"date reference page {path.stem} {record['updated']}"
+
     def link_reference_from_story(self) -> str:
         path = self.rng.choice(self.files("story"))
         target = self.load(self.rng.choice(self.files("reference")))["slug"]
@@ -446,8 +454,8 @@ EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "
          "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition")
 #: Edits of what the first sequence leaves alone: reference and site pages, the site's names, issues' texts,
 #: stories' places and terms, sources, entries' status months and English terms.
-MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "link_reference_from_story", "edit_site_page",
-              "rename_in_site", "edit_issue_text", "move_story", "date_entry_status", "edit_story_terms",
+MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "date_reference", "link_reference_from_story",
+              "edit_site_page", "rename_in_site", "edit_issue_text", "move_story", "date_entry_status", "edit_story_terms",
               "edit_source", "edit_english_term", "give_former_addresses", "rename_records")
 
 
