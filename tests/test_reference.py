@@ -270,6 +270,30 @@ def test_a_reference_page_carries_article_json_ld_that_no_text_can_break_out_of(
 
 
 @pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+def test_the_search_finds_reference_pages_by_title_summary_and_section_text(indexed):
+    from newsroom.render.search import search
+
+    en = indexed / "en" / "search" / "index"
+    hits = search(en, "NeuronCore")
+    # Entries first, then reference pages, in the order of their slugs, then stories.
+    assert [hit["url"] for hit in hits if hit["kind"] == "reference"] == ["/en/reference/only-hu/",
+                                                                          "/en/reference/trainium/"]
+    kinds = [hit["kind"] for hit in hits]
+    assert kinds == sorted(kinds, key=("entry", "reference", "story").index)
+    trainium = next(hit for hit in hits if hit["url"] == "/en/reference/trainium/")
+    assert trainium["title"] == "Amazon Trainium (Trn1)" and trainium["snippet"].startswith("Amazon's first chip")
+    only_hu = next(hit for hit in hits if hit["url"] == "/en/reference/only-hu/")
+    assert only_hu["lang"] == "hu"  # shown marked as not yet translated
+    assert [hit["url"] for hit in search(en, "sugar wafer")] == ["/en/reference/cukor/"]  # title
+    assert "/en/reference/csip/" in [hit["url"] for hit in search(en, "summary csip")]  # summary
+    assert "/en/reference/trainium/" in [hit["url"] for hit in search(en, "at a glance")]  # a section's title
+    hu = search(indexed / "hu" / "search" / "index", "csipgyartas")
+    assert [hit["url"] for hit in hu] == ["/hu/reference/csip/"]
+    scope = _text(_parse(indexed / "en" / "search" / "index.html").find(".//p[@class='search-scope']"))
+    assert "4 reference pages" in scope
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
 def test_english_interface_text_on_an_untranslated_page_is_not_marked_hungarian(indexed):
     """Under the fallback policy a page without English text shows the Hungarian text in English pages:
     the text carries lang="hu", the interface around it (notes, headings, labels) stays English."""

@@ -377,7 +377,7 @@ class Planner(IssuePages, GlossaryPages, ReferencePages):
         stories = sum(1 for story in self.content.stories.values()
                       if story.data["issue"] in shown and self.available(story))
         context = {"index_href": self.href(urls.search_index(self.lang)), "entry_count": entries,
-                   "story_count": stories}
+                   "reference_count": len(self.reference_slugs()), "story_count": stories}
         return self.spec(urls.search(self.lang), "search.html", context, urls.search)
 
     def moved(self, record: Record, former: str) -> PageSpec:
