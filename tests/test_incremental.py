@@ -1097,9 +1097,10 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     tracked = track_content(content, tracker), track_derived(derive(content, settings, False), tracker)
     docs = search.sources(Planner(*tracked, settings, "en", None))
     reads = tracker.take()
-    assert {doc.kind for doc in docs} == {"entry", "story"}
+    assert {doc.kind for doc in docs} == {"entry", "reference", "story"}
     whole = 0
-    for kind, records in (("entries", content.entries), ("stories", content.stories)):
+    references = {slug: page for slug, page in content.pages.items() if page.kind == "reference"}
+    for kind, records in (("entries", content.entries), ("pages", references), ("stories", content.stories)):
         for slug, record in records.items():
             shown = "en" if record.has("en") else "hu"  # the fallback of a record not yet translated
             texts = {read for read in reads if read.startswith(f"content.{kind}{SEP}{slug}{SEP}")}
@@ -1475,7 +1476,7 @@ def test_a_new_release_of_a_library_that_renders_remakes_every_output(sample_cli
     finally:
         monkeypatch.undo()
         pipeline.code_version.cache_clear()
-    assert re.search(r"\(256 pages, 256 rendered\): 0 written, 359 unchanged, 0 removed ", output), output
+    assert re.search(r"\(258 pages, 258 rendered\): 0 written, 368 unchanged, 0 removed ", output), output
 
 
 def test_new_code_makes_its_pages_from_its_own_results_not_those_remembered_from_the_old(sample_cli, tmp_path,
