@@ -85,6 +85,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
         problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
         if problem is not None:
             problems.append(Diagnostic(page.location, None, "slug", problem))
+        problems.extend(_update_date(page, today))
     method = content.pages.get(urls.METHOD)
     if content.site and (method is None or method.kind != "page"):  # a site's, not some records' of one
         problems.append(Diagnostic(f"page:{urls.METHOD}", None, "", (
@@ -324,6 +325,21 @@ def _uncited_sources(record: Record, languages: tuple[str, ...],
             if i + 1 not in cited:
                 yield Diagnostic(record.location, None, f"sources[{i}]",
                                  f"source {i + 1} is never cited in the {lang} text", "warning")
+
+
+def _update_date(record: Record, today: dt.date) -> Iterator[Diagnostic]:
+    """A reference page with no date of last update (its page, the sitemap and its JSON-LD then give
+    none), or with one in the future (a typo, most likely): warnings."""
+    if record.kind != "reference":
+        return
+    updated = record.data.get("updated")
+    if not updated:
+        yield Diagnostic(record.location, None, "updated", (
+            "no date of its last update: give `updated: YYYY-MM-DD` (the page shows it, and the sitemap and "
+            "search engines read it)"), "warning")
+    elif updated > today.isoformat():
+        yield Diagnostic(record.location, None, "updated",
+                         f"{updated} is in the future (today is {today.isoformat()})", "warning")
 
 
 def empty_issue_problems(content: Content, number: int) -> list[Diagnostic]:

@@ -330,6 +330,14 @@ class Publication:
         path = self.content / "reference" / f"{added.rsplit(' ', 1)[1]}.yaml"
         return f"{added}, build, then delete it ({self.delete('reference', path)})"
 
+    def date_reference(self) -> str:
+        """A reference page's date of last update given or changed: its page, its sitemap entry."""
+        path = self.rng.choice(self.files("reference"))
+        record = self.load(path)
+        record["updated"] = f"2026-{self.rng.randint(1, 12):02d}-{self.rng.randint(1, 28):02d}"
+        self.save(path, record)
+        return f"date reference page {path.stem} {record['updated']}"
+
     def link_reference_from_story(self) -> str:
         path = self.rng.choice(self.files("story"))
         target = self.load(self.rng.choice(self.files("reference")))["slug"]
@@ -485,9 +493,10 @@ EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "
          "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition", "add_section")
 #: Edits of what the first sequence leaves alone: reference and site pages, the site's names, issues' texts,
 #: stories' places and terms, sources, entries' status months and English terms.
-MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "link_reference_from_story", "edit_site_page",
-              "rename_in_site", "edit_issue_text", "publish_late_issue", "move_story", "date_entry_status",
-              "edit_story_terms", "edit_source", "edit_english_term", "give_former_addresses", "rename_records")
+MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "date_reference", "link_reference_from_story",
+              "edit_site_page", "rename_in_site", "edit_issue_text", "publish_late_issue", "move_story",
+              "date_entry_status", "edit_story_terms", "edit_source", "edit_english_term", "give_former_addresses",
+              "rename_records")
 
 
 def _same_tree(left: Path, right: Path) -> list[str]:
@@ -1164,9 +1173,10 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     tracked = track_content(content, tracker), track_derived(derive(content, settings, False), tracker)
     docs = search.sources(Planner(*tracked, settings, "en", None))
     reads = tracker.take()
-    assert {doc.kind for doc in docs} == {"entry", "story"}
+    assert {doc.kind for doc in docs} == {"entry", "reference", "story"}
     whole = 0
-    for kind, records in (("entries", content.entries), ("stories", content.stories)):
+    references = {slug: page for slug, page in content.pages.items() if page.kind == "reference"}
+    for kind, records in (("entries", content.entries), ("pages", references), ("stories", content.stories)):
         for slug, record in records.items():
             shown = "en" if record.has("en") else "hu"  # the fallback of a record not yet translated
             texts = {read for read in reads if read.startswith(f"content.{kind}{SEP}{slug}{SEP}")}
@@ -1542,7 +1552,7 @@ def test_a_new_release_of_a_library_that_renders_remakes_every_output(sample_cli
     finally:
         monkeypatch.undo()
         pipeline.code_version.cache_clear()
-    assert re.search(r"\(256 pages, 256 rendered\): 0 written, 359 unchanged, 0 removed ", output), output
+    assert re.search(r"\(258 pages, 258 rendered\): 0 written, 368 unchanged, 0 removed ", output), output
 
 
 def test_new_code_makes_its_pages_from_its_own_results_not_those_remembered_from_the_old(sample_cli, tmp_path,

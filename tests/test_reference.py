@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import json
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
 import html5lib
 import pytest
@@ -195,9 +197,9 @@ def test_a_row_without_a_cell_for_each_column_is_refused_by_import_edit_and_chec
     sample_cli("export", str(export))
     for old, new, place in [
         ("- [Process node, {not_published: Not published by AWS}]", "- [Process node]",
-         f"272: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}"),
+         f"273: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}"),
         ("- [Memory, {value: 32 GiB HBM per chip, source: 4}]", "- [Memory, {value: 32 GiB, source: 4}, per chip]",
-         f"269: {EN_TABLE}.rows[1]: {LONG_ROW.format(got=3)}"),
+         f"270: {EN_TABLE}.rows[1]: {LONG_ROW.format(got=3)}"),
     ]:
         folder = write_files({"reference/trainium.yaml": text.replace(old, new)})
         refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
@@ -287,6 +289,199 @@ def test_a_structure_the_languages_do_not_share_is_refused_at_import(sample_cli,
     folder = write_files({"reference/trainium.yaml": edited})
     refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
     path = folder / "reference" / "trainium.yaml"
-    assert refused[:2] == [f"{path}:214: en.sections[0].deep: missing translation (present in hu)",
-                           f"{path}:222: en.sections[1].simple: {SIMPLE_REQUIRED}"]
+    assert refused[:2] == [f"{path}:215: en.sections[0].deep: missing translation (present in hu)",
+                           f"{path}:223: en.sections[1].simple: {SIMPLE_REQUIRED}"]
     assert refused[-1] == "2 errors; nothing was changed"
+
+
+# -- finding reference pages: the index, search, dates (through the built site) ----------------------
+
+def _minimal_reference(slug: str, hu_title: str, en_title: str | None, updated: str | None = None) -> str:
+    """A small reference page; no `en:` block when `en_title` is None (shown in English under the fallback
+    policy)."""
+    text = f"kind: reference\nslug: {slug}\n"
+    if updated:
+        text += f"updated: {updated}\n"
+    text += ("sources:\n  - {publisher: Maker, title: Datasheet, url: 'https://example.com/ds'}\n"
+             f"hu:\n  title: {hu_title!r}\n  summary: Összefoglaló {slug}.\n  sections:\n"
+             "    - title: Röviden\n      simple: {text: 'Egyszerű NeuronCore szöveg [1].'}\n"
+             "      deep: {text: 'Mély szöveg [1].'}\n")
+    if en_title is not None:
+        text += (f"en:\n  title: {en_title!r}\n  summary: Summary of {slug}.\n  sections:\n"
+                 "    - title: In short\n      simple: {text: 'Simple text [1].'}\n"
+                 "      deep: {text: 'Deep text [1].'}\n")
+    return text
+
+
+#: Hungarian collation puts "Cs" after every other "C…" word; English does not.
+EXTRA_REFERENCES = {
+    "reference/csip.yaml": _minimal_reference("csip", "Csipgyártás", "Chipmaking", "2026-10-01"),
+    "reference/cukor.yaml": _minimal_reference("cukor", "Cukorlapka", "Sugar wafer", "2026-09-30"),
+    "reference/only-hu.yaml": _minimal_reference("only-hu", "Zárt <b>lapka</b> </script><!--", None, "2026-08-01"),
+}
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory) -> Path:
+    """The sample with three more reference pages (one only in Hungarian), built."""
+    from sitebuild import build_sample
+
+    return build_sample(tmp_path_factory.mktemp("reference-index"), EXTRA_REFERENCES)
+
+
+def _parse(path: Path):
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(path.read_bytes())
+
+
+def _index_rows(site: Path, lang: str) -> list[tuple[str, str, str]]:
+    main = _parse(site / lang / "reference" / "index.html").find(".//main")
+    return [(_text(item.find(".//a")), item.find(".//a").get("href"), _text(item.find(".//p")))
+            for item in main.iter("li") if item.find(".//a") is not None]
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+def test_the_reference_index_lists_every_page_in_the_languages_order(indexed):
+    hu = _index_rows(indexed, "hu")
+    assert [title for title, _, _ in hu] == ["Amazon Trainium (Trn1)", "Cukorlapka", "Csipgyártás",
+                                             "Zárt <b>lapka</b> </script><!--"]
+    assert hu[0][1] == "/hu/reference/trainium/" and hu[0][2].startswith("Az Amazon első")
+    en = _index_rows(indexed, "en")
+    # The page with no English text is listed (fallback policy), marked; its title is still Hungarian.
+    assert [title.split(" not yet translated")[0] for title, _, _ in en] == [
+        "Amazon Trainium (Trn1)", "Chipmaking", "Sugar wafer", "Zárt <b>lapka</b> </script><!--"]
+    assert en[1] == ("Chipmaking", "/en/reference/csip/", "Summary of csip.")
+    for title, href, _ in hu + en:
+        assert (indexed / href.strip("/") / "index.html").is_file(), href
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+@pytest.mark.parametrize("lang", ["hu", "en"])
+def test_the_reference_index_is_linked_from_every_page_and_from_each_reference_page(indexed, lang):
+    for page in (f"{lang}/index.html", f"{lang}/glossary/index.html", f"{lang}/reference/trainium/index.html"):
+        links = [a.get("href") for a in _parse(indexed / page).iter("a")]
+        assert f"/{lang}/reference/" in links, page
+    # The seed's navigation stays as it is.
+    nav = _parse(indexed / f"{lang}/index.html").find(".//nav[@class='site-nav']")
+    assert len(nav.findall(".//li")) == 6
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+def test_the_sitemap_has_the_index_with_alternates_and_each_page_its_last_update(indexed):
+    from sitebuild import BASE
+
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    urls = {url.find("s:loc", ns).text: url for url in ET.parse(indexed / "sitemap.xml").getroot()}
+    for lang in ("hu", "en"):
+        index = urls[f"{BASE}{lang}/reference/"]
+        alternates = {link.get("hreflang"): link.get("href") for link in index.findall("x:link", ns)}
+        assert alternates == {"hu": f"{BASE}hu/reference/", "en": f"{BASE}en/reference/",
+                              "x-default": f"{BASE}hu/reference/"}
+        assert urls[f"{BASE}{lang}/reference/csip/"].find("s:lastmod", ns).text == "2026-10-01"
+        assert urls[f"{BASE}{lang}/reference/trainium/"].find("s:lastmod", ns).text == "2026-11-12"
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+@pytest.mark.parametrize("lang, shown", [("en", "Last updated: November 12, 2026"),
+                                         ("hu", "Utolsó frissítés: 2026. november 12.")])
+def test_a_reference_page_says_when_it_was_last_updated(indexed, lang, shown):
+    page = _parse(indexed / lang / "reference" / "trainium" / "index.html")
+    updated = page.find(".//p[@class='updated']")
+    assert _text(updated) == shown
+    assert updated.find("time").get("datetime") == "2026-11-12"
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+def test_a_reference_page_carries_article_json_ld_that_no_text_can_break_out_of(indexed):
+    from sitebuild import BASE
+
+    page = _parse(indexed / "en" / "reference" / "trainium" / "index.html")
+    scripts = [s.text for s in page.iter("script") if s.get("type") == "application/ld+json"]
+    assert len(scripts) == 1
+    data = json.loads(scripts[0])
+    assert data["@type"] == "Article" and data["@context"] == "https://schema.org"
+    assert data["headline"] == "Amazon Trainium (Trn1)" and data["inLanguage"] == "en"
+    assert data["url"] == f"{BASE}en/reference/trainium/" and data["dateModified"] == "2026-11-12"
+    assert data["description"].startswith("Amazon's first chip")
+    assert data["citation"][0]["url"].startswith("https://aws.amazon.com/")
+    raw = (indexed / "en" / "reference" / "only-hu" / "index.html").read_text(encoding="utf-8")
+    script = raw.split('<script type="application/ld+json">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in script
+    data = json.loads(script)
+    assert data["headline"] == "Zárt <b>lapka</b> </script><!--" and data["inLanguage"] == "hu"
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+def test_the_search_finds_reference_pages_by_title_summary_and_section_text(indexed):
+    from newsroom.render.search import search
+
+    en = indexed / "en" / "search" / "index"
+    hits = search(en, "NeuronCore")
+    # Entries first, then reference pages, in the order of their slugs, then stories.
+    assert [hit["url"] for hit in hits if hit["kind"] == "reference"] == ["/en/reference/only-hu/",
+                                                                          "/en/reference/trainium/"]
+    kinds = [hit["kind"] for hit in hits]
+    assert kinds == sorted(kinds, key=("entry", "reference", "story").index)
+    trainium = next(hit for hit in hits if hit["url"] == "/en/reference/trainium/")
+    assert trainium["title"] == "Amazon Trainium (Trn1)" and trainium["snippet"].startswith("Amazon's first chip")
+    only_hu = next(hit for hit in hits if hit["url"] == "/en/reference/only-hu/")
+    assert only_hu["lang"] == "hu"  # shown marked as not yet translated
+    assert [hit["url"] for hit in search(en, "sugar wafer")] == ["/en/reference/cukor/"]  # title
+    assert "/en/reference/csip/" in [hit["url"] for hit in search(en, "summary csip")]  # summary
+    assert "/en/reference/trainium/" in [hit["url"] for hit in search(en, "at a glance")]  # a section's title
+    hu = search(indexed / "hu" / "search" / "index", "csipgyartas")
+    assert [hit["url"] for hit in hu] == ["/hu/reference/csip/"]
+    scope = _text(_parse(indexed / "en" / "search" / "index.html").find(".//p[@class='search-scope']"))
+    assert "4 reference pages" in scope
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+def test_english_interface_text_on_an_untranslated_page_is_not_marked_hungarian(indexed):
+    """Under the fallback policy a page without English text shows the Hungarian text in English pages:
+    the text carries lang="hu", the interface around it (notes, headings, labels) stays English."""
+    page = _parse(indexed / "en" / "reference" / "only-hu" / "index.html")
+    parents = {child: parent for parent in page.iter() for child in parent}
+
+    def language(element) -> str:
+        while element is not None and element.get("lang") is None:
+            element = parents.get(element)
+        return element.get("lang") if element is not None else ""
+
+    main = page.find(".//main")
+    assert language(main.find(".//h1")) == "hu"
+    for element in main.iter():
+        if element.get("class") in ("untranslated", "how-to-read", "simple", "sources") \
+                or element.tag in ("summary", "h3") or element.get("aria-label"):
+            assert language(element) == "en", (element.tag, element.get("class"), _text(element))
+    simple = main.find(".//div[@class='simple']")
+    assert any(language(p) == "hu" and "NeuronCore" in _text(p) for p in simple.iter("p"))
+
+
+def _export_import_build(sample_cli, databases, tmp_path: Path) -> tuple[Path, Path]:
+    first, second = tmp_path / "first", tmp_path / "second"
+    sample_cli("build", "--out", str(first))
+    sample_cli("export", str(tmp_path / "export"))
+    fresh = type(sample_cli)(databases.new(), sample_cli.cwd)
+    fresh("init")
+    fresh("import", str(tmp_path / "export"))
+    fresh("build", "--out", str(second))
+    return first, second
+
+
+@pytest.mark.sqlite_only("two databases and two builds; the store's round trip on PostgreSQL is tested elsewhere")
+def test_export_import_and_build_give_the_same_site(sample_cli, databases, tmp_path):
+    """A reference page's date is the content's (`updated:`), not the time a record was stored."""
+    first, second = _export_import_build(sample_cli, databases, tmp_path)
+    files = sorted(path.relative_to(first).as_posix() for path in first.rglob("*") if path.is_file())
+    assert files == sorted(path.relative_to(second).as_posix() for path in second.rglob("*") if path.is_file())
+    assert [name for name in files if (first / name).read_bytes() != (second / name).read_bytes()] == []
+    assert "2026-11-12" in (first / "en/reference/trainium/index.html").read_text(encoding="utf-8")
+
+
+def test_a_reference_page_without_a_date_of_last_update_is_a_warning(tmp_path):
+    record = _reference(tmp_path, lambda text: text.replace("updated: 2026-11-12\n", ""))
+    assert _check(record) == ["reference:trainium: updated: warning: no date of its last update: give "
+                              "`updated: YYYY-MM-DD` (the page shows it, and the sitemap and search engines "
+                              "read it)"]
+    record = _reference(tmp_path, lambda text: text.replace("updated: 2026-11-12", "updated: 2026-12-24"))
+    assert _check(record) == ["reference:trainium: updated: warning: 2026-12-24 is in the future "
+                              "(today is 2026-11-30)"]

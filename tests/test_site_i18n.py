@@ -155,7 +155,7 @@ def test_fallback_shows_the_other_language_marked_and_noted(fallback_site):
     site = fallback_site
     entry = parse(site / "en/glossary/csak-magyar/index.html")
     article = entry.find(".//article")
-    assert entry.get("lang") == "en" and article.get("lang") == "hu"
+    assert entry.get("lang") == "en" and _language(entry, article.find(".//h1")) == "hu"
     assert "Not yet translated" in text_of(article.find(".//p[@class='untranslated']"))
     assert text_of(article.find(".//h1")) == "Hűtőkör"
     assert language_switch(entry) == {"hu": "/hu/glossary/csak-magyar/"}
@@ -166,10 +166,37 @@ def test_fallback_shows_the_other_language_marked_and_noted(fallback_site):
     assert notes == ["not yet translated"]  # and a visible note on its row
     story = next(a for a in parse(site / "en/issues/13/index.html").iter("article")
                  if a.get("id") == "story-i13-csak-magyar")
-    assert story.get("lang") == "hu" and story.find(".//p[@class='untranslated']") is not None
+    assert _language(parse(site / "en/issues/13/index.html"), story.find("h3")) == "hu"
+    assert story.find(".//p[@class='untranslated']") is not None
     hits = search(site / "en/search/index", "hutokor")
     assert [(hit["title"], hit["lang"]) for hit in hits] == [("Hűtőkör", "hu")]
     assert all(hit["lang"] == "" for hit in search(site / "en/search/index", "trainium"))
+
+
+def _language(document, element) -> str:
+    """The language an element is in: its own `lang`, or its nearest ancestor's."""
+    parents = {child: parent for parent in document.iter() for child in parent}
+    while element is not None and element.get("lang") is None:
+        element = parents.get(element)
+    return element.get("lang") if element is not None else ""
+
+
+def test_fallback_marks_only_the_text_as_the_other_language_not_the_interface_around_it(fallback_site):
+    """English labels, notes and headings around Hungarian text are English: `lang` goes on the text alone."""
+    entry = parse(fallback_site / "en/glossary/csak-magyar/index.html")
+    article = entry.find(".//main/article")
+    assert _language(entry, article.find(".//h1")) == "hu"
+    assert _language(entry, article.find(".//p[@class='definition']")) == "hu"
+    interface = [article.find(".//p[@class='untranslated']"), article.find(".//nav[@class='breadcrumb']"),
+                 article.find(".//p[@class='badges']"), *article.iter("h2")]
+    for element in interface:
+        assert element is not None and _language(entry, element) == "en", text_of(element)
+    issue = parse(fallback_site / "en/issues/13/index.html")
+    story = next(a for a in issue.iter("article") if a.get("id") == "story-i13-csak-magyar")
+    assert _language(issue, story.find("h3")) == "hu"
+    for element in (story.find(".//p[@class='untranslated']"), story.find(".//p[@class='story-sources']")):
+        assert element is not None and _language(issue, element) == "en", text_of(element)
+    assert any(_language(issue, p) == "hu" for p in story.iter("p") if p.get("class") is None)
 
 
 def test_omit_leaves_the_page_out_of_that_language_everywhere(omit_site):

@@ -58,16 +58,16 @@ def test_the_built_index_finds_entries_by_headword_alias_and_definition_and_stor
     assert "Trainium" in [hit["title"] for hit in search(hu, "amazon trainium chip")]  # alias
     en = site / "en/search/index"
     hits = search(en, "trainium")
-    assert {hit["kind"] for hit in hits} == {"entry", "story"}
+    assert {hit["kind"] for hit in hits} == {"entry", "reference", "story"}
     assert all(hit["url"].startswith("/en/") for hit in hits)
     story = next(hit for hit in hits if hit["kind"] == "story")
     assert "#story-" in story["url"] and (site / story["url"].split("#")[0].lstrip("/") / "index.html").is_file()
 
 
-def test_hits_show_entries_first_then_the_newest_stories_first(site):
+def test_hits_show_entries_first_then_reference_pages_then_the_newest_stories_first(site):
     hits = search(site / "en/search/index", "trainium")
     kinds = [hit["kind"] for hit in hits]
-    assert kinds == sorted(kinds)  # "entry" before "story"
+    assert kinds == sorted(kinds) and "reference" in kinds  # "entry" before "reference" before "story"
     issues = [int(re.search(r"/issues/(\d+)/", hit["url"]).group(1)) for hit in hits if hit["kind"] == "story"]
     assert len(set(issues)) > 2 and issues == sorted(issues, reverse=True)
     # The index says where its stories start (the script shows them from the last one back).
@@ -75,7 +75,9 @@ def test_hits_show_entries_first_then_the_newest_stories_first(site):
     meta = json.loads((folder / "meta.json").read_bytes())
     rows = [row for chunk in range(-(-meta["documents"] // meta["chunk"]))
             for row in json.loads((folder / f"docs/{chunk}.json").read_bytes())]
-    assert [row[0] for row in rows] == ["entry"] * meta["stories"] + ["story"] * (len(rows) - meta["stories"])
+    entries = sum(1 for row in rows if row[0] == "entry")
+    assert [row[0] for row in rows] == ["entry"] * entries + ["reference"] * (meta["stories"] - entries) \
+        + ["story"] * (len(rows) - meta["stories"])
     assert 0 < meta["stories"] < meta["documents"]
 
 

@@ -4,7 +4,7 @@ Planning is pure: (content, settings, derived data) → page specs. Rendering
 and writing come after, so the same plan serves a full build, a preview and
 the sitemap. `Planner` holds what every page needs (language policy, links,
 the frame) and the site pages; the issue and glossary pages are its mixins in
-`issue_pages.py` and `glossary_pages.py`, what is derived once per build is in
+`issue_pages.py`, `glossary_pages.py` and `reference_pages.py`, what is derived once per build is in
 `derived.py`.
 """
 
@@ -27,7 +27,7 @@ from newsroom.build.feedlinks import feed_links
 from newsroom.build.glossary_pages import GlossaryPages
 from newsroom.build.issue_pages import IssuePages
 from newsroom.build.model import Content, Record
-from newsroom.build.reference import reference_sections
+from newsroom.build.reference_pages import ReferencePages
 from newsroom.build.tracking import Tracker
 from newsroom.i18n import translations
 from newsroom.render.markdown import MarkdownRenderer, SourceAnchors, SourceUrls
@@ -119,7 +119,7 @@ class ShownIssues(Sequence[int]):
         return iter(self._shown[self._lang])
 
 
-class Planner(IssuePages, GlossaryPages):
+class Planner(IssuePages, GlossaryPages, ReferencePages):
     """Builds the page specs of one language.
 
     Page methods read content only through `self.content` and `self.derived`
@@ -322,7 +322,8 @@ class Planner(IssuePages, GlossaryPages):
                  plan(urls.glossary_index(lang), "glossary_index.html", self.glossary_index),
                  plan(urls.editions(lang), "editions.html", self.editions),
                  plan(urls.archive(lang), "archive.html", self.archive),
-                 plan(urls.feeds(lang), "feeds.html", self.feeds), plan(urls.search(lang), "search.html", self.search)]
+                 plan(urls.feeds(lang), "feeds.html", self.feeds), plan(urls.search(lang), "search.html", self.search),
+                 plan(urls.reference_index(lang), "reference_index.html", self.reference_index)]
         plans += [plan(urls.issue(lang, number), "issue.html", partial(self.issue, number)) for number in self.issues]
         plans += [plan(urls.archive_year(lang, year), "archive_list.html", partial(self.archive_year, year))
                   for year in self.year_list()]
@@ -342,9 +343,10 @@ class Planner(IssuePages, GlossaryPages):
                   for level in self.levels()]
         for slug, page in self.content.pages.items():
             if self.available(page):
-                reference = page.kind == "reference"
-                plans.append(plan((urls.reference if reference else urls.page)(lang, slug),
-                                  "reference.html" if reference else "page.html", partial(self.page, slug)))
+                if page.kind == "reference":
+                    plans.append(plan(urls.reference(lang, slug), "reference.html", partial(self.reference_page, slug)))
+                else:
+                    plans.append(plan(urls.page(lang, slug), "page.html", partial(self.page, slug)))
         return plans
 
     def extra_plans(self, default: bool) -> list[PagePlan]:
@@ -378,7 +380,7 @@ class Planner(IssuePages, GlossaryPages):
         stories = sum(1 for story in self.content.stories.values()
                       if story.data["issue"] in shown and self.available(story))
         context = {"index_href": self.href(urls.search_index(self.lang)), "entry_count": entries,
-                   "story_count": stories}
+                   "reference_count": len(self.reference_slugs()), "story_count": stories}
         return self.spec(urls.search(self.lang), "search.html", context, urls.search)
 
     def moved(self, record: Record, former: str) -> PageSpec:
@@ -409,16 +411,13 @@ class Planner(IssuePages, GlossaryPages):
         return self.spec(urls.feeds(self.lang), "feeds.html", {"feed_languages": languages}, urls.feeds)
 
     def page(self, slug: str) -> PageSpec:
+        """A site page (Method); reference pages are `reference_page`'s."""
         page = self.content.pages[slug]
+        if page.kind == "reference":
+            return self.reference_page(slug)
         text, text_lang = self.text(page)
         context = {"page": page.data, "text": text, "text_lang": text_lang, "md": self.markdown(page),
                    "description": text.get("summary") or ""}
-        if page.kind == "reference":
-            md = self.markdown(page, originals=True)
-            sections, backrefs = reference_sections(list(text.get("sections") or []), md)
-            context.update(sections=sections, backrefs=backrefs, md=md)
-            return self.spec(urls.reference(self.lang, slug), "reference.html", context,
-                             lambda lang: urls.reference(lang, slug), record=page)
         return self.spec(urls.page(self.lang, slug), "page.html", context, lambda lang: urls.page(lang, slug),
                          record=page)
 

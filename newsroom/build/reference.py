@@ -83,3 +83,28 @@ def reference_sections(sections: list[Mapping[str, Any]], md: MarkdownRenderer
                 item[layer] = _layer(section[layer], f"cite-s{number}-{layer}", md, backrefs)
         out.append(item)
     return out, backrefs.ids
+
+
+def article(*, headline: str, description: str, url: str, lang: str, date_modified: str | None,
+            sources: list[Mapping[str, Any]], publisher: str) -> dict[str, Any]:
+    """A reference page as a schema.org Article (embed it with `glossary.jsonld.script_json`, which escapes
+    it): its title, summary, address, language, date of last update and its numbered sources as citations."""
+    data: dict[str, Any] = {
+        "@context": "https://schema.org", "@type": "Article", "@id": url, "url": url, "mainEntityOfPage": url,
+        "headline": headline, "name": headline, "description": description, "inLanguage": lang,
+    }
+    if date_modified:
+        data["dateModified"] = date_modified
+    if publisher:
+        data["publisher"] = {"@type": "Organization", "name": publisher}
+    citations = []
+    for source in sources:
+        citation: dict[str, Any] = {"@type": "CreativeWork", "name": source.get("title") or "", "url": source["url"]}
+        if source.get("publisher"):
+            citation["publisher"] = {"@type": "Organization", "name": source["publisher"]}
+        if source.get("date"):
+            citation["datePublished"] = source["date"]
+        citations.append(citation)
+    if citations:
+        data["citation"] = citations
+    return data

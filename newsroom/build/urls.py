@@ -65,6 +65,11 @@ def category(lang: str, slug: str) -> str:
     return f"{lang}/glossary/category/{slug}/"
 
 
+def reference_index(lang: str) -> str:
+    """Every reference page of a language, by title."""
+    return f"{lang}/reference/"
+
+
 def reference(lang: str, slug: str) -> str:
     return f"{lang}/reference/{slug}/"
 

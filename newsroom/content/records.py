@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from sqlalchemy import select
@@ -55,6 +56,8 @@ def apply_site(session: Session, record: dict[str, Any], languages: tuple[str, .
 def page_to_record(page: Page) -> dict[str, Any]:
     record: dict[str, Any] = {"kind": page.kind, "slug": page.slug, "formerly": page.formerly}
     if page.kind == "reference":
+        if page.updated is not None:
+            record["updated"] = page.updated.isoformat()
         record["sources"] = page.sources
     for text in page.texts:
         if page.kind == "reference":
@@ -68,5 +71,7 @@ def apply_page(page: Page, record: dict[str, Any], languages: tuple[str, ...]) -
     page.kind = record["kind"]
     page.slug = record["slug"]
     page.formerly = record.get("formerly")
+    updated = record.get("updated") if record["kind"] == "reference" else None
+    page.updated = dt.date.fromisoformat(updated) if updated else None
     page.sources = record.get("sources", [])
     apply_texts(page.texts, PageText, record, languages, ("title", "summary", "body", "sections"))

@@ -119,7 +119,8 @@ def _kinds() -> dict[str, Kind]:
             },
         ),
         "reference": Kind(
-            "reference", "slug", {"slug": Field("slug", True), "formerly": FORMERLY, "sources": SOURCES},
+            "reference", "slug", {"slug": Field("slug", True), "formerly": FORMERLY, "updated": Field("date"),
+                                   "sources": SOURCES},
             {
                 "title": TEXT, "summary": TEXT,
                 "sections": Field("list", of=mapping(("title",), title=TEXT, simple=LAYER, deep=LAYER)),

@@ -26,6 +26,7 @@ import orjson
 from newsroom.build import urls
 from newsroom.build.model import Record
 from newsroom.build.pages import Planner
+from newsroom.build.reference import LAYERS
 from newsroom.build.tracking import whole_value
 from newsroom.render.markdown import plain_text
 
@@ -118,7 +119,7 @@ def shards_for(word: str, keys: Iterable[str]) -> list[str]:
 class SearchDocument:
     """One searchable page or story: what is shown for a hit and the text that finds it."""
 
-    kind: str  # "entry" or "story"
+    kind: str  # "entry", "reference" or "story"
     title: str
     url: str
     snippet: str
@@ -146,6 +147,8 @@ class DocumentSource:
     markdown: Callable[[], tuple[str, ...]] = field(compare=False, repr=False)
     names: str = ""
     text_lang: str = ""
+    #: Plain text shown for a hit (a reference page's summary), when it is not the first Markdown text's.
+    snippet: str = ""
 
     def digest(self) -> str:
         """The same digest, the same document (tokens and chunk row); computed once (an index update
@@ -153,14 +156,15 @@ class DocumentSource:
         found = self.__dict__.get("_digest")
         if found is None:
             fields = "\x1f".join((self.kind, self.title, self.url, *self.words, "\x1e", self.identity, "\x1e",
-                                  self.names, self.text_lang))
+                                  self.names, self.text_lang, "\x1e", self.snippet))
             found = hashlib.blake2b(fields.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
             object.__setattr__(self, "_digest", found)  # frozen: not a field, so not in eq or repr
         return found
 
     def document(self) -> SearchDocument:
         plain = [plain_text(text) for text in self.markdown()]
-        return SearchDocument(self.kind, self.title, self.url, _snippet(plain[0]), " ".join([*self.words, *plain]),
+        snippet = _snippet(self.snippet or (plain[0] if plain else ""))
+        return SearchDocument(self.kind, self.title, self.url, snippet, " ".join([*self.words, *plain]),
                               self.names, self.text_lang)
 
 
@@ -169,7 +173,8 @@ def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
 
 
 def sources(planner: Planner) -> list[DocumentSource]:
-    """The glossary entries (headword, aliases, definition) and stories of the planner's language.
+    """The glossary entries (headword, aliases, definition), reference pages (title, summary, sections)
+    and stories of the planner's language, in that order (hits are shown so).
 
     Each document depends on its record's text in the language it shows, all of it (see
     tracking.whole_value), and its Markdown is read only if it is made: an update of a large index
@@ -187,6 +192,7 @@ def sources(planner: Planner) -> list[DocumentSource]:
                                     names, f"{entry.content_hash}.{entry.version}",
                                     partial(_fields, text, "definition"), " ".join(names),
                                     "" if text_lang == planner.lang else text_lang))
+    found += [_reference_source(planner, slug) for slug in planner.reference_slugs()]
     # Stories by issue, oldest first: a new issue's come last, and an index update appends them.
     for number in sorted(planner.issues):
         for story in content.stories_of(number):
@@ -203,6 +209,42 @@ def _story_source(planner: Planner, story: Record, number: int) -> DocumentSourc
                           planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
                           (text.get("headline") or "",), f"{story.content_hash}.{story.version}",
                           partial(_fields, text, "summary", "body"), "", "" if text_lang == planner.lang else text_lang)
+
+
+def _reference_source(planner: Planner, slug: str) -> DocumentSource:
+    """A reference page: found by its title (its word endings too, as a headword's), its summary (the
+    snippet), its sections' titles and spec tables (plain text), and their Simple and Deep dive texts. A
+    page is long, but a publication has few of them, and a document keeps each of its tokens once."""
+    page = planner.content.pages[slug]
+    tracked, text_lang = planner.text(page)
+    text = whole_value(tracked)
+    title = text.get("title") or slug
+    sections = list(text.get("sections") or [])
+    summary = text.get("summary") or ""
+    words = [title, summary]
+    for section in sections:
+        words.append(section.get("title") or "")
+        words += [cell for layer in LAYERS for cell in _table_words((section.get(layer) or {}).get("table"))]
+    return DocumentSource("reference", title, planner.href(urls.reference(planner.lang, slug)), tuple(words),
+                          f"{page.content_hash}.{page.version}", partial(_reference_texts, sections), title,
+                          "" if text_lang == planner.lang else text_lang, summary)
+
+
+def _table_words(table: Mapping[str, Any] | None) -> list[str]:
+    """A spec table's columns, labels and values: not its "Not published" notes, alike on every page."""
+    if not table:
+        return []
+    cells = [*(table.get("columns") or [])]
+    for row in table.get("rows") or []:
+        cells += [cell if isinstance(cell, str) else str(cell.get("value") or "")
+                  for cell in row if isinstance(cell, str) or isinstance(cell, Mapping) and "value" in cell]
+    return cells
+
+
+def _reference_texts(sections: list[Mapping[str, Any]]) -> tuple[str, ...]:
+    """A reference page's Markdown texts: each section's layers'."""
+    parts = [section.get(layer) or {} for section in sections for layer in LAYERS]
+    return tuple(part[name] for part in parts for name in ("text", "after") if part.get(name))
 
 
 def _snippet(text: str) -> str:

@@ -1,0 +1,58 @@
+"""The reference pages of a language: each page, and the index that lists them.
+
+A mixin of `newsroom.build.pages.Planner`: the methods use its helpers (text, spec, href, markdown…).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+from glossary.jsonld import script_json
+from glossary.views import by_headword
+from issues.dates import format_date
+from newsroom.build import urls
+from newsroom.build.reference import article, reference_sections
+
+if TYPE_CHECKING:  # Planner, which mixes this in, lives there
+    from newsroom.build.pages import PageSpec
+
+
+class ReferencePages:
+    """Reference pages and their index (mixed into Planner)."""
+
+    def reference_page(self, slug: str) -> PageSpec:
+        """One reference page: its numbered sections, its sources, its date of last update (shown, the
+        sitemap's lastmod, the JSON-LD's dateModified) when its editors gave one."""
+        page = self.content.pages[slug]
+        text, text_lang = self.text(page)
+        url = urls.reference(self.lang, slug)
+        md = self.markdown(page, originals=True)  # "click one to open the original document"
+        sections, backrefs = reference_sections(list(text.get("sections") or []), md)
+        updated = page.data.get("updated")
+        day = dt.date.fromisoformat(updated) if updated else None
+        site = self.content.site.get(self.lang) or {}
+        jsonld = article(headline=text.get("title") or slug, description=text.get("summary") or "",
+                         url=self.settings.base_url + url, lang=text_lang, date_modified=updated,
+                         sources=list(page.data.get("sources") or []), publisher=site.get("name") or "")
+        context = {"page": page.data, "text": text, "text_lang": text_lang, "md": md,
+                   "description": text.get("summary") or "", "sections": sections, "backrefs": backrefs,
+                   "updated": format_date(day, self.lang) if day else None, "updated_iso": updated,
+                   "jsonld": script_json(jsonld)}
+        return self.spec(url, "reference.html", context, lambda lang: urls.reference(lang, slug), day, record=page)
+
+    def reference_slugs(self) -> list[str]:
+        """The reference pages this language shows (its own, and others' under the fallback policy)."""
+        # `available` first: it reads the page's kind and languages (a site page turned reference page).
+        return [slug for slug, page in self.content.pages.items() if self.available(page) and page.kind == "reference"]
+
+    def reference_index(self) -> PageSpec:
+        """Every reference page of this language, by title in the language's dictionary order, with its
+        summary. It reads their titles and summaries only: a page edited elsewhere leaves it alone."""
+        rows: list[dict[str, Any]] = []
+        for slug in self.reference_slugs():
+            text, text_lang = self.text(self.content.pages[slug])
+            rows.append({"title": text.get("title") or slug, "summary": text.get("summary") or "",
+                         "lang": text_lang, "href": self.href(urls.reference(self.lang, slug))})
+        context = {"pages": by_headword(rows, self.lang, lambda row: row["title"])}
+        return self.spec(urls.reference_index(self.lang), "reference_index.html", context, urls.reference_index)
