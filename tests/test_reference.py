@@ -377,17 +377,17 @@ def test_the_sitemap_has_the_index_with_alternates_and_each_page_its_last_update
         assert alternates == {"hu": f"{BASE}hu/reference/", "en": f"{BASE}en/reference/",
                               "x-default": f"{BASE}hu/reference/"}
         assert urls[f"{BASE}{lang}/reference/csip/"].find("s:lastmod", ns).text == "2026-10-01"
-        assert urls[f"{BASE}{lang}/reference/trainium/"].find("s:lastmod", ns).text == "2026-11-12"
+        assert urls[f"{BASE}{lang}/reference/trainium/"].find("s:lastmod", ns).text == "2026-10-19"
 
 
 @pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
-@pytest.mark.parametrize("lang, shown", [("en", "Last updated: November 12, 2026"),
-                                         ("hu", "Utolsó frissítés: 2026. november 12.")])
+@pytest.mark.parametrize("lang, shown", [("en", "Last updated: October 19, 2026"),
+                                         ("hu", "Utolsó frissítés: 2026. október 19.")])
 def test_a_reference_page_says_when_it_was_last_updated(indexed, lang, shown):
     page = _parse(indexed / lang / "reference" / "trainium" / "index.html")
     updated = page.find(".//p[@class='updated']")
     assert _text(updated) == shown
-    assert updated.find("time").get("datetime") == "2026-11-12"
+    assert updated.find("time").get("datetime") == "2026-10-19"
 
 
 @pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
@@ -400,7 +400,7 @@ def test_a_reference_page_carries_article_json_ld_that_no_text_can_break_out_of(
     data = json.loads(scripts[0])
     assert data["@type"] == "Article" and data["@context"] == "https://schema.org"
     assert data["headline"] == "Amazon Trainium (Trn1)" and data["inLanguage"] == "en"
-    assert data["url"] == f"{BASE}en/reference/trainium/" and data["dateModified"] == "2026-11-12"
+    assert data["url"] == f"{BASE}en/reference/trainium/" and data["dateModified"] == "2026-10-19"
     assert data["description"].startswith("Amazon's first chip")
     assert data["citation"][0]["url"].startswith("https://aws.amazon.com/")
     raw = (indexed / "en" / "reference" / "only-hu" / "index.html").read_text(encoding="utf-8")
@@ -474,14 +474,14 @@ def test_export_import_and_build_give_the_same_site(sample_cli, databases, tmp_p
     files = sorted(path.relative_to(first).as_posix() for path in first.rglob("*") if path.is_file())
     assert files == sorted(path.relative_to(second).as_posix() for path in second.rglob("*") if path.is_file())
     assert [name for name in files if (first / name).read_bytes() != (second / name).read_bytes()] == []
-    assert "2026-11-12" in (first / "en/reference/trainium/index.html").read_text(encoding="utf-8")
+    assert "2026-10-19" in (first / "en/reference/trainium/index.html").read_text(encoding="utf-8")
 
 
 def test_a_reference_page_without_a_date_of_last_update_is_a_warning(tmp_path):
-    record = _reference(tmp_path, lambda text: text.replace("updated: 2026-11-12\n", ""))
+    record = _reference(tmp_path, lambda text: text.replace("updated: 2026-10-19\n", ""))
     assert _check(record) == ["reference:trainium: updated: warning: no date of its last update: give "
                               "`updated: YYYY-MM-DD` (the page shows it, and the sitemap and search engines "
                               "read it)"]
-    record = _reference(tmp_path, lambda text: text.replace("updated: 2026-11-12", "updated: 2026-12-24"))
+    record = _reference(tmp_path, lambda text: text.replace("updated: 2026-10-19", "updated: 2026-12-24"))
     assert _check(record) == ["reference:trainium: updated: warning: 2026-12-24 is in the future "
                               "(today is 2026-11-30)"]
