@@ -82,6 +82,8 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
     problems: list[Diagnostic] = []
     parents: dict[str, set[str]] = {slug: set() for slug in content.entries}
     stated: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (child, parent) → [(entry, field) saying so]
+    # {the two entries: [(group as the first sees it, entry stating it, field)]}: one relation each, not two.
+    kinds: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
     for slug, entry in content.entries.items():
         relations = entry.data.get("relations") or {}
         for group in GROUPS:
@@ -97,12 +99,15 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
                     problems.append(Diagnostic(entry.location, None, field,
                                                f"no entry {target!r}: shown as plain text until it is written",
                                                "warning"))
-                elif group == "broader":
-                    parents[slug].add(target)
-                    stated.setdefault((slug, target), []).append((slug, field))
-                elif group == "narrower":
-                    parents[target].add(slug)
-                    stated.setdefault((target, slug), []).append((slug, field))
+                else:
+                    pair = (slug, target) if slug < target else (target, slug)
+                    kinds.setdefault(pair, []).append((group if slug == pair[0] else INVERSE[group], slug, field))
+                    if group == "broader":
+                        parents[slug].add(target)
+                        stated.setdefault((slug, target), []).append((slug, field))
+                    elif group == "narrower":
+                        parents[target].add(slug)
+                        stated.setdefault((target, slug), []).append((slug, field))
                 if group == "similar":
                     note = item.get("note") or {}
                     for lang in languages:
@@ -110,6 +115,31 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
                             problems.append(Diagnostic(entry.location, None, f"{field}.note.{lang}",
                                                        "a confusable needs a note saying how it differs"))
     problems.extend(_cycles(content, parents, stated))
+    problems.extend(_two_kinds(content, kinds))
+    return problems
+
+
+#: A group as `check` names it (the page's heading for it).
+GROUP_NAMES = {"broader": "broader", "narrower": "narrower", "related": "on the edge", "similar": "similar"}
+
+
+def _two_kinds(content: Content, kinds: Mapping[tuple[str, str], list[tuple[str, str, str]]]) -> list[Diagnostic]:
+    """Two entries on the edge of each other and one broader too: the page lists the other under both
+    headings, and SKOS holds broader and related concepts apart. A warning at the later statement."""
+    problems = []
+    for (first, second), said in kinds.items():
+        # A confusable may be on the edge too (the seed's GPU is both to Trainium); each broader than the other is
+        # a cycle, named as such: what is left is on the edge and above or below at once.
+        said = [item for item in said if item[0] != "similar"]
+        if not ({group for group, _, _ in said} > {"related"}):
+            continue
+        group, slug, field = next(item for item in said if item[0] != said[0][0])
+        other, here = (second, group) if slug == first else (first, INVERSE[group])
+        before = said[0][0] if slug == first else INVERSE[said[0][0]]
+        problems.append(Diagnostic(content.entries[slug].location, None, field, (
+            f"{other!r} is {GROUP_NAMES[here]} here and {GROUP_NAMES[before]} by {said[0][2]} of entry "
+            f"{said[0][1]!r}: an entry is broader, narrower or on the edge of another, not two of them; keep one"),
+            "warning"))
     return problems
 
 

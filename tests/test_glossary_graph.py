@@ -91,6 +91,26 @@ def test_broader_narrower_cycles_are_reported_once_at_a_relation_making_them(rel
     assert problems == [expected.replace("…", "broader/narrower cycle:")]
 
 
+@pytest.mark.parametrize("relations, expected", [
+    ({"a": {"broader": ["b"], "related": ["b"]}, "b": {}},
+     "entry:a: relations.related[0]: warning: 'b' is on the edge here and broader by relations.broader[0] of entry "
+     "'a'"),
+    # stated from the other side: b says a is narrower than it, a says b is on its edge
+    ({"a": {"related": ["b"]}, "b": {"narrower": ["a"]}},
+     "entry:b: relations.narrower[0]: warning: 'a' is narrower here and on the edge by relations.related[0] of "
+     "entry 'a'"),
+])
+def test_two_entries_related_in_two_ways_is_a_warning(relations, expected):
+    """The page listed the other entry under two headings (broader and on the edge), which SKOS keeps apart."""
+    problems = [str(p) for p in graph_problems(_content(relations), LANGUAGES)]
+    assert problems == [expected + ": an entry is broader, narrower or on the edge of another, not two of them; "
+                                   "keep one"]
+    # one way stated from both sides is one relation; a confusable may be on the edge too (as in the seed)
+    assert graph_problems(_content({"a": {"broader": ["b"]}, "b": {"narrower": ["a"]}}), LANGUAGES) == []
+    assert graph_problems(_content({"a": {"related": ["b"], "similar": [
+        {"entry": "b", "note": {"hu": "Más.", "en": "Other."}}]}, "b": {}}), LANGUAGES) == []
+
+
 def test_a_diamond_is_not_a_cycle():
     content = _content({"a": {"broader": ["b", "c"]}, "b": {"broader": ["d"]}, "c": {"broader": ["d"]}, "d": {}})
     assert graph_problems(content, LANGUAGES) == []
