@@ -98,6 +98,9 @@ def test_the_search_page_points_its_script_at_the_index(site):
     assert form.get("data-one") == "%(num)s találat" and form.get("data-none")
     scripts = [s.get("src") for s in document.iter("script") if s.get("src")]
     assert len(scripts) == 1 and (site / scripts[0].lstrip("/")).is_file()
+    # The box says what it searches: reference pages too, since they are in the index.
+    [box] = [i for i in document.iter("input") if i.get("id") == "site-search"]
+    assert box.get("placeholder") == "Fogalomtár, referenciaoldalak és hírek"
 
 
 def test_a_headword_compound_is_found_by_its_last_part(site):
