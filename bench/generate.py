@@ -112,8 +112,12 @@ class Writer:
         below = list(range(max(0, index - 40), index))
         relations: dict[str, Any] = {}
         if below:
-            relations["broader"] = [self.slug(i) for i in sorted(set(rng.sample(below, min(2, len(below)))))]
-            relations["related"] = [self.slug(i) for i in sorted(set(rng.sample(below, min(3, len(below)))))]
+            broader = sorted(set(rng.sample(below, min(2, len(below)))))
+            relations["broader"] = [self.slug(i) for i in broader]
+            # On the edge, never also broader (check warns of that); drawn as before, so the rest stays the same.
+            related = [i for i in sorted(set(rng.sample(below, min(3, len(below))))) if i not in broader]
+            if related:
+                relations["related"] = [self.slug(i) for i in related]
             if index % 10 == 0:
                 relations["similar"] = [{"entry": self.slug(below[0]), "note": {
                     lang: self.paragraph(lang, 2) for lang in LANGS}}]
