@@ -154,7 +154,7 @@ class Writer:
 
     def reference(self, index: int) -> dict[str, Any]:
         slug = f"profile-{index}"
-        record: dict[str, Any] = {"kind": "reference", "slug": slug, "updated": f"2026-{index % 12 + 1:02d}-15", "sources": [
+        record: dict[str, Any] = {"kind": "reference", "slug": slug, "updated": f"2026-{index % 11 + 1:02d}-15", "sources": [
             {"publisher": "Example Labs", "title": f"Datasheet {n}", "url": f"https://example.org/{slug}/{n}"}
             for n in (1, 2, 3, 4)]}
         for lang in LANGS:
