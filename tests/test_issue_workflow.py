@@ -13,7 +13,7 @@ import feedparser
 import html5lib
 import pytest
 from conftest import Cli, Meanwhile
-from sitebuild import BASE, ISSUE_14_STORY, ISSUE_15_STORY, SPECIAL_ISSUE_15
+from sitebuild import BASE, ISSUE_14_STORY, ISSUE_15_STORY, SCHEDULED_ISSUE, SPECIAL_ISSUE_15
 
 #: Build-heavy tests whose database work the other tests already cover on every backend.
 sqlite_only = pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
@@ -66,18 +66,6 @@ def build(cli, *args: str) -> Path:
     return out
 
 
-#: Issue 14, due at its scheduled time on Monday 16 November (after the special issue 15, out on Friday).
-SCHEDULED_14 = """\
-kind: issue
-number: 14
-week: {start: 2026-11-09, end: 2026-11-15}
-status: scheduled
-published_at: 2026-11-16T07:00:00+01:00
-hu: {title: Ütemezett}
-en: {title: Scheduled}
-"""
-
-
 def _same_files(left: Path, right: Path) -> list[str]:
     """Paths missing on one side or holding other bytes."""
     ours, theirs = ({p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
@@ -91,7 +79,7 @@ def test_the_issue_published_last_is_the_latest_one_wherever_the_site_names_one(
     on the home page, every page's masthead, the editions list, the feeds and the build's email folder agree
     that 14 is the latest issue, in the build that follows Friday's as in a full one."""
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-13T10:30:00+01:00")
-    desk("import", str(write_files({"issues/0014.yaml": SCHEDULED_14, "stories/s14.yaml": ISSUE_14_STORY,
+    desk("import", str(write_files({"issues/0014.yaml": SCHEDULED_ISSUE, "stories/s14.yaml": ISSUE_14_STORY,
                                     "issues/0015.yaml": SPECIAL_ISSUE_15, "stories/s15.yaml": ISSUE_15_STORY})))
     site, email = build(desk, "--base-url", BASE), desk.cwd / "_email"
     assert "Issue 15 · " in text_of(parse(site / "en" / "index.html")) and (email / "en" / "issue-15.eml").is_file()
@@ -646,6 +634,10 @@ def test_a_scheduled_issue_is_previewed_as_scheduled_with_the_time_it_comes_out(
         page = parse(site / lang / "issues" / "14" / "index.html")
         assert [strong.text for strong in page.iter("strong")][:2] == [state, state]
         assert when in text_of(page)
+        for listing in ("issues", "archive"):  # the editions list and the archive's rows say so too
+            marks = [s.text for s in parse(site / lang / listing / "index.html").iter("strong")
+                     if s.get("class") == "draft"]
+            assert marks and set(marks) == {state}, (listing, marks)
     desk("email", "14", "--lang", "en", "--draft", "--out", str(desk.cwd / "mail"))
     message = email.message_from_bytes((desk.cwd / "mail" / "en" / "issue-14.eml").read_bytes(),
                                        policy=email.policy.default)

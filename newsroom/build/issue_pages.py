@@ -91,8 +91,7 @@ class IssuePages:
             "description": shortened(plain_text(text["lead"])) if text.get("lead") else None,
             "week": format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), self.lang),
             "issue_line": self.issue_line(number), "sections": sections,
-            "draft": not is_public(issue, self.now),
-            "scheduled": issue.data["status"] == "scheduled" and not is_public(issue, self.now),
+            "draft": self.unpublished(issue) is not None, "scheduled": self.unpublished(issue) == "scheduled",
             "published": format_datetime(dt.datetime.fromisoformat(published), self.lang, self.settings.timezone)
             if published else None,
             "published_iso": html_datetime(dt.datetime.fromisoformat(published), zone) if published else None,
@@ -244,7 +243,7 @@ class IssuePages:
             editions.append({"number": number, "title": self.marked(text.get("title"), text_lang),
                              "stories": sum(1 for s in self.content.stories_of(number) if self.available(s)),
                              "href": self.href(urls.issue(self.lang, number)), "line": self.issue_line(number),
-                             "draft": not is_public(issue, self.now)})
+                             "draft": self.unpublished(issue)})
         return self.spec(urls.editions(self.lang), "editions.html", {"editions": editions}, urls.editions)
 
     def archive_stories(self) -> list[Record]:
@@ -320,10 +319,18 @@ class IssuePages:
                 "href": f"{href}#story-{key}", "issue_line": line, "section": sections.get(section),
                 "section_href": self.href(urls.section(self.lang, section)), "draft": draft}
 
-    def _issue_row(self, number: int) -> tuple[str, str, bool]:
-        """What the archive's rows of one issue share: its page's address, its line, whether it is a draft."""
+    def _issue_row(self, number: int) -> tuple[str, str, str | None]:
+        """What the archive's rows of one issue share: its page's address, its line, and what it is if it is
+        not out yet (see `unpublished`)."""
         return (self.href(urls.issue(self.lang, number)), self.issue_line(number),
-                not is_public(self.content.issues[number], self.now))
+                self.unpublished(self.content.issues[number]))
+
+    def unpublished(self, issue: Record) -> str | None:
+        """What a preview says an issue not out yet is: "scheduled" (its time is set and to come) or "draft";
+        None for one that is out."""
+        if is_public(issue, self.now):
+            return None
+        return "scheduled" if issue.data["status"] == "scheduled" else "draft"
 
     def showing(self, keys: Iterable[str]) -> list[str]:
         """The languages that show any of the stories `keys`: those a list of them has a page in (under
