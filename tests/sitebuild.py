@@ -20,6 +20,16 @@ status: draft
 hu: {title: Piszkozat szám}
 en: {title: Draft issue}
 """
+#: Issue 14, scheduled for Monday 16 November, 7:00.
+SCHEDULED_ISSUE = """\
+kind: issue
+number: 14
+week: {start: 2026-11-09, end: 2026-11-15}
+status: scheduled
+published_at: 2026-11-16T07:00:00+01:00
+hu: {title: Ütemezett}
+en: {title: Scheduled}
+"""
 #: A story of issue 14, for the tests of an issue scheduled or published after the sample's.
 ISSUE_14_STORY = """\
 kind: story

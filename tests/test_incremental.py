@@ -15,6 +15,7 @@ import random
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import feedparser
 import html5lib
@@ -255,20 +256,26 @@ class Publication:
         return f"drop the {lang} alias {gone!r} of {record['slug']}"
 
     def publish_issue(self) -> str:
-        record = self.load(self.files("issue")[-1])
-        number = record["number"] + 1
-        week_start = dt.date.fromisoformat(str(record["week"]["start"])) + dt.timedelta(weeks=1)
+        number = self._publish_new_issue(self.load(self.files("issue")[-1]), 1, "first", "2026-11-16T07:00:00+01:00")
+        return f"publish issue {number}"
+
+    def _publish_new_issue(self, beside: dict[str, Any], step: int, name: str, published_at: str) -> int:
+        """An issue `step` numbers and weeks from `beside`, saved as a draft, given one story (`i{N}-{name}`),
+        then published at `published_at`; its number."""
+        record = dict(beside)
+        number = record["number"] + step
+        week_start = dt.date.fromisoformat(str(record["week"]["start"])) + dt.timedelta(weeks=step)
         record.update(number=number, status="draft", week={"start": week_start.isoformat(),
                                                            "end": (week_start + dt.timedelta(days=6)).isoformat()})
         record.pop("published_at", None)
         path = self.content / "issues" / f"{number:04d}.yaml"
         self.save(path, record)
         story = self.load(self.files("story")[0])
-        story.update(slug=f"i{number}-first", issue=number, position=1)
-        self.save(self.content / "stories" / f"i{number}-first.yaml", story)
-        record.update(status="published", published_at="2026-11-16T07:00:00+01:00")
+        story.update(slug=f"i{number}-{name}", issue=number, position=1)
+        self.save(self.content / "stories" / f"i{number}-{name}.yaml", story)
+        record.update(status="published", published_at=published_at)
         self.save(path, record)
-        return f"publish issue {number}"
+        return number
 
     def schedule_issue(self) -> str:
         """A scheduled issue, built while hidden; then only the clock moves past its time."""
@@ -419,19 +426,8 @@ class Publication:
         """An issue numbered before every other, published after every other (it came out late): the latest
         issue though the others have higher numbers, on the home page, in every masthead, the editions list,
         the feeds, the email folder."""
-        record = self.load(self.files("issue")[0])
-        number = record["number"] - 1
-        week_start = dt.date.fromisoformat(str(record["week"]["start"])) - dt.timedelta(weeks=1)
-        record.update(number=number, status="draft", week={"start": week_start.isoformat(),
-                                                           "end": (week_start + dt.timedelta(days=6)).isoformat()})
-        record.pop("published_at", None)
-        path = self.content / "issues" / f"{number:04d}.yaml"
-        self.save(path, record)
-        story = self.load(self.files("story")[0])
-        story.update(slug=f"i{number}-late", issue=number, position=1)
-        self.save(self.content / "stories" / f"i{number}-late.yaml", story)
-        record.update(status="published", published_at=(self.clock - dt.timedelta(hours=1)).isoformat())
-        self.save(path, record)
+        number = self._publish_new_issue(self.load(self.files("issue")[0]), -1, "late",
+                                         (self.clock - dt.timedelta(hours=1)).isoformat())
         return f"publish issue {number} after every other"
 
     def move_story(self) -> str:

@@ -23,7 +23,7 @@ import pytest
 import trustme
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
-from sitebuild import ISSUE_14_STORY, ISSUE_15_STORY, SPECIAL_ISSUE_15
+from sitebuild import ISSUE_14_STORY, ISSUE_15_STORY, SCHEDULED_ISSUE, SPECIAL_ISSUE_15
 from sqlalchemy import create_engine, text
 
 from newsroom.db.session import make_engine
@@ -428,21 +428,10 @@ def test_a_list_with_no_one_to_send_to_is_refused_before_connecting(sample_cli):
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
 
 
-SCHEDULED = """\
-kind: issue
-number: 14
-week: {start: 2026-11-09, end: 2026-11-15}
-status: scheduled
-published_at: 2026-11-16T07:00:00+01:00
-hu: {title: Ütemezett}
-en: {title: Scheduled}
-"""
-
-
 def test_an_unpublished_issue_is_never_sent(sample_cli, smtp, subscribers, write_files, monkeypatch):
     mailbox, server = smtp
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:59:00+01:00")
-    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": ISSUE_14_STORY})))
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED_ISSUE, "stories/s.yaml": ISSUE_14_STORY})))
     result = sample_cli("send", "14", "--to", str(subscribers), "--smtp", server, expect=1)
     assert "issue:14: status: the issue is scheduled, not published" in result.stderr
     assert mailbox.messages == []
@@ -452,7 +441,7 @@ def test_a_scheduled_issue_is_sent_once_its_time_has_come(sample_cli, smtp, subs
     """As the build shows it from then on: a timer that builds and sends puts it out at its time."""
     mailbox, server = smtp
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:00:00+01:00")
-    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": ISSUE_14_STORY})))
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED_ISSUE, "stories/s.yaml": ISSUE_14_STORY})))
     assert "en/issue-13.eml" in sample_cli("email", "latest", "--lang", "en", "--out", "mail").stdout  # 14 not yet
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:00:00+01:00")
     refused = sample_cli("send", "first", "--to", str(subscribers), "--smtp", server, expect=2).stderr
@@ -483,7 +472,7 @@ def test_send_latest_mails_an_issue_to_the_list_as_it_was_when_the_issue_went_ou
     assert mailbox.count() == Counter(["anna@example.org", "bela@example.org"])
 
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:00:00+01:00")
-    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s.yaml": ISSUE_14_STORY})))
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED_ISSUE, "stories/s.yaml": ISSUE_14_STORY})))
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:05:00+01:00")
     assert "issue 14: 3 sent" in sample_cli("send", "latest", "--to", str(listing), "--smtp", server,
                                             "--base-url", BASE).stdout
@@ -503,7 +492,7 @@ def test_send_latest_sends_the_issue_published_last_not_the_highest_numbered(sam
     listing.write_text("email,lang\nanna@example.org,hu\nbela@example.org,en\n", encoding="utf-8")
     send = ("send", "latest", "--to", str(listing), "--smtp", server, "--base-url", BASE)
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-13T10:30:00+01:00")
-    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s14.yaml": ISSUE_14_STORY,
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED_ISSUE, "stories/s14.yaml": ISSUE_14_STORY,
                                           "issues/0015.yaml": SPECIAL_ISSUE_15, "stories/s15.yaml": ISSUE_15_STORY})))
     assert "issue 15: 2 sent, 0 already sent" in sample_cli(*send).stdout
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:30:00+01:00")
@@ -532,7 +521,7 @@ def test_send_latest_names_a_published_issue_it_passed_over_and_the_command_that
     assert "issue 13: 1 sent" in first.stdout and first.stderr == ""
     special = SPECIAL_ISSUE_15.replace("2026-11-13T10:00:00", "2026-11-16T07:10:00")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T06:00:00+01:00")
-    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED, "stories/s14.yaml": ISSUE_14_STORY})))
+    sample_cli("import", str(write_files({"issues/0014.yaml": SCHEDULED_ISSUE, "stories/s14.yaml": ISSUE_14_STORY})))
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:10:00+01:00")
     sample_cli("import", str(write_files({"issues/0015.yaml": special, "stories/s15.yaml": ISSUE_15_STORY})))
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-16T07:30:00+01:00")
