@@ -98,10 +98,10 @@ def schedule(session: Session, settings: Settings, change: Change, number: int, 
     issue = load_issue(session, number)
     if issue.status == "published":
         raise refuse(f"issue:{number}", "status", f"issue {number} is already published "
-                     f"(at {issue.published_at.isoformat() if issue.published_at else '?'})")
+                     f"(at {_local(settings, issue.published_at) if issue.published_at else '?'})")
     if at <= change.now:
-        raise refuse(f"issue:{number}", "published_at", f"{at.isoformat()} is in the past (now "
-                     f"{change.now.isoformat()}); schedule a time to come, or `issue publish` now")
+        raise refuse(f"issue:{number}", "published_at", f"{_local(settings, at)} is in the past (now "
+                     f"{_local(settings, change.now)}); schedule a time to come, or `issue publish` now")
     _require_publishable(session, settings, number, change.now.astimezone(settings.zone).date())
     record = current_issue_record(issue, change.languages)
     at = at.replace(microsecond=0)  # to the second, as pages and feeds show it
@@ -119,6 +119,11 @@ def unschedule(session: Session, settings: Settings, change: Change, number: int
     record = current_issue_record(issue, change.languages)
     record.pop("published_at", None)
     write_issue(session, issue, {**record, "status": "draft"}, change)
+
+
+def _local(settings: Settings, moment: dt.datetime) -> str:
+    """`moment` as an editor gives times: in the site's zone, to the second (a message echoed UTC)."""
+    return moment.astimezone(settings.zone).isoformat(timespec="seconds")
 
 
 def _corrections(number: int) -> str:
@@ -168,9 +173,9 @@ def publish(session: Session, settings: Settings, change: Change, number: int,
     if issue.status == "published":
         assert issue.published_at is not None
         raise refuse(f"issue:{number}", "status", f"issue {number} is already published at "
-                     f"{issue.published_at.isoformat()}; its publication time stays")
+                     f"{_local(settings, issue.published_at)}; its publication time stays")
     if at is not None and at > change.now:
-        raise refuse(f"issue:{number}", "published_at", f"{at.isoformat()} is in the future; use "
+        raise refuse(f"issue:{number}", "published_at", f"{_local(settings, at)} is in the future; use "
                      "`newsroom issue schedule` to publish later")
     if at is None:
         at = issue.published_at if is_due(issue, change.now) and issue.published_at is not None else change.now

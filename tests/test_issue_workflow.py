@@ -348,7 +348,7 @@ def test_schedule_then_publish_keeps_the_scheduled_time(desk, monkeypatch):
     assert (site / "en" / "issues" / "14" / "index.html").is_file(), "a scheduled issue appears once its time passed"
     assert "status: published November 9, 2026, 7:00\u202fAM CET" in desk("issue", "show", "14").stdout
     refused = desk("issue", "publish", "14", expect=1)
-    assert "issue:14: status: issue 14 is already published at 2026-11-09T06:00:00+00:00" in refused.stderr
+    assert "issue:14: status: issue 14 is already published at 2026-11-09T07:00:00+01:00" in refused.stderr
 
 
 def test_unschedule_returns_to_draft(desk):
@@ -446,7 +446,7 @@ def test_a_scheduled_issue_is_recorded_as_published_when_its_time_comes(desk, mo
     assert desk("issue", "corrections", "14").stdout.strip() == (
         "November 9, 2026, 7:30\u202fAM CET  bela  story:s1  en.headline — typo")
     refused = desk("issue", "publish", "14", expect=1).stderr
-    assert "issue 14 is already published at 2026-11-09T06:00:00+00:00; its publication time stays" in refused
+    assert "issue 14 is already published at 2026-11-09T07:00:00+01:00; its publication time stays" in refused
 
 
 def test_an_issue_file_written_while_scheduled_is_no_change_once_published_at_its_time(desk, monkeypatch, tmp_path):
@@ -656,7 +656,7 @@ BAD_INPUT = [
     (["story", "add", "12", *story_args(1, "weather"), "--correction"], "story:i12-story-1: section: unknown section 'weather'; "
      "known: code, money, policy, science, society"),
     (["issue", "schedule", "12", "--at", "2026-11-01T07:00+01:00"], "issue:12: status: issue 12 is already "
-     "published (at 2026-11-02T06:00:00+00:00)"),
+     "published (at 2026-11-02T07:00:00+01:00)"),
     (["issue", "publish", "99"], "issue:99: number: no issue 99"),
     (["story", "add", "12", "--headline-hu", "x", "--correction"], "story:i12-x: section: required; give "
      "--section (known: code, money, policy, science, society)"),
@@ -684,7 +684,7 @@ def test_scheduling_in_the_past_is_refused(desk, tmp_path):
     desk("story", "add", "14", *story_args(1))
     before = snapshot(desk, tmp_path)
     result = desk("issue", "schedule", "14", "--at", "2026-11-05T07:00+01:00", expect=1)
-    assert ("issue:14: published_at: 2026-11-05T06:00:00+00:00 is in the past (now 2026-11-06T09:00:00+00:00); "
+    assert ("issue:14: published_at: 2026-11-05T07:00:00+01:00 is in the past (now 2026-11-06T10:00:00+01:00); "
             "schedule a time to come, or `issue publish` now") in result.stderr
     assert snapshot(desk, tmp_path) == before
 
