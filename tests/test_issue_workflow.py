@@ -666,6 +666,9 @@ BAD_INPUT = [
     (["story", "move", "i13-vllm-trainium-backend", "--position", "2"], "issue:13: status: issue 13 is "
      "published; to change it, add --correction (and --reason): the change is recorded and shown as a correction"),
     (["issue", "new", "--week", "2026-W60"], "--week: 2026-W60 is not an ISO week: Invalid week: 60"),
+    # a message and exit 1 as for every other wrong value (it was click's usage error, exit 2)
+    (["issue", "new", "--from", "2026-02-30", "--to", "2026-03-05"], "--from: expected a date as 2026-11-09, got "
+     "'2026-02-30'"),
 ]
 
 

@@ -70,8 +70,9 @@ def _change(app: App, editor: str, reason: str | None) -> Change:
     return Change(editor=editor, now=app.now(), languages=app.settings.languages, reason=reason)
 
 
-def _week(app: App, week: str | None, start: dt.date | None, end: dt.date | None) -> assembly.Week | None:
-    """The week the options give; None for the default (`week_to_cover`, which reads the issues stored)."""
+def _week(app: App, week: str | None, start: str | None, end: str | None) -> assembly.Week | None:
+    """The week the options give; None for the default (`week_to_cover`, which reads the issues stored). A
+    wrong one is a ContentError, as every other wrong value of these commands (exit 1), not a usage error."""
     if week and (start or end):
         raise ContentError([Diagnostic("--week", None, "", "give --week or --from/--to, not both")])
     if week:
@@ -85,17 +86,15 @@ def _week(app: App, week: str | None, start: dt.date | None, end: dt.date | None
     if start or end:
         if not (start and end):
             raise ContentError([Diagnostic("--from/--to", None, "", "give both --from and --to")])
-        return assembly.Week(start, end)
+        return assembly.Week(_date("--from", start), _date("--to", end))
     return None
 
 
-def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> dt.date | None:
-    if value is None:
-        return None
+def _date(option: str, value: str) -> dt.date:
     try:
         return dt.date.fromisoformat(value)
     except ValueError:
-        raise click.BadParameter(f"expected a date as 2026-11-09, got {value!r}") from None
+        raise ContentError([Diagnostic(option, None, "", f"expected a date as 2026-11-09, got {value!r}")]) from None
 
 
 @click.group()
@@ -106,14 +105,14 @@ def issue() -> None:
 @issue.command("new")
 @click.option("--week", help="ISO week, e.g. 2026-W46 (default: the Monday–Sunday after the last issue's week, "
                              "or this week if that one is past).")
-@click.option("--from", "start", callback=_date, help="First day covered (with --to).")
-@click.option("--to", "end", callback=_date, help="Last day covered (with --from).")
+@click.option("--from", "start", help="First day covered (with --to).")
+@click.option("--to", "end", help="Last day covered (with --from).")
 @click.option("--number", type=int, help="Issue number (default: the next one).")
 @text_options("title", "lead", "editor_note")
 @editor_option
 @pass_app
 @content_errors
-def new(app: App, week: str | None, start: dt.date | None, end: dt.date | None, number: int | None, editor: str,
+def new(app: App, week: str | None, start: str | None, end: str | None, number: int | None, editor: str,
         **options: Any) -> None:
     """Create the next issue as a draft."""
     span = _week(app, week, start, end)
