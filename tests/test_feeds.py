@@ -344,8 +344,11 @@ def test_a_section_with_no_stories_yet_has_valid_feeds_dated_by_the_sites_latest
             assert "published" not in parsed.feed, relative
     # The section's page is there for the archive's link to it, says it has nothing yet, and is listed
     # with its feeds, as every section is (see README: "A section's own page is not one of them").
-    page = " ".join(" ".join(parse(site / "en/archive/section/hardware/index.html").find(".//main").itertext()).split())
+    document = parse(site / "en/archive/section/hardware/index.html")
+    page = " ".join(" ".join(document.find(".//main").itertext()).split())
     assert page == "Archive Hardware No stories yet."
+    description = next(m.get("content") for m in document.iter("meta") if m.get("name") == "description")
+    assert description == "Section: Hardware – no stories yet."  # not "its stories by month"
     assert f"<loc>{BASE}en/archive/section/hardware/</loc>" in (site / "sitemap.xml").read_text(encoding="utf-8")
     assert f'href="{BASE}en/feeds/section-hardware.atom"' in (site / "hu/feeds/index.html").read_text(encoding="utf-8")
 
