@@ -77,8 +77,11 @@ def test_several_and_repeated_citations_get_unique_ids(renderer: MarkdownRendere
     assert len(ids) == len(set(ids))
 
 
-def test_adjacent_citations_are_each_a_citation(renderer: MarkdownRenderer) -> None:
-    assert renderer.inline("cheap [5][6]") == f"cheap {cite(5, 1)}{cite(6, 1)}"
+def test_adjacent_citations_are_each_a_citation_kept_apart(renderer: MarkdownRenderer) -> None:
+    # Side by side, two marks read as one number ("56"): a space keeps them apart, as the seed shows "6 7".
+    assert renderer.inline("cheap [5][6]") == f"cheap {cite(5, 1)} {cite(6, 1)}"
+    assert renderer.html("cheap [5][6].") == f"<p>cheap {cite(5, 1)} {cite(6, 1)}.</p>\n"  # plain prose too
+    assert renderer.html("*cheap* [5][6][7]") == f"<p><em>cheap</em> {cite(5, 1)} {cite(6, 1)} {cite(7, 1)}</p>\n"
 
 
 def test_citations_in_lists_and_tables(renderer: MarkdownRenderer) -> None:

@@ -217,7 +217,10 @@ def _citation_rule(state: StateInline, silent: bool) -> bool:
 
 def _render_citation(self: object, tokens: list[Token], idx: int, options: object, env: object) -> str:
     token = tokens[idx]
-    return _citation_html(token.content, token.meta["number"], token.meta.get("href"), token.meta.get("id", ""))
+    html = _citation_html(token.content, token.meta["number"], token.meta.get("href"), token.meta.get("id", ""))
+    # `[1][2]`: two marks side by side read as "12"; a space keeps them apart ("1 2"), as the seed shows them.
+    apart = idx > 0 and tokens[idx - 1].type == "citation" and token.meta.get("href") is not None
+    return " " + html if apart else html
 
 
 def _citation_html(content: str, number: int, href: str | None, anchor: str) -> str:
@@ -364,6 +367,8 @@ def _prose_html(prose: _Prose, prefix: str, citation_href: Callable[[int], str] 
             for at in range(0, len(line), 3):
                 if line[at]:
                     parts.append(escape(line[at]))
+                elif at and at + 1 < len(line) and citation_href:
+                    parts.append(" ")  # two marks side by side kept apart (see `_render_citation`)
                 if at + 1 < len(line):
                     number = int(line[at + 2])
                     counts[number] = counts.get(number, 0) + 1
