@@ -273,16 +273,21 @@ def test_hreflang_alternates_are_reciprocal_on_every_page_and_in_the_sitemap(whi
 
 def test_a_glossary_feed_marks_an_untranslated_entry_s_language_or_leaves_it_out(fallback_site, omit_site):
     """Under "fallback" the English glossary feed carries the Hungarian-only entry, as the site shows it: its
-    Atom entry says its language (xml:lang), which feedparser reads; under "omit", which gives it no English
-    page, the feed leaves it out (its item linked to a page that is not there)."""
+    Atom entry says its language (xml:lang) and its RSS item too (dc:language: RSS 2.0 has none of its own),
+    which feedparser reads; under "omit", which gives it no English page, the feed leaves it out (its item
+    linked to a page that is not there)."""
     import feedparser
 
-    def entries(site):
-        return {entry.link: entry for entry in feedparser.parse((site / "en/feeds/glossary.atom").read_bytes()).entries}
+    def entries(site, ext="atom"):
+        return {entry.link: entry for entry in feedparser.parse((site / f"en/feeds/glossary.{ext}").read_bytes()).entries}
 
     page = BASE + "en/glossary/csak-magyar/"
     shown = entries(fallback_site)
     assert shown[page].title_detail.language == "hu"
     assert {entry.title_detail.language for link, entry in shown.items() if link != page} == {"en"}
+    items = entries(fallback_site, "xml")
+    assert items[page].language == "hu"
+    assert [link for link, item in items.items() if "language" in item] == [page]  # the others are the feed's
     assert page not in entries(omit_site)
+    assert page not in entries(omit_site, "xml")
     assert not (omit_site / "en/glossary/csak-magyar").exists()

@@ -320,6 +320,8 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
         raise ValueError(f"{link.url}: a feed with no entries needs the date it is empty since")
     fg.updated(newest)  # Atom must have it; feedgen would stamp now()
     fg.lastBuildDate(newest)
+    if link.fmt == "rss" and any(item.lang for item in items):  # RSS 2.0 has no item language of its own
+        fg.load_extension("dc", atom=False, rss=True)
     for item in items:
         entry = fg.add_entry(order="append")
         entry.id(item.id)
@@ -331,6 +333,8 @@ def render_feed(link: FeedLink, items: list[FeedItem], settings: Settings, site:
             entry.language_links.lang = item.lang
         else:
             entry.link(href=item.link)
+            if item.lang:  # not yet translated: Dublin Core's language, which feed readers take for the item's
+                entry.dc.dc_language(item.lang)
         entry.published(_to_the_second(item.published))
         entry.updated(_to_the_second(item.modified))
         entry.author(author)
