@@ -85,6 +85,18 @@ def test_every_citation_resolves_and_every_source_links_back(site, lang):
         assert backrefs == [a.get("id") for a in citations if a.text == str(number)], number
 
 
+@pytest.mark.parametrize("lang, shown", [("hu", ["2020. december 1.", "2022. október 10."]),
+                                         ("en", ["December 1, 2020", "October 10, 2022"])])
+def test_source_dates_are_written_as_the_page_s_language_writes_a_date(site, lang, shown):
+    """The source list gives each date as the page's language writes one (as "Last updated" does), and
+    keeps the ISO date for machines in <time datetime>."""
+    sources = _page(site, lang).findall(".//ol[@class='sources']/li")
+    dated = [(time.get("datetime"), time.text) for source in sources for time in source.iter("time")]
+    assert dated == [("2020-12-01", shown[0]), ("2022-10-10", shown[1])]
+    assert f"({shown[0]})" in "".join(sources[0].itertext())
+    assert not any("2020-12-01" in "".join(source.itertext()) for source in sources)
+
+
 def test_spec_table_says_not_published_in_words(site):
     page = _page(site, "en")
     cells = [_text(td) for td in page.iter("td")]

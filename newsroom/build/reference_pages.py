@@ -32,12 +32,16 @@ class ReferencePages:
         updated = page.data.get("updated")
         day = dt.date.fromisoformat(updated) if updated else None
         site = self.content.site.get(self.lang) or {}
+        sources = list(page.data.get("sources") or [])
         jsonld = article(headline=text.get("title") or slug, description=text.get("summary") or "",
                          url=self.settings.base_url + url, lang=text_lang, date_modified=updated,
-                         sources=list(page.data.get("sources") or []), publisher=site.get("name") or "")
+                         sources=sources, publisher=site.get("name") or "")
         context = {"page": page.data, "text": text, "text_lang": text_lang, "md": md,
                    "description": text.get("summary") or "", "sections": sections, "backrefs": backrefs,
                    "updated": format_date(day, self.lang) if day else None, "updated_iso": updated,
+                   # As the page's language writes a date; the ISO date stays in <time datetime>.
+                   "source_dates": [format_date(dt.date.fromisoformat(source["date"]), self.lang)
+                                    if source.get("date") else None for source in sources],
                    "jsonld": script_json(jsonld)}
         return self.spec(url, "reference.html", context, lambda lang: urls.reference(lang, slug), day, record=page)
 
