@@ -266,6 +266,12 @@ STRUCTURE = {
     "a row more in en": (lambda data: _deep(data, "en")["table"]["rows"].append(["Power", {"not_published": "No"}]),
                          ["hu.sections[3].deep.table.rows[5]: missing translation (present in en)"]),
     "a column more in en": (_add_column, ["hu.sections[3].deep.table.columns[2]: missing translation (present in en)"]),
+    "a caption in hu only": (lambda data: _deep(data, "hu")["table"].update(caption="Az AWS adatai"),
+                             ["en.sections[3].deep.table.caption: missing translation (present in hu)"]),
+    "a caption in en only": (lambda data: _deep(data, "en")["table"].update(caption="AWS's figures"),
+                             ["hu.sections[3].deep.table.caption: missing translation (present in en)"]),
+    "a caption in both": (lambda data: [_deep(data, lang)["table"].update(caption="x") for lang in ("hu", "en")],
+                          []),
     "a section without a Simple part": (lambda data: data["en"]["sections"][1].pop("simple"),
                                         [f"en.sections[1].simple: {SIMPLE_REQUIRED}"]),
     "a Simple part of text after a table only": (
@@ -308,26 +314,36 @@ def test_a_structure_the_languages_do_not_share_is_refused_at_import(sample_cli,
 
 # -- finding reference pages: the index, search, dates (through the built site) ----------------------
 
-def _minimal_reference(slug: str, hu_title: str, en_title: str | None, updated: str | None = None) -> str:
+def _minimal_reference(slug: str, hu_title: str, en_title: str | None, updated: str | None = None,
+                       captions: tuple[str, str] | None = None) -> str:
     """A small reference page; no `en:` block when `en_title` is None (shown in English under the fallback
-    policy)."""
+    policy); with `captions` (hu, en), its Deep dive is a spec table with those captions."""
     text = f"kind: reference\nslug: {slug}\n"
     if updated:
         text += f"updated: {updated}\n"
     text += ("sources:\n  - {publisher: Maker, title: Datasheet, url: 'https://example.com/ds'}\n"
              f"hu:\n  title: {hu_title!r}\n  summary: Összefoglaló {slug}.\n  sections:\n"
              "    - title: Röviden\n      simple: {text: 'Egyszerű NeuronCore szöveg [1].'}\n"
-             "      deep: {text: 'Mély szöveg [1].'}\n")
+             + (_captioned_table(captions[0], "Adat", "Csomópont", "Nem közzétett") if captions else
+                "      deep: {text: 'Mély szöveg [1].'}\n"))
     if en_title is not None:
         text += (f"en:\n  title: {en_title!r}\n  summary: Summary of {slug}.\n  sections:\n"
                  "    - title: In short\n      simple: {text: 'Simple text [1].'}\n"
-                 "      deep: {text: 'Deep text [1].'}\n")
+                 + (_captioned_table(captions[1], "Spec", "Node", "Not published") if captions else
+                    "      deep: {text: 'Deep text [1].'}\n"))
     return text
+
+
+def _captioned_table(caption: str, spec: str, node: str, unpublished: str) -> str:
+    return (f"      deep:\n        table:\n          caption: {caption!r}\n          columns: [{spec}, Csip]\n"
+            f"          rows:\n            - [{node}, {{value: 3 nm, source: 1}}]\n"
+            f"            - [Die, {{not_published: {unpublished}}}]\n")
 
 
 #: Hungarian collation puts "Cs" after every other "C…" word; English does not.
 EXTRA_REFERENCES = {
-    "reference/csip.yaml": _minimal_reference("csip", "Csipgyártás", "Chipmaking", "2026-10-01"),
+    "reference/csip.yaml": _minimal_reference("csip", "Csipgyártás", "Chipmaking", "2026-10-01",
+                                              ("A <b>gyártó</b> adatai", "The <b>maker's</b> figures")),
     "reference/cukor.yaml": _minimal_reference("cukor", "Cukorlapka", "Sugar wafer", "2026-09-30"),
     "reference/only-hu.yaml": _minimal_reference("only-hu", "Zárt <b>lapka</b> </script><!--", None, "2026-08-01"),
 }
@@ -364,6 +380,16 @@ def test_the_reference_index_lists_every_page_in_the_languages_order(indexed):
     assert en[1] == ("Chipmaking", "/en/reference/csip/", "Summary of csip.")
     for title, href, _ in hu + en:
         assert (indexed / href.strip("/") / "index.html").is_file(), href
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+@pytest.mark.parametrize("lang, caption", [("hu", "A <b>gyártó</b> adatai"), ("en", "The <b>maker's</b> figures")])
+def test_a_spec_table_shows_its_caption_in_the_page_s_language_and_one_without_shows_none(indexed, lang, caption):
+    table = _parse(indexed / lang / "reference" / "csip" / "index.html").find(".//table[@class='spec']")
+    assert [child.tag for child in table][:2] == ["caption", "thead"]
+    assert table.find("caption").text == caption and len(table.find("caption")) == 0  # escaped, as text
+    for table in _parse(indexed / lang / "reference" / "trainium" / "index.html").iter("table"):
+        assert table.find("caption") is None
 
 
 @pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")

@@ -56,7 +56,7 @@ def _layer(part: Mapping[str, Any], prefix: str, md: MarkdownRenderer, backrefs:
                 anchor = f"{prefix}-table-{source}-{counts.get(source, 0)}" if source else f"{prefix}-r{r}c{c}"
                 cells.append(_cell(value, anchor, backrefs))
             rows.append(cells)
-        out["table"] = {"columns": table.get("columns") or [], "rows": rows}
+        out["table"] = {"caption": table.get("caption"), "columns": table.get("columns") or [], "rows": rows}
     _text(part, "after", prefix, md, backrefs, out)
     return out
 
