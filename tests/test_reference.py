@@ -393,6 +393,34 @@ def test_a_spec_table_shows_its_caption_in_the_page_s_language_and_one_without_s
 
 
 @pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+@pytest.mark.parametrize("lang, dates", [
+    ("hu", ["2026. október 19.", "2026. szeptember 30.", "2026. október 1.", "2026. augusztus 1."]),
+    ("en", ["October 19, 2026", "October 1, 2026", "September 30, 2026", "August 1, 2026"])])
+def test_the_reference_index_gives_each_page_s_last_update_and_lists_them_as_json_ld(indexed, lang, dates):
+    from sitebuild import BASE
+
+    label = {"hu": "Utolsó frissítés:", "en": "Last updated:"}[lang]
+    page = _parse(indexed / lang / "reference" / "index.html")
+    items = [item for item in page.find(".//main").iter("li") if item.find(".//a") is not None]
+    updated = [item.find("p[@class='updated']") for item in items]
+    assert [_text(p) for p in updated] == [f"{label} {date}" for date in dates]
+    isos = [p.find("time").get("datetime") for p in updated]
+    scripts = [s.text for s in page.iter("script") if s.get("type") == "application/ld+json"]
+    assert len(scripts) == 1
+    data = json.loads(scripts[0])
+    assert (data["@context"], data["@type"], data["url"], data["inLanguage"]) == (
+        "https://schema.org", "CollectionPage", f"{BASE}{lang}/reference/", lang)
+    listed = data["mainEntity"]
+    assert listed["@type"] == "ItemList" and listed["numberOfItems"] == 4
+    assert [(element["position"], element["item"]["url"], element["item"]["headline"], element["item"]["dateModified"])
+            for element in listed["itemListElement"]] == [
+        (position, BASE + item.find(".//a").get("href").lstrip("/"), _text(item.find(".//a")).split(" not yet")[0], iso)
+        for position, (item, iso) in enumerate(zip(items, isos), start=1)]
+    raw = (indexed / lang / "reference" / "index.html").read_text(encoding="utf-8")
+    assert "</script><!--" not in raw.split('<script type="application/ld+json">', 1)[1].split("</script>", 1)[0]
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
 @pytest.mark.parametrize("lang", ["hu", "en"])
 def test_the_reference_index_is_linked_from_every_page_and_from_each_reference_page(indexed, lang):
     for page in (f"{lang}/index.html", f"{lang}/glossary/index.html", f"{lang}/reference/trainium/index.html"):
