@@ -551,3 +551,57 @@ def test_a_reference_page_without_a_date_of_last_update_is_a_warning(tmp_path):
     record = _reference(tmp_path, lambda text: text.replace("updated: 2026-10-19", "updated: 2026-12-24"))
     assert _check(record) == ["reference:trainium: updated: warning: 2026-12-24 is in the future "
                               "(today is 2026-11-30)"]
+
+
+# -- starting a reference page: `newsroom reference new`, `reference list` -------------------------
+
+STARTER_TODO = "warning: still the starter's TODO: write the page's own text here"
+#: Each text of the starter an editor writes, per language; the rest (a column's heading, "not published"
+#: in the language's words, the citations, the date) is a starter's own.
+STARTER_FIELDS = ["sections[0].deep.table.columns[1]", "sections[0].deep.table.rows[0][0]",
+                  "sections[0].deep.table.rows[0][1].value", "sections[0].deep.table.rows[1][0]",
+                  "sections[0].deep.text", "sections[0].simple.text", "sections[0].title", "summary", "title"]
+
+
+@pytest.mark.sqlite_only("what a file may hold does not depend on the database")
+def test_a_new_reference_page_s_starter_imports_and_check_lists_only_its_todos(sample_cli, monkeypatch):
+    """The starter is the smallest page the rules accept, in both languages: it imports, and `check` names
+    each text still to write (a warning; `--strict` fails on them), nothing else."""
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-20T10:00:00+01:00")
+    said = sample_cli("reference", "new", "gpu-profile")
+    path = sample_cli.cwd / "reference" / "gpu-profile.yaml"
+    assert said.stdout.strip() == ("reference/gpu-profile.yaml: write it wherever it says TODO, then run "
+                                   "`newsroom import reference/gpu-profile.yaml`")
+    starter = path.read_text(encoding="utf-8")
+    assert starter.count("\n    - title: TODO\n") == 2  # one section in each language
+    assert "{not_published: Nem tették közzé}" in starter and "{not_published: Not published}" in starter
+    assert "\nupdated: 2026-11-20 " in starter
+
+    sample_cli("import", "reference/gpu-profile.yaml")
+    checked = sample_cli("check")
+    expected = sorted([f"reference:gpu-profile: {lang}.{field}: {STARTER_TODO}" for lang in ("en", "hu")
+                       for field in STARTER_FIELDS]
+                      + [f"reference:gpu-profile: sources[0].{field}: {STARTER_TODO}"
+                         for field in ("publisher", "title", "url")])
+    assert checked.stderr.splitlines() == [*expected, "0 error(s), 21 warning(s)"]
+    assert "--strict fails on warnings" in sample_cli("check", "--strict", expect=1).stderr
+
+    # Listed by title in the language's order, with its date of last update.
+    listed = sample_cli("reference", "list").stdout.splitlines()
+    assert listed[0] == "trainium  2026-10-19  Amazon Trainium (Trn1)"
+    assert listed[1] == "gpu-profile  2026-11-20  TODO"
+
+
+@pytest.mark.sqlite_only("what a command refuses does not depend on the database")
+def test_a_new_reference_page_never_takes_a_slug_or_a_file_already_there(sample_cli):
+    for slug, what, kind in (("trainium", "reference page", "reference"), ("method", "site page", "page")):
+        refused = sample_cli("reference", "new", slug, expect=1).stderr.strip()
+        assert refused == (f"Error: there is a {what} '{slug}' already (version 1): change it with `newsroom edit "
+                           f"{kind}:{slug}`, or `newsroom export` its file; or choose another slug")
+    assert not (sample_cli.cwd / "reference").exists()
+    sample_cli("reference", "new", "gpu-profile", "--out", "drafts/gpu.yaml")
+    before = (sample_cli.cwd / "drafts" / "gpu.yaml").read_bytes()
+    refused = sample_cli("reference", "new", "other", "--out", "drafts/gpu.yaml", expect=1).stderr.strip()
+    assert refused == "Error: drafts/gpu.yaml exists already; choose another --out"
+    assert (sample_cli.cwd / "drafts" / "gpu.yaml").read_bytes() == before
+    assert "Invalid value for SLUG" in sample_cli("reference", "new", "Not A Slug", expect=2).stderr
