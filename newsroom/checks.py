@@ -19,6 +19,7 @@ from newsroom.build.model import Content, Record
 from newsroom.content.schema import Field, kinds, page_slug_problem, publication_time_problem, week_problem
 from newsroom.diagnostics import Diagnostic, first_of
 from newsroom.reference_rules import structure_problems, table_problems
+from newsroom.reference_starter import placeholder_problems
 from newsroom.render.markdown import References, find_references, left_out, link_problem
 from newsroom.settings import Settings
 
@@ -145,6 +146,7 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from _references(record, content, languages, texts)
     yield from _uncited_sources(record, languages, texts)
     yield from structure_problems(record, languages)
+    yield from placeholder_problems(record, languages)
     yield from _left_out(record, languages)
     yield from _long_titles(record, languages)
 

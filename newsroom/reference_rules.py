@@ -1,9 +1,10 @@
 """What a reference page's sections must hold, in each language and between its languages.
 
 A section has a Simple part; a spec table's row has one cell per column, none blank; and every language
-has the same sections, layers, texts and tables, so a reader switching language finds the same page.
-A part one language has and another lacks is reported as a missing translation, as a field is; a
-language with no text at all is the `missing_translation` policy's case (see checks._translations).
+has the same sections, layers, texts and tables (their captions, columns and rows), so a reader
+switching language finds the same page. A part one language has and another lacks is reported as a
+missing translation, as a field is; a language with no text at all is the `missing_translation`
+policy's case (see checks._translations).
 """
 
 from __future__ import annotations
@@ -85,9 +86,18 @@ def _section_parts(location: str, section: Mapping[str, Mapping[str, Any]], path
         for name in PARTS if len(having) > 1 else ():
             holding = {lang: part[name] for lang, part in having.items() if _filled(part.get(name))}
             yield from _missing(location, having, holding, f"{path}.{layer}.{name}")
-            for field in ("columns", "rows") if name == "table" and len(holding) > 1 else ():
-                yield from _shared_items(location, {lang: table.get(field) or [] for lang, table in holding.items()},
-                                         f"{path}.{layer}.table.{field}")[1]
+            if name == "table" and len(holding) > 1:
+                yield from _table_parts(location, holding, f"{path}.{layer}.table")
+
+
+def _table_parts(location: str, tables: Mapping[str, Mapping[str, Any]], path: str) -> Iterator[Diagnostic]:
+    """One table's caption, columns and rows in every language that has the table: a caption is optional,
+    but given in one language it is a missing translation in another, as a column or a row is."""
+    yield from _missing(location, tables, {lang: table["caption"] for lang, table in tables.items()
+                                           if _filled(table.get("caption"))}, f"{path}.caption")
+    for field in ("columns", "rows"):
+        yield from _shared_items(location, {lang: table.get(field) or [] for lang, table in tables.items()},
+                                 f"{path}.{field}")[1]
 
 
 def _shared_items(location: str, lists: Mapping[str, Sequence[Any]], path: str) -> tuple[int, list[Diagnostic]]:

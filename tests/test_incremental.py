@@ -345,6 +345,20 @@ class Publication:
         self.save(path, record)
         return f"date reference page {path.stem} {record['updated']}"
 
+    def caption_reference(self) -> str:
+        """A spec table's caption given or changed in both languages, and a source's date: the page shows
+        both (the date as its language writes one); the index and other pages show neither."""
+        path = self.rng.choice(self.files("reference"))
+        record = self.load(path)
+        mark = self.rng.randrange(10**6)
+        for lang in ("hu", "en"):
+            table = next(part["table"] for section in record[lang]["sections"] for part in section.values()
+                         if isinstance(part, dict) and part.get("table"))
+            table["caption"] = f"{lang} figures {mark}"
+        record["sources"][0]["date"] = f"2020-{self.rng.randint(1, 12):02d}-{self.rng.randint(1, 28):02d}"
+        self.save(path, record)
+        return f"caption reference page {path.stem} {mark}, source 1 dated {record['sources'][0]['date']}"
+
     def link_reference_from_story(self) -> str:
         path = self.rng.choice(self.files("story"))
         target = self.load(self.rng.choice(self.files("reference")))["slug"]
@@ -489,10 +503,10 @@ EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "
          "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition", "add_section")
 #: Edits of what the first sequence leaves alone: reference and site pages, the site's names, issues' texts,
 #: stories' places and terms, sources, entries' status months and English terms.
-MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "date_reference", "link_reference_from_story",
-              "edit_site_page", "rename_in_site", "edit_issue_text", "publish_late_issue", "move_story",
-              "date_entry_status", "edit_story_terms", "edit_source", "edit_english_term", "give_former_addresses",
-              "rename_records")
+MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "date_reference", "caption_reference",
+              "link_reference_from_story", "edit_site_page", "rename_in_site", "edit_issue_text", "publish_late_issue",
+              "move_story", "date_entry_status", "edit_story_terms", "edit_source", "edit_english_term",
+              "give_former_addresses", "rename_records")
 
 
 def _same_tree(left: Path, right: Path) -> list[str]:

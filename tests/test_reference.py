@@ -85,6 +85,18 @@ def test_every_citation_resolves_and_every_source_links_back(site, lang):
         assert backrefs == [a.get("id") for a in citations if a.text == str(number)], number
 
 
+@pytest.mark.parametrize("lang, shown", [("hu", ["2020. december 1.", "2022. október 10."]),
+                                         ("en", ["December 1, 2020", "October 10, 2022"])])
+def test_source_dates_are_written_as_the_page_s_language_writes_a_date(site, lang, shown):
+    """The source list gives each date as the page's language writes one (as "Last updated" does), and
+    keeps the ISO date for machines in <time datetime>."""
+    sources = _page(site, lang).findall(".//ol[@class='sources']/li")
+    dated = [(time.get("datetime"), time.text) for source in sources for time in source.iter("time")]
+    assert dated == [("2020-12-01", shown[0]), ("2022-10-10", shown[1])]
+    assert f"({shown[0]})" in "".join(sources[0].itertext())
+    assert not any("2020-12-01" in "".join(source.itertext()) for source in sources)
+
+
 def test_spec_table_says_not_published_in_words(site):
     page = _page(site, "en")
     cells = [_text(td) for td in page.iter("td")]
@@ -254,6 +266,12 @@ STRUCTURE = {
     "a row more in en": (lambda data: _deep(data, "en")["table"]["rows"].append(["Power", {"not_published": "No"}]),
                          ["hu.sections[3].deep.table.rows[5]: missing translation (present in en)"]),
     "a column more in en": (_add_column, ["hu.sections[3].deep.table.columns[2]: missing translation (present in en)"]),
+    "a caption in hu only": (lambda data: _deep(data, "hu")["table"].update(caption="Az AWS adatai"),
+                             ["en.sections[3].deep.table.caption: missing translation (present in hu)"]),
+    "a caption in en only": (lambda data: _deep(data, "en")["table"].update(caption="AWS's figures"),
+                             ["hu.sections[3].deep.table.caption: missing translation (present in en)"]),
+    "a caption in both": (lambda data: [_deep(data, lang)["table"].update(caption="x") for lang in ("hu", "en")],
+                          []),
     "a section without a Simple part": (lambda data: data["en"]["sections"][1].pop("simple"),
                                         [f"en.sections[1].simple: {SIMPLE_REQUIRED}"]),
     "a Simple part of text after a table only": (
@@ -296,26 +314,36 @@ def test_a_structure_the_languages_do_not_share_is_refused_at_import(sample_cli,
 
 # -- finding reference pages: the index, search, dates (through the built site) ----------------------
 
-def _minimal_reference(slug: str, hu_title: str, en_title: str | None, updated: str | None = None) -> str:
+def _minimal_reference(slug: str, hu_title: str, en_title: str | None, updated: str | None = None,
+                       captions: tuple[str, str] | None = None) -> str:
     """A small reference page; no `en:` block when `en_title` is None (shown in English under the fallback
-    policy)."""
+    policy); with `captions` (hu, en), its Deep dive is a spec table with those captions."""
     text = f"kind: reference\nslug: {slug}\n"
     if updated:
         text += f"updated: {updated}\n"
     text += ("sources:\n  - {publisher: Maker, title: Datasheet, url: 'https://example.com/ds'}\n"
              f"hu:\n  title: {hu_title!r}\n  summary: Összefoglaló {slug}.\n  sections:\n"
              "    - title: Röviden\n      simple: {text: 'Egyszerű NeuronCore szöveg [1].'}\n"
-             "      deep: {text: 'Mély szöveg [1].'}\n")
+             + (_captioned_table(captions[0], "Adat", "Csomópont", "Nem közzétett") if captions else
+                "      deep: {text: 'Mély szöveg [1].'}\n"))
     if en_title is not None:
         text += (f"en:\n  title: {en_title!r}\n  summary: Summary of {slug}.\n  sections:\n"
                  "    - title: In short\n      simple: {text: 'Simple text [1].'}\n"
-                 "      deep: {text: 'Deep text [1].'}\n")
+                 + (_captioned_table(captions[1], "Spec", "Node", "Not published") if captions else
+                    "      deep: {text: 'Deep text [1].'}\n"))
     return text
+
+
+def _captioned_table(caption: str, spec: str, node: str, unpublished: str) -> str:
+    return (f"      deep:\n        table:\n          caption: {caption!r}\n          columns: [{spec}, Csip]\n"
+            f"          rows:\n            - [{node}, {{value: 3 nm, source: 1}}]\n"
+            f"            - [Die, {{not_published: {unpublished}}}]\n")
 
 
 #: Hungarian collation puts "Cs" after every other "C…" word; English does not.
 EXTRA_REFERENCES = {
-    "reference/csip.yaml": _minimal_reference("csip", "Csipgyártás", "Chipmaking", "2026-10-01"),
+    "reference/csip.yaml": _minimal_reference("csip", "Csipgyártás", "Chipmaking", "2026-10-01",
+                                              ("A <b>gyártó</b> adatai", "The <b>maker's</b> figures")),
     "reference/cukor.yaml": _minimal_reference("cukor", "Cukorlapka", "Sugar wafer", "2026-09-30"),
     "reference/only-hu.yaml": _minimal_reference("only-hu", "Zárt <b>lapka</b> </script><!--", None, "2026-08-01"),
 }
@@ -355,6 +383,44 @@ def test_the_reference_index_lists_every_page_in_the_languages_order(indexed):
 
 
 @pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+@pytest.mark.parametrize("lang, caption", [("hu", "A <b>gyártó</b> adatai"), ("en", "The <b>maker's</b> figures")])
+def test_a_spec_table_shows_its_caption_in_the_page_s_language_and_one_without_shows_none(indexed, lang, caption):
+    table = _parse(indexed / lang / "reference" / "csip" / "index.html").find(".//table[@class='spec']")
+    assert [child.tag for child in table][:2] == ["caption", "thead"]
+    assert table.find("caption").text == caption and len(table.find("caption")) == 0  # escaped, as text
+    for table in _parse(indexed / lang / "reference" / "trainium" / "index.html").iter("table"):
+        assert table.find("caption") is None
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+@pytest.mark.parametrize("lang, dates", [
+    ("hu", ["2026. október 19.", "2026. szeptember 30.", "2026. október 1.", "2026. augusztus 1."]),
+    ("en", ["October 19, 2026", "October 1, 2026", "September 30, 2026", "August 1, 2026"])])
+def test_the_reference_index_gives_each_page_s_last_update_and_lists_them_as_json_ld(indexed, lang, dates):
+    from sitebuild import BASE
+
+    label = {"hu": "Utolsó frissítés:", "en": "Last updated:"}[lang]
+    page = _parse(indexed / lang / "reference" / "index.html")
+    items = [item for item in page.find(".//main").iter("li") if item.find(".//a") is not None]
+    updated = [item.find("p[@class='updated']") for item in items]
+    assert [_text(p) for p in updated] == [f"{label} {date}" for date in dates]
+    isos = [p.find("time").get("datetime") for p in updated]
+    scripts = [s.text for s in page.iter("script") if s.get("type") == "application/ld+json"]
+    assert len(scripts) == 1
+    data = json.loads(scripts[0])
+    assert (data["@context"], data["@type"], data["url"], data["inLanguage"]) == (
+        "https://schema.org", "CollectionPage", f"{BASE}{lang}/reference/", lang)
+    listed = data["mainEntity"]
+    assert listed["@type"] == "ItemList" and listed["numberOfItems"] == 4
+    assert [(element["position"], element["item"]["url"], element["item"]["headline"], element["item"]["dateModified"])
+            for element in listed["itemListElement"]] == [
+        (position, BASE + item.find(".//a").get("href").lstrip("/"), _text(item.find(".//a")).split(" not yet")[0], iso)
+        for position, (item, iso) in enumerate(zip(items, isos), start=1)]
+    raw = (indexed / lang / "reference" / "index.html").read_text(encoding="utf-8")
+    assert "</script><!--" not in raw.split('<script type="application/ld+json">', 1)[1].split("</script>", 1)[0]
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
 @pytest.mark.parametrize("lang", ["hu", "en"])
 def test_the_reference_index_is_linked_from_every_page_and_from_each_reference_page(indexed, lang):
     for page in (f"{lang}/index.html", f"{lang}/glossary/index.html", f"{lang}/reference/trainium/index.html"):
@@ -388,6 +454,20 @@ def test_a_reference_page_says_when_it_was_last_updated(indexed, lang, shown):
     updated = page.find(".//p[@class='updated']")
     assert _text(updated) == shown
     assert updated.find("time").get("datetime") == "2026-10-19"
+
+
+@pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
+@pytest.mark.parametrize("lang, slug, before", [("hu", "trainium", ["h1"]), ("en", "trainium", ["h1"]),
+                                                ("en", "only-hu", ["h1", "p.untranslated"])])
+def test_last_updated_is_a_line_of_its_own_under_the_title(indexed, lang, slug, before):
+    """The seed shows no date: it goes where a reader looks for one, under the title (after the note that
+    the page is not yet translated, if it is not), a line of its own: not run into the how-to-read note
+    that follows, and with it into its sentence on sources, as the page's text read before."""
+    main = _parse(indexed / lang / "reference" / slug / "index.html").find(".//main/article")
+    names = [child.tag + (f".{child.get('class')}" if child.tag == "p" else "") for child in main]
+    assert names[1:len(before) + 3] == [*before, "p.updated", "p.how-to-read"]
+    updated = main.find("p[@class='updated']")
+    assert (updated.tail or "").startswith("\n"), "the date runs on into the next paragraph"
 
 
 @pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
@@ -485,3 +565,57 @@ def test_a_reference_page_without_a_date_of_last_update_is_a_warning(tmp_path):
     record = _reference(tmp_path, lambda text: text.replace("updated: 2026-10-19", "updated: 2026-12-24"))
     assert _check(record) == ["reference:trainium: updated: warning: 2026-12-24 is in the future "
                               "(today is 2026-11-30)"]
+
+
+# -- starting a reference page: `newsroom reference new`, `reference list` -------------------------
+
+STARTER_TODO = "warning: still the starter's TODO: write the page's own text here"
+#: Each text of the starter an editor writes, per language; the rest (a column's heading, "not published"
+#: in the language's words, the citations, the date) is a starter's own.
+STARTER_FIELDS = ["sections[0].deep.table.columns[1]", "sections[0].deep.table.rows[0][0]",
+                  "sections[0].deep.table.rows[0][1].value", "sections[0].deep.table.rows[1][0]",
+                  "sections[0].deep.text", "sections[0].simple.text", "sections[0].title", "summary", "title"]
+
+
+@pytest.mark.sqlite_only("what a file may hold does not depend on the database")
+def test_a_new_reference_page_s_starter_imports_and_check_lists_only_its_todos(sample_cli, monkeypatch):
+    """The starter is the smallest page the rules accept, in both languages: it imports, and `check` names
+    each text still to write (a warning; `--strict` fails on them), nothing else."""
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-20T10:00:00+01:00")
+    said = sample_cli("reference", "new", "gpu-profile")
+    path = sample_cli.cwd / "reference" / "gpu-profile.yaml"
+    assert said.stdout.strip() == ("reference/gpu-profile.yaml: write it wherever it says TODO, then run "
+                                   "`newsroom import reference/gpu-profile.yaml`")
+    starter = path.read_text(encoding="utf-8")
+    assert starter.count("\n    - title: TODO\n") == 2  # one section in each language
+    assert "{not_published: Nem tették közzé}" in starter and "{not_published: Not published}" in starter
+    assert "\nupdated: 2026-11-20 " in starter
+
+    sample_cli("import", "reference/gpu-profile.yaml")
+    checked = sample_cli("check")
+    expected = sorted([f"reference:gpu-profile: {lang}.{field}: {STARTER_TODO}" for lang in ("en", "hu")
+                       for field in STARTER_FIELDS]
+                      + [f"reference:gpu-profile: sources[0].{field}: {STARTER_TODO}"
+                         for field in ("publisher", "title", "url")])
+    assert checked.stderr.splitlines() == [*expected, "0 error(s), 21 warning(s)"]
+    assert "--strict fails on warnings" in sample_cli("check", "--strict", expect=1).stderr
+
+    # Listed by title in the language's order, with its date of last update.
+    listed = sample_cli("reference", "list").stdout.splitlines()
+    assert listed[0] == "trainium  2026-10-19  Amazon Trainium (Trn1)"
+    assert listed[1] == "gpu-profile  2026-11-20  TODO"
+
+
+@pytest.mark.sqlite_only("what a command refuses does not depend on the database")
+def test_a_new_reference_page_never_takes_a_slug_or_a_file_already_there(sample_cli):
+    for slug, what, kind in (("trainium", "reference page", "reference"), ("method", "site page", "page")):
+        refused = sample_cli("reference", "new", slug, expect=1).stderr.strip()
+        assert refused == (f"Error: there is a {what} '{slug}' already (version 1): change it with `newsroom edit "
+                           f"{kind}:{slug}`, or `newsroom export` its file; or choose another slug")
+    assert not (sample_cli.cwd / "reference").exists()
+    sample_cli("reference", "new", "gpu-profile", "--out", "drafts/gpu.yaml")
+    before = (sample_cli.cwd / "drafts" / "gpu.yaml").read_bytes()
+    refused = sample_cli("reference", "new", "other", "--out", "drafts/gpu.yaml", expect=1).stderr.strip()
+    assert refused == "Error: drafts/gpu.yaml exists already; choose another --out"
+    assert (sample_cli.cwd / "drafts" / "gpu.yaml").read_bytes() == before
+    assert "Invalid value for SLUG" in sample_cli("reference", "new", "Not A Slug", expect=2).stderr

@@ -56,7 +56,7 @@ def _layer(part: Mapping[str, Any], prefix: str, md: MarkdownRenderer, backrefs:
                 anchor = f"{prefix}-table-{source}-{counts.get(source, 0)}" if source else f"{prefix}-r{r}c{c}"
                 cells.append(_cell(value, anchor, backrefs))
             rows.append(cells)
-        out["table"] = {"columns": table.get("columns") or [], "rows": rows}
+        out["table"] = {"caption": table.get("caption"), "columns": table.get("columns") or [], "rows": rows}
     _text(part, "after", prefix, md, backrefs, out)
     return out
 
@@ -108,3 +108,22 @@ def article(*, headline: str, description: str, url: str, lang: str, date_modifi
     if citations:
         data["citation"] = citations
     return data
+
+
+def collection_page(*, name: str, description: str, url: str, lang: str,
+                    pages: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The reference index as a schema.org CollectionPage (embed it with `glossary.jsonld.script_json`): an
+    ItemList of its pages in the index's order, each an Article with its title, address, language and date
+    of last update (`pages`: {"title", "url", "lang", "updated"}, `updated` ISO or None)."""
+    items = []
+    for position, page in enumerate(pages, start=1):
+        item: dict[str, Any] = {"@type": "Article", "@id": page["url"], "url": page["url"], "headline": page["title"],
+                                "name": page["title"], "inLanguage": page["lang"]}
+        if page.get("updated"):
+            item["dateModified"] = page["updated"]
+        items.append({"@type": "ListItem", "position": position, "item": item})
+    return {
+        "@context": "https://schema.org", "@type": "CollectionPage", "@id": url, "url": url, "name": name,
+        "description": description, "inLanguage": lang,
+        "mainEntity": {"@type": "ItemList", "numberOfItems": len(items), "itemListElement": items},
+    }

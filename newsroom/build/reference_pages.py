@@ -12,7 +12,7 @@ from glossary.jsonld import script_json
 from glossary.views import by_headword
 from issues.dates import format_date
 from newsroom.build import urls
-from newsroom.build.reference import article, reference_sections
+from newsroom.build.reference import article, collection_page, reference_sections
 
 if TYPE_CHECKING:  # Planner, which mixes this in, lives there
     from newsroom.build.pages import PageSpec
@@ -32,12 +32,16 @@ class ReferencePages:
         updated = page.data.get("updated")
         day = dt.date.fromisoformat(updated) if updated else None
         site = self.content.site.get(self.lang) or {}
+        sources = list(page.data.get("sources") or [])
         jsonld = article(headline=text.get("title") or slug, description=text.get("summary") or "",
                          url=self.settings.base_url + url, lang=text_lang, date_modified=updated,
-                         sources=list(page.data.get("sources") or []), publisher=site.get("name") or "")
+                         sources=sources, publisher=site.get("name") or "")
         context = {"page": page.data, "text": text, "text_lang": text_lang, "md": md,
                    "description": text.get("summary") or "", "sections": sections, "backrefs": backrefs,
                    "updated": format_date(day, self.lang) if day else None, "updated_iso": updated,
+                   # As the page's language writes a date; the ISO date stays in <time datetime>.
+                   "source_dates": [format_date(dt.date.fromisoformat(source["date"]), self.lang)
+                                    if source.get("date") else None for source in sources],
                    "jsonld": script_json(jsonld)}
         return self.spec(url, "reference.html", context, lambda lang: urls.reference(lang, slug), day, record=page)
 
@@ -48,11 +52,24 @@ class ReferencePages:
 
     def reference_index(self) -> PageSpec:
         """Every reference page of this language, by title in the language's dictionary order, with its
-        summary. It reads their titles and summaries only: a page edited elsewhere leaves it alone."""
+        summary and date of last update, and the list as JSON-LD (a CollectionPage). It reads their titles,
+        summaries and dates only: a page edited elsewhere leaves it alone."""
         rows: list[dict[str, Any]] = []
         for slug in self.reference_slugs():
-            text, text_lang = self.text(self.content.pages[slug])
+            page = self.content.pages[slug]
+            text, text_lang = self.text(page)
+            updated = page.data.get("updated")
             rows.append({"title": text.get("title") or slug, "summary": text.get("summary") or "",
-                         "lang": text_lang, "href": self.href(urls.reference(self.lang, slug))})
-        context = {"pages": by_headword(rows, self.lang, lambda row: row["title"])}
-        return self.spec(urls.reference_index(self.lang), "reference_index.html", context, urls.reference_index)
+                         "lang": text_lang, "href": self.href(urls.reference(self.lang, slug)),
+                         "url": self.settings.base_url + urls.reference(self.lang, slug), "updated_iso": updated,
+                         "updated": format_date(dt.date.fromisoformat(updated), self.lang) if updated else None})
+        rows = by_headword(rows, self.lang, lambda row: row["title"])
+        url = urls.reference_index(self.lang)
+        jsonld = collection_page(
+            name=self.gettext("Reference pages"), url=self.settings.base_url + url, lang=self.lang,
+            description=self.gettext("Reference pages: profiles with a Simple and a Deep dive layer and numbered "
+                                     "sources, by title."),
+            pages=[{"title": row["title"], "url": row["url"], "lang": row["lang"], "updated": row["updated_iso"]}
+                   for row in rows])
+        context = {"pages": rows, "jsonld": script_json(jsonld)}
+        return self.spec(url, "reference_index.html", context, urls.reference_index)

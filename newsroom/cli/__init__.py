@@ -231,6 +231,7 @@ COMMAND_MODULES = {
     "build": "build",
     "edit": "edit", "delete": "edit", "rename": "edit", "history": "edit",
     "glossary": "glossary",
+    "reference": "reference",
     "issue": "issue", "story": "issue",
     "email": "mail", "send": "mail", "unsubscribe-server": "mail",
     "serve": "serve",

@@ -66,7 +66,9 @@ def mapping(required: tuple[str, ...] = (), **fields: Field) -> Field:
 
 SOURCE = mapping(("title", "url"), publisher=TEXT, title=TEXT, url=Field("url"), date=Field("date"))
 SOURCES = Field("list", of=SOURCE)
-TABLE = mapping(("columns", "rows"), columns=TEXTS, rows=Field("list", of=Field("list", of=Field("cell", True))))
+#: A spec table: its optional caption (a `<caption>`), its column headings and its rows.
+TABLE = mapping(("columns", "rows"), caption=TEXT, columns=TEXTS,
+                rows=Field("list", of=Field("list", of=Field("cell", True))))
 LAYER = mapping(text=MD, table=TABLE, after=MD)
 
 

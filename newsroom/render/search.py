@@ -231,10 +231,11 @@ def _reference_source(planner: Planner, slug: str) -> DocumentSource:
 
 
 def _table_words(table: Mapping[str, Any] | None) -> list[str]:
-    """A spec table's columns, labels and values: not its "Not published" notes, alike on every page."""
+    """A spec table's caption, columns, labels and values: not its "Not published" notes, alike on every
+    page."""
     if not table:
         return []
-    cells = [*(table.get("columns") or [])]
+    cells = [*([table["caption"]] if table.get("caption") else []), *(table.get("columns") or [])]
     for row in table.get("rows") or []:
         cells += [cell if isinstance(cell, str) else str(cell.get("value") or "")
                   for cell in row if isinstance(cell, str) or isinstance(cell, Mapping) and "value" in cell]

@@ -1,0 +1,65 @@
+"""Editor commands for reference pages: list, new."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from sqlalchemy import select
+
+from newsroom.build.model import load_content
+from newsroom.cli import App, content_errors, pass_app
+from newsroom.content.schema import SLUG_RE
+from newsroom.models import Page
+from newsroom.reference_listing import list_lines
+from newsroom.reference_starter import reference_starter
+
+
+@click.group()
+def reference() -> None:
+    """Reference pages: list them, start a new one."""
+
+
+@reference.command("list")
+@click.option("--lang", help="Language of the titles and of the sort order (default: the first language).")
+@pass_app
+@content_errors
+def list_(app: App, lang: str | None) -> None:
+    """List reference pages by title: slug, date of last update, title."""
+    settings = app.settings
+    lang = lang or settings.default_language
+    if lang not in settings.languages:
+        raise click.BadParameter(f"expected one of {', '.join(settings.languages)}", param_hint="--lang")
+    with app.reading() as session:
+        content = load_content(session)
+    for line in list_lines(content, lang, settings.languages):
+        click.echo(line)
+
+
+@reference.command()
+@click.argument("slug")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the file (default: reference/SLUG.yaml).")
+@pass_app
+@content_errors
+def new(app: App, slug: str, out: Path | None) -> None:
+    """Write a starter file for a new reference page in every language: one section (Simple and Deep
+    dive), one spec table, one source. It imports as it is; `check` lists the TODOs left to write."""
+    if not SLUG_RE.match(slug):
+        raise click.BadParameter("lowercase letters, digits and hyphens, e.g. trainium2", param_hint="SLUG")
+    with app.reading() as session:
+        stored = session.execute(select(Page.kind, Page.version).where(Page.slug == slug)).first()
+    if stored is not None:  # reference and site pages share one slug space; a starter imported would replace it
+        what = "reference page" if stored.kind == "reference" else "site page"
+        raise click.ClickException(f"there is a {what} {slug!r} already (version {stored.version}): change it "
+                                   f"with `newsroom edit {stored.kind}:{slug}`, or `newsroom export` its file; "
+                                   "or choose another slug")
+    path = out or Path("reference") / f"{slug}.yaml"
+    if path.exists():
+        raise click.ClickException(f"{path} exists already; choose another --out")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(reference_starter(slug, app.settings.languages, app.today(), str(path)), encoding="utf-8")
+    app.say(f"{path}: write it wherever it says TODO, then run `newsroom import {path}`")
+
+
+COMMANDS = [reference]
