@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 import babel.dates
@@ -97,6 +97,13 @@ def format_date(d: dt.date, lang: str, form: DateForm = "long") -> str:
     if form not in ("long", "medium"):
         raise ValueError(f"form must be 'long' or 'medium', not {form!r}")
     return _format_date(d, lang, form)
+
+
+def format_source_dates(sources: list[dict[str, Any]], lang: str) -> list[str | None]:
+    """Each numbered source's date (`date: YYYY-MM-DD`, optional) as `lang` writes a date, None where it has
+    none: a source list shows these, with the ISO date kept for machines in <time datetime>."""
+    return [format_date(dt.date.fromisoformat(str(source["date"])), lang) if source.get("date") else None
+            for source in sources]
 
 
 @lru_cache(maxsize=16384)

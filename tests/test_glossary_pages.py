@@ -355,3 +355,14 @@ def test_every_entry_is_listed_under_its_category_and_its_level(site):
     document = parse(site / "hu" / "glossary" / "level" / "advanced" / "index.html")
     assert words(document.find(".//h1")) == "Szint: haladó"
     assert [words(dt) for dt in document.iter("dt")] == ["AWS Inferentia", "Trainium", "Trainium2", "Trainium3"]
+
+
+@pytest.mark.parametrize("lang, shown", [("hu", "2023. november 15."), ("en", "November 15, 2023")])
+def test_an_entry_s_source_dates_are_written_as_its_language_writes_a_date(site, lang, shown):
+    """As a reference page's: the source list gives a date as the page's language writes one, and keeps the ISO
+    date for machines in <time datetime>; a source without a date shows none."""
+    sources = parse(site / f"{lang}/glossary/ai-accelerator/index.html").findall(".//ol[@class='sources']/li")
+    dated = [(time.get("datetime"), time.text) for source in sources for time in source.iter("time")]
+    assert dated == [("2023-11-15", shown)]
+    assert "".join(sources[-1].itertext()).endswith(f"({shown})")
+    assert len(sources) > 1 and not list(sources[0].iter("time"))

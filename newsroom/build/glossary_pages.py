@@ -16,7 +16,7 @@ from glossary.jsonld import defined_term, defined_term_set, script_json, term_se
 from glossary.models import LEVELS
 from glossary.staleness import status_month
 from glossary.views import by_headword, index_headings, index_letters
-from issues.dates import format_date
+from issues.dates import format_date, format_source_dates
 from newsroom.build import urls
 from newsroom.build.tracking import SEP
 from newsroom.render.markdown import plain_text
@@ -58,7 +58,8 @@ class GlossaryPages:
         status = status_month(entry)
         return {"entry": entry.data, "text": text, "text_lang": text_lang, "md": self.markdown(entry),
                 "groups": self.relation_groups(slug), "affected": self.affected(text),
-                "status_month": format_status_month(status, self.lang), "status_date": status.isoformat()}
+                "status_month": format_status_month(status, self.lang), "status_date": status.isoformat(),
+                "source_dates": format_source_dates(list(entry.data.get("sources") or []), self.lang)}
 
     def relation_groups(self, slug: str) -> dict[str, list[dict[str, Any]]]:
         """Related concepts by group; a missing target, or a concept named without an entry, has no href and

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from glossary.jsonld import script_json
 from glossary.views import by_headword
-from issues.dates import format_date
+from issues.dates import format_date, format_source_dates
 from newsroom.build import urls
 from newsroom.build.reference import article, collection_page, reference_sections
 
@@ -40,8 +40,7 @@ class ReferencePages:
                    "description": text.get("summary") or "", "sections": sections, "backrefs": backrefs,
                    "updated": format_date(day, self.lang) if day else None, "updated_iso": updated,
                    # As the page's language writes a date; the ISO date stays in <time datetime>.
-                   "source_dates": [format_date(dt.date.fromisoformat(source["date"]), self.lang)
-                                    if source.get("date") else None for source in sources],
+                   "source_dates": format_source_dates(sources, self.lang),
                    "jsonld": script_json(jsonld)}
         return self.spec(url, "reference.html", context, lambda lang: urls.reference(lang, slug), day, record=page)
 
