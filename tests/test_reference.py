@@ -433,6 +433,7 @@ def test_the_reference_index_is_linked_from_every_page_and_from_each_reference_p
 
 @pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
 def test_the_sitemap_has_the_index_with_alternates_and_each_page_its_last_update(indexed):
+    """The index's lastmod is its latest page's update: a crawler comes back when a page it lists changed."""
     from sitebuild import BASE
 
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
@@ -442,6 +443,7 @@ def test_the_sitemap_has_the_index_with_alternates_and_each_page_its_last_update
         alternates = {link.get("hreflang"): link.get("href") for link in index.findall("x:link", ns)}
         assert alternates == {"hu": f"{BASE}hu/reference/", "en": f"{BASE}en/reference/",
                               "x-default": f"{BASE}hu/reference/"}
+        assert index.find("s:lastmod", ns).text == "2026-10-19"  # the latest of its pages' updates
         assert urls[f"{BASE}{lang}/reference/csip/"].find("s:lastmod", ns).text == "2026-10-01"
         assert urls[f"{BASE}{lang}/reference/trainium/"].find("s:lastmod", ns).text == "2026-10-19"
 

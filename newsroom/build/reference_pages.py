@@ -71,4 +71,6 @@ class ReferencePages:
             pages=[{"title": row["title"], "url": row["url"], "lang": row["lang"], "updated": row["updated_iso"]}
                    for row in rows])
         context = {"pages": rows, "jsonld": script_json(jsonld)}
-        return self.spec(url, "reference_index.html", context, urls.reference_index)
+        dates = [dt.date.fromisoformat(row["updated_iso"]) for row in rows if row["updated_iso"]]
+        # The sitemap's lastmod: the latest update of a page it lists (none for an index of undated pages).
+        return self.spec(url, "reference_index.html", context, urls.reference_index, max(dates, default=None))
