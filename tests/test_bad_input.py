@@ -656,3 +656,25 @@ def test_a_folder_s_hidden_files_are_no_content_and_a_link_to_nothing_is_named(b
                        "there: mend or remove the link", "1 error; nothing was changed"], refused
     (folder / "stories" / "gone.yaml").unlink()
     assert base("import", "--correction", str(folder)).stdout.startswith("1 created")
+
+
+@pytest.mark.sqlite_only("reading a file's values does not depend on the database")
+def test_every_duplicate_key_of_a_file_is_named_with_its_other_problems(base, write_files, tmp_path):
+    """A file with a key written twice was refused for its first such key alone: the next, and the file's
+    other problems, came one import at a time."""
+    before = _stored(base, tmp_path)
+    story = STORY.replace("slug: a-story", "slug: b-story\nslug: c-story").replace(
+        "position: 1", "position: 2\ncolour: red\nposition: 3").replace("  headline: Címsor\n",
+                                                                         "  headline: Címsor\n  headline: Más\n")
+    folder = write_files({"stories/b.yaml": story})
+    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    assert [line.removeprefix(str(folder) + "/") for line in refused] == [
+        "stories/b.yaml:3: slug: duplicate key (also at line 2): keep one of them",
+        "stories/b.yaml:7: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
+        "audiences, terms, suppress_terms, sources, hu, en",
+        "stories/b.yaml:8: position: duplicate key (also at line 6): keep one of them",
+        "stories/b.yaml:13: hu.headline: duplicate key (also at line 12): keep one of them",
+        "4 errors; nothing was changed",
+    ]
+    assert _stored(base, tmp_path) == before
+

@@ -148,8 +148,9 @@ def read_text(path: Path, location: str) -> str:
 
 def validate_text(text: str, location: str, languages: tuple[str, ...]) -> LoadedRecord:
     """Parse and validate one file's text; raises ContentError with every problem found."""
-    data, lines = parse(text, location)
-    validator = Validator(location, lines, languages)
+    problems: list[Diagnostic] = []  # the YAML's (a key written twice), then the fields'
+    data, lines = parse(text, location, problems)
+    validator = Validator(location, lines, languages, problems)
     record = validator.record(data)
     if validator.problems or record is None:
         raise ContentError(validator.problems)
