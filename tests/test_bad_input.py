@@ -678,3 +678,17 @@ def test_every_duplicate_key_of_a_file_is_named_with_its_other_problems(base, wr
     ]
     assert _stored(base, tmp_path) == before
 
+
+@pytest.mark.sqlite_only("reading a file's values does not depend on the database")
+def test_a_text_field_takes_a_plain_value_as_written_and_an_export_gives_it_back(base, write_files, tmp_path):
+    """`headline: 2026-11-05` was refused (YAML reads a date) while `headline: 2026-11-31` was taken as text,
+    and `1.50` became 1.5: a text field now takes what the file says, whatever YAML would read it as."""
+    story = STORY.replace("slug: a-story", "slug: b-story\ntags: [2026-11-05, 1.50, yes, 0x1F, 1:30, 2026-11-31]")\
+        .replace("position: 1", "position: 2").replace("  headline: Címsor", "  headline: 2026-11-05")\
+        .replace("  headline: Headline", "  headline: 2026-11-31").replace("  summary: Summary.", "  summary: 1.50")
+    base("import", "--correction", str(write_files({"stories/b.yaml": story})))
+    shown = base("edit", "b-story").stdout
+    assert "tags:\n- '2026-11-05'\n- '1.50'\n- 'yes'\n- '0x1F'\n- '1:30'\n- '2026-11-31'\n" in shown, shown
+    assert "hu:\n  headline: '2026-11-05'\n" in shown and "en:\n  headline: '2026-11-31'\n  summary: '1.50'\n" in shown
+    base("export", str(tmp_path / "out"))
+    assert base("import", str(tmp_path / "out")).stdout.startswith("0 created, 0 updated, "), "not the same records"

@@ -149,8 +149,9 @@ def read_text(path: Path, location: str) -> str:
 def validate_text(text: str, location: str, languages: tuple[str, ...]) -> LoadedRecord:
     """Parse and validate one file's text; raises ContentError with every problem found."""
     problems: list[Diagnostic] = []  # the YAML's (a key written twice), then the fields'
-    data, lines = parse(text, location, problems)
-    validator = Validator(location, lines, languages, problems)
+    written: dict[Any, str] = {}
+    data, lines = parse(text, location, written, problems)
+    validator = Validator(location, lines, languages, problems, written=written)
     record = validator.record(data)
     if validator.problems or record is None:
         raise ContentError(validator.problems)

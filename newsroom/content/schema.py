@@ -240,6 +240,10 @@ class Validator:
     #: before files were held to numbers from 1) passes, so the record can still be shown, exported and
     #: mended; what an editor writes is held to the rule (`check` warns about such a record).
     stored: bool = False
+    #: The text as written of each plain value YAML reads as no text (`2026-11-05`, `1.50`, `yes`), by path
+    #: (see yamlio.parse): a field that holds text takes that, so a value is the same text whether YAML
+    #: could read it as a date or a number or not (`2026-11-31`, `1.5.0`).
+    written: Mapping[Path, str] = field(default_factory=dict)
 
     def fail(self, path: Path, message: str) -> None:
         line = next((self.lines[path[:i]] for i in range(len(path), -1, -1) if path[:i] in self.lines), None)
@@ -306,6 +310,8 @@ class Validator:
             if spec.required:
                 self.fail(path, f"required; expected {self._expected(spec)}")
             return None
+        if spec.type in _TEXTUAL:
+            value = self.written.get(path, value)
         check = getattr(self, f"_{spec.type}")
         return check(path, value, spec)
 
@@ -325,6 +331,7 @@ class Validator:
         # A text field is one paragraph (a title, a headline, a definition; Markdown fields hold more): a line
         # break in it, from a `|` block or a command line, would reach a feed's title or an email's Subject
         # as one, so it is a space, as a page shows it.
+        value = self.written.get(path, value)
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return self._wrong(path, value, spec)
         return _composed(_one_line(str(value).strip())) or None
@@ -462,6 +469,10 @@ class Validator:
                 return cell
             return self._wrong(path, value, spec)
         return self._text(path, value, spec)
+
+
+#: The kinds of field whose value is text: each takes a plain value as written (see Validator.written).
+_TEXTUAL = frozenset({"text", "md", "line_md", "slug", "page_slug", "relation", "enum", "url", "month", "cell"})
 
 
 def _empty(value: Any) -> bool:

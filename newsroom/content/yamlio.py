@@ -17,13 +17,16 @@ Path = tuple[str | int, ...]
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def parse(text: str, location: str, problems: list[Diagnostic] | None = None) -> tuple[Any, dict[Path, int]]:
+def parse(text: str, location: str, written: dict[Path, str] | None = None,
+          problems: list[Diagnostic] | None = None) -> tuple[Any, dict[Path, int]]:
     """Parse one YAML document; returns the data and the line of every value by path.
 
     Raises ContentError (with the parser's line) for malformed YAML, after which nothing else of the file
     can be checked. Every duplicate key (which plain YAML loaders silently collapse: the first value is
     kept here) and every key that is no plain name is named: in `problems` when given, the rest of the
     file then checked as well; else in the ContentError raised once the whole document is read.
+    `written` receives the text as written of every plain value YAML reads as something else than text
+    (`2026-11-05`, `1.50`, `yes`), by path: a text field takes that (see schema.Validator).
     """
     lines: dict[Path, int] = {}
     found: list[Diagnostic] = [] if problems is None else problems
@@ -36,7 +39,7 @@ def parse(text: str, location: str, problems: list[Diagnostic] | None = None) ->
         node = loader.get_single_node()
         if node is None:
             return None, lines
-        data = _Builder(loader, location, lines, found).construct(node, ())
+        data = _Builder(loader, location, lines, {} if written is None else written, found).construct(node, ())
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else None
@@ -56,12 +59,12 @@ _UNCHECKED = " (the file's fields are checked once it parses)"
 
 
 class _Builder:
-    """Builds a document's values from its nodes, noting each one's line, and each duplicate or non-name
-    key as a problem."""
+    """Builds a document's values from its nodes, noting each one's line (and, for a plain value YAML reads
+    as no text, its text as written), and each duplicate or non-name key as a problem."""
 
-    def __init__(self, loader: yaml.SafeLoader, location: str, lines: dict[Path, int],
+    def __init__(self, loader: yaml.SafeLoader, location: str, lines: dict[Path, int], written: dict[Path, str],
                  problems: list[Diagnostic]) -> None:
-        self.loader, self.location, self.lines, self.problems = loader, location, lines, problems
+        self.loader, self.location, self.lines, self.written, self.problems = loader, location, lines, written, problems
         self.seen: set[int] = set()
 
     def construct(self, node: Node, path: Path) -> Any:
@@ -78,7 +81,10 @@ class _Builder:
             return self._mapping(node, path)
         if isinstance(node, SequenceNode):
             return [self.construct(item, (*path, i)) for i, item in enumerate(node.value)]
-        return _scalar(self.loader, node)
+        value = _scalar(self.loader, node)
+        if value is not None and not isinstance(value, str):
+            self.written[path] = node.value
+        return value
 
     def _mapping(self, node: MappingNode, path: Path) -> dict[str, Any]:
         result: dict[str, Any] = {}
