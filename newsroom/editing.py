@@ -38,8 +38,8 @@ from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, record_key
 from newsroom.content.records import apply_page
 from newsroom.content.renaming import LINK_KINDS, UnrewrittenLink, rewrite_references
-from newsroom.content.schema import Validator
-from newsroom.content.yamlio import dotted
+from newsroom.content.schema import TEXTUAL, Validator, as_written, field_at
+from newsroom.content.yamlio import dotted, parse, plain
 from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import DELETED, RENAMED, Revision, last_versions, revision_kinds
@@ -474,12 +474,7 @@ def assign(record: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     `None` removes the field (or the item). Validation happens when the record is saved.
     """
     out = _copy(record)
-    steps: list[str | int] = []
-    for part in path.split("."):
-        match = re.fullmatch(r"([^\[\]]+)((?:\[[0-9]+\])*)", part)
-        if match is None:
-            raise ValueError(f"{path!r}: expected a field's dotted name, e.g. en.headline or sources[0].url")
-        steps += [match[1], *(int(index) for index in re.findall(r"[0-9]+", match[2]))]
+    steps = field_path(path)
     target: Any = out
     for done, (step, following) in enumerate(zip(steps, steps[1:]), 1):
         child = _item(target, step, steps[:done - 1], path) if isinstance(step, int) else target.get(step)
@@ -501,6 +496,36 @@ def assign(record: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     else:
         target[last] = value
     return out
+
+
+def field_path(path: str) -> list[str | int]:
+    """The steps of the dotted field `path`: `sources[0].url` is ["sources", 0, "url"]; ValueError if none."""
+    steps: list[str | int] = []
+    for part in path.split("."):
+        match = re.fullmatch(r"([^\[\]]+)((?:\[[0-9]+\])*)", part)
+        if match is None:
+            raise ValueError(f"{path!r}: expected a field's dotted name, e.g. en.headline or sources[0].url")
+        steps += [match[1], *(int(index) for index in re.findall(r"[0-9]+", match[2]))]
+    return steps
+
+
+def typed_value(kind: str, path: str, text: str, languages: tuple[str, ...]) -> Any:
+    """The value `edit --set path=text` gives the field `path` of a record of `kind`, read as a content file's
+    value is: a list or a mapping (`[…]`, `{…}`) as YAML (ContentError when it is not valid YAML), any other
+    text as one plain value. A text field takes it as written (`2026-11-05`, `1.50`, `yes`; see
+    Validator.written), another field as YAML reads it (`3`, `2026-11-05`); empty, `~` or `null` is None,
+    which removes the field. ValueError for a path that names no field."""
+    steps = tuple(field_path(path))
+    stripped = text.strip()
+    if not stripped:
+        return None
+    spec = field_at(kind, steps, languages)
+    if stripped[0] in "[{":
+        written: dict[Any, str] = {}
+        value, _ = parse(stripped, "--set", written)  # as content files are read (no aliases, no duplicate keys)
+        return as_written(value, spec, written, languages)
+    value = plain(stripped)
+    return text if value is not None and spec is not None and spec.type in TEXTUAL else value
 
 
 def _item(items: list[Any], index: int, where: list[str | int], path: str) -> Any:

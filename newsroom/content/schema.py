@@ -310,7 +310,7 @@ class Validator:
             if spec.required:
                 self.fail(path, f"required; expected {self._expected(spec)}")
             return None
-        if spec.type in _TEXTUAL:
+        if spec.type in TEXTUAL:
             value = self.written.get(path, value)
         check = getattr(self, f"_{spec.type}")
         return check(path, value, spec)
@@ -472,7 +472,50 @@ class Validator:
 
 
 #: The kinds of field whose value is text: each takes a plain value as written (see Validator.written).
-_TEXTUAL = frozenset({"text", "md", "line_md", "slug", "page_slug", "relation", "enum", "url", "month", "cell"})
+TEXTUAL = frozenset({"text", "md", "line_md", "slug", "page_slug", "relation", "enum", "url", "month", "cell"})
+
+
+def field_at(kind_name: str, path: Path, languages: tuple[str, ...]) -> Field | None:
+    """The field a record of kind `kind_name` has at `path` (`("en", "headline")`, `("sources", 0)`), or
+    None when it has none there."""
+    kind = kinds().get(kind_name)
+    if kind is None or not path:
+        return None
+    name = path[0]
+    spec = Field("map", fields=kind.texts) if name in languages else kind.fields.get(str(name))
+    for step in path[1:]:
+        spec = _inner(spec, step, languages) if spec is not None else None
+    return spec
+
+
+def _inner(spec: Field, step: str | int, languages: tuple[str, ...]) -> Field | None:
+    """The field inside `spec` at `step`: an item of a list, a field of a mapping, one language's text."""
+    if spec.type == "list":
+        return spec.of if isinstance(step, int) else None
+    if isinstance(step, int):
+        return None
+    if spec.type == "map":
+        return spec.fields.get(step) or (TEXT if spec.named and step in languages else None)
+    if spec.type in ("langmap", "relation"):
+        return TEXT if step in languages else None
+    if spec.type == "cell":
+        return {"value": TEXT, "not_published": TEXT, "source": Field("int")}.get(step)
+    return None
+
+
+def as_written(value: Any, spec: Field | None, written: Mapping[Path, str], languages: tuple[str, ...],
+               path: Path = ()) -> Any:
+    """`value`, read from YAML, with the plain values of its text fields as `written` has them (by path
+    within it): what a content file's text field holds (see Validator.written)."""
+    if spec is None:
+        return value
+    if isinstance(value, list):
+        return [as_written(item, _inner(spec, i, languages), written, languages, (*path, i))
+                for i, item in enumerate(value)]
+    if isinstance(value, dict):
+        return {name: as_written(item, _inner(spec, name, languages), written, languages, (*path, name))
+                for name, item in value.items()}
+    return written.get(path, value) if spec.type in TEXTUAL else value
 
 
 def _empty(value: Any) -> bool:

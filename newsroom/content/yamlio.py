@@ -124,6 +124,17 @@ def _scalar(loader: yaml.SafeLoader, node: ScalarNode) -> Any:
         return node.value
 
 
+def plain(text: str) -> Any:
+    """What YAML reads `text`, written as a plain value in a file, as: a date, a number, a yes/no, null, or
+    else the text itself (never a list or a mapping: `Chips: the week` is text)."""
+    tag = yaml.resolver.Resolver().resolve(ScalarNode, text, (True, False))
+    loader = yaml.SafeLoader("")
+    try:
+        return _scalar(loader, ScalarNode(tag, text))
+    finally:
+        loader.dispose()
+
+
 def _dotted(path: Path) -> str:
     out = ""
     for part in path:
