@@ -341,7 +341,8 @@ def test_every_problem_of_a_run_is_reported_not_just_the_first(base, write_files
                           [(f"stories/x{i}.yaml", CASES[c]) for i, c in enumerate(["unknown field", "wrong type"])]})
     result = base("import", str(folder), expect=1)
     assert "author: unknown field" in result.stderr and "position: expected a whole number" in result.stderr
-    assert "2 errors; nothing was changed" in result.stderr
+    assert f"{folder / 'stories' / 'x1.yaml'}: slug: duplicate slug 'b-story': also in " in result.stderr  # both
+    assert "3 errors; nothing was changed" in result.stderr
 
 
 def test_a_missing_path_is_reported(base, tmp_path):
@@ -692,3 +693,36 @@ def test_a_text_field_takes_a_plain_value_as_written_and_an_export_gives_it_back
     assert "hu:\n  headline: '2026-11-05'\n" in shown and "en:\n  headline: '2026-11-31'\n  summary: '1.50'\n" in shown
     base("export", str(tmp_path / "out"))
     assert base("import", str(tmp_path / "out")).stdout.startswith("0 created, 0 updated, "), "not the same records"
+
+
+@pytest.mark.sqlite_only("collecting a run's problems does not depend on the database")
+def test_an_import_names_every_problem_of_its_files_in_one_run(base, write_files, tmp_path):
+    """A story file with an unknown field and a section the site does not list was refused for its field
+    alone, and the section came with the next import; a valid file's unknown category came only once no
+    file had a problem of its own."""
+    before = _stored(base, tmp_path)
+    story = STORY.replace("slug: a-story", "slug: b-story\ncolour: red").replace("section: code", "section: nowhere")\
+        .replace("position: 1", "position: 2")
+    entry = ENTRY.replace("slug: gpu", "slug: tpu").replace("category: infrastructure", "category: chips")
+    folder = write_files({"stories/b.yaml": story, "entries/tpu.yaml": entry,
+                          "stories/c.yaml": "kind: story\nslug: [c\n"})
+    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    assert [line.removeprefix(str(folder) + "/") for line in refused] == [
+        "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure",
+        "stories/b.yaml:3: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
+        "audiences, terms, suppress_terms, sources, hu, en",
+        "stories/b.yaml:5: section: unknown section 'nowhere'; known: code",
+        "stories/c.yaml:3: malformed YAML: while parsing a flow sequence did not find expected ',' or ']' (the "
+        "file's fields are checked once it parses)",
+        "4 errors; nothing was changed",
+    ]
+    # Files that each read well: the unknown category, and a change to a published issue, named together.
+    folder = write_files({"stories/a.yaml": STORY.replace("Headline", "New headline"), "entries/tpu.yaml": entry})
+    refused = base("import", str(folder), expect=1).stderr.splitlines()
+    assert [line.removeprefix(str(folder) + "/") for line in refused] == [
+        "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure",
+        "stories/a.yaml: issue 1 is published; to change it, import with --correction (and --reason): the change "
+        "is listed among its corrections and shown to readers",
+        "2 errors; nothing was changed",
+    ]
+    assert _stored(base, tmp_path) == before

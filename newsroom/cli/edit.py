@@ -31,9 +31,8 @@ def _parse_assignment(text: str, kind: str, languages: tuple[str, ...]) -> tuple
     try:
         return path.strip(), editing.typed_value(kind, path.strip(), raw, languages)
     except ContentError as error:
-        raise click.BadParameter(f"{text!r}: not a valid YAML list or mapping "
-                                 f"({'; '.join(f'{d.field}: {d.message}' if d.field else d.message for d in error.diagnostics)})"
-                                 ) from None
+        problems = "; ".join(f"{d.field}: {d.message}" if d.field else d.message for d in error.diagnostics)
+        raise click.BadParameter(f"{text!r}: not a valid YAML list or mapping ({problems})") from None
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--set") from None
 
