@@ -109,6 +109,12 @@ CASES = {
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("position: 1", "position: first")},
         "stories/b.yaml:5: position: expected a whole number from 1 up, got 'first'",
     ),
+    "a number too large for the database": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("position: 1",
+                                                                                  "position: 99999999999999999999")},
+        "stories/b.yaml:5: position: 99999999999999999999 is too large: expected a whole number from 1 up to "
+        "2147483647",
+    ),
     "a story's place before the first": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("position: 1", "position: 0")},
         "stories/b.yaml:5: position: expected a whole number from 1 up, got 0",

@@ -23,6 +23,8 @@ from newsroom.diagnostics import Diagnostic
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MONTH_RE = re.compile(r"^(\d{4})-(\d{2})$")
 LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$")
+#: The largest whole number a record holds (an issue's number, a story's position): the database's INTEGER.
+MAX_INT = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -386,6 +388,9 @@ class Validator:
         # Every whole number of the content counts from 1: an issue's number, a story's place, a source's.
         if isinstance(value, bool) or not isinstance(value, int) or (value < 1 and not self.stored):
             return self._wrong(path, value, spec)
+        if value > MAX_INT:  # the database's whole numbers hold no more: it stopped the import on a traceback
+            self.fail(path, f"{value} is too large: expected a whole number from 1 up to {MAX_INT}")
+            return None
         return value
 
     def _enum(self, path: Path, value: Any, spec: Field) -> str | None:
