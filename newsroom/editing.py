@@ -32,8 +32,8 @@ from issues.visibility import drafts_of
 from issues.workflow import public_issues_of, untranslated
 from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content
-from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, import_records,
-                                      former_slugs, record_query)
+from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, former_slugs,
+                                      import_records, record_query, reference_problems)
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, record_key
 from newsroom.content.records import apply_page
@@ -124,10 +124,15 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
     """
     if record.get("kind") != loaded.kind:  # said first: as another kind, every field would be unknown
         raise ContentError([_diagnostic(loaded, "an edit cannot change a record's kind or key")])
-    validator = Validator(f"{loaded.kind}:{loaded.key}", {}, languages)
+    location = f"{loaded.kind}:{loaded.key}"
+    validator = Validator(location, {}, languages)
     valid = validator.record(record)
     if validator.problems or valid is None:
-        raise ContentError(validator.problems)
+        # With what it names that does not exist (a section, a category), as far as its fields are valid:
+        # an import names them together too.
+        partial = [LoadedRecord(loaded.kind, loaded.key, valid, location)] if valid is not None else []
+        unknown = reference_problems(session, [], languages, partial)
+        raise ContentError([*validator.problems, *(problem for found in unknown.values() for problem in found)])
     if valid["kind"] != loaded.kind or record_key(loaded.kind, valid) != loaded.key:
         raise ContentError([_diagnostic(loaded, "an edit cannot change a record's kind or key")])
     current = load(session, loaded.kind, loaded.key, languages)

@@ -280,6 +280,18 @@ def test_cli_edit_reads_a_value_as_a_content_file_does(sample_cli):
             "keep one of them; b: duplicate key (also at line 1): keep one of them)") in " ".join(refused.split())
 
 
+@pytest.mark.sqlite_only("what edit names is the same on either database")
+def test_an_edit_names_what_it_sets_that_does_not_exist_with_its_other_problems(sample_cli):
+    """An unknown category was named only once the edit's other values were right, as an import's was."""
+    refused = sample_cli("edit", "entry:trainium", "--set", "category=nowhere", "--set", "level=expert", expect=1)
+    assert refused.stderr.splitlines() == [
+        "entry:trainium: category: unknown category 'nowhere'; known: business, infrastructure, methods, models, "
+        "policy",
+        "entry:trainium: level: expected one of basic, intermediate, advanced, got 'expert'",
+        "2 errors; nothing was changed",
+    ]
+
+
 def test_a_cli_edit_overtaken_by_another_editor_is_refused_cleanly(sample_cli, databases, monkeypatch):
     """`story edit` loses the race to a writer that does not take turns (an older release, a script): a
     clear message, exit 1, the other editor's change kept. Commands of this release take turns (see
