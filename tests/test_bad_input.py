@@ -188,7 +188,7 @@ CASES = {
     ),
     "duplicate slug": (
         {"stories/b.yaml": STORY, "stories/c.yaml": STORY},
-        "stories/c.yaml: slug: duplicate slug 'a-story': also in ",
+        "stories/c.yaml:2: slug: duplicate slug 'a-story': also in ",
     ),
     "duplicate key": (
         {"stories/b.yaml": STORY.replace("position: 1", "position: 1\nposition: 2")},
@@ -347,7 +347,7 @@ def test_every_problem_of_a_run_is_reported_not_just_the_first(base, write_files
                           [(f"stories/x{i}.yaml", CASES[c]) for i, c in enumerate(["unknown field", "wrong type"])]})
     result = base("import", str(folder), expect=1)
     assert "author: unknown field" in result.stderr and "position: expected a whole number" in result.stderr
-    assert f"{folder / 'stories' / 'x1.yaml'}: slug: duplicate slug 'b-story': also in " in result.stderr  # both
+    assert f"{folder / 'stories' / 'x1.yaml'}:2: slug: duplicate slug 'b-story': also in " in result.stderr  # both
     assert "3 errors; nothing was changed" in result.stderr
 
 

@@ -148,23 +148,25 @@ def read_text(path: Path, location: str) -> str:
 
 def validate_text(text: str, location: str, languages: tuple[str, ...]) -> LoadedRecord:
     """Parse and validate one file's text; raises ContentError with every problem found."""
-    item, problems = _validated(text, location, languages)
+    item, problems, _ = _validated(text, location, languages)
     if problems or item is None:
         raise ContentError(problems)
     return item
 
 
-def _validated(text: str, location: str, languages: tuple[str, ...]) -> tuple[LoadedRecord | None, list[Diagnostic]]:
-    """One file's record, as far as its fields are valid (None when it is no record of a known kind), and
-    every problem of it. Raises ContentError for YAML that does not parse: nothing else of it can be read."""
+def _validated(text: str, location: str, languages: tuple[str, ...]
+               ) -> tuple[LoadedRecord | None, list[Diagnostic], dict[Any, int]]:
+    """One file's record, as far as its fields are valid (None when it is no record of a known kind), every
+    problem of it, and the line of each of its values. Raises ContentError for YAML that does not parse:
+    nothing else of it can be read."""
     problems: list[Diagnostic] = []  # the YAML's (a key written twice), then the fields'
     written: dict[Any, str] = {}
     data, lines = parse(text, location, written, problems)
     validator = Validator(location, lines, languages, problems, written=written)
     record = validator.record(data)
     if record is None:
-        return None, problems
-    return LoadedRecord(record["kind"], record_key(record["kind"], record), record, location), problems
+        return None, problems, lines
+    return LoadedRecord(record["kind"], record_key(record["kind"], record), record, location), problems, lines
 
 
 @dataclass
@@ -202,7 +204,7 @@ def read_content(paths: Iterable[Path], languages: tuple[str, ...], *, keep: boo
         location = str(path)
         try:
             text = read_text(path, location)
-            item, found = _validated(text, location, languages)
+            item, found, lines = _validated(text, location, languages)
         except ContentError as error:
             problems.extend(error.diagnostics)
             continue
@@ -213,7 +215,7 @@ def read_content(paths: Iterable[Path], languages: tuple[str, ...], *, keep: boo
         if not key_field or key_field in item.record:  # (one that is not valid is named already)
             identity = (_table(item.kind), item.key)
             if identity in seen:
-                problems.append(Diagnostic(location, None, key_field or "kind",
+                problems.append(Diagnostic(location, lines.get((key_field or "kind",)), key_field or "kind",
                                            f"duplicate {key_field or 'kind'} {item.key!r}: also in {seen[identity]}"))
                 found = [*found, problems[-1]]
             seen.setdefault(identity, location)
