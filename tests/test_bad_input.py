@@ -209,7 +209,7 @@ CASES = {
             [f"x0: &a0 [{', '.join(['lol'] * 9)}]"] + [f"x{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]"
                                                         for i in range(1, 9)])).replace("  summary: Summary.",
                                                                                         "  summary: *a8")},
-        "stories/b.yaml: x1[0]: a YAML alias of the value at line 3: content files take no anchors (&name) or "
+        "stories/b.yaml:4: x1[0]: a YAML alias of the value at line 3: content files take no anchors (&name) or "
         "aliases (*name); write the value out",
     ),
     "unknown kind": (
@@ -732,3 +732,19 @@ def test_an_import_names_every_problem_of_its_files_in_one_run(base, write_files
         "2 errors; nothing was changed",
     ]
     assert _stored(base, tmp_path) == before
+
+
+@pytest.mark.sqlite_only("reading a file's values does not depend on the database")
+def test_a_yaml_alias_is_named_at_its_line_with_the_file_s_other_problems(base, write_files):
+    """An alias stopped the reading of its file: its other problems came with the next import. It stands for
+    no value now (no required field is said to be missing for it), and the value it names is not read again."""
+    story = STORY.replace("slug: a-story", "slug: &s b-story\ncolour: red").replace("section: code", "section: *s")
+    folder = write_files({"stories/b.yaml": story})
+    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    assert [line.removeprefix(str(folder) + "/") for line in refused] == [
+        "stories/b.yaml:3: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
+        "audiences, terms, suppress_terms, sources, hu, en",
+        "stories/b.yaml:5: section: a YAML alias of the value at line 2: content files take no anchors (&name) or "
+        "aliases (*name); write the value out",
+        "2 errors; nothing was changed",
+    ]

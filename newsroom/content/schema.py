@@ -309,7 +309,7 @@ class Validator:
 
     def value(self, path: Path, value: Any, spec: Field) -> Any:
         if value is None or value == "" or value == [] or value == {}:
-            if spec.required:
+            if spec.required and not any(p.field == dotted(path) for p in self.problems):  # (an alias there)
                 self.fail(path, f"required; expected {self._expected(spec)}")
             return None
         if spec.type in TEXTUAL:

@@ -23,7 +23,7 @@ def parse(text: str, location: str, written: dict[Path, str] | None = None,
 
     Raises ContentError (with the parser's line) for malformed YAML, after which nothing else of the file
     can be checked. Every duplicate key (which plain YAML loaders silently collapse: the first value is
-    kept here) and every key that is no plain name is named: in `problems` when given, the rest of the
+    kept here), every key that is no plain name and every alias (no value here) is named: in `problems` when given, the rest of the
     file then checked as well; else in the ContentError raised once the whole document is read.
     `written` receives the text as written of every plain value YAML reads as something else than text
     (`2026-11-05`, `1.50`, `yes`), by path: a text field takes that (see schema.Validator).
@@ -60,27 +60,30 @@ _UNCHECKED = " (the file's fields are checked once it parses)"
 
 class _Builder:
     """Builds a document's values from its nodes, noting each one's line (and, for a plain value YAML reads
-    as no text, its text as written), and each duplicate or non-name key as a problem."""
+    as no text, its text as written), and each duplicate or non-name key and each alias as a problem."""
 
     def __init__(self, loader: yaml.SafeLoader, location: str, lines: dict[Path, int], written: dict[Path, str],
                  problems: list[Diagnostic]) -> None:
         self.loader, self.location, self.lines, self.written, self.problems = loader, location, lines, written, problems
         self.seen: set[int] = set()
 
-    def construct(self, node: Node, path: Path) -> Any:
+    def construct(self, node: Node, path: Path, where: int | None = None) -> Any:
+        """The value of `node` at `path`; `where` is the line of its key (or its list), for an alias, whose
+        node is the one it names, at that one's line."""
         if id(node) in self.seen:
             # An alias (*name) of a value anchored (&name) earlier. Content files have no use for them (an
-            # export writes none), and aliases of aliases make a few lines stand for billions of values:
-            # the file is read no further.
-            raise ContentError([Diagnostic(self.location, None, _dotted(path), (
+            # export writes none), and aliases of aliases make a few lines stand for billions of values: it
+            # is named, and stands for no value (the one it names is not read again).
+            self.problems.append(Diagnostic(self.location, where, _dotted(path), (
                 f"a YAML alias of the value at line {node.start_mark.line + 1}: content files take no anchors "
-                "(&name) or aliases (*name); write the value out"))])
+                "(&name) or aliases (*name); write the value out")))
+            return None
         self.seen.add(id(node))
         self.lines[path] = node.start_mark.line + 1
         if isinstance(node, MappingNode):
             return self._mapping(node, path)
         if isinstance(node, SequenceNode):
-            return [self.construct(item, (*path, i)) for i, item in enumerate(node.value)]
+            return [self.construct(item, (*path, i), self.lines[path]) for i, item in enumerate(node.value)]
         value = _scalar(self.loader, node)
         if value is not None and not isinstance(value, str):
             self.written[path] = node.value
@@ -99,7 +102,7 @@ class _Builder:
                 self.problems.append(Diagnostic(self.location, line, _dotted((*path, key)), (
                     f"duplicate key (also at line {self.lines[(*path, key)]}): keep one of them")))
                 continue
-            result[key] = self.construct(value_node, (*path, key))
+            result[key] = self.construct(value_node, (*path, key), line)
             self.lines[(*path, key)] = line  # editors look for the key
         return result
 
