@@ -312,7 +312,7 @@ class Validator:
             if spec.required and not any(p.field == dotted(path) for p in self.problems):  # (an alias there)
                 self.fail(path, f"required; expected {self._expected(spec)}")
             return None
-        if spec.type in TEXTUAL:
+        if self.written and spec.type in TEXTUAL:  # (none for a record read back from the database)
             value = self.written.get(path, value)
         check = getattr(self, f"_{spec.type}")
         return check(path, value, spec)
@@ -333,7 +333,7 @@ class Validator:
         # A text field is one paragraph (a title, a headline, a definition; Markdown fields hold more): a line
         # break in it, from a `|` block or a command line, would reach a feed's title or an email's Subject
         # as one, so it is a space, as a page shows it.
-        value = self.written.get(path, value)
+        value = self.written.get(path, value) if self.written else value
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return self._wrong(path, value, spec)
         return _composed(_one_line(str(value).strip())) or None
