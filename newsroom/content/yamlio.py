@@ -23,8 +23,9 @@ def parse(text: str, location: str, written: dict[Path, str] | None = None,
 
     Raises ContentError (with the parser's line) for malformed YAML, after which nothing else of the file
     can be checked. Every duplicate key (which plain YAML loaders silently collapse: the first value is
-    kept here), every key that is no plain name and every alias (no value here) is named: in `problems` when given, the rest of the
-    file then checked as well; else in the ContentError raised once the whole document is read.
+    kept here), every key that is no plain name and every alias (no value here) is named: in `problems`
+    when given, the rest of the file then checked as well; else in the ContentError raised once the whole
+    document is read.
     `written` receives the text as written of every plain value YAML reads as something else than text
     (`2026-11-05`, `1.50`, `yes`), by path: a text field takes that (see schema.Validator).
     """
