@@ -32,14 +32,14 @@ from issues.visibility import drafts_of
 from issues.workflow import public_issues_of, untranslated
 from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content
-from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, import_records,
-                                      former_slugs, record_query)
+from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, former_slugs,
+                                      import_records, record_query, reference_problems)
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, record_key
 from newsroom.content.records import apply_page
 from newsroom.content.renaming import LINK_KINDS, UnrewrittenLink, rewrite_references
-from newsroom.content.schema import Validator
-from newsroom.content.yamlio import dotted
+from newsroom.content.schema import TEXTUAL, Validator, as_written, field_at
+from newsroom.content.yamlio import dotted, parse, plain
 from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import DELETED, RENAMED, Revision, last_versions, revision_kinds
@@ -124,10 +124,15 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
     """
     if record.get("kind") != loaded.kind:  # said first: as another kind, every field would be unknown
         raise ContentError([_diagnostic(loaded, "an edit cannot change a record's kind or key")])
-    validator = Validator(f"{loaded.kind}:{loaded.key}", {}, languages)
+    location = f"{loaded.kind}:{loaded.key}"
+    validator = Validator(location, {}, languages)
     valid = validator.record(record)
     if validator.problems or valid is None:
-        raise ContentError(validator.problems)
+        # With what it names that does not exist (a section, a category), as far as its fields are valid:
+        # an import names them together too.
+        partial = [LoadedRecord(loaded.kind, loaded.key, valid, location)] if valid is not None else []
+        unknown = reference_problems(session, [], languages, partial)
+        raise ContentError([*validator.problems, *(problem for found in unknown.values() for problem in found)])
     if valid["kind"] != loaded.kind or record_key(loaded.kind, valid) != loaded.key:
         raise ContentError([_diagnostic(loaded, "an edit cannot change a record's kind or key")])
     current = load(session, loaded.kind, loaded.key, languages)
@@ -474,12 +479,7 @@ def assign(record: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     `None` removes the field (or the item). Validation happens when the record is saved.
     """
     out = _copy(record)
-    steps: list[str | int] = []
-    for part in path.split("."):
-        match = re.fullmatch(r"([^\[\]]+)((?:\[[0-9]+\])*)", part)
-        if match is None:
-            raise ValueError(f"{path!r}: expected a field's dotted name, e.g. en.headline or sources[0].url")
-        steps += [match[1], *(int(index) for index in re.findall(r"[0-9]+", match[2]))]
+    steps = field_path(path)
     target: Any = out
     for done, (step, following) in enumerate(zip(steps, steps[1:]), 1):
         child = _item(target, step, steps[:done - 1], path) if isinstance(step, int) else target.get(step)
@@ -501,6 +501,36 @@ def assign(record: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     else:
         target[last] = value
     return out
+
+
+def field_path(path: str) -> list[str | int]:
+    """The steps of the dotted field `path`: `sources[0].url` is ["sources", 0, "url"]; ValueError if none."""
+    steps: list[str | int] = []
+    for part in path.split("."):
+        match = re.fullmatch(r"([^\[\]]+)((?:\[[0-9]+\])*)", part)
+        if match is None:
+            raise ValueError(f"{path!r}: expected a field's dotted name, e.g. en.headline or sources[0].url")
+        steps += [match[1], *(int(index) for index in re.findall(r"[0-9]+", match[2]))]
+    return steps
+
+
+def typed_value(kind: str, path: str, text: str, languages: tuple[str, ...]) -> Any:
+    """The value `edit --set path=text` gives the field `path` of a record of `kind`, read as a content file's
+    value is: a list or a mapping (`[…]`, `{…}`) as YAML (ContentError when it is not valid YAML), any other
+    text as one plain value. A text field takes it as written (`2026-11-05`, `1.50`, `yes`; see
+    Validator.written), another field as YAML reads it (`3`, `2026-11-05`); empty, `~` or `null` is None,
+    which removes the field. ValueError for a path that names no field."""
+    steps = tuple(field_path(path))
+    stripped = text.strip()
+    if not stripped:
+        return None
+    spec = field_at(kind, steps, languages)
+    if stripped[0] in "[{":
+        written: dict[Any, str] = {}
+        value, _ = parse(stripped, "--set", written)  # as content files are read (no aliases, no duplicate keys)
+        return as_written(value, spec, written, languages)
+    value = plain(stripped)
+    return text if value is not None and spec is not None and spec.type in TEXTUAL else value
 
 
 def _item(items: list[Any], index: int, where: list[str | int], path: str) -> Any:

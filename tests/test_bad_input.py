@@ -109,6 +109,12 @@ CASES = {
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("position: 1", "position: first")},
         "stories/b.yaml:5: position: expected a whole number from 1 up, got 'first'",
     ),
+    "a number too large for the database": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("position: 1",
+                                                                                  "position: 99999999999999999999")},
+        "stories/b.yaml:5: position: 99999999999999999999 is too large: expected a whole number from 1 up to "
+        "2147483647",
+    ),
     "a story's place before the first": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("position: 1", "position: 0")},
         "stories/b.yaml:5: position: expected a whole number from 1 up, got 0",
@@ -182,7 +188,7 @@ CASES = {
     ),
     "duplicate slug": (
         {"stories/b.yaml": STORY, "stories/c.yaml": STORY},
-        "stories/c.yaml: slug: duplicate slug 'a-story': also in ",
+        "stories/c.yaml:2: slug: duplicate slug 'a-story': also in ",
     ),
     "duplicate key": (
         {"stories/b.yaml": STORY.replace("position: 1", "position: 1\nposition: 2")},
@@ -203,7 +209,7 @@ CASES = {
             [f"x0: &a0 [{', '.join(['lol'] * 9)}]"] + [f"x{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]"
                                                         for i in range(1, 9)])).replace("  summary: Summary.",
                                                                                         "  summary: *a8")},
-        "stories/b.yaml: x1[0]: a YAML alias of the value at line 3: content files take no anchors (&name) or "
+        "stories/b.yaml:4: x1[0]: a YAML alias of the value at line 3: content files take no anchors (&name) or "
         "aliases (*name); write the value out",
     ),
     "unknown kind": (
@@ -341,7 +347,8 @@ def test_every_problem_of_a_run_is_reported_not_just_the_first(base, write_files
                           [(f"stories/x{i}.yaml", CASES[c]) for i, c in enumerate(["unknown field", "wrong type"])]})
     result = base("import", str(folder), expect=1)
     assert "author: unknown field" in result.stderr and "position: expected a whole number" in result.stderr
-    assert "2 errors; nothing was changed" in result.stderr
+    assert f"{folder / 'stories' / 'x1.yaml'}:2: slug: duplicate slug 'b-story': also in " in result.stderr  # both
+    assert "3 errors; nothing was changed" in result.stderr
 
 
 def test_a_missing_path_is_reported(base, tmp_path):
@@ -656,3 +663,88 @@ def test_a_folder_s_hidden_files_are_no_content_and_a_link_to_nothing_is_named(b
                        "there: mend or remove the link", "1 error; nothing was changed"], refused
     (folder / "stories" / "gone.yaml").unlink()
     assert base("import", "--correction", str(folder)).stdout.startswith("1 created")
+
+
+@pytest.mark.sqlite_only("reading a file's values does not depend on the database")
+def test_every_duplicate_key_of_a_file_is_named_with_its_other_problems(base, write_files, tmp_path):
+    """A file with a key written twice was refused for its first such key alone: the next, and the file's
+    other problems, came one import at a time."""
+    before = _stored(base, tmp_path)
+    story = STORY.replace("slug: a-story", "slug: b-story\nslug: c-story").replace(
+        "position: 1", "position: 2\ncolour: red\nposition: 3").replace("  headline: Címsor\n",
+                                                                         "  headline: Címsor\n  headline: Más\n")
+    folder = write_files({"stories/b.yaml": story})
+    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    assert [line.removeprefix(str(folder) + "/") for line in refused] == [
+        "stories/b.yaml:3: slug: duplicate key (also at line 2): keep one of them",
+        "stories/b.yaml:7: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
+        "audiences, terms, suppress_terms, sources, hu, en",
+        "stories/b.yaml:8: position: duplicate key (also at line 6): keep one of them",
+        "stories/b.yaml:13: hu.headline: duplicate key (also at line 12): keep one of them",
+        "4 errors; nothing was changed",
+    ]
+    assert _stored(base, tmp_path) == before
+
+
+@pytest.mark.sqlite_only("reading a file's values does not depend on the database")
+def test_a_text_field_takes_a_plain_value_as_written_and_an_export_gives_it_back(base, write_files, tmp_path):
+    """`headline: 2026-11-05` was refused (YAML reads a date) while `headline: 2026-11-31` was taken as text,
+    and `1.50` became 1.5: a text field now takes what the file says, whatever YAML would read it as."""
+    story = STORY.replace("slug: a-story", "slug: b-story\ntags: [2026-11-05, 1.50, yes, 0x1F, 1:30, 2026-11-31]")\
+        .replace("position: 1", "position: 2").replace("  headline: Címsor", "  headline: 2026-11-05")\
+        .replace("  headline: Headline", "  headline: 2026-11-31").replace("  summary: Summary.", "  summary: 1.50")
+    base("import", "--correction", str(write_files({"stories/b.yaml": story})))
+    shown = base("edit", "b-story").stdout
+    assert "tags:\n- '2026-11-05'\n- '1.50'\n- 'yes'\n- '0x1F'\n- '1:30'\n- '2026-11-31'\n" in shown, shown
+    assert "hu:\n  headline: '2026-11-05'\n" in shown and "en:\n  headline: '2026-11-31'\n  summary: '1.50'\n" in shown
+    base("export", str(tmp_path / "out"))
+    assert base("import", str(tmp_path / "out")).stdout.startswith("0 created, 0 updated, "), "not the same records"
+
+
+@pytest.mark.sqlite_only("collecting a run's problems does not depend on the database")
+def test_an_import_names_every_problem_of_its_files_in_one_run(base, write_files, tmp_path):
+    """A story file with an unknown field and a section the site does not list was refused for its field
+    alone, and the section came with the next import; a valid file's unknown category came only once no
+    file had a problem of its own."""
+    before = _stored(base, tmp_path)
+    story = STORY.replace("slug: a-story", "slug: b-story\ncolour: red").replace("section: code", "section: nowhere")\
+        .replace("position: 1", "position: 2")
+    entry = ENTRY.replace("slug: gpu", "slug: tpu").replace("category: infrastructure", "category: chips")
+    folder = write_files({"stories/b.yaml": story, "entries/tpu.yaml": entry,
+                          "stories/c.yaml": "kind: story\nslug: [c\n"})
+    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    assert [line.removeprefix(str(folder) + "/") for line in refused] == [
+        "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure",
+        "stories/b.yaml:3: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
+        "audiences, terms, suppress_terms, sources, hu, en",
+        "stories/b.yaml:5: section: unknown section 'nowhere'; known: code",
+        "stories/c.yaml:3: malformed YAML: while parsing a flow sequence did not find expected ',' or ']' (the "
+        "file's fields are checked once it parses)",
+        "4 errors; nothing was changed",
+    ]
+    # Files that each read well: the unknown category, and a change to a published issue, named together.
+    folder = write_files({"stories/a.yaml": STORY.replace("Headline", "New headline"), "entries/tpu.yaml": entry})
+    refused = base("import", str(folder), expect=1).stderr.splitlines()
+    assert [line.removeprefix(str(folder) + "/") for line in refused] == [
+        "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure",
+        "stories/a.yaml: issue 1 is published; to change it, import with --correction (and --reason): the change "
+        "is listed among its corrections and shown to readers",
+        "2 errors; nothing was changed",
+    ]
+    assert _stored(base, tmp_path) == before
+
+
+@pytest.mark.sqlite_only("reading a file's values does not depend on the database")
+def test_a_yaml_alias_is_named_at_its_line_with_the_file_s_other_problems(base, write_files):
+    """An alias stopped the reading of its file: its other problems came with the next import. It stands for
+    no value now (no required field is said to be missing for it), and the value it names is not read again."""
+    story = STORY.replace("slug: a-story", "slug: &s b-story\ncolour: red").replace("section: code", "section: *s")
+    folder = write_files({"stories/b.yaml": story})
+    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    assert [line.removeprefix(str(folder) + "/") for line in refused] == [
+        "stories/b.yaml:3: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
+        "audiences, terms, suppress_terms, sources, hu, en",
+        "stories/b.yaml:5: section: a YAML alias of the value at line 2: content files take no anchors (&name) or "
+        "aliases (*name); write the value out",
+        "2 errors; nothing was changed",
+    ]

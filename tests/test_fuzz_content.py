@@ -109,6 +109,26 @@ def test_random_mappings_are_validated_and_valid_ones_are_fixed_points(record: d
         assert dump(again.record) == dump(loaded.record)
 
 
+#: Plain values YAML reads as no text: numbers in every form it knows, yes/no, dates and times, and values
+#: of those forms that are none (`2026-11-31`), which it reads as text.
+PLAIN = st.one_of(st.integers().map(str), st.floats(allow_nan=False).map(str), st.dates().map(str),
+                  st.sampled_from(["007", "0x1F", "0o17", "+12", "1_000", "1:30", "1.50", ".5", "-.inf", ".NaN",
+                                   "yes", "No", "ON", "off", "true", "False", "2026-11-31", "2026-02-30",
+                                   "2026-11-05 10:00:00", "2026-11-05T07:00:00+01:00", "1e400"]))
+
+
+@FUZZ
+@given(PLAIN, PLAIN)
+@example("2026-11-05", "2026-11-31")
+def test_a_plain_value_in_a_text_field_is_its_text_as_written_and_exports_back(headline: str, tag: str) -> None:
+    story = (f"kind: story\nslug: s\nissue: 1\nsection: code\nposition: 1\ntags: [{tag}]\n"
+             f"hu:\n  headline: {headline}\n  summary: {tag}\n")
+    loaded = validate_text(story, "fuzz.yaml", LANGUAGES)
+    assert (loaded.record["hu"]["headline"], loaded.record["hu"]["summary"], loaded.record["tags"]) == \
+        (headline, tag, [tag])
+    assert validate_text(dump(loaded.record), "again.yaml", LANGUAGES).record == loaded.record
+
+
 @settings(max_examples=8, deadline=None)
 @given(st.sampled_from(["\u0301", "\u200d", "\u202e", "a", "ő", "👩\u200d💻", "[1]", "*"]))
 def test_long_fields_are_read_or_refused(piece: str) -> None:

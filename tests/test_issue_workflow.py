@@ -215,6 +215,17 @@ en: {headline: From a file, summary: English text.}
     result = desk("story", "add", "14", "--file", str(bad / "story.yaml"), expect=1)
     assert f"{bad / 'story.yaml'}:3: sources[0].url: expected an http(s) or mailto URL, got 'not-a-url'" \
         in result.stderr.splitlines()
+    # A text field takes a plain value as written, as an import does (YAML reads a date and a number here).
+    dated = write_files({"story.yaml": """\
+section: science
+tags: [2026-11-05]
+sources: [{publisher: Nature, title: A paper, url: "https://example.org/paper"}]
+hu: {headline: 2026-11-05, summary: Magyar szöveg.}
+en: {headline: 1.50, summary: English text.}
+"""})
+    desk("story", "add", "14", "--file", str(dated / "story.yaml"), "--slug", "dated")
+    shown = desk("edit", "dated").stdout
+    assert "tags:\n- '2026-11-05'\n" in shown and "headline: '2026-11-05'" in shown and "headline: '1.50'" in shown
 
 
 def test_stories_move_between_sections_and_positions(desk):

@@ -264,6 +264,34 @@ def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
         assert "not a valid YAML list or mapping" in refused.stderr and says in refused.stderr, refused.stderr
 
 
+@pytest.mark.sqlite_only("reading a --set value does not depend on the database")
+def test_cli_edit_reads_a_value_as_a_content_file_does(sample_cli):
+    """`--set en.headline=007` stored '7', a tag `[2026-11-05]` was refused as a date and `[1.50]` stored '1.5',
+    where a file gives the text as written; and of a mapping's keys written twice only the first was named."""
+    story = "i13-anthropic-rainier-expansion"
+    sample_cli("edit", story, "--set", "en.headline=007", "--set", "hu.headline=2026-11-05", "--set",
+               "tags=[2026-11-05, 1.50, yes]", "--set", "sources[0].title=1.50", "--set", "position=0x02",
+               "--correction")
+    record = yaml.safe_load(sample_cli("edit", f"story:{story}").stdout)
+    assert (record["en"]["headline"], record["hu"]["headline"], record["tags"], record["sources"][0]["title"],
+            record["position"]) == ("007", "2026-11-05", ["2026-11-05", "1.50", "yes"], "1.50", 2)
+    refused = sample_cli("edit", story, "--set", "tags={a: 1, a: 2, b: 1, b: 3}", "--correction", expect=2).stderr
+    assert ("'tags={a: 1, a: 2, b: 1, b: 3}': not a valid YAML list or mapping (a: duplicate key (also at line 1): "
+            "keep one of them; b: duplicate key (also at line 1): keep one of them)") in " ".join(refused.split())
+
+
+@pytest.mark.sqlite_only("what edit names is the same on either database")
+def test_an_edit_names_what_it_sets_that_does_not_exist_with_its_other_problems(sample_cli):
+    """An unknown category was named only once the edit's other values were right, as an import's was."""
+    refused = sample_cli("edit", "entry:trainium", "--set", "category=nowhere", "--set", "level=expert", expect=1)
+    assert refused.stderr.splitlines() == [
+        "entry:trainium: category: unknown category 'nowhere'; known: business, infrastructure, methods, models, "
+        "policy",
+        "entry:trainium: level: expected one of basic, intermediate, advanced, got 'expert'",
+        "2 errors; nothing was changed",
+    ]
+
+
 def test_a_cli_edit_overtaken_by_another_editor_is_refused_cleanly(sample_cli, databases, monkeypatch):
     """`story edit` loses the race to a writer that does not take turns (an older release, a script): a
     clear message, exit 1, the other editor's change kept. Commands of this release take turns (see

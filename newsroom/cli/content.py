@@ -16,8 +16,8 @@ from newsroom.checks import check_content
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
-from newsroom.content.importer import ImportResult
-from newsroom.content.reader import read_files
+from newsroom.content.importer import ImportResult, reference_problems
+from newsroom.content.reader import Reading, read_content
 from newsroom.db.migrate import upgrade
 from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
@@ -46,7 +46,10 @@ def _import(app: App, paths: list[Path], force: bool = False, editor: str = "imp
 def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason: str | None, prune: bool,
                   correction: bool, checked: bool, dry_run: bool, sample: bool = False) -> ImportResult:
     languages = app.settings.languages
-    loaded = read_files(paths, languages, keep=False)
+    reading = read_content(paths, languages, keep=False)
+    if reading.problems:
+        raise ContentError([*reading.problems, *_reference_problems(app, reading)])
+    loaded = reading.loaded
     bases = None if force else manifest.bases_for(loaded)
     if sample:
         # Each file as the version the sample makes (1) exported it: a record an editor changed or deleted
@@ -74,6 +77,17 @@ def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason:
         if dry_run:
             raise _DryRun(result)  # rolls the transaction back
     return result
+
+
+def _reference_problems(app: App, reading: Reading) -> list[Diagnostic]:
+    """The sections, categories, audiences and issues that files with problems, or the others, name and that
+    do not exist: named in the same run as the files' own problems (none when there is no database yet)."""
+    try:
+        with app.reading() as session:
+            found = reference_problems(session, reading.loaded, app.settings.languages, reading.partial)
+    except click.ClickException:  # no database, or none `newsroom init` made: the files' problems come first
+        return []
+    return [problem for problems in found.values() for problem in problems]
 
 
 def _removed_records(session: Session, removed: list[tuple[Path, manifest.Base]], languages: tuple[str, ...]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import click
@@ -12,34 +11,30 @@ from issues.revisions import Change
 from issues.workflow import recheck_after_change, status_advice
 from newsroom import editing
 from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, report
-from newsroom.content.yamlio import dump, parse
+from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import DELETED
 
 KIND = click.Choice(editing.KINDS)
 
 
-def _parse_assignment(text: str) -> tuple[str, Any]:
-    """`field=value`: `[a, b]` and `{…}` are read as YAML, whole numbers as numbers, the rest as text as typed.
+def _parse_assignment(text: str, kind: str, languages: tuple[str, ...]) -> tuple[str, Any]:
+    """`field=value`, its value read as a content file's (see editing.typed_value): `[a, b]` and `{…}` as
+    YAML, a text field's value as typed, another's as YAML reads it (a number, a date).
 
-    `field=` removes the field. Plain text is never read as YAML, so `en.headline=Chips: the week`
-    stays a headline instead of turning into a mapping.
+    `field=` removes the field. Plain text is never read as a YAML mapping, so `en.headline=Chips: the week`
+    stays a headline.
     """
     if "=" not in text:
         raise click.BadParameter(f"{text!r}: expected FIELD=VALUE, e.g. en.headline='A new headline'")
     path, raw = text.split("=", 1)
-    stripped = raw.strip()
-    if not stripped:
-        return path.strip(), None
-    if stripped[0] in "[{":
-        try:  # read as content files are (no aliases, no duplicate keys)
-            return path.strip(), parse(stripped, "--set")[0]
-        except ContentError as error:
-            raise click.BadParameter(f"{text!r}: not a valid YAML list or mapping "
-                                     f"({'; '.join(d.message for d in error.diagnostics)})") from None
-    if re.fullmatch(r"-?[0-9]{1,18}", stripped):
-        return path.strip(), int(stripped)
-    return path.strip(), raw
+    try:
+        return path.strip(), editing.typed_value(kind, path.strip(), raw, languages)
+    except ContentError as error:
+        problems = "; ".join(f"{d.field}: {d.message}" if d.field else d.message for d in error.diagnostics)
+        raise click.BadParameter(f"{text!r}: not a valid YAML list or mapping ({problems})") from None
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--set") from None
 
 
 def _named(key: str, kind: str | None) -> tuple[str | None, str]:
@@ -85,7 +80,7 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
             loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
         record, paths = loaded.record, set()
         for assignment in assignments:
-            path, value = _parse_assignment(assignment)
+            path, value = _parse_assignment(assignment, loaded.kind, app.settings.languages)
             try:
                 record = editing.assign(record, path, value)
             except ValueError as error:

@@ -253,8 +253,9 @@ def _story_file(path: Path, number: int, languages: tuple[str, ...]) -> dict[str
     """A story file's fields, checked with file:line places; issue, slug, section and position may be left
     out (the command and the issue supply them)."""
     location = str(path)
+    written: dict[Any, str] = {}  # a plain value's text as written, for a text field (see Validator.written)
     try:
-        data, lines = parse(read_text(path, location), location)
+        data, lines = parse(read_text(path, location), location, written)
     except OSError as error:
         raise ContentError([Diagnostic(location, None, "", f"cannot read: {error.strerror}")]) from None
     if not isinstance(data, dict):
@@ -262,11 +263,11 @@ def _story_file(path: Path, number: int, languages: tuple[str, ...]) -> dict[str
     if data.get("kind", "story") != "story":
         raise ContentError([Diagnostic(location, None, "kind", f"expected a story, got {data.get('kind')!r}")])
     defaults = {"slug": "story", "issue": number, "section": "section", "position": 1}
-    validator = Validator(location, lines, languages)
-    validator.record({**defaults, **data, "kind": "story"})
-    if validator.problems:
+    validator = Validator(location, lines, languages, written=written)
+    record = validator.record({**defaults, **data, "kind": "story"})
+    if validator.problems or record is None:
         raise ContentError(validator.problems)
-    return {key: value for key, value in data.items() if key != "kind"}
+    return {key: value for key, value in record.items() if key in data and key != "kind"}
 
 
 def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:

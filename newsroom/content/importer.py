@@ -90,16 +90,18 @@ def import_records(
     (see models.RENAMED). The caller owns the transaction: on ContentError it rolls back.
     """
     by_kind = sorted(loaded, key=lambda item: ORDER.index(item.kind))
-    _check_references(session, by_kind, languages)
+    unknown = reference_problems(session, by_kind, languages)
+    conflicts: list[Diagnostic] = [problem for problems in unknown.values() for problem in problems]
     # A story added to an issue published before this import is a correction readers are shown, as with
     # `story add --correction`; not one whose issue this import itself publishes (or restores).
     published = set(session.scalars(select(Issue.number).where(Issue.status == "published")))
     kept = last_versions(session)  # a record created under a deleted one's key goes on from its versions
     hashes = stored_hashes(session, by_kind)
     result = ImportResult()
-    conflicts: list[Diagnostic] = []
     lookups: dict[tuple[str, Any], Any] = {}  # the issues and sections stories are put in, while in the session
     for done, item in enumerate(by_kind, 1):
+        if (item.kind, item.key, item.location) in unknown:
+            continue  # its problems are named: the others' are looked for too (and nothing is kept)
         base = (bases or {}).get((item.kind, item.key))
         # The records before it are flushed together every FLUSH_EVERY (below), not one by one before each
         # query of _upsert: none of its queries concerns them (each key is in one file, and the issues and
@@ -122,7 +124,7 @@ def import_records(
             session.expunge_all()
             lookups.clear()
     site = next((item for item in by_kind if item.kind == "site"), None)
-    if site is not None and not result.unchanged["site"]:
+    if site is not None and not result.unchanged["site"] and not unknown:  # (records left out may use a term)
         conflicts += _drop_unlisted_terms(session, site)
     if conflicts:
         raise ContentError(conflicts)
@@ -442,39 +444,50 @@ def record_query(kind: str, key: str, exact_kind: bool = True) -> Any:
         selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section))
 
 
-def _vocabulary(session: Session, loaded: Sequence[LoadedRecord | FileRecord]) -> dict[str, set[str]]:
+def _vocabulary(session: Session, loaded: Sequence[LoadedRecord | FileRecord], partial: Sequence[LoadedRecord]
+                ) -> dict[str, set[str] | None]:
+    """The slugs of each kind of vocabulary term: the site file's, if among the records, else the stored
+    ones; None for every kind when the site file has problems (what it lists is then not known)."""
+    if any(item.kind == "site" for item in partial):
+        return {"section": None, "category": None, "audience": None}
     site = next((item.references for item in loaded if item.kind == "site"), None)
     if site is not None:
         return {kind: {t["slug"] for t in site.get(field, [])}
                 for field, kind in (("sections", "section"), ("categories", "category"), ("audiences", "audience"))}
-    vocabulary: dict[str, set[str]] = {"section": set(), "category": set(), "audience": set()}
+    vocabulary: dict[str, set[str] | None] = {"section": set(), "category": set(), "audience": set()}
     for term in session.scalars(select(VocabularyTerm)):
-        vocabulary[term.kind].add(term.slug)
+        vocabulary[term.kind].add(term.slug)  # type: ignore[union-attr]
     return vocabulary
 
 
-def _check_references(session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...]) -> None:
-    """Refuse records that point at a section, category, audience or issue that does not exist."""
-    vocabulary = _vocabulary(session, loaded)
-    issues = {item.references["number"] for item in loaded if item.kind == "issue"}
-    issues |= set(session.scalars(select(Issue.number)))
-    problems: list[Diagnostic] = []
+def reference_problems(session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...],
+                       partial: Sequence[LoadedRecord] = ()) -> dict[tuple[str, str, str], list[Diagnostic]]:
+    """The records that point at a section, category, audience or issue that does not exist, each with
+    those problems placed in its file, at its field's line; by (kind, key, location). `partial` are records
+    of files with problems of their own, as far as their fields are valid: checked too, and what they
+    leave unknown (the site's lists, an issue's number) is not held against the others."""
+    every = [*loaded, *partial]
+    vocabulary = _vocabulary(session, loaded, partial)
+    numbers = {item.references.get("number") for item in every if item.kind == "issue"}
+    # An issue file whose number is not valid (named already) may be that of any story.
+    issues = None if None in numbers else numbers | set(session.scalars(select(Issue.number)))
+    found: dict[tuple[str, str, str], list[Diagnostic]] = {}
 
-    def need(item: LoadedRecord | FileRecord, field: str, value: Any, known: set[Any], what: str) -> None:
-        if value not in known:
+    def need(item: LoadedRecord | FileRecord, field: str, value: Any, known: set[Any] | None, what: str) -> None:
+        if value is not None and known is not None and value not in known:
             listed = ", ".join(sorted(map(str, known))) or "none defined"
-            problems.append(Diagnostic(stored_location(item.kind, item.key), None, field,
-                                       f"unknown {what} {value!r}; known: {listed}"))
+            found.setdefault((item.kind, item.key, item.location), []).append(Diagnostic(
+                stored_location(item.kind, item.key), None, field, f"unknown {what} {value!r}; known: {listed}"))
 
-    for item in loaded:
+    for item in every:
         record = item.references
         if item.kind == "story":
-            need(item, "section", record["section"], vocabulary["section"], "section")
-            need(item, "issue", record["issue"], issues, "issue number")
+            need(item, "section", record.get("section"), vocabulary["section"], "section")
+            need(item, "issue", record.get("issue"), issues, "issue number")
             for i, audience in enumerate(record.get("audiences", [])):
                 need(item, f"audiences[{i}]", audience, vocabulary["audience"], "audience")
         elif item.kind == "entry":
-            need(item, "category", record["category"], vocabulary["category"], "category")
+            need(item, "category", record.get("category"), vocabulary["category"], "category")
             for lang in languages:
                 for i, line in enumerate(record.get(lang, {}).get("affected", [])):
                     for j, audience in enumerate(line.get("audiences", [])):
@@ -483,5 +496,6 @@ def _check_references(session: Session, loaded: Sequence[LoadedRecord | FileReco
                     if "section" in line:
                         need(item, f"{lang}.affected[{i}].section", line["section"], vocabulary["section"],
                              "section")
-    if problems:
-        raise ContentError(in_files(problems, loaded))  # each in its file, at its field's line
+    # Each in its file, at its field's line (placed per record: those of partial files may share a key).
+    return {place: in_files(problems, [item]) for item in every
+            if (problems := found.get(place := (item.kind, item.key, item.location)))}

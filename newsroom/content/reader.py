@@ -148,12 +148,36 @@ def read_text(path: Path, location: str) -> str:
 
 def validate_text(text: str, location: str, languages: tuple[str, ...]) -> LoadedRecord:
     """Parse and validate one file's text; raises ContentError with every problem found."""
-    data, lines = parse(text, location)
-    validator = Validator(location, lines, languages)
+    item, problems, _ = _validated(text, location, languages)
+    if problems or item is None:
+        raise ContentError(problems)
+    return item
+
+
+def _validated(text: str, location: str, languages: tuple[str, ...]
+               ) -> tuple[LoadedRecord | None, list[Diagnostic], dict[Any, int]]:
+    """One file's record, as far as its fields are valid (None when it is no record of a known kind), every
+    problem of it, and the line of each of its values. Raises ContentError for YAML that does not parse:
+    nothing else of it can be read."""
+    problems: list[Diagnostic] = []  # the YAML's (a key written twice), then the fields'
+    written: dict[Any, str] = {}
+    data, lines = parse(text, location, written, problems)
+    validator = Validator(location, lines, languages, problems, written=written)
     record = validator.record(data)
-    if validator.problems or record is None:
-        raise ContentError(validator.problems)
-    return LoadedRecord(record["kind"], record_key(record["kind"], record), record, location)
+    if record is None:
+        return None, problems, lines
+    return LoadedRecord(record["kind"], record_key(record["kind"], record), record, location), problems, lines
+
+
+@dataclass
+class Reading:
+    """What reading content files gives: the valid records, every problem found, and the records of the
+    files with problems as far as their fields are valid (`partial`), which later checks (a section the
+    site does not list) still look at, so that one run names all the problems of a file."""
+
+    loaded: list[Any] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)
+    partial: list[LoadedRecord] = field(default_factory=list)
 
 
 def read_files(
@@ -164,36 +188,48 @@ def read_files(
     With `keep=False` each file's identity, hash and references stay in memory, and its record while
     the files read stay within `KEEP_TEXT_BYTES` (`FileRecord`): what a large import needs.
     """
+    reading = read_content(paths, languages, keep=keep)
+    if reading.problems:
+        raise ContentError(reading.problems)
+    return reading.loaded
+
+
+def read_content(paths: Iterable[Path], languages: tuple[str, ...], *, keep: bool = True) -> Reading:
+    """Read and validate every content file (see `read_files`), collecting every problem of every file."""
     files, problems = find_files(paths)
-    loaded: list[Any] = []
+    reading = Reading(problems=problems)
     seen: dict[tuple[str, str], str] = {}
     budget = KEEP_TEXT_BYTES
     for path in files:
         location = str(path)
         try:
             text = read_text(path, location)
-            item = validate_text(text, location, languages)
+            item, found, lines = _validated(text, location, languages)
         except ContentError as error:
             problems.extend(error.diagnostics)
             continue
-        identity = (_table(item.kind), item.key)
-        if identity in seen:
-            key_field = kinds()[item.kind].key or "kind"
-            problems.append(Diagnostic(location, None, key_field,
-                                       f"duplicate {key_field} {item.key!r}: also in {seen[identity]}"))
+        problems.extend(found)
+        if item is None:
             continue
-        seen[identity] = location
-        if keep:
-            loaded.append(item)
-            continue
-        held = len(text) <= budget
-        budget -= len(text) if held else 0
-        loaded.append(FileRecord.of(item, languages, held))
+        key_field = kinds()[item.kind].key
+        if not key_field or key_field in item.record:  # (one that is not valid is named already)
+            identity = (_table(item.kind), item.key)
+            if identity in seen:
+                problems.append(Diagnostic(location, lines.get((key_field or "kind",)), key_field or "kind",
+                                           f"duplicate {key_field or 'kind'} {item.key!r}: also in {seen[identity]}"))
+                found = [*found, problems[-1]]
+            seen.setdefault(identity, location)
+        if found:
+            reading.partial.append(item)
+        elif keep:
+            reading.loaded.append(item)
+        else:
+            held = len(text) <= budget
+            budget -= len(text) if held else 0
+            reading.loaded.append(FileRecord.of(item, languages, held))
     if not files and not problems:
         problems.append(Diagnostic(", ".join(str(p) for p in paths) or ".", None, "", "no content files found"))
-    if problems:
-        raise ContentError(problems)
-    return loaded
+    return reading
 
 
 def _table(kind: str) -> str:
@@ -214,8 +250,8 @@ def in_files(diagnostics: Iterable[Diagnostic], loaded: Iterable[LoadedRecord | 
             continue
         if location not in lines:
             try:
-                lines[location] = {dotted(path): line for path, line in parse(Path(location).read_text("utf-8"),
-                                                                              location)[1].items()}
+                text = Path(location).read_text("utf-8")  # (its YAML's problems are named already)
+                lines[location] = {dotted(path): line for path, line in parse(text, location, problems=[])[1].items()}
             except (OSError, UnicodeDecodeError, ContentError):  # changed or gone since it was read
                 lines[location] = {}
         field = diagnostic.field

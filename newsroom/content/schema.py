@@ -23,6 +23,8 @@ from newsroom.diagnostics import Diagnostic
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MONTH_RE = re.compile(r"^(\d{4})-(\d{2})$")
 LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$")
+#: The largest whole number a record holds (an issue's number, a story's position): the database's INTEGER.
+MAX_INT = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -242,6 +244,10 @@ class Validator:
     #: before files were held to numbers from 1) passes, so the record can still be shown, exported and
     #: mended; what an editor writes is held to the rule (`check` warns about such a record).
     stored: bool = False
+    #: The text as written of each plain value YAML reads as no text (`2026-11-05`, `1.50`, `yes`), by path
+    #: (see yamlio.parse): a field that holds text takes that, so a value is the same text whether YAML
+    #: could read it as a date or a number or not (`2026-11-31`, `1.5.0`).
+    written: Mapping[Path, str] = field(default_factory=dict)
 
     def fail(self, path: Path, message: str) -> None:
         line = next((self.lines[path[:i]] for i in range(len(path), -1, -1) if path[:i] in self.lines), None)
@@ -305,9 +311,11 @@ class Validator:
 
     def value(self, path: Path, value: Any, spec: Field) -> Any:
         if value is None or value == "" or value == [] or value == {}:
-            if spec.required:
+            if spec.required and not any(p.field == dotted(path) for p in self.problems):  # (an alias there)
                 self.fail(path, f"required; expected {self._expected(spec)}")
             return None
+        if self.written and spec.type in TEXTUAL:  # (none for a record read back from the database)
+            value = self.written.get(path, value)
         check = getattr(self, f"_{spec.type}")
         return check(path, value, spec)
 
@@ -327,6 +335,7 @@ class Validator:
         # A text field is one paragraph (a title, a headline, a definition; Markdown fields hold more): a line
         # break in it, from a `|` block or a command line, would reach a feed's title or an email's Subject
         # as one, so it is a space, as a page shows it.
+        value = self.written.get(path, value) if self.written else value
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return self._wrong(path, value, spec)
         return _composed(_one_line(str(value).strip())) or None
@@ -381,6 +390,9 @@ class Validator:
         # Every whole number of the content counts from 1: an issue's number, a story's place, a source's.
         if isinstance(value, bool) or not isinstance(value, int) or (value < 1 and not self.stored):
             return self._wrong(path, value, spec)
+        if value > MAX_INT:  # the database's whole numbers hold no more: it stopped the import on a traceback
+            self.fail(path, f"{value} is too large: expected a whole number from 1 up to {MAX_INT}")
+            return None
         return value
 
     def _enum(self, path: Path, value: Any, spec: Field) -> str | None:
@@ -464,6 +476,53 @@ class Validator:
                 return cell
             return self._wrong(path, value, spec)
         return self._text(path, value, spec)
+
+
+#: The kinds of field whose value is text: each takes a plain value as written (see Validator.written).
+TEXTUAL = frozenset({"text", "md", "line_md", "slug", "page_slug", "relation", "enum", "url", "month", "cell"})
+
+
+def field_at(kind_name: str, path: Path, languages: tuple[str, ...]) -> Field | None:
+    """The field a record of kind `kind_name` has at `path` (`("en", "headline")`, `("sources", 0)`), or
+    None when it has none there."""
+    kind = kinds().get(kind_name)
+    if kind is None or not path:
+        return None
+    name = path[0]
+    spec = Field("map", fields=kind.texts) if name in languages else kind.fields.get(str(name))
+    for step in path[1:]:
+        spec = _inner(spec, step, languages) if spec is not None else None
+    return spec
+
+
+def _inner(spec: Field, step: str | int, languages: tuple[str, ...]) -> Field | None:
+    """The field inside `spec` at `step`: an item of a list, a field of a mapping, one language's text."""
+    if spec.type == "list":
+        return spec.of if isinstance(step, int) else None
+    if isinstance(step, int):
+        return None
+    if spec.type == "map":
+        return spec.fields.get(step) or (TEXT if spec.named and step in languages else None)
+    if spec.type in ("langmap", "relation"):
+        return TEXT if step in languages else None
+    if spec.type == "cell":
+        return {"value": TEXT, "not_published": TEXT, "source": Field("int")}.get(step)
+    return None
+
+
+def as_written(value: Any, spec: Field | None, written: Mapping[Path, str], languages: tuple[str, ...],
+               path: Path = ()) -> Any:
+    """`value`, read from YAML, with the plain values of its text fields as `written` has them (by path
+    within it): what a content file's text field holds (see Validator.written)."""
+    if spec is None:
+        return value
+    if isinstance(value, list):
+        return [as_written(item, _inner(spec, i, languages), written, languages, (*path, i))
+                for i, item in enumerate(value)]
+    if isinstance(value, dict):
+        return {name: as_written(item, _inner(spec, name, languages), written, languages, (*path, name))
+                for name, item in value.items()}
+    return written.get(path, value) if spec.type in TEXTUAL else value
 
 
 def _empty(value: Any) -> bool:

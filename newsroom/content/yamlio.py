@@ -17,63 +17,95 @@ Path = tuple[str | int, ...]
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def parse(text: str, location: str) -> tuple[Any, dict[Path, int]]:
+def parse(text: str, location: str, written: dict[Path, str] | None = None,
+          problems: list[Diagnostic] | None = None) -> tuple[Any, dict[Path, int]]:
     """Parse one YAML document; returns the data and the line of every value by path.
 
-    Raises ContentError (with the parser's line) for malformed YAML and for
-    duplicate keys, which plain YAML loaders silently collapse.
+    Raises ContentError (with the parser's line) for malformed YAML, after which nothing else of the file
+    can be checked. Every duplicate key (which plain YAML loaders silently collapse: the first value is
+    kept here), every key that is no plain name and every alias (no value here) is named: in `problems`
+    when given, the rest of the file then checked as well; else in the ContentError raised once the whole
+    document is read.
+    `written` receives the text as written of every plain value YAML reads as something else than text
+    (`2026-11-05`, `1.50`, `yes`), by path: a text field takes that (see schema.Validator).
     """
     lines: dict[Path, int] = {}
+    found: list[Diagnostic] = [] if problems is None else problems
     try:
         # The reader refuses control characters already here, so this belongs inside the try.
         loader = _LOADER(text)
     except yaml.YAMLError as error:
-        raise ContentError([Diagnostic(location, None, "", f"malformed YAML: {error}")]) from None
+        raise ContentError([Diagnostic(location, None, "", f"malformed YAML: {error}{_UNCHECKED}")]) from None
     try:
         node = loader.get_single_node()
         if node is None:
             return None, lines
-        return _construct(loader, node, (), lines, location, set()), lines
+        data = _Builder(loader, location, lines, {} if written is None else written, found).construct(node, ())
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else None
         problem = " ".join(p for p in (error.context, error.problem) if p)
-        raise ContentError([Diagnostic(location, line, "", f"malformed YAML: {problem}")]) from None
+        raise ContentError([Diagnostic(location, line, "", f"malformed YAML: {problem}{_UNCHECKED}")]) from None
     except yaml.YAMLError as error:
-        raise ContentError([Diagnostic(location, None, "", f"malformed YAML: {error}")]) from None
+        raise ContentError([Diagnostic(location, None, "", f"malformed YAML: {error}{_UNCHECKED}")]) from None
     finally:
         loader.dispose()
+    if problems is None and found:
+        raise ContentError(found)
+    return data, lines
 
 
-def _construct(loader: yaml.SafeLoader, node: Node, path: Path, lines: dict[Path, int], location: str,
-               seen: set[int]) -> Any:
-    if id(node) in seen:
-        # An alias (*name) of a value anchored (&name) earlier. Content files have no use for them (an
-        # export writes none), and aliases of aliases make a few lines stand for billions of values.
-        raise ContentError([Diagnostic(location, None, _dotted(path), (
-            f"a YAML alias of the value at line {node.start_mark.line + 1}: content files take no anchors "
-            "(&name) or aliases (*name); write the value out"))])
-    seen.add(id(node))
-    lines[path] = node.start_mark.line + 1
-    if isinstance(node, MappingNode):
+#: Said after a file's YAML error: its fields cannot be read, so none of them was checked yet.
+_UNCHECKED = " (the file's fields are checked once it parses)"
+
+
+class _Builder:
+    """Builds a document's values from its nodes, noting each one's line (and, for a plain value YAML reads
+    as no text, its text as written), and each duplicate or non-name key and each alias as a problem."""
+
+    def __init__(self, loader: yaml.SafeLoader, location: str, lines: dict[Path, int], written: dict[Path, str],
+                 problems: list[Diagnostic]) -> None:
+        self.loader, self.location, self.lines, self.written, self.problems = loader, location, lines, written, problems
+        self.seen: set[int] = set()
+
+    def construct(self, node: Node, path: Path, where: int | None = None) -> Any:
+        """The value of `node` at `path`; `where` is the line of its key (or its list), for an alias, whose
+        node is the one it names, at that one's line."""
+        if id(node) in self.seen:
+            # An alias (*name) of a value anchored (&name) earlier. Content files have no use for them (an
+            # export writes none), and aliases of aliases make a few lines stand for billions of values: it
+            # is named, and stands for no value (the one it names is not read again).
+            self.problems.append(Diagnostic(self.location, where, _dotted(path), (
+                f"a YAML alias of the value at line {node.start_mark.line + 1}: content files take no anchors "
+                "(&name) or aliases (*name); write the value out")))
+            return None
+        self.seen.add(id(node))
+        self.lines[path] = node.start_mark.line + 1
+        if isinstance(node, MappingNode):
+            return self._mapping(node, path)
+        if isinstance(node, SequenceNode):
+            return [self.construct(item, (*path, i), self.lines[path]) for i, item in enumerate(node.value)]
+        value = _scalar(self.loader, node)
+        if value is not None and not isinstance(value, str):
+            self.written[path] = node.value
+        return value
+
+    def _mapping(self, node: MappingNode, path: Path) -> dict[str, Any]:
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            key = _scalar(loader, key_node) if isinstance(key_node, ScalarNode) else None
+            key = _scalar(self.loader, key_node) if isinstance(key_node, ScalarNode) else None
+            line = key_node.start_mark.line + 1
             if not isinstance(key, (str, int)) or isinstance(key, bool):
-                raise ContentError(
-                    [Diagnostic(location, key_node.start_mark.line + 1, _dotted(path), "keys must be plain names")]
-                )
+                self.problems.append(Diagnostic(self.location, line, _dotted(path), "keys must be plain names"))
+                continue
             key = str(key)
             if key in result:
-                raise ContentError(
-                    [Diagnostic(location, key_node.start_mark.line + 1, _dotted((*path, key)), "duplicate key")]
-                )
-            result[key] = _construct(loader, value_node, (*path, key), lines, location, seen)
-            lines[(*path, key)] = key_node.start_mark.line + 1  # editors look for the key
+                self.problems.append(Diagnostic(self.location, line, _dotted((*path, key)), (
+                    f"duplicate key (also at line {self.lines[(*path, key)]}): keep one of them")))
+                continue
+            result[key] = self.construct(value_node, (*path, key), line)
+            self.lines[(*path, key)] = line  # editors look for the key
         return result
-    if isinstance(node, SequenceNode):
-        return [_construct(loader, item, (*path, i), lines, location, seen) for i, item in enumerate(node.value)]
-    return _scalar(loader, node)
 
 
 _STR = "tag:yaml.org,2002:str"
@@ -96,6 +128,17 @@ def _scalar(loader: yaml.SafeLoader, node: ScalarNode) -> Any:
         return node.value
 
 
+def plain(text: str) -> Any:
+    """What YAML reads `text`, written as a plain value in a file, as: a date, a number, a yes/no, null, or
+    else the text itself (never a list or a mapping: `Chips: the week` is text)."""
+    tag = yaml.resolver.Resolver().resolve(ScalarNode, text, (True, False))
+    loader = yaml.SafeLoader("")
+    try:
+        return _scalar(loader, ScalarNode(tag, text))
+    finally:
+        loader.dispose()
+
+
 def _dotted(path: Path) -> str:
     out = ""
     for part in path:
@@ -107,7 +150,7 @@ dotted = _dotted
 
 
 class _NoAliases:
-    """A dumper that writes every value out: content files take no anchors or aliases (see `_construct`)."""
+    """A dumper that writes every value out: content files take no anchors or aliases (see `_Builder`)."""
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
