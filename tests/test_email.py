@@ -131,6 +131,24 @@ def test_the_html_is_made_for_mail_clients(emails):
         assert ("gépi szerkesztéssel" if lang == "hu" else "machine editing") in body_text
 
 
+def _style(element) -> dict[str, str]:
+    """An element's inline style as {property: value}."""
+    return dict(tuple(part.strip() for part in rule.split(":", 1)) for rule in (element.get("style") or "").split(";")
+                if ":" in rule)
+
+
+def test_the_column_narrows_to_a_phone_s_width_and_stays_600_px_in_outlook(emails):
+    """A phone is narrower than 600 px: a column fixed at 600 px is shrunk to tiny text or scrolled sideways
+    there. It is fluid up to 600 px; Outlook for Windows, which ignores max-width, gets a 600 px table around it."""
+    for lang in ("hu", "en"):
+        html = (emails / f"{lang}/issue-13.html").read_text(encoding="utf-8")
+        frame = next(t for t in _html(emails / f"{lang}/issue-13.html").iter("table") if t.get("class") == "frame")
+        assert (_style(frame)["width"], _style(frame)["max-width"]) == ("100%", "600px")
+        outlook = re.search(r"<!--\[if mso\]><table\b[^>]*\bwidth=\"600\"[^>]*><tr><td><!\[endif\]-->\s*"
+                            r"<table class=\"frame\".*<!--\[if mso\]></td></tr></table><!\[endif\]-->", html, re.S)
+        assert outlook, f"{lang}: no 600 px table around the column for Outlook"
+
+
 def test_the_text_part_is_for_reading_with_numbered_links(emails):
     text = (emails / "en/issue-13.txt").read_text(encoding="utf-8")
     assert "<" not in text.replace("<https", "")

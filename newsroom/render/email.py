@@ -1,7 +1,7 @@
 """Email-ready issues: an HTML part for mail clients, a plain-text part for reading, an `.eml`.
 
 One context feeds the paired templates `templates/email/issue.html` and
-`issue.txt`. The HTML is a 600 px table layout whose CSS is inlined by
+`issue.txt`. The HTML is a table layout, fluid up to 600 px, whose CSS is inlined by
 css-inline (only the dark-mode `@media` rule stays in a `<style>`, as an
 enhancement: the look never depends on it). Content images are dropped in
 favour of their link text, because their width and height are not known and
