@@ -281,6 +281,9 @@ Az eredmények:
 - a szoftveres beállítások legalább ennyit számítottak
 """
 NOTE_LIST = "\n\nIn this issue:\n\n- the chips of three companies\n- a guide to labelling machine-written text\n"
+#: Links that read as their own address: the text part shows each where it stands, and lists none of them again.
+NOTE_ADDRESSES = ("\nWrite to <desk@example.org>, or read the data at <https://example.org/data> and the code at "
+                  "[https://example.org/code](https://example.org/code).\n")
 
 
 @pytest.fixture(scope="module")
@@ -299,7 +302,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                           "and Data Center Engineering", "title": "Energy per token",
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
-    issue["en"]["editor_note"] += NOTE_LIST
+    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -364,6 +367,18 @@ def test_the_text_part_lists_the_links_of_the_lead_note_and_summaries(edited):
     assert _linked(hungarian, "Módszer", links) == f"{BASE}hu/method/"
     assert _linked(hungarian, "12. szám", links) == f"{BASE}hu/issues/12/"
     assert _linked(hungarian, "a Trainium", links) == f"{BASE}hu/glossary/trainium/"
+
+
+def test_a_link_that_reads_as_its_own_address_is_not_listed_twice_in_the_text_part(edited):
+    """`<https://…>` or `[https://…](https://…)` read "https://… [n]" with the same URL again under "Links":
+    the address is shown once, where it stands (mail clients make a link of it); the HTML links it."""
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert ("Write to desk@example.org, or read the data at https://example.org/data and the code at "
+            "https://example.org/code.") in " ".join(body.split())
+    addresses = {"mailto:desk@example.org", "https://example.org/data", "https://example.org/code"}
+    assert not addresses & set(references.values())
+    note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
+    assert addresses <= {a.get("href") for a in note.iter("a")}
 
 
 def test_the_text_part_keeps_paragraphs_apart_and_list_items_on_their_own_lines(edited):

@@ -911,7 +911,7 @@ class _PlainText:
         """The text of one inline run: citations (and the space before them) dropped, tags stripped; with
         `marks`, each link followed by its mark and each citation read as its mark if it has one."""
         kept: list[Token] = []
-        marks: list[str | None] = []  # per open link: the mark read after its text
+        opened: list[tuple[Token, int]] = []  # per open link: its link_open and where its text starts in `kept`
         for token in children:
             mark = self.marks.citation(token.meta["number"]) if self.marks and token.type == "citation" else None
             if mark is not None:
@@ -922,19 +922,31 @@ class _PlainText:
                     kept[-1].content = kept[-1].content.rstrip(" \t")
                 continue
             if self.marks is not None and token.type == "link_open":
-                marks.append(self._link_mark(self.marks, str(token.attrGet("href") or "")))
-            elif token.type == "link_close" and marks and (mark := marks.pop()) is not None:
-                kept.extend([token, Token("text", "", 0, content=f" {mark}")])
-                continue
+                opened.append((token, len(kept) + 1))
+            elif token.type == "link_close" and opened:
+                link, start = opened.pop()
+                # Asked at the link's end, in reading order still: a link holds no other link or citation.
+                if (mark := self._link_mark(self.marks, link, kept[start:])) is not None:
+                    kept.extend([token, Token("text", "", 0, content=f" {mark}")])
+                    continue
             kept.append(Token("text", "", 0, content=" ") if token.type == "softbreak" else token)
         html = self.md.renderer.render([Token("inline", "", 0, children=kept)], self.md.options, {})
         # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
         return _SPACES.sub(" ", html_lib.unescape(self.cleaner.clean(html))).strip()
 
     @staticmethod
-    def _link_mark(marks: TextMarks, href: str) -> str | None:
-        """The mark after a link to `href`; none for a link the HTML shows as text only (see `_prepare_link`)."""
+    def _link_mark(marks: TextMarks | None, token: Token, text: list[Token]) -> str | None:
+        """The mark after the link `token` opens, whose `text` is read; none for a link the HTML shows as text
+        only (see `_prepare_link`), nor for one that reads as its own address (`<https://…>`, `[x@y.org](mailto:…)`):
+        the address is there to read, and a mark would list it twice."""
+        href = str(token.attrGet("href") or "")
         link = _classify(href)
+        if marks is None:
+            return None
+        if link.treatment == "outside":
+            shown = "".join(part.content for part in text if part.type in ("text", "code_inline")).strip().rstrip("/")
+            if token.markup == "autolink" or shown and shown in (href.rstrip("/"), href.removeprefix("mailto:")):
+                return None
         if link.treatment == "internal":
             resolved = marks.resolve(link.kind, link.target) if link.target is not None else None
             return marks.link(resolved) if resolved is not None else None
