@@ -131,6 +131,16 @@ def test_the_html_is_made_for_mail_clients(emails):
         assert ("gépi szerkesztéssel" if lang == "hu" else "machine editing") in body_text
 
 
+def test_the_language_is_said_inside_the_body_which_webmail_keeps(emails):
+    """Gmail and other webmail show the body without <html>, and its lang with it: a screen reader would read
+    the Hungarian issue with an English voice. Everything shown sits in an element that says the language."""
+    for lang in ("hu", "en"):
+        document = _html(emails / f"{lang}/issue-13.html")
+        assert (document.get("lang"), document.get("dir")) == (lang, "ltr")
+        shown = [child for child in document.find("body") if isinstance(child.tag, str)]
+        assert [(e.tag, e.get("lang"), e.get("dir")) for e in shown] == [("div", lang, "ltr")]
+
+
 def _style(element) -> dict[str, str]:
     """An element's inline style as {property: value}."""
     return dict(tuple(part.strip() for part in rule.split(":", 1)) for rule in (element.get("style") or "").split(";")

@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 import css_inline
+from babel import Locale
 
 from issues.visibility import publication_time
 from newsroom.build import urls
@@ -180,7 +181,7 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
     if issue["status"] != "published":
         subject = f"[{_('Scheduled') if issue['status'] == 'scheduled' else _('Draft')}] {subject}"
     return {
-        "lang": lang, "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
+        "lang": lang, "dir": "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr", "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
         "title": text.get("title"), "lead_html": html(text.get("lead") or ""),
         "lead_text": lead_text, "note_html": html(text.get("editor_note") or ""), "note_text": note_text,
         "preheader": textwrap.shorten(plain_text(text.get("lead") or ""), 140, placeholder="…"), "sections": sections,
