@@ -10,7 +10,8 @@ from pathlib import Path
 import html5lib
 import pytest
 from conftest import Cli
-from sitebuild import BASE, DRAFT_ISSUE as DRAFT
+from sitebuild import BASE, ISSUE_14_STORY
+from sitebuild import DRAFT_ISSUE as DRAFT
 
 UNTRANSLATED = """\
 kind: issue
@@ -196,6 +197,20 @@ def test_an_unpublished_issue_is_refused_unless_draft(sample_cli, write_files):
     assert re.fullmatch(r"<issue-14\.en\.preview-[0-9a-f]{16}@weekly\.example\.org>", preview), preview
     sample_cli("email", "14", "--lang", "en", "--out", str(out), "--draft")
     assert _message(out / "en/issue-14.eml")["Message-ID"] == preview  # the same preview, the same message
+
+
+@pytest.mark.sqlite_only("what an email shows does not depend on the database")
+def test_an_issue_without_a_lead_has_its_headlines_as_the_inbox_preview_and_no_gap(sample_cli, write_files):
+    """With no lead the preheader was empty, and inboxes showed "View in browser" under the Subject; the text
+    part had four empty lines where the lead would be."""
+    sample_cli("import", str(write_files({"issues/0014.yaml": DRAFT, "stories/i14.yaml": ISSUE_14_STORY})))
+    out = sample_cli.cwd / "mail"
+    sample_cli("email", "14", "--lang", "en", "--out", str(out), "--draft")
+    document = _html_part(out / "en/issue-14.eml")
+    preheader = next(div for div in document.iter("div") if div.get("class") == "preheader")
+    assert preheader.text == "Scheduled story"
+    text = _message(out / "en/issue-14.eml").get_body(("plain",)).get_content().replace("\r\n", "\n")
+    assert "Dear Reader,\n\n\nCODE\n----\n\nScheduled story [1]\nOut on Monday.\n" in text, text
 
 
 def test_a_missing_translation_or_issue_is_refused(sample_cli, write_files):

@@ -184,7 +184,7 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
         "lang": lang, "dir": "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr", "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
         "title": text.get("title"), "lead_html": html(text.get("lead") or ""),
         "lead_text": lead_text, "note_html": html(text.get("editor_note") or ""), "note_text": note_text,
-        "preheader": textwrap.shorten(plain_text(text.get("lead") or ""), 140, placeholder="…"), "sections": sections,
+        "preheader": _preheader(text, sections), "sections": sections,
         "view_url": view_url, "view_ref": links.ref(view_url),
         "method_url": settings.base_url + urls.page(lang, urls.METHOD),
         "method_ref": links.ref(settings.base_url + urls.page(lang, urls.METHOD)),
@@ -194,6 +194,14 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
             value, WRAP, initial_indent=indent, subsequent_indent=indent, break_long_words=False,
             break_on_hyphens=False),
     }
+
+
+def _preheader(text: Mapping[str, Any], sections: list[dict[str, Any]]) -> str:
+    """The line an inbox shows after the Subject: the lead's start, else the editor's note's, else the headlines.
+    Empty, the inbox would show the first words of the message instead ("View in browser")."""
+    shown = plain_text(text.get("lead") or text.get("editor_note") or "") or " · ".join(
+        " ".join(str(story["headline"]).split()) for section in sections for story in section["stories"])
+    return textwrap.shorten(shown, 140, placeholder="…")
 
 
 def render_parts(context: Mapping[str, Any], templates: Path = TEMPLATES) -> tuple[bytes, bytes]:
