@@ -309,6 +309,9 @@ NOTE_LIST = "\n\nIn this issue:\n\n- the chips of three companies\n- a guide to 
 #: Links that read as their own address: the text part shows each where it stands, and lists none of them again.
 NOTE_ADDRESSES = ("\nWrite to <desk@example.org>, or read the data at <https://example.org/data> and the code at "
                   "[https://example.org/code](https://example.org/code).\n")
+#: A code block whose one line is far wider than the email.
+NOTE_CODE = ("\nTo try it:\n\n```\nNEURON_RT_VISIBLE_CORES=0-31,NEURON_CC_FLAGS=--model-type=transformer,"
+             "--auto-cast=matmult,--enable-fast-loading\n```\n")
 
 
 @pytest.fixture(scope="module")
@@ -327,7 +330,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                           "and Data Center Engineering", "title": "Energy per token",
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
-    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES
+    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_CODE
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -468,15 +471,19 @@ def _styles(document, tag: str, css_class: str | None = None) -> list[str]:
 
 
 def test_long_words_wrap_instead_of_widening_the_email(edited):
-    """A 227-character word in a headline must not widen the 600 px table: phones would scroll sideways."""
+    """A 227-character word in a headline, or a long line of code, must not widen the 600 px table: phones would
+    scroll sideways."""
     for lang in ("hu", "en"):
         document = _html_part(edited / f"{lang}/issue-13.eml")
         shown = [*(_styles(document, "td", name) for name in ("bar", "cell", "footer")),
-                 *(_styles(document, tag) for tag in ("h1", "h2", "h3", "p", "li", "a"))]
+                 *(_styles(document, tag) for tag in ("h1", "h2", "h3", "p", "li", "a", "pre"))]
         styles = [style for group in shown for style in group]
         assert styles and all(group for group in shown[:3])
         for style in styles:
             assert "overflow-wrap: anywhere" in style and "word-break: break-word" in style, style
+    # A code block's line too: `pre` keeps the line breaks written, and wraps a line wider than the email.
+    blocks = list(_html_part(edited / "en/issue-13.eml").iter("pre"))
+    assert blocks and all(_style(pre).get("white-space") == "pre-wrap" for pre in blocks), [b.get("style") for b in blocks]
 
 
 def _luminance(colour: str) -> float:
