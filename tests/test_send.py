@@ -130,7 +130,7 @@ def test_each_subscriber_gets_one_message_in_their_language_with_their_own_unsub
         assert message["To"] == recipient and message["Content-Language"] == lang
         assert message["Subject"].endswith("a saját chipek hete" if lang == "hu" else "a week of custom chips")
         html = message.get_body(("html",)).get_content()
-        assert f'<html lang="{lang}">' in html
+        assert f'<html lang="{lang}" dir="ltr">' in html
         url = str(message["List-Unsubscribe"]).split(",")[0].strip(" <>")
         token = re.fullmatch(rf"{re.escape(BASE)}unsubscribe\?t=([0-9a-f]{{32}})", url).group(1)
         assert token in html and token in message.get_body(("plain",)).get_content()
