@@ -309,6 +309,10 @@ NOTE_LIST = "\n\nIn this issue:\n\n- the chips of three companies\n- a guide to 
 #: Links that read as their own address: the text part shows each where it stands, and lists none of them again.
 NOTE_ADDRESSES = ("\nWrite to <desk@example.org>, or read the data at <https://example.org/data> and the code at "
                   "[https://example.org/code](https://example.org/code).\n")
+#: Images, which an email does not show: one alone, one that is a link's text, one without alt text (decoration).
+NOTE_IMAGES = ("\nThe chart: ![Energy per token, by chip](https://example.org/chart.png), and the "
+               "[![report's cover](https://example.org/cover.png)](https://example.org/report) "
+               "![](https://example.org/ornament.png).\n")
 #: A code block whose one line is far wider than the email.
 NOTE_CODE = ("\nTo try it:\n\n```\nNEURON_RT_VISIBLE_CORES=0-31,NEURON_CC_FLAGS=--model-type=transformer,"
              "--auto-cast=matmult,--enable-fast-loading\n```\n")
@@ -330,7 +334,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                           "and Data Center Engineering", "title": "Energy per token",
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
-    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_CODE
+    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_CODE
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -407,6 +411,22 @@ def test_a_link_that_reads_as_its_own_address_is_not_listed_twice_in_the_text_pa
     assert not addresses & set(references.values())
     note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
     assert addresses <= {a.get("href") for a in note.iter("a")}
+
+
+def test_an_image_reads_as_its_alt_text_linked_to_it_in_both_parts(edited):
+    """An email shows no image: dropped, the one in a link left an empty link (nothing to see or click) and the
+    text part read "The chart: , and the [n]"."""
+    note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
+    assert not list(note.iter("img"))
+    links = {"".join(a.itertext()): a.get("href") for a in note.iter("a")}
+    assert links["Energy per token, by chip"] == "https://example.org/chart.png"
+    assert links["report's cover"] == "https://example.org/report"
+    assert "" not in links, "an empty link"
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert _linked(body, "The chart: Energy per token, by chip", references) == "https://example.org/chart.png"
+    assert _linked(body, "and the report's cover", references) == "https://example.org/report"
+    assert "https://example.org/cover.png" not in references.values()
+    assert "https://example.org/ornament.png" not in references.values()
 
 
 def test_the_text_part_keeps_paragraphs_apart_and_list_items_on_their_own_lines(edited):

@@ -3,9 +3,9 @@
 One context feeds the paired templates `templates/email/issue.html` and
 `issue.txt`. The HTML is a table layout, fluid up to 600 px, whose CSS is inlined by
 css-inline (only the dark-mode `@media` rule stays in a `<style>`, as an
-enhancement: the look never depends on it). Content images are dropped in
-favour of their link text, because their width and height are not known and
-mail clients need both. Nothing reads the clock: the archived `.eml`'s Date
+enhancement: the look never depends on it). Content images are shown as
+their alt text, linked to the image, because their width and height are not
+known and mail clients need both. Nothing reads the clock: the archived `.eml`'s Date
 header is the issue's publication time (a sent copy's is the time it is sent),
 and the Message-ID is derived from the issue, the language and (when sending)
 the subscriber's token, so a rebuild writes the same bytes and a resend is
@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import email.policy
 import hashlib
+import html as html_lib
 import re
 import textwrap
 from collections.abc import Mapping
@@ -119,6 +120,33 @@ def unsubscribe_url(settings: Settings, recipient: Recipient | None) -> str:
     return f"{settings.unsubscribe_endpoint}?t={recipient.token}" if recipient else settings.unsubscribe_endpoint
 
 
+#: A start or end tag of a link or an image in the Markdown renderer's (nh3's) output, whose serialiser always
+#: double-quotes attribute values and escapes `"` inside them: a start tag is exactly `<tag` + ` name="value"`*.
+_LINK_OR_IMAGE = re.compile(r'<(/?)(a|img)((?:\s+[a-z-]+="[^"]*")*)\s*/?>')
+_ATTRIBUTE = re.compile(r'([a-z-]+)="([^"]*)"')
+
+
+def images_as_links(html: str) -> str:
+    """`html` with each image given as its alt text, linked to the image unless it stands in a link already.
+    An email shows no image (its size is not known, and mail clients need it): dropped, it left an empty
+    link, or a gap in a sentence. An image without alt text is decoration, and goes."""
+    depth = 0  # of links open around the tag at hand
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal depth
+        closing, tag, attributes = match.groups()
+        if tag == "a":
+            depth += -1 if closing else 1
+            return match.group(0)
+        found = dict(_ATTRIBUTE.findall(attributes))
+        alt = html_lib.escape(html_lib.unescape(found.get("alt", "")), quote=False)
+        if not alt or depth > 0 or "src" not in found:
+            return alt
+        return f'<a href="{html_lib.escape(html_lib.unescape(found["src"]))}">{alt}</a>'
+
+    return _LINK_OR_IMAGE.sub(replace, html) if "<img" in html else html
+
+
 class Links:
     """The numbered links of an email's plain-text part: each absolute URL once, numbered as first read."""
 
@@ -152,7 +180,7 @@ def _story(item: Mapping[str, Any], links: Links, marks: TextMarks) -> dict[str,
 
     summary = item["text"].get("summary") or ""
     return {"headline": item["text"].get("headline"), "url": url, "ref": ref,
-            "summary_html": absolute_html(str(item["summary"]), links.page_url, EMAIL_TAGS),
+            "summary_html": absolute_html(images_as_links(str(item["summary"])), links.page_url, EMAIL_TAGS),
             "summary_text": reading_text(summary, width=WRAP, marks=replace(marks, citation=citation)),
             "sources": sources}
 
@@ -169,7 +197,7 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
     marks = TextMarks(planner.resolve, links.mark)
 
     def html(markdown: str) -> str:
-        return absolute_html(planner.markdown().html(markdown), view_url, EMAIL_TAGS)
+        return absolute_html(images_as_links(planner.markdown().html(markdown)), view_url, EMAIL_TAGS)
 
     lead_text = reading_text(text.get("lead") or "", width=WRAP, marks=marks)
     note_text = reading_text(text.get("editor_note") or "", width=WRAP, marks=marks)

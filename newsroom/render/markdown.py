@@ -909,7 +909,8 @@ class _PlainText:
 
     def _inline_text(self, children: list[Token]) -> str:
         """The text of one inline run: citations (and the space before them) dropped, tags stripped; with
-        `marks`, each link followed by its mark and each citation read as its mark if it has one."""
+        `marks`, each link followed by its mark, each citation read as its mark if it has one, and each image
+        read as its alt text and mark."""
         kept: list[Token] = []
         opened: list[tuple[Token, int]] = []  # per open link: its link_open and where its text starts in `kept`
         for token in children:
@@ -920,6 +921,15 @@ class _PlainText:
             if token.type == "citation":
                 if kept and kept[-1].type == "text":
                     kept[-1].content = kept[-1].content.rstrip(" \t")
+                continue
+            if self.marks is not None and token.type == "image":
+                # Read as its alt text (an email shows no image), followed by the image's mark unless it
+                # stands in a link; without alt text it is decoration.
+                if token.content:
+                    kept.append(Token("text", "", 0, content=token.content))
+                    image = Token("link_open", "a", 1, attrs={"href": str(token.attrGet("src") or "")})
+                    if not opened and (mark := self._link_mark(self.marks, image, [])) is not None:
+                        kept.append(Token("text", "", 0, content=f" {mark}"))
                 continue
             if self.marks is not None and token.type == "link_open":
                 opened.append((token, len(kept) + 1))
