@@ -313,6 +313,9 @@ NOTE_ADDRESSES = ("\nWrite to <desk@example.org>, or read the data at <https://e
 NOTE_IMAGES = ("\nThe chart: ![Energy per token, by chip](https://example.org/chart.png), and the "
                "[![report's cover](https://example.org/cover.png)](https://example.org/report) "
                "![](https://example.org/ornament.png).\n")
+#: A quote: the text part marks it, or it reads as the editor's own words.
+NOTE_QUOTE = ("\nAs the study's authors put it:\n\n> Software settings mattered at least as much as the chip "
+              "itself, and no vendor's numbers can be compared without them.\n>\n> We publish every setting.\n")
 #: A code block whose one line is far wider than the email.
 NOTE_CODE = ("\nTo try it:\n\n```\nNEURON_RT_VISIBLE_CORES=0-31,NEURON_CC_FLAGS=--model-type=transformer,"
              "--auto-cast=matmult,--enable-fast-loading\n```\n")
@@ -334,7 +337,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                           "and Data Center Engineering", "title": "Energy per token",
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
-    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_CODE
+    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_CODE
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -427,6 +430,18 @@ def test_an_image_reads_as_its_alt_text_linked_to_it_in_both_parts(edited):
     assert _linked(body, "and the report's cover", references) == "https://example.org/report"
     assert "https://example.org/cover.png" not in references.values()
     assert "https://example.org/ornament.png" not in references.values()
+
+
+def test_a_quote_is_marked_in_the_text_part_as_mail_marks_one(edited):
+    """Unmarked, a quoted statement read as the editor's own words; each of its lines starts with "> ", and it
+    is wrapped within the width with its marks."""
+    body, _ = _text_part(edited / "en/issue-13.eml")
+    quote = re.search(r"As the study's authors put it:\n\n((?:>.*\n)+)", body)
+    assert quote, body
+    assert quote.group(1) == ("> Software settings mattered at least as much as the chip itself, and no\n"
+                              "> vendor's numbers can be compared without them.\n"
+                              ">\n"
+                              "> We publish every setting.\n")
 
 
 def test_the_text_part_keeps_paragraphs_apart_and_list_items_on_their_own_lines(edited):

@@ -854,9 +854,12 @@ class _PlainText:
     width: int = 0  # wrap text at this width (see `reading_text`); 0 keeps each paragraph on one line
     hangs: list[int] = field(default_factory=list)  # per open list: the width of its open item's marker
     marks: TextMarks | None = None  # what links are followed by (see `reading_text`)
+    quotes: list[int | None] = field(default_factory=list)  # per open quote: its first block (None: not marked)
 
     def feed(self, token: Token) -> None:
         kind = token.type
+        if kind in ("blockquote_open", "blockquote_close"):
+            self._quote(kind == "blockquote_open")
         if kind in ("bullet_list_open", "ordered_list_open"):
             self.lists.append(kind == "ordered_list_open")
             self.hangs.append(2)
@@ -881,6 +884,21 @@ class _PlainText:
             block = "\n".join(line.rstrip() for line in self.lines).strip("\n")
             self.blocks.extend([block] if block else [])
             self.lines = []
+
+    def _quote(self, opening: bool) -> None:
+        """Wrapped text (`reading_text`) marks a quote's lines with "> ", as mail does: read as the text around
+        it, a quote would be taken for the editor's own words. (A quote in a list item stays unmarked.)"""
+        if opening:
+            marked = self.width > 20 and not self.lists  # room left to wrap in, however deep the quotes
+            self.quotes.append(len(self.blocks) if marked else None)
+            self.width -= 2 if marked else 0
+            return
+        start = self.quotes.pop() if self.quotes else None
+        if start is None:
+            return
+        self.width += 2
+        quote = "\n\n".join(self.blocks[start:])
+        self.blocks[start:] = ["\n".join(f"> {line}".rstrip() for line in quote.split("\n"))] if quote else []
 
     def _add(self, text: str, *, code: bool = False) -> None:
         if self.cells is not None:
