@@ -79,6 +79,15 @@ def test_the_eml_is_multipart_alternative_with_list_headers_and_encoded_hungaria
     assert text.replace("\r\n", "\n") == (emails / "hu/issue-13.txt").read_text(encoding="utf-8")
 
 
+def test_out_of_office_replies_to_an_issue_are_suppressed(emails):
+    """Exchange and Outlook send an out-of-office reply to a list's message unless it says not to (they ignore
+    List-Id): each issue filled the reply address with hundreds of them."""
+    for lang in ("hu", "en"):
+        message = _message(emails / f"{lang}/issue-13.eml")
+        assert message["X-Auto-Response-Suppress"] == "OOF, AutoReply"
+        assert message["List-Id"]  # what other auto-responders heed (RFC 3834)
+
+
 def test_the_sender_is_named_in_each_email_s_language_unless_the_settings_name_it(sample, emails, tmp_path):
     english = _message(emails / "en/issue-13.eml")
     assert english["From"].addresses[0].display_name == "News of the AI era"

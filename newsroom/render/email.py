@@ -288,6 +288,9 @@ def build_message(settings: Settings, context: Mapping[str, Any], html: bytes, t
     message["List-Unsubscribe"] = (f"<{context['unsubscribe_url']}>, "
                                    f"<mailto:{settings.unsubscribe_mailto}?subject=unsubscribe>")
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    # Exchange and Outlook answer a list's mail with out-of-office notes unless told not to (others heed the
+    # List-Id, RFC 3834): sent to hundreds, each issue would fill the reply address with them.
+    message["X-Auto-Response-Suppress"] = "OOF, AutoReply"
     message.set_content(text.decode("utf-8"), subtype="plain", charset="utf-8", cte="quoted-printable")
     message.add_alternative(html.decode("utf-8"), subtype="html", charset="utf-8", cte="quoted-printable")
     message["Content-Language"] = context["lang"]  # after the parts: set_content clears Content-* headers
