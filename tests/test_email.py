@@ -317,7 +317,8 @@ Az eredmények:
 NOTE_LIST = "\n\nIn this issue:\n\n- the chips of three companies\n- a guide to labelling machine-written text\n"
 #: Links that read as their own address: the text part shows each where it stands, and lists none of them again.
 NOTE_ADDRESSES = ("\nWrite to <desk@example.org>, or read the data at <https://example.org/data> and the code at "
-                  "[https://example.org/code](https://example.org/code).\n")
+                  "[https://example.org/code](https://example.org/code), or [data.example.net/energy]"
+                  "(https://data.example.net/energy).\n")
 #: Images, which an email does not show: one alone, one that is a link's text, one without alt text (decoration).
 NOTE_IMAGES = ("\nThe chart: ![Energy per token, by chip](https://example.org/chart.png), and the "
                "[![report's cover](https://example.org/cover.png)](https://example.org/report) "
@@ -414,12 +415,14 @@ def test_the_text_part_lists_the_links_of_the_lead_note_and_summaries(edited):
 
 
 def test_a_link_that_reads_as_its_own_address_is_not_listed_twice_in_the_text_part(edited):
-    """`<https://…>` or `[https://…](https://…)` read "https://… [n]" with the same URL again under "Links":
-    the address is shown once, where it stands (mail clients make a link of it); the HTML links it."""
+    """`<https://…>`, `[https://…](https://…)` or `[example.org/x](https://example.org/x)` read "https://… [n]"
+    with the same URL again under "Links": the address is shown once, where it stands (mail clients make a link
+    of it); the HTML links it."""
     body, references = _text_part(edited / "en/issue-13.eml")
     assert ("Write to desk@example.org, or read the data at https://example.org/data and the code at "
-            "https://example.org/code.") in " ".join(body.split())
-    addresses = {"mailto:desk@example.org", "https://example.org/data", "https://example.org/code"}
+            "https://example.org/code, or data.example.net/energy.") in " ".join(body.split())
+    addresses = {"mailto:desk@example.org", "https://example.org/data", "https://example.org/code",
+                 "https://data.example.net/energy"}
     assert not addresses & set(references.values())
     note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
     assert addresses <= {a.get("href") for a in note.iter("a")}

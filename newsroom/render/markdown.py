@@ -965,15 +965,16 @@ class _PlainText:
     @staticmethod
     def _link_mark(marks: TextMarks | None, token: Token, text: list[Token]) -> str | None:
         """The mark after the link `token` opens, whose `text` is read; none for a link the HTML shows as text
-        only (see `_prepare_link`), nor for one that reads as its own address (`<https://…>`, `[x@y.org](mailto:…)`):
-        the address is there to read, and a mark would list it twice."""
+        only (see `_prepare_link`), nor for one that reads as its own address (`<https://…>`, `[x@y.org](mailto:…)`,
+        `[example.org](https://example.org/)`): the address is there to read, and a mark would list it twice."""
         href = str(token.attrGet("href") or "")
         link = _classify(href)
         if marks is None:
             return None
         if link.treatment == "outside":
             shown = "".join(part.content for part in text if part.type in ("text", "code_inline")).strip().rstrip("/")
-            if token.markup == "autolink" or shown and shown in (href.rstrip("/"), href.removeprefix("mailto:")):
+            bare = re.sub(r"^(?:https?:)?//", "", href.rstrip("/"), flags=re.IGNORECASE)  # "example.org/x"
+            if token.markup == "autolink" or shown and shown in (href.rstrip("/"), bare, href.removeprefix("mailto:")):
                 return None
         if link.treatment == "internal":
             resolved = marks.resolve(link.kind, link.target) if link.target is not None else None
