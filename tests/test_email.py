@@ -210,14 +210,19 @@ def test_an_unpublished_issue_is_refused_unless_draft(sample_cli, write_files):
 
 @pytest.mark.sqlite_only("what an email shows does not depend on the database")
 def test_an_issue_without_a_lead_has_its_headlines_as_the_inbox_preview_and_no_gap(sample_cli, write_files):
-    """With no lead the preheader was empty, and inboxes showed "View in browser" under the Subject; the text
-    part had four empty lines where the lead would be."""
+    """With no lead the preheader was empty, and inboxes showed "View in browser" under the Subject (as they
+    did after a short one); the text part had four empty lines where the lead would be."""
     sample_cli("import", str(write_files({"issues/0014.yaml": DRAFT, "stories/i14.yaml": ISSUE_14_STORY})))
     out = sample_cli.cwd / "mail"
     sample_cli("email", "14", "--lang", "en", "--out", str(out), "--draft")
     document = _html_part(out / "en/issue-14.eml")
     preheader = next(div for div in document.iter("div") if div.get("class") == "preheader")
     assert preheader.text == "Scheduled story"
+    # Nor is it followed in the inbox by "View in browser": invisible characters fill the preview after it.
+    html = re.sub(r"<!--.*?-->", "", _message(out / "en/issue-14.eml").get_body(("html",)).get_content(), flags=re.S)
+    body = html5lib.parse(html, namespaceHTMLElements=False).find("body")
+    shown = " ".join("".join(body.itertext()).split())  # the text an inbox takes its preview from
+    assert shown.startswith("Scheduled story") and shown.index("View in browser") >= 150, shown[:200]
     text = _message(out / "en/issue-14.eml").get_body(("plain",)).get_content().replace("\r\n", "\n")
     assert "Dear Reader,\n\n\nCODE\n----\n\nScheduled story [1]\nOut on Monday.\n" in text, text
 

@@ -49,6 +49,10 @@ GMAIL_CLIP_BYTES = 102 * 1024
 #: Tags kept in story text inside an email: as in feeds, minus images (their size is unknown).
 EMAIL_TAGS = FEED_TAGS - {"img"}
 WRAP = 72
+#: Hidden after the preheader: inboxes show the first 100–200 characters of a message under its Subject, and a
+#: short preheader would be followed there by "View in browser" and the masthead. Invisible characters that no
+#: client collapses (a combining grapheme joiner, a zero-width non-joiner, a no-break space) fill the rest.
+PREHEADER_FILLER = "\u034f\u200c\u00a0" * 60
 #: The templates of an issue's email: its HTML part and its plain-text part.
 EMAIL_TEMPLATES = ("email/issue.html", "email/issue.txt")
 #: Stands for the subscriber's token in a prepared email; replaced per copy.
@@ -212,7 +216,7 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
         "lang": lang, "dir": "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr", "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
         "title": text.get("title"), "lead_html": html(text.get("lead") or ""),
         "lead_text": lead_text, "note_html": html(text.get("editor_note") or ""), "note_text": note_text,
-        "preheader": _preheader(text, sections), "sections": sections,
+        "preheader": _preheader(text, sections), "preheader_filler": PREHEADER_FILLER, "sections": sections,
         "view_url": view_url, "view_ref": links.ref(view_url),
         "method_url": settings.base_url + urls.page(lang, urls.METHOD),
         "method_ref": links.ref(settings.base_url + urls.page(lang, urls.METHOD)),
