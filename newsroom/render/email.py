@@ -1,12 +1,12 @@
 """Email-ready issues: an HTML part for mail clients, a plain-text part for reading, an `.eml`.
 
 One context feeds the paired templates `templates/email/issue.html` and
-`issue.txt`. The HTML is a table layout, fluid up to 600 px, whose CSS is inlined by
-css-inline (only the dark-mode `@media` rule stays in a `<style>`, as an
-enhancement: the look never depends on it). Content images are shown as
+`issue.txt`. The HTML is a table layout, fluid up to 600 px, whose CSS is
+inlined by css-inline (only the dark-mode `@media` rule stays in a `<style>`,
+as an enhancement: the look never depends on it). Content images are shown as
 their alt text, linked to the image, because their width and height are not
-known and mail clients need both. Nothing reads the clock: the archived `.eml`'s Date
-header is the issue's publication time (a sent copy's is the time it is sent),
+known and mail clients need both. Nothing reads the clock: the archived `.eml`'s
+Date header is the issue's publication time (a sent copy's is the time it is sent),
 and the Message-ID is derived from the issue, the language and (when sending)
 the subscriber's token, so a rebuild writes the same bytes and a resend is
 recognisable as the same message.
@@ -140,7 +140,7 @@ def images_as_links(html: str) -> str:
         nonlocal depth
         closing, tag, attributes = match.groups()
         if tag == "a":
-            depth += -1 if closing else 1
+            depth = max(depth - 1, 0) if closing else depth + 1
             return match.group(0)
         found = dict(_ATTRIBUTE.findall(attributes))
         alt = html_lib.escape(html_lib.unescape(found.get("alt", "")), quote=False)
@@ -213,7 +213,8 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
     if issue["status"] != "published":
         subject = f"[{_('Scheduled') if issue['status'] == 'scheduled' else _('Draft')}] {subject}"
     return {
-        "lang": lang, "dir": "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr", "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
+        "lang": lang, "dir": "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr",
+        "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
         "title": text.get("title"), "lead_html": html(text.get("lead") or ""),
         "lead_text": lead_text, "note_html": html(text.get("editor_note") or ""), "note_text": note_text,
         "preheader": _preheader(text, sections), "preheader_filler": PREHEADER_FILLER, "sections": sections,

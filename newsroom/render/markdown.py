@@ -967,10 +967,10 @@ class _PlainText:
         """The mark after the link `token` opens, whose `text` is read; none for a link the HTML shows as text
         only (see `_prepare_link`), nor for one that reads as its own address (`<https://…>`, `[x@y.org](mailto:…)`,
         `[example.org](https://example.org/)`): the address is there to read, and a mark would list it twice."""
-        href = str(token.attrGet("href") or "")
-        link = _classify(href)
         if marks is None:
             return None
+        href = str(token.attrGet("href") or "")
+        link = _classify(href)
         if link.treatment == "outside":
             shown = "".join(part.content for part in text if part.type in ("text", "code_inline")).strip().rstrip("/")
             bare = re.sub(r"^(?:https?:)?//", "", href.rstrip("/"), flags=re.IGNORECASE)  # "example.org/x"
