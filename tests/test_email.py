@@ -10,7 +10,8 @@ from pathlib import Path
 import html5lib
 import pytest
 from conftest import Cli
-from sitebuild import BASE, DRAFT_ISSUE as DRAFT
+from sitebuild import BASE, ISSUE_14_STORY
+from sitebuild import DRAFT_ISSUE as DRAFT
 
 UNTRANSLATED = """\
 kind: issue
@@ -78,6 +79,15 @@ def test_the_eml_is_multipart_alternative_with_list_headers_and_encoded_hungaria
     assert text.replace("\r\n", "\n") == (emails / "hu/issue-13.txt").read_text(encoding="utf-8")
 
 
+def test_out_of_office_replies_to_an_issue_are_suppressed(emails):
+    """Exchange and Outlook send an out-of-office reply to a list's message unless it says not to (they ignore
+    List-Id): each issue filled the reply address with hundreds of them."""
+    for lang in ("hu", "en"):
+        message = _message(emails / f"{lang}/issue-13.eml")
+        assert message["X-Auto-Response-Suppress"] == "OOF, AutoReply"
+        assert message["List-Id"]  # what other auto-responders heed (RFC 3834)
+
+
 def test_the_sender_is_named_in_each_email_s_language_unless_the_settings_name_it(sample, emails, tmp_path):
     english = _message(emails / "en/issue-13.eml")
     assert english["From"].addresses[0].display_name == "News of the AI era"
@@ -131,6 +141,34 @@ def test_the_html_is_made_for_mail_clients(emails):
         assert ("gépi szerkesztéssel" if lang == "hu" else "machine editing") in body_text
 
 
+def test_the_language_is_said_inside_the_body_which_webmail_keeps(emails):
+    """Gmail and other webmail show the body without <html>, and its lang with it: a screen reader would read
+    the Hungarian issue with an English voice. Everything shown sits in an element that says the language."""
+    for lang in ("hu", "en"):
+        document = _html(emails / f"{lang}/issue-13.html")
+        assert (document.get("lang"), document.get("dir")) == (lang, "ltr")
+        shown = [child for child in document.find("body") if isinstance(child.tag, str)]
+        assert [(e.tag, e.get("lang"), e.get("dir")) for e in shown] == [("div", lang, "ltr")]
+
+
+def _style(element) -> dict[str, str]:
+    """An element's inline style as {property: value}."""
+    return dict(tuple(part.strip() for part in rule.split(":", 1)) for rule in (element.get("style") or "").split(";")
+                if ":" in rule)
+
+
+def test_the_column_narrows_to_a_phone_s_width_and_stays_600_px_in_outlook(emails):
+    """A phone is narrower than 600 px: a column fixed at 600 px is shrunk to tiny text or scrolled sideways
+    there. It is fluid up to 600 px; Outlook for Windows, which ignores max-width, gets a 600 px table around it."""
+    for lang in ("hu", "en"):
+        html = (emails / f"{lang}/issue-13.html").read_text(encoding="utf-8")
+        frame = next(t for t in _html(emails / f"{lang}/issue-13.html").iter("table") if t.get("class") == "frame")
+        assert (_style(frame)["width"], _style(frame)["max-width"]) == ("100%", "600px")
+        outlook = re.search(r"<!--\[if mso\]><table\b[^>]*\bwidth=\"600\"[^>]*><tr><td><!\[endif\]-->\s*"
+                            r"<table class=\"frame\".*<!--\[if mso\]></td></tr></table><!\[endif\]-->", html, re.S)
+        assert outlook, f"{lang}: no 600 px table around the column for Outlook"
+
+
 def test_the_text_part_is_for_reading_with_numbered_links(emails):
     text = (emails / "en/issue-13.txt").read_text(encoding="utf-8")
     assert "<" not in text.replace("<https", "")
@@ -168,6 +206,25 @@ def test_an_unpublished_issue_is_refused_unless_draft(sample_cli, write_files):
     assert re.fullmatch(r"<issue-14\.en\.preview-[0-9a-f]{16}@weekly\.example\.org>", preview), preview
     sample_cli("email", "14", "--lang", "en", "--out", str(out), "--draft")
     assert _message(out / "en/issue-14.eml")["Message-ID"] == preview  # the same preview, the same message
+
+
+@pytest.mark.sqlite_only("what an email shows does not depend on the database")
+def test_an_issue_without_a_lead_has_its_headlines_as_the_inbox_preview_and_no_gap(sample_cli, write_files):
+    """With no lead the preheader was empty, and inboxes showed "View in browser" under the Subject (as they
+    did after a short one); the text part had four empty lines where the lead would be."""
+    sample_cli("import", str(write_files({"issues/0014.yaml": DRAFT, "stories/i14.yaml": ISSUE_14_STORY})))
+    out = sample_cli.cwd / "mail"
+    sample_cli("email", "14", "--lang", "en", "--out", str(out), "--draft")
+    document = _html_part(out / "en/issue-14.eml")
+    preheader = next(div for div in document.iter("div") if div.get("class") == "preheader")
+    assert preheader.text == "Scheduled story"
+    # Nor is it followed in the inbox by "View in browser": invisible characters fill the preview after it.
+    html = re.sub(r"<!--.*?-->", "", _message(out / "en/issue-14.eml").get_body(("html",)).get_content(), flags=re.S)
+    body = html5lib.parse(html, namespaceHTMLElements=False).find("body")
+    shown = " ".join("".join(body.itertext()).split())  # the text an inbox takes its preview from
+    assert shown.startswith("Scheduled story") and shown.index("View in browser") >= 150, shown[:200]
+    text = _message(out / "en/issue-14.eml").get_body(("plain",)).get_content().replace("\r\n", "\n")
+    assert "Dear Reader,\n\n\nCODE\n----\n\nScheduled story [1]\nOut on Monday.\n" in text, text
 
 
 def test_a_missing_translation_or_issue_is_refused(sample_cli, write_files):
@@ -263,6 +320,20 @@ Az eredmények:
 - a szoftveres beállítások legalább ennyit számítottak
 """
 NOTE_LIST = "\n\nIn this issue:\n\n- the chips of three companies\n- a guide to labelling machine-written text\n"
+#: Links that read as their own address: the text part shows each where it stands, and lists none of them again.
+NOTE_ADDRESSES = ("\nWrite to <desk@example.org>, or read the data at <https://example.org/data> and the code at "
+                  "[https://example.org/code](https://example.org/code), or [data.example.net/energy]"
+                  "(https://data.example.net/energy).\n")
+#: Images, which an email does not show: one alone, one that is a link's text, one without alt text (decoration).
+NOTE_IMAGES = ("\nThe chart: ![Energy per token, by chip](https://example.org/chart.png), and the "
+               "[![report's cover](https://example.org/cover.png)](https://example.org/report) "
+               "![](https://example.org/ornament.png).\n")
+#: A quote: the text part marks it, or it reads as the editor's own words.
+NOTE_QUOTE = ("\nAs the study's authors put it:\n\n> Software settings mattered at least as much as the chip "
+              "itself, and no vendor's numbers can be compared without them.\n>\n> We publish every setting.\n")
+#: A code block whose one line is far wider than the email.
+NOTE_CODE = ("\nTo try it:\n\n```\nNEURON_RT_VISIBLE_CORES=0-31,NEURON_CC_FLAGS=--model-type=transformer,"
+             "--auto-cast=matmult,--enable-fast-loading\n```\n")
 
 
 @pytest.fixture(scope="module")
@@ -281,7 +352,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                           "and Data Center Engineering", "title": "Energy per token",
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
-    issue["en"]["editor_note"] += NOTE_LIST
+    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_CODE
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -348,6 +419,48 @@ def test_the_text_part_lists_the_links_of_the_lead_note_and_summaries(edited):
     assert _linked(hungarian, "a Trainium", links) == f"{BASE}hu/glossary/trainium/"
 
 
+def test_a_link_that_reads_as_its_own_address_is_not_listed_twice_in_the_text_part(edited):
+    """`<https://…>`, `[https://…](https://…)` or `[example.org/x](https://example.org/x)` read "https://… [n]"
+    with the same URL again under "Links": the address is shown once, where it stands (mail clients make a link
+    of it); the HTML links it."""
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert ("Write to desk@example.org, or read the data at https://example.org/data and the code at "
+            "https://example.org/code, or data.example.net/energy.") in " ".join(body.split())
+    addresses = {"mailto:desk@example.org", "https://example.org/data", "https://example.org/code",
+                 "https://data.example.net/energy"}
+    assert not addresses & set(references.values())
+    note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
+    assert addresses <= {a.get("href") for a in note.iter("a")}
+
+
+def test_an_image_reads_as_its_alt_text_linked_to_it_in_both_parts(edited):
+    """An email shows no image: dropped, the one in a link left an empty link (nothing to see or click) and the
+    text part read "The chart: , and the [n]"."""
+    note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
+    assert not list(note.iter("img"))
+    links = {"".join(a.itertext()): a.get("href") for a in note.iter("a")}
+    assert links["Energy per token, by chip"] == "https://example.org/chart.png"
+    assert links["report's cover"] == "https://example.org/report"
+    assert "" not in links, "an empty link"
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert _linked(body, "The chart: Energy per token, by chip", references) == "https://example.org/chart.png"
+    assert _linked(body, "and the report's cover", references) == "https://example.org/report"
+    assert "https://example.org/cover.png" not in references.values()
+    assert "https://example.org/ornament.png" not in references.values()
+
+
+def test_a_quote_is_marked_in_the_text_part_as_mail_marks_one(edited):
+    """Unmarked, a quoted statement read as the editor's own words; each of its lines starts with "> ", and it
+    is wrapped within the width with its marks."""
+    body, _ = _text_part(edited / "en/issue-13.eml")
+    quote = re.search(r"As the study's authors put it:\n\n((?:>.*\n)+)", body)
+    assert quote, body
+    assert quote.group(1) == ("> Software settings mattered at least as much as the chip itself, and no\n"
+                              "> vendor's numbers can be compared without them.\n"
+                              ">\n"
+                              "> We publish every setting.\n")
+
+
 def test_the_text_part_keeps_paragraphs_apart_and_list_items_on_their_own_lines(edited):
     """Each paragraph of the note and a summary is wrapped on its own; each list item starts a line."""
     body, _ = _text_part(edited / "en/issue-13.eml")
@@ -410,15 +523,19 @@ def _styles(document, tag: str, css_class: str | None = None) -> list[str]:
 
 
 def test_long_words_wrap_instead_of_widening_the_email(edited):
-    """A 227-character word in a headline must not widen the 600 px table: phones would scroll sideways."""
+    """A 227-character word in a headline, or a long line of code, must not widen the 600 px table: phones would
+    scroll sideways."""
     for lang in ("hu", "en"):
         document = _html_part(edited / f"{lang}/issue-13.eml")
         shown = [*(_styles(document, "td", name) for name in ("bar", "cell", "footer")),
-                 *(_styles(document, tag) for tag in ("h1", "h2", "h3", "p", "li", "a"))]
+                 *(_styles(document, tag) for tag in ("h1", "h2", "h3", "p", "li", "a", "pre"))]
         styles = [style for group in shown for style in group]
         assert styles and all(group for group in shown[:3])
         for style in styles:
             assert "overflow-wrap: anywhere" in style and "word-break: break-word" in style, style
+    # A code block's line too: `pre` keeps the line breaks written, and wraps a line wider than the email.
+    blocks = list(_html_part(edited / "en/issue-13.eml").iter("pre"))
+    assert blocks and all(_style(pre).get("white-space") == "pre-wrap" for pre in blocks), [b.get("style") for b in blocks]
 
 
 def _luminance(colour: str) -> float:

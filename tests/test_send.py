@@ -32,7 +32,10 @@ from newsroom.mail.unsubscribe import make_unsubscribe_server
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = "https://news.example.org/"
-SENDING = f'unsubscribe_secret = "{"5e" * 32}"\nbase_url = "{BASE}"\n'
+#: The publication's own addresses, in place of the example ones every copy of the engine has.
+ADDRESSES = ('email_from = "newsletter@news.example.org"\nemail_reply_to = "desk@news.example.org"\n'
+             'unsubscribe_mailto = "leave@news.example.org"\n')
+SENDING = f'unsubscribe_secret = "{"5e" * 32}"\nbase_url = "{BASE}"\n' + ADDRESSES
 SUBSCRIBERS = """\
 email,lang
 anna@example.org,hu
@@ -130,7 +133,7 @@ def test_each_subscriber_gets_one_message_in_their_language_with_their_own_unsub
         assert message["To"] == recipient and message["Content-Language"] == lang
         assert message["Subject"].endswith("a saját chipek hete" if lang == "hu" else "a week of custom chips")
         html = message.get_body(("html",)).get_content()
-        assert f'<html lang="{lang}">' in html
+        assert f'<html lang="{lang}" dir="ltr">' in html
         url = str(message["List-Unsubscribe"]).split(",")[0].strip(" <>")
         token = re.fullmatch(rf"{re.escape(BASE)}unsubscribe\?t=([0-9a-f]{{32}})", url).group(1)
         assert token in html and token in message.get_body(("plain",)).get_content()
@@ -175,16 +178,42 @@ def test_mail_never_goes_out_with_the_default_secret_or_an_unsubscribe_address_t
     for options in (["--smtp", f"127.0.0.1:{port}"], ["--dry-run"]):
         refused = sample_cli("send", "13", "--to", str(subscribers), *options, expect=1).stderr.splitlines()
         none = "newsroom.toml (none here yet)"
-        assert [line.split(": ", 2)[:2] for line in refused[:-1]] == [[none, "base_url"], [none, "unsubscribe_secret"]]
+        fields = ["base_url", "email_from", "email_reply_to", "unsubscribe_mailto", "unsubscribe_secret"]
+        assert [line.split(": ", 2)[:2] for line in refused[:-1]] == [[none, name] for name in fields]
         assert "http://localhost:8000/unsubscribe is not HTTPS" in refused[0]
-        assert "is the default every copy of newsroom has" in refused[1]
-    settings.write_text(f'unsubscribe_secret = "s3cret"\nunsubscribe_url = "http://{BASE[8:]}u"\n', encoding="utf-8")
+        assert "is the default every copy of newsroom has" in refused[4]
+    settings.write_text(f'unsubscribe_secret = "s3cret"\nunsubscribe_url = "http://{BASE[8:]}u"\n' + ADDRESSES,
+                        encoding="utf-8")
     refused = sample_cli("send", "13", "--to", str(subscribers), "--dry-run", expect=1).stderr
     assert (f"newsroom.toml: unsubscribe_url: the one-click unsubscribe address http://{BASE[8:]}u is not HTTPS"
             in refused)
     assert "newsroom.toml: unsubscribe_secret: the unsubscribe secret is 6 characters long" in refused
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == 0
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
+
+
+@pytest.mark.sqlite_only
+def test_mail_never_goes_out_from_the_example_addresses_the_engine_ships_with(sample_cli, subscribers):
+    """hirlevel@example.org sent every subscriber a message from a domain that sends no mail (mailbox providers
+    refuse it as forged), with replies and mailto unsubscribes going nowhere. Each is named with what to set."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    settings.write_text(SENDING.replace(ADDRESSES, 'email_from = "Desk <desk@news.example.org>"\n'), encoding="utf-8")
+    refused = sample_cli("send", "13", "--to", str(subscribers), "--dry-run", expect=1).stderr.splitlines()
+    assert refused[:-1] == [
+        "newsroom.toml: email_reply_to: the reply address szerkesztoseg@example.org is the example every copy of "
+        "newsroom has, at a domain no mail reaches: set email_reply_to to the address the editors read replies at, "
+        "before sending",
+        "newsroom.toml: unsubscribe_mailto: the unsubscribe address mailto:unsubscribe@example.org (List-Unsubscribe) "
+        "is the example every copy of newsroom has, at a domain no mail reaches: set unsubscribe_mailto to the "
+        "address where unsubscribe requests are handled, before sending"], refused
+    settings.write_text(SENDING.replace(ADDRESSES, ""), encoding="utf-8")
+    refused = sample_cli("send", "13", "--to", str(subscribers), "--dry-run", expect=1).stderr
+    assert ("newsroom.toml: email_from: the sender address hirlevel@example.org is the example every copy of newsroom "
+            "has, at a domain no mail reaches: set email_from to the address the newsletter is sent from, one the "
+            "SMTP server may send as, before sending") in refused
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == 0
+    settings.write_text(SENDING, encoding="utf-8")
+    assert "would send 5" in sample_cli("send", "13", "--to", str(subscribers), "--dry-run", expect=1).stdout
 
 
 @pytest.mark.sqlite_only
@@ -195,7 +224,7 @@ def test_the_unsubscribe_secret_may_come_from_the_environment(sample_cli, smtp, 
 
     mailbox, server = smtp
     secret = "7f" * 32
-    (sample_cli.cwd / "newsroom.toml").write_text(f'base_url = "{BASE}"\n', encoding="utf-8")
+    (sample_cli.cwd / "newsroom.toml").write_text(f'base_url = "{BASE}"\n' + ADDRESSES, encoding="utf-8")
     assert "unsubscribe_secret" in sample_cli("send", "13", "--to", str(subscribers), "--dry-run", expect=1).stderr
     monkeypatch.setenv("NEWSROOM_UNSUBSCRIBE_SECRET", secret)
     sample_cli("send", "13", "--lang", "en", "--to", str(subscribers), "--smtp", server, expect=1)

@@ -125,14 +125,31 @@ def parse_rate(value: str) -> float:
 MIN_SECRET_LENGTH = 32
 
 
+#: What each address setting is for, as a refusal to send from the example one names it.
+EXAMPLE_ADDRESSES = {
+    "email_from": ("the sender address {address}", "the address the newsletter is sent from, one the SMTP "
+                   "server may send as"),
+    "email_reply_to": ("the reply address {address}", "the address the editors read replies at"),
+    "unsubscribe_mailto": ("the unsubscribe address mailto:{address} (List-Unsubscribe)",
+                           "the address where unsubscribe requests are handled"),
+}
+
+
 def sending_problems(settings: Settings) -> list[Diagnostic]:
     """What in the settings makes mail unfit to go to subscribers: the unsubscribe secret every copy of the
-    engine starts with (anyone could make anyone's unsubscribe link with it) or a short one, and a one-click
+    engine starts with (anyone could make anyone's unsubscribe link with it) or a short one, a one-click
     unsubscribe address that is not HTTPS (RFC 8058 takes only HTTPS; the big mailbox providers ask bulk
-    senders for it). `newsroom email` and `build` make the archive's copies all the same."""
+    senders for it), and the example addresses the engine ships with, at example.org, where no mail goes
+    (RFC 2606). `newsroom email` and `build` make the archive's copies all the same."""
     problems = []
     # Where to set them: the settings file of this folder, which may not be there yet.
     where = SETTINGS_FILE if Path(SETTINGS_FILE).is_file() else f"{SETTINGS_FILE} (none here yet)"
+    for name, (what, wanted) in EXAMPLE_ADDRESSES.items():
+        address = getattr(settings, name)
+        if address == getattr(Settings, name):
+            problems.append(Diagnostic(where, None, name, (
+                f"{what.format(address=address)} is the example every copy of newsroom has, at a domain no mail "
+                f"reaches: set {name} to {wanted}, before sending")))
     secret = settings.unsubscribe_secret
     if secret == DEFAULT_SECRET or len(secret) < MIN_SECRET_LENGTH:
         what = ("is the default every copy of newsroom has" if secret == DEFAULT_SECRET else

@@ -1,12 +1,12 @@
 """Email-ready issues: an HTML part for mail clients, a plain-text part for reading, an `.eml`.
 
 One context feeds the paired templates `templates/email/issue.html` and
-`issue.txt`. The HTML is a 600 px table layout whose CSS is inlined by
-css-inline (only the dark-mode `@media` rule stays in a `<style>`, as an
-enhancement: the look never depends on it). Content images are dropped in
-favour of their link text, because their width and height are not known and
-mail clients need both. Nothing reads the clock: the archived `.eml`'s Date
-header is the issue's publication time (a sent copy's is the time it is sent),
+`issue.txt`. The HTML is a table layout, fluid up to 600 px, whose CSS is
+inlined by css-inline (only the dark-mode `@media` rule stays in a `<style>`,
+as an enhancement: the look never depends on it). Content images are shown as
+their alt text, linked to the image, because their width and height are not
+known and mail clients need both. Nothing reads the clock: the archived `.eml`'s
+Date header is the issue's publication time (a sent copy's is the time it is sent),
 and the Message-ID is derived from the issue, the language and (when sending)
 the subscriber's token, so a rebuild writes the same bytes and a resend is
 recognisable as the same message.
@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import email.policy
 import hashlib
+import html as html_lib
 import re
 import textwrap
 from collections.abc import Mapping
@@ -29,6 +30,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 import css_inline
+from babel import Locale
 
 from issues.visibility import publication_time
 from newsroom.build import urls
@@ -47,6 +49,10 @@ GMAIL_CLIP_BYTES = 102 * 1024
 #: Tags kept in story text inside an email: as in feeds, minus images (their size is unknown).
 EMAIL_TAGS = FEED_TAGS - {"img"}
 WRAP = 72
+#: Hidden after the preheader: inboxes show the first 100–200 characters of a message under its Subject, and a
+#: short preheader would be followed there by "View in browser" and the masthead. Invisible characters that no
+#: client collapses (a combining grapheme joiner, a zero-width non-joiner, a no-break space) fill the rest.
+PREHEADER_FILLER = "\u034f\u200c\u00a0" * 60
 #: The templates of an issue's email: its HTML part and its plain-text part.
 EMAIL_TEMPLATES = ("email/issue.html", "email/issue.txt")
 #: Stands for the subscriber's token in a prepared email; replaced per copy.
@@ -118,6 +124,33 @@ def unsubscribe_url(settings: Settings, recipient: Recipient | None) -> str:
     return f"{settings.unsubscribe_endpoint}?t={recipient.token}" if recipient else settings.unsubscribe_endpoint
 
 
+#: A start or end tag of a link or an image in the Markdown renderer's (nh3's) output, whose serialiser always
+#: double-quotes attribute values and escapes `"` inside them: a start tag is exactly `<tag` + ` name="value"`*.
+_LINK_OR_IMAGE = re.compile(r'<(/?)(a|img)((?:\s+[a-z-]+="[^"]*")*)\s*/?>')
+_ATTRIBUTE = re.compile(r'([a-z-]+)="([^"]*)"')
+
+
+def images_as_links(html: str) -> str:
+    """`html` with each image given as its alt text, linked to the image unless it stands in a link already.
+    An email shows no image (its size is not known, and mail clients need it): dropped, it left an empty
+    link, or a gap in a sentence. An image without alt text is decoration, and goes."""
+    depth = 0  # of links open around the tag at hand
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal depth
+        closing, tag, attributes = match.groups()
+        if tag == "a":
+            depth = max(depth - 1, 0) if closing else depth + 1
+            return match.group(0)
+        found = dict(_ATTRIBUTE.findall(attributes))
+        alt = html_lib.escape(html_lib.unescape(found.get("alt", "")), quote=False)
+        if not alt or depth > 0 or "src" not in found:
+            return alt
+        return f'<a href="{html_lib.escape(html_lib.unescape(found["src"]))}">{alt}</a>'
+
+    return _LINK_OR_IMAGE.sub(replace, html) if "<img" in html else html
+
+
 class Links:
     """The numbered links of an email's plain-text part: each absolute URL once, numbered as first read."""
 
@@ -151,7 +184,7 @@ def _story(item: Mapping[str, Any], links: Links, marks: TextMarks) -> dict[str,
 
     summary = item["text"].get("summary") or ""
     return {"headline": item["text"].get("headline"), "url": url, "ref": ref,
-            "summary_html": absolute_html(str(item["summary"]), links.page_url, EMAIL_TAGS),
+            "summary_html": absolute_html(images_as_links(str(item["summary"])), links.page_url, EMAIL_TAGS),
             "summary_text": reading_text(summary, width=WRAP, marks=replace(marks, citation=citation)),
             "sources": sources}
 
@@ -168,7 +201,7 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
     marks = TextMarks(planner.resolve, links.mark)
 
     def html(markdown: str) -> str:
-        return absolute_html(planner.markdown().html(markdown), view_url, EMAIL_TAGS)
+        return absolute_html(images_as_links(planner.markdown().html(markdown)), view_url, EMAIL_TAGS)
 
     lead_text = reading_text(text.get("lead") or "", width=WRAP, marks=marks)
     note_text = reading_text(text.get("editor_note") or "", width=WRAP, marks=marks)
@@ -180,10 +213,11 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
     if issue["status"] != "published":
         subject = f"[{_('Scheduled') if issue['status'] == 'scheduled' else _('Draft')}] {subject}"
     return {
-        "lang": lang, "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
+        "lang": lang, "dir": "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr",
+        "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
         "title": text.get("title"), "lead_html": html(text.get("lead") or ""),
         "lead_text": lead_text, "note_html": html(text.get("editor_note") or ""), "note_text": note_text,
-        "preheader": textwrap.shorten(plain_text(text.get("lead") or ""), 140, placeholder="…"), "sections": sections,
+        "preheader": _preheader(text, sections), "preheader_filler": PREHEADER_FILLER, "sections": sections,
         "view_url": view_url, "view_ref": links.ref(view_url),
         "method_url": settings.base_url + urls.page(lang, urls.METHOD),
         "method_ref": links.ref(settings.base_url + urls.page(lang, urls.METHOD)),
@@ -193,6 +227,14 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
             value, WRAP, initial_indent=indent, subsequent_indent=indent, break_long_words=False,
             break_on_hyphens=False),
     }
+
+
+def _preheader(text: Mapping[str, Any], sections: list[dict[str, Any]]) -> str:
+    """The line an inbox shows after the Subject: the lead's start, else the editor's note's, else the headlines.
+    Empty, the inbox would show the first words of the message instead ("View in browser")."""
+    shown = plain_text(text.get("lead") or text.get("editor_note") or "") or " · ".join(
+        " ".join(str(story["headline"]).split()) for section in sections for story in section["stories"])
+    return textwrap.shorten(shown, 140, placeholder="…")
 
 
 def render_parts(context: Mapping[str, Any], templates: Path = TEMPLATES) -> tuple[bytes, bytes]:
@@ -251,6 +293,9 @@ def build_message(settings: Settings, context: Mapping[str, Any], html: bytes, t
     message["List-Unsubscribe"] = (f"<{context['unsubscribe_url']}>, "
                                    f"<mailto:{settings.unsubscribe_mailto}?subject=unsubscribe>")
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    # Exchange and Outlook answer a list's mail with out-of-office notes unless told not to (others heed the
+    # List-Id, RFC 3834): sent to hundreds, each issue would fill the reply address with them.
+    message["X-Auto-Response-Suppress"] = "OOF, AutoReply"
     message.set_content(text.decode("utf-8"), subtype="plain", charset="utf-8", cte="quoted-printable")
     message.add_alternative(html.decode("utf-8"), subtype="html", charset="utf-8", cte="quoted-printable")
     message["Content-Language"] = context["lang"]  # after the parts: set_content clears Content-* headers

@@ -854,9 +854,12 @@ class _PlainText:
     width: int = 0  # wrap text at this width (see `reading_text`); 0 keeps each paragraph on one line
     hangs: list[int] = field(default_factory=list)  # per open list: the width of its open item's marker
     marks: TextMarks | None = None  # what links are followed by (see `reading_text`)
+    quotes: list[int | None] = field(default_factory=list)  # per open quote: its first block (None: not marked)
 
     def feed(self, token: Token) -> None:
         kind = token.type
+        if kind in ("blockquote_open", "blockquote_close"):
+            self._quote(kind == "blockquote_open")
         if kind in ("bullet_list_open", "ordered_list_open"):
             self.lists.append(kind == "ordered_list_open")
             self.hangs.append(2)
@@ -881,6 +884,21 @@ class _PlainText:
             block = "\n".join(line.rstrip() for line in self.lines).strip("\n")
             self.blocks.extend([block] if block else [])
             self.lines = []
+
+    def _quote(self, opening: bool) -> None:
+        """Wrapped text (`reading_text`) marks a quote's lines with "> ", as mail does: read as the text around
+        it, a quote would be taken for the editor's own words. (A quote in a list item stays unmarked.)"""
+        if opening:
+            marked = self.width > 20 and not self.lists  # room left to wrap in, however deep the quotes
+            self.quotes.append(len(self.blocks) if marked else None)
+            self.width -= 2 if marked else 0
+            return
+        start = self.quotes.pop() if self.quotes else None
+        if start is None:
+            return
+        self.width += 2
+        quote = "\n\n".join(self.blocks[start:])
+        self.blocks[start:] = ["\n".join(f"> {line}".rstrip() for line in quote.split("\n"))] if quote else []
 
     def _add(self, text: str, *, code: bool = False) -> None:
         if self.cells is not None:
@@ -909,9 +927,10 @@ class _PlainText:
 
     def _inline_text(self, children: list[Token]) -> str:
         """The text of one inline run: citations (and the space before them) dropped, tags stripped; with
-        `marks`, each link followed by its mark and each citation read as its mark if it has one."""
+        `marks`, each link followed by its mark, each citation read as its mark if it has one, and each image
+        read as its alt text and mark."""
         kept: list[Token] = []
-        marks: list[str | None] = []  # per open link: the mark read after its text
+        opened: list[tuple[Token, int]] = []  # per open link: its link_open and where its text starts in `kept`
         for token in children:
             mark = self.marks.citation(token.meta["number"]) if self.marks and token.type == "citation" else None
             if mark is not None:
@@ -921,20 +940,42 @@ class _PlainText:
                 if kept and kept[-1].type == "text":
                     kept[-1].content = kept[-1].content.rstrip(" \t")
                 continue
-            if self.marks is not None and token.type == "link_open":
-                marks.append(self._link_mark(self.marks, str(token.attrGet("href") or "")))
-            elif token.type == "link_close" and marks and (mark := marks.pop()) is not None:
-                kept.extend([token, Token("text", "", 0, content=f" {mark}")])
+            if self.marks is not None and token.type == "image":
+                # Read as its alt text (an email shows no image), followed by the image's mark unless it
+                # stands in a link; without alt text it is decoration.
+                if token.content:
+                    kept.append(Token("text", "", 0, content=token.content))
+                    image = Token("link_open", "a", 1, attrs={"href": str(token.attrGet("src") or "")})
+                    if not opened and (mark := self._link_mark(self.marks, image, [])) is not None:
+                        kept.append(Token("text", "", 0, content=f" {mark}"))
                 continue
+            if self.marks is not None and token.type == "link_open":
+                opened.append((token, len(kept) + 1))
+            elif token.type == "link_close" and opened:
+                link, start = opened.pop()
+                # Asked at the link's end, in reading order still: a link holds no other link or citation.
+                if (mark := self._link_mark(self.marks, link, kept[start:])) is not None:
+                    kept.extend([token, Token("text", "", 0, content=f" {mark}")])
+                    continue
             kept.append(Token("text", "", 0, content=" ") if token.type == "softbreak" else token)
         html = self.md.renderer.render([Token("inline", "", 0, children=kept)], self.md.options, {})
         # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
         return _SPACES.sub(" ", html_lib.unescape(self.cleaner.clean(html))).strip()
 
     @staticmethod
-    def _link_mark(marks: TextMarks, href: str) -> str | None:
-        """The mark after a link to `href`; none for a link the HTML shows as text only (see `_prepare_link`)."""
+    def _link_mark(marks: TextMarks | None, token: Token, text: list[Token]) -> str | None:
+        """The mark after the link `token` opens, whose `text` is read; none for a link the HTML shows as text
+        only (see `_prepare_link`), nor for one that reads as its own address (`<https://…>`, `[x@y.org](mailto:…)`,
+        `[example.org](https://example.org/)`): the address is there to read, and a mark would list it twice."""
+        if marks is None:
+            return None
+        href = str(token.attrGet("href") or "")
         link = _classify(href)
+        if link.treatment == "outside":
+            shown = "".join(part.content for part in text if part.type in ("text", "code_inline")).strip().rstrip("/")
+            bare = re.sub(r"^(?:https?:)?//", "", href.rstrip("/"), flags=re.IGNORECASE)  # "example.org/x"
+            if token.markup == "autolink" or shown and shown in (href.rstrip("/"), bare, href.removeprefix("mailto:")):
+                return None
         if link.treatment == "internal":
             resolved = marks.resolve(link.kind, link.target) if link.target is not None else None
             return marks.link(resolved) if resolved is not None else None
