@@ -407,6 +407,12 @@ def test_an_edit_of_an_issue_s_status_names_only_the_commands_that_can_change_it
     refused = desk("edit", "14", "--set", "status=published", expect=1).stderr.splitlines()[0]
     assert refused == ("issue:14: status: issue 14 is a draft: `newsroom issue schedule 14 --at TIME` schedules it "
                        "and `newsroom issue publish 14` publishes it now, each checking it first")
+    # Both fields at once: the refusal is said once, naming both.
+    refused = desk("edit", "14", "--set", "status=published", "--set", "published_at=2026-11-06T09:00:00+01:00",
+                   expect=1).stderr.splitlines()
+    assert refused == ["issue:14: status, published_at: issue 14 is a draft: `newsroom issue schedule 14 --at TIME` "
+                       "schedules it and `newsroom issue publish 14` publishes it now, each checking it first",
+                       "1 error; nothing was changed"]
     desk("issue", "schedule", "14", "--at", "2026-11-16T07:00")
     refused = desk("edit", "14", "--set", "status=draft", expect=1).stderr.splitlines()[0]
     assert refused == ("issue:14: status: issue 14 is scheduled for November 16, 2026, 7:00\u202fAM CET: `newsroom "

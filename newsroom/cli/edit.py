@@ -131,9 +131,9 @@ def _workflow_fields_unchanged(session: Any, app: App, loaded: editing.Loaded, r
     """An issue's status and publication time change through the workflow, which checks each step (an
     issue is never unpublished: its feeds and emails have gone out with that time)."""
     changed = [name for name in ("status", "published_at") if record.get(name) != loaded.record.get(name)]
-    if changed:
+    if changed:  # one refusal for both fields: the advice is the same
         advice = status_advice(session, app.settings, int(loaded.key))
-        raise ContentError([Diagnostic(f"issue:{loaded.key}", None, name, advice) for name in changed])
+        raise ContentError([Diagnostic(f"issue:{loaded.key}", None, ", ".join(changed), advice)])
 
 
 #: A story's place: what `story move` changes.
