@@ -276,7 +276,7 @@ def test_bad_input_is_refused_with_its_place_and_nothing_is_stored(base, write_f
     good = {"stories/good.yaml": STORY.replace("slug: a-story", "slug: good-story").replace(
         "Headline", "Changed headline")}
     folder = write_files({**good, **files})
-    result = base("import", "--correction", str(folder), expect=1)  # issue 1 is published
+    result = base("import", "--correction", "--reason", "corrected", str(folder), expect=1)  # issue 1 is published
     lines = [line.removeprefix(str(folder) + "/") for line in result.stderr.splitlines()]
     assert any(line.startswith(expected) for line in lines), result.stderr
     assert lines[-1].endswith("nothing was changed")
@@ -321,7 +321,7 @@ def test_an_import_is_refused_for_the_build_stopping_errors_it_brings_and_no_oth
 
     before = _stored(base, tmp_path)
     moved = write_files({"stories/a.yaml": STORY.replace("issue: 1", "issue: 2")})
-    refused = base("import", "--correction", str(moved), expect=1).stderr
+    refused = base("import", "--correction", "--reason", "corrected", str(moved), expect=1).stderr
     assert ("issue:1: stories: a scheduled or published issue needs at least one story: its page, feed entry and "
             "email would be empty (add one with newsroom story add 1)") in refused.splitlines()
     assert _stored(base, tmp_path) == before
@@ -553,7 +553,8 @@ def test_an_import_does_not_take_back_a_published_issue_or_move_its_time(sample_
     # The same moment in another offset, with a new title: a correction like any other.
     issue.write_text(text.replace("T06:00:00+00:00", "T07:00:00+01:00").replace(
         "a week of custom chips", "the week of custom chips"), encoding="utf-8")
-    assert sample_cli("import", "--force", "--correction", str(issue)).stdout.startswith("0 created, 1 updated")
+    assert sample_cli("import", "--force", "--correction", "--reason", "corrected", str(issue)
+                      ).stdout.startswith("0 created, 1 updated")
     assert "issue:13  en.title" in sample_cli("issue", "corrections", "13").stdout
 
 
@@ -595,7 +596,8 @@ def test_site_yaml_is_the_whole_list_of_sections_categories_and_audiences(base, 
             "again, or give them another section first") in refused.stderr
     assert _stored(base, tmp_path) == before
     moved = STORY.replace("section: code", "section: money")
-    base("import", "--correction", str(write_files({"site.yaml": money, "stories/a.yaml": moved})))
+    base("import", "--correction", "--reason", "corrected",
+         str(write_files({"site.yaml": money, "stories/a.yaml": moved})))
     stored = _stored(base, tmp_path)
     assert "slug: code" not in stored["site.yaml"].decode() and "section: money" in stored["stories/a-story.yaml"].decode()
 
@@ -651,8 +653,8 @@ def test_a_folder_s_hidden_files_are_no_content_and_a_link_to_nothing_is_named(b
     folder = write_files({"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story"),
                           ".git/c.yaml": "[unclosed", ".github/workflows/ci.yaml": "on: push\n"})
     (folder / "stories" / "gone.yaml").symlink_to(tmp_path / "nowhere.yaml")
-    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    refused = base("import", "--correction", "--reason", "corrected", str(folder), expect=1).stderr.splitlines()
     assert refused == [f"{folder / 'stories' / 'gone.yaml'}: a link to {tmp_path / 'nowhere.yaml'}, which is not "
                        "there: mend or remove the link", "1 error; nothing was changed"], refused
     (folder / "stories" / "gone.yaml").unlink()
-    assert base("import", "--correction", str(folder)).stdout.startswith("1 created")
+    assert base("import", "--correction", "--reason", "corrected", str(folder)).stdout.startswith("1 created")

@@ -420,7 +420,8 @@ def test_an_edit_of_an_issue_s_status_names_only_the_commands_that_can_change_it
                        "time and `newsroom issue publish 14` publishes it now")
     desk("issue", "unschedule", "14")
     desk("issue", "publish", "14")
-    refused = desk("edit", "14", "--set", "status=draft", "--correction", expect=1).stderr.splitlines()[0]
+    refused = desk("edit", "14", "--set", "status=draft", "--correction", "--reason", "corrected",
+                   expect=1).stderr.splitlines()[0]
     assert refused == ("issue:14: status: issue 14 was published at November 6, 2026, 10:00\u202fAM CET: its status "
                        "and publication time stay, as its feeds and emails went out with them; its texts and stories "
                        "can still change as corrections readers are shown (newsroom issue edit 14 … --correction "
@@ -587,9 +588,10 @@ def test_a_place_below_1_stored_before_the_rule_is_shown_exported_warned_about_a
     desk("export", str(tmp_path / "backup"))
     warned = desk("check").stderr
     assert f"story:{slug}: position: warning: 0: places count from 1" in warned
-    refused = desk("edit", f"story:{slug}", "--set", "en.headline=New", "--correction", expect=1).stderr
+    refused = desk("edit", f"story:{slug}", "--set", "en.headline=New", "--correction", "--reason", "corrected",
+                   expect=1).stderr
     assert f"story:{slug}: position: expected a whole number from 1 up, got 0" in refused
-    desk("story", "move", slug, "--position", "1", "--correction")
+    desk("story", "move", slug, "--position", "1", "--correction", "--reason", "corrected")
     assert "places count from 1" not in desk("check").stderr
 
 
@@ -650,6 +652,10 @@ def test_a_scheduled_issue_is_previewed_as_scheduled_with_the_time_it_comes_out(
     assert message["Subject"].startswith("[Scheduled] ")
 
 
+#: The refusal of a correction of issue 13 made without --reason.
+NO_REASON = ("issue 13 is published: readers are shown each correction with its reason; add --reason, e.g. "
+             "--correction --reason \"Fixed the chip's name in the headline\"")
+
 BAD_INPUT = [
     (["issue", "new", "--number", "13"], "issue:13: number: issue 13 already exists; leave out --number to take "
      "the next free one (14)"),
@@ -658,19 +664,31 @@ BAD_INPUT = [
     (["issue", "new", "--from", "2026-11-08", "--to", "2026-11-10"], "issue:14: week: 2026-11-08–2026-11-10 "
      "overlaps issue 13 (2026-11-02–2026-11-08); choose another --week"),
     (["story", "add", "13", *story_args(1)], "issue:13: status: issue 13 is published; to change it, add "
-     "--correction (and --reason): the change is recorded and shown as a correction"),
-    (["story", "add", "12", *story_args(1, "weather"), "--correction"], "story:i12-story-1: section: unknown section 'weather'; "
+     "--correction and --reason: the change is recorded and shown as a correction"),
+    # A correction without a reason (or a blank one): readers would see a correction and not why.
+    (["story", "add", "13", *story_args(1), "--correction"], f"issue:13: {NO_REASON}"),
+    (["story", "edit", "i13-vllm-trainium-backend", "--headline-en", "X", "--correction"], f"issue:13: {NO_REASON}"),
+    (["story", "move", "i13-vllm-trainium-backend", "--position", "2", "--correction", "--reason", " "],
+     f"issue:13: {NO_REASON}"),
+    (["issue", "edit", "13", "--title-en", "X", "--correction"], f"issue:13: {NO_REASON}"),
+    (["edit", "story:i13-vllm-trainium-backend", "--set", "en.headline=X", "--correction"], f"issue:13: {NO_REASON}"),
+    (["edit", "13", "--set", "en.title=X", "--correction"], f"issue:13: {NO_REASON}"),
+    (["delete", "i13-vllm-trainium-backend", "--correction"], f"story:i13-vllm-trainium-backend: {NO_REASON}"),
+    (["story", "add", "12", *story_args(1, "weather"), "--correction", "--reason", "corrected"],
+     "story:i12-story-1: section: unknown section 'weather'; "
      "known: code, money, policy, science, society"),
     (["issue", "schedule", "12", "--at", "2026-11-01T07:00+01:00"], "issue:12: status: issue 12 is already "
      "published (at 2026-11-02T07:00:00+01:00)"),
     (["issue", "publish", "99"], "issue:99: number: no issue 99"),
-    (["story", "add", "12", "--headline-hu", "x", "--correction"], "story:i12-x: section: required; give "
+    (["story", "add", "12", "--headline-hu", "x", "--correction", "--reason", "corrected"],
+     "story:i12-x: section: required; give "
      "--section (known: code, money, policy, science, society)"),
-    (["story", "add", "12", *story_args(1), "--audience", "robots", "--correction"], "story:i12-story-1: "
+    (["story", "add", "12", *story_args(1), "--audience", "robots", "--correction", "--reason", "corrected"],
+     "story:i12-story-1: "
      "audiences[0]: unknown audience 'robots'; known: bank-customer, developer, entrepreneur, everyone, "
      "executive, investor, policymaker, researcher, student"),
     (["story", "move", "i13-vllm-trainium-backend", "--position", "2"], "issue:13: status: issue 13 is "
-     "published; to change it, add --correction (and --reason): the change is recorded and shown as a correction"),
+     "published; to change it, add --correction and --reason: the change is recorded and shown as a correction"),
     (["issue", "new", "--week", "2026-W60"], "--week: 2026-W60 is not an ISO week: Invalid week: 60"),
     # a message and exit 1 as for every other wrong value (it was click's usage error, exit 2)
     (["issue", "new", "--from", "2026-02-30", "--to", "2026-03-05"], "--from: expected a date as 2026-11-09, got "
@@ -719,7 +737,7 @@ def test_an_issue_without_a_story_is_neither_scheduled_nor_published(desk, tmp_p
     desk("story", "add", "14", *story_args(1))
     desk("issue", "publish", "14")
     # The last story of a published issue does not go, even as a correction.
-    refused = desk("delete", "story:i14-story-1", "--correction", expect=1).stderr
+    refused = desk("delete", "story:i14-story-1", "--correction", "--reason", "corrected", expect=1).stderr
     assert says in refused.splitlines()
     empty = tmp_path / "issue.yaml"
     empty.write_text(desk("edit", "14").stdout.split("\n", 1)[1].replace("number: 14", "number: 15").replace(
@@ -830,9 +848,14 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
     assert (f"{late}: issue 13 is published; to change it, import with --correction (and --reason): the change is "
             "listed among its corrections and shown to readers") in refused.splitlines()
     assert desk("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
-    desk("import", "--correction", str(late))
+    refused = desk("import", "--correction", str(late), expect=1).stderr  # and why, which readers are shown
+    assert refused.splitlines() == [
+        f"{late}: issue 13 is published: readers are shown each correction with its reason; import with --reason, "
+        "e.g. --correction --reason \"Fixed the chip's name in the headline\"", "1 error; nothing was changed"]
+    assert desk("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
+    desk("import", "--correction", "--reason", "a story came in late", str(late))
     assert desk("issue", "corrections", "13").stdout.strip() == (
-        "November 10, 2026, 12:00\u202fPM CET  import  story:i13-late  created")
+        "November 10, 2026, 12:00\u202fPM CET  import  story:i13-late  created — a story came in late")
     page = parse(build(desk) / "en" / "issues" / "13" / "index.html")
     corrections = " ".join(" ".join(page.find(".//section[@id='corrections']").itertext()).split())
     assert "(story added)" in corrections
@@ -907,7 +930,7 @@ def test_a_correction_must_keep_the_issue_publishable(desk, tmp_path, monkeypatc
     before = snapshot(desk, tmp_path)
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T12:30:00+01:00")
     result = desk("story", "add", "14", "--section", "code", "--headline-hu", "Fél", "--summary-hu", "Fél.",
-                  "--source-url", "https://example.org/x", "--correction", expect=1)
+                  "--source-url", "https://example.org/x", "--correction", "--reason", "corrected", expect=1)
     assert "story:i14-fel: en.headline: missing translation (present in hu)" in result.stderr
     assert snapshot(desk, tmp_path) == before
 
@@ -932,9 +955,9 @@ def test_the_editor_defaults_to_the_os_user(desk, monkeypatch):
     desk("story", "add", "14", *story_args(1), "--slug", "s1")
     desk("issue", "publish", "14")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-08T09:00:00+01:00")
-    desk("issue", "edit", "14", "--title-en", "Better title", "--correction")
+    desk("issue", "edit", "14", "--title-en", "Better title", "--correction", "--reason", "corrected")
     listed = desk("issue", "corrections", "14").stdout.strip()
-    assert listed == f"November 8, 2026, 9:00\u202fAM CET  {getpass.getuser()}  issue:14  en.title"
+    assert listed == f"November 8, 2026, 9:00\u202fAM CET  {getpass.getuser()}  issue:14  en.title — corrected"
 
 
 def test_an_import_cannot_leave_a_published_issue_half_translated(sample_cli, tmp_path, write_files):

@@ -295,6 +295,6 @@ def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, 
             "change is listed among its corrections and shown to readers") in said
     assert "issue 14: no corrections" in run(work, "issue", "corrections", "14")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-30T13:00:00+01:00")  # the preview's clock, after 10:00
-    run(work, "import", "--correction", str(story))
+    run(work, "import", "--correction", "--reason", "corrected", str(story))
     listed = run(work, "issue", "corrections", "14")
     assert "import  story:i14-story  en.summary" in listed, listed

@@ -95,7 +95,7 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
             _workflow_fields_unchanged(session, app, loaded, record)
         issues = _issues_of(loaded, record)
         for number in issues:
-            require_changeable(load_issue(session, number), correction)
+            require_changeable(load_issue(session, number), correction, change.reason)
         place = _new_place(loaded, record, "position" in paths)
         if place is not None:  # the rest of the edit is saved where the story is, then it moves as `story move`
             record = {**record, **{name: loaded.record.get(name) for name in PLACE}}

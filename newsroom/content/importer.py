@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from glossary.models import Entry, EntryText
 from glossary.records import apply_entry, entry_to_record
+from issues.corrections import has_reason, reason_missing
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.manifest import Base
@@ -77,7 +78,7 @@ def changed_fields(before: dict[str, Any], after: dict[str, Any], languages: tup
 def import_records(
     session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...], now: dt.datetime,
     author: str = "import", bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None,
-    reason: str | None = None, corrections: bool = True, marks: Sequence[str] = (),
+    reason: str | None = None, corrections: bool = True, marks: Sequence[str] = (), reason_required: bool = False,
 ) -> ImportResult:
     """Upsert every record into the session; raises ContentError and changes nothing on bad input.
 
@@ -86,8 +87,9 @@ def import_records(
     (ContentError), an unedited stale file keeps the newer stored version (see
     `newsroom.content.manifest`). Without `corrections`, a file that changes an issue published before
     this import, or one of its stories (a story added, moved in or out, edited), is refused as well: such
-    a change is a correction readers are shown. `marks` go with the fields each revision kept says changed
-    (see models.RENAMED). The caller owns the transaction: on ContentError it rolls back.
+    a change is a correction readers are shown; with `reason_required` (`newsroom import`), so is one made
+    without a `reason`, which readers are shown with it. `marks` go with the fields each revision kept says
+    changed (see models.RENAMED). The caller owns the transaction: on ContentError it rolls back.
     """
     by_kind = sorted(loaded, key=lambda item: ORDER.index(item.kind))
     _check_references(session, by_kind, languages)
@@ -106,7 +108,7 @@ def import_records(
         # the site are flushed as they are written, as later kinds look them up).
         with session.no_autoflush:
             status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
-                             kept, corrections, lookups, marks, hashes)
+                             kept, corrections, lookups, marks, hashes, reason_required)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             continue
@@ -242,7 +244,7 @@ def _upsert(
     base: Base | None = None, reason: str | None = None, published: Collection[int] = (),
     kept: Mapping[tuple[str, str], int] | None = None, corrections: bool = True,
     lookups: dict[tuple[str, Any], Any] | None = None, marks: Sequence[str] = (),
-    hashes: Mapping[tuple[str, str], str] | None = None,
+    hashes: Mapping[tuple[str, str], str] | None = None, reason_required: bool = False,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     lookups = {} if lookups is None else lookups
@@ -307,7 +309,7 @@ def _upsert(
         unpublished = _unpublishing(item, previous, record)
         if unpublished is not None:
             return unpublished
-    correcting = None if corrections else _published_issue(item, record, row, published)
+    correcting = _published_issue(item, record, row, published, corrections, reason, reason_required)
     if correcting is not None:
         return correcting
     if row is not None:
@@ -367,10 +369,13 @@ def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, 
     return lookups[key]
 
 
-def _published_issue(item: LoadedRecord | FileRecord, record: dict[str, Any], row: Any, published: Collection[int]
-                     ) -> Diagnostic | None:
+def _published_issue(item: LoadedRecord | FileRecord, record: dict[str, Any], row: Any, published: Collection[int],
+                     corrections: bool, reason: str | None, reason_required: bool) -> Diagnostic | None:
     """The refusal of a file that changes a published issue or one of its stories, made without
-    --correction: as `story edit` and `edit` refuse it."""
+    --correction (`corrections`), or (`reason_required`) without the `reason` readers are shown with it: as
+    `story edit` and `edit` refuse it."""
+    if corrections and (has_reason(reason) or not reason_required):
+        return None
     if item.kind == "issue":
         numbers = {int(item.key)}
     elif item.kind == "story":
@@ -380,6 +385,8 @@ def _published_issue(item: LoadedRecord | FileRecord, record: dict[str, Any], ro
     changed = sorted(numbers.intersection(published))
     if not changed:
         return None
+    if corrections:
+        return Diagnostic(item.location, None, "", reason_missing(changed[0], "import with"))
     return Diagnostic(item.location, None, "", (
         f"issue {changed[0]} is published; to change it, import with --correction (and --reason): the change is "
         "listed among its corrections and shown to readers"))
