@@ -845,8 +845,10 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
                     encoding="utf-8")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T12:00:00+01:00")
     refused = desk("import", str(late), expect=1).stderr  # a correction, as with `story add`: said so
-    assert (f"{late}: issue 13 is published; to change it, import with --correction (and --reason): the change is "
-            "listed among its corrections and shown to readers") in refused.splitlines()
+    assert refused.splitlines() == [
+        f"{late}: issue 13 is published, and this file adds the story 'i13-late' to it: that is a correction readers "
+        "are shown; import with --correction --reason \"Fixed the chip's name in the headline\" to make it (it is "
+        "listed among the issue's corrections with that reason)", "1 error; nothing was changed"]
     assert desk("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
     refused = desk("import", "--correction", str(late), expect=1).stderr  # and why, which readers are shown
     assert refused.splitlines() == [
@@ -862,6 +864,11 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
     # Who made a change through a file, and why, as the other commands record them.
     late.write_text(late.read_text(encoding="utf-8").replace("position: 9", "position: 8"), encoding="utf-8")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T13:00:00+01:00")
+    refused = desk("import", str(late), expect=1).stderr  # the refusal names what the file changes
+    assert refused.splitlines()[0] == (
+        f"{late}: issue 13 is published, and this file changes its position: that is a correction readers are shown; "
+        "import with --correction --reason \"Fixed the chip's name in the headline\" to make it (it is listed among "
+        "the issue's corrections with that reason)")
     desk("import", str(late), "--correction", "--editor", "bela", "--reason", "a better place")
     assert desk("issue", "corrections", "13").stdout.splitlines()[-1] == (
         "November 10, 2026, 1:00\u202fPM CET  bela  story:i13-late  position — a better place")

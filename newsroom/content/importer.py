@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from glossary.models import Entry, EntryText
 from glossary.records import apply_entry, entry_to_record
-from issues.corrections import has_reason, reason_missing
+from issues.corrections import EXAMPLE, has_reason, reason_missing
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.manifest import Base
@@ -309,7 +309,8 @@ def _upsert(
         unpublished = _unpublishing(item, previous, record)
         if unpublished is not None:
             return unpublished
-    correcting = _published_issue(item, record, row, published, corrections, reason, reason_required)
+    correcting = _published_issue(item, record, row, published, corrections, reason, reason_required,
+                                  changed if row is not None else None)
     if correcting is not None:
         return correcting
     if row is not None:
@@ -370,10 +371,11 @@ def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, 
 
 
 def _published_issue(item: LoadedRecord | FileRecord, record: dict[str, Any], row: Any, published: Collection[int],
-                     corrections: bool, reason: str | None, reason_required: bool) -> Diagnostic | None:
+                     corrections: bool, reason: str | None, reason_required: bool, changed: list[str] | None
+                     ) -> Diagnostic | None:
     """The refusal of a file that changes a published issue or one of its stories, made without
     --correction (`corrections`), or (`reason_required`) without the `reason` readers are shown with it: as
-    `story edit` and `edit` refuse it."""
+    `story edit` and `edit` refuse it. `changed` names the fields the file changes (None: a new record)."""
     if corrections and (has_reason(reason) or not reason_required):
         return None
     if item.kind == "issue":
@@ -382,14 +384,20 @@ def _published_issue(item: LoadedRecord | FileRecord, record: dict[str, Any], ro
         numbers = {record["issue"], *([row.issue.number] if row is not None else [])}
     else:
         return None
-    changed = sorted(numbers.intersection(published))
-    if not changed:
+    issues = sorted(numbers.intersection(published))
+    if not issues:
         return None
     if corrections:
-        return Diagnostic(item.location, None, "", reason_missing(changed[0], "import with"))
+        return Diagnostic(item.location, None, "", reason_missing(issues[0], "import with"))
+    number = issues[0]
+    if changed is None:
+        what = f"adds the story {item.key!r} to it"
+    else:
+        what = "changes its " + (" and ".join([", ".join(changed[:-1]), changed[-1]]) if len(changed) > 1
+                                 else changed[0])
     return Diagnostic(item.location, None, "", (
-        f"issue {changed[0]} is published; to change it, import with --correction (and --reason): the change is "
-        "listed among its corrections and shown to readers"))
+        f"issue {number} is published, and this file {what}: that is a correction readers are shown; import with "
+        f"{EXAMPLE} to make it (it is listed among the issue's corrections with that reason)"))
 
 
 #: Per kind of record: its row class and the function that turns a row back into a content record.
