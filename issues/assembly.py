@@ -10,8 +10,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy import func, select
@@ -183,11 +184,18 @@ def _section_stories(issue: Issue, section: str, leave_out: Story | None = None)
                   key=lambda s: (s.position, s.slug))
 
 
-def _renumber(session: Session, change: Change, issue: Issue, section: VocabularyTerm, stories: list[Story]) -> None:
+#: Writes a story at a place: (story, issue, section, position).
+Placer = Callable[[Story, Issue, VocabularyTerm, int], None]
+
+
+def _renumber(session: Session, change: Change, issue: Issue, section: VocabularyTerm, stories: list[Story],
+              moved: Story | None = None, place: Placer | None = None) -> None:
     """Positions 1, 2, … in the given order, in `section` of `issue`; only stories whose place changes are
-    rewritten."""
+    rewritten, and the story `moved`, which `place` writes (see `move_story`)."""
     for position, story in enumerate(stories, start=1):
-        if story.position != position or story.section is not section or story.issue is not issue:
+        if story is moved and place is not None:
+            place(story, issue, section, position)  # written whether or not its place changes
+        elif story.position != position or story.section is not section or story.issue is not issue:
             _place(session, change, story, issue, section, position)
 
 
@@ -199,14 +207,16 @@ def _place(session: Session, change: Change, story: Story, issue: Issue, section
 
 
 def move_story(session: Session, change: Change, slug: str, section_slug: str | None = None,
-               position: int | None = None, correction: bool = False, number: int | None = None) -> Story:
+               position: int | None = None, correction: bool = False, number: int | None = None,
+               place: Placer | None = None) -> Story:
     """Move a story to another section and/or position (1 = first), or to issue `number`.
 
     Without `position` it goes last in its section, after the last place taken there (so no other story of
     a published issue is rewritten: each would be listed as a correction); with it, the stories from there
     on move down one. The section it leaves closes up, unless its issue is published (see `close_up`).
-    An issue it leaves or joins that is published changes only with `correction`.
-    """
+    An issue it leaves or joins that is published changes only with `correction`. `place` writes the story
+    at its new place, once (default: its stored record there; `newsroom edit` saves its other changes with
+    it, so that one edit is one revision)."""
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
         raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
@@ -217,15 +227,16 @@ def move_story(session: Session, change: Change, slug: str, section_slug: str | 
     old_section = story.section
     target = section_by_slug(session, section_slug, f"story:{slug}") if section_slug else old_section
     moving = target is not old_section or target_issue is not issue
+    put: Placer = place if place is not None else partial(_place, session, change)
     if moving:
         close_up(session, change, story)
     siblings = _section_stories(target_issue, target.slug, story)
     if position is None and moving:
-        _place(session, change, story, target_issue, target, max((s.position for s in siblings), default=0) + 1)
+        put(story, target_issue, target, max((s.position for s in siblings), default=0) + 1)
         return story
     index = len(siblings) if position is None else min(max(position, 1), len(siblings) + 1) - 1
     siblings.insert(index, story)
-    _renumber(session, change, target_issue, target, siblings)
+    _renumber(session, change, target_issue, target, siblings, story, put)
     return story
 
 

@@ -266,6 +266,39 @@ def test_a_story_edited_into_another_issue_or_section_goes_last_there_and_its_dr
 
 
 @pytest.mark.sqlite_only("the places are worked out in Python, the same on every database")
+def test_a_story_edited_to_another_place_in_its_section_moves_there_and_the_others_renumber(desk):
+    """As `story move --position` does: places stay 1..n, none shared (which `check` would warn about), none
+    left empty; the rest of the edit is saved with the move, as one version."""
+    new_issue(desk)
+    for n in (1, 2, 3):
+        desk("story", "add", "14", *story_args(n), "--slug", f"s{n}")
+    said = desk("edit", "story:s3", "--set", "position=1", "--set", "en.headline=Story three").stdout.strip()
+    assert said == "story s3: saved as version 2"
+    assert places(desk, 14) == {"code": ["1. s3", "2. s1", "3. s2"]}
+    desk("edit", "s3", "--set", "position=9")  # past the last place: last, as with `story move`
+    assert places(desk, 14) == {"code": ["1. s1", "2. s2", "3. s3"]}
+    assert desk("check").stderr == ""
+    history = desk("history", "story:s3").stdout.splitlines()
+    assert [line.split("changed: ")[-1] for line in history[1:3]] == ["position", "en.headline, position"]
+
+
+def test_an_edit_that_moves_a_published_story_and_changes_it_is_one_correction(desk, monkeypatch):
+    """One edit is one revision: one correction line readers are shown, with its reason."""
+    new_issue(desk)
+    for n in (1, 2):
+        desk("story", "add", "14", *story_args(n), "--slug", f"s{n}")
+    desk("issue", "publish", "14")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T11:00:00+01:00")
+    desk("edit", "story:s1", "--set", "section=money", "--set", "en.headline=Story one", "--correction",
+         "--reason", "the wrong section")
+    assert desk("issue", "corrections", "14").stdout.splitlines() == [
+        "November 7, 2026, 11:00\u202fAM CET  anna  story:s1  en.headline, section — the wrong section"]
+    assert places(desk, 14) == {"code": ["2. s2"], "money": ["1. s1"]}
+    history = desk("history", "story:s1").stdout.splitlines()
+    assert history[0] == "story s1: version 2 is current" and len(history) == 3, history
+
+
+@pytest.mark.sqlite_only("the places are worked out in Python, the same on every database")
 def test_story_move_takes_a_story_to_another_issue(desk):
     new_issue(desk)
     new_issue(desk)

@@ -97,26 +97,39 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
         for number in issues:
             require_changeable(load_issue(session, number), correction, change.reason)
         place = _new_place(loaded, record, "position" in paths)
-        if place is not None:  # the rest of the edit is saved where the story is, then it moves as `story move`
-            record = {**record, **{name: loaded.record.get(name) for name in PLACE}}
         try:
-            # An issue and its stories are checked as the workflow checks them (below); the rest here.
-            version = editing.save(session, loaded, record, change.languages, change.now, change.editor,
-                                   change.reason) if issues else _save_buildable(session, app, loaded, record, change)
+            if place is not None:  # it moves as `story move` moves it, the rest of the edit saved with it
+                version = _move(session, loaded, record, change, place, correction)
+            else:  # an issue and its stories are checked as the workflow checks them (below); the rest here
+                version = editing.save(session, loaded, record, change.languages, change.now, change.editor,
+                                       change.reason) if issues else _save_buildable(session, app, loaded, record,
+                                                                                     change)
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
-        if place is not None:
-            number, section, position = place
-            moved = move_story(session, change, loaded.key, section, position, correction, number)
-            session.flush()
-            version = moved.version
         for number in issues:
             recheck_after_change(session, app.settings, change, number)
     if version == loaded.version:  # the fields set already held those values
         app.say(f"{loaded.kind} {loaded.key}: no change (version {version} stays)")
     else:
         app.say(f"{loaded.kind} {loaded.key}: saved as version {version}")
+
+
+def _move(session: Any, loaded: editing.Loaded, record: dict[str, Any], change: Change,
+          place: tuple[int, str, int | None], correction: bool) -> int:
+    """Move the story `loaded` to `place` as `story move` does (the stories around it renumbered), saving the
+    rest of the edit with it in one revision (one correction of a published issue); returns its version."""
+    saved: list[int] = []
+
+    def save_at(story: Any, issue: Any, section: Any, position: int) -> None:
+        placed = {**record, "issue": issue.number, "section": section.slug, "position": position}
+        saved.append(editing.save(session, loaded, placed, change.languages, change.now, change.editor,
+                                  change.reason))
+
+    number, section, position = place
+    move_story(session, change, loaded.key, section, position, correction, number, save_at)
+    session.flush()
+    return saved[-1]
 
 
 def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any], change: Change) -> int:
@@ -142,10 +155,11 @@ PLACE = ("issue", "section", "position")
 
 def _new_place(loaded: editing.Loaded, record: dict[str, Any], position_given: bool
                ) -> tuple[int, str, int | None] | None:
-    """(issue, section, position) when an edit moves a story to another issue or section; position None
-    unless the edit gives one (`position_given`): the story then goes last there, as with `story add`.
-    None otherwise, and for values of the wrong type, which saving the record names."""
-    if loaded.kind != "story" or all(record.get(name) == loaded.record.get(name) for name in ("issue", "section")):
+    """(issue, section, position) when an edit moves a story to another issue or section, or to another place
+    in its section; position None unless the edit gives one (`position_given`): the story then goes last
+    there, as with `story add`. None otherwise, and for values of the wrong type, which saving the record
+    names."""
+    if loaded.kind != "story" or all(record.get(name) == loaded.record.get(name) for name in PLACE):
         return None
     number, section, position = (record.get(name) for name in PLACE)
     if not isinstance(number, int) or not isinstance(section, str) or not section \
