@@ -628,7 +628,8 @@ def test_a_place_below_1_stored_before_the_rule_is_shown_exported_warned_about_a
     assert "places count from 1" not in desk("check").stderr
 
 
-def test_an_issue_numbered_below_1_stored_before_the_rule_is_built_exported_and_warned_about(desk, tmp_path):
+def test_an_issue_numbered_below_1_stored_before_the_rule_is_built_exported_and_warned_about(desk, tmp_path,
+                                                                                           monkeypatch):
     """As a place below 1: an issue stored at number 0 before content files were held to numbers from 1 is
     published, so its pages are made (the build stopped on a traceback, "issue numbers start at 1") and
     it exports; `check` warns."""
@@ -638,6 +639,7 @@ def test_an_issue_numbered_below_1_stored_before_the_rule_is_built_exported_and_
 
     new_issue(desk)
     desk("story", "add", "14", *story_args(1))
+    monkeypatch.setenv("NEWSROOM_NOW", MONDAY_MORNING)  # once its week has begun: no warning of that
     desk("issue", "publish", "14")
     engine = make_engine(desk.db_url)
     with engine.begin() as connection:
@@ -737,6 +739,26 @@ def test_bad_input_is_refused_and_changes_nothing(desk, tmp_path):
         assert expected in result.stderr.splitlines(), result.stderr
         assert result.stderr.splitlines()[-1].endswith("nothing was changed")
         assert snapshot(desk, tmp_path) == before, args
+
+
+@pytest.mark.sqlite_only("the warning is worked out in Python, the same on every database")
+def test_an_issue_going_out_before_its_week_starts_is_warned_about_not_refused(desk):
+    """Mostly a mistyped time or week; a special issue may mean it. In the site's time zone: 23:30 UTC on the
+    Sunday before is Monday 00:30 in Budapest, in the week."""
+    new_issue(desk)  # Nov 9–15
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    early = ("issue:14: published_at: warning: {} is before its week (2026-11-09 – 2026-11-15) starts: check the "
+             "publication time and the week the issue covers")
+    scheduled = desk("issue", "schedule", "14", "--at", "2026-11-07T23:30:00+00:00")
+    assert scheduled.stderr.splitlines() == [early.format("2026-11-08T00:30:00+01:00")]
+    assert scheduled.stdout.strip() == "issue 14 scheduled for November 8, 2026, 12:30\u202fAM CET"
+    assert early.format("2026-11-08T00:30:00+01:00") in desk("check").stderr.splitlines()
+    scheduled = desk("issue", "schedule", "14", "--at", "2026-11-08T23:30:00+00:00")
+    assert scheduled.stderr == "" and "published_at" not in desk("check").stderr
+    desk("issue", "unschedule", "14")
+    published = desk("issue", "publish", "14")  # Friday, Nov 6
+    assert published.stderr.splitlines() == [early.format("2026-11-06T10:00:00+01:00")]
+    assert early.format("2026-11-06T10:00:00+01:00") in desk("check").stderr.splitlines()
 
 
 def test_scheduling_in_the_past_is_refused(desk, tmp_path):
