@@ -73,7 +73,8 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
 
     A change that would give the record an error that stops every build (a missing translation, a
     link to nothing) is refused, as is one that leaves a scheduled or published issue unpublishable;
-    a published issue or its story changes only with --correction, recorded with --reason."""
+    a published issue or its story changes only with --correction and a --reason, which readers are
+    shown."""
     change = Change(editor, app.now(), app.settings.languages, reason)
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
@@ -191,8 +192,8 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
 
     Refused when another record would then have an error (a story naming a deleted entry among its
     terms, a text linking to it: change those first). A story of a published issue goes only with
-    --correction (the issue page lists it as removed, with --reason). `newsroom history KEY --show N`
-    prints the deleted version back as a content file, for `newsroom import`."""
+    --correction and a --reason (the issue page lists it as removed, with that reason). `newsroom history
+    KEY --show N` prints the deleted version back as a content file, for `newsroom import`."""
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
         if expect_version is not None:
