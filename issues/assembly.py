@@ -10,14 +10,16 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from issues import dates
+from issues.corrections import has_reason, reason_missing
 from issues.models import Issue, Story
 from issues.queries import issue_by_number, next_number, overlapping_issues, sections, slug_taken, story_by_slug
 from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
@@ -79,18 +81,22 @@ def load_issue(session: Session, number: int) -> Issue:
     return issue
 
 
-def require_changeable(issue: Issue, correction: bool) -> None:
-    """A published issue changes only as a recorded correction."""
-    if issue.status == "published" and not correction:
+def require_changeable(issue: Issue, correction: bool, reason: str | None) -> None:
+    """A published issue changes only as a recorded correction, with the reason readers are shown."""
+    if issue.status != "published":
+        return
+    if not correction:
         raise refuse(f"issue:{issue.number}", "status", f"issue {issue.number} is published; to change it, add "
-                     "--correction (and --reason): the change is recorded and shown as a correction")
+                     "--correction and --reason: the change is recorded and shown as a correction")
+    if not has_reason(reason):
+        raise refuse(f"issue:{issue.number}", "", reason_missing(issue.number))
 
 
 def edit_issue(session: Session, change: Change, number: int, texts: dict[str, dict[str, str | None]],
                correction: bool = False) -> bool:
     """Set per-language texts of an issue (title, lead, editor_note); None clears a field."""
     issue = load_issue(session, number)
-    require_changeable(issue, correction)
+    require_changeable(issue, correction, change.reason)
     record = current_issue_record(issue, change.languages)
     _merge_texts(record, texts)
     return write_issue(session, issue, record, change)
@@ -149,7 +155,7 @@ def add_story(session: Session, change: Change, number: int, record: dict[str, A
     after it move down one. Adding to a published issue needs `correction`.
     """
     issue = load_issue(session, number)
-    require_changeable(issue, correction)
+    require_changeable(issue, correction, change.reason)
     languages = change.languages
     headline = next((record.get(lang, {}).get("headline") for lang in ("en", *languages)
                      if record.get(lang, {}).get("headline")), None) or "story"
@@ -178,11 +184,18 @@ def _section_stories(issue: Issue, section: str, leave_out: Story | None = None)
                   key=lambda s: (s.position, s.slug))
 
 
-def _renumber(session: Session, change: Change, issue: Issue, section: VocabularyTerm, stories: list[Story]) -> None:
+#: Writes a story at a place: (story, issue, section, position).
+Placer = Callable[[Story, Issue, VocabularyTerm, int], None]
+
+
+def _renumber(session: Session, change: Change, issue: Issue, section: VocabularyTerm, stories: list[Story],
+              moved: Story | None = None, place: Placer | None = None) -> None:
     """Positions 1, 2, … in the given order, in `section` of `issue`; only stories whose place changes are
-    rewritten."""
+    rewritten, and the story `moved`, which `place` writes (see `move_story`)."""
     for position, story in enumerate(stories, start=1):
-        if story.position != position or story.section is not section or story.issue is not issue:
+        if story is moved and place is not None:
+            place(story, issue, section, position)  # written whether or not its place changes
+        elif story.position != position or story.section is not section or story.issue is not issue:
             _place(session, change, story, issue, section, position)
 
 
@@ -194,33 +207,36 @@ def _place(session: Session, change: Change, story: Story, issue: Issue, section
 
 
 def move_story(session: Session, change: Change, slug: str, section_slug: str | None = None,
-               position: int | None = None, correction: bool = False, number: int | None = None) -> Story:
+               position: int | None = None, correction: bool = False, number: int | None = None,
+               place: Placer | None = None) -> Story:
     """Move a story to another section and/or position (1 = first), or to issue `number`.
 
     Without `position` it goes last in its section, after the last place taken there (so no other story of
     a published issue is rewritten: each would be listed as a correction); with it, the stories from there
     on move down one. The section it leaves closes up, unless its issue is published (see `close_up`).
-    An issue it leaves or joins that is published changes only with `correction`.
-    """
+    An issue it leaves or joins that is published changes only with `correction`. `place` writes the story
+    at its new place, once (default: its stored record there; `newsroom edit` saves its other changes with
+    it, so that one edit is one revision)."""
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
         raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
     issue = story.issue
-    require_changeable(issue, correction)
+    require_changeable(issue, correction, change.reason)
     target_issue = issue if number is None or number == issue.number else load_issue(session, number)
-    require_changeable(target_issue, correction)
+    require_changeable(target_issue, correction, change.reason)
     old_section = story.section
     target = section_by_slug(session, section_slug, f"story:{slug}") if section_slug else old_section
     moving = target is not old_section or target_issue is not issue
+    put: Placer = place if place is not None else partial(_place, session, change)
     if moving:
         close_up(session, change, story)
     siblings = _section_stories(target_issue, target.slug, story)
     if position is None and moving:
-        _place(session, change, story, target_issue, target, max((s.position for s in siblings), default=0) + 1)
+        put(story, target_issue, target, max((s.position for s in siblings), default=0) + 1)
         return story
     index = len(siblings) if position is None else min(max(position, 1), len(siblings) + 1) - 1
     siblings.insert(index, story)
-    _renumber(session, change, target_issue, target, siblings)
+    _renumber(session, change, target_issue, target, siblings, story, put)
     return story
 
 
@@ -230,7 +246,7 @@ def edit_story(session: Session, change: Change, slug: str, fields: dict[str, An
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
         raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
-    require_changeable(story.issue, correction)
+    require_changeable(story.issue, correction, change.reason)
     _require_audiences(session, list(fields.get("audiences") or []), f"story:{slug}")
     record = current_story_record(story, change.languages)
     record.update({name: value for name, value in fields.items() if value is not None})
@@ -238,10 +254,12 @@ def edit_story(session: Session, change: Change, slug: str, fields: dict[str, An
     return write_story(session, story, record, change, story.issue, story.section)
 
 
-def removal_problems(row: Any, location: str, correction: bool, going: Collection[str] = ()) -> list[Diagnostic]:
+def removal_problems(row: Any, location: str, correction: bool, going: Collection[str] = (),
+                     reason: str | None = None) -> list[Diagnostic]:
     """Why the workflow keeps the record `row` from being deleted (none for entries and pages).
 
-    A story of a published issue goes only as a recorded correction (readers see it listed as removed);
+    A story of a published issue goes only as a recorded correction, with its `reason` (readers see it listed
+    as removed, and why);
     an issue goes only while it is an empty draft: a scheduled one is unscheduled first, a published one
     stays (its feeds and emails went out under its number), and its stories go or move first (or with it:
     `going` names the stories deleted at the same time).
@@ -251,6 +269,8 @@ def removal_problems(row: Any, location: str, correction: bool, going: Collectio
             return [Diagnostic(location, None, "issue", (
                 f"its issue {row.issue.number} is published; to remove the story add --correction and say why "
                 "with --reason: the issue page lists it as removed"))]
+        if row.issue.status == "published" and not has_reason(reason):
+            return [Diagnostic(location, None, "", reason_missing(row.issue.number))]
         return []
     if not isinstance(row, Issue):
         return []

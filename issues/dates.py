@@ -199,3 +199,15 @@ def _require_plain_date(value: object, name: str) -> None:
     """Dates only: a datetime here would silently drop its time zone (and maybe change day)."""
     if isinstance(value, dt.datetime) or not isinstance(value, dt.date):
         raise TypeError(f"{name} must be a date, not {type(value).__name__}")
+
+
+def before_its_week(published_at: dt.datetime, week_start: dt.date, week_end: dt.date, zone: dt.tzinfo
+                    ) -> str | None:
+    """Why an issue going out at `published_at` is early for the week it covers (`week_start`–`week_end`):
+    it would go out before that week starts, in the site's time zone `zone` (the time given there, as
+    editors write it). None when it goes out in or after its week."""
+    local = published_at.astimezone(zone)
+    if local.date() >= week_start:
+        return None
+    return (f"{local.isoformat(timespec='seconds')} is before its week ({week_start} – {week_end}) starts: "
+            "check the publication time and the week the issue covers")

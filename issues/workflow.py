@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from issues.assembly import load_issue, refuse
 from issues.revisions import Change, current_issue_record, write_issue
-from issues.dates import format_datetime
+from issues.dates import before_its_week, format_datetime
 from issues.models import Issue
 from issues.schedule import is_due, went_out_on_schedule
 from newsroom.build.model import Content, load_content
@@ -184,6 +184,15 @@ def publish(session: Session, settings: Settings, change: Change, number: int,
     record = current_issue_record(issue, change.languages)
     write_issue(session, issue, {**record, "status": "published", "published_at": at.isoformat()}, change)
     return at
+
+
+def timing_warnings(session: Session, settings: Settings, number: int) -> list[Diagnostic]:
+    """A warning when scheduled or published issue `number` goes out before its week starts (allowed: a
+    special issue may, but mostly the time or the week is mistyped); as `newsroom check` words it."""
+    issue = load_issue(session, number)
+    early = before_its_week(issue.published_at, issue.week_start, issue.week_end, settings.zone) \
+        if issue.published_at is not None else None
+    return [Diagnostic(f"issue:{number}", None, "published_at", early, "warning")] if early else []
 
 
 def recheck_after_change(session: Session, settings: Settings, change: Change, number: int) -> None:

@@ -14,6 +14,7 @@ from glossary.mentions import label_clashes
 from glossary.provenance import provenance_problems
 from glossary.staleness import stale_problems
 from issues.archive import tag_clashes
+from issues.dates import before_its_week
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
 from newsroom.content.schema import Field, kinds, page_slug_problem, publication_time_problem, week_problem
@@ -78,6 +79,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             problems.append(Diagnostic(issue.location, None, "week.end", backwards))
         if issue.data.get("status") in ("scheduled", "published"):
             problems.extend(empty_issue_problems(content, issue.data["number"]))
+            problems.extend(_early(issue, settings))
     problems.extend(_overlapping_weeks(content))
     problems.extend(_shared_places(content))
     problems.extend(tag_clashes(content))
@@ -351,6 +353,17 @@ def empty_issue_problems(content: Content, number: int) -> list[Diagnostic]:
     return [Diagnostic(f"issue:{number}", None, "stories", (
         "a scheduled or published issue needs at least one story: its page, feed entry and email would be "
         f"empty (add one with newsroom story add {number})"))]
+
+
+def _early(issue: Record, settings: Settings) -> Iterator[Diagnostic]:
+    """A scheduled or published issue going out before its week starts (see issues.dates.before_its_week)."""
+    at, week = issue.data.get("published_at"), issue.data.get("week")
+    if not at or not week:
+        return
+    early = before_its_week(dt.datetime.fromisoformat(str(at)), dt.date.fromisoformat(str(week["start"])),
+                            dt.date.fromisoformat(str(week["end"])), settings.zone)
+    if early:
+        yield Diagnostic(issue.location, None, "published_at", early, "warning")
 
 
 def _shared_places(content: Content) -> Iterator[Diagnostic]:

@@ -261,14 +261,14 @@ def _refusal(blocking: set[Diagnostic], held: set[Diagnostic], issues: Sequence[
 def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord], settings: Settings,
                    now: dt.datetime, author: str = "import",
                    bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None, reason: str | None = None,
-                   fix: str = "fix and import again", corrections: bool = True, checked: bool = True
-                   ) -> ImportResult:
+                   fix: str = "fix and import again", corrections: bool = True, checked: bool = True,
+                   reason_required: bool = False) -> ImportResult:
     """Import `loaded` (see import_records) unless that gives the content an error that stops every build
     (see `buildable`): then ContentError naming each error in its file, at its field's line; nothing stored.
     Not `checked`: imported as it is (a backup restored as it was)."""
     def store() -> ImportResult:
         return import_records(session, loaded, settings.languages, now, author, bases=bases, reason=reason,
-                              corrections=corrections)
+                              corrections=corrections, reason_required=reason_required)
 
     if not checked:
         return store()
@@ -303,7 +303,7 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
         if current.version != loaded.version:
             raise _conflict(session, loaded, current, settings.languages)
         row = session.scalars(record_query(loaded.kind, loaded.key)).one()
-        refusals = removal_problems(row, f"{loaded.kind}:{loaded.key}", correction, going)
+        refusals = removal_problems(row, f"{loaded.kind}:{loaded.key}", correction, going, reason)
         if refusals:
             raise ContentError(refusals)
         rows.append((current, row))

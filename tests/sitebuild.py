@@ -91,7 +91,7 @@ def build_sample(folder: Path, files: dict[str, str] | None = None, settings: st
         for relative, text in files.items():
             (content / relative).parent.mkdir(parents=True, exist_ok=True)
             (content / relative).write_text(text, encoding="utf-8")
-        run(folder, "import", "--correction", *import_options, str(content))
+        run(folder, "import", "--correction", "--reason", "corrected", *import_options, str(content))
     run(folder, "build", "--out", str(folder / "_site"), "--base-url", BASE)
     return folder / "_site"
 

@@ -282,7 +282,7 @@ def test_bad_input_is_refused_with_its_place_and_nothing_is_stored(base, write_f
     good = {"stories/good.yaml": STORY.replace("slug: a-story", "slug: good-story").replace(
         "Headline", "Changed headline")}
     folder = write_files({**good, **files})
-    result = base("import", "--correction", str(folder), expect=1)  # issue 1 is published
+    result = base("import", "--correction", "--reason", "corrected", str(folder), expect=1)  # issue 1 is published
     lines = [line.removeprefix(str(folder) + "/") for line in result.stderr.splitlines()]
     assert any(line.startswith(expected) for line in lines), result.stderr
     assert lines[-1].endswith("nothing was changed")
@@ -327,7 +327,7 @@ def test_an_import_is_refused_for_the_build_stopping_errors_it_brings_and_no_oth
 
     before = _stored(base, tmp_path)
     moved = write_files({"stories/a.yaml": STORY.replace("issue: 1", "issue: 2")})
-    refused = base("import", "--correction", str(moved), expect=1).stderr
+    refused = base("import", "--correction", "--reason", "corrected", str(moved), expect=1).stderr
     assert ("issue:1: stories: a scheduled or published issue needs at least one story: its page, feed entry and "
             "email would be empty (add one with newsroom story add 1)") in refused.splitlines()
     assert _stored(base, tmp_path) == before
@@ -560,7 +560,8 @@ def test_an_import_does_not_take_back_a_published_issue_or_move_its_time(sample_
     # The same moment in another offset, with a new title: a correction like any other.
     issue.write_text(text.replace("T06:00:00+00:00", "T07:00:00+01:00").replace(
         "a week of custom chips", "the week of custom chips"), encoding="utf-8")
-    assert sample_cli("import", "--force", "--correction", str(issue)).stdout.startswith("0 created, 1 updated")
+    assert sample_cli("import", "--force", "--correction", "--reason", "corrected", str(issue)
+                      ).stdout.startswith("0 created, 1 updated")
     assert "issue:13  en.title" in sample_cli("issue", "corrections", "13").stdout
 
 
@@ -602,7 +603,8 @@ def test_site_yaml_is_the_whole_list_of_sections_categories_and_audiences(base, 
             "again, or give them another section first") in refused.stderr
     assert _stored(base, tmp_path) == before
     moved = STORY.replace("section: code", "section: money")
-    base("import", "--correction", str(write_files({"site.yaml": money, "stories/a.yaml": moved})))
+    base("import", "--correction", "--reason", "corrected",
+         str(write_files({"site.yaml": money, "stories/a.yaml": moved})))
     stored = _stored(base, tmp_path)
     assert "slug: code" not in stored["site.yaml"].decode() and "section: money" in stored["stories/a-story.yaml"].decode()
 
@@ -658,11 +660,11 @@ def test_a_folder_s_hidden_files_are_no_content_and_a_link_to_nothing_is_named(b
     folder = write_files({"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story"),
                           ".git/c.yaml": "[unclosed", ".github/workflows/ci.yaml": "on: push\n"})
     (folder / "stories" / "gone.yaml").symlink_to(tmp_path / "nowhere.yaml")
-    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    refused = base("import", "--correction", "--reason", "corrected", str(folder), expect=1).stderr.splitlines()
     assert refused == [f"{folder / 'stories' / 'gone.yaml'}: a link to {tmp_path / 'nowhere.yaml'}, which is not "
                        "there: mend or remove the link", "1 error; nothing was changed"], refused
     (folder / "stories" / "gone.yaml").unlink()
-    assert base("import", "--correction", str(folder)).stdout.startswith("1 created")
+    assert base("import", "--correction", "--reason", "corrected", str(folder)).stdout.startswith("1 created")
 
 
 @pytest.mark.sqlite_only("reading a file's values does not depend on the database")
@@ -674,7 +676,7 @@ def test_every_duplicate_key_of_a_file_is_named_with_its_other_problems(base, wr
         "position: 1", "position: 2\ncolour: red\nposition: 3").replace("  headline: Címsor\n",
                                                                          "  headline: Címsor\n  headline: Más\n")
     folder = write_files({"stories/b.yaml": story})
-    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    refused = base("import", "--correction", "--reason", "r", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/") for line in refused] == [
         "stories/b.yaml:3: slug: duplicate key (also at line 2): keep one of them",
         "stories/b.yaml:7: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
@@ -693,7 +695,7 @@ def test_a_text_field_takes_a_plain_value_as_written_and_an_export_gives_it_back
     story = STORY.replace("slug: a-story", "slug: b-story\ntags: [2026-11-05, 1.50, yes, 0x1F, 1:30, 2026-11-31]")\
         .replace("position: 1", "position: 2").replace("  headline: Címsor", "  headline: 2026-11-05")\
         .replace("  headline: Headline", "  headline: 2026-11-31").replace("  summary: Summary.", "  summary: 1.50")
-    base("import", "--correction", str(write_files({"stories/b.yaml": story})))
+    base("import", "--correction", "--reason", "r", str(write_files({"stories/b.yaml": story})))
     shown = base("edit", "b-story").stdout
     assert "tags:\n- '2026-11-05'\n- '1.50'\n- 'yes'\n- '0x1F'\n- '1:30'\n- '2026-11-31'\n" in shown, shown
     assert "hu:\n  headline: '2026-11-05'\n" in shown and "en:\n  headline: '2026-11-31'\n  summary: '1.50'\n" in shown
@@ -712,7 +714,7 @@ def test_an_import_names_every_problem_of_its_files_in_one_run(base, write_files
     entry = ENTRY.replace("slug: gpu", "slug: tpu").replace("category: infrastructure", "category: chips")
     folder = write_files({"stories/b.yaml": story, "entries/tpu.yaml": entry,
                           "stories/c.yaml": "kind: story\nslug: [c\n"})
-    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    refused = base("import", "--correction", "--reason", "r", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/") for line in refused] == [
         "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure",
         "stories/b.yaml:3: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
@@ -727,8 +729,9 @@ def test_an_import_names_every_problem_of_its_files_in_one_run(base, write_files
     refused = base("import", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/") for line in refused] == [
         "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure",
-        "stories/a.yaml: issue 1 is published; to change it, import with --correction (and --reason): the change "
-        "is listed among its corrections and shown to readers",
+        "stories/a.yaml: issue 1 is published, and this file changes its en.headline: that is a correction readers "
+        "are shown; import with --correction --reason \"Fixed the chip's name in the headline\" to make it (it is "
+        "listed among the issue's corrections with that reason)",
         "2 errors; nothing was changed",
     ]
     assert _stored(base, tmp_path) == before
@@ -740,7 +743,7 @@ def test_a_yaml_alias_is_named_at_its_line_with_the_file_s_other_problems(base, 
     no value now (no required field is said to be missing for it), and the value it names is not read again."""
     story = STORY.replace("slug: a-story", "slug: &s b-story\ncolour: red").replace("section: code", "section: *s")
     folder = write_files({"stories/b.yaml": story})
-    refused = base("import", "--correction", str(folder), expect=1).stderr.splitlines()
+    refused = base("import", "--correction", "--reason", "r", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/") for line in refused] == [
         "stories/b.yaml:3: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
         "audiences, terms, suppress_terms, sources, hu, en",

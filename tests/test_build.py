@@ -137,7 +137,8 @@ sources: [{publisher: X, title: Y, url: "https://example.org/"}]
 hu: {headline: Törött, summary: "Lásd [ezt](entry:no-such-entry)."}
 en: {headline: Broken, summary: "See [this](entry:no-such-entry)."}
 """})
-    sample_cli("import", "--no-check", "--correction", str(broken))  # as a backup restored as it was
+    # As a backup restored as it was:
+    sample_cli("import", "--no-check", "--correction", "--reason", "corrected", str(broken))
     result = sample_cli("build", "--out", str(site), "--base-url", BASE, expect=1)
     assert "story:broken-link: en.summary: link to a missing entry 'no-such-entry'" in result.stderr
     after = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}

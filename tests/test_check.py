@@ -184,12 +184,12 @@ def test_two_stories_at_one_place_of_a_section_are_a_warning(sample_cli, write_f
     story = (SAMPLE_DIR / "stories" / "i13-vllm-trainium-backend.yaml").read_text(encoding="utf-8")
     assert "\nposition: 1\n" in story and "\nsection: code\n" in story
     twin = story.replace("slug: i13-vllm-trainium-backend", "slug: i13-zz-same-place")
-    sample_cli("import", "--correction", str(write_files({"stories/twin.yaml": twin})))
+    sample_cli("import", "--correction", "--reason", "corrected", str(write_files({"stories/twin.yaml": twin})))
     assert sample_cli("check").stderr.splitlines() == [
         "story:i13-zz-same-place: position: warning: 1 is also the place of story 'i13-vllm-trainium-backend' in "
         "section 'code' of issue 13: the pages show them by slug; give each its own place (newsroom story move)",
         "0 error(s), 1 warning(s)"]
-    sample_cli("story", "move", "i13-zz-same-place", "--position", "3", "--correction")
+    sample_cli("story", "move", "i13-zz-same-place", "--position", "3", "--correction", "--reason", "corrected")
     assert sample_cli("check").stderr == ""
 
 

@@ -173,11 +173,12 @@ def test_an_export_removes_the_files_of_deleted_records_and_an_older_one_does_no
     refused = sample_cli("import", str(older), expect=1).stderr
     assert (f"{edited}: story 'i13-data-center-power-bills' was deleted in the database since this file was "
             "exported (by ") in refused and "import this file with --force" in refused
-    assert sample_cli("import", "--force", "--correction", str(edited)).stdout.startswith("1 created")
+    assert sample_cli("import", "--force", "--correction", "--reason", "corrected", str(edited)
+                      ).stdout.startswith("1 created")
 
     # An exported file edited after its record was deleted stays, with a warning.
     sample_cli("export", str(exported))
-    sample_cli("delete", "i13-data-center-power-bills", "--correction")
+    sample_cli("delete", "i13-data-center-power-bills", "--correction", "--reason", "corrected")
     changed = exported / "stories" / "i13-data-center-power-bills.yaml"
     changed.write_text(changed.read_text(encoding="utf-8") + "# a note\ntags: [energy]\n", encoding="utf-8")
     result = sample_cli("export", str(exported))

@@ -263,7 +263,7 @@ def test_a_latest_issue_too_long_for_an_email_is_a_warning_of_the_build_not_a_si
     folder = tmp_path / "long"
     (folder / "stories").mkdir(parents=True)
     (folder / "stories" / "long.yaml").write_text(yaml.safe_dump(story, allow_unicode=True), encoding="utf-8")
-    sample_cli("import", "--correction", str(folder))
+    sample_cli("import", "--correction", "--reason", "corrected", str(folder))
     mail = tmp_path / "mail"
     result = sample_cli("build", "--out", str(tmp_path / "site"), "--email-out", str(mail))
     assert "issue:13: en: warning: its email is not made: the email's HTML is " in result.stderr, result.stderr
@@ -358,7 +358,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (changes / "issues").mkdir()
     (changes / "stories" / f"{STORY_KEY}.yaml").write_text(yaml.safe_dump(story, allow_unicode=True), encoding="utf-8")
     (changes / "issues" / "0013.yaml").write_text(yaml.safe_dump(issue, allow_unicode=True), encoding="utf-8")
-    cli("import", "--correction", str(changes))
+    cli("import", "--correction", "--reason", "corrected", str(changes))
     out = folder / "mail"
     for lang in ("hu", "en"):
         cli("email", "13", "--lang", lang, "--out", str(out), "--base-url", BASE)

@@ -170,8 +170,9 @@ def test_a_correction_keeps_every_id_and_drafts_never_reach_a_feed(sample_cli, w
     before = _ids(site)  # the same sample, built before the correction
     corrected = (SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8").replace(
         "a saját chipek hete", "a saját chipek hete (javítva)")
-    sample_cli("import", "--correction", str(write_files({"issues/0013.yaml": corrected, "issues/0014.yaml": DRAFT,
-                                                          "stories/s.yaml": DRAFT_STORY})))
+    sample_cli("import", "--correction", "--reason", "corrected",
+               str(write_files({"issues/0013.yaml": corrected, "issues/0014.yaml": DRAFT,
+                                "stories/s.yaml": DRAFT_STORY})))
     preview = _build(sample_cli, "_preview", "--drafts")
     assert _ids(preview) == before
     assert "(javítva)" in (preview / "hu/feeds/issues.xml").read_text(encoding="utf-8")

@@ -53,7 +53,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (folder / "content" / relative).write_text(text, encoding="utf-8")
     cli = Cli(f"sqlite:///{folder / 'site.db'}", folder)
     cli("init", "--sample")
-    cli("import", "--correction", str(folder / "content"))
+    cli("import", "--correction", "--reason", "corrected", str(folder / "content"))
     cli("build", "--out", str(folder / "_site"))
     return folder / "_site"
 

@@ -59,7 +59,7 @@ class Publication:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yaml.safe_dump(record, allow_unicode=True, sort_keys=False), encoding="utf-8")
         # Deliberate edits: no stale-file guard.
-        self.run("import", "--force", "--correction", *options, str(path))
+        self.run("import", "--force", "--correction", "--reason", "corrected", *options, str(path))
 
     def run(self, *args: str) -> str:
         """A command on the publication's clock: scheduled issues appear, and are recorded as published,

@@ -277,6 +277,39 @@ def test_a_story_edited_into_another_issue_or_section_goes_last_there_and_its_dr
 
 
 @pytest.mark.sqlite_only("the places are worked out in Python, the same on every database")
+def test_a_story_edited_to_another_place_in_its_section_moves_there_and_the_others_renumber(desk):
+    """As `story move --position` does: places stay 1..n, none shared (which `check` would warn about), none
+    left empty; the rest of the edit is saved with the move, as one version."""
+    new_issue(desk)
+    for n in (1, 2, 3):
+        desk("story", "add", "14", *story_args(n), "--slug", f"s{n}")
+    said = desk("edit", "story:s3", "--set", "position=1", "--set", "en.headline=Story three").stdout.strip()
+    assert said == "story s3: saved as version 2"
+    assert places(desk, 14) == {"code": ["1. s3", "2. s1", "3. s2"]}
+    desk("edit", "s3", "--set", "position=9")  # past the last place: last, as with `story move`
+    assert places(desk, 14) == {"code": ["1. s1", "2. s2", "3. s3"]}
+    assert desk("check").stderr == ""
+    history = desk("history", "story:s3").stdout.splitlines()
+    assert [line.split("changed: ")[-1] for line in history[1:3]] == ["position", "en.headline, position"]
+
+
+def test_an_edit_that_moves_a_published_story_and_changes_it_is_one_correction(desk, monkeypatch):
+    """One edit is one revision: one correction line readers are shown, with its reason."""
+    new_issue(desk)
+    for n in (1, 2):
+        desk("story", "add", "14", *story_args(n), "--slug", f"s{n}")
+    desk("issue", "publish", "14")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T11:00:00+01:00")
+    desk("edit", "story:s1", "--set", "section=money", "--set", "en.headline=Story one", "--correction",
+         "--reason", "the wrong section")
+    assert desk("issue", "corrections", "14").stdout.splitlines() == [
+        "November 7, 2026, 11:00\u202fAM CET  anna  story:s1  en.headline, section — the wrong section"]
+    assert places(desk, 14) == {"code": ["2. s2"], "money": ["1. s1"]}
+    history = desk("history", "story:s1").stdout.splitlines()
+    assert history[0] == "story s1: version 2 is current" and len(history) == 3, history
+
+
+@pytest.mark.sqlite_only("the places are worked out in Python, the same on every database")
 def test_story_move_takes_a_story_to_another_issue(desk):
     new_issue(desk)
     new_issue(desk)
@@ -418,6 +451,12 @@ def test_an_edit_of_an_issue_s_status_names_only_the_commands_that_can_change_it
     refused = desk("edit", "14", "--set", "status=published", expect=1).stderr.splitlines()[0]
     assert refused == ("issue:14: status: issue 14 is a draft: `newsroom issue schedule 14 --at TIME` schedules it "
                        "and `newsroom issue publish 14` publishes it now, each checking it first")
+    # Both fields at once: the refusal is said once, naming both.
+    refused = desk("edit", "14", "--set", "status=published", "--set", "published_at=2026-11-06T09:00:00+01:00",
+                   expect=1).stderr.splitlines()
+    assert refused == ["issue:14: status, published_at: issue 14 is a draft: `newsroom issue schedule 14 --at TIME` "
+                       "schedules it and `newsroom issue publish 14` publishes it now, each checking it first",
+                       "1 error; nothing was changed"]
     desk("issue", "schedule", "14", "--at", "2026-11-16T07:00")
     refused = desk("edit", "14", "--set", "status=draft", expect=1).stderr.splitlines()[0]
     assert refused == ("issue:14: status: issue 14 is scheduled for November 16, 2026, 7:00\u202fAM CET: `newsroom "
@@ -425,7 +464,8 @@ def test_an_edit_of_an_issue_s_status_names_only_the_commands_that_can_change_it
                        "time and `newsroom issue publish 14` publishes it now")
     desk("issue", "unschedule", "14")
     desk("issue", "publish", "14")
-    refused = desk("edit", "14", "--set", "status=draft", "--correction", expect=1).stderr.splitlines()[0]
+    refused = desk("edit", "14", "--set", "status=draft", "--correction", "--reason", "corrected",
+                   expect=1).stderr.splitlines()[0]
     assert refused == ("issue:14: status: issue 14 was published at November 6, 2026, 10:00\u202fAM CET: its status "
                        "and publication time stay, as its feeds and emails went out with them; its texts and stories "
                        "can still change as corrections readers are shown (newsroom issue edit 14 … --correction "
@@ -592,13 +632,15 @@ def test_a_place_below_1_stored_before_the_rule_is_shown_exported_warned_about_a
     desk("export", str(tmp_path / "backup"))
     warned = desk("check").stderr
     assert f"story:{slug}: position: warning: 0: places count from 1" in warned
-    refused = desk("edit", f"story:{slug}", "--set", "en.headline=New", "--correction", expect=1).stderr
+    refused = desk("edit", f"story:{slug}", "--set", "en.headline=New", "--correction", "--reason", "corrected",
+                   expect=1).stderr
     assert f"story:{slug}: position: expected a whole number from 1 up, got 0" in refused
-    desk("story", "move", slug, "--position", "1", "--correction")
+    desk("story", "move", slug, "--position", "1", "--correction", "--reason", "corrected")
     assert "places count from 1" not in desk("check").stderr
 
 
-def test_an_issue_numbered_below_1_stored_before_the_rule_is_built_exported_and_warned_about(desk, tmp_path):
+def test_an_issue_numbered_below_1_stored_before_the_rule_is_built_exported_and_warned_about(desk, tmp_path,
+                                                                                           monkeypatch):
     """As a place below 1: an issue stored at number 0 before content files were held to numbers from 1 is
     published, so its pages are made (the build stopped on a traceback, "issue numbers start at 1") and
     it exports; `check` warns."""
@@ -608,6 +650,7 @@ def test_an_issue_numbered_below_1_stored_before_the_rule_is_built_exported_and_
 
     new_issue(desk)
     desk("story", "add", "14", *story_args(1))
+    monkeypatch.setenv("NEWSROOM_NOW", MONDAY_MORNING)  # once its week has begun: no warning of that
     desk("issue", "publish", "14")
     engine = make_engine(desk.db_url)
     with engine.begin() as connection:
@@ -655,6 +698,10 @@ def test_a_scheduled_issue_is_previewed_as_scheduled_with_the_time_it_comes_out(
     assert message["Subject"].startswith("[Scheduled] ")
 
 
+#: The refusal of a correction of issue 13 made without --reason.
+NO_REASON = ("issue 13 is published: readers are shown each correction with its reason; add --reason, e.g. "
+             "--correction --reason \"Fixed the chip's name in the headline\"")
+
 BAD_INPUT = [
     (["issue", "new", "--number", "13"], "issue:13: number: issue 13 already exists; leave out --number to take "
      "the next free one (14)"),
@@ -663,19 +710,31 @@ BAD_INPUT = [
     (["issue", "new", "--from", "2026-11-08", "--to", "2026-11-10"], "issue:14: week: 2026-11-08–2026-11-10 "
      "overlaps issue 13 (2026-11-02–2026-11-08); choose another --week"),
     (["story", "add", "13", *story_args(1)], "issue:13: status: issue 13 is published; to change it, add "
-     "--correction (and --reason): the change is recorded and shown as a correction"),
-    (["story", "add", "12", *story_args(1, "weather"), "--correction"], "story:i12-story-1: section: unknown section 'weather'; "
+     "--correction and --reason: the change is recorded and shown as a correction"),
+    # A correction without a reason (or a blank one): readers would see a correction and not why.
+    (["story", "add", "13", *story_args(1), "--correction"], f"issue:13: {NO_REASON}"),
+    (["story", "edit", "i13-vllm-trainium-backend", "--headline-en", "X", "--correction"], f"issue:13: {NO_REASON}"),
+    (["story", "move", "i13-vllm-trainium-backend", "--position", "2", "--correction", "--reason", " "],
+     f"issue:13: {NO_REASON}"),
+    (["issue", "edit", "13", "--title-en", "X", "--correction"], f"issue:13: {NO_REASON}"),
+    (["edit", "story:i13-vllm-trainium-backend", "--set", "en.headline=X", "--correction"], f"issue:13: {NO_REASON}"),
+    (["edit", "13", "--set", "en.title=X", "--correction"], f"issue:13: {NO_REASON}"),
+    (["delete", "i13-vllm-trainium-backend", "--correction"], f"story:i13-vllm-trainium-backend: {NO_REASON}"),
+    (["story", "add", "12", *story_args(1, "weather"), "--correction", "--reason", "corrected"],
+     "story:i12-story-1: section: unknown section 'weather'; "
      "known: code, money, policy, science, society"),
     (["issue", "schedule", "12", "--at", "2026-11-01T07:00+01:00"], "issue:12: status: issue 12 is already "
      "published (at 2026-11-02T07:00:00+01:00)"),
     (["issue", "publish", "99"], "issue:99: number: no issue 99"),
-    (["story", "add", "12", "--headline-hu", "x", "--correction"], "story:i12-x: section: required; give "
+    (["story", "add", "12", "--headline-hu", "x", "--correction", "--reason", "corrected"],
+     "story:i12-x: section: required; give "
      "--section (known: code, money, policy, science, society)"),
-    (["story", "add", "12", *story_args(1), "--audience", "robots", "--correction"], "story:i12-story-1: "
+    (["story", "add", "12", *story_args(1), "--audience", "robots", "--correction", "--reason", "corrected"],
+     "story:i12-story-1: "
      "audiences[0]: unknown audience 'robots'; known: bank-customer, developer, entrepreneur, everyone, "
      "executive, investor, policymaker, researcher, student"),
     (["story", "move", "i13-vllm-trainium-backend", "--position", "2"], "issue:13: status: issue 13 is "
-     "published; to change it, add --correction (and --reason): the change is recorded and shown as a correction"),
+     "published; to change it, add --correction and --reason: the change is recorded and shown as a correction"),
     (["issue", "new", "--week", "2026-W60"], "--week: 2026-W60 is not an ISO week: Invalid week: 60"),
     # a message and exit 1 as for every other wrong value (it was click's usage error, exit 2)
     (["issue", "new", "--from", "2026-02-30", "--to", "2026-03-05"], "--from: expected a date as 2026-11-09, got "
@@ -691,6 +750,26 @@ def test_bad_input_is_refused_and_changes_nothing(desk, tmp_path):
         assert expected in result.stderr.splitlines(), result.stderr
         assert result.stderr.splitlines()[-1].endswith("nothing was changed")
         assert snapshot(desk, tmp_path) == before, args
+
+
+@pytest.mark.sqlite_only("the warning is worked out in Python, the same on every database")
+def test_an_issue_going_out_before_its_week_starts_is_warned_about_not_refused(desk):
+    """Mostly a mistyped time or week; a special issue may mean it. In the site's time zone: 23:30 UTC on the
+    Sunday before is Monday 00:30 in Budapest, in the week."""
+    new_issue(desk)  # Nov 9–15
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    early = ("issue:14: published_at: warning: {} is before its week (2026-11-09 – 2026-11-15) starts: check the "
+             "publication time and the week the issue covers")
+    scheduled = desk("issue", "schedule", "14", "--at", "2026-11-07T23:30:00+00:00")
+    assert scheduled.stderr.splitlines() == [early.format("2026-11-08T00:30:00+01:00")]
+    assert scheduled.stdout.strip() == "issue 14 scheduled for November 8, 2026, 12:30\u202fAM CET"
+    assert early.format("2026-11-08T00:30:00+01:00") in desk("check").stderr.splitlines()
+    scheduled = desk("issue", "schedule", "14", "--at", "2026-11-08T23:30:00+00:00")
+    assert scheduled.stderr == "" and "published_at" not in desk("check").stderr
+    desk("issue", "unschedule", "14")
+    published = desk("issue", "publish", "14")  # Friday, Nov 6
+    assert published.stderr.splitlines() == [early.format("2026-11-06T10:00:00+01:00")]
+    assert early.format("2026-11-06T10:00:00+01:00") in desk("check").stderr.splitlines()
 
 
 def test_scheduling_in_the_past_is_refused(desk, tmp_path):
@@ -724,7 +803,7 @@ def test_an_issue_without_a_story_is_neither_scheduled_nor_published(desk, tmp_p
     desk("story", "add", "14", *story_args(1))
     desk("issue", "publish", "14")
     # The last story of a published issue does not go, even as a correction.
-    refused = desk("delete", "story:i14-story-1", "--correction", expect=1).stderr
+    refused = desk("delete", "story:i14-story-1", "--correction", "--reason", "corrected", expect=1).stderr
     assert says in refused.splitlines()
     empty = tmp_path / "issue.yaml"
     empty.write_text(desk("edit", "14").stdout.split("\n", 1)[1].replace("number: 14", "number: 15").replace(
@@ -832,18 +911,30 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
                     encoding="utf-8")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T12:00:00+01:00")
     refused = desk("import", str(late), expect=1).stderr  # a correction, as with `story add`: said so
-    assert (f"{late}: issue 13 is published; to change it, import with --correction (and --reason): the change is "
-            "listed among its corrections and shown to readers") in refused.splitlines()
+    assert refused.splitlines() == [
+        f"{late}: issue 13 is published, and this file adds the story 'i13-late' to it: that is a correction readers "
+        "are shown; import with --correction --reason \"Fixed the chip's name in the headline\" to make it (it is "
+        "listed among the issue's corrections with that reason)", "1 error; nothing was changed"]
     assert desk("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
-    desk("import", "--correction", str(late))
+    refused = desk("import", "--correction", str(late), expect=1).stderr  # and why, which readers are shown
+    assert refused.splitlines() == [
+        f"{late}: issue 13 is published: readers are shown each correction with its reason; import with --reason, "
+        "e.g. --correction --reason \"Fixed the chip's name in the headline\"", "1 error; nothing was changed"]
+    assert desk("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
+    desk("import", "--correction", "--reason", "a story came in late", str(late))
     assert desk("issue", "corrections", "13").stdout.strip() == (
-        "November 10, 2026, 12:00\u202fPM CET  import  story:i13-late  created")
+        "November 10, 2026, 12:00\u202fPM CET  import  story:i13-late  created — a story came in late")
     page = parse(build(desk) / "en" / "issues" / "13" / "index.html")
     corrections = " ".join(" ".join(page.find(".//section[@id='corrections']").itertext()).split())
     assert "(story added)" in corrections
     # Who made a change through a file, and why, as the other commands record them.
     late.write_text(late.read_text(encoding="utf-8").replace("position: 9", "position: 8"), encoding="utf-8")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T13:00:00+01:00")
+    refused = desk("import", str(late), expect=1).stderr  # the refusal names what the file changes
+    assert refused.splitlines()[0] == (
+        f"{late}: issue 13 is published, and this file changes its position: that is a correction readers are shown; "
+        "import with --correction --reason \"Fixed the chip's name in the headline\" to make it (it is listed among "
+        "the issue's corrections with that reason)")
     desk("import", str(late), "--correction", "--editor", "bela", "--reason", "a better place")
     assert desk("issue", "corrections", "13").stdout.splitlines()[-1] == (
         "November 10, 2026, 1:00\u202fPM CET  bela  story:i13-late  position — a better place")
@@ -912,7 +1003,7 @@ def test_a_correction_must_keep_the_issue_publishable(desk, tmp_path, monkeypatc
     before = snapshot(desk, tmp_path)
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T12:30:00+01:00")
     result = desk("story", "add", "14", "--section", "code", "--headline-hu", "Fél", "--summary-hu", "Fél.",
-                  "--source-url", "https://example.org/x", "--correction", expect=1)
+                  "--source-url", "https://example.org/x", "--correction", "--reason", "corrected", expect=1)
     assert "story:i14-fel: en.headline: missing translation (present in hu)" in result.stderr
     assert snapshot(desk, tmp_path) == before
 
@@ -937,9 +1028,9 @@ def test_the_editor_defaults_to_the_os_user(desk, monkeypatch):
     desk("story", "add", "14", *story_args(1), "--slug", "s1")
     desk("issue", "publish", "14")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-08T09:00:00+01:00")
-    desk("issue", "edit", "14", "--title-en", "Better title", "--correction")
+    desk("issue", "edit", "14", "--title-en", "Better title", "--correction", "--reason", "corrected")
     listed = desk("issue", "corrections", "14").stdout.strip()
-    assert listed == f"November 8, 2026, 9:00\u202fAM CET  {getpass.getuser()}  issue:14  en.title"
+    assert listed == f"November 8, 2026, 9:00\u202fAM CET  {getpass.getuser()}  issue:14  en.title — corrected"
 
 
 def test_an_import_cannot_leave_a_published_issue_half_translated(sample_cli, tmp_path, write_files):

@@ -115,12 +115,14 @@ def test_history_lists_versions_and_shows_an_old_one(sample_cli, tmp_path):
     out = tmp_path / "export"
     sample_cli("export", str(out))
     original = (out / "issues" / "0013.yaml").read_text(encoding="utf-8")
-    sample_cli("edit", "13", "--set", "en.title=Second title", "--correction")  # issue 13 is published
-    sample_cli("edit", "issue:13", "--set", "en.title=Third title", "--set", "hu.title=Harmadik cím", "--correction")
+    # Issue 13 is published:
+    sample_cli("edit", "13", "--set", "en.title=Second title", "--correction", "--reason", "a better title")
+    sample_cli("edit", "issue:13", "--set", "en.title=Third title", "--set", "hu.title=Harmadik cím", "--correction",
+               "--reason", "better still")
     listing = sample_cli("history", "13").stdout.splitlines()
     assert listing[0] == "issue 13: version 3 is current"
-    assert listing[1].startswith("  version 3  ") and listing[1].endswith("changed: en.title, hu.title")
-    assert listing[2].startswith("  version 2  ") and listing[2].endswith("changed: en.title")
+    assert listing[1].startswith("  version 3  ") and listing[1].endswith("changed: en.title, hu.title — better still")
+    assert listing[2].startswith("  version 2  ") and listing[2].endswith("changed: en.title — a better title")
     assert listing[3] == "  version 1  (the oldest kept)"
     assert sample_cli("history", "13", "--show", "1").stdout == original
     assert yaml.safe_load(sample_cli("history", "13", "--show", "3").stdout)["en"]["title"] == "Third title"
@@ -255,12 +257,13 @@ def test_edit_sets_and_removes_an_item_of_a_list_by_its_index(sample_cli):
 
 def test_cli_edit_reads_lists_and_numbers_but_keeps_text_as_typed(sample_cli):
     sample_cli("edit", "i13-anthropic-rainier-expansion", "--set", "en.headline=Chips: the week",
-               "--set", "tags=[a, b]", "--set", "position=2", "--correction")
+               "--set", "tags=[a, b]", "--set", "position=2", "--correction", "--reason", "corrected")
     record = yaml.safe_load(sample_cli("edit", "story:i13-anthropic-rainier-expansion").stdout)
     assert (record["en"]["headline"], record["tags"], record["position"]) == ("Chips: the week", ["a", "b"], 2)
     for value, says in (("tags=[a, b", "malformed YAML"), ("tags=[&x a, *x]", "no anchors"),
                         ("tags={a: 1, a: 2}", "duplicate key")):
-        refused = sample_cli("edit", "i13-anthropic-rainier-expansion", "--set", value, "--correction", expect=2)
+        refused = sample_cli("edit", "i13-anthropic-rainier-expansion", "--set", value, "--correction", "--reason",
+                             "corrected", expect=2)
         assert "not a valid YAML list or mapping" in refused.stderr and says in refused.stderr, refused.stderr
 
 
@@ -373,13 +376,13 @@ def test_an_edit_of_a_published_issue_or_story_is_a_correction_that_keeps_it_pub
                "--editor", "bela")
     listed = sample_cli("issue", "corrections", "13").stdout.strip().splitlines()
     assert listed[-1].endswith("bela  story:i13-anthropic-rainier-expansion  en.headline — a clearer headline")
-    refused = sample_cli("edit", story, "--set", "en.summary=", "--correction", expect=1)
+    refused = sample_cli("edit", story, "--set", "en.summary=", "--correction", "--reason", "corrected", expect=1)
     assert f"{story}: en.summary: missing translation" in refused.stderr
     assert len(sample_cli("issue", "corrections", "13").stdout.strip().splitlines()) == len(listed)
 
     # Status and publication time change through the workflow only: an issue is never unpublished so.
     for assignment in ("status=draft", "published_at=2026-11-20T07:00:00+01:00"):
-        refused = sample_cli("edit", "13", "--set", assignment, "--correction", expect=1)
+        refused = sample_cli("edit", "13", "--set", assignment, "--correction", "--reason", "corrected", expect=1)
         assert ("issue 13 was published at November 9, 2026, 7:00\u202fAM CET: its status and publication time stay, "
                 "as its feeds and emails went out with them") in refused.stderr
 

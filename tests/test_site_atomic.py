@@ -196,7 +196,7 @@ def test_a_deploy_repository_in_the_site_folder_is_named_with_the_way_to_keep_it
     run(*beside, "add", "-A")
     run(*beside, "commit", "-q", "-m", "the site")
     sample_cli("story", "edit", "i13-vllm-trainium-backend", "--headline-en", "vLLM runs on Trainium",
-               "--correction")
+               "--correction", "--reason", "corrected")
     sample_cli("build", "--out", str(site), "--full")  # a new tree swapped in
     changed = run(*beside, "status", "--porcelain").splitlines()
     assert " M en/issues/13/index.html" in changed and not any(line.startswith(" D") for line in changed)

@@ -291,10 +291,11 @@ def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, 
     finally:
         _stopped(server)
     assert "issue 14: its scheduled time has come; recorded as published" in said
-    assert (f"{story.resolve()}: issue 14 is published; to change it, import with --correction (and --reason): the "
-            "change is listed among its corrections and shown to readers") in said
+    assert (f"{story.resolve()}: issue 14 is published, and this file changes its en.summary: that is a correction "
+            "readers are shown; import with --correction --reason \"Fixed the chip's name in the headline\" to make "
+            "it (it is listed among the issue's corrections with that reason)") in said
     assert "issue 14: no corrections" in run(work, "issue", "corrections", "14")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-30T13:00:00+01:00")  # the preview's clock, after 10:00
-    run(work, "import", "--correction", str(story))
+    run(work, "import", "--correction", "--reason", "corrected", str(story))
     listed = run(work, "issue", "corrections", "14")
     assert "import  story:i14-story  en.summary" in listed, listed

@@ -110,7 +110,7 @@ def test_init_sample_again_keeps_what_editors_changed_or_deleted(sample_cli):
     changed (a published issue's story corrected, an entry edited, the site file's tagline) or deleted stays so; it reverted them
     without a word (and was refused over a correction). The rest is the sample's."""
     sample_cli("story", "edit", "i13-vllm-trainium-backend", "--headline-en", "vLLM runs on Trainium",
-               "--correction")
+               "--correction", "--reason", "corrected")
     sample_cli("edit", "entry:gpu", "--set", "en.headword=GPU (edited)")
     sample_cli("delete", "story:i13-aws-trainium3-capacity", "--correction", "--reason", "a duplicate")
     site = sample_cli.cwd / "site.yaml"

@@ -101,7 +101,7 @@ def test_check_names_two_tags_that_would_share_one_page(tmp_path):
     for relative, text in TAG_VARIANTS.items():
         (content / relative).parent.mkdir(parents=True, exist_ok=True)
         (content / relative).write_text(text, encoding="utf-8")
-    run(folder, "import", "--correction", str(content))  # a warning: the import stores it
+    run(folder, "import", "--correction", "--reason", "corrected", str(content))  # a warning: the import stores it
     message = ("tags[0]: warning: 'model card' would share one page with the tag 'Model Card' (story:upper), at "
                "archive/tag/model-card/: write it 'Model Card', or give it a tag of its own")
     checked = run(folder, "check")

@@ -219,8 +219,9 @@ def editor_option(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def editor_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--editor, --correction and --reason, shared by the commands that change issues, stories and records."""
-    func = click.option("--reason", help="Why: shown with a correction.")(func)
-    func = click.option("--correction", is_flag=True, help="Allow changing a published issue (recorded).")(func)
+    func = click.option("--reason", help="Why: shown with a correction, which needs one.")(func)
+    func = click.option("--correction", is_flag=True, help="Allow changing a published issue (recorded, with "
+                        "--reason).")(func)
     return editor_option(func)
 
 

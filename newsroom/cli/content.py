@@ -62,7 +62,7 @@ def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason:
     with app.transaction() as session:
         result = editing.import_checked(session, loaded, app.settings, app.now(), editor, bases, reason,
                                         "fix and import again (`--no-check` stores the files as they are)",
-                                        corrections=correction, checked=checked)
+                                        corrections=correction, checked=checked, reason_required=True)
         if not prune:
             if removed:
                 shown = first_of([str(path) for path, _ in removed])
@@ -146,7 +146,7 @@ def init(app: App, sample: bool) -> None:
               help="Also delete the records whose files were removed from an exported folder (as `delete` would).")
 @click.option("--correction", is_flag=True,
               help="Allow changing a published issue or its stories (each change listed among its corrections, "
-                   "with --reason), and with --prune deleting a story of one.")
+                   "with --reason, which it needs), and with --prune deleting a story of one.")
 @click.option("--no-check", "unchecked", is_flag=True,
               help="Store the files even when the content then has errors that stop every build (a backup restored "
                    "as it was); `newsroom check` lists them.")
@@ -164,8 +164,8 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
 
     Files from `newsroom export` are compared with the versions they were exported
     from: an edit to a record that also changed in the database since is refused.
-    A change to a published issue or its stories needs --correction, and is listed
-    among its corrections.
+    A change to a published issue or its stories needs --correction and --reason, and is
+    listed among its corrections with that reason.
     A file removed from an exported folder is reported; --prune deletes its record.
     """
     result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked, dry_run)

@@ -68,7 +68,8 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
 
     A change that would give the record an error that stops every build (a missing translation, a
     link to nothing) is refused, as is one that leaves a scheduled or published issue unpublishable;
-    a published issue or its story changes only with --correction, recorded with --reason."""
+    a published issue or its story changes only with --correction and a --reason, which readers are
+    shown."""
     change = Change(editor, app.now(), app.settings.languages, reason)
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
@@ -90,28 +91,41 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
             _workflow_fields_unchanged(session, app, loaded, record)
         issues = _issues_of(loaded, record)
         for number in issues:
-            require_changeable(load_issue(session, number), correction)
+            require_changeable(load_issue(session, number), correction, change.reason)
         place = _new_place(loaded, record, "position" in paths)
-        if place is not None:  # the rest of the edit is saved where the story is, then it moves as `story move`
-            record = {**record, **{name: loaded.record.get(name) for name in PLACE}}
         try:
-            # An issue and its stories are checked as the workflow checks them (below); the rest here.
-            version = editing.save(session, loaded, record, change.languages, change.now, change.editor,
-                                   change.reason) if issues else _save_buildable(session, app, loaded, record, change)
+            if place is not None:  # it moves as `story move` moves it, the rest of the edit saved with it
+                version = _move(session, loaded, record, change, place, correction)
+            else:  # an issue and its stories are checked as the workflow checks them (below); the rest here
+                version = editing.save(session, loaded, record, change.languages, change.now, change.editor,
+                                       change.reason) if issues else _save_buildable(session, app, loaded, record,
+                                                                                     change)
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
-        if place is not None:
-            number, section, position = place
-            moved = move_story(session, change, loaded.key, section, position, correction, number)
-            session.flush()
-            version = moved.version
         for number in issues:
             recheck_after_change(session, app.settings, change, number)
     if version == loaded.version:  # the fields set already held those values
         app.say(f"{loaded.kind} {loaded.key}: no change (version {version} stays)")
     else:
         app.say(f"{loaded.kind} {loaded.key}: saved as version {version}")
+
+
+def _move(session: Any, loaded: editing.Loaded, record: dict[str, Any], change: Change,
+          place: tuple[int, str, int | None], correction: bool) -> int:
+    """Move the story `loaded` to `place` as `story move` does (the stories around it renumbered), saving the
+    rest of the edit with it in one revision (one correction of a published issue); returns its version."""
+    saved: list[int] = []
+
+    def save_at(story: Any, issue: Any, section: Any, position: int) -> None:
+        placed = {**record, "issue": issue.number, "section": section.slug, "position": position}
+        saved.append(editing.save(session, loaded, placed, change.languages, change.now, change.editor,
+                                  change.reason))
+
+    number, section, position = place
+    move_story(session, change, loaded.key, section, position, correction, number, save_at)
+    session.flush()
+    return saved[-1]
 
 
 def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any], change: Change) -> int:
@@ -126,9 +140,9 @@ def _workflow_fields_unchanged(session: Any, app: App, loaded: editing.Loaded, r
     """An issue's status and publication time change through the workflow, which checks each step (an
     issue is never unpublished: its feeds and emails have gone out with that time)."""
     changed = [name for name in ("status", "published_at") if record.get(name) != loaded.record.get(name)]
-    if changed:
+    if changed:  # one refusal for both fields: the advice is the same
         advice = status_advice(session, app.settings, int(loaded.key))
-        raise ContentError([Diagnostic(f"issue:{loaded.key}", None, name, advice) for name in changed])
+        raise ContentError([Diagnostic(f"issue:{loaded.key}", None, ", ".join(changed), advice)])
 
 
 #: A story's place: what `story move` changes.
@@ -137,10 +151,11 @@ PLACE = ("issue", "section", "position")
 
 def _new_place(loaded: editing.Loaded, record: dict[str, Any], position_given: bool
                ) -> tuple[int, str, int | None] | None:
-    """(issue, section, position) when an edit moves a story to another issue or section; position None
-    unless the edit gives one (`position_given`): the story then goes last there, as with `story add`.
-    None otherwise, and for values of the wrong type, which saving the record names."""
-    if loaded.kind != "story" or all(record.get(name) == loaded.record.get(name) for name in ("issue", "section")):
+    """(issue, section, position) when an edit moves a story to another issue or section, or to another place
+    in its section; position None unless the edit gives one (`position_given`): the story then goes last
+    there, as with `story add`. None otherwise, and for values of the wrong type, which saving the record
+    names."""
+    if loaded.kind != "story" or all(record.get(name) == loaded.record.get(name) for name in PLACE):
         return None
     number, section, position = (record.get(name) for name in PLACE)
     if not isinstance(number, int) or not isinstance(section, str) or not section \
@@ -172,8 +187,8 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
 
     Refused when another record would then have an error (a story naming a deleted entry among its
     terms, a text linking to it: change those first). A story of a published issue goes only with
-    --correction (the issue page lists it as removed, with --reason). `newsroom history KEY --show N`
-    prints the deleted version back as a content file, for `newsroom import`."""
+    --correction and a --reason (the issue page lists it as removed, with that reason). `newsroom history
+    KEY --show N` prints the deleted version back as a content file, for `newsroom import`."""
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
         if expect_version is not None:

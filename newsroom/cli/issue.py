@@ -22,7 +22,7 @@ from issues.models import STATUSES
 from issues.queries import corrections as list_corrections
 from issues.queries import issue_lines
 from issues.revisions import Change
-from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app
+from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, report
 from newsroom.content.reader import read_text
 from newsroom.content.schema import Validator
 from newsroom.content.yamlio import parse
@@ -182,6 +182,8 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
     moment = _moment(at, "--at", app)
     with app.transaction() as session:
         workflow.schedule(session, app.settings, _change(app, editor, None), number, moment)
+        warnings = workflow.timing_warnings(session, app.settings, number)
+    report(warnings)
     app.say(f"issue {number} scheduled for {format_datetime(moment, 'en', app.settings.timezone)}")
 
 
@@ -208,6 +210,8 @@ def publish(app: App, number: int, at: str | None, editor: str) -> None:
     moment = _moment(at, "--at", app) if at else None
     with app.transaction() as session:
         published = workflow.publish(session, app.settings, _change(app, editor, None), number, moment)
+        warnings = workflow.timing_warnings(session, app.settings, number)
+    report(warnings)
     app.say(f"issue {number} published at {format_datetime(published, 'en', app.settings.timezone)}")
 
 

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from glossary.models import Entry, EntryText
 from glossary.records import apply_entry, entry_to_record
+from issues.corrections import EXAMPLE, has_reason, reason_missing
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.manifest import Base
@@ -77,7 +78,7 @@ def changed_fields(before: dict[str, Any], after: dict[str, Any], languages: tup
 def import_records(
     session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...], now: dt.datetime,
     author: str = "import", bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None,
-    reason: str | None = None, corrections: bool = True, marks: Sequence[str] = (),
+    reason: str | None = None, corrections: bool = True, marks: Sequence[str] = (), reason_required: bool = False,
 ) -> ImportResult:
     """Upsert every record into the session; raises ContentError and changes nothing on bad input.
 
@@ -86,8 +87,9 @@ def import_records(
     (ContentError), an unedited stale file keeps the newer stored version (see
     `newsroom.content.manifest`). Without `corrections`, a file that changes an issue published before
     this import, or one of its stories (a story added, moved in or out, edited), is refused as well: such
-    a change is a correction readers are shown. `marks` go with the fields each revision kept says changed
-    (see models.RENAMED). The caller owns the transaction: on ContentError it rolls back.
+    a change is a correction readers are shown; with `reason_required` (`newsroom import`), so is one made
+    without a `reason`, which readers are shown with it. `marks` go with the fields each revision kept says
+    changed (see models.RENAMED). The caller owns the transaction: on ContentError it rolls back.
     """
     by_kind = sorted(loaded, key=lambda item: ORDER.index(item.kind))
     unknown = reference_problems(session, by_kind, languages)
@@ -108,7 +110,7 @@ def import_records(
         # the site are flushed as they are written, as later kinds look them up).
         with session.no_autoflush:
             status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
-                             kept, corrections, lookups, marks, hashes)
+                             kept, corrections, lookups, marks, hashes, reason_required)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             continue
@@ -244,7 +246,7 @@ def _upsert(
     base: Base | None = None, reason: str | None = None, published: Collection[int] = (),
     kept: Mapping[tuple[str, str], int] | None = None, corrections: bool = True,
     lookups: dict[tuple[str, Any], Any] | None = None, marks: Sequence[str] = (),
-    hashes: Mapping[tuple[str, str], str] | None = None,
+    hashes: Mapping[tuple[str, str], str] | None = None, reason_required: bool = False,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     lookups = {} if lookups is None else lookups
@@ -309,7 +311,8 @@ def _upsert(
         unpublished = _unpublishing(item, previous, record)
         if unpublished is not None:
             return unpublished
-    correcting = None if corrections else _published_issue(item, record, row, published)
+    correcting = _published_issue(item, record, row, published, corrections, reason, reason_required,
+                                  changed if row is not None else None)
     if correcting is not None:
         return correcting
     if row is not None:
@@ -369,22 +372,34 @@ def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, 
     return lookups[key]
 
 
-def _published_issue(item: LoadedRecord | FileRecord, record: dict[str, Any], row: Any, published: Collection[int]
+def _published_issue(item: LoadedRecord | FileRecord, record: dict[str, Any], row: Any, published: Collection[int],
+                     corrections: bool, reason: str | None, reason_required: bool, changed: list[str] | None
                      ) -> Diagnostic | None:
     """The refusal of a file that changes a published issue or one of its stories, made without
-    --correction: as `story edit` and `edit` refuse it."""
+    --correction (`corrections`), or (`reason_required`) without the `reason` readers are shown with it: as
+    `story edit` and `edit` refuse it. `changed` names the fields the file changes (None: a new record)."""
+    if corrections and (has_reason(reason) or not reason_required):
+        return None
     if item.kind == "issue":
         numbers = {int(item.key)}
     elif item.kind == "story":
         numbers = {record["issue"], *([row.issue.number] if row is not None else [])}
     else:
         return None
-    changed = sorted(numbers.intersection(published))
-    if not changed:
+    issues = sorted(numbers.intersection(published))
+    if not issues:
         return None
+    if corrections:
+        return Diagnostic(item.location, None, "", reason_missing(issues[0], "import with"))
+    number = issues[0]
+    if changed is None:
+        what = f"adds the story {item.key!r} to it"
+    else:
+        what = "changes its " + (" and ".join([", ".join(changed[:-1]), changed[-1]]) if len(changed) > 1
+                                 else changed[0])
     return Diagnostic(item.location, None, "", (
-        f"issue {changed[0]} is published; to change it, import with --correction (and --reason): the change is "
-        "listed among its corrections and shown to readers"))
+        f"issue {number} is published, and this file {what}: that is a correction readers are shown; import with "
+        f"{EXAMPLE} to make it (it is listed among the issue's corrections with that reason)"))
 
 
 #: Per kind of record: its row class and the function that turns a row back into a content record.
