@@ -274,11 +274,12 @@ def test_cli_edit_reads_a_value_as_a_content_file_does(sample_cli):
     story = "i13-anthropic-rainier-expansion"
     sample_cli("edit", story, "--set", "en.headline=007", "--set", "hu.headline=2026-11-05", "--set",
                "tags=[2026-11-05, 1.50, yes]", "--set", "sources[0].title=1.50", "--set", "position=0x02",
-               "--correction")
+               "--correction", "--reason", "r")
     record = yaml.safe_load(sample_cli("edit", f"story:{story}").stdout)
     assert (record["en"]["headline"], record["hu"]["headline"], record["tags"], record["sources"][0]["title"],
             record["position"]) == ("007", "2026-11-05", ["2026-11-05", "1.50", "yes"], "1.50", 2)
-    refused = sample_cli("edit", story, "--set", "tags={a: 1, a: 2, b: 1, b: 3}", "--correction", expect=2).stderr
+    refused = sample_cli("edit", story, "--set", "tags={a: 1, a: 2, b: 1, b: 3}", "--correction", "--reason", "r",
+                          expect=2).stderr
     assert ("'tags={a: 1, a: 2, b: 1, b: 3}': not a valid YAML list or mapping (a: duplicate key (also at line 1): "
             "keep one of them; b: duplicate key (also at line 1): keep one of them)") in " ".join(refused.split())
 
