@@ -751,3 +751,19 @@ def test_a_yaml_alias_is_named_at_its_line_with_the_file_s_other_problems(base, 
         "aliases (*name); write the value out",
         "2 errors; nothing was changed",
     ]
+
+
+@pytest.mark.sqlite_only("which records an import goes on to does not depend on the database")
+def test_stories_of_an_issue_file_refused_are_not_stored_into_an_issue_that_is_not_there(cli, write_files, tmp_path):
+    """An issue file refused in an import (published at a time to come) was left out, and its stories, in the
+    same import, then looked for it in the database: a traceback. They wait for their issue, as named."""
+    cli("init")
+    before = _stored(cli, tmp_path)
+    ahead = ISSUE.replace("2026-11-09T07:00:00+01:00", "2099-11-09T07:00:00+01:00")
+    folder = write_files({"site.yaml": SITE, "issues/1.yaml": ahead, "stories/a.yaml": STORY})
+    refused = cli("import", str(folder), expect=1).stderr.splitlines()
+    assert [line.removeprefix(str(folder) + "/").split(" (now ")[0] for line in refused] == [
+        "issues/1.yaml: published_at: 2099-11-09T06:00:00+00:00 is to come",
+        "1 error; nothing was changed",
+    ], refused
+    assert _stored(cli, tmp_path) == before

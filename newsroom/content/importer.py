@@ -101,9 +101,12 @@ def import_records(
     hashes = stored_hashes(session, by_kind)
     result = ImportResult()
     lookups: dict[tuple[str, Any], Any] = {}  # the issues and sections stories are put in, while in the session
+    refused: set[str] = set()  # the issues of this import refused (named): their stories wait for them
     for done, item in enumerate(by_kind, 1):
         if (item.kind, item.key, item.location) in unknown:
             continue  # its problems are named: the others' are looked for too (and nothing is kept)
+        if item.kind == "story" and str(item.record.get("issue")) in refused:
+            continue  # its issue is not stored: the refusal named it, and nothing is kept
         base = (bases or {}).get((item.kind, item.key))
         # The records before it are flushed together every FLUSH_EVERY (below), not one by one before each
         # query of _upsert: none of its queries concerns them (each key is in one file, and the issues and
@@ -113,6 +116,8 @@ def import_records(
                              kept, corrections, lookups, marks, hashes, reason_required)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
+            if item.kind == "issue":
+                refused.add(str(item.key))
             continue
         getattr(result, status)[item.kind] += 1
         if status in ("created", "updated"):
