@@ -117,10 +117,12 @@ def test_the_html_is_made_for_mail_clients(emails):
         assert document.get("lang") == lang
         assert not list(document.iter("script"))
         assert not [link for link in document.iter("link") if link.get("rel") == "stylesheet"]
-        # The look is in style attributes; a <style> may only add the dark-mode media query.
+        # The look is in style attributes; a <style> may only add the dark-mode media query, and reset the links
+        # iOS Mail makes of dates and numbers.
         for style in document.iter("style"):
             rules = re.sub(r"@media \(prefers-color-scheme: dark\)\s*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}", "",
                            style.text or "")
+            rules = re.sub(r"a\[x-apple-data-detectors\] \{[^{}]*\}", "", rules)
             assert rules.strip() == "", f"{lang}: CSS outside the dark-mode query: {rules.strip()[:80]}"
         for tag in ("table", "td", "h1", "h2", "h3", "a", "p"):
             elements = list(document.iter(tag))
@@ -139,6 +141,23 @@ def test_the_html_is_made_for_mail_clients(emails):
         body_text = "".join(document.find("body").itertext())
         assert ("Leiratkozás" if lang == "hu" else "Unsubscribe") in body_text
         assert ("gépi szerkesztéssel" if lang == "hu" else "machine editing") in body_text
+
+
+def test_dates_numbers_and_addresses_are_not_made_links_by_the_mail_client(emails):
+    """iOS Mail and Apple Mail made the week's dates, times, numbers and addresses into blue links (to the
+    calendar, a phone call, a map). The head asks them not to; what they still link reads as the text around it."""
+    for lang in ("hu", "en"):
+        document = _html(emails / f"{lang}/issue-13.html")
+        head = document.find("head")
+        metas = {m.get("name"): m.get("content") for m in head.iter("meta") if m.get("name")}
+        assert metas["format-detection"] == "telephone=no, date=no, address=no, email=no"
+        reset = [style.text for style in head.iter("style") if "x-apple-data-detectors" in (style.text or "")]
+        assert len(reset) == 1, reset
+        rule = re.search(r"a\[x-apple-data-detectors\] \{([^{}]*)\}", reset[0])
+        assert rule, reset[0]
+        declarations = dict(re.findall(r"([a-z-]+): ([^;]+?) !important;", rule[1]))
+        assert declarations == {"color": "inherit", "text-decoration": "none", "font-size": "inherit",
+                                "font-family": "inherit", "font-weight": "inherit", "line-height": "inherit"}
 
 
 def test_the_language_is_said_inside_the_body_which_webmail_keeps(emails):
