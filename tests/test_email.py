@@ -386,6 +386,10 @@ NOTE_QUOTE = ("\nAs the study's authors put it:\n\n> Software settings mattered 
 NOTE_CODE = ("\nTo try it:\n\n```\nNEURON_RT_VISIBLE_CORES=0-31,NEURON_CC_FLAGS=--model-type=transformer,"
              "--auto-cast=matmult,--enable-fast-loading\n```\n")
 
+#: Decoration alone in a paragraph, and as a link's only content: nothing of either is shown.
+NOTE_DECORATION = ("\n![](https://example.org/divider.png)\n\n[![](https://example.org/badge.png)]"
+                   "(https://example.org/sponsor)\n\nThat is all this week.\n")
+
 
 @pytest.fixture(scope="module")
 def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -403,7 +407,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                           "and Data Center Engineering", "title": "Energy per token",
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
-    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_CODE
+    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_CODE + NOTE_DECORATION
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -498,6 +502,21 @@ def test_an_image_reads_as_its_alt_text_linked_to_it_in_both_parts(edited):
     assert _linked(body, "and the report's cover", references) == "https://example.org/report"
     assert "https://example.org/cover.png" not in references.values()
     assert "https://example.org/ornament.png" not in references.values()
+
+
+def test_a_paragraph_or_link_holding_only_decoration_leaves_nothing_behind(edited):
+    """An image without alt text is dropped: the paragraph it stood alone in was left as an empty <p></p> (a gap
+    of its margin), and a link around it as an empty link, read in the text part as a bare "[n]"."""
+    note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
+    empty = [element.tag for element in note.iter() if element.tag in ("p", "a")
+             and not "".join(element.itertext()).strip() and not len(element)]
+    assert empty == [], empty
+    assert "https://example.org/sponsor" not in {a.get("href") for a in note.iter("a")}
+    last = [element for element in note if element.tag == "p"][-1]
+    assert "".join(last.itertext()) == "That is all this week."
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert "https://example.org/sponsor" not in references.values()
+    assert "--enable-fast-loading\n\nThat is all this week.\n" in body, body  # no gap, no bare mark
 
 
 def test_a_quote_is_marked_in_the_text_part_as_mail_marks_one(edited):

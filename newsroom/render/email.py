@@ -131,6 +131,8 @@ def unsubscribe_url(settings: Settings, recipient: Recipient | None) -> str:
 #: double-quotes attribute values and escapes `"` inside them: a start tag is exactly `<tag` + ` name="value"`*.
 _LINK_OR_IMAGE = re.compile(r'<(/?)(a|img)((?:\s+[a-z-]+="[^"]*")*)\s*/?>')
 _ATTRIBUTE = re.compile(r'([a-z-]+)="([^"]*)"')
+_EMPTY_LINK = re.compile(r'<a(?:\s+[a-z-]+="[^"]*")*>\s*</a>')
+_EMPTY_PARAGRAPH = re.compile(r"<p>\s*</p>\n?")
 
 
 def images_as_links(html: str) -> str:
@@ -151,7 +153,11 @@ def images_as_links(html: str) -> str:
             return alt
         return f'<a href="{html_lib.escape(html_lib.unescape(found["src"]))}">{alt}</a>'
 
-    return _LINK_OR_IMAGE.sub(replace, html) if "<img" in html else html
+    if "<img" not in html:
+        return html
+    # A paragraph or a link that held only decoration is left empty: it goes too (an empty paragraph is a gap,
+    # an empty link nothing to see or click).
+    return _EMPTY_PARAGRAPH.sub("", _EMPTY_LINK.sub("", _LINK_OR_IMAGE.sub(replace, html)))
 
 
 class Links:
