@@ -203,6 +203,16 @@ def test_the_text_part_is_for_reading_with_numbered_links(emails):
     assert max(len(line) for line in body.splitlines()) <= 100
 
 
+def test_the_text_part_gives_the_web_version_s_address_at_its_top(emails):
+    """A reader whose client shows the text part saw where to read the issue on the web only at its end, as a
+    number to look up under the links; the HTML part has it at the top."""
+    for lang, site, label, view in (("hu", "AZ MI-KORSZAK HÍREI", "13. szám · 2026. nov. 2–8.", "Megnyitás böngészőben"),
+                                    ("en", "NEWS OF THE AI ERA", "Issue 13 · Nov 2–8, 2026", "View in browser")):
+        text = _message(emails / f"{lang}/issue-13.eml").get_body(("plain",)).get_content().replace("\r\n", "\n")
+        assert text.splitlines()[:4] == [site, label, f"{view}: {BASE}{lang}/issues/13/", ""], text[:300]
+        assert re.search(rf"^{view}: \[\d+\]$", text, re.M), "and at its end, as before"
+
+
 def test_build_writes_the_latest_issues_email_beside_the_site(sample):
     sample("build", "--out", str(sample.cwd / "_site"), "--base-url", BASE)
     for lang in ("hu", "en"):
