@@ -62,7 +62,7 @@ def test_the_eml_is_multipart_alternative_with_list_headers_and_encoded_hungaria
     parts = [part.get_content_type() for part in message.iter_parts()]
     assert parts == ["text/plain", "text/html"]  # the richest last, as RFC 2046 asks
     assert all(part.get_content_charset() == "utf-8" for part in message.iter_parts())
-    assert message["Subject"] == "Az MI-korszak hírei · 13. szám: Trainium, TPU, GPU – a saját chipek hete"
+    assert message["Subject"] == "13. szám: Trainium, TPU, GPU – a saját chipek hete"
     assert message["From"].addresses[0].display_name == "Az MI-korszak hírei"
     assert message["From"].addresses[0].addr_spec == "hirlevel@example.org"
     assert message["Reply-To"] == "szerkesztoseg@example.org"
@@ -89,17 +89,29 @@ def test_out_of_office_replies_to_an_issue_are_suppressed(emails):
 
 
 def test_the_sender_is_named_in_each_email_s_language_unless_the_settings_name_it(sample, emails, tmp_path):
+    """The Subject names the newsletter only when the From does not: a phone shows the sender's name above the
+    Subject, and "Az MI-korszak hírei · " took a third of the Subject's line there."""
     english = _message(emails / "en/issue-13.eml")
     assert english["From"].addresses[0].display_name == "News of the AI era"
     assert english["From"].addresses[0].addr_spec == "hirlevel@example.org"
+    assert english["Subject"] == "Issue 13: Trainium, TPU, GPU – a week of custom chips"
     named = Cli(sample.db_url, tmp_path)
-    (tmp_path / "newsroom.toml").write_text('email_from = "Szerkesztőség <desk@example.org>"\n', encoding="utf-8")
-    for lang in ("hu", "en"):
-        named("email", "13", "--lang", lang, "--out", str(tmp_path / "mail"), "--base-url", BASE)
-        raw = (tmp_path / "mail" / lang / "issue-13.eml").read_bytes()
-        assert raw.split(b"\r\n\r\n", 1)[0].isascii()
-        sender = _message(tmp_path / "mail" / lang / "issue-13.eml")["From"].addresses[0]
-        assert (sender.display_name, sender.addr_spec) == ("Szerkesztőség", "desk@example.org")
+    subjects = {"hu": "Az MI-korszak hírei · 13. szám: Trainium, TPU, GPU – a saját chipek hete",
+                "en": "News of the AI era · Issue 13: Trainium, TPU, GPU – a week of custom chips"}
+    for sender_name in ("Szerkesztőség", "News of the AI era"):
+        toml = f'email_from = "{sender_name} <desk@example.org>"\n'
+        (tmp_path / "newsroom.toml").write_text(toml, encoding="utf-8")
+        for lang in ("hu", "en"):
+            named("email", "13", "--lang", lang, "--out", str(tmp_path / "mail"), "--base-url", BASE)
+            raw = (tmp_path / "mail" / lang / "issue-13.eml").read_bytes()
+            assert raw.split(b"\r\n\r\n", 1)[0].isascii()
+            message = _message(tmp_path / "mail" / lang / "issue-13.eml")
+            sender = message["From"].addresses[0]
+            assert (sender.display_name, sender.addr_spec) == (sender_name, "desk@example.org")
+            # Another sender's name: the Subject says whose newsletter it is; the newsletter's own (in English,
+            # which the Hungarian email's From then does not show) only where it is the From's.
+            shown = sender_name == ("News of the AI era" if lang == "en" else "Az MI-korszak hírei")
+            assert message["Subject"] == (subjects[lang].split(" · ", 1)[1] if shown else subjects[lang])
 
 
 def test_the_same_issue_gives_the_same_bytes(sample, emails):

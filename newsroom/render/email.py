@@ -218,7 +218,9 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
                 for section in issue_context["sections"]]
     site = planner.content.site.get(lang) or {}
     label = _("Issue %(number)s") % {"number": number}
-    subject = f"{site.get('name')} · {label}: {text.get('title')}"
+    subject = f"{label}: {text.get('title')}"
+    if _sender(settings.email_from, _one_line(site.get("name"))).display_name != _one_line(site.get("name")):
+        subject = f"{site.get('name')} · {subject}"  # the From names someone else: the Subject names the newsletter
     if issue["status"] != "published":
         subject = f"[{_('Scheduled') if issue['status'] == 'scheduled' else _('Draft')}] {subject}"
     return {
