@@ -953,6 +953,9 @@ class _PlainText:
                 opened.append((token, len(kept) + 1))
             elif token.type == "link_close" and opened:
                 link, start = opened.pop()
+                if not any(part.content.strip() for part in kept[start:] if part.type in ("text", "code_inline")):
+                    del kept[start - 1:]  # nothing left to read in it (a decorative image's link): no mark alone
+                    continue
                 # Asked at the link's end, in reading order still: a link holds no other link or citation.
                 if (mark := self._link_mark(self.marks, link, kept[start:])) is not None:
                     kept.extend([token, Token("text", "", 0, content=f" {mark}")])
