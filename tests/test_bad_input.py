@@ -180,7 +180,7 @@ CASES = {
     "published issue dated ahead": (
         {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("2026-11-09T07:00", "2099-11-09T07:00")
          .replace("2026-11-02", "2099-11-02").replace("2026-11-08", "2099-11-08")},
-        "issues/2.yaml: published_at: 2099-11-09T06:00:00+00:00 is to come (now ",
+        "issues/2.yaml: published_at: 2099-11-09T07:00:00+01:00 is to come (now ",
     ),
     "week ending before it starts": (
         {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("end: 2026-11-08", "end: 2026-11-01")},
@@ -547,13 +547,13 @@ def test_an_import_does_not_take_back_a_published_issue_or_move_its_time(sample_
     issue = exported / "issues" / "0013.yaml"
     text = issue.read_text(encoding="utf-8")
     before = _stored(sample_cli, tmp_path)
-    says = "issue 13 is published (at 2026-11-09T06:00:00+00:00): its status and publication time stay, as its " \
+    says = "issue 13 is published (at 2026-11-09T07:00:00+01:00): its status and publication time stay, as its " \
            "feeds and emails went out with them; this file says status: "
     for edited, said in (
             (text.replace("status: published", "status: draft").replace(
                 "published_at: '2026-11-09T06:00:00+00:00'\n", ""), f"{issue}: status: {says}draft"),
             (text.replace("T06:00:00+00:00", "T09:00:00+01:00"),
-             f"{issue}: published_at: {says}published, published_at: 2026-11-09T08:00:00+00:00")):
+             f"{issue}: published_at: {says}published, published_at: 2026-11-09T09:00:00+01:00")):
         issue.write_text(edited, encoding="utf-8")
         assert said in sample_cli("import", "--force", str(issue), expect=1).stderr.splitlines()
         assert _stored(sample_cli, tmp_path) == before
@@ -563,6 +563,28 @@ def test_an_import_does_not_take_back_a_published_issue_or_move_its_time(sample_
     assert sample_cli("import", "--force", "--correction", "--reason", "corrected", str(issue)
                       ).stdout.startswith("0 created, 1 updated")
     assert "issue:13  en.title" in sample_cli("issue", "corrections", "13").stdout
+
+
+@pytest.mark.sqlite_only("the wording of a refusal does not depend on the database")
+def test_an_import_gives_publication_times_in_the_site_s_time_zone(base, write_files, tmp_path, monkeypatch):
+    """As `issue schedule` and `issue publish` do (Europe/Budapest here), whatever offset the file wrote or
+    the database stores (UTC): not 06:00+00:00 for a Monday 7 o'clock issue."""
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-12-01T08:00:00+00:00")
+    before = _stored(base, tmp_path)
+    ahead = ISSUE.replace("number: 1", "number: 2").replace("2026-11-09T07:00:00+01:00", "2027-07-05T05:00:00Z") \
+        .replace("2026-11-02", "2027-06-28").replace("2026-11-08", "2027-07-04")
+    moved = ISSUE.replace("2026-11-09T07:00:00+01:00", "2026-11-09T08:00:00+01:00")
+    result = base("import", str(write_files({"issues/2.yaml": ahead, "issues/1.yaml": moved})), expect=1)
+    folder = result.stderr.split("issues/")[0]
+    assert result.stderr.replace(folder, "").splitlines() == [
+        "issues/1.yaml: published_at: issue 1 is published (at 2026-11-09T07:00:00+01:00): its status and "
+        "publication time stay, as its feeds and emails went out with them; this file says status: published, "
+        "published_at: 2026-11-09T08:00:00+01:00",
+        "issues/2.yaml: published_at: 2027-07-05T07:00:00+02:00 is to come (now 2026-12-01T09:00:00+01:00), and a "
+        "published issue has gone out: to publish it then, say status: scheduled (the build shows it once its "
+        "time has come)",
+        "2 errors; nothing was changed"]
+    assert _stored(base, tmp_path) == before
 
 
 def test_an_issue_week_stored_backwards_is_an_error_and_an_overlapping_one_a_warning(sample_cli, tmp_path):

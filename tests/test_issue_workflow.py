@@ -520,7 +520,7 @@ def test_an_issue_file_written_while_scheduled_is_no_change_once_published_at_it
     edited = (plain / "0014.yaml").read_text(encoding="utf-8").replace("status: scheduled", "status: draft")
     (plain / "0014.yaml").write_text(edited, encoding="utf-8")
     refused = desk("import", str(plain), expect=1).stderr
-    assert "issue 14 is published (at 2026-11-09T06:00:00+00:00): its status and publication time stay" in refused
+    assert "issue 14 is published (at 2026-11-09T07:00:00+01:00): its status and publication time stay" in refused
 
 
 def test_any_command_records_a_scheduled_issue_whose_time_has_come(desk, monkeypatch):
