@@ -9,6 +9,8 @@ import html5lib
 import pytest
 from sqlalchemy import create_engine, text
 
+from newsroom import SAMPLE_DIR
+
 SITE = """\
 kind: site
 hu: {name: Hírek, tagline: Hetente}
@@ -584,6 +586,37 @@ def test_an_import_gives_publication_times_in_the_site_s_time_zone(base, write_f
         "published issue has gone out: to publish it then, say status: scheduled (the build shows it once its "
         "time has come)",
         "2 errors; nothing was changed"]
+    assert _stored(base, tmp_path) == before
+
+
+@pytest.mark.sqlite_only("what the refusal says is worked out in Python, the same on every database")
+def test_the_sample_refused_on_an_empty_database_says_why_not_that_records_stored_here_would_change(
+        cli, monkeypatch):
+    """Nothing is stored: the clock is before the time the sample's last issue is published."""
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-06T10:00:00+01:00")
+    result = cli("init", "--sample", expect=1)
+    assert result.stderr.splitlines() == [
+        f"{SAMPLE_DIR / 'issues' / '0013.yaml'}: published_at: 2026-11-09T07:00:00+01:00 is to come (now "
+        "2026-11-06T10:00:00+01:00), and a published issue has gone out: to publish it then, say status: scheduled "
+        "(the build shows it once its time has come)",
+        "the sample publication's last issue is published at 2026-11-09T07:00:00+01:00, after the clock "
+        "(2026-11-06T10:00:00+01:00, as $NEWSROOM_NOW sets it): load it with a later clock",
+        "1 error; nothing was changed"]
+    assert cli("issue", "list").stdout == "no issue yet: `newsroom issue new` makes the first\n"
+
+
+@pytest.mark.sqlite_only("which records differ is worked out in Python, the same on every database")
+def test_the_sample_over_another_publication_names_the_records_it_would_change_not_a_traceback(base, tmp_path):
+    """Its site file is kept (the stored one differs), so its stories' sections are not there: named, with
+    the records stored here that the sample would change."""
+    before = _stored(base, tmp_path)
+    lines = base("init", "--sample", expect=1).stderr.splitlines()
+    assert f"{SAMPLE_DIR / 'stories' / 'i13-nvidia-vera-rubin-shipments.yaml'}:4: section: unknown section " \
+           "'money': the site stored here is kept, and it has none such; known: code" in lines
+    assert lines[-2:] == [
+        "the sample publication would change records stored here (entry:gpu, page:method, site): run `newsroom "
+        "init` without --sample to create or upgrade the schema alone",
+        "31 errors; nothing was changed"]
     assert _stored(base, tmp_path) == before
 
 

@@ -346,6 +346,12 @@ def _upsert(
                      lambda: select(Issue).where(Issue.number == record["issue"]))
         section = _one(session, lookups, ("section", record["section"]), lambda: select(VocabularyTerm).where(
             VocabularyTerm.kind == "section", VocabularyTerm.slug == record["section"]))
+        if section is None:  # the site file of this import lists it, but the stored site was kept (see above)
+            known = ", ".join(sorted(session.scalars(select(VocabularyTerm.slug).where(
+                VocabularyTerm.kind == "section")))) or "none defined"
+            return in_files([Diagnostic(stored_location("story", item.key), None, "section", (
+                f"unknown section {record['section']!r}: the site stored here is kept, and it has none such; "
+                f"known: {known}"))], [item])[0]
         apply_story(row, record, languages, issue, section)
     elif item.kind == "entry":
         apply_entry(row, record, languages)
@@ -382,11 +388,11 @@ def former_slugs(session: Session, kind: str) -> dict[str, str]:
 
 def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, Any], query: Callable[[], Any]
          ) -> Any:
-    """The one row `query()` selects, asked once per `key` while `lookups` holds it (a story of each issue
+    """The one row `query()` selects (None for none), asked once per `key` while `lookups` holds it (a story of each issue
     asked the database for its issue and its section: two queries, and a flush before each; and building
     the statement took as long as asking for it)."""
     if key not in lookups:
-        lookups[key] = session.scalars(query()).one()
+        lookups[key] = session.scalars(query()).one_or_none()
     return lookups[key]
 
 
@@ -457,6 +463,22 @@ def stored_hashes(session: Session, loaded: Sequence[LoadedRecord | FileRecord])
             for key, digest in session.execute(select(column, model.content_hash).where(column.in_(values))):
                 hashes[(kind, str(key))] = digest
     return hashes
+
+
+def stored_otherwise(session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...]
+                     ) -> list[str]:
+    """The records of `loaded` that the database holds with other content, as `kind:key` (`site` for the
+    site file): what importing them would change."""
+    hashes = stored_hashes(session, loaded)
+    differing = []
+    for item in loaded:
+        if item.kind == "site":
+            current = site_to_record(session)
+            if current is not None and record_hash(canonical(current, languages, "site")) != item.content_hash:
+                differing.append("site")
+        elif hashes.get(_table_key(item.kind, item.key), item.content_hash) != item.content_hash:
+            differing.append(stored_location(item.kind, item.key))
+    return differing
 
 
 def record_query(kind: str, key: str, exact_kind: bool = True) -> Any:
