@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from anyascii import anyascii
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -167,10 +168,28 @@ def _audience_problems(session: Session, audiences: list[str], location: str) ->
             for i, audience in enumerate(audiences) if audience not in known]
 
 
+def ascii_spelling(text: str) -> str:
+    """`text` in ASCII letters: a Latin letter loses its accents ("Ünnepi hűtés" → "Unnepi hutes"), any other
+    letter is transliterated ("Καλημέρα" → "Kalimera", "Привет" → "Privet", "中文" → " Zhong  Wen ": each Han
+    character, a word or part of one, apart, as no space separates Chinese words); symbols are left out."""
+    spelled = []
+    for char in unicodedata.normalize("NFC", text):
+        folded = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+        if folded:
+            spelled.append(folded)
+        elif unicodedata.category(char)[0] not in "LN":
+            continue  # a symbol (an emoji) is no word of the headline: dropped, as before
+        elif unicodedata.name(char, "").startswith("CJK UNIFIED IDEOGRAPH"):
+            spelled.append(f" {anyascii(char)} ")
+        else:
+            spelled.append(anyascii(char))
+    return "".join(spelled)
+
+
 def story_slug(session: Session, number: int, headline: str) -> str:
-    """A free slug from the headline: "i14-" + ASCII words, shortened, "-2" etc. when taken."""
-    folded = unicodedata.normalize("NFKD", headline).encode("ascii", "ignore").decode().lower()
-    words = re.sub(r"[^a-z0-9]+", "-", folded).strip("-") or "story"
+    """A free slug from the headline: "i14-" + its words in ASCII (see `ascii_spelling`), shortened, "-2"
+    etc. when taken. Made once, when the story is added: its address stays whatever its headline becomes."""
+    words = re.sub(r"[^a-z0-9]+", "-", ascii_spelling(headline).lower()).strip("-") or "story"
     base = f"i{number}-{words}"
     if len(base) > SLUG_LENGTH:  # cut at the end of a word, unless the first word alone is longer
         cut = base[:SLUG_LENGTH + 1].rfind("-")

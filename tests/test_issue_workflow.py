@@ -199,6 +199,21 @@ def test_a_slug_made_from_a_long_headline_ends_at_the_end_of_a_word(desk):
     assert said.startswith("story i14-an-extraordinarily-long-headline-about-hyperscale-data added to issue 14")
 
 
+@pytest.mark.sqlite_only("a slug is made in Python, the same on every database")
+def test_a_slug_made_from_a_headline_in_any_script_spells_its_words(desk):
+    """A Greek, Cyrillic or Chinese headline gave no ASCII words, so `i14-story`; Hungarian letters lose their
+    accents as before. A slug made stays when the headline changes."""
+    new_issue(desk)
+    for headline, slug in (("Őszi ülés: új szabályok a hűtésről", "i14-oszi-ules-uj-szabalyok-a-hutesrol"),
+                           ("Νέα τσιπ για τα κέντρα δεδομένων", "i14-nea-tsip-gia-ta-kentra-dedomenon"),
+                           ("Новые чипы Nvidia 🚀", "i14-novye-chipy-nvidia"),
+                           ("英伟达发布新芯片", "i14-ying-wei-da-fa-bu-xin-xin-pian")):
+        said = desk("story", "add", "14", *story_args(1), "--headline-en", headline).stdout
+        assert said.startswith(f"story {slug} added to issue 14"), said
+    assert desk("story", "edit", "i14-nea-tsip-gia-ta-kentra-dedomenon", "--headline-en", "Другой заголовок") \
+        .stdout.strip() == "story i14-nea-tsip-gia-ta-kentra-dedomenon updated"
+    assert "i14-nea-tsip-gia-ta-kentra-dedomenon" in desk("issue", "show", "14").stdout
+
 @sqlite_only
 def test_story_add_from_a_file(desk, write_files):
     new_issue(desk)
