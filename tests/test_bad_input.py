@@ -818,7 +818,7 @@ def test_stories_of_an_issue_file_refused_are_not_stored_into_an_issue_that_is_n
     folder = write_files({"site.yaml": SITE, "issues/1.yaml": ahead, "stories/a.yaml": STORY})
     refused = cli("import", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/").split(" (now ")[0] for line in refused] == [
-        "issues/1.yaml: published_at: 2099-11-09T06:00:00+00:00 is to come",
+        "issues/1.yaml: published_at: 2099-11-09T07:00:00+01:00 is to come",
         "1 error; nothing was changed",
     ], refused
     assert _stored(cli, tmp_path) == before
