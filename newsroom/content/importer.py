@@ -253,8 +253,8 @@ def _unpublishing(item: LoadedRecord | FileRecord, stored: dict[str, Any], recor
     if not changed:
         return None
     return Diagnostic(item.location, None, changed[0], (
-        f"issue {item.key} is published (at {_local(stored.get('published_at'), zone)}): its status and publication time "
-        f"stay, as its feeds and emails went out with them; this file says status: {record.get('status')}"
+        f"issue {item.key} is published (at {_local(stored.get('published_at'), zone)}): its status and "
+        f"publication time stay, as its feeds and emails went out with them; this file says status: {record.get('status')}"
         f"{', published_at: ' + _local(record['published_at'], zone) if record.get('published_at') else ''}"))
 
 
@@ -388,9 +388,9 @@ def former_slugs(session: Session, kind: str) -> dict[str, str]:
 
 def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, Any], query: Callable[[], Any]
          ) -> Any:
-    """The one row `query()` selects (None for none), asked once per `key` while `lookups` holds it (a story of each issue
-    asked the database for its issue and its section: two queries, and a flush before each; and building
-    the statement took as long as asking for it)."""
+    """The one row `query()` selects (None for none), asked once per `key` while `lookups` holds it (a story
+    of each issue asked the database for its issue and its section: two queries, and a flush before each; and
+    building the statement took as long as asking for it)."""
     if key not in lookups:
         lookups[key] = session.scalars(query()).one_or_none()
     return lookups[key]
