@@ -10,11 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from anyascii import anyascii
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -23,6 +24,7 @@ from issues.corrections import has_reason, reason_missing
 from issues.models import Issue, Story
 from issues.queries import issue_by_number, next_number, overlapping_issues, sections, slug_taken, story_by_slug
 from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
+from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import VocabularyTerm
 
@@ -49,29 +51,43 @@ def week_to_cover(session: Session, today: dt.date) -> Week:
 
 
 def new_issue(session: Session, change: Change, week: Week, number: int | None = None,
-              texts: dict[str, dict[str, str | None]] | None = None) -> Issue:
-    """Create a draft issue: the next number unless given; refuses a taken number or an overlapping week."""
+              texts: dict[str, dict[str, str | None]] | None = None, problems: Sequence[Diagnostic] = ()) -> Issue:
+    """Create a draft issue: the next number unless given; refuses a taken number or an overlapping week.
+    `problems` are those the caller found in its options: reported with these, all in one refusal."""
     number = next_number(session) if number is None else number
     location = f"issue:{number}"
-    problems = []
+    found = list(problems)
     if number < 1:
-        problems.append(Diagnostic(location, None, "number", "issue numbers start at 1"))
+        found.append(Diagnostic(location, None, "number", "issue numbers start at 1"))
     elif session.scalars(issue_by_number(number)).one_or_none() is not None:
-        problems.append(Diagnostic(location, None, "number", f"issue {number} already exists; "
-                                   f"leave out --number to take the next free one ({next_number(session)})"))
+        found.append(Diagnostic(location, None, "number", f"issue {number} already exists; "
+                                f"leave out --number to take the next free one ({next_number(session)})"))
     if week.end < week.start:
-        problems.append(Diagnostic(location, None, "week", f"the week ends ({week.end}) before it starts "
-                                   f"({week.start})"))
+        found.append(Diagnostic(location, None, "week", f"the week ends ({week.end}) before it starts "
+                                f"({week.start})"))
     for other in session.scalars(overlapping_issues(week.start, week.end)):
-        problems.append(Diagnostic(location, None, "week", f"{week.start}–{week.end} overlaps issue {other.number} "
-                                   f"({other.week_start}–{other.week_end}); choose another --week"))
-    if problems:
-        raise ContentError(problems)
-    record: dict[str, Any] = {"number": number, "week": {"start": week.start.isoformat(), "end": week.end.isoformat()},
+        found.append(Diagnostic(location, None, "week", f"{week.start}–{week.end} overlaps issue {other.number} "
+                                f"({other.week_start}–{other.week_end}); choose another --week"))
+    # Its texts checked as they would be written; a number or week named above is not named again.
+    record: dict[str, Any] = {"number": max(number, 1), "week": {"start": week.start.isoformat(),
+                                                                 "end": max(week.start, week.end).isoformat()},
                               "status": "draft", **(texts or {})}
+    found.extend(record_problems("issue", record, location, change.languages))
+    if found:
+        raise ContentError(found)
+    record["number"] = number
     issue = Issue()
     write_issue(session, issue, record, change)
     return issue
+
+
+def record_problems(kind: str, record: dict[str, Any], location: str, languages: tuple[str, ...]
+                    ) -> list[Diagnostic]:
+    """What the content validator finds wrong with a record a command built (as in a content file), so that
+    they are named with the command's other problems, before anything is written."""
+    validator = Validator(location, {}, languages, stored=False)
+    validator.record({**record, "kind": kind})
+    return list(validator.problems)
 
 
 def load_issue(session: Session, number: int) -> Issue:
@@ -83,22 +99,35 @@ def load_issue(session: Session, number: int) -> Issue:
 
 def require_changeable(issue: Issue, correction: bool, reason: str | None) -> None:
     """A published issue changes only as a recorded correction, with the reason readers are shown."""
+    problems = changeable_problems(issue, correction, reason)
+    if problems:
+        raise ContentError(problems)
+
+
+def changeable_problems(issue: Issue, correction: bool, reason: str | None) -> list[Diagnostic]:
+    """Why `issue` cannot change as asked (see `require_changeable`); none when it can."""
     if issue.status != "published":
-        return
+        return []
     if not correction:
-        raise refuse(f"issue:{issue.number}", "status", f"issue {issue.number} is published; to change it, add "
-                     "--correction and --reason: the change is recorded and shown as a correction")
+        return [Diagnostic(f"issue:{issue.number}", None, "status", f"issue {issue.number} is published; to "
+                           "change it, add --correction and --reason: the change is recorded and shown as a "
+                           "correction")]
     if not has_reason(reason):
-        raise refuse(f"issue:{issue.number}", "", reason_missing(issue.number))
+        return [Diagnostic(f"issue:{issue.number}", None, "", reason_missing(issue.number))]
+    return []
 
 
 def edit_issue(session: Session, change: Change, number: int, texts: dict[str, dict[str, str | None]],
                correction: bool = False) -> bool:
-    """Set per-language texts of an issue (title, lead, editor_note); None clears a field."""
+    """Set per-language texts of an issue (title, lead, editor_note); None clears a field. Refuses with
+    every problem at once: a published issue changed without a correction, texts that are not valid."""
     issue = load_issue(session, number)
-    require_changeable(issue, correction, change.reason)
     record = current_issue_record(issue, change.languages)
     _merge_texts(record, texts)
+    problems = [*changeable_problems(issue, correction, change.reason),
+                *record_problems("issue", record, f"issue:{number}", change.languages)]
+    if problems:
+        raise ContentError(problems)
     return write_issue(session, issue, record, change)
 
 
@@ -114,29 +143,53 @@ def _merge_texts(record: dict[str, Any], texts: dict[str, dict[str, str | None]]
 
 
 def section_by_slug(session: Session, slug: str, location: str) -> VocabularyTerm:
+    section, problems = _section(session, slug, location)
+    if section is None:
+        raise ContentError(problems)
+    return section
+
+
+def _section(session: Session, slug: str, location: str) -> tuple[VocabularyTerm | None, list[Diagnostic]]:
+    """The section `slug`, or None and why."""
     known = list(session.scalars(sections()))
     for term in known:
         if term.slug == slug:
-            return term
+            return term, []
     listed = ", ".join(term.slug for term in known) or "none defined in site.yaml"
     if not slug:
-        raise refuse(location, "section", f"required; give --section (known: {listed})")
-    raise refuse(location, "section", f"unknown section {slug!r}; known: {listed}")
+        return None, [Diagnostic(location, None, "section", f"required; give --section (known: {listed})")]
+    return None, [Diagnostic(location, None, "section", f"unknown section {slug!r}; known: {listed}")]
 
 
-def _require_audiences(session: Session, audiences: list[str], location: str) -> None:
+def _audience_problems(session: Session, audiences: list[str], location: str) -> list[Diagnostic]:
     known = set(session.scalars(select(VocabularyTerm.slug).where(VocabularyTerm.kind == "audience")))
-    problems = [Diagnostic(location, None, f"audiences[{i}]", f"unknown audience {audience!r}; known: "
-                           f"{', '.join(sorted(known)) or 'none defined'}")
-                for i, audience in enumerate(audiences) if audience not in known]
-    if problems:
-        raise ContentError(problems)
+    return [Diagnostic(location, None, f"audiences[{i}]", f"unknown audience {audience!r}; known: "
+                       f"{', '.join(sorted(known)) or 'none defined'}")
+            for i, audience in enumerate(audiences) if audience not in known]
+
+
+def ascii_spelling(text: str) -> str:
+    """`text` in ASCII letters: a Latin letter loses its accents ("Ünnepi hűtés" → "Unnepi hutes"), any other
+    letter is transliterated ("Καλημέρα" → "Kalimera", "Привет" → "Privet", "中文" → " Zhong  Wen ": each Han
+    character, a word or part of one, apart, as no space separates Chinese words); symbols are left out."""
+    spelled = []
+    for char in unicodedata.normalize("NFC", text):
+        folded = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+        if folded:
+            spelled.append(folded)
+        elif unicodedata.category(char)[0] not in "LN":
+            continue  # a symbol (an emoji) is no word of the headline: dropped, as before
+        elif unicodedata.name(char, "").startswith("CJK UNIFIED IDEOGRAPH"):
+            spelled.append(f" {anyascii(char)} ")
+        else:
+            spelled.append(anyascii(char))
+    return "".join(spelled)
 
 
 def story_slug(session: Session, number: int, headline: str) -> str:
-    """A free slug from the headline: "i14-" + ASCII words, shortened, "-2" etc. when taken."""
-    folded = unicodedata.normalize("NFKD", headline).encode("ascii", "ignore").decode().lower()
-    words = re.sub(r"[^a-z0-9]+", "-", folded).strip("-") or "story"
+    """A free slug from the headline: "i14-" + its words in ASCII (see `ascii_spelling`), shortened, "-2"
+    etc. when taken. Made once, when the story is added: its address stays whatever its headline becomes."""
+    words = re.sub(r"[^a-z0-9]+", "-", ascii_spelling(headline).lower()).strip("-") or "story"
     base = f"i{number}-{words}"
     if len(base) > SLUG_LENGTH:  # cut at the end of a word, unless the first word alone is longer
         cut = base[:SLUG_LENGTH + 1].rfind("-")
@@ -148,25 +201,38 @@ def story_slug(session: Session, number: int, headline: str) -> str:
 
 
 def add_story(session: Session, change: Change, number: int, record: dict[str, Any],
-              correction: bool = False) -> Story:
+              correction: bool = False, problems: Sequence[Diagnostic] = ()) -> Story:
     """Add a story (a story record without issue/position, or with them) to issue `number`.
 
     The story goes last in its section unless `position` says where; stories
     after it move down one. Adding to a published issue needs `correction`.
+    Every problem is named in one refusal, with the `problems` the caller found in its options.
     """
-    issue = load_issue(session, number)
-    require_changeable(issue, correction, change.reason)
+    found = list(problems)
+    issue = session.scalars(issue_by_number(number)).one_or_none()
+    if issue is None:
+        found.append(Diagnostic(f"issue:{number}", None, "number", f"no issue {number}"))
+    else:
+        found.extend(changeable_problems(issue, correction, change.reason))
     languages = change.languages
     headline = next((record.get(lang, {}).get("headline") for lang in ("en", *languages)
                      if record.get(lang, {}).get("headline")), None) or "story"
     slug = record.get("slug") or story_slug(session, number, str(headline))
     location = f"story:{slug}"
     if slug_taken(session, slug):
-        raise refuse(location, "slug", f"a story {slug!r} already exists; choose another --slug")
+        found.append(Diagnostic(location, None, "slug", f"a story {slug!r} already exists; choose another --slug"))
     if record.get("issue") not in (None, number):
-        raise refuse(location, "issue", f"the file says issue {record['issue']}, the command issue {number}")
-    section = section_by_slug(session, str(record.get("section") or ""), location)
-    _require_audiences(session, list(record.get("audiences") or []), location)
+        found.append(Diagnostic(location, None, "issue", f"the file says issue {record['issue']}, the command "
+                                f"issue {number}"))
+    section, missing = _section(session, str(record.get("section") or ""), location)
+    found.extend(missing)
+    found.extend(_audience_problems(session, list(record.get("audiences") or []), location))
+    # Checked as it would be written (a section named above is not named again).
+    found.extend(record_problems("story", {**record, "slug": slug, "issue": number, "position": 1,
+                                           "section": section.slug if section else "section"},
+                                 location, languages))
+    if found or issue is None or section is None:
+        raise ContentError(found)
     siblings = _section_stories(issue, section.slug)
     position = record.get("position")
     position = len(siblings) + 1 if position is None else min(max(int(position), 1), len(siblings) + 1)
@@ -241,16 +307,21 @@ def move_story(session: Session, change: Change, slug: str, section_slug: str | 
 
 
 def edit_story(session: Session, change: Change, slug: str, fields: dict[str, Any],
-               texts: dict[str, dict[str, str | None]], correction: bool = False) -> bool:
-    """Change a story's language-independent fields (tags, terms, sources…) and texts."""
+               texts: dict[str, dict[str, str | None]], correction: bool = False,
+               problems: Sequence[Diagnostic] = ()) -> bool:
+    """Change a story's language-independent fields (tags, terms, sources…) and texts. Every problem is
+    named in one refusal, with the `problems` the caller found in its options."""
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
-        raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
-    require_changeable(story.issue, correction, change.reason)
-    _require_audiences(session, list(fields.get("audiences") or []), f"story:{slug}")
+        raise ContentError([*problems, Diagnostic(f"story:{slug}", None, "slug", f"no story {slug!r}")])
     record = current_story_record(story, change.languages)
     record.update({name: value for name, value in fields.items() if value is not None})
     _merge_texts(record, texts)
+    found = [*problems, *changeable_problems(story.issue, correction, change.reason),
+             *_audience_problems(session, list(fields.get("audiences") or []), f"story:{slug}"),
+             *record_problems("story", record, f"story:{slug}", change.languages)]
+    if found:
+        raise ContentError(found)
     return write_story(session, story, record, change, story.issue, story.section)
 
 

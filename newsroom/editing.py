@@ -268,7 +268,7 @@ def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord]
     Not `checked`: imported as it is (a backup restored as it was)."""
     def store() -> ImportResult:
         return import_records(session, loaded, settings.languages, now, author, bases=bases, reason=reason,
-                              corrections=corrections, reason_required=reason_required)
+                              corrections=corrections, reason_required=reason_required, zone=settings.zone)
 
     if not checked:
         return store()

@@ -9,6 +9,8 @@ import html5lib
 import pytest
 from sqlalchemy import create_engine, text
 
+from newsroom import SAMPLE_DIR
+
 SITE = """\
 kind: site
 hu: {name: Hírek, tagline: Hetente}
@@ -180,7 +182,7 @@ CASES = {
     "published issue dated ahead": (
         {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("2026-11-09T07:00", "2099-11-09T07:00")
          .replace("2026-11-02", "2099-11-02").replace("2026-11-08", "2099-11-08")},
-        "issues/2.yaml: published_at: 2099-11-09T06:00:00+00:00 is to come (now ",
+        "issues/2.yaml: published_at: 2099-11-09T07:00:00+01:00 is to come (now ",
     ),
     "week ending before it starts": (
         {"issues/2.yaml": ISSUE.replace("number: 1", "number: 2").replace("end: 2026-11-08", "end: 2026-11-01")},
@@ -547,13 +549,13 @@ def test_an_import_does_not_take_back_a_published_issue_or_move_its_time(sample_
     issue = exported / "issues" / "0013.yaml"
     text = issue.read_text(encoding="utf-8")
     before = _stored(sample_cli, tmp_path)
-    says = "issue 13 is published (at 2026-11-09T06:00:00+00:00): its status and publication time stay, as its " \
+    says = "issue 13 is published (at 2026-11-09T07:00:00+01:00): its status and publication time stay, as its " \
            "feeds and emails went out with them; this file says status: "
     for edited, said in (
             (text.replace("status: published", "status: draft").replace(
                 "published_at: '2026-11-09T06:00:00+00:00'\n", ""), f"{issue}: status: {says}draft"),
             (text.replace("T06:00:00+00:00", "T09:00:00+01:00"),
-             f"{issue}: published_at: {says}published, published_at: 2026-11-09T08:00:00+00:00")):
+             f"{issue}: published_at: {says}published, published_at: 2026-11-09T09:00:00+01:00")):
         issue.write_text(edited, encoding="utf-8")
         assert said in sample_cli("import", "--force", str(issue), expect=1).stderr.splitlines()
         assert _stored(sample_cli, tmp_path) == before
@@ -563,6 +565,59 @@ def test_an_import_does_not_take_back_a_published_issue_or_move_its_time(sample_
     assert sample_cli("import", "--force", "--correction", "--reason", "corrected", str(issue)
                       ).stdout.startswith("0 created, 1 updated")
     assert "issue:13  en.title" in sample_cli("issue", "corrections", "13").stdout
+
+
+@pytest.mark.sqlite_only("the wording of a refusal does not depend on the database")
+def test_an_import_gives_publication_times_in_the_site_s_time_zone(base, write_files, tmp_path, monkeypatch):
+    """As `issue schedule` and `issue publish` do (Europe/Budapest here), whatever offset the file wrote or
+    the database stores (UTC): not 06:00+00:00 for a Monday 7 o'clock issue."""
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-12-01T08:00:00+00:00")
+    before = _stored(base, tmp_path)
+    ahead = ISSUE.replace("number: 1", "number: 2").replace("2026-11-09T07:00:00+01:00", "2027-07-05T05:00:00Z") \
+        .replace("2026-11-02", "2027-06-28").replace("2026-11-08", "2027-07-04")
+    moved = ISSUE.replace("2026-11-09T07:00:00+01:00", "2026-11-09T08:00:00+01:00")
+    result = base("import", str(write_files({"issues/2.yaml": ahead, "issues/1.yaml": moved})), expect=1)
+    folder = result.stderr.split("issues/")[0]
+    assert result.stderr.replace(folder, "").splitlines() == [
+        "issues/1.yaml: published_at: issue 1 is published (at 2026-11-09T07:00:00+01:00): its status and "
+        "publication time stay, as its feeds and emails went out with them; this file says status: published, "
+        "published_at: 2026-11-09T08:00:00+01:00",
+        "issues/2.yaml: published_at: 2027-07-05T07:00:00+02:00 is to come (now 2026-12-01T09:00:00+01:00), and a "
+        "published issue has gone out: to publish it then, say status: scheduled (the build shows it once its "
+        "time has come)",
+        "2 errors; nothing was changed"]
+    assert _stored(base, tmp_path) == before
+
+
+@pytest.mark.sqlite_only("what the refusal says is worked out in Python, the same on every database")
+def test_the_sample_refused_on_an_empty_database_says_why_not_that_records_stored_here_would_change(
+        cli, monkeypatch):
+    """Nothing is stored: the clock is before the time the sample's last issue is published."""
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-06T10:00:00+01:00")
+    result = cli("init", "--sample", expect=1)
+    assert result.stderr.splitlines() == [
+        f"{SAMPLE_DIR / 'issues' / '0013.yaml'}: published_at: 2026-11-09T07:00:00+01:00 is to come (now "
+        "2026-11-06T10:00:00+01:00), and a published issue has gone out: to publish it then, say status: scheduled "
+        "(the build shows it once its time has come)",
+        "the sample publication's last issue is published at 2026-11-09T07:00:00+01:00, after the clock "
+        "(2026-11-06T10:00:00+01:00, as $NEWSROOM_NOW sets it): load it with a later clock",
+        "1 error; nothing was changed"]
+    assert cli("issue", "list").stdout == "no issue yet: `newsroom issue new` makes the first\n"
+
+
+@pytest.mark.sqlite_only("which records differ is worked out in Python, the same on every database")
+def test_the_sample_over_another_publication_names_the_records_it_would_change_not_a_traceback(base, tmp_path):
+    """Its site file is kept (the stored one differs), so its stories' sections are not there: named, with
+    the records stored here that the sample would change."""
+    before = _stored(base, tmp_path)
+    lines = base("init", "--sample", expect=1).stderr.splitlines()
+    assert f"{SAMPLE_DIR / 'stories' / 'i13-nvidia-vera-rubin-shipments.yaml'}:4: section: unknown section " \
+           "'money': the site stored here is kept, and it has none such; known: code" in lines
+    assert lines[-2:] == [
+        "the sample publication would change records stored here (entry:gpu, page:method, site): run `newsroom "
+        "init` without --sample to create or upgrade the schema alone",
+        "31 errors; nothing was changed"]
+    assert _stored(base, tmp_path) == before
 
 
 def test_an_issue_week_stored_backwards_is_an_error_and_an_overlapping_one_a_warning(sample_cli, tmp_path):
@@ -763,7 +818,7 @@ def test_stories_of_an_issue_file_refused_are_not_stored_into_an_issue_that_is_n
     folder = write_files({"site.yaml": SITE, "issues/1.yaml": ahead, "stories/a.yaml": STORY})
     refused = cli("import", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/").split(" (now ")[0] for line in refused] == [
-        "issues/1.yaml: published_at: 2099-11-09T06:00:00+00:00 is to come",
+        "issues/1.yaml: published_at: 2099-11-09T07:00:00+01:00 is to come",
         "1 error; nothing was changed",
     ], refused
     assert _stored(cli, tmp_path) == before

@@ -199,6 +199,21 @@ def test_a_slug_made_from_a_long_headline_ends_at_the_end_of_a_word(desk):
     assert said.startswith("story i14-an-extraordinarily-long-headline-about-hyperscale-data added to issue 14")
 
 
+@pytest.mark.sqlite_only("a slug is made in Python, the same on every database")
+def test_a_slug_made_from_a_headline_in_any_script_spells_its_words(desk):
+    """A Greek, Cyrillic or Chinese headline gave no ASCII words, so `i14-story`; Hungarian letters lose their
+    accents as before. A slug made stays when the headline changes."""
+    new_issue(desk)
+    for headline, slug in (("Őszi ülés: új szabályok a hűtésről", "i14-oszi-ules-uj-szabalyok-a-hutesrol"),
+                           ("Νέα τσιπ για τα κέντρα δεδομένων", "i14-nea-tsip-gia-ta-kentra-dedomenon"),
+                           ("Новые чипы Nvidia 🚀", "i14-novye-chipy-nvidia"),
+                           ("英伟达发布新芯片", "i14-ying-wei-da-fa-bu-xin-xin-pian")):
+        said = desk("story", "add", "14", *story_args(1), "--headline-en", headline).stdout
+        assert said.startswith(f"story {slug} added to issue 14"), said
+    assert desk("story", "edit", "i14-nea-tsip-gia-ta-kentra-dedomenon", "--headline-en", "Другой заголовок") \
+        .stdout.strip() == "story i14-nea-tsip-gia-ta-kentra-dedomenon updated"
+    assert "i14-nea-tsip-gia-ta-kentra-dedomenon" in desk("issue", "show", "14").stdout
+
 @sqlite_only
 def test_story_add_from_a_file(desk, write_files):
     new_issue(desk)
@@ -520,7 +535,7 @@ def test_an_issue_file_written_while_scheduled_is_no_change_once_published_at_it
     edited = (plain / "0014.yaml").read_text(encoding="utf-8").replace("status: scheduled", "status: draft")
     (plain / "0014.yaml").write_text(edited, encoding="utf-8")
     refused = desk("import", str(plain), expect=1).stderr
-    assert "issue 14 is published (at 2026-11-09T06:00:00+00:00): its status and publication time stay" in refused
+    assert "issue 14 is published (at 2026-11-09T07:00:00+01:00): its status and publication time stay" in refused
 
 
 def test_any_command_records_a_scheduled_issue_whose_time_has_come(desk, monkeypatch):
@@ -750,6 +765,55 @@ def test_bad_input_is_refused_and_changes_nothing(desk, tmp_path):
         assert expected in result.stderr.splitlines(), result.stderr
         assert result.stderr.splitlines()[-1].endswith("nothing was changed")
         assert snapshot(desk, tmp_path) == before, args
+
+
+AUDIENCES = ("known: bank-customer, developer, entrepreneur, everyone, executive, investor, policymaker, "
+             "researcher, student")
+SECTIONS = "known: code, money, policy, science, society"
+PUBLISHED_13 = ("issue:13: status: issue 13 is published; to change it, add --correction and --reason: the change "
+                "is recorded and shown as a correction")
+
+#: Commands with several wrong options: each problem is named in the same run, sorted by place and field.
+EVERY_PROBLEM_AT_ONCE = [
+    (["story", "add", "13", "--section", "nowhere", "--audience", "nobody", "--headline-en", "Chips",
+      "--source-url", "javascript:alert(1)"],
+     [PUBLISHED_13,
+      f"story:i13-chips: audiences[0]: unknown audience 'nobody'; {AUDIENCES}",
+      f"story:i13-chips: section: unknown section 'nowhere'; {SECTIONS}",
+      "story:i13-chips: sources[0].url: expected an http(s) or mailto URL, got 'javascript:alert(1)'",
+      "4 errors; nothing was changed"]),
+    (["story", "add", "99", "--slug", "Chips!", "--publisher", "Example"],
+     ["--source-url: each --publisher/--source-title needs its --source-url (they pair up in order)",
+      "issue:99: number: no issue 99",
+      f"story:Chips!: section: required; give --section (known: code, money, policy, science, society)",
+      "story:Chips!: slug: expected a slug: lowercase letters, digits and hyphens, got 'Chips!'",
+      "4 errors; nothing was changed"]),
+    (["story", "edit", "i13-vllm-trainium-backend", "--section", "money", "--audience", "robots",
+      "--source-url", "javascript:alert(1)"],
+     [PUBLISHED_13,
+      f"story:i13-vllm-trainium-backend: audiences[0]: unknown audience 'robots'; {AUDIENCES}",
+      "story:i13-vllm-trainium-backend: section: use `newsroom story move` to change a story's section",
+      "story:i13-vllm-trainium-backend: sources[0].url: expected an http(s) or mailto URL, got "
+      "'javascript:alert(1)'",
+      "4 errors; nothing was changed"]),
+    (["issue", "new", "--number", "13", "--week", "2026-W60"],
+     ["--week: 2026-W60 is not an ISO week: Invalid week: 60",
+      "issue:13: number: issue 13 already exists; leave out --number to take the next free one (14)",
+      "2 errors; nothing was changed"]),
+    (["issue", "new", "--number", "0", "--from", "2026-11-05", "--to", "2026-11-01"],
+     ["issue:0: number: issue numbers start at 1",
+      "issue:0: week: the week ends (2026-11-01) before it starts (2026-11-05)",
+      "2 errors; nothing was changed"]),
+]
+
+
+@pytest.mark.sqlite_only("the problems are collected in Python, the same on every database")
+def test_a_story_or_issue_command_names_every_problem_of_its_options_in_one_run(desk, tmp_path):
+    """Not one per run, each named only once the one before is mended; and nothing is stored."""
+    before = snapshot(desk, tmp_path)
+    for args, expected in EVERY_PROBLEM_AT_ONCE:
+        assert desk(*args, expect=1).stderr.splitlines() == expected, args
+    assert snapshot(desk, tmp_path) == before
 
 
 @pytest.mark.sqlite_only("the warning is worked out in Python, the same on every database")

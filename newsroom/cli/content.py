@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from pathlib import Path
 
 import click
@@ -13,10 +15,10 @@ from issues.workflow import as_draft_work
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
-from newsroom.cli import App, content_errors, pass_app, report
+from newsroom.cli import NOW_ENV, App, content_errors, pass_app, report
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
-from newsroom.content.importer import ImportResult, reference_problems
+from newsroom.content.importer import ImportResult, reference_problems, stored_otherwise
 from newsroom.content.reader import Reading, read_content
 from newsroom.db.migrate import upgrade
 from newsroom.db.session import busy, one_state
@@ -129,10 +131,29 @@ def init(app: App, sample: bool) -> None:
         try:
             result = _import(app, [SAMPLE_DIR], sample=True)
         except ContentError as error:
-            raise ContentError(error.diagnostics, (
-                "the sample publication would change records stored here: run `newsroom init` without --sample "
-                "to create or upgrade the schema alone")) from None
+            raise ContentError(error.diagnostics, _sample_refused(app)) from None
         app.say(f"sample publication: {result.summary()}")
+
+
+def _sample_refused(app: App) -> str | None:
+    """Why the sample publication was refused, when its files' diagnostics do not say it all: records stored
+    here that it would change, or a clock before the time its last issue is published."""
+    reading = read_content([SAMPLE_DIR], app.settings.languages, keep=False)
+    with app.reading() as session:
+        stored = stored_otherwise(session, reading.loaded, app.settings.languages)
+    if stored:
+        return (f"the sample publication would change records stored here ({first_of(stored)}): run `newsroom "
+                "init` without --sample to create or upgrade the schema alone")
+    times = [dt.datetime.fromisoformat(str(item.record["published_at"])) for item in reading.loaded
+             if item.kind == "issue" and item.record.get("published_at")]
+    now = app.now()
+    if times and max(times) > now:
+        zone = app.settings.zone
+        clock = f", as ${NOW_ENV} sets it" if os.environ.get(NOW_ENV) else ""
+        return (f"the sample publication's last issue is published at "
+                f"{max(times).astimezone(zone).isoformat(timespec='seconds')}, after the clock "
+                f"({now.astimezone(zone).isoformat(timespec='seconds')}{clock}): load it with a later clock")
+    return None
 
 
 @click.command("import")

@@ -115,11 +115,15 @@ def issue() -> None:
 def new(app: App, week: str | None, start: str | None, end: str | None, number: int | None, editor: str,
         **options: Any) -> None:
     """Create the next issue as a draft."""
-    span = _week(app, week, start, end)
+    problems: list[Diagnostic] = []
+    try:
+        span = _week(app, week, start, end)
+    except ContentError as error:  # named with the others; they are checked as for the default week
+        span, problems = None, error.diagnostics
     with app.transaction() as session:
         span = span or assembly.week_to_cover(session, app.today())
         created = assembly.new_issue(session, _change(app, editor, None), span, number,
-                                     _texts(("title", "lead", "editor_note"), options))
+                                     _texts(("title", "lead", "editor_note"), options), problems)
         app.say(f"issue {created.number} created (draft): {created.week_start} – {created.week_end}")
 
 
@@ -241,16 +245,19 @@ def story() -> None:
 STORY_TEXTS = ("headline", "summary", "body")
 
 
-def _sources(urls: tuple[str, ...], publishers: tuple[str, ...], titles: tuple[str, ...]) -> list[dict[str, str]]:
+def _sources(urls: tuple[str, ...], publishers: tuple[str, ...], titles: tuple[str, ...]
+             ) -> tuple[list[dict[str, str]], list[Diagnostic]]:
+    """The sources the options give, and the problem with them (named with the command's others)."""
+    problems = []
     if len(publishers) > len(urls) or len(titles) > len(urls):
-        raise ContentError([Diagnostic("--source-url", None, "", "each --publisher/--source-title needs its "
-                                       "--source-url (they pair up in order)")])
+        problems.append(Diagnostic("--source-url", None, "", "each --publisher/--source-title needs its "
+                                   "--source-url (they pair up in order)"))
     sources = []
     for i, url in enumerate(urls):
         publisher = publishers[i] if i < len(publishers) else None
         title = titles[i] if i < len(titles) else (publisher or url)
         sources.append({k: v for k, v in (("publisher", publisher), ("title", title), ("url", url)) if v})
-    return sources
+    return sources, problems
 
 
 def _story_file(path: Path, number: int, languages: tuple[str, ...]) -> dict[str, Any]:
@@ -308,13 +315,13 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
     record = _story_file(file, number, app.settings.languages) if file else {}
     for lang, fields in _texts(STORY_TEXTS, options).items():
         record[lang] = {**(record.get(lang) or {}), **fields}
+    sources, problems = _sources(source_url, publisher, source_title)
     given = {"section": section, "slug": slug, "position": position, "tags": list(tags) or None,
-             "terms": list(terms) or None, "audiences": list(audiences) or None,
-             "sources": _sources(source_url, publisher, source_title) or None}
+             "terms": list(terms) or None, "audiences": list(audiences) or None, "sources": sources or None}
     record.update({key: value for key, value in given.items() if value is not None})
     change = _change(app, editor, reason)
     with app.transaction() as session:
-        added = assembly.add_story(session, change, number, record, correction)
+        added = assembly.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
         app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
 
@@ -330,14 +337,16 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
                audiences: tuple[str, ...], editor: str, correction: bool, reason: str | None,
                **options: Any) -> None:
     """Change a story's texts, sources, tags, terms or audiences (use `story move` for its place)."""
+    sources, problems = _sources(source_url, publisher, source_title)
     if section:
-        raise ContentError([Diagnostic(f"story:{slug}", None, "section", "use `newsroom story move` to change "
-                                       "a story's section")])
+        problems.append(Diagnostic(f"story:{slug}", None, "section", "use `newsroom story move` to change "
+                                   "a story's section"))
     fields = {"tags": list(tags) or None, "terms": list(terms) or None, "audiences": list(audiences) or None,
-              "sources": _sources(source_url, publisher, source_title) or None}
+              "sources": sources or None}
     change = _change(app, editor, reason)
     with app.transaction() as session:
-        changed = assembly.edit_story(session, change, slug, fields, _texts(STORY_TEXTS, options), correction)
+        changed = assembly.edit_story(session, change, slug, fields, _texts(STORY_TEXTS, options), correction,
+                                      problems)
         number = assembly.load_story_issue(session, slug)
         workflow.recheck_after_change(session, app.settings, change, number)
     app.say(f"story {slug} {'updated' if changed else 'unchanged'}")

@@ -79,6 +79,7 @@ def import_records(
     session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...], now: dt.datetime,
     author: str = "import", bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None,
     reason: str | None = None, corrections: bool = True, marks: Sequence[str] = (), reason_required: bool = False,
+    zone: dt.tzinfo = dt.timezone.utc,
 ) -> ImportResult:
     """Upsert every record into the session; raises ContentError and changes nothing on bad input.
 
@@ -89,7 +90,8 @@ def import_records(
     this import, or one of its stories (a story added, moved in or out, edited), is refused as well: such
     a change is a correction readers are shown; with `reason_required` (`newsroom import`), so is one made
     without a `reason`, which readers are shown with it. `marks` go with the fields each revision kept says
-    changed (see models.RENAMED). The caller owns the transaction: on ContentError it rolls back.
+    changed (see models.RENAMED). Publication times in refusals are given in `zone` (the site's), as the
+    workflow gives them. The caller owns the transaction: on ContentError it rolls back.
     """
     by_kind = sorted(loaded, key=lambda item: ORDER.index(item.kind))
     unknown = reference_problems(session, by_kind, languages)
@@ -113,7 +115,7 @@ def import_records(
         # the site are flushed as they are written, as later kinds look them up).
         with session.no_autoflush:
             status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
-                             kept, corrections, lookups, marks, hashes, reason_required)
+                             kept, corrections, lookups, marks, hashes, reason_required, zone)
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             if item.kind == "issue":
@@ -218,7 +220,17 @@ def _published_when_due(record: dict[str, Any], digest: str, now: dt.datetime) -
     return published, record_hash(published)
 
 
-def _published_ahead(item: LoadedRecord | FileRecord, record: dict[str, Any], now: dt.datetime) -> Diagnostic | None:
+def _local(moment: Any, zone: dt.tzinfo) -> str:
+    """A stored or written time as an editor gives times: in the site's zone, to the second."""
+    try:
+        at = moment if isinstance(moment, dt.datetime) else dt.datetime.fromisoformat(str(moment))
+    except ValueError:
+        return str(moment)
+    return at.astimezone(zone).isoformat(timespec="seconds") if at.tzinfo else str(moment)
+
+
+def _published_ahead(item: LoadedRecord | FileRecord, record: dict[str, Any], now: dt.datetime,
+                     zone: dt.tzinfo = dt.timezone.utc) -> Diagnostic | None:
     """The refusal of an issue file that says it is published at a time to come: it would be on the site
     and in the feeds at once, dated ahead (`newsroom issue publish --at` refuses the same)."""
     if item.kind != "issue" or record.get("status") != "published" or not record.get("published_at"):
@@ -227,12 +239,12 @@ def _published_ahead(item: LoadedRecord | FileRecord, record: dict[str, Any], no
     if at <= now:
         return None
     return Diagnostic(item.location, None, "published_at", (
-        f"{at.isoformat()} is to come (now {now.isoformat(timespec='seconds')}), and a published issue has gone "
+        f"{_local(at, zone)} is to come (now {_local(now, zone)}), and a published issue has gone "
         "out: to publish it then, say status: scheduled (the build shows it once its time has come)"))
 
 
-def _unpublishing(item: LoadedRecord | FileRecord, stored: dict[str, Any], record: dict[str, Any]
-                  ) -> Diagnostic | None:
+def _unpublishing(item: LoadedRecord | FileRecord, stored: dict[str, Any], record: dict[str, Any],
+                  zone: dt.tzinfo = dt.timezone.utc) -> Diagnostic | None:
     """The refusal of a file that would take a published issue back, or move its publication time: its
     feeds and emails went out with that time (`newsroom edit` refuses the same)."""
     if item.kind != "issue" or stored.get("status") != "published":
@@ -241,9 +253,9 @@ def _unpublishing(item: LoadedRecord | FileRecord, stored: dict[str, Any], recor
     if not changed:
         return None
     return Diagnostic(item.location, None, changed[0], (
-        f"issue {item.key} is published (at {stored.get('published_at')}): its status and publication time "
-        f"stay, as its feeds and emails went out with them; this file says status: {record.get('status')}"
-        f"{', published_at: ' + str(record['published_at']) if record.get('published_at') else ''}"))
+        f"issue {item.key} is published (at {_local(stored.get('published_at'), zone)}): its status and "
+        f"publication time stay, as its feeds and emails went out with them; this file says status: {record.get('status')}"
+        f"{', published_at: ' + _local(record['published_at'], zone) if record.get('published_at') else ''}"))
 
 
 def _upsert(
@@ -252,6 +264,7 @@ def _upsert(
     kept: Mapping[tuple[str, str], int] | None = None, corrections: bool = True,
     lookups: dict[tuple[str, Any], Any] | None = None, marks: Sequence[str] = (),
     hashes: Mapping[tuple[str, str], str] | None = None, reason_required: bool = False,
+    zone: dt.tzinfo = dt.timezone.utc,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     lookups = {} if lookups is None else lookups
@@ -283,7 +296,7 @@ def _upsert(
             return "unchanged"
         if row is not None and item.kind in ("reference", "page") and row.kind != item.kind:
             return _other_kind(item, row.kind)
-    early = _published_ahead(item, record, now)
+    early = _published_ahead(item, record, now, zone)
     if early is not None:
         return early
     if row is not None and base is not None and row.version > base.version:
@@ -313,7 +326,7 @@ def _upsert(
     if row is not None:
         previous = canonical(to_record(row), languages, item.location)
         changed = changed_fields(previous, record, languages)
-        unpublished = _unpublishing(item, previous, record)
+        unpublished = _unpublishing(item, previous, record, zone)
         if unpublished is not None:
             return unpublished
     correcting = _published_issue(item, record, row, published, corrections, reason, reason_required,
@@ -333,6 +346,12 @@ def _upsert(
                      lambda: select(Issue).where(Issue.number == record["issue"]))
         section = _one(session, lookups, ("section", record["section"]), lambda: select(VocabularyTerm).where(
             VocabularyTerm.kind == "section", VocabularyTerm.slug == record["section"]))
+        if section is None:  # the site file of this import lists it, but the stored site was kept (see above)
+            known = ", ".join(sorted(session.scalars(select(VocabularyTerm.slug).where(
+                VocabularyTerm.kind == "section")))) or "none defined"
+            return in_files([Diagnostic(stored_location("story", item.key), None, "section", (
+                f"unknown section {record['section']!r}: the site stored here is kept, and it has none such; "
+                f"known: {known}"))], [item])[0]
         apply_story(row, record, languages, issue, section)
     elif item.kind == "entry":
         apply_entry(row, record, languages)
@@ -369,11 +388,11 @@ def former_slugs(session: Session, kind: str) -> dict[str, str]:
 
 def _one(session: Session, lookups: dict[tuple[str, Any], Any], key: tuple[str, Any], query: Callable[[], Any]
          ) -> Any:
-    """The one row `query()` selects, asked once per `key` while `lookups` holds it (a story of each issue
-    asked the database for its issue and its section: two queries, and a flush before each; and building
-    the statement took as long as asking for it)."""
+    """The one row `query()` selects (None for none), asked once per `key` while `lookups` holds it (a story
+    of each issue asked the database for its issue and its section: two queries, and a flush before each; and
+    building the statement took as long as asking for it)."""
     if key not in lookups:
-        lookups[key] = session.scalars(query()).one()
+        lookups[key] = session.scalars(query()).one_or_none()
     return lookups[key]
 
 
@@ -444,6 +463,22 @@ def stored_hashes(session: Session, loaded: Sequence[LoadedRecord | FileRecord])
             for key, digest in session.execute(select(column, model.content_hash).where(column.in_(values))):
                 hashes[(kind, str(key))] = digest
     return hashes
+
+
+def stored_otherwise(session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...]
+                     ) -> list[str]:
+    """The records of `loaded` that the database holds with other content, as `kind:key` (`site` for the
+    site file): what importing them would change."""
+    hashes = stored_hashes(session, loaded)
+    differing = []
+    for item in loaded:
+        if item.kind == "site":
+            current = site_to_record(session)
+            if current is not None and record_hash(canonical(current, languages, "site")) != item.content_hash:
+                differing.append("site")
+        elif hashes.get(_table_key(item.kind, item.key), item.content_hash) != item.content_hash:
+            differing.append(stored_location(item.kind, item.key))
+    return differing
 
 
 def record_query(kind: str, key: str, exact_kind: bool = True) -> Any:
