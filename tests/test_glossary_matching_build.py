@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import email
+import email.policy
+import itertools
 from pathlib import Path
 
 import html5lib
@@ -177,3 +180,25 @@ def test_a_name_at_a_sentence_s_end_or_after_code_is_linked(site):
     # The summary's `trainium` is code: the body's first mention in prose is the one linked.
     assert _term_links(site, "hu", "t-code-then") == [("/hu/glossary/trainium/", "Trainiumon")]
     assert _term_links(site, "en", "t-code-then") == [("/en/glossary/trainium/", "Trainium")]
+
+
+def _email_term_links(site, lang: str, slug: str) -> list[str]:
+    """The glossary links of a story's summary in the latest issue's email (the build's email folder)."""
+    raw = (site.parent / "_email" / lang / "issue-13.eml").read_bytes()
+    html = email.message_from_bytes(raw, policy=email.policy.default).get_body(("html",)).get_content()
+    for parent in html5lib.parse(html, namespaceHTMLElements=False).iter():
+        children = list(parent)
+        for index, child in enumerate(children):
+            if child.tag == "h3" and any(a.get("href", "").endswith(f"#story-{slug}") for a in child.iter("a")):
+                block = itertools.takewhile(lambda element: element.tag != "h3", children[index + 1:])
+                return ["".join(a.itertext()) for element in block for a in element.iter("a")
+                        if "/glossary/" in a.get("href", "")]
+    raise AssertionError(f"no story {slug} in the {lang} email")
+
+
+def test_the_email_links_no_name_in_a_dotted_name_an_address_or_code(site):
+    for lang in ("hu", "en"):
+        for slug in ("t-dotted", "t-address", "t-code"):
+            assert _email_term_links(site, lang, slug) == [], (lang, slug)
+    assert _email_term_links(site, "hu", "t-sentence-end") == ["AWS Trainiumot"]
+    assert _email_term_links(site, "en", "t-sentence-end") == ["Trainium"]
