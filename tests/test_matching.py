@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import marshal
+import re
 import unicodedata
 
 import pytest
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 from glossary.linking import link_first_mentions
 from glossary.matching import FormHeads, Mention, Term, TermMatcher, holds_any, is_case_sensitive
 from glossary.mentions import markdown_mentions
+from newsroom.render.markdown import MarkdownRenderer
 
 HU_TERMS = [
     Term("trainium", ("Trainium", "AWS Trainium", "Amazon Trainium")),
@@ -170,9 +172,14 @@ def test_english_dotted_names_and_addresses(text: str, expected: list[tuple[str,
     ("```\nGPU\n```\n\n~~~\ntrainium\n~~~\n\n    GPU-k\n\nA Trainiumot.", ["Trainiumot"]),
     ("- pont\n\n    GPU a listában\n", ["GPU"]),  # an item's second paragraph, not code
     ("> `GPU` és\n> `trainium` idézve", []),
+    ("<kbd>GPU</kbd>, <code class=\"x\">trainium</code> és <pre>\nGPU\n</PRE> GPU-k", ["GPU-k"]),
 ])
 def test_a_name_in_markdown_code_is_no_mention(text: str, expected: list[str]) -> None:
     assert [mention.surface for mention in markdown_mentions(HU, text)] == expected
+    # The story's HTML links the first of them, and nothing in its code.
+    html = str(MarkdownRenderer(resolve=lambda kind, target: None).html(text))
+    linked = link_first_mentions(html, HU, "/glossary/{}/".format)
+    assert [surface for surface in re.findall(r'<a class="term" href="[^"]*">([^<]*)</a>', linked)] == expected[:1]
     assert markdown_mentions(EN, "The `GPU` flag, then GPUs.") == [Mention("gpu", 21, 25, "GPUs")]
 
 

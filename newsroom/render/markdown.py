@@ -778,7 +778,7 @@ def may_hold_code(text: str, at: Iterable[int]) -> bool:
     """Whether `text` may show code at any of the offsets `at`: it has a backtick or a tilde fence, or the
     line of one of them is indented. Most texts have none, which this tells without parsing them, and
     looking at the line before each offset only (not at every line of the text)."""
-    if "`" in text or ("~" in text and "~~~" in text):
+    if "`" in text or ("~" in text and "~~~" in text) or ("<" in text and _RAW_CODE.search(text) is not None):
         return True
     for offset in at:
         line = text.rfind("\n", 0, offset) + 1
@@ -789,8 +789,9 @@ def may_hold_code(text: str, at: Iterable[int]) -> bool:
 
 def code_spans(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tuple[int, int]]:
     """The (start, end) offsets of what `text` shows as code: its code blocks, fenced or indented, line
-    by line, and its inline code spans with their backticks, in order (what a glossary term found
-    there is not a mention of; see glossary.mentions). It parses the text: see `may_hold_code`."""
+    by line, its inline code spans with their backticks, and raw HTML's code elements (`<code>`, `<pre>`,
+    `<kbd>`, `<samp>`, which the cleaner keeps), in order (what a glossary term found there is not a
+    mention of; see glossary.mentions). It parses the text: see `may_hold_code`."""
     line_starts = [0, *(found.end() for found in re.finditer("\n", text))]
     line_starts.append(len(text))
     spans: list[tuple[int, int]] = []
@@ -802,7 +803,13 @@ def code_spans(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tup
             spans.append((start, end))
         elif "`" in text[start:end]:
             spans.extend(_code_in_line_run(text, start, end))
+    if "<" in text:
+        spans = sorted([*spans, *(found.span() for found in _RAW_CODE.finditer(text))])
     return spans
+
+
+#: A raw HTML code element, its tags included (the first closing tag of its name ends it).
+_RAW_CODE = re.compile(r"<(code|pre|kbd|samp)(?=[\s/>])[^<>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 
 
 _BACKTICKS = re.compile(r"`+")
