@@ -22,7 +22,13 @@ Rules, in the editors' terms:
   recognised: list such forms as match-only labels; nor is an all-capitals
   inflected form ("ADATKÖZPONTBAN"). English allows only
   plural and possessive endings ("GPUs", "data centers", "AWS’s");
-- mentions never overlap; scanning left to right, the longest label wins.
+- mentions never overlap; scanning left to right, the longest label wins;
+- a name in a dotted name is no mention: a letter, digit or underscore right after a "." that
+  follows it, or right before a "." that precedes it, blocks the match ("trainium.example.com",
+  "aws.trainium", "model.gpu"); a sentence's full stop does not ("on Trainium. Next", "Trainium.");
+- nor is a name inside an address written as text: a URL ("https://example.com/gpu-guide",
+  "www.example.com/gpu", "example.com/gpu") or an e-mail address ("gpu@example.com"). Code is
+  Markdown's to tell (see glossary.mentions), and the HTML linker's (see glossary.linking).
 
 The patterns are tried only where a label's first word starts (lowercased):
 an Aho–Corasick automaton over those words finds the places in one pass at C
@@ -212,7 +218,9 @@ def _compile(keys: Iterable[str], case_sensitive: bool, suffix: str) -> re.Patte
     if not case_sensitive:  # each first key as its atom matches it: in either case (see _atom, _render)
         firsts = {variant for key in firsts
                   for variant in (key, key.lower(), key.upper(), key.title(), key.swapcase()) if len(variant) == 1}
-    return re.compile(rf"(?<!\w){_starts(firsts)}(?P<stem>{trie})(?P<suffix>{suffix})(?!\w)")
+    # Neither a word character nor a dotted name's next part on either side (see the module's docstring):
+    # in the pattern, so that a longer label refused there leaves a shorter one to match.
+    return re.compile(rf"(?<!\w)(?<!\w\.){_starts(firsts)}(?P<stem>{trie})(?P<suffix>{suffix})(?!\w|\.\w)")
 
 
 def _starts(chars: set[str]) -> str:
@@ -493,10 +501,53 @@ class TermMatcher:
         excluded word)."""
         stem = " ".join(match["stem"].split())
         slug = lookup.get(_fold(stem) if fold else stem)
-        return slug if slug is not None and not self._excluded(match.group()) else None
+        if slug is None or self._excluded(match.group()) or in_address(match.string, match.start(), match.end()):
+            return None
+        return slug
 
     def _excluded(self, surface: str) -> bool:
         return bool(self._exclude) and _fold(surface).startswith(self._exclude)
+
+
+#: How far from a match `in_address` looks for the rest of a name or an address (an address is one run of
+#: characters without a space; a longer one is cut there, a bound on the work per match).
+_ADDRESS_REACH = 512
+#: A character that ends an address written as text: a space, a bracket or quote around it, or the
+#: separator of texts searched at once.
+_ADDRESS_RUN = re.compile(r"[^\s<>\"`\[\]{}|\\^\x00]*")
+#: What follows a name that is a word of prose: nothing, a space, or one closing mark and then a space.
+_PROSE_AFTER = re.compile(r"[.,;:!?)\]'\"’”»]?(?:[\s\x00]|\Z)")
+#: A dotted name's next part after a hyphenated word or an apostrophe ("trainium-guide.example.com",
+#: "AWS’s.x"; read backwards, the same before a match: "aws.cloud-trainium").
+_DOTTED_ON = re.compile(r"[\w'’-]*\.\w")
+#: Before a name in a URL: a scheme, a "www." host or a host name and a slash ("example.com/").
+_URL_BEFORE = re.compile(r"://|(?<![\w.-])www\.|\w\.[^\W\d_]{2,}/", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.%+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def in_address(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` lies inside a dotted name through a hyphen or an apostrophe (the patterns
+    refuse the others), a URL or an e-mail address written as text (see the module's docstring).
+
+    Only the characters around it are looked at: the run without a space it stands in (at most
+    `_ADDRESS_REACH` characters each way), and only when it is not a word of prose on its own (a
+    space before it, and a space after it or after one closing mark).
+    """
+    if (not start or text[start - 1].isspace() or text[start - 1] == _SEPARATOR) \
+            and _PROSE_AFTER.match(text, end) is not None:
+        return False
+    reach = max(0, start - _ADDRESS_REACH)
+    backwards = text[start - 1:reach - 1 if reach else None:-1] if start else ""
+    if _DOTTED_ON.match(text, end) is not None or _DOTTED_ON.match(backwards) is not None:
+        return True
+    before = _ADDRESS_RUN.match(backwards).end()
+    after = _ADDRESS_RUN.match(text, end, end + _ADDRESS_REACH).end()
+    if before and _URL_BEFORE.search(text, start - before, start) is not None:
+        return True
+    if "@" not in text[start - before:after]:
+        return False
+    return any(found.start() <= start and end <= found.end()
+               for found in _EMAIL.finditer(text, start - before, after))
 
 
 def _automaton(words: Iterable[tuple[str, Any]]) -> ahocorasick.Automaton | None:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 
-from glossary.matching import Term, TermMatcher, label_key
+from glossary.matching import Mention, Term, TermMatcher, label_key
 from newsroom.build.model import Content, Record
 from newsroom.diagnostics import Diagnostic
+from newsroom.render.markdown import code_spans, may_hold_code
 
 STORY_FIELDS = ("headline", "summary", "body")
+#: The story fields written in Markdown (the headline is plain text).
+MARKDOWN_FIELDS = frozenset({"summary", "body"})
 
 
 def entry_labels(entry: Record, lang: str) -> tuple[str, ...]:
@@ -67,10 +70,21 @@ def matched_terms(story: Record, by_lang: Mapping[str, TermMatcher]) -> list[str
     field by field), before its own `terms:` and `suppress_terms:` (see `mentions_of`)."""
     found: dict[str, None] = {}
     for lang, matcher in by_lang.items():
-        for text in story_texts(story, lang):
-            for mention in matcher.find(text):
+        for name, text in zip(STORY_FIELDS, story_texts(story, lang)):
+            for mention in (markdown_mentions(matcher, text) if name in MARKDOWN_FIELDS else matcher.find(text)):
                 found.setdefault(mention.slug)
     return list(found)
+
+
+def markdown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
+    """The mentions in a Markdown text: what `matcher` finds outside its code (inline code, code blocks),
+    as the story's HTML links none there. The text is parsed only when it has a mention where it may hold code."""
+    found = matcher.find(text)
+    if not found or not may_hold_code(text, (mention.start for mention in found)):
+        return found
+    spans = code_spans(text)
+    return [mention for mention in found if not any(start < mention.end and mention.start < end
+                                                    for start, end in spans)]
 
 
 def mentions_of(story: Record, matched: Iterable[str], entries: Mapping[str, object]) -> tuple[str, ...]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import email
+import email.policy
+import itertools
 from pathlib import Path
 
 import html5lib
@@ -22,6 +25,26 @@ hu:
 en:
   headline: {en_headline}
   summary: "{en}"
+"""
+
+
+#: A story whose summary names Trainium in inline code only and whose body has it in a fenced and an
+#: indented code block, then maybe in prose.
+CODE_STORY = """\
+kind: story
+slug: {slug}
+issue: 13
+section: code
+position: {position}
+sources: [{{publisher: X, title: Y, url: "https://example.org/"}}]
+hu:
+  headline: Cím {slug}
+  summary: "A `trainium` kulcs."
+  body: "```\\ntrainium --gyors\\n```\\n\\n    trainium kód{hu}"
+en:
+  headline: Headline {slug}
+  summary: "The `trainium` key."
+  body: "```\\ntrainium --fast\\n```\\n\\n    trainium code{en}"
 """
 
 
@@ -47,6 +70,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                 "Trainium is only a figure of speech here.", "suppress_terms: [trainium]"),
         "stories/c.yaml": story("t-generation", 92, "A Trainium2 gyorsabb.", "Trainium2 is faster."),
         "stories/d.yaml": story("t-explicit", 93, "Egy chip, név nélkül.", "A chip, unnamed.", "terms: [trainium]"),
+        # A name inside a dotted name, an address or code is no mention; one at a sentence's end is
+        "stories/f.yaml": story("t-dotted", 95, "Lásd: trainium.example.com és aws.trainium.",
+                                "See trainium.example.com and aws.trainium."),
+        "stories/g.yaml": story("t-address", 96, "Írjon: trainium@example.com, https://example.com/trainium-guide",
+                                "Write to trainium@example.com, or read https://example.com/trainium-guide"),
+        "stories/h.yaml": CODE_STORY.format(slug="t-code", position=97, hu="", en=""),
+        "stories/i.yaml": CODE_STORY.format(slug="t-code-then", position=98, hu="\\n\\nA Trainiumon fut.",
+                                            en="\\n\\nIt runs on Trainium."),
+        "stories/j.yaml": story("t-sentence-end", 99, "Az AWS Trainiumot ad. Ez a Trainium.",
+                                "It runs on Trainium. Next is Trainium."),
     }
     for relative, text in stories.items():
         (folder / "content" / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -124,3 +157,48 @@ def test_mentions_spread_over_processes_are_the_mentions_matched_in_one(sample_c
     remembered = derived.derive(content, Settings(), False, memo=Memo(), run=run_all).mentions
     assert list(spread.items()) == list(alone.items()) == list(remembered.items())
     assert sum(map(len, alone.values())) > len(alone)  # the sample's stories mention terms
+
+
+def _term_links(site, lang: str, slug: str) -> list[tuple[str, str]]:
+    return [(a.get("href"), "".join(a.itertext())) for a in _story(site, lang, slug).iter("a")
+            if a.get("class") == "term"]
+
+
+def test_a_name_in_a_dotted_name_an_address_or_code_is_no_mention(site):
+    # Neither linked on the story's page nor counted in *In the news*, in either language.
+    for lang in ("hu", "en"):
+        trainium = news_stories(site, lang, "trainium")
+        for slug in ("t-dotted", "t-address", "t-code"):
+            assert slug not in trainium, (lang, slug)
+            assert _term_links(site, lang, slug) == [], (lang, slug)
+        assert "t-code-then" in trainium and "t-sentence-end" in trainium
+
+
+def test_a_name_at_a_sentence_s_end_or_after_code_is_linked(site):
+    assert _term_links(site, "hu", "t-sentence-end") == [("/hu/glossary/trainium/", "AWS Trainiumot")]
+    assert _term_links(site, "en", "t-sentence-end") == [("/en/glossary/trainium/", "Trainium")]
+    # The summary's `trainium` is code: the body's first mention in prose is the one linked.
+    assert _term_links(site, "hu", "t-code-then") == [("/hu/glossary/trainium/", "Trainiumon")]
+    assert _term_links(site, "en", "t-code-then") == [("/en/glossary/trainium/", "Trainium")]
+
+
+def _email_term_links(site, lang: str, slug: str) -> list[str]:
+    """The glossary links of a story's summary in the latest issue's email (the build's email folder)."""
+    raw = (site.parent / "_email" / lang / "issue-13.eml").read_bytes()
+    html = email.message_from_bytes(raw, policy=email.policy.default).get_body(("html",)).get_content()
+    for parent in html5lib.parse(html, namespaceHTMLElements=False).iter():
+        children = list(parent)
+        for index, child in enumerate(children):
+            if child.tag == "h3" and any(a.get("href", "").endswith(f"#story-{slug}") for a in child.iter("a")):
+                block = itertools.takewhile(lambda element: element.tag != "h3", children[index + 1:])
+                return ["".join(a.itertext()) for element in block for a in element.iter("a")
+                        if "/glossary/" in a.get("href", "")]
+    raise AssertionError(f"no story {slug} in the {lang} email")
+
+
+def test_the_email_links_no_name_in_a_dotted_name_an_address_or_code(site):
+    for lang in ("hu", "en"):
+        for slug in ("t-dotted", "t-address", "t-code"):
+            assert _email_term_links(site, lang, slug) == [], (lang, slug)
+    assert _email_term_links(site, "hu", "t-sentence-end") == ["AWS Trainiumot"]
+    assert _email_term_links(site, "en", "t-sentence-end") == ["Trainium"]

@@ -1593,6 +1593,44 @@ def test_new_code_makes_its_pages_from_its_own_results_not_those_remembered_from
     assert "cite upgraded" in marks, marks  # the Markdown's citations, as the new code marks them
 
 
+@pytest.mark.sqlite_only("which memos a new code reads does not depend on the database; their round trip is covered above")
+def test_a_matcher_that_finds_otherwise_remakes_the_mentions_and_links_kept_from_the_old(sample_cli, tmp_path,
+                                                                                    monkeypatch):
+    """What a build remembers of term matching (each story's mentions, its pages with their terms linked) is
+    the code's that matched. After an upgrade that no longer takes a name inside an e-mail address for a
+    mention (the old code stood in for here), the next build counts and links as a full build does."""
+    from glossary import matching
+    from newsroom.build import pipeline
+
+    publication = Publication(sample_cli, tmp_path)
+    path = publication.content / "stories" / "i10-tsmc-q3-ai-demand.yaml"  # no other mention of Trainium
+    record = publication.load(path)
+    record["en"]["summary"] += " Questions: trainium@example.com."
+    publication.save(path, record)
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+
+    def trainium_news(folder: Path) -> list[str]:
+        news = parse(folder / "en" / "glossary" / "trainium" / "index.html").find(".//section[@id='news']")
+        return [a.get("href").split("#story-")[1] for a in news.iter("a")]
+
+    versions = pipeline.rendering_versions()
+    monkeypatch.setattr(pipeline, "rendering_versions", lambda: [*versions, ("old_matcher", "1")])
+    monkeypatch.setattr(matching, "in_address", lambda text, start, end: False)
+    pipeline.code_version.cache_clear()
+    try:
+        publication.build(site)
+        assert "i10-tsmc-q3-ai-demand" in trainium_news(site)  # the old code's mention
+    finally:
+        monkeypatch.undo()
+        pipeline.code_version.cache_clear()
+    publication.build(site)
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == []
+    assert "i10-tsmc-q3-ai-demand" not in trainium_news(site)
+    page = (site / "en" / "issues" / "10" / "index.html").read_text(encoding="utf-8")
+    assert "trainium@example.com" in page and "trainium@example.com</a>" not in page
+
+
 def test_the_email_folder_is_left_alone_unless_an_email_changed(sample_cli, tmp_path):
     """An edit the latest issue's emails do not show leaves their folder as it was (not swapped for a copy
     of itself); one they show replaces it, the changed email's files new and the others the same files;

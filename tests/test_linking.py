@@ -83,6 +83,17 @@ def test_never_inside_links_code_pre_or_headings() -> None:
         assert not tags & {"a", "code", "pre", "h1", "h2", "h3", "h4", "h5", "h6"}
 
 
+def test_never_inside_a_dotted_name_or_an_address_written_as_text() -> None:
+    fragment = ("<p>See trainium.example.com, aws.trainium, model.GPU, https://example.com/gpu-guide and "
+                "GPU@example.com; then Trainium.</p><p>GPU.</p>")
+    assert link(fragment) == fragment.replace("Trainium.<", '<a class="term" href="/en/glossary/trainium/">'
+                                              "Trainium</a>.<").replace(
+        "<p>GPU.", '<p><a class="term" href="/en/glossary/gpu/">GPU</a>.')
+    out = link_first_mentions("<p>Az adatközpont.hu és a GPU-k@example.com címen, majd az adatközpontban "
+                              "GPU-kat.</p>", HU_MATCHER, href)
+    assert term_links(out) == [("/en/glossary/adatkozpont/", "adatközpontban"), ("/en/glossary/gpu/", "GPU-kat")]
+
+
 def test_text_after_a_closed_exclusion_is_linked_again() -> None:
     out = link("<p><code>x</code> GPU</p>")
     assert out == '<p><code>x</code> <a class="term" href="/en/glossary/gpu/">GPU</a></p>'

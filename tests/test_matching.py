@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import marshal
+import re
 import unicodedata
 
 import pytest
@@ -20,6 +21,8 @@ from hypothesis import strategies as st
 
 from glossary.linking import link_first_mentions
 from glossary.matching import FormHeads, Mention, Term, TermMatcher, holds_any, is_case_sensitive
+from glossary.mentions import markdown_mentions
+from newsroom.render.markdown import MarkdownRenderer
 
 HU_TERMS = [
     Term("trainium", ("Trainium", "AWS Trainium", "Amazon Trainium")),
@@ -126,6 +129,58 @@ def test_hungarian(text: str, expected: list[tuple[str, str]]) -> None:
 ])
 def test_english(text: str, expected: list[tuple[str, str]]) -> None:
     assert found(EN, text) == expected
+
+
+#: A name in a dotted name, a URL or an e-mail address is no mention; at a sentence's end it is.
+ADDRESS_CASES = [
+    ("trainium.example.com és aws.trainium", []),
+    ("a model.gpu és a model.GPU fájl", []),
+    ("https://example.com/gpu-guide és https://example.com/GPU-k", []),
+    ("www.example.com/Trainium, example.com/trainium", []),
+    ("gpu@example.com, <GPU-team@example.com>, mailto:trainium@aws.example", []),
+    ("(https://en.wikipedia.org/wiki/Chip_(GPU))", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    *ADDRESS_CASES,
+    ("Az Amazon a Trainiumot adja. Ez a Trainium.", [("trainium", "Trainiumot"), ("trainium", "Trainium")]),
+    ("A GPU-k. Trainium…", [("gpu", "GPU-k"), ("trainium", "Trainium")]),
+    ("A GPU-k.Trainium, trainium-felho.example.com, aws.felho-trainium", []),
+    ("Az AWS Trainium.example oldal", [("aws", "AWS")]),  # the longer label refused, the shorter stands
+    ("[GPU](https://example.com/gpu) és (GPU), „Trainium”: GPU@otthon", [("gpu", "GPU"), ("gpu", "GPU"),
+                                                                      ("trainium", "Trainium"), ("gpu", "GPU")]),
+    ("1.5 GPU. 2.GPU", [("gpu", "GPU")]),
+])
+def test_hungarian_dotted_names_and_addresses(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(HU, text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    *ADDRESS_CASES,
+    ("It runs on Trainium. Next is Trainium.", [("trainium", "Trainium"), ("trainium", "Trainium")]),
+    ("GPUs.example, AWS’s.x, trainium-guide.example.com, aws.cloud-trainium and GPUs.", [("gpu", "GPUs")]),
+    ("gpu-team@example.com wrote about GPUs", [("gpu", "GPUs")]),
+])
+def test_english_dotted_names_and_addresses(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(EN, text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("A `trainium` és ``a ` GPU`` kód, aztán GPU.", ["GPU"]),
+    ("Nem kód: \\`trainium` GPU`", ["trainium"]),
+    ("```\nGPU\n```\n\n~~~\ntrainium\n~~~\n\n    GPU-k\n\nA Trainiumot.", ["Trainiumot"]),
+    ("- pont\n\n    GPU a listában\n", ["GPU"]),  # an item's second paragraph, not code
+    ("> `GPU` és\n> `trainium` idézve", []),
+    ("<kbd>GPU</kbd>, <code class=\"x\">trainium</code> és <pre>\nGPU\n</PRE> GPU-k", ["GPU-k"]),
+])
+def test_a_name_in_markdown_code_is_no_mention(text: str, expected: list[str]) -> None:
+    assert [mention.surface for mention in markdown_mentions(HU, text)] == expected
+    # The story's HTML links the first of them, and nothing in its code.
+    html = str(MarkdownRenderer(resolve=lambda kind, target: None).html(text))
+    linked = link_first_mentions(html, HU, "/glossary/{}/".format)
+    assert [surface for surface in re.findall(r'<a class="term" href="[^"]*">([^<]*)</a>', linked)] == expected[:1]
+    assert markdown_mentions(EN, "The `GPU` flag, then GPUs.") == [Mention("gpu", 21, 25, "GPUs")]
 
 
 def test_offsets_and_surface_refer_to_the_given_text() -> None:
@@ -260,7 +315,7 @@ class _AlwaysNarrowed(TermMatcher):
 
 
 TRICKY_TERMS = [*HU_TERMS, Term("irregular", ("ıkon", "ſtar", "Σigma")), Term("spaced", ("nagy  nyelvi modell",))]
-TRICKY_PIECES = [*PIECES, "ıkon", "IKON", "ikon", "ſtar", "STAR", "star", "σigma", "ΣIGMA", "nagy", "nyelvi",
+TRICKY_PIECES = [*PIECES, ".x", "@", "://", "example.com/", "www.", "ıkon", "IKON", "ikon", "ſtar", "STAR", "star", "σigma", "ΣIGMA", "nagy", "nyelvi",
                  "modell", "modellek", "Nagy\u00a0nyelvi   modellt"]
 
 

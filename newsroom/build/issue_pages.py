@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from glossary.jsonld import script_json
 from glossary.linking import link_first_mentions
+from glossary.mentions import markdown_mentions
 from issues import archive
 from issues.dates import format_datetime, format_month, format_week, html_datetime, issue_line
 from issues.jsonld import issue_jsonld
@@ -229,7 +230,7 @@ class IssuePages:
         for index, (text, html) in enumerate(zip(fields, rendered)):
             linked.append(Markup(link_first_mentions(str(html), matcher, href_for, skip=done)))
             if index < len(fields) - 1:  # what the last field mentions no later field needs
-                done |= {mention.slug for mention in matcher.find(plain_text(text))}
+                done |= {mention.slug for mention in markdown_mentions(matcher, text)}
         return linked
 
     # -- glossary ------------------------------------------------------------------
