@@ -153,6 +153,16 @@ class App:
             click.echo(message)
 
 
+def write_starter(app: App, path: Path, text: str, then: str) -> None:
+    """Write a new content file for an editor to fill in (`glossary new`, `reference new`), never over one
+    already there, and say what to do next (`then`, after the path)."""
+    if path.exists():
+        raise click.ClickException(f"{path} exists already; choose another --out")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    app.say(f"{path}: {then}")
+
+
 def report(diagnostics: list[Diagnostic]) -> None:
     for diagnostic in sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message)):
         click.echo(str(diagnostic), err=True)

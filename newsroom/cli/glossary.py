@@ -12,7 +12,7 @@ from glossary.models import LEVELS, Entry
 from glossary.staleness import stale_entries
 from glossary.template import entry_template
 from newsroom.build.model import Content, load_content
-from newsroom.cli import App, content_errors, pass_app
+from newsroom.cli import App, content_errors, pass_app, write_starter
 from newsroom.content.importer import former_slugs
 from newsroom.content.schema import SLUG_RE
 
@@ -100,11 +100,8 @@ def new(app: App, slug: str, out: Path | None) -> None:
                                    f"`newsroom edit entry:{slug}`, or `newsroom export` its file; or choose "
                                    "another slug")
     path = out or Path("entries") / f"{slug}.yaml"
-    if path.exists():
-        raise click.ClickException(f"{path} exists already; choose another --out")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(entry_template(slug, app.settings.languages, app.today(), str(path)), encoding="utf-8")
-    app.say(f"{path}: fill it in, then run `newsroom import {path}`")
+    write_starter(app, path, entry_template(slug, app.settings.languages, app.today(), str(path)),
+                  f"fill it in, then run `newsroom import {path}`")
 
 
 COMMANDS = [glossary]

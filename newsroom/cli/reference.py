@@ -8,7 +8,7 @@ import click
 from sqlalchemy import select
 
 from newsroom.build.model import load_content
-from newsroom.cli import App, content_errors, pass_app
+from newsroom.cli import App, content_errors, pass_app, write_starter
 from newsroom.content.schema import SLUG_RE
 from newsroom.models import Page
 from newsroom.reference_listing import list_lines
@@ -55,11 +55,8 @@ def new(app: App, slug: str, out: Path | None) -> None:
                                    f"with `newsroom edit {stored.kind}:{slug}`, or `newsroom export` its file; "
                                    "or choose another slug")
     path = out or Path("reference") / f"{slug}.yaml"
-    if path.exists():
-        raise click.ClickException(f"{path} exists already; choose another --out")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(reference_starter(slug, app.settings.languages, app.today(), str(path)), encoding="utf-8")
-    app.say(f"{path}: write it wherever it says TODO, then run `newsroom import {path}`")
+    write_starter(app, path, reference_starter(slug, app.settings.languages, app.today(), str(path)),
+                  f"write it wherever it says TODO, then run `newsroom import {path}`")
 
 
 COMMANDS = [reference]
