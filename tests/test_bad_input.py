@@ -722,6 +722,11 @@ def test_a_folder_s_hidden_files_are_no_content_and_a_link_to_nothing_is_named(b
     assert base("import", "--correction", "--reason", "corrected", str(folder)).stdout.startswith("1 created")
 
 
+#: What a story file's unknown field `colour` is told.
+UNKNOWN_COLOUR = ("colour: unknown field for a story; expected one of slug, issue, section, position, tags, audiences, "
+                  "terms, suppress_terms, sources, hu, en")
+
+
 @pytest.mark.sqlite_only("reading a file's values does not depend on the database")
 def test_every_duplicate_key_of_a_file_is_named_with_its_other_problems(base, write_files, tmp_path):
     """A file with a key written twice was refused for its first such key alone: the next, and the file's
@@ -734,8 +739,7 @@ def test_every_duplicate_key_of_a_file_is_named_with_its_other_problems(base, wr
     refused = base("import", "--correction", "--reason", "r", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/") for line in refused] == [
         "stories/b.yaml:3: slug: duplicate key (also at line 2): keep one of them",
-        "stories/b.yaml:7: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
-        "audiences, terms, suppress_terms, sources, hu, en",
+        "stories/b.yaml:7: " + UNKNOWN_COLOUR,
         "stories/b.yaml:8: position: duplicate key (also at line 6): keep one of them",
         "stories/b.yaml:13: hu.headline: duplicate key (also at line 12): keep one of them",
         "4 errors; nothing was changed",
@@ -772,8 +776,7 @@ def test_an_import_names_every_problem_of_its_files_in_one_run(base, write_files
     refused = base("import", "--correction", "--reason", "r", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/") for line in refused] == [
         "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure",
-        "stories/b.yaml:3: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
-        "audiences, terms, suppress_terms, sources, hu, en",
+        "stories/b.yaml:3: " + UNKNOWN_COLOUR,
         "stories/b.yaml:5: section: unknown section 'nowhere'; known: code",
         "stories/c.yaml:3: malformed YAML: while parsing a flow sequence did not find expected ',' or ']' (the "
         "file's fields are checked once it parses)",
@@ -800,8 +803,7 @@ def test_a_yaml_alias_is_named_at_its_line_with_the_file_s_other_problems(base, 
     folder = write_files({"stories/b.yaml": story})
     refused = base("import", "--correction", "--reason", "r", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/") for line in refused] == [
-        "stories/b.yaml:3: colour: unknown field for a story; expected one of slug, issue, section, position, tags, "
-        "audiences, terms, suppress_terms, sources, hu, en",
+        "stories/b.yaml:3: " + UNKNOWN_COLOUR,
         "stories/b.yaml:5: section: a YAML alias of the value at line 2: content files take no anchors (&name) or "
         "aliases (*name); write the value out",
         "2 errors; nothing was changed",
