@@ -7,7 +7,8 @@ import re
 
 import pytest
 from conftest import Cli
-from rdflib import RDF, SKOS, Graph, Literal, URIRef
+from rdflib import RDF, RDFS, SKOS, Graph, Literal, URIRef
+from skos_integrity import skos_problems
 
 from glossary.staleness import stale_entries
 from newsroom.build.model import Content, Record
@@ -173,12 +174,48 @@ def test_export_skos_parses_and_has_one_concept_per_entry(sample):
     assert (URIRef(base + "google-tpu"), SKOS.related, trainium) in graph
     # SKOS S13/S14: a concept's preferred, alternative and hidden labels are disjoint ("AI accelerator" is
     # both the English headword and the English term of its entry: said once, as the preferred label).
-    for concept in concepts:
-        pref, alt, hidden = (set(graph.objects(concept, kind)) for kind in (SKOS.prefLabel, SKOS.altLabel,
-                                                                             SKOS.hiddenLabel))
-        assert not (pref & alt) and not (pref & hidden) and not (alt & hidden), concept
+    assert skos_problems(graph) == []
     accelerator = URIRef(base + "ai-accelerator")
     assert Literal("AI accelerator", lang="en") in set(graph.objects(accelerator, SKOS.prefLabel))
+
+
+@pytest.fixture(scope="module")
+def sample_skos(sample: Cli) -> Graph:
+    """The sample glossary exported as SKOS and read back."""
+    target = sample.cwd / "sample-glossary.ttl"
+    sample("export", "--skos", str(target))
+    return Graph().parse(target, format="turtle")
+
+
+SKOS_BASE = "http://localhost:8000/glossary/"
+TRAINIUM, GPU = URIRef(SKOS_BASE + "trainium"), URIRef(SKOS_BASE + "gpu")
+
+
+def test_export_skos_tells_a_confusable_from_a_concept_on_the_edge(sample_skos):
+    """"Similar, but not the same" was plain `skos:related`, its note lost: a reader of the export could not
+    tell GPU (a confusable of Trainium, and on its edge) from Google TPU (only on its edge)."""
+    graph, similar = sample_skos, URIRef(SKOS_BASE + "#similar")
+    assert set(graph.objects(similar, RDFS.subPropertyOf)) == {SKOS.related}
+    assert set(graph.objects(similar, RDFS.label)) == {Literal("Similar, but not the same", lang="en"),
+                                                       Literal("Hasonló, de nem ugyanaz", lang="hu")}
+    tpu, inferentia = URIRef(SKOS_BASE + "google-tpu"), URIRef(SKOS_BASE + "aws-inferentia")
+    assert set(graph.objects(TRAINIUM, similar)) == {GPU, inferentia}
+    assert (GPU, similar, TRAINIUM) in graph and (TRAINIUM, similar, tpu) not in graph
+    assert {GPU, inferentia, tpu} <= set(graph.objects(TRAINIUM, SKOS.related))  # for tools that infer nothing
+    notes = {note for note in graph.objects(TRAINIUM, SKOS.scopeNote) if "GPU" in note}
+    assert notes == {
+        Literal("Similar, but not the same — GPU: A GPU is a general-purpose parallel processor that Nvidia, AMD "
+                "and others sell to anyone, and almost every AI framework runs on it out of the box. Trainium is "
+                "built for AI computations only, works only in Amazon's data centers and is programmed through "
+                "Amazon's own Neuron software.", lang="en"),
+        Literal("Hasonló, de nem ugyanaz — GPU (grafikus processzor): A GPU általános célú párhuzamos processzor, "
+                "amelyet az Nvidia, az AMD és mások bárkinek eladnak, és szinte minden MI-keretrendszer azonnal "
+                "fut rajta. A Trainium csak MI-számításokra készült, kizárólag az Amazon adatközpontjaiban "
+                "működik, és az Amazon saját Neuron szoftverével lehet programozni.", lang="hu"),
+    }
+    # The other side shows it as its page does: GPU's note on Trainium is the one Trainium's entry states.
+    assert {str(note).split(":")[0] for note in graph.objects(GPU, SKOS.scopeNote) if "Trainium" in note} == {
+        "Similar, but not the same — Trainium", "Hasonló, de nem ugyanaz — Trainium"}
 
 
 def test_export_needs_a_folder_or_skos(sample):
