@@ -13,6 +13,11 @@ confused with" (a note on the relation itself would need reification, which
 none of them shows). SKOS keeps related concepts apart from broader and
 narrower ones, so a concept above or below another is not related to it too.
 
+How an entry was written and reviewed is the sentence its page shows, as a
+`skos:changeNote` in each language, with `dct:created` (written) and
+`dct:dateAccepted` (reviewed); the status month is `dct:modified` at month
+precision; each source's URL is a `dct:source`.
+
 A relation to an entry that does not exist is left out (it has no concept to
 point to), and so is one to a concept named without an entry: a SKOS relation
 holds between two concepts, and a note in words would say nothing a thesaurus
@@ -21,17 +26,18 @@ tool reads as a relation; once the entry is written, the relation is exported.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
 from rdflib import DCTERMS, RDF, RDFS, SKOS, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import FOAF, XSD
 
 from glossary.graph import Link, relations_of
-from glossary.staleness import status_month
 from newsroom.build import urls
-from newsroom.build.model import Content
+from newsroom.build.model import Content, Record
 from newsroom.i18n import translations
 from newsroom.render.markdown import plain_text
 
@@ -71,7 +77,7 @@ def skos_graph(content: Content, base_url: str, languages: tuple[str, ...]) -> G
         graph.add((concept, RDF.type, SKOS.Concept))
         graph.add((concept, SKOS.inScheme, scheme))
         graph.add((concept, SKOS.notation, Literal(slug)))
-        graph.add((concept, DCTERMS.modified, Literal(status_month(entry).isoformat(), datatype=XSD.date)))
+        _record_keeping(graph, concept, entry, languages)
         for lang in languages:
             english = entry.data.get("english_term") if lang == "en" else None
             _labels(graph, concept, entry.text(lang), lang, english)
@@ -142,6 +148,37 @@ def _confusable_notes(graph: Graph, concept: URIRef, content: Content, link: Lin
         text = translations(lang).gettext("Similar, but not the same — %(headword)s: %(note)s") % {
             "headword": headword, "note": note}
         graph.add((concept, SKOS.scopeNote, Literal(text, lang=lang)))
+
+
+#: What RFC 3986 does not allow in a URL as it is (a URL stored before its check may hold one).
+_URL_UNSAFE = re.compile(r'[\s"<>\\^`{|}]')
+
+
+def _record_keeping(graph: Graph, concept: URIRef, entry: Record, languages: tuple[str, ...]) -> None:
+    """The status month, how the entry was written and reviewed (the page's sentence, and its dates), and its
+    sources: a month is said at month precision (`xsd:gYearMonth`), not as its first day."""
+    graph.add((concept, DCTERMS.modified, Literal(entry.data["status"], datatype=XSD.gYearMonth)))
+    provenance = entry.data.get("provenance") or {}
+    if provenance.get("written"):
+        graph.add((concept, DCTERMS.created, Literal(str(provenance["written"]), datatype=XSD.date)))
+    if provenance.get("reviewed") and provenance.get("review") != "none":
+        graph.add((concept, DCTERMS.dateAccepted, Literal(str(provenance["reviewed"]), datatype=XSD.date)))
+    if provenance:
+        for lang in languages:
+            graph.add((concept, SKOS.changeNote, Literal(provenance_sentence(provenance, lang), lang=lang)))
+    for source in entry.data.get("sources") or []:
+        if source.get("url"):
+            url = _URL_UNSAFE.sub(lambda unsafe: f"%{ord(unsafe[0]):02X}", source["url"])
+            graph.add((concept, DCTERMS.source, URIRef(url)))
+
+
+def provenance_sentence(provenance: Mapping[str, Any], lang: str) -> str:
+    """The sentence an entry page in `lang` shows about how the entry was written and reviewed, as text:
+    made by the page's own template, so the two cannot say different things."""
+    from newsroom.render.html import environment
+
+    macro = environment(lang).get_template("_glossary.html").module.provenance_sentence  # type: ignore[attr-defined]
+    return Markup(str(macro(provenance))).unescape().strip()
 
 
 def write_skos(content: Content, base_url: str, languages: tuple[str, ...], path: Path) -> int:
