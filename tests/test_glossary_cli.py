@@ -7,7 +7,8 @@ import re
 
 import pytest
 from conftest import Cli
-from rdflib import RDF, SKOS, Graph, Literal, URIRef
+from rdflib import DCTERMS, RDF, RDFS, SKOS, XSD, Graph, Literal, URIRef
+from skos_integrity import skos_problems
 
 from glossary.staleness import stale_entries
 from newsroom.build.model import Content, Record
@@ -173,12 +174,99 @@ def test_export_skos_parses_and_has_one_concept_per_entry(sample):
     assert (URIRef(base + "google-tpu"), SKOS.related, trainium) in graph
     # SKOS S13/S14: a concept's preferred, alternative and hidden labels are disjoint ("AI accelerator" is
     # both the English headword and the English term of its entry: said once, as the preferred label).
-    for concept in concepts:
-        pref, alt, hidden = (set(graph.objects(concept, kind)) for kind in (SKOS.prefLabel, SKOS.altLabel,
-                                                                             SKOS.hiddenLabel))
-        assert not (pref & alt) and not (pref & hidden) and not (alt & hidden), concept
+    assert skos_problems(graph) == []
     accelerator = URIRef(base + "ai-accelerator")
     assert Literal("AI accelerator", lang="en") in set(graph.objects(accelerator, SKOS.prefLabel))
+
+
+@pytest.fixture(scope="module")
+def sample_skos(sample: Cli) -> Graph:
+    """The sample glossary exported as SKOS and read back."""
+    target = sample.cwd / "sample-glossary.ttl"
+    sample("export", "--skos", str(target))
+    return Graph().parse(target, format="turtle")
+
+
+SKOS_BASE = "http://localhost:8000/glossary/"
+TRAINIUM, GPU = URIRef(SKOS_BASE + "trainium"), URIRef(SKOS_BASE + "gpu")
+
+
+def test_export_skos_tells_a_confusable_from_a_concept_on_the_edge(sample_skos):
+    """"Similar, but not the same" was plain `skos:related`, its note lost: a reader of the export could not
+    tell GPU (a confusable of Trainium, and on its edge) from Google TPU (only on its edge)."""
+    graph, similar = sample_skos, URIRef(SKOS_BASE + "#similar")
+    assert set(graph.objects(similar, RDFS.subPropertyOf)) == {SKOS.related}
+    assert set(graph.objects(similar, RDFS.label)) == {Literal("Similar, but not the same", lang="en"),
+                                                       Literal("Hasonló, de nem ugyanaz", lang="hu")}
+    tpu, inferentia = URIRef(SKOS_BASE + "google-tpu"), URIRef(SKOS_BASE + "aws-inferentia")
+    assert set(graph.objects(TRAINIUM, similar)) == {GPU, inferentia}
+    assert (GPU, similar, TRAINIUM) in graph and (TRAINIUM, similar, tpu) not in graph
+    assert {GPU, inferentia, tpu} <= set(graph.objects(TRAINIUM, SKOS.related))  # for tools that infer nothing
+    notes = {note for note in graph.objects(TRAINIUM, SKOS.scopeNote) if "GPU" in note}
+    assert notes == {
+        Literal("Similar, but not the same — GPU: A GPU is a general-purpose parallel processor that Nvidia, AMD "
+                "and others sell to anyone, and almost every AI framework runs on it out of the box. Trainium is "
+                "built for AI computations only, works only in Amazon's data centers and is programmed through "
+                "Amazon's own Neuron software.", lang="en"),
+        Literal("Hasonló, de nem ugyanaz — GPU (grafikus processzor): A GPU általános célú párhuzamos processzor, "
+                "amelyet az Nvidia, az AMD és mások bárkinek eladnak, és szinte minden MI-keretrendszer azonnal "
+                "fut rajta. A Trainium csak MI-számításokra készült, kizárólag az Amazon adatközpontjaiban "
+                "működik, és az Amazon saját Neuron szoftverével lehet programozni.", lang="hu"),
+    }
+    # The other side shows it as its page does: GPU's note on Trainium is the one Trainium's entry states.
+    assert {str(note).split(":")[0] for note in graph.objects(GPU, SKOS.scopeNote) if "Trainium" in note} == {
+        "Similar, but not the same — Trainium", "Hasonló, de nem ugyanaz — Trainium"}
+
+
+def test_export_skos_says_how_each_entry_was_written_reviewed_and_sourced(sample_skos):
+    """Provenance, the status month and the sources were not in the export: a machine-edited entry read
+    there claimed what the page disclaims."""
+    graph = sample_skos
+    assert set(graph.objects(TRAINIUM, DCTERMS.created)) == {Literal("2026-11-03", datatype=XSD.date)}
+    assert set(graph.objects(TRAINIUM, DCTERMS.dateAccepted)) == {Literal("2026-11-05", datatype=XSD.date)}
+    # "Status: 2026 November", a month: not its first day, which came before the entry was written.
+    assert set(graph.objects(TRAINIUM, DCTERMS.modified)) == {Literal("2026-11", datatype=XSD.gYearMonth)}
+    assert set(graph.objects(TRAINIUM, SKOS.changeNote)) == {
+        Literal("This entry was machine-edited and has undergone machine expert review; the “In the news” "
+                "section updates automatically from the newsletter's stories.", lang="en"),
+        Literal("Ezt a szócikket gép szerkesztette, és gépi szakértői ellenőrzésen esett át; az „A hírekben” "
+                "rész automatikusan frissül a hírlevél cikkei alapján.", lang="hu"),
+    }
+    assert set(graph.objects(TRAINIUM, DCTERMS.source)) == {URIRef(url) for url in (
+        "https://aws.amazon.com/machine-learning/trainium/",
+        "https://www.zdnet.com/article/aws-custom-chip-family-expands-launches-trainium-for-machine-learning-models/",
+        "https://aws.amazon.com/about-aws/whats-new/2022/10/ec2-trn1-instances-high-performance-cost-effective-"
+        "deep-learning-training/",
+        "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/trainium.html",
+        "https://www.anthropic.com/news/anthropic-amazon-trainium",
+        "https://www.aboutamazon.com/news/aws/aws-project-rainier-ai-trainium-chips-compute-cluster")}
+    assert skos_problems(graph) == []
+
+
+def test_skos_says_no_acceptance_without_a_review_and_writes_every_stored_url_as_a_valid_iri():
+    """`review: none` with a date accepts nothing; a URL stored before URLs were checked (a space, a quote)
+    would have broken the Turtle file."""
+    from glossary.skos import skos_graph
+
+    url = 'https://example.org/a b"<c>'
+    entry = {"slug": "p-entry", "status": "2026-10", "sources": [{"title": "T", "url": url}],
+             "provenance": {"method": "human-written", "review": "none", "written": "2026-10-01",
+                            "reviewed": "2026-10-02"},
+             "hu": {"headword": 'P "<b>"', "definition": "Magyar."}, "en": {"headword": "P", "definition": "English."}}
+    content = Content(site={}, entries={"p-entry": Record("entry", "p-entry", entry, "")}, pages={}, issues={},
+                      stories={})
+    graph = Graph().parse(data=skos_graph(content, "https://example.org/", ("hu", "en")).serialize(format="turtle"),
+                          format="turtle")
+    concept = URIRef("https://example.org/glossary/p-entry")
+    assert set(graph.objects(concept, DCTERMS.dateAccepted)) == set()
+    assert set(graph.objects(concept, DCTERMS.created)) == {Literal("2026-10-01", datatype=XSD.date)}
+    assert set(graph.objects(concept, DCTERMS.source)) == {URIRef("https://example.org/a%20b%22%3Cc%3E")}
+    assert set(graph.objects(concept, SKOS.changeNote)) == {
+        Literal("This entry was written by a human editor and has not been reviewed; the “In the news” section "
+                "updates automatically from the newsletter's stories.", lang="en"),
+        Literal("Ezt a szócikket emberi szerkesztő írta, és senki sem ellenőrizte; az „A hírekben” rész automatikusan "
+                "frissül a hírlevél cikkei alapján.", lang="hu")}
+    assert Literal('P "<b>"', lang="hu") in set(graph.objects(concept, SKOS.prefLabel))
 
 
 def test_export_needs_a_folder_or_skos(sample):

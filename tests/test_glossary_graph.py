@@ -320,11 +320,33 @@ def test_deleting_an_entry_reports_the_relations_to_it_not_the_names(sample_cli,
                                       "plain text until it is written")
 
 
+#: Below x-entry (so below GPU), on the edge of GPU and confusable with it.
+BELOW = """\
+kind: entry
+slug: y-entry
+category: infrastructure
+level: basic
+trend: mainstream
+status: 2026-11
+relations:
+  broader: [x-entry]
+  related: [gpu]
+  similar:
+  - entry: gpu
+    note: {hu: Nem minden GPU., en: Not every GPU.}
+hu: {headword: Y, definition: Magyar.}
+en: {headword: Y, definition: English.}
+"""
+
+
 @pytest.mark.sqlite_only("the SKOS export does not depend on the database")
 def test_the_skos_export_leaves_names_out(sample_cli, write_files):
-    from rdflib import SKOS, Graph, URIRef
+    """A name has no concept; and the export stays valid SKOS: a concept above another is not also related to it
+    (S27), be it on the edge of it (check warns) or a confusable, whose note stays."""
+    from rdflib import SKOS, Graph, Literal, URIRef
+    from skos_integrity import skos_problems
 
-    sample_cli("import", str(write_files({"entries/x.yaml": NAMED})))
+    sample_cli("import", str(write_files({"entries/x.yaml": NAMED, "entries/y.yaml": BELOW})))
     target = sample_cli.cwd / "glossary.ttl"
     sample_cli("export", "--skos", str(target))
     graph = Graph().parse(target, format="turtle")
@@ -333,3 +355,10 @@ def test_the_skos_export_leaves_names_out(sample_cli, write_files):
     assert set(graph.objects(concept, SKOS.broader)) == {URIRef(base + "gpu")}
     assert set(graph.objects(concept, SKOS.related)) == set()
     assert not any("Gyorsító" in str(term) or "grafikus processzor)" == str(term) for term in graph.all_nodes())
+    below, gpu = URIRef(base + "y-entry"), URIRef(base + "gpu")
+    assert (below, SKOS.related, gpu) not in graph and (gpu, SKOS.related, below) not in graph
+    assert (below, URIRef(base + "#similar"), gpu) not in graph
+    assert set(graph.objects(below, SKOS.scopeNote)) == {
+        Literal("Similar, but not the same — GPU: Not every GPU.", lang="en"),
+        Literal("Hasonló, de nem ugyanaz — GPU (grafikus processzor): Nem minden GPU.", lang="hu")}
+    assert skos_problems(graph) == []
