@@ -1571,14 +1571,14 @@ def test_new_code_makes_its_pages_from_its_own_results_not_those_remembered_from
     mentions). After an upgrade (here a new markdown-it-py that marks citations otherwise) those results
     are the old code's: the rebuild makes every page from the new code's, as a full build does."""
     from newsroom.build import pipeline
-    from newsroom.render import markdown
+    from newsroom.render.markdown import parsing  # where citation marks are made, by markdown-it and for prose
 
     site, fresh = tmp_path / "site", tmp_path / "fresh"
     sample_cli("build", "--out", str(site))
-    versions, citation = pipeline.rendering_versions(), markdown._citation_html
+    versions, citation = pipeline.rendering_versions(), parsing._citation_html
     monkeypatch.setattr(pipeline, "rendering_versions",
                         lambda: [(name, "99.0" if name == "markdown_it_py" else version) for name, version in versions])
-    monkeypatch.setattr(markdown, "_citation_html", lambda *args: citation(*args).replace(
+    monkeypatch.setattr(parsing, "_citation_html", lambda *args: citation(*args).replace(
         '<sup class="cite">', '<sup class="cite upgraded">'))
     pipeline.code_version.cache_clear()
     try:

@@ -1,0 +1,92 @@
+"""Where a Markdown text's links lead: internal (`entry:`, `page:`, `issue:`), outside or refused, and what
+a text points at (`References`). Nothing here parses Markdown."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+INTERNAL_KINDS = frozenset({"entry", "page", "issue"})
+OUTSIDE_SCHEMES = frozenset({"http", "https", "mailto"})
+OUTSIDE_REL = "noopener noreferrer"
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+_ISSUE_NUMBER = re.compile(r"[0-9]{1,9}\Z")
+
+
+class References(NamedTuple):
+    """What a Markdown text points at, for `newsroom check`; repeats are kept, in order of appearance.
+    (A named tuple: a build looks up the references of every text it renders or checks.)"""
+
+    entries: tuple[str, ...] = ()  # slugs from [x](entry:slug)
+    pages: tuple[str, ...] = ()  # slugs from [x](page:slug)
+    issues: tuple[int, ...] = ()  # numbers from [x](issue:13)
+    citations: tuple[int, ...] = ()  # n from [n]
+    # Links that lead nowhere, shown as their text: internal ones whose target is no slug/number
+    # ("issue:abc") and ones of a scheme the site does not link ("reference:x", "ftp://…"); see link_problem.
+    malformed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceAnchors:
+    """Citation hrefs into a source list whose items have the ids `{anchor}-{n}`: n → `#{anchor}-{n}`."""
+
+    anchor: str
+
+    def __call__(self, number: int) -> str:
+        return f"#{self.anchor}-{number}"
+
+
+@dataclass(frozen=True)
+class SourceUrls:
+    """Citation hrefs straight to each source's own address (a reference page: "click one to open the original
+    document"): n → the n-th URL; a number past them (which `check` refuses) → the source list's `#source-{n}`."""
+
+    urls: tuple[str, ...]
+
+    def __call__(self, number: int) -> str:
+        return self.urls[number - 1] if 1 <= number <= len(self.urls) else f"#source-{number}"
+
+
+class LinkResolver(Protocol):
+    """Maps an internal link (kind in {"entry", "page", "issue"}) to an href, or None if it doesn't exist."""
+
+    def __call__(self, kind: str, target: str) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class _Link:
+    """How a Markdown link's href is treated: internal (kind, target), outside, relative or refused."""
+
+    treatment: str
+    kind: str = ""
+    target: str | None = None  # None for an internal link whose target is malformed
+
+
+def _classify(href: str) -> _Link:
+    match = _SCHEME.match(href)
+    if match is None:
+        # Protocol-relative "//host/…" leaves the site just like "https://host/…".
+        return _Link("outside" if href.startswith("//") else "relative")
+    scheme = match.group(1).lower()
+    if scheme in OUTSIDE_SCHEMES:
+        return _Link("outside")
+    if scheme not in INTERNAL_KINDS:
+        return _Link("refused")
+    target = href[match.end():]
+    if scheme == "issue":
+        return _Link("internal", scheme, str(int(target)) if _ISSUE_NUMBER.match(target) else None)
+    return _Link("internal", scheme, target if _SLUG.match(target) else None)
+
+
+def link_problem(href: str) -> tuple[str, str]:
+    """The severity and message `check` gives a link of `References.malformed`."""
+    link = _classify(href)
+    if link.treatment == "internal":
+        example = "issue:13" if link.kind == "issue" else f"{link.kind}:gpu"
+        what = "an issue's number" if link.kind == "issue" else "a slug"
+        return "error", f"link {href!r} leads nowhere: {link.kind}: takes {what}, e.g. {example}"
+    return "warning", (f"link {href!r} is shown as its text: links take http(s)://, mailto:, or entry:, page: "
+                       "and issue: for the site's own pages (a reference page is page:SLUG)")
