@@ -1,6 +1,7 @@
 """What a reference page's sections must hold, in each language and between its languages.
 
-A section has a Simple part; a spec table's row has one cell per column, none blank; and every language
+A section has a Simple part; a layer's text after a table has the table before it; a spec table's row
+has one cell per column, none blank; and every language
 has the same sections, layers, texts and tables (their captions, columns and rows), so a reader
 switching language finds the same page. A part one language has and another lacks is reported as a
 missing translation, as a field is; a language with no text at all is the `missing_translation`
@@ -18,6 +19,8 @@ from newsroom.diagnostics import Diagnostic
 LAYERS = ("simple", "deep")
 PARTS = ("text", "table", "after")
 SIMPLE_REQUIRED = "required: every section has a Simple part, with its text or a table"
+AFTER_WITHOUT_TABLE = ("text after a table, but the part has no table: write it as the part's `text:`, or give "
+                       "the `table:` it follows")
 
 
 def table_problems(record: Record, lang: str, sources: int) -> Iterator[Diagnostic]:
@@ -61,11 +64,19 @@ def structure_problems(record: Record, languages: Sequence[str]) -> Iterator[Dia
     if record.kind != "reference":
         return
     sections = {lang: list(record.text(lang).get("sections") or []) for lang in languages}
+    # A table one language has and another lacks is named as a missing translation, its text after it not.
+    tabled = {(s, layer) for items in sections.values() for s, section in enumerate(items) for layer in LAYERS
+              if _filled((section.get(layer) or {}).get("table"))}
     for lang, items in sections.items():
         for s, section in enumerate(items):
-            simple = section.get("simple") or {}
-            if not (_filled(simple.get("text")) or _filled(simple.get("table"))):
-                yield Diagnostic(record.location, None, f"{lang}.sections[{s}].simple", SIMPLE_REQUIRED)
+            for layer in LAYERS:
+                part = section.get(layer) or {}
+                if _filled(part.get("after")) and not _filled(part.get("table")):
+                    if (s, layer) not in tabled:
+                        yield Diagnostic(record.location, None, f"{lang}.sections[{s}].{layer}.after",
+                                         AFTER_WITHOUT_TABLE)
+                elif layer == "simple" and not (_filled(part.get("text")) or _filled(part.get("table"))):
+                    yield Diagnostic(record.location, None, f"{lang}.sections[{s}].simple", SIMPLE_REQUIRED)
     # A language with no sections is named by the rule of translated fields already (`en.sections`).
     present = {lang: items for lang, items in sections.items() if items}
     if len(present) > 1:
@@ -83,6 +94,10 @@ def _section_parts(location: str, section: Mapping[str, Mapping[str, Any]], path
         having = {lang: part[layer] for lang, part in section.items() if _filled(part.get(layer))}
         if layer != "simple":
             yield from _missing(location, section, having, f"{path}.{layer}")
+        # A layer with text after no table (named as such when no language has the table) is left out of the
+        # comparison: writing its text as `text:` is the one fix, not a translation of each part.
+        if not any(_filled(part.get("table")) for part in having.values()):
+            having = {lang: part for lang, part in having.items() if not _filled(part.get("after"))}
         for name in PARTS if len(having) > 1 else ():
             holding = {lang: part[name] for lang, part in having.items() if _filled(part.get(name))}
             yield from _missing(location, having, holding, f"{path}.{layer}.{name}")

@@ -229,10 +229,28 @@ def test_a_row_without_a_cell_for_each_column_is_refused_by_import_edit_and_chec
     assert f"reference:trainium: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}" in found.splitlines()
 
 
+@pytest.mark.sqlite_only("what a file may hold does not depend on the database")
+def test_text_after_no_table_is_refused_by_import_and_edit(sample_cli, write_files):
+    """The Simple layer would start with text meant to follow a table that is not there."""
+    text = SAMPLE_REFERENCE.read_text(encoding="utf-8")
+    en_simple = "      simple:\n        text: |\n          Before Trainium"
+    folder = write_files({"reference/trainium.yaml": text.replace(en_simple, en_simple.replace("text:", "after:"))})
+    refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
+    path = folder / "reference" / "trainium.yaml"
+    assert refused[0] == f"{path}:233: en.sections[1].simple.after: {AFTER_WITHOUT_TABLE}"
+    assert refused[-1] == "1 error; nothing was changed"
+    refused = sample_cli("edit", "reference:trainium", "--set", "hu.sections[0].deep.after=Később.",
+                         "--set", "en.sections[0].deep.after=Later.", expect=1).stderr.splitlines()
+    assert refused[:2] == [f"reference:trainium: en.sections[0].deep.after: {AFTER_WITHOUT_TABLE}",
+                           f"reference:trainium: hu.sections[0].deep.after: {AFTER_WITHOUT_TABLE}"]
+    assert refused[-1] == "2 errors; nothing was changed"
+
 
 # -- the two languages' structure ----------------------------------------------------------
 
 SIMPLE_REQUIRED = "required: every section has a Simple part, with its text or a table"
+AFTER_WITHOUT_TABLE = ("text after a table, but the part has no table: write it as the part's `text:`, or give "
+                       "the `table:` it follows")
 
 
 def _changed(record: Record, change) -> Record:
@@ -276,8 +294,16 @@ STRUCTURE = {
                                         [f"en.sections[1].simple: {SIMPLE_REQUIRED}"]),
     "a Simple part of text after a table only": (
         lambda data: data["en"]["sections"][1].update(simple={"after": "x"}),
-        [f"en.sections[1].simple: {SIMPLE_REQUIRED}", "en.sections[1].simple.text: missing translation (present in hu)",
-         "hu.sections[1].simple.after: missing translation (present in en)"]),
+        [f"en.sections[1].simple.after: {AFTER_WITHOUT_TABLE}"]),
+    "a Simple part of text after a table only, in both": (
+        lambda data: [data[lang]["sections"][1].update(simple={"after": "x"}) for lang in ("hu", "en")],
+        [f"en.sections[1].simple.after: {AFTER_WITHOUT_TABLE}", f"hu.sections[1].simple.after: {AFTER_WITHOUT_TABLE}"]),
+    "a Simple text and text after it, no table, in both": (
+        lambda data: [data[lang]["sections"][1]["simple"].update(after="x") for lang in ("hu", "en")],
+        [f"en.sections[1].simple.after: {AFTER_WITHOUT_TABLE}", f"hu.sections[1].simple.after: {AFTER_WITHOUT_TABLE}"]),
+    "a Deep dive of text after a table only, in both": (
+        lambda data: [data[lang]["sections"][1].update(deep={"after": "x"}) for lang in ("hu", "en")],
+        [f"en.sections[1].deep.after: {AFTER_WITHOUT_TABLE}", f"hu.sections[1].deep.after: {AFTER_WITHOUT_TABLE}"]),
 }
 
 
