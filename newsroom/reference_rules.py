@@ -1,7 +1,7 @@
 """What a reference page's sections must hold, in each language and between its languages.
 
 A section has a Simple part; a layer's text after a table has the table before it; a spec table's row
-has one cell per column, none blank; and every language
+has one cell per column, none blank, its first a plain label (no source, not "not published"); every language
 has the same sections, layers, texts and tables (their captions, columns and rows), so a reader
 switching language finds the same page. A part one language has and another lacks is reported as a
 missing translation, as a field is; a language with no text at all is the `missing_translation`
@@ -21,11 +21,14 @@ PARTS = ("text", "table", "after")
 SIMPLE_REQUIRED = "required: every section has a Simple part, with its text or a table"
 AFTER_WITHOUT_TABLE = ("text after a table, but the part has no table: write it as the part's `text:`, or give "
                        "the `table:` it follows")
+LABEL_CELL = ("a row's first cell is its label, plain text (shown as the row's heading): write the label as it is, "
+              "and give a source, or {not_published: …}, in the figure's own cell")
 
 
 def table_problems(record: Record, lang: str, sources: int) -> Iterator[Diagnostic]:
     """A language's spec-table rows without one cell per column, blank cells (a cell is never blank: a
-    value or an explicit "not published"), and cells citing a source that is not listed."""
+    value or an explicit "not published"), labels with a source or "not published" (a label is the row's
+    heading), and cells citing a source that is not listed."""
     for s, section in enumerate(record.text(lang).get("sections") or []):
         for layer in LAYERS:
             table = (section.get(layer) or {}).get("table") or {}
@@ -35,6 +38,10 @@ def table_problems(record: Record, lang: str, sources: int) -> Iterator[Diagnost
                 if columns and len(row) != columns:
                     yield Diagnostic(record.location, None, place, _row_width(len(row), columns))
                 for c, cell in enumerate(row):
+                    if c == 0 and isinstance(cell, Mapping) and ("source" in cell or "not_published" in cell) \
+                            and not _blank(cell):
+                        yield Diagnostic(record.location, None, f"{place}[0]", LABEL_CELL)
+                        continue
                     if _blank(cell):
                         yield Diagnostic(record.location, None, f"{place}[{c}]", "blank cell: give a value with its "
                                          "source, or {not_published: …} saying the maker has not published it")
