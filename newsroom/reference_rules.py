@@ -37,7 +37,8 @@ def table_problems(record: Record, lang: str, sources: int) -> Iterator[Diagnost
                 place = f"{lang}.sections[{s}].{layer}.table.rows[{r}]"
                 if columns and len(row) != columns:
                     yield Diagnostic(record.location, None, place, _row_width(len(row), columns))
-                for c, cell in enumerate(row):
+                # A cell past the last column is named by the row's width only: it is to be taken out, not filled.
+                for c, cell in enumerate(row[:columns] if columns else row):
                     if c == 0 and isinstance(cell, Mapping) and ("source" in cell or "not_published" in cell) \
                             and not _blank(cell):
                         yield Diagnostic(record.location, None, f"{place}[0]", LABEL_CELL)

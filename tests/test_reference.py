@@ -268,6 +268,9 @@ ROWS = {
     "a label not published": ([{"not_published": "AI compute"}, "3.4 PFLOPS"],
                               [f"{EN_TABLE}.rows[0][0]: {LABEL_CELL}"]),
     "a label as a value without a source": ([{"value": "AI compute"}, "3.4 PFLOPS"], []),
+    # A blank cell past the last column is to be taken out, not filled: the row's width says so.
+    "an extra blank cell": (["AI compute", "3.4 PFLOPS", ""], [f"{EN_TABLE}.rows[0]: {LONG_ROW.format(got=3)}"]),
+    "an extra empty cell": (["AI compute", "3.4 PFLOPS", {}], [f"{EN_TABLE}.rows[0]: {LONG_ROW.format(got=3)}"]),
     "a missing cell": (["AI compute"], [f"{EN_TABLE}.rows[0]: {SHORT_ROW.format(got=1)}"]),
     "no cells": ([], [f"{EN_TABLE}.rows[0]: {SHORT_ROW.format(got=0)}"]),
     "a blank cell": (["AI compute", {}], [f"{EN_TABLE}.rows[0][1]: {BLANK_CELL}"]),
