@@ -21,6 +21,7 @@ PARTS = ("text", "table", "after")
 SIMPLE_REQUIRED = "required: every section has a Simple part, with its text or a table"
 AFTER_WITHOUT_TABLE = ("text after a table, but the part has no table: write it as the part's `text:`, or give "
                        "the `table:` it follows")
+BLANK_LABEL = "blank label: a row's first cell names what the row gives (plain text, shown as the row's heading)"
 LABEL_CELL = ("a row's first cell is its label, plain text (shown as the row's heading): write the label as it is, "
               "and give a source, or {not_published: …}, in the figure's own cell")
 
@@ -44,8 +45,9 @@ def table_problems(record: Record, lang: str, sources: int) -> Iterator[Diagnost
                         yield Diagnostic(record.location, None, f"{place}[0]", LABEL_CELL)
                         continue
                     if _blank(cell):
-                        yield Diagnostic(record.location, None, f"{place}[{c}]", "blank cell: give a value with its "
-                                         "source, or {not_published: …} saying the maker has not published it")
+                        yield Diagnostic(record.location, None, f"{place}[{c}]", BLANK_LABEL if c == 0 else (
+                            "blank cell: give a value with its source, or {not_published: …} saying the maker has "
+                            "not published it"))
                         continue
                     source = cell.get("source") if isinstance(cell, Mapping) else None
                     if source is not None and not 1 <= source <= sources:

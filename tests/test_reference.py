@@ -251,6 +251,7 @@ def test_text_after_no_table_is_refused_by_import_and_edit(sample_cli, write_fil
 LABEL_CELL = ("a row's first cell is its label, plain text (shown as the row's heading): write the label as it is, "
               "and give a source, or {not_published: …}, in the figure's own cell")
 BLANK_CELL = "blank cell: give a value with its source, or {not_published: …} saying the maker has not published it"
+BLANK_LABEL = "blank label: a row's first cell names what the row gives (plain text, shown as the row's heading)"
 
 
 def _row(lang: str, row: list, index: int = 0):
@@ -274,9 +275,11 @@ ROWS = {
     "a missing cell": (["AI compute"], [f"{EN_TABLE}.rows[0]: {SHORT_ROW.format(got=1)}"]),
     "no cells": ([], [f"{EN_TABLE}.rows[0]: {SHORT_ROW.format(got=0)}"]),
     "a blank cell": (["AI compute", {}], [f"{EN_TABLE}.rows[0][1]: {BLANK_CELL}"]),
+    # A label is never given a source: a blank one is asked for its name only.
+    "a blank label": ([{"value": " "}, "3.4 PFLOPS"], [f"{EN_TABLE}.rows[0][0]: {BLANK_LABEL}"]),
     # Two mistakes in one row: each named.
     "a blank label and a missing cell": ([""], [f"{EN_TABLE}.rows[0]: {SHORT_ROW.format(got=1)}",
-                                                f"{EN_TABLE}.rows[0][0]: {BLANK_CELL}"]),
+                                                f"{EN_TABLE}.rows[0][0]: {BLANK_LABEL}"]),
     "a label with a source and an extra cell": ([{"value": "AI compute", "source": 5}, "3.4 PFLOPS", "x"],
                                                 [f"{EN_TABLE}.rows[0]: {LONG_ROW.format(got=3)}",
                                                  f"{EN_TABLE}.rows[0][0]: {LABEL_CELL}"]),
