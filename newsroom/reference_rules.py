@@ -1,6 +1,7 @@
 """What a reference page's sections must hold, in each language and between its languages.
 
-A section has a Simple part; a spec table's row has one cell per column, none blank; and every language
+A section has a Simple part; a layer's text after a table has the table before it; a spec table's row
+has one cell per column, none blank, its first a plain label (no source, not "not published"); every language
 has the same sections, layers, texts and tables (their captions, columns and rows), so a reader
 switching language finds the same page. A part one language has and another lacks is reported as a
 missing translation, as a field is; a language with no text at all is the `missing_translation`
@@ -18,11 +19,17 @@ from newsroom.diagnostics import Diagnostic
 LAYERS = ("simple", "deep")
 PARTS = ("text", "table", "after")
 SIMPLE_REQUIRED = "required: every section has a Simple part, with its text or a table"
+AFTER_WITHOUT_TABLE = ("text after a table, but the part has no table: write it as the part's `text:`, or give "
+                       "the `table:` it follows")
+BLANK_LABEL = "blank label: a row's first cell names what the row gives (plain text, shown as the row's heading)"
+LABEL_CELL = ("a row's first cell is its label, plain text (shown as the row's heading): write the label as it is, "
+              "and give a source, or {not_published: …}, in the figure's own cell")
 
 
 def table_problems(record: Record, lang: str, sources: int) -> Iterator[Diagnostic]:
     """A language's spec-table rows without one cell per column, blank cells (a cell is never blank: a
-    value or an explicit "not published"), and cells citing a source that is not listed."""
+    value or an explicit "not published"), labels with a source or "not published" (a label is the row's
+    heading), and cells citing a source that is not listed."""
     for s, section in enumerate(record.text(lang).get("sections") or []):
         for layer in LAYERS:
             table = (section.get(layer) or {}).get("table") or {}
@@ -31,10 +38,16 @@ def table_problems(record: Record, lang: str, sources: int) -> Iterator[Diagnost
                 place = f"{lang}.sections[{s}].{layer}.table.rows[{r}]"
                 if columns and len(row) != columns:
                     yield Diagnostic(record.location, None, place, _row_width(len(row), columns))
-                for c, cell in enumerate(row):
+                # A cell past the last column is named by the row's width only: it is to be taken out, not filled.
+                for c, cell in enumerate(row[:columns] if columns else row):
+                    if c == 0 and isinstance(cell, Mapping) and ("source" in cell or "not_published" in cell) \
+                            and not _blank(cell):
+                        yield Diagnostic(record.location, None, f"{place}[0]", LABEL_CELL)
+                        continue
                     if _blank(cell):
-                        yield Diagnostic(record.location, None, f"{place}[{c}]", "blank cell: give a value with its "
-                                         "source, or {not_published: …} saying the maker has not published it")
+                        yield Diagnostic(record.location, None, f"{place}[{c}]", BLANK_LABEL if c == 0 else (
+                            "blank cell: give a value with its source, or {not_published: …} saying the maker has "
+                            "not published it"))
                         continue
                     source = cell.get("source") if isinstance(cell, Mapping) else None
                     if source is not None and not 1 <= source <= sources:
@@ -61,11 +74,19 @@ def structure_problems(record: Record, languages: Sequence[str]) -> Iterator[Dia
     if record.kind != "reference":
         return
     sections = {lang: list(record.text(lang).get("sections") or []) for lang in languages}
+    # A table one language has and another lacks is named as a missing translation, its text after it not.
+    tabled = {(s, layer) for items in sections.values() for s, section in enumerate(items) for layer in LAYERS
+              if _filled((section.get(layer) or {}).get("table"))}
     for lang, items in sections.items():
         for s, section in enumerate(items):
-            simple = section.get("simple") or {}
-            if not (_filled(simple.get("text")) or _filled(simple.get("table"))):
-                yield Diagnostic(record.location, None, f"{lang}.sections[{s}].simple", SIMPLE_REQUIRED)
+            for layer in LAYERS:
+                part = section.get(layer) or {}
+                if _filled(part.get("after")) and not _filled(part.get("table")):
+                    if (s, layer) not in tabled:
+                        yield Diagnostic(record.location, None, f"{lang}.sections[{s}].{layer}.after",
+                                         AFTER_WITHOUT_TABLE)
+                elif layer == "simple" and not (_filled(part.get("text")) or _filled(part.get("table"))):
+                    yield Diagnostic(record.location, None, f"{lang}.sections[{s}].simple", SIMPLE_REQUIRED)
     # A language with no sections is named by the rule of translated fields already (`en.sections`).
     present = {lang: items for lang, items in sections.items() if items}
     if len(present) > 1:
@@ -83,6 +104,10 @@ def _section_parts(location: str, section: Mapping[str, Mapping[str, Any]], path
         having = {lang: part[layer] for lang, part in section.items() if _filled(part.get(layer))}
         if layer != "simple":
             yield from _missing(location, section, having, f"{path}.{layer}")
+        # A layer with text after no table (named as such when no language has the table) is left out of the
+        # comparison: writing its text as `text:` is the one fix, not a translation of each part.
+        if not any(_filled(part.get("table")) for part in having.values()):
+            having = {lang: part for lang, part in having.items() if not _filled(part.get("after"))}
         for name in PARTS if len(having) > 1 else ():
             holding = {lang: part[name] for lang, part in having.items() if _filled(part.get(name))}
             yield from _missing(location, having, holding, f"{path}.{layer}.{name}")

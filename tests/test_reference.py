@@ -229,10 +229,92 @@ def test_a_row_without_a_cell_for_each_column_is_refused_by_import_edit_and_chec
     assert f"reference:trainium: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}" in found.splitlines()
 
 
+@pytest.mark.sqlite_only("what a file may hold does not depend on the database")
+def test_text_after_no_table_is_refused_by_import_and_edit(sample_cli, write_files):
+    """The Simple layer would start with text meant to follow a table that is not there."""
+    text = SAMPLE_REFERENCE.read_text(encoding="utf-8")
+    en_simple = "      simple:\n        text: |\n          Before Trainium"
+    folder = write_files({"reference/trainium.yaml": text.replace(en_simple, en_simple.replace("text:", "after:"))})
+    refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
+    path = folder / "reference" / "trainium.yaml"
+    assert refused[0] == f"{path}:233: en.sections[1].simple.after: {AFTER_WITHOUT_TABLE}"
+    assert refused[-1] == "1 error; nothing was changed"
+    refused = sample_cli("edit", "reference:trainium", "--set", "hu.sections[0].deep.after=Később.",
+                         "--set", "en.sections[0].deep.after=Later.", expect=1).stderr.splitlines()
+    assert refused[:2] == [f"reference:trainium: en.sections[0].deep.after: {AFTER_WITHOUT_TABLE}",
+                           f"reference:trainium: hu.sections[0].deep.after: {AFTER_WITHOUT_TABLE}"]
+    assert refused[-1] == "2 errors; nothing was changed"
+
+
+# -- a row's label, and one message for one mistake ----------------------------------------
+
+LABEL_CELL = ("a row's first cell is its label, plain text (shown as the row's heading): write the label as it is, "
+              "and give a source, or {not_published: …}, in the figure's own cell")
+BLANK_CELL = "blank cell: give a value with its source, or {not_published: …} saying the maker has not published it"
+BLANK_LABEL = "blank label: a row's first cell names what the row gives (plain text, shown as the row's heading)"
+
+
+def _row(lang: str, row: list, index: int = 0):
+    def change(data):
+        _deep(data, lang)["table"]["rows"][index] = row
+    return change
+
+
+ROWS = {
+    # The label is the row's heading (<th scope="row">): a source or "not published" belongs to a figure.
+    "a label with a source": ([{"value": "AI compute", "source": 5}, "3.4 PFLOPS"],
+                              [f"{EN_TABLE}.rows[0][0]: {LABEL_CELL}"]),
+    "a label citing a source not listed": ([{"value": "AI compute", "source": 9}, "3.4 PFLOPS"],
+                                           [f"{EN_TABLE}.rows[0][0]: {LABEL_CELL}"]),
+    "a label not published": ([{"not_published": "AI compute"}, "3.4 PFLOPS"],
+                              [f"{EN_TABLE}.rows[0][0]: {LABEL_CELL}"]),
+    "a label as a value without a source": ([{"value": "AI compute"}, "3.4 PFLOPS"], []),
+    # A blank cell past the last column is to be taken out, not filled: the row's width says so.
+    "an extra blank cell": (["AI compute", "3.4 PFLOPS", ""], [f"{EN_TABLE}.rows[0]: {LONG_ROW.format(got=3)}"]),
+    "an extra empty cell": (["AI compute", "3.4 PFLOPS", {}], [f"{EN_TABLE}.rows[0]: {LONG_ROW.format(got=3)}"]),
+    "a missing cell": (["AI compute"], [f"{EN_TABLE}.rows[0]: {SHORT_ROW.format(got=1)}"]),
+    "no cells": ([], [f"{EN_TABLE}.rows[0]: {SHORT_ROW.format(got=0)}"]),
+    "a blank cell": (["AI compute", {}], [f"{EN_TABLE}.rows[0][1]: {BLANK_CELL}"]),
+    # A label is never given a source: a blank one is asked for its name only.
+    "a blank label": ([{"value": " "}, "3.4 PFLOPS"], [f"{EN_TABLE}.rows[0][0]: {BLANK_LABEL}"]),
+    # Two mistakes in one row: each named.
+    "a blank label and a missing cell": ([""], [f"{EN_TABLE}.rows[0]: {SHORT_ROW.format(got=1)}",
+                                                f"{EN_TABLE}.rows[0][0]: {BLANK_LABEL}"]),
+    "a label with a source and an extra cell": ([{"value": "AI compute", "source": 5}, "3.4 PFLOPS", "x"],
+                                                [f"{EN_TABLE}.rows[0]: {LONG_ROW.format(got=3)}",
+                                                 f"{EN_TABLE}.rows[0][0]: {LABEL_CELL}"]),
+}
+
+
+@pytest.mark.parametrize("case", ROWS)
+def test_one_mistake_in_a_row_is_one_message_and_each_mistake_is_named(tmp_path, case):
+    row, expected = ROWS[case]
+    record = _reference(tmp_path)
+    found = [problem.removeprefix("reference:trainium: ") for problem in _check(_changed(record, _row("en", row)))
+             if "is never cited" not in problem]
+    assert found == expected
+    # The same mistake in both languages: once in each.
+    both = _changed(_changed(record, _row("en", row)), _row("hu", copy.deepcopy(row)))
+    found = [problem.removeprefix("reference:trainium: ") for problem in _check(both)
+             if "is never cited" not in problem]
+    assert found == sorted(expected + [problem.replace("en.", "hu.", 1) for problem in expected])
+
+
+@pytest.mark.sqlite_only("what a file may hold does not depend on the database")
+def test_a_label_with_a_source_is_refused_by_import(sample_cli, write_files):
+    text = SAMPLE_REFERENCE.read_text(encoding="utf-8").replace(
+        "- [AI compute, {value: 3.4 PFLOPS", "- [{value: AI compute, source: 5}, {value: 3.4 PFLOPS")
+    folder = write_files({"reference/trainium.yaml": text})
+    refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
+    assert refused[0] == f"{folder / 'reference' / 'trainium.yaml'}:269: {EN_TABLE}.rows[0][0]: {LABEL_CELL}"
+    assert refused[-1] == "1 error; nothing was changed"
+
 
 # -- the two languages' structure ----------------------------------------------------------
 
 SIMPLE_REQUIRED = "required: every section has a Simple part, with its text or a table"
+AFTER_WITHOUT_TABLE = ("text after a table, but the part has no table: write it as the part's `text:`, or give "
+                       "the `table:` it follows")
 
 
 def _changed(record: Record, change) -> Record:
@@ -276,8 +358,16 @@ STRUCTURE = {
                                         [f"en.sections[1].simple: {SIMPLE_REQUIRED}"]),
     "a Simple part of text after a table only": (
         lambda data: data["en"]["sections"][1].update(simple={"after": "x"}),
-        [f"en.sections[1].simple: {SIMPLE_REQUIRED}", "en.sections[1].simple.text: missing translation (present in hu)",
-         "hu.sections[1].simple.after: missing translation (present in en)"]),
+        [f"en.sections[1].simple.after: {AFTER_WITHOUT_TABLE}"]),
+    "a Simple part of text after a table only, in both": (
+        lambda data: [data[lang]["sections"][1].update(simple={"after": "x"}) for lang in ("hu", "en")],
+        [f"en.sections[1].simple.after: {AFTER_WITHOUT_TABLE}", f"hu.sections[1].simple.after: {AFTER_WITHOUT_TABLE}"]),
+    "a Simple text and text after it, no table, in both": (
+        lambda data: [data[lang]["sections"][1]["simple"].update(after="x") for lang in ("hu", "en")],
+        [f"en.sections[1].simple.after: {AFTER_WITHOUT_TABLE}", f"hu.sections[1].simple.after: {AFTER_WITHOUT_TABLE}"]),
+    "a Deep dive of text after a table only, in both": (
+        lambda data: [data[lang]["sections"][1].update(deep={"after": "x"}) for lang in ("hu", "en")],
+        [f"en.sections[1].deep.after: {AFTER_WITHOUT_TABLE}", f"hu.sections[1].deep.after: {AFTER_WITHOUT_TABLE}"]),
 }
 
 

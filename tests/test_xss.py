@@ -112,7 +112,7 @@ def _reference(i: int) -> dict[str, Any]:
     def texts(k: int) -> dict[str, Any]:
         table = {"columns": [_p(i + k), _p(i + k + 1)],
                  "rows": [[_p(i + k + 2), {"value": _p(i + k + 3), "source": 1}],
-                          [{"not_published": _p(i + k + 4)}, _p(i + k + 5)]]}
+                          [_p(i + k + 5), {"not_published": _p(i + k + 4)}]]}
         return {"title": _p(i + k + 6), "summary": _p(i + k + 7),
                 "sections": [{"title": _p(i + k + 8), "simple": {"text": _p(i + k + 9) + " [1]", "table": table,
                                                                  "after": _p(i + k + 10)},
