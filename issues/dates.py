@@ -157,7 +157,8 @@ def zone_abbreviation(local: dt.datetime) -> str:
 
 def html_datetime(moment: dt.datetime, zone: dt.tzinfo) -> str:
     """A moment in `zone` as a `datetime` attribute takes it ("2026-11-09T07:00:00+01:00"): to the second,
-    as HTML's date-time strings hold three fractional digits at most (a time stored with microseconds)."""
+    as HTML's date-time strings hold three fractional digits at most (a time stored with microseconds).
+    Messages give times so too: as editors write them, in the site's zone."""
     return moment.astimezone(zone).isoformat(timespec="seconds")
 
 

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from issues.assembly import load_issue, refuse
 from issues.revisions import Change, current_issue_record, write_issue
-from issues.dates import before_its_week, format_datetime
+from issues.dates import before_its_week, format_datetime, html_datetime
 from issues.models import Issue
 from issues.schedule import is_due, went_out_on_schedule
 from newsroom.build.model import Content, load_content
@@ -123,7 +123,7 @@ def unschedule(session: Session, settings: Settings, change: Change, number: int
 
 def _local(settings: Settings, moment: dt.datetime) -> str:
     """`moment` as an editor gives times: in the site's zone, to the second (a message echoed UTC)."""
-    return moment.astimezone(settings.zone).isoformat(timespec="seconds")
+    return html_datetime(moment, settings.zone)
 
 
 def _corrections(number: int) -> str:

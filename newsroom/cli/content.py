@@ -10,6 +10,7 @@ import click
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+from issues.dates import html_datetime
 from issues.visibility import drafts_of
 from issues.workflow import as_draft_work
 from newsroom import SAMPLE_DIR, editing
@@ -151,8 +152,8 @@ def _sample_refused(app: App) -> str | None:
         zone = app.settings.zone
         clock = f", as ${NOW_ENV} sets it" if os.environ.get(NOW_ENV) else ""
         return (f"the sample publication's last issue is published at "
-                f"{max(times).astimezone(zone).isoformat(timespec='seconds')}, after the clock "
-                f"({now.astimezone(zone).isoformat(timespec='seconds')}{clock}): load it with a later clock")
+                f"{html_datetime(max(times), zone)}, after the clock ({html_datetime(now, zone)}{clock}): load it "
+                "with a later clock")
     return None
 
 

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, selectinload
 from glossary.models import Entry, EntryText
 from glossary.records import apply_entry, entry_to_record
 from issues.corrections import EXAMPLE, has_reason, reason_missing
+from issues.dates import html_datetime
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.manifest import Base
@@ -226,7 +227,7 @@ def _local(moment: Any, zone: dt.tzinfo) -> str:
         at = moment if isinstance(moment, dt.datetime) else dt.datetime.fromisoformat(str(moment))
     except ValueError:
         return str(moment)
-    return at.astimezone(zone).isoformat(timespec="seconds") if at.tzinfo else str(moment)
+    return html_datetime(at, zone) if at.tzinfo else str(moment)
 
 
 def _published_ahead(item: LoadedRecord | FileRecord, record: dict[str, Any], now: dt.datetime,
