@@ -173,6 +173,12 @@ def test_english_dotted_names_and_addresses(text: str, expected: list[tuple[str,
     ("- pont\n\n    GPU a listában\n", ["GPU"]),  # an item's second paragraph, not code
     ("> `GPU` és\n> `trainium` idézve", []),
     ("<kbd>GPU</kbd>, <code class=\"x\">trainium</code> és <pre>\nGPU\n</PRE> GPU-k", ["GPU-k"]),
+    # Raw elements the cleaner drops with their content: the page shows nothing of them.
+    ("<script>GPU</script> és <style>/* trainium */</style>, <svg><text>GPU</text></svg> a Trainiumot",
+     ["Trainiumot"]),
+    ("A `<style>` után GPU-k, aztán <textarea>trainium", ["GPU-k"]),
+    # A backslash-escaped `<` is literal text: the name after it is shown.
+    ("Egy \\<code>GPU</code> és \\<script>GPU-k", ["GPU", "GPU-k"]),
 ])
 def test_a_name_in_markdown_code_is_no_mention(text: str, expected: list[str]) -> None:
     assert [mention.surface for mention in markdown_mentions(HU, text)] == expected
@@ -181,6 +187,18 @@ def test_a_name_in_markdown_code_is_no_mention(text: str, expected: list[str]) -
     linked = link_first_mentions(html, HU, "/glossary/{}/".format)
     assert [surface for surface in re.findall(r'<a class="term" href="[^"]*">([^<]*)</a>', linked)] == expected[:1]
     assert markdown_mentions(EN, "The `GPU` flag, then GPUs.") == [Mention("gpu", 21, 25, "GPUs")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("<script>GPU</script> and <noscript>Trainium</noscript>, <template>AI</template> on GPUs", ["GPUs"]),
+    ("An unclosed <style>GPU\n\nTrainium", []),
+    ("An escaped \\<kbd>GPU\\</kbd> and \\<style>Trainium", ["GPU", "Trainium"]),
+])
+def test_the_page_and_the_mentions_agree_on_raw_html_in_english(text: str, expected: list[str]) -> None:
+    assert [mention.surface for mention in markdown_mentions(EN, text)] == expected
+    html = str(MarkdownRenderer(resolve=lambda kind, target: None).html(text))
+    linked = link_first_mentions(html, EN, "/glossary/{}/".format)
+    assert re.findall(r'<a class="term" href="[^"]*">([^<]*)</a>', linked) == expected
 
 
 def test_offsets_and_surface_refer_to_the_given_text() -> None:
