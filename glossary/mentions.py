@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
+from html import unescape
+from html.entities import html5
 
 from glossary.matching import Mention, Term, TermMatcher, label_key
 from newsroom.build.model import Content, Record
@@ -78,13 +81,51 @@ def matched_terms(story: Record, by_lang: Mapping[str, TermMatcher]) -> list[str
 
 def markdown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
     """The mentions in a Markdown text: what `matcher` finds outside its code (inline code, code blocks),
-    as the story's HTML links none there. The text is parsed only when it has a mention where it may hold code."""
-    found = matcher.find(text)
+    as the story's HTML links none there, and where it shows a name through a character reference (`AT&amp;T`,
+`&lt;GPU&gt;`), not in one (`&amp;`). The text is parsed only when it has a mention where it may hold code."""
+    found = matcher.find(text) if "&" not in text else _shown_mentions(matcher, text)
     if not found or not may_hold_code(text, (mention.start for mention in found)):
         return found
     spans = code_spans(text)
     return [mention for mention in found if not any(start < mention.end and mention.start < end
                                                     for start, end in spans)]
+
+
+#: A character reference as Markdown reads one (a named one of HTML's, or a number), `;` included.
+_CHARACTER_REFERENCE = re.compile(r"&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _shown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
+    """What `matcher` finds in `text` as the page shows its character references (decoded, but for one a
+    backslash escapes), each mention with its offsets and surface in `text`; a mention beginning or ending
+    inside a reference is none. Only texts with an `&` come here: most have none."""
+    decoded: list[str] = []
+    raw_at: dict[int, int] = {}  # decoded offset → raw offset, where a raw piece starts or ends
+    length = position = 0
+    for reference in _CHARACTER_REFERENCE.finditer(text):
+        start = reference.start()
+        name = reference.group(1)
+        if (not name.startswith("#") and f"{name};" not in html5) or (start - len(text[:start].rstrip("\\"))) % 2:
+            continue
+        shown = unescape(reference.group())
+        for index in range(position, start):
+            raw_at[length + index - position] = index
+        decoded += [text[position:start], shown]
+        length += start - position
+        raw_at[length] = start
+        length += len(shown)
+        position = reference.end()
+    if not position:
+        return matcher.find(text)
+    for index in range(position, len(text) + 1):
+        raw_at[length + index - position] = index
+    decoded.append(text[position:])
+    mentions = []
+    for mention in matcher.find("".join(decoded)):
+        start, end = raw_at.get(mention.start), raw_at.get(mention.end)
+        if start is not None and end is not None:
+            mentions.append(Mention(mention.slug, start, end, text[start:end]))
+    return mentions
 
 
 def mentions_of(story: Record, matched: Iterable[str], entries: Mapping[str, object]) -> tuple[str, ...]:

@@ -201,6 +201,29 @@ def test_the_page_and_the_mentions_agree_on_raw_html_in_english(text: str, expec
     assert re.findall(r'<a class="term" href="[^"]*">([^<]*)</a>', linked) == expected
 
 
+ENTITY_TERMS = [Term("att", ("AT&T",)), Term("gpu", ("GPU",)), Term("amp", ("amp",))]
+
+
+@pytest.mark.parametrize("lang", ["hu", "en"])
+@pytest.mark.parametrize(("text", "expected"), [
+    ("AT&amp;T", ["AT&amp;T"]),                # the page shows AT&T
+    ("&lt;GPU&gt; x", ["GPU"]),               # and <GPU>
+    ("&#71;PU&nbsp;x", ["&#71;PU"]),          # and GPU
+    ("R&amp;D, AT&#38;T", ["AT&#38;T"]),      # & alone: no amp is shown
+    ("\\&amp; x", ["amp"]),                   # an escaped & is text: &amp; is shown
+    ("AT&ampT", []),                          # no reference without its ;: AT&ampT is shown
+])
+def test_a_name_the_page_shows_through_a_character_reference_is_a_mention(
+        lang: str, text: str, expected: list[str]) -> None:
+    matcher = TermMatcher(ENTITY_TERMS, lang)
+    mentions = markdown_mentions(matcher, text)
+    assert [mention.surface for mention in mentions] == expected
+    assert all(text[mention.start:mention.end] == mention.surface for mention in mentions)
+    html = str(MarkdownRenderer(resolve=lambda kind, target: None).html(text))
+    linked = link_first_mentions(html, matcher, "/glossary/{}/".format)
+    assert re.findall(r'<a class="term" href="/glossary/([^/]*)/">', linked) == [m.slug for m in mentions]
+
+
 def test_offsets_and_surface_refer_to_the_given_text() -> None:
     text = "Az AWS Trainiummal és GPU-kat."
     assert HU.find(text) == [Mention("trainium", 3, 18, "AWS Trainiummal"), Mention("gpu", 22, 29, "GPU-kat")]
