@@ -105,7 +105,10 @@ def _shown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
     for reference in _CHARACTER_REFERENCE.finditer(text):
         start = reference.start()
         name = reference.group(1)
-        if (not name.startswith("#") and f"{name};" not in html5) or (start - len(text[:start].rstrip("\\"))) % 2:
+        slashes = 0
+        while slashes < start and text[start - slashes - 1] == "\\":
+            slashes += 1
+        if (not name.startswith("#") and f"{name};" not in html5) or slashes % 2:
             continue
         shown = unescape(reference.group())
         for index in range(position, start):
@@ -120,7 +123,7 @@ def _shown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
     for index in range(position, len(text) + 1):
         raw_at[length + index - position] = index
     decoded.append(text[position:])
-    mentions = []
+    mentions: list[Mention] = []
     for mention in matcher.find("".join(decoded)):
         start, end = raw_at.get(mention.start), raw_at.get(mention.end)
         if start is not None and end is not None:
