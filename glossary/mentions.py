@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from html import unescape
 from html.entities import html5
@@ -100,7 +101,7 @@ def _shown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
     backslash escapes), each mention with its offsets and surface in `text`; a mention beginning or ending
     inside a reference is none. Only texts with an `&` come here: most have none."""
     decoded: list[str] = []
-    raw_at: dict[int, int] = {}  # decoded offset → raw offset, where a raw piece starts or ends
+    literals: list[tuple[int, int, int]] = []  # the text between references: (decoded start, raw start, length)
     length = position = 0
     for reference in _CHARACTER_REFERENCE.finditer(text):
         start = reference.start()
@@ -111,21 +112,24 @@ def _shown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
         if (not name.startswith("#") and f"{name};" not in html5) or slashes % 2:
             continue
         shown = unescape(reference.group())
-        for index in range(position, start):
-            raw_at[length + index - position] = index
+        literals.append((length, position, start - position))
         decoded += [text[position:start], shown]
-        length += start - position
-        raw_at[length] = start
-        length += len(shown)
+        length += start - position + len(shown)
         position = reference.end()
-    if not position:
+    if not literals:
         return matcher.find(text)
-    for index in range(position, len(text) + 1):
-        raw_at[length + index - position] = index
+    literals.append((length, position, len(text) - position))
     decoded.append(text[position:])
+    starts = [literal[0] for literal in literals]
+
+    def raw_offset(offset: int) -> int | None:
+        """The offset in `text` of a decoded offset; None inside a reference."""
+        decoded_start, raw_start, size = literals[bisect_right(starts, offset) - 1]
+        return raw_start + offset - decoded_start if offset - decoded_start <= size else None
+
     mentions: list[Mention] = []
     for mention in matcher.find("".join(decoded)):
-        start, end = raw_at.get(mention.start), raw_at.get(mention.end)
+        start, end = raw_offset(mention.start), raw_offset(mention.end)
         if start is not None and end is not None:
             mentions.append(Mention(mention.slug, start, end, text[start:end]))
     return mentions
