@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
+from html import unescape
+from html.entities import html5
 
 from glossary.matching import Mention, Term, TermMatcher, label_key
 from newsroom.build.model import Content, Record
@@ -78,13 +82,57 @@ def matched_terms(story: Record, by_lang: Mapping[str, TermMatcher]) -> list[str
 
 def markdown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
     """The mentions in a Markdown text: what `matcher` finds outside its code (inline code, code blocks),
-    as the story's HTML links none there. The text is parsed only when it has a mention where it may hold code."""
-    found = matcher.find(text)
+    as the story's HTML links none there, and where it shows a name through a character reference (`AT&amp;T`,
+`&lt;GPU&gt;`), not in one (`&amp;`). The text is parsed only when it has a mention where it may hold code."""
+    found = matcher.find(text) if "&" not in text else _shown_mentions(matcher, text)
     if not found or not may_hold_code(text, (mention.start for mention in found)):
         return found
     spans = code_spans(text)
     return [mention for mention in found if not any(start < mention.end and mention.start < end
                                                     for start, end in spans)]
+
+
+#: A character reference as Markdown reads one (a named one of HTML's, or a number), `;` included.
+_CHARACTER_REFERENCE = re.compile(r"&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _shown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
+    """What `matcher` finds in `text` as the page shows its character references (decoded, but for one a
+    backslash escapes), each mention with its offsets and surface in `text`; a mention beginning or ending
+    inside a reference is none. Only texts with an `&` come here: most have none."""
+    decoded: list[str] = []
+    literals: list[tuple[int, int, int]] = []  # the text between references: (decoded start, raw start, length)
+    length = position = 0
+    for reference in _CHARACTER_REFERENCE.finditer(text):
+        start = reference.start()
+        name = reference.group(1)
+        slashes = 0
+        while slashes < start and text[start - slashes - 1] == "\\":
+            slashes += 1
+        if (not name.startswith("#") and f"{name};" not in html5) or slashes % 2:
+            continue
+        shown = unescape(reference.group())
+        literals.append((length, position, start - position))
+        decoded += [text[position:start], shown]
+        length += start - position + len(shown)
+        position = reference.end()
+    if not literals:
+        return matcher.find(text)
+    literals.append((length, position, len(text) - position))
+    decoded.append(text[position:])
+    starts = [literal[0] for literal in literals]
+
+    def raw_offset(offset: int) -> int | None:
+        """The offset in `text` of a decoded offset; None inside a reference."""
+        decoded_start, raw_start, size = literals[bisect_right(starts, offset) - 1]
+        return raw_start + offset - decoded_start if offset - decoded_start <= size else None
+
+    mentions: list[Mention] = []
+    for mention in matcher.find("".join(decoded)):
+        start, end = raw_offset(mention.start), raw_offset(mention.end)
+        if start is not None and end is not None:
+            mentions.append(Mention(mention.slug, start, end, text[start:end]))
+    return mentions
 
 
 def mentions_of(story: Record, matched: Iterable[str], entries: Mapping[str, object]) -> tuple[str, ...]:

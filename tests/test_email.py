@@ -400,7 +400,8 @@ NOTE_ADDRESSES = ("\nWrite to <desk@example.org>, or read the data at <https://e
 #: Images, which an email does not show: one alone, one that is a link's text, one without alt text (decoration).
 NOTE_IMAGES = ("\nThe chart: ![Energy per token, by chip](https://example.org/chart.png), and the "
                "[![report's cover](https://example.org/cover.png)](https://example.org/report) "
-               "![](https://example.org/ornament.png).\n")
+               "![](https://example.org/ornament.png).\n"
+               "\nTwo ![](https://example.org/dot.png). Then ![](https://example.org/dot.png) three.\n")
 #: A quote: the text part marks it, or it reads as the editor's own words.
 NOTE_QUOTE = ("\nAs the study's authors put it:\n\n> Software settings mattered at least as much as the chip "
               "itself, and no vendor's numbers can be compared without them.\n>\n> We publish every setting.\n")
@@ -524,6 +525,18 @@ def test_an_image_reads_as_its_alt_text_linked_to_it_in_both_parts(edited):
     assert _linked(body, "and the report's cover", references) == "https://example.org/report"
     assert "https://example.org/cover.png" not in references.values()
     assert "https://example.org/ornament.png" not in references.values()
+
+
+def test_decoration_in_a_sentence_leaves_no_space_before_the_punctuation_after_it(edited):
+    """"Two ![](x.png)." read "Two ." in both parts: the space before the dropped image stayed."""
+    note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
+    shown = ["".join(p.itertext()) for p in note.iter("p")]
+    assert "Two. Then three." in shown, shown
+    assert any(text.endswith("and the report's cover.") for text in shown), shown
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert "\n\nTwo. Then three.\n\n" in body, body
+    cover = next(n for n, url in references.items() if url == "https://example.org/report")
+    assert f"report's cover [{cover}].\n" in body, body
 
 
 def test_a_paragraph_or_link_holding_only_decoration_leaves_nothing_behind(edited):

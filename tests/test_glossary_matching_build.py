@@ -80,6 +80,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                             en="\\n\\nIt runs on Trainium."),
         "stories/j.yaml": story("t-sentence-end", 99, "Az AWS Trainiumot ad. Ez a Trainium.",
                                 "It runs on Trainium. Next is Trainium."),
+        # What the page shows decides: nothing of a <script> or <style>, an escaped <code> as text, and a
+        # character reference as its character
+        "stories/k.yaml": story("t-hidden", 100, "<script>Trainium</script>Szöveg.<style>/* Trainium */</style>",
+                                "<script>Trainium</script>Text.<style>/* Trainium */</style>"),
+        "stories/l.yaml": story("t-escaped", 101, "Egy \\\\<code>Trainium</code> szöveg.",
+                                "An \\\\<code>Trainium</code> text."),
+        "stories/m.yaml": story("t-reference", 102, "A &#84;rainiumon &amp; másutt.",
+                                "It runs on &#84;rainium &amp; more."),
     }
     for relative, text in stories.items():
         (folder / "content" / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -180,6 +188,18 @@ def test_a_name_at_a_sentence_s_end_or_after_code_is_linked(site):
     # The summary's `trainium` is code: the body's first mention in prose is the one linked.
     assert _term_links(site, "hu", "t-code-then") == [("/hu/glossary/trainium/", "Trainiumon")]
     assert _term_links(site, "en", "t-code-then") == [("/en/glossary/trainium/", "Trainium")]
+
+
+def test_a_name_the_page_shows_is_a_mention_and_one_it_hides_is_not(site):
+    for lang in ("hu", "en"):
+        trainium = news_stories(site, lang, "trainium")
+        assert "t-hidden" not in trainium and _term_links(site, lang, "t-hidden") == []
+        for slug in ("t-escaped", "t-reference"):
+            assert slug in trainium, (lang, slug)
+    assert _term_links(site, "hu", "t-escaped") == [("/hu/glossary/trainium/", "Trainium")]
+    assert _term_links(site, "en", "t-escaped") == [("/en/glossary/trainium/", "Trainium")]
+    assert _term_links(site, "hu", "t-reference") == [("/hu/glossary/trainium/", "Trainiumon")]
+    assert _term_links(site, "en", "t-reference") == [("/en/glossary/trainium/", "Trainium")]
 
 
 def _email_term_links(site, lang: str, slug: str) -> list[str]:

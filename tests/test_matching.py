@@ -173,6 +173,12 @@ def test_english_dotted_names_and_addresses(text: str, expected: list[tuple[str,
     ("- pont\n\n    GPU a listában\n", ["GPU"]),  # an item's second paragraph, not code
     ("> `GPU` és\n> `trainium` idézve", []),
     ("<kbd>GPU</kbd>, <code class=\"x\">trainium</code> és <pre>\nGPU\n</PRE> GPU-k", ["GPU-k"]),
+    # Raw elements the cleaner drops with their content: the page shows nothing of them.
+    ("<script>GPU</script> és <style>/* trainium */</style>, <svg><text>GPU</text></svg> a Trainiumot",
+     ["Trainiumot"]),
+    ("A `<style>` után GPU-k, aztán <textarea>trainium", ["GPU-k"]),
+    # A backslash-escaped `<` is literal text: the name after it is shown.
+    ("Egy \\<code>GPU</code> és \\<script>GPU-k", ["GPU", "GPU-k"]),
 ])
 def test_a_name_in_markdown_code_is_no_mention(text: str, expected: list[str]) -> None:
     assert [mention.surface for mention in markdown_mentions(HU, text)] == expected
@@ -181,6 +187,41 @@ def test_a_name_in_markdown_code_is_no_mention(text: str, expected: list[str]) -
     linked = link_first_mentions(html, HU, "/glossary/{}/".format)
     assert [surface for surface in re.findall(r'<a class="term" href="[^"]*">([^<]*)</a>', linked)] == expected[:1]
     assert markdown_mentions(EN, "The `GPU` flag, then GPUs.") == [Mention("gpu", 21, 25, "GPUs")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("<script>GPU</script> and <noscript>Trainium</noscript>, <template>AI</template> on GPUs", ["GPUs"]),
+    ("An unclosed <style>GPU\n\nTrainium", []),
+    ("An escaped \\<kbd>GPU\\</kbd> and \\<style>Trainium", ["GPU", "Trainium"]),
+])
+def test_the_page_and_the_mentions_agree_on_raw_html_in_english(text: str, expected: list[str]) -> None:
+    assert [mention.surface for mention in markdown_mentions(EN, text)] == expected
+    html = str(MarkdownRenderer(resolve=lambda kind, target: None).html(text))
+    linked = link_first_mentions(html, EN, "/glossary/{}/".format)
+    assert re.findall(r'<a class="term" href="[^"]*">([^<]*)</a>', linked) == expected
+
+
+ENTITY_TERMS = [Term("att", ("AT&T",)), Term("gpu", ("GPU",)), Term("amp", ("amp",))]
+
+
+@pytest.mark.parametrize("lang", ["hu", "en"])
+@pytest.mark.parametrize(("text", "expected"), [
+    ("AT&amp;T", ["AT&amp;T"]),                # the page shows AT&T
+    ("&lt;GPU&gt; x", ["GPU"]),               # and <GPU>
+    ("&#71;PU&nbsp;x", ["&#71;PU"]),          # and GPU
+    ("R&amp;D, AT&#38;T", ["AT&#38;T"]),      # & alone: no amp is shown
+    ("\\&amp; x", ["amp"]),                   # an escaped & is text: &amp; is shown
+    ("AT&ampT", []),                          # no reference without its ;: AT&ampT is shown
+])
+def test_a_name_the_page_shows_through_a_character_reference_is_a_mention(
+        lang: str, text: str, expected: list[str]) -> None:
+    matcher = TermMatcher(ENTITY_TERMS, lang)
+    mentions = markdown_mentions(matcher, text)
+    assert [mention.surface for mention in mentions] == expected
+    assert all(text[mention.start:mention.end] == mention.surface for mention in mentions)
+    html = str(MarkdownRenderer(resolve=lambda kind, target: None).html(text))
+    linked = link_first_mentions(html, matcher, "/glossary/{}/".format)
+    assert re.findall(r'<a class="term" href="/glossary/([^/]*)/">', linked) == [m.slug for m in mentions]
 
 
 def test_offsets_and_surface_refer_to_the_given_text() -> None:

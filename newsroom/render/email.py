@@ -42,6 +42,7 @@ from newsroom.render.feeds import FEED_TAGS, absolute_html, published_issues
 from newsroom.render.folder import TEMPLATES, template_folder
 from newsroom.render.html import TemplateFailure, environment, template_errors
 from newsroom.render.markdown import TextMarks, plain_text, reading_text
+from newsroom.render.markdown.plaintext import closes_a_word
 from newsroom.settings import Settings
 
 #: Gmail clips a message whose HTML part is larger than this as sent: encoded for transfer (quoted-printable here:
@@ -130,8 +131,11 @@ def unsubscribe_url(settings: Settings, recipient: Recipient | None) -> str:
 #: double-quotes attribute values and escapes `"` inside them: a start tag is exactly `<tag` + ` name="value"`*.
 _LINK_OR_IMAGE = re.compile(r'<(/?)(a|img)((?:\s+[a-z-]+="[^"]*")*)\s*/?>')
 _ATTRIBUTE = re.compile(r'([a-z-]+)="([^"]*)"')
-_EMPTY_LINK = re.compile(r'<a(?:\s+[a-z-]+="[^"]*")*>\s*</a>')
+_EMPTY_LINK = re.compile(r'<a(?:\s+[a-z-]+="[^"]*")*>[\s\x00]*</a>')
 _EMPTY_PARAGRAPH = re.compile(r"<p>\s*</p>\n?")
+#: What a decorative image leaves for a moment (the sanitised HTML holds no NUL), and its spaces before.
+_DECORATION = "\x00"
+_DECORATION_GAP = re.compile(r"([ \t\n]*)\x00(.?)", re.DOTALL)
 
 
 def images_as_links(html: str) -> str:
@@ -148,7 +152,9 @@ def images_as_links(html: str) -> str:
             return match.group(0)
         found = dict(_ATTRIBUTE.findall(attributes))
         alt = html_lib.escape(html_lib.unescape(found.get("alt", "")), quote=False)
-        if not alt or depth > 0 or "src" not in found:
+        if not alt:
+            return _DECORATION
+        if depth > 0 or "src" not in found:
             return alt
         return f'<a href="{html_lib.escape(html_lib.unescape(found["src"]))}">{alt}</a>'
 
@@ -156,7 +162,17 @@ def images_as_links(html: str) -> str:
         return html
     # A paragraph or a link that held only decoration is left empty: it goes too (an empty paragraph is a gap,
     # an empty link nothing to see or click).
-    return _EMPTY_PARAGRAPH.sub("", _EMPTY_LINK.sub("", _LINK_OR_IMAGE.sub(replace, html)))
+    # Decoration in a sentence leaves no space before the punctuation after it ("Two ![](x.png).").
+    # A link left empty is decoration as a whole.
+    html = _EMPTY_LINK.sub(_DECORATION, _LINK_OR_IMAGE.sub(replace, html))
+    return _EMPTY_PARAGRAPH.sub("", _DECORATION_GAP.sub(_close_gap, html))
+
+
+def _close_gap(gap: re.Match[str]) -> str:
+    """The spaces before a dropped decorative image, unless punctuation that closes (`.`, `,`, `)`) or a space
+    follows it."""
+    spaces, following = gap.groups()
+    return following if closes_a_word(following) or following.isspace() else spaces + following
 
 
 class Links:

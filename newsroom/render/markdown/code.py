@@ -1,11 +1,12 @@
-"""Where a text shows code (code blocks, inline code spans, raw HTML code elements): a glossary term
-found there is no mention."""
+"""Where a text shows code (code blocks, inline code spans, raw HTML code elements) or shows nothing (raw
+HTML elements the cleaner drops with their content): a glossary term found there is no mention."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 
+from newsroom.render.markdown.cleaning import DROPPED_WITH_CONTENT
 from newsroom.render.markdown.parsing import _SURROGATE, DEFAULT_MAX_NESTING, _parser
 
 
@@ -13,7 +14,7 @@ def may_hold_code(text: str, at: Iterable[int]) -> bool:
     """Whether `text` may show code at any of the offsets `at`: it has a backtick or a tilde fence, or the
     line of one of them is indented. Most texts have none, which this tells without parsing them, and
     looking at the line before each offset only (not at every line of the text)."""
-    if "`" in text or ("~" in text and "~~~" in text) or ("<" in text and _RAW_CODE.search(text) is not None):
+    if "`" in text or ("~" in text and "~~~" in text) or ("<" in text and _RAW_ELEMENT.search(text) is not None):
         return True
     for offset in at:
         line = text.rfind("\n", 0, offset) + 1
@@ -25,7 +26,8 @@ def may_hold_code(text: str, at: Iterable[int]) -> bool:
 def code_spans(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tuple[int, int]]:
     """The (start, end) offsets of what `text` shows as code: its code blocks, fenced or indented, line
     by line, its inline code spans with their backticks, and raw HTML's code elements (`<code>`, `<pre>`,
-    `<kbd>`, `<samp>`, which the cleaner keeps), in order (what a glossary term found there is not a
+    `<kbd>`, `<samp>`, which the cleaner keeps) and those it drops with their content (`<script>`, `<style>`,
+    `<svg>`, … : the page shows nothing of them), in order (what a glossary term found there is not a
     mention of; see glossary.mentions). It parses the text: see `may_hold_code`."""
     line_starts = [0, *(found.end() for found in re.finditer("\n", text))]
     line_starts.append(len(text))
@@ -39,12 +41,31 @@ def code_spans(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tup
         elif "`" in text[start:end]:
             spans.extend(_code_in_line_run(text, start, end))
     if "<" in text:
-        spans = sorted([*spans, *(found.span() for found in _RAW_CODE.finditer(text))])
+        spans = sorted([*spans, *_raw_elements(text, spans)])
     return spans
 
 
-#: A raw HTML code element, its tags included (the first closing tag of its name ends it).
-_RAW_CODE = re.compile(r"<(code|pre|kbd|samp)(?=[\s/>])[^<>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+#: A raw HTML code element, its tags included (the first closing tag of its name ends it), or an element
+#: the cleaner drops with its content (which an unclosed one runs to the text's end). A `<` a backslash
+#: escapes is literal text on the page, and starts neither.
+_RAW_ELEMENT = re.compile(
+    r"(?<!\\)(?:\\\\)*(<(?:(code|pre|kbd|samp)(?=[\s/>])[^<>]*>.*?</\2\s*>"
+    rf"|({'|'.join(sorted(DROPPED_WITH_CONTENT))})(?=[\s/>])[^<>]*>.*?(?:</\3\s*>|\Z)))",
+    re.IGNORECASE | re.DOTALL)
+
+
+def _raw_elements(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the raw HTML elements of `_RAW_ELEMENT` in `text`, but for a tag shown
+    as code (in one of the `code` spans, e.g. `` `<style>` ``), which starts none."""
+    found: list[tuple[int, int]] = []
+    position = 0
+    while (element := _RAW_ELEMENT.search(text, position)) is not None:
+        start = element.start(1)
+        code_end = next((end for code_start, end in code if code_start <= start < end), None)
+        if code_end is None:
+            found.append((start, element.end()))
+        position = element.end() if code_end is None else code_end
+    return found
 
 
 _BACKTICKS = re.compile(r"`+")

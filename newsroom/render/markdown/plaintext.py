@@ -6,6 +6,7 @@ from __future__ import annotations
 import html as html_lib
 import re
 import textwrap
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -172,6 +173,7 @@ class _PlainText:
         read as its alt text and mark."""
         kept: list[Token] = []
         opened: list[tuple[Token, int]] = []  # per open link: its link_open and where its text starts in `kept`
+        decoration = -1  # the length of `kept` when a decorative image was dropped
         for token in children:
             mark = self.marks.citation(token.meta["number"]) if self.marks and token.type == "citation" else None
             if mark is not None:
@@ -189,7 +191,12 @@ class _PlainText:
                     image = Token("link_open", "a", 1, attrs={"href": str(token.attrGet("src") or "")})
                     if not opened and (mark := self._link_mark(self.marks, image, [])) is not None:
                         kept.append(Token("text", "", 0, content=f" {mark}"))
+                else:
+                    decoration = len(kept)  # no space left before the punctuation after it
                 continue
+            if decoration == len(kept) and token.type == "text" and closes_a_word(token.content[:1]) \
+                    and kept and kept[-1].type == "text":
+                kept[-1].content = kept[-1].content.rstrip(" \t")
             if self.marks is not None and token.type == "link_open":
                 opened.append((token, len(kept) + 1))
             elif token.type == "link_close" and opened:
@@ -224,3 +231,8 @@ class _PlainText:
             resolved = marks.resolve(link.kind, link.target) if link.target is not None else None
             return marks.link(resolved) if resolved is not None else None
         return marks.link(href) if link.treatment != "refused" else None
+
+
+def closes_a_word(character: str) -> bool:
+    """Whether `character` is punctuation that follows a word without a space: `.`, `,`, `)`, `”`, …"""
+    return bool(character) and unicodedata.category(character) in ("Po", "Pe", "Pf")
