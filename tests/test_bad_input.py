@@ -662,6 +662,30 @@ def test_the_sample_over_a_site_with_more_terms_keeps_them_all(cli, write_files,
     assert "slug: hardware" in _stored(cli, tmp_path)["site.yaml"].decode("utf-8")
 
 
+@pytest.mark.sqlite_only("which terms are missing is worked out in Python, the same on every database")
+def test_a_story_in_a_section_of_a_refused_site_file_is_named(base, write_files, tmp_path):
+    """The site file is refused (edited while the stored site changed since the export): the stored site
+    stays, and a story in a section only the file lists is named at its line, not stored."""
+    export = tmp_path / "export"
+    base("export", str(export))
+    base("import", str(write_files({"site.yaml": SITE.replace("Weekly", "Every week")})))
+    site = export / "site.yaml"
+    site.write_text(site.read_text("utf-8").replace("  en: Code\n", "  en: Code\n- slug: money\n  hu: Pénz\n"
+                                                                      "  en: Money\n"), encoding="utf-8")
+    (export / "stories" / "b.yaml").write_text(STORY.replace("slug: a-story", "slug: b-story")
+                                               .replace("section: code", "section: money"), encoding="utf-8")
+    before = _stored(base, tmp_path)
+    refused = base("import", "--correction", "--reason", "Added a story", str(export), expect=1).stderr
+    assert refused.splitlines() == [
+        f"{site}: the site file changed in the database since this file was exported, and the file was edited "
+        "too, so importing it would overwrite that change. Export again and reapply your edit (`--force` stores "
+        "this file as it is)",
+        f"{export / 'stories' / 'b.yaml'}:4: section: unknown section 'money': the site stored here is kept, and "
+        "it has none such; known: code",
+        "2 errors; nothing was changed"]
+    assert _stored(base, tmp_path) == before
+
+
 def test_an_issue_week_stored_backwards_is_an_error_and_an_overlapping_one_a_warning(sample_cli, tmp_path):
     """`issue new` refuses both; a content file may give an overlapping week (import stores it, `check`
     warns), and one stored backwards before import checked for it is an error of `check` and the build."""

@@ -117,20 +117,21 @@ def import_records(
         with session.no_autoflush:
             status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
                              kept, corrections, lookups, marks, hashes, reason_required, zone)
+        if item.kind == "site" and (status == "kept" or isinstance(status, Diagnostic)):
+            # The stored site stays (init --sample over another publication, or a refused site file): what the
+            # others name is looked up in its lists, not in the file's, and each record naming a term it lacks is
+            # left out, named.
+            lacking = reference_problems(session, [other for other in by_kind if other.kind != "site"], languages,
+                                         kept_site=True)
+            conflicts += [problem for place, problems in lacking.items() if place not in unknown
+                          for problem in problems]
+            unknown = {**lacking, **unknown}
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             if item.kind == "issue":
                 refused.add(str(item.key))
             continue
         getattr(result, status)[item.kind] += 1
-        if item.kind == "site" and status == "kept":
-            # The stored site stays (init --sample over another publication): what the others name is looked
-            # up in its lists, not in the file's, and each record naming a term it lacks is left out, named.
-            lacking = reference_problems(session, [other for other in by_kind if other.kind != "site"], languages,
-                                         kept_site=True)
-            conflicts += [problem for place, problems in lacking.items() if place not in unknown
-                          for problem in problems]
-            unknown = {**lacking, **unknown}
         if status in ("created", "updated"):
             result.stored.add(stored_location(item.kind, item.key))
         if item.kind in ("site", "issue"):
