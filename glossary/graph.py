@@ -128,6 +128,7 @@ def _two_kinds(content: Content, kinds: Mapping[tuple[str, str], list[tuple[str,
     headings, and SKOS holds broader and related concepts apart. A warning at the later statement."""
     problems = []
     for (first, second), said in kinds.items():
+        problems += _similar_in_hierarchy(content, first, second, said)
         # A confusable may be on the edge too (the seed's GPU is both to Trainium); each broader than the other is
         # a cycle, named as such: what is left is on the edge and above or below at once.
         said = [item for item in said if item[0] != "similar"]
@@ -141,6 +142,24 @@ def _two_kinds(content: Content, kinds: Mapping[tuple[str, str], list[tuple[str,
             f"{said[0][1]!r}: an entry is broader, narrower or on the edge of another, not two of them; keep one"),
             "warning"))
     return problems
+
+
+def _similar_in_hierarchy(content: Content, first: str, second: str, said: list[tuple[str, str, str]]
+                          ) -> list[Diagnostic]:
+    """A confusable that is also broader or narrower than the entry: the page lists it under both headings, and
+    SKOS keeps it in the hierarchy only (its related link left out). A warning at the later statement. Similar and
+    on the edge at once is silent (the seed's GPU is both to Trainium); each broader than the other is a cycle."""
+    said = [item for item in said if item[0] != "related"]
+    if "similar" not in {group for group, _, _ in said} or len({group for group, _, _ in said} - {"similar"}) != 1:
+        return []
+    first_said = said[0]
+    group, slug, field = next(item for item in said if (item[0] == "similar") != (first_said[0] == "similar"))
+    other, here = (second, group) if slug == first else (first, INVERSE[group])
+    before = first_said[0] if slug == first else INVERSE[first_said[0]]
+    return [Diagnostic(content.entries[slug].location, None, field, (
+        f"{other!r} is {GROUP_NAMES[here]} here and {GROUP_NAMES[before]} by {first_said[2]} of entry "
+        f"{first_said[1]!r}: an entry broader or narrower than another is not also similar to it (its page lists it "
+        "under both headings); keep one"), "warning")]
 
 
 def _name_problems(location: str, field: str, name: str | Mapping[str, str],

@@ -11,10 +11,12 @@ policy's case (see checks._translations).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from newsroom.build.model import Record
 from newsroom.diagnostics import Diagnostic
+
+if TYPE_CHECKING:  # (the file reader uses these rules too, before any record is built)
+    from newsroom.build.model import Record
 
 LAYERS = ("simple", "deep")
 PARTS = ("text", "table", "after")
@@ -22,6 +24,7 @@ SIMPLE_REQUIRED = "required: every section has a Simple part, with its text or a
 AFTER_WITHOUT_TABLE = ("text after a table, but the part has no table: write it as the part's `text:`, or give "
                        "the `table:` it follows")
 BLANK_LABEL = "blank label: a row's first cell names what the row gives (plain text, shown as the row's heading)"
+BLANK_CELL = "blank cell: give a value with its source, or {not_published: …} saying the maker has not published it"
 LABEL_CELL = ("a row's first cell is its label, plain text (shown as the row's heading): write the label as it is, "
               "and give a source, or {not_published: …}, in the figure's own cell")
 
@@ -36,23 +39,28 @@ def table_problems(record: Record, lang: str, sources: int) -> Iterator[Diagnost
             columns = len(table.get("columns") or [])
             for r, row in enumerate(table.get("rows") or []):
                 place = f"{lang}.sections[{s}].{layer}.table.rows[{r}]"
-                if columns and len(row) != columns:
-                    yield Diagnostic(record.location, None, place, _row_width(len(row), columns))
-                # A cell past the last column is named by the row's width only: it is to be taken out, not filled.
-                for c, cell in enumerate(row[:columns] if columns else row):
-                    if c == 0 and isinstance(cell, Mapping) and ("source" in cell or "not_published" in cell) \
-                            and not _blank(cell):
-                        yield Diagnostic(record.location, None, f"{place}[0]", LABEL_CELL)
-                        continue
-                    if _blank(cell):
-                        yield Diagnostic(record.location, None, f"{place}[{c}]", BLANK_LABEL if c == 0 else (
-                            "blank cell: give a value with its source, or {not_published: …} saying the maker has "
-                            "not published it"))
-                        continue
-                    source = cell.get("source") if isinstance(cell, Mapping) else None
-                    if source is not None and not 1 <= source <= sources:
-                        yield Diagnostic(record.location, None, f"{place}[{c}].source",
-                                         f"cites source {source}, which is not listed")
+                for where, message in row_problems(row, columns, sources):
+                    yield Diagnostic(record.location, None, place + where, message)
+
+
+def row_problems(row: Sequence[Any], columns: int, sources: int | None = None) -> Iterator[tuple[str, str]]:
+    """A spec-table row's mistakes under `columns` columns, each once, as (where in the row: "" for the row
+    itself, "[1]" for a cell; message): its width, its blank cells, a label with a source or "not
+    published", and (unless `sources` is None) a cell citing a source past the `sources` listed."""
+    if columns and len(row) != columns:
+        yield "", _row_width(len(row), columns)
+    # A cell past the last column is named by the row's width only: it is to be taken out, not filled.
+    for c, cell in enumerate(row[:columns] if columns else row):
+        if c == 0 and isinstance(cell, Mapping) and ("source" in cell or "not_published" in cell) \
+                and not blank(cell):
+            yield "[0]", LABEL_CELL
+            continue
+        if blank(cell):
+            yield f"[{c}]", BLANK_LABEL if c == 0 else BLANK_CELL
+            continue
+        source = cell.get("source") if isinstance(cell, Mapping) else None
+        if sources is not None and source is not None and not 1 <= source <= sources:
+            yield f"[{c}].source", f"cites source {source}, which is not listed"
 
 
 def _row_width(cells: int, columns: int) -> str:
@@ -62,7 +70,8 @@ def _row_width(cells: int, columns: int) -> str:
     return said + "add a column for the others, or take them out"
 
 
-def _blank(cell: Any) -> bool:
+def blank(cell: Any) -> bool:
+    """Whether a spec-table cell gives nothing: no value, no "not published" text."""
     if isinstance(cell, Mapping):
         return not any(str(cell.get(key) or "").strip() for key in ("value", "not_published"))
     return cell is None or not str(cell).strip()

@@ -607,8 +607,8 @@ def test_the_sample_refused_on_an_empty_database_says_why_not_that_records_store
 
 @pytest.mark.sqlite_only("which records differ is worked out in Python, the same on every database")
 def test_the_sample_over_another_publication_names_the_records_it_would_change_not_a_traceback(base, tmp_path):
-    """Its site file is kept (the stored one differs), so its stories' sections are not there: named, with
-    the records stored here that the sample would change."""
+    """Its site file is kept (the stored one differs), so its stories' sections, its entries' categories and
+    the audiences of both are not there: named, with the records stored here that the sample would change."""
     before = _stored(base, tmp_path)
     lines = base("init", "--sample", expect=1).stderr.splitlines()
     assert f"{SAMPLE_DIR / 'stories' / 'i13-nvidia-vera-rubin-shipments.yaml'}:4: section: unknown section " \
@@ -616,7 +616,73 @@ def test_the_sample_over_another_publication_names_the_records_it_would_change_n
     assert lines[-2:] == [
         "the sample publication would change records stored here (entry:gpu, page:method, site): run `newsroom "
         "init` without --sample to create or upgrade the schema alone",
-        "31 errors; nothing was changed"]
+        "216 errors; nothing was changed"]
+    assert _stored(base, tmp_path) == before
+
+
+def _sample_site(categories: str, audiences: str) -> str:
+    """The sample's site file with other lists of categories and audiences (its sections: all there)."""
+    site = (SAMPLE_DIR / "site.yaml").read_text("utf-8")
+    return site.split("categories:")[0] + f"categories:\n{categories}audiences:\n{audiences}"
+
+
+@pytest.mark.sqlite_only("which terms are missing is worked out in Python, the same on every database")
+def test_the_sample_over_a_site_lacking_its_categories_and_audiences_names_them_and_stores_nothing(
+        cli, write_files, tmp_path):
+    """The stored site is kept: an entry's category, a story's or an entry's audience it lacks is named at
+    its line, as a story's section is, not stored (it named a category page there is none of)."""
+    cli("init")
+    cli("import", "--no-check", str(write_files({"site.yaml": _sample_site(
+        "  - {slug: models, hu: Modellek, en: Models}\n", "  - {slug: developer, hu: fejlesztő, en: developer}\n")})))
+    before = _stored(cli, tmp_path)
+    lines = cli("init", "--sample", expect=1).stderr.splitlines()
+    for line in [
+            f"{SAMPLE_DIR / 'entries' / 'gpu.yaml'}:3: category: unknown category 'infrastructure': the site stored "
+            "here is kept, and it has none such; known: models",
+            f"{SAMPLE_DIR / 'stories' / 'i13-nvidia-vera-rubin-shipments.yaml'}:7: audiences[1]: unknown audience "
+            "'executive': the site stored here is kept, and it has none such; known: developer",
+            f"{SAMPLE_DIR / 'entries' / 'ai-accelerator.yaml'}:74: hu.affected[1].audiences[0]: unknown audience "
+            "'entrepreneur': the site stored here is kept, and it has none such; known: developer"]:
+        assert line in lines
+    assert lines[-2:] == [
+        "the sample publication would change records stored here (site): run `newsroom init` without --sample "
+        "to create or upgrade the schema alone",
+        "157 errors; nothing was changed"]
+    assert _stored(cli, tmp_path) == before
+
+
+@pytest.mark.sqlite_only("which terms stay is worked out in Python, the same on every database")
+def test_the_sample_over_a_site_with_more_terms_keeps_them_all(cli, write_files, tmp_path):
+    """The stored site is kept whole: a category the sample's site file does not list is not dropped."""
+    sample = (SAMPLE_DIR / "site.yaml").read_text("utf-8")
+    cli("init")
+    cli("import", "--no-check", str(write_files({"site.yaml": sample.replace(
+        "categories:\n", "categories:\n  - {slug: hardware, hu: Hardver, en: Hardware}\n")})))
+    cli("init", "--sample")
+    assert "slug: hardware" in _stored(cli, tmp_path)["site.yaml"].decode("utf-8")
+
+
+@pytest.mark.sqlite_only("which terms are missing is worked out in Python, the same on every database")
+def test_a_story_in_a_section_of_a_refused_site_file_is_named(base, write_files, tmp_path):
+    """The site file is refused (edited while the stored site changed since the export): the stored site
+    stays, and a story in a section only the file lists is named at its line, not stored."""
+    export = tmp_path / "export"
+    base("export", str(export))
+    base("import", str(write_files({"site.yaml": SITE.replace("Weekly", "Every week")})))
+    site = export / "site.yaml"
+    site.write_text(site.read_text("utf-8").replace("  en: Code\n", "  en: Code\n- slug: money\n  hu: Pénz\n"
+                                                                      "  en: Money\n"), encoding="utf-8")
+    (export / "stories" / "b.yaml").write_text(STORY.replace("slug: a-story", "slug: b-story")
+                                               .replace("section: code", "section: money"), encoding="utf-8")
+    before = _stored(base, tmp_path)
+    refused = base("import", "--correction", "--reason", "Added a story", str(export), expect=1).stderr
+    assert refused.splitlines() == [
+        f"{site}: the site file changed in the database since this file was exported, and the file was edited "
+        "too, so importing it would overwrite that change. Export again and reapply your edit (`--force` stores "
+        "this file as it is)",
+        f"{export / 'stories' / 'b.yaml'}:4: section: unknown section 'money': the site stored here is kept, and "
+        "it has none such; known: code",
+        "2 errors; nothing was changed"]
     assert _stored(base, tmp_path) == before
 
 

@@ -111,6 +111,28 @@ def test_two_entries_related_in_two_ways_is_a_warning(relations, expected):
         {"entry": "b", "note": {"hu": "Más.", "en": "Other."}}]}, "b": {}}), LANGUAGES) == []
 
 
+SIMILAR = {"note": {"hu": "Más.", "en": "Other."}}
+
+
+@pytest.mark.parametrize("relations, expected", [
+    ({"a": {"broader": ["b"], "similar": [{"entry": "b", **SIMILAR}]}, "b": {}},
+     "entry:a: relations.similar[0]: warning: 'b' is similar here and broader by relations.broader[0] of entry 'a'"),
+    # stated from the other side: b says a is narrower than it, a says b is similar
+    ({"a": {"similar": [{"entry": "b", **SIMILAR}]}, "b": {"narrower": ["a"]}},
+     "entry:b: relations.narrower[0]: warning: 'a' is narrower here and similar by relations.similar[0] of entry "
+     "'a'"),
+])
+def test_a_confusable_broader_or_narrower_too_is_a_warning(relations, expected):
+    """The page listed the other entry under two headings (broader and similar), and the SKOS export keeps
+    it in the hierarchy only."""
+    problems = [str(p) for p in graph_problems(_content(relations), LANGUAGES)]
+    assert problems == [expected + ": an entry broader or narrower than another is not also similar to it (its "
+                                   "page lists it under both headings); keep one"]
+    # a confusable on the edge too stays silent (the seed's GPU is both to Trainium)
+    assert graph_problems(_content({"a": {"related": ["b"], "similar": [{"entry": "b", **SIMILAR}]}, "b": {}}),
+                          LANGUAGES) == []
+
+
 def test_a_diamond_is_not_a_cycle():
     content = _content({"a": {"broader": ["b", "c"]}, "b": {"broader": ["d"]}, "c": {"broader": ["d"]}, "d": {}})
     assert graph_problems(content, LANGUAGES) == []

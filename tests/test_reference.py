@@ -171,10 +171,15 @@ def test_a_blank_spec_cell_is_reported(tmp_path):
 
 
 def test_a_blank_spec_cell_is_refused_at_import(cli, write_files):
+    """As `check` names it (not as a required field with the shapes of a cell); in both languages here."""
     text = SAMPLE_REFERENCE.read_text(encoding="utf-8").replace("{value: 820 GB/s, source: 4}", '""')
     cli("init")
-    result = cli("import", str(write_files({"reference/trainium.yaml": text})), expect=1)
-    assert "required; expected text, {value: …, source: n} or {not_published: …}" in result.stderr
+    folder = write_files({"reference/trainium.yaml": text})
+    path = folder / "reference" / "trainium.yaml"
+    assert cli("import", str(folder), expect=1).stderr.splitlines() == [
+        f"{path}:93: hu.sections[3].deep.table.rows[2][1]: {BLANK_CELL}",
+        f"{path}:271: en.sections[3].deep.table.rows[2][1]: {BLANK_CELL}",
+        "2 errors; nothing was changed"]
 
 
 # -- a spec table's rows: one cell per column ---------------------------------------------
@@ -308,6 +313,22 @@ def test_a_label_with_a_source_is_refused_by_import(sample_cli, write_files):
     refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
     assert refused[0] == f"{folder / 'reference' / 'trainium.yaml'}:269: {EN_TABLE}.rows[0][0]: {LABEL_CELL}"
     assert refused[-1] == "1 error; nothing was changed"
+
+
+@pytest.mark.sqlite_only("what a file may hold does not depend on the database")
+def test_import_names_a_row_with_a_blank_cell_as_check_does_each_mistake_once(sample_cli, write_files):
+    """A blank cell past the last column is to be taken out: the row's width says so, not "required"; a
+    blank label alone in a row is named, and so is the row's missing cell."""
+    text = SAMPLE_REFERENCE.read_text(encoding="utf-8")
+    row = "- [AI compute, {value: 3.4 PFLOPS BF16 per 16-chip server, source: 5}]"
+    for written, expected in [
+            (row.replace("source: 5}]", 'source: 5}, ""]'), [f"rows[0]: {LONG_ROW.format(got=3)}"]),
+            ('- [""]', [f"rows[0]: {SHORT_ROW.format(got=1)}", f"rows[0][0]: {BLANK_LABEL}"])]:
+        folder = write_files({"reference/trainium.yaml": text.replace(row, written)})
+        refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
+        path = folder / "reference" / "trainium.yaml"
+        assert refused == [*(f"{path}:269: {EN_TABLE}.{problem}" for problem in expected),
+                           f"{len(expected)} error{'s' if len(expected) > 1 else ''}; nothing was changed"]
 
 
 # -- the two languages' structure ----------------------------------------------------------

@@ -117,6 +117,15 @@ def import_records(
         with session.no_autoflush:
             status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
                              kept, corrections, lookups, marks, hashes, reason_required, zone)
+        if item.kind == "site" and (status == "kept" or isinstance(status, Diagnostic)):
+            # The stored site stays (init --sample over another publication, or a refused site file): what the
+            # others name is looked up in its lists, not in the file's, and each record naming a term it lacks is
+            # left out, named.
+            lacking = reference_problems(session, [other for other in by_kind if other.kind != "site"], languages,
+                                         kept_site=True)
+            conflicts += [problem for place, problems in lacking.items() if place not in unknown
+                          for problem in problems]
+            unknown = {**lacking, **unknown}
         if isinstance(status, Diagnostic):
             conflicts.append(status)
             if item.kind == "issue":
@@ -134,7 +143,8 @@ def import_records(
             session.expunge_all()
             lookups.clear()
     site = next((item for item in by_kind if item.kind == "site"), None)
-    if site is not None and not result.unchanged["site"] and not unknown:  # (records left out may use a term)
+    # Not when the stored site was kept: its lists stay whole. (Records left out may use a term.)
+    if site is not None and (result.created["site"] or result.updated["site"]) and not unknown:
         conflicts += _drop_unlisted_terms(session, site)
     if conflicts:
         raise ContentError(conflicts)
@@ -347,12 +357,6 @@ def _upsert(
                      lambda: select(Issue).where(Issue.number == record["issue"]))
         section = _one(session, lookups, ("section", record["section"]), lambda: select(VocabularyTerm).where(
             VocabularyTerm.kind == "section", VocabularyTerm.slug == record["section"]))
-        if section is None:  # the site file of this import lists it, but the stored site was kept (see above)
-            known = ", ".join(sorted(session.scalars(select(VocabularyTerm.slug).where(
-                VocabularyTerm.kind == "section")))) or "none defined"
-            return in_files([Diagnostic(stored_location("story", item.key), None, "section", (
-                f"unknown section {record['section']!r}: the site stored here is kept, and it has none such; "
-                f"known: {known}"))], [item])[0]
         apply_story(row, record, languages, issue, section)
     elif item.kind == "entry":
         apply_entry(row, record, languages)
@@ -517,11 +521,13 @@ def _vocabulary(session: Session, loaded: Sequence[LoadedRecord | FileRecord], p
 
 
 def reference_problems(session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...],
-                       partial: Sequence[LoadedRecord] = ()) -> dict[tuple[str, str, str], list[Diagnostic]]:
+                       partial: Sequence[LoadedRecord] = (), kept_site: bool = False
+                       ) -> dict[tuple[str, str, str], list[Diagnostic]]:
     """The records that point at a section, category, audience or issue that does not exist, each with
     those problems placed in its file, at its field's line; by (kind, key, location). `partial` are records
     of files with problems of their own, as far as their fields are valid: checked too, and what they
-    leave unknown (the site's lists, an issue's number) is not held against the others."""
+    leave unknown (the site's lists, an issue's number) is not held against the others. With `kept_site`,
+    the stored site was kept instead of the site file of the import, and the messages say so."""
     every = [*loaded, *partial]
     vocabulary = _vocabulary(session, loaded, partial)
     numbers = {item.references.get("number") for item in every if item.kind == "issue"}
@@ -532,8 +538,10 @@ def reference_problems(session: Session, loaded: Sequence[LoadedRecord | FileRec
     def need(item: LoadedRecord | FileRecord, field: str, value: Any, known: set[Any] | None, what: str) -> None:
         if value is not None and known is not None and value not in known:
             listed = ", ".join(sorted(map(str, known))) or "none defined"
+            kept = ": the site stored here is kept, and it has none such" if kept_site and what != "issue number" \
+                else ""
             found.setdefault((item.kind, item.key, item.location), []).append(Diagnostic(
-                stored_location(item.kind, item.key), None, field, f"unknown {what} {value!r}; known: {listed}"))
+                stored_location(item.kind, item.key), None, field, f"unknown {what} {value!r}{kept}; known: {listed}"))
 
     for item in every:
         record = item.references

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from newsroom.build.urls import SITE_FOLDERS
 from newsroom.content.yamlio import Path, dotted
 from newsroom.diagnostics import Diagnostic
+from newsroom.reference_rules import blank, row_problems
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MONTH_RE = re.compile(r"^(\d{4})-(\d{2})$")
@@ -70,7 +71,7 @@ SOURCE = mapping(("title", "url"), publisher=TEXT, title=TEXT, url=Field("url"),
 SOURCES = Field("list", of=SOURCE)
 #: A spec table: its optional caption (a `<caption>`), its column headings and its rows.
 TABLE = mapping(("columns", "rows"), caption=TEXT, columns=TEXTS,
-                rows=Field("list", of=Field("list", of=Field("cell", True))))
+                rows=Field("list", of=Field("list", of=Field("cell"))))  # (blank cells: see Validator._rows)
 LAYER = mapping(text=MD, table=TABLE, after=MD)
 
 
@@ -450,7 +451,23 @@ class Validator:
                 name = self._text((*path, lang), value.get(lang), TEXT) if value.get(lang) is not None else None
                 if name:
                     out[lang] = name
+        if spec is TABLE and isinstance(value.get("rows"), list):
+            self._rows((*path, "rows"), value["rows"], len(out.get("columns") or []))
         return out
+
+    def _rows(self, path: Path, rows: list[Any], columns: int) -> None:
+        """A spec-table row with a blank cell is refused as it is read (it would show an empty cell), and
+        named as `check` names it: a blank label or cell within the columns, and the row's width when it
+        has a cell too few or too many (a blank cell past the last column is to be taken out, not filled).
+        A row without a blank cell is left to `check` (a cell's source needs the page's sources)."""
+        for r, row in enumerate(rows):
+            if not isinstance(row, list) or not any(blank(cell) for cell in row):
+                continue
+            for where, message in row_problems(row, columns):
+                named = dotted((*path, r)) + where  # (a cell of the wrong shape is named as such already)
+                if where and any(p.field == named for p in self.problems):
+                    continue
+                self.fail((*path, r, *([int(where[1:-1])] if where else [])), message)
 
     def _langmap(self, path: Path, value: Any, spec: Field) -> dict[str, str] | None:
         if not isinstance(value, dict):
