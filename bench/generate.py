@@ -118,8 +118,10 @@ class Writer:
             related = [i for i in sorted(set(rng.sample(below, min(3, len(below))))) if i not in broader]
             if related:
                 relations["related"] = [self.slug(i) for i in related]
-            if index % 10 == 0:
-                relations["similar"] = [{"entry": self.slug(below[0]), "note": {
+            # A confusable, never also broader (check warns of that): the earliest entry below that is not.
+            similar = next((i for i in below if i not in broader), None)
+            if index % 10 == 0 and similar is not None:
+                relations["similar"] = [{"entry": self.slug(similar), "note": {
                     lang: self.paragraph(lang, 2) for lang in LANGS}}]
         record: dict[str, Any] = {
             "kind": "entry", "slug": self.slug(index), "category": CATEGORIES[index % len(CATEGORIES)],
