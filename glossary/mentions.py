@@ -82,8 +82,9 @@ def matched_terms(story: Record, by_lang: Mapping[str, TermMatcher]) -> list[str
 
 def markdown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
     """The mentions in a Markdown text: what `matcher` finds outside its code (inline code, code blocks),
-    as the story's HTML links none there, and where it shows a name through a character reference (`AT&amp;T`,
-`&lt;GPU&gt;`), not in one (`&amp;`). The text is parsed only when it has a mention where it may hold code."""
+    as the story's HTML links none there, and where it shows a name through a character reference
+    (`AT&amp;T`, `&lt;GPU&gt;`), not in one (`&amp;`). The text is parsed only when it has a mention where it
+    may hold code."""
     found = matcher.find(text) if "&" not in text else _shown_mentions(matcher, text)
     if not found or not may_hold_code(text, (mention.start for mention in found)):
         return found

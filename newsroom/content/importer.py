@@ -265,7 +265,8 @@ def _unpublishing(item: LoadedRecord | FileRecord, stored: dict[str, Any], recor
         return None
     return Diagnostic(item.location, None, changed[0], (
         f"issue {item.key} is published (at {_local(stored.get('published_at'), zone)}): its status and "
-        f"publication time stay, as its feeds and emails went out with them; this file says status: {record.get('status')}"
+        "publication time stay, as its feeds and emails went out with them; this file says status: "
+        f"{record.get('status')}"
         f"{', published_at: ' + _local(record['published_at'], zone) if record.get('published_at') else ''}"))
 
 

@@ -32,7 +32,9 @@ MAX_INT = 2**31 - 1
 class Field:
     """The expected shape of one value."""
 
-    type: str  # text | md | line_md | slug | page_slug | relation | int | date | month | datetime | enum | url | list | map | langmap | cell
+    # text | md | line_md | slug | page_slug | relation | int | date | month | datetime | enum | url | list | map
+    # | langmap | cell
+    type: str
     required: bool = False
     choices: tuple[str, ...] = ()
     of: Field | None = None
@@ -202,7 +204,8 @@ def kinds() -> dict[str, Kind]:
 
 
 EXPECTS = {
-    "text": "text", "md": "Markdown text", "line_md": "text (one paragraph of Markdown)", "slug": "a slug: lowercase letters, digits and hyphens",
+    "text": "text", "md": "Markdown text", "line_md": "text (one paragraph of Markdown)",
+    "slug": "a slug: lowercase letters, digits and hyphens",
     "page_slug": "a slug: lowercase letters, digits and hyphens",
     "relation": "an entry's slug, a name, or one name per language as {hu: …, en: …}",
     "int": "a whole number from 1 up", "date": "a date as YYYY-MM-DD", "month": "a month as YYYY-MM",
