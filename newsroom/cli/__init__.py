@@ -153,6 +153,21 @@ class App:
             click.echo(message)
 
 
+def starter_slug(slug: str, example: str) -> None:
+    """Refuse a malformed slug for a new starter file (`glossary new`, `reference new`)."""
+    from newsroom.content.schema import SLUG_RE  # (only these commands need it)
+
+    if not SLUG_RE.match(slug):
+        raise click.BadParameter(f"lowercase letters, digits and hyphens, e.g. {example}", param_hint="SLUG")
+
+
+def slug_stored(what: str, slug: str, version: int, key: str) -> click.ClickException:
+    """The refusal of a starter for a slug a stored record has (`what`: "an entry", "a reference page"):
+    the starter imported over it would replace every field."""
+    return click.ClickException(f"there is {what} {slug!r} already (version {version}): change it with "
+                                f"`newsroom edit {key}`, or `newsroom export` its file; or choose another slug")
+
+
 def write_starter(app: App, path: Path, text: str, then: str) -> None:
     """Write a new content file for an editor to fill in (`glossary new`, `reference new`), never over one
     already there, and say what to do next (`then`, after the path)."""

@@ -12,9 +12,8 @@ from glossary.models import LEVELS, Entry
 from glossary.staleness import stale_entries
 from glossary.template import entry_template
 from newsroom.build.model import Content, load_content
-from newsroom.cli import App, content_errors, pass_app, write_starter
+from newsroom.cli import App, content_errors, pass_app, slug_stored, starter_slug, write_starter
 from newsroom.content.importer import former_slugs
-from newsroom.content.schema import SLUG_RE
 
 
 def _content(app: App) -> Content:
@@ -91,14 +90,11 @@ def stale(app: App) -> None:
 @content_errors
 def new(app: App, slug: str, out: Path | None) -> None:
     """Write a content-file template for a new entry, every field in every language."""
-    if not SLUG_RE.match(slug):
-        raise click.BadParameter("lowercase letters, digits and hyphens, e.g. aws-trainium", param_hint="SLUG")
+    starter_slug(slug, "aws-trainium")
     with app.reading() as session:
         stored = session.scalar(select(Entry.version).where(Entry.slug == slug))
-    if stored is not None:  # a template imported over it would replace every field
-        raise click.ClickException(f"there is an entry {slug!r} already (version {stored}): change it with "
-                                   f"`newsroom edit entry:{slug}`, or `newsroom export` its file; or choose "
-                                   "another slug")
+    if stored is not None:
+        raise slug_stored("an entry", slug, stored, f"entry:{slug}")
     path = out or Path("entries") / f"{slug}.yaml"
     write_starter(app, path, entry_template(slug, app.settings.languages, app.today(), str(path)),
                   f"fill it in, then run `newsroom import {path}`")

@@ -8,8 +8,7 @@ import click
 from sqlalchemy import select
 
 from newsroom.build.model import load_content
-from newsroom.cli import App, content_errors, pass_app, write_starter
-from newsroom.content.schema import SLUG_RE
+from newsroom.cli import App, content_errors, pass_app, slug_stored, starter_slug, write_starter
 from newsroom.models import Page
 from newsroom.reference_listing import list_lines
 from newsroom.reference_starter import reference_starter
@@ -45,15 +44,12 @@ def list_(app: App, lang: str | None) -> None:
 def new(app: App, slug: str, out: Path | None) -> None:
     """Write a starter file for a new reference page in every language: one section (Simple and Deep
     dive), one spec table, one source. It imports as it is; `check` lists the TODOs left to write."""
-    if not SLUG_RE.match(slug):
-        raise click.BadParameter("lowercase letters, digits and hyphens, e.g. trainium2", param_hint="SLUG")
+    starter_slug(slug, "trainium2")
     with app.reading() as session:
         stored = session.execute(select(Page.kind, Page.version).where(Page.slug == slug)).first()
-    if stored is not None:  # reference and site pages share one slug space; a starter imported would replace it
-        what = "reference page" if stored.kind == "reference" else "site page"
-        raise click.ClickException(f"there is a {what} {slug!r} already (version {stored.version}): change it "
-                                   f"with `newsroom edit {stored.kind}:{slug}`, or `newsroom export` its file; "
-                                   "or choose another slug")
+    if stored is not None:  # reference and site pages share one slug space
+        what = "a reference page" if stored.kind == "reference" else "a site page"
+        raise slug_stored(what, slug, stored.version, f"{stored.kind}:{slug}")
     path = out or Path("reference") / f"{slug}.yaml"
     write_starter(app, path, reference_starter(slug, app.settings.languages, app.today(), str(path)),
                   f"write it wherever it says TODO, then run `newsroom import {path}`")
