@@ -24,6 +24,7 @@ from issues.corrections import has_reason, reason_missing
 from issues.models import Issue, Story
 from issues.queries import issue_by_number, next_number, overlapping_issues, sections, slug_taken, story_by_slug
 from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
+from newsroom.content.importer import former_slugs
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import VocabularyTerm
@@ -195,9 +196,22 @@ def story_slug(session: Session, number: int, headline: str) -> str:
         cut = base[:SLUG_LENGTH + 1].rfind("-")
         base = base[:cut] if cut > len(f"i{number}") else base[:SLUG_LENGTH].rstrip("-")
     slug, counter = base, 2
-    while slug_taken(session, slug):
+    while slug_problem(session, slug, "") is not None:
         slug, counter = f"{base}-{counter}", counter + 1
     return slug
+
+
+def slug_problem(session: Session, slug: str, option: str, renamed: str | None = None) -> str | None:
+    """Why no story can take `slug` (`story add`, `rename`; `option` names where the editor gives another), or
+    None: another story has it, or had it (a renamed story keeps its old anchor on its issue's pages). The story
+    `renamed` may take back a slug it had."""
+    if slug_taken(session, slug):
+        return f"a story {slug!r} already exists; choose another {option}"
+    holder = former_slugs(session, "story").get(slug)
+    if holder is not None and holder != renamed:
+        return (f"{slug!r} is a former slug of story:{holder}, whose old anchor on the issue pages leads to it; "
+                f"choose another {option}")
+    return None
 
 
 def add_story(session: Session, change: Change, number: int, record: dict[str, Any],
@@ -219,8 +233,9 @@ def add_story(session: Session, change: Change, number: int, record: dict[str, A
                      if record.get(lang, {}).get("headline")), None) or "story"
     slug = record.get("slug") or story_slug(session, number, str(headline))
     location = f"story:{slug}"
-    if slug_taken(session, slug):
-        found.append(Diagnostic(location, None, "slug", f"a story {slug!r} already exists; choose another --slug"))
+    taken = slug_problem(session, slug, "--slug")
+    if taken is not None:
+        found.append(Diagnostic(location, None, "slug", taken))
     if record.get("issue") not in (None, number):
         found.append(Diagnostic(location, None, "issue", f"the file says issue {record['issue']}, the command "
                                 f"issue {number}"))

@@ -170,10 +170,8 @@ def test_renaming_back_takes_the_new_slug_out_of_the_former_ones(sample_cli):
     (("gpu", "Graphics"), "entry:gpu: slug: expected a slug: lowercase letters, digits and hyphens, got 'Graphics'"),
     (("page:method", "search"), "page:method: slug: 'search' is the folder of the site's own search pages"),
     (("page:method", "how-we-work"), "every page's navigation and every email link to the Method page"),
-    (("i13-vllm-trainium-backend", "vllm"), "only an entry, a reference page or a site page can be renamed; a "
-                                             "story keeps its slug"),
-    (("issue:13", "thirteen"), "only an entry, a reference page or a site page can be renamed; an issue keeps its "
-                               "number"),
+    (("issue:13", "thirteen"), "only an entry, a story, a reference page or a site page can be renamed; an issue "
+                               "keeps its number"),
     (("gpu", "graphics", "--expect-version", "1"), None),  # the version it is at: renamed
 ])
 def test_a_rename_that_cannot_be_is_refused_and_nothing_is_stored(sample_cli, args, message):
