@@ -214,6 +214,12 @@ def slug_problem(session: Session, slug: str, option: str, renamed: str | None =
     return None
 
 
+def no_story(session: Session, slug: str) -> str:
+    """That no story has `slug`, and which one had it, if one was renamed from it."""
+    now = former_slugs(session, "story").get(slug)
+    return f"no story {slug!r}" + (f"; story:{now} had that slug before" if now is not None else "")
+
+
 def add_story(session: Session, change: Change, number: int, record: dict[str, Any],
               correction: bool = False, problems: Sequence[Diagnostic] = ()) -> Story:
     """Add a story (a story record without issue/position, or with them) to issue `number`.
@@ -300,7 +306,7 @@ def move_story(session: Session, change: Change, slug: str, section_slug: str | 
     it, so that one edit is one revision)."""
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
-        raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
+        raise refuse(f"story:{slug}", "slug", no_story(session, slug))
     issue = story.issue
     require_changeable(issue, correction, change.reason)
     target_issue = issue if number is None or number == issue.number else load_issue(session, number)
@@ -328,7 +334,7 @@ def edit_story(session: Session, change: Change, slug: str, fields: dict[str, An
     named in one refusal, with the `problems` the caller found in its options."""
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
-        raise ContentError([*problems, Diagnostic(f"story:{slug}", None, "slug", f"no story {slug!r}")])
+        raise ContentError([*problems, Diagnostic(f"story:{slug}", None, "slug", no_story(session, slug))])
     record = current_story_record(story, change.languages)
     record.update({name: value for name, value in fields.items() if value is not None})
     _merge_texts(record, texts)
@@ -386,5 +392,5 @@ def load_story_issue(session: Session, slug: str) -> int:
     """The number of the issue a story belongs to."""
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
-        raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
+        raise refuse(f"story:{slug}", "slug", no_story(session, slug))
     return story.issue.number

@@ -318,6 +318,12 @@ def test_a_renamed_story_keeps_its_old_anchor_its_feed_ids_and_its_history(sampl
                              "issue's pages\n")
     assert sample_cli("edit", f"story:{RENAMED_STORY}").stdout.startswith(
         f"# story {RENAMED_STORY}, version 2\nkind: story\nslug: {RENAMED_STORY}\nformerly:\n- {STORY}\nissue: 13\n")
+    # The old slug names the story no more, and a command given it says which story had it.
+    assert sample_cli("story", "edit", STORY, "--tag", "x", expect=1).stderr == (
+        f"story:{STORY}: slug: no story {STORY!r}; story:{RENAMED_STORY} had that slug before\n"
+        "1 error; nothing was changed\n")
+    assert sample_cli("edit", STORY, expect=1).stderr.strip() == (
+        f"Error: no entry, story, page or issue {STORY!r}; story:{RENAMED_STORY} had that slug before")
     history = sample_cli("history", RENAMED_STORY).stdout.splitlines()
     assert history[1].endswith("ed  changed: formerly, slug, renamed")
     assert history[2] == "  version 1  (the oldest kept)"
