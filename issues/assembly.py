@@ -24,6 +24,7 @@ from issues.corrections import has_reason, reason_missing
 from issues.models import Issue, Story
 from issues.queries import issue_by_number, next_number, overlapping_issues, sections, slug_taken, story_by_slug
 from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
+from newsroom.content.importer import former_slugs
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import VocabularyTerm
@@ -195,9 +196,28 @@ def story_slug(session: Session, number: int, headline: str) -> str:
         cut = base[:SLUG_LENGTH + 1].rfind("-")
         base = base[:cut] if cut > len(f"i{number}") else base[:SLUG_LENGTH].rstrip("-")
     slug, counter = base, 2
-    while slug_taken(session, slug):
+    while slug_problem(session, slug, "") is not None:
         slug, counter = f"{base}-{counter}", counter + 1
     return slug
+
+
+def slug_problem(session: Session, slug: str, option: str, renamed: str | None = None) -> str | None:
+    """Why no story can take `slug` (`story add`, `rename`; `option` names where the editor gives another), or
+    None: another story has it, or had it (a renamed story keeps its old anchor on its issue's pages). The story
+    `renamed` may take back a slug it had."""
+    if slug_taken(session, slug):
+        return f"a story {slug!r} already exists; choose another {option}"
+    holder = former_slugs(session, "story").get(slug)
+    if holder is not None and holder != renamed:
+        return (f"{slug!r} is a former slug of story:{holder}, whose old anchor on the issue pages leads to it; "
+                f"choose another {option}")
+    return None
+
+
+def no_story(session: Session, slug: str) -> str:
+    """That no story has `slug`, and which one had it, if one was renamed from it."""
+    now = former_slugs(session, "story").get(slug)
+    return f"no story {slug!r}" + (f"; story:{now} had that slug before" if now is not None else "")
 
 
 def add_story(session: Session, change: Change, number: int, record: dict[str, Any],
@@ -219,8 +239,9 @@ def add_story(session: Session, change: Change, number: int, record: dict[str, A
                      if record.get(lang, {}).get("headline")), None) or "story"
     slug = record.get("slug") or story_slug(session, number, str(headline))
     location = f"story:{slug}"
-    if slug_taken(session, slug):
-        found.append(Diagnostic(location, None, "slug", f"a story {slug!r} already exists; choose another --slug"))
+    taken = slug_problem(session, slug, "--slug")
+    if taken is not None:
+        found.append(Diagnostic(location, None, "slug", taken))
     if record.get("issue") not in (None, number):
         found.append(Diagnostic(location, None, "issue", f"the file says issue {record['issue']}, the command "
                                 f"issue {number}"))
@@ -285,7 +306,7 @@ def move_story(session: Session, change: Change, slug: str, section_slug: str | 
     it, so that one edit is one revision)."""
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
-        raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
+        raise refuse(f"story:{slug}", "slug", no_story(session, slug))
     issue = story.issue
     require_changeable(issue, correction, change.reason)
     target_issue = issue if number is None or number == issue.number else load_issue(session, number)
@@ -313,7 +334,7 @@ def edit_story(session: Session, change: Change, slug: str, fields: dict[str, An
     named in one refusal, with the `problems` the caller found in its options."""
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
-        raise ContentError([*problems, Diagnostic(f"story:{slug}", None, "slug", f"no story {slug!r}")])
+        raise ContentError([*problems, Diagnostic(f"story:{slug}", None, "slug", no_story(session, slug))])
     record = current_story_record(story, change.languages)
     record.update({name: value for name, value in fields.items() if value is not None})
     _merge_texts(record, texts)
@@ -371,5 +392,5 @@ def load_story_issue(session: Session, slug: str) -> int:
     """The number of the issue a story belongs to."""
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
-        raise refuse(f"story:{slug}", "slug", f"no story {slug!r}")
+        raise refuse(f"story:{slug}", "slug", no_story(session, slug))
     return story.issue.number

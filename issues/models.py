@@ -54,6 +54,8 @@ class Story(Base):
 
     id: Mapped[IntPK]
     slug: Mapped[str] = mapped_column(String(120), unique=True)
+    #: The slugs it was published under before, oldest first: each old anchor on its issue's pages stays.
+    formerly: Mapped[list[Any] | None]
     issue_id: Mapped[int] = mapped_column(ForeignKey("issues.id"), index=True)
     section_id: Mapped[int] = mapped_column(ForeignKey("vocabulary.id"))
     position: Mapped[int]

@@ -35,7 +35,7 @@ def apply_issue(issue: Issue, record: dict[str, Any], languages: tuple[str, ...]
 
 def story_to_record(story: Story) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "kind": "story", "slug": story.slug, "issue": story.issue.number, "section": story.section.slug,
+        "kind": "story", "slug": story.slug, "formerly": story.formerly, "issue": story.issue.number, "section": story.section.slug,
         "position": story.position, "tags": story.tags, "audiences": story.audiences, "terms": story.terms,
         "suppress_terms": story.suppress_terms, "sources": story.sources,
     }
@@ -48,6 +48,7 @@ def apply_story(
     story: Story, record: dict[str, Any], languages: tuple[str, ...], issue: Issue, section: VocabularyTerm
 ) -> None:
     story.slug = record["slug"]
+    story.formerly = record.get("formerly")
     story.issue = issue
     story.section = section
     story.position = record["position"]

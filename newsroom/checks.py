@@ -386,12 +386,13 @@ def _shared_places(content: Content) -> Iterator[Diagnostic]:
 
 def _former_slug_clashes(content: Content) -> Iterator[Diagnostic]:
     """Each former slug (`formerly`) whose address another record of its kind has, as its slug or as a former
-    one: the build writes a page there that sends readers on, so an address is never given out twice. Named at
-    each record concerned, so an import names the file that brought the clash (as a file of a renamed record
-    from before its renaming does)."""
-    for kind, records in (("entry", content.entries.values()), ("reference", content.pages.values()),
-                          ("page", content.pages.values())):
+    one: the build writes a page there that sends readers on (a story keeps its old anchor on its issue's
+    pages), so an address is never given out twice. Named at each record concerned, so an import names the file
+    that brought the clash (as a file of a renamed record from before its renaming does)."""
+    for kind, records in (("entry", content.entries.values()), ("story", content.stories.values()),
+                          ("reference", content.pages.values()), ("page", content.pages.values())):
         current = {record.key for record in records if record.kind == kind}
+        place = "anchor on the issue pages is" if kind == "story" else "page is at"
         claims: dict[str, list[tuple[Record, int]]] = {}
         for record in sorted((record for record in records if record.kind == kind), key=lambda r: r.key):
             for index, slug in enumerate(record.data.get("formerly") or ()):
@@ -400,7 +401,7 @@ def _former_slug_clashes(content: Content) -> Iterator[Diagnostic]:
             if slug in current:
                 for record, index in holders:
                     yield Diagnostic(record.location, None, f"formerly[{index}]", (
-                        f"{slug!r} is the slug of {kind}:{slug}, whose page is at that address: take it out of "
+                        f"{slug!r} is the slug of {kind}:{slug}, whose {place} that address: take it out of "
                         f"`formerly` here, or give {kind}:{slug} another slug"))
                 named = first_of([record.location for record, _ in holders])
                 yield Diagnostic(f"{kind}:{slug}", None, "slug", (

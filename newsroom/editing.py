@@ -25,8 +25,9 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from glossary.records import apply_entry
-from issues.assembly import close_up, removal_problems
+from issues.assembly import close_up, removal_problems, slug_problem
 from issues.models import Story
+from issues.records import apply_story
 from issues.revisions import Change
 from issues.visibility import drafts_of
 from issues.workflow import public_issues_of, untranslated
@@ -335,8 +336,9 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
     return sorted(problem for problem in added if problem.severity == "warning")
 
 
-#: The kinds of record `rename` renames: those with a page of their own at an address made of the slug.
-RENAMED_KINDS = tuple(LINK_KINDS)
+#: The kinds of record `rename` renames: those with a page of their own at an address made of the slug, and
+#: stories, whose slug is their anchor on their issue's pages.
+RENAMED_KINDS = (*LINK_KINDS, "story")
 
 
 @dataclass(frozen=True)
@@ -349,19 +351,19 @@ class Renamed:
 
 def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: dt.datetime, author: str,
            reason: str | None = None) -> Renamed:
-    """Give the entry, reference or site page `loaded` the slug `new`, keeping its history.
+    """Give the entry, story, reference or site page `loaded` the slug `new`, keeping its history.
 
-    The old slug goes to the record's `formerly` (the build sends readers on from its old address); every
-    reference to it in other records — relations, stories' terms, `entry:`/`page:` links — names the new
-    one, each such record kept as a revision marked RENAMED (readers see the same text: not a correction of a
-    published issue). Refused (ContentError, nothing stored) when the slug is not one, is taken (or was a
-    deleted record's), when the record moved on from `loaded.version` (Conflict), or when the renaming gives
-    the content an error that stops every build."""
+    The old slug goes to the record's `formerly` (the build sends readers on from its old address; a story's
+    issue pages keep its old anchor); every reference to it in other records — relations, stories' terms,
+    `entry:`/`page:` links — names the new one, each such record kept as a revision marked RENAMED (readers see
+    the same text: not a correction of a published issue, nor is a story's own renaming). Refused
+    (ContentError, nothing stored) when the slug is not one, is taken (or was a deleted record's, or another
+    story's), when the record moved on from `loaded.version` (Conflict), or when the renaming gives the
+    content an error that stops every build."""
     location = f"{loaded.kind}:{loaded.key}"
     if loaded.kind not in RENAMED_KINDS:
-        kept = "an issue keeps its number" if loaded.kind == "issue" else f"a {loaded.kind} keeps its slug"
         raise ContentError([_diagnostic(loaded, (
-            f"only an entry, a reference page or a site page can be renamed; {kept}"))])
+            "only an entry, a story, a reference page or a site page can be renamed; an issue keeps its number"))])
     current = load(session, loaded.kind, loaded.key, settings.languages)
     if current.version != loaded.version:
         raise _conflict(session, loaded, current, settings.languages)
@@ -372,10 +374,7 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
                                or record)  # its own links to itself too
     if validator.problems or renamed is None:
         raise ContentError(validator.problems)
-    taken = session.scalars(record_query(loaded.kind, new, exact_kind=False)).one_or_none()
-    if taken is not None:
-        holder = "entry" if loaded.kind == "entry" else taken.kind
-        raise ContentError([_diagnostic(loaded, f"{new!r} is the slug of {holder}:{new} already: choose another")])
+    _refuse_taken(session, loaded, new)
     if last_versions(session, loaded.kind, new):
         raise ContentError([_diagnostic(loaded, (
             f"{new!r} was the slug of a deleted record (newsroom history {loaded.kind}:{new}): its history "
@@ -385,11 +384,16 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
         row = session.scalars(record_query(loaded.kind, loaded.key)).one()
         session.execute(update(Revision).where(Revision.record_kind.in_(revision_kinds(loaded.kind)),
                                                Revision.record_key == loaded.key).values(record_key=new))
+        # A story's own renaming is marked too: its issue's readers see the same text (no correction).
+        marks = [RENAMED] if loaded.kind == "story" else []
         session.add(Revision(record_kind=loaded.kind, record_key=new, version=current.version,
-                             snapshot=current.record, changed_fields=changed_fields(current.record, renamed,
-                                                                                    settings.languages),
+                             snapshot=current.record, changed_fields=[*changed_fields(
+                                 current.record, renamed, settings.languages), *marks],
                              changed_by=author, changed_at=now, reason=reason))
-        (apply_entry if loaded.kind == "entry" else apply_page)(row, renamed, settings.languages)
+        if isinstance(row, Story):
+            apply_story(row, renamed, settings.languages, row.issue, row.section)
+        else:
+            (apply_entry if loaded.kind == "entry" else apply_page)(row, renamed, settings.languages)
         row.content_hash, row.updated_at = record_hash(renamed), now
         try:
             session.flush()
@@ -403,8 +407,25 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
     return buildable(session, store, lambda done: {f"{loaded.kind}:{new}", *done.rewritten}, settings, now)
 
 
+def _refuse_taken(session: Session, loaded: Loaded, new: str) -> None:
+    """ContentError when another record of `loaded`'s kind has the slug `new` (or, for a story, had it: its old
+    anchor leads to that story), worded for a story as `story add` words it."""
+    if loaded.kind == "story":
+        taken = slug_problem(session, new, "NEW-SLUG", renamed=loaded.key)
+        if taken is not None:
+            raise ContentError([_diagnostic(loaded, taken)])
+        return
+    row = session.scalars(record_query(loaded.kind, new, exact_kind=False)).one_or_none()
+    if row is not None:
+        holder = "entry" if loaded.kind == "entry" else row.kind
+        raise ContentError([_diagnostic(loaded, f"{new!r} is the slug of {holder}:{new} already: choose another")])
+
+
 def _referring(session: Session, kind: str, old: str, new: str, languages: tuple[str, ...]) -> list[LoadedRecord]:
-    """Every other record that names the `kind` record `old`, with its references made to `new`."""
+    """Every other record that names the `kind` record `old`, with its references made to `new` (none names a
+    story: no link or field does)."""
+    if kind not in LINK_KINDS:
+        return []
     content = load_content(session)
     found = []
     for record in (*content.entries.values(), *content.pages.values(), *content.issues.values(),
@@ -423,7 +444,10 @@ def _referring(session: Session, kind: str, old: str, new: str, languages: tuple
 
 def _rewritten(record: dict[str, Any], kind: str, old: str, new: str, languages: tuple[str, ...], location: str
                ) -> dict[str, Any] | None:
-    """`rewrite_references`, its refusal a ContentError naming the record and the field."""
+    """`rewrite_references`, its refusal a ContentError naming the record and the field; None for a kind no
+    record links to (a story)."""
+    if kind not in LINK_KINDS:
+        return None
     try:
         return rewrite_references(record, kind, old, new, languages)
     except UnrewrittenLink as link:

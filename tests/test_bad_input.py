@@ -99,8 +99,8 @@ CASES = {
     ),
     "unknown field": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\nauthor: me")},
-        "stories/b.yaml:3: author: unknown field for a story; expected one of slug, issue, section, position, tags,"
-        " audiences, terms, suppress_terms, sources, hu, en",
+        "stories/b.yaml:3: author: unknown field for a story; expected one of slug, formerly, issue, section, "
+        "position, tags, audiences, terms, suppress_terms, sources, hu, en",
     ),
     "unknown field in a language": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("  headline: Headline",
@@ -790,8 +790,8 @@ def test_a_folder_s_hidden_files_are_no_content_and_a_link_to_nothing_is_named(b
 
 
 #: What a story file's unknown field `colour` is told.
-UNKNOWN_COLOUR = ("colour: unknown field for a story; expected one of slug, issue, section, position, tags, audiences, "
-                  "terms, suppress_terms, sources, hu, en")
+UNKNOWN_COLOUR = ("colour: unknown field for a story; expected one of slug, formerly, issue, section, position, tags, "
+                  "audiences, terms, suppress_terms, sources, hu, en")
 
 
 @pytest.mark.sqlite_only("reading a file's values does not depend on the database")

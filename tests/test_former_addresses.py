@@ -102,6 +102,7 @@ def test_an_address_is_a_former_one_of_one_record_only(sample_cli, write_files):
 def test_former_slugs_go_out_with_an_export_and_come_back_with_an_import(sample_cli, databases, tmp_path):
     sample_cli("edit", "entry:gpu", "--set", "formerly=[graphics-card]")
     sample_cli("edit", "reference:trainium", "--set", "formerly=[aws-trainium]")
+    sample_cli("rename", "story:i13-vllm-trainium-backend", "i13-vllm-backend")
     exported = tmp_path / "exported"
     sample_cli("export", str(exported))
     assert (exported / "entries" / "gpu.yaml").read_text(encoding="utf-8").startswith(
@@ -109,9 +110,12 @@ def test_former_slugs_go_out_with_an_export_and_come_back_with_an_import(sample_
     fresh = type(sample_cli)(databases.new("migrated"), sample_cli.cwd)
     fresh("import", str(exported))
     assert "formerly:\n- aws-trainium\n" in fresh("edit", "reference:trainium").stdout
+    assert (exported / "stories" / "i13-vllm-backend.yaml").read_text(encoding="utf-8").startswith(
+        "kind: story\nslug: i13-vllm-backend\nformerly:\n- i13-vllm-trainium-backend\nissue: 13\n")
     again = tmp_path / "again"
     fresh("export", str(again))
-    assert (again / "entries" / "gpu.yaml").read_bytes() == (exported / "entries" / "gpu.yaml").read_bytes()
+    for file in ("entries/gpu.yaml", "stories/i13-vllm-backend.yaml"):
+        assert (again / file).read_bytes() == (exported / file).read_bytes()
 
 
 def test_rename_gives_a_record_a_new_address_keeping_its_history_and_every_reference(sample_cli, tmp_path):
@@ -170,10 +174,8 @@ def test_renaming_back_takes_the_new_slug_out_of_the_former_ones(sample_cli):
     (("gpu", "Graphics"), "entry:gpu: slug: expected a slug: lowercase letters, digits and hyphens, got 'Graphics'"),
     (("page:method", "search"), "page:method: slug: 'search' is the folder of the site's own search pages"),
     (("page:method", "how-we-work"), "every page's navigation and every email link to the Method page"),
-    (("i13-vllm-trainium-backend", "vllm"), "only an entry, a reference page or a site page can be renamed; a "
-                                             "story keeps its slug"),
-    (("issue:13", "thirteen"), "only an entry, a reference page or a site page can be renamed; an issue keeps its "
-                               "number"),
+    (("issue:13", "thirteen"), "only an entry, a story, a reference page or a site page can be renamed; an issue "
+                               "keeps its number"),
     (("gpu", "graphics", "--expect-version", "1"), None),  # the version it is at: renamed
 ])
 def test_a_rename_that_cannot_be_is_refused_and_nothing_is_stored(sample_cli, args, message):
@@ -287,3 +289,85 @@ def test_an_export_after_a_rename_removes_the_old_file_or_says_where_an_edited_o
                              "was edited since the last export, so it stays: make the edit in the file of "
                              "entry:graphics-processor, then delete this one\n")
     assert edited.is_file()
+
+
+STORY, RENAMED_STORY = "i13-vllm-trainium-backend", "i13-vllm-neuron-backend"
+
+
+def _story_items(site: Path, lang: str) -> dict[str, str]:
+    """{id: link} of the items of a language's Code section feed (Atom), which holds the story renamed here."""
+    import feedparser
+
+    feed = feedparser.parse((site / lang / "feeds" / "section-code.atom").read_bytes())
+    return {item.id: item.link for item in feed.entries}
+
+
+def _story_search_urls(site: Path, lang: str) -> list[str]:
+    from newsroom.render.search import search
+
+    return [hit["url"] for hit in search(site / lang / "search" / "index", "vllm") if hit["kind"] == "story"]
+
+
+@pytest.mark.sqlite_only("what the pages, feeds and index show of a renamed story does not depend on the database")
+def test_a_renamed_story_keeps_its_old_anchor_its_feed_ids_and_its_history(sample_cli, tmp_path):
+    site = tmp_path / "site"
+    _build(sample_cli, site)
+    before = {lang: _story_items(site, lang) for lang in ("hu", "en")}
+    result = sample_cli("rename", STORY, RENAMED_STORY, "--editor", "ed")
+    assert result.stdout == (f"story {STORY} is now story:{RENAMED_STORY} (version 2); its old anchor stays on its "
+                             "issue's pages\n")
+    assert sample_cli("edit", f"story:{RENAMED_STORY}").stdout.startswith(
+        f"# story {RENAMED_STORY}, version 2\nkind: story\nslug: {RENAMED_STORY}\nformerly:\n- {STORY}\nissue: 13\n")
+    # The old slug names the story no more, and a command given it says which story had it.
+    assert sample_cli("story", "edit", STORY, "--tag", "x", expect=1).stderr == (
+        f"story:{STORY}: slug: no story {STORY!r}; story:{RENAMED_STORY} had that slug before\n"
+        "1 error; nothing was changed\n")
+    assert sample_cli("edit", STORY, expect=1).stderr.strip() == (
+        f"Error: no entry, story, page or issue {STORY!r}; story:{RENAMED_STORY} had that slug before")
+    history = sample_cli("history", RENAMED_STORY).stdout.splitlines()
+    assert history[1].endswith("ed  changed: formerly, slug, renamed")
+    assert history[2] == "  version 1  (the oldest kept)"
+    # Readers see the same text: no correction of the published issue.
+    assert sample_cli("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
+    _build(sample_cli, site)
+    for lang in ("hu", "en"):
+        page = parse(site / lang / "issues" / "13" / "index.html")  # strict: raises on any HTML5 parse error
+        ids = [element.get("id") for element in page.iter() if element.get("id")]
+        assert len(ids) == len(set(ids))
+        story = page.find(f".//article[@id='story-{RENAMED_STORY}']")
+        kept = story.find(f".//span[@id='story-{STORY}']")
+        assert kept is not None and list(kept) == [] and not (kept.text or "").strip()  # …/issues/13/#old lands here
+        # The feed items keep their ids (no new item for subscribers) and link to the new anchor.
+        items = _story_items(site, lang)
+        assert items.keys() == before[lang].keys()
+        assert items[f"tag:news.example.org,2026:{lang}/stories/{STORY}"] == (
+            f"{BASE}{lang}/issues/13/#story-{RENAMED_STORY}")
+        assert f"/{lang}/issues/13/#story-{RENAMED_STORY}" in _story_search_urls(site, lang)
+        assert not [url for url in _story_search_urls(site, lang) if url.endswith(f"#story-{STORY}")]
+    # Renamed back, it takes its old slug again, and keeps the other.
+    sample_cli("rename", RENAMED_STORY, STORY)
+    assert f"slug: {STORY}\nformerly:\n- {RENAMED_STORY}\n" in sample_cli("edit", f"story:{STORY}").stdout
+
+
+@pytest.mark.sqlite_only
+def test_a_story_slug_another_story_has_or_had_is_refused_and_nothing_is_stored(sample_cli):
+    other = "i13-coding-agents-workday-tasks"
+    sample_cli("rename", STORY, RENAMED_STORY)
+    records = {key: sample_cli("edit", f"story:{key}").stdout for key in (RENAMED_STORY, other)}
+    for args, message in (
+            ((other, RENAMED_STORY), f"story:{other}: a story {RENAMED_STORY!r} already exists; choose another "
+                                     "NEW-SLUG"),
+            ((other, STORY), f"story:{other}: {STORY!r} is a former slug of story:{RENAMED_STORY}, whose old anchor "
+                             "on the issue pages leads to it; choose another NEW-SLUG"),
+            ((other, "Vllm"), f"story:{other}: slug: expected a slug: lowercase letters, digits and hyphens, got "
+                              "'Vllm'")):
+        result = sample_cli("rename", *args, expect=1)
+        assert result.stderr == f"{message}\n1 error; nothing was changed\n", result.stderr
+    added = sample_cli("story", "add", "13", "--section", "code", "--slug", STORY, "--headline-hu", "Hír",
+                       "--headline-en", "Story", "--correction", "--reason", "added", expect=1)
+    assert f"story:{STORY}: slug: {STORY!r} is a former slug of story:{RENAMED_STORY}" in added.stderr
+    edited = sample_cli("edit", f"story:{other}", "--set", f"formerly=[{RENAMED_STORY}]", "--correction",
+                        "--reason", "an old link", expect=1)
+    assert (f"formerly[0]: {RENAMED_STORY!r} is the slug of story:{RENAMED_STORY}, whose anchor on the issue pages "
+            "is that address") in edited.stderr
+    assert {key: sample_cli("edit", f"story:{key}").stdout for key in records} == records

@@ -403,6 +403,16 @@ class Publication:
         self.cli("export", str(self.content))
         return f"rename {', '.join(renamed)} and back"
 
+    def rename_story(self) -> str:
+        """`newsroom rename` of a story: its anchor on the issue pages, the archive, the entries' "In the news",
+        the feeds and the search index move to the new slug; the issue pages keep the old one as well."""
+        slug = self.load(self.rng.choice(self.files("story")))["slug"]
+        new = f"{slug}-{self.rng.randrange(10**6)}"
+        self.run("rename", f"story:{slug}", new)
+        shutil.rmtree(self.content)
+        self.cli("export", str(self.content))
+        return f"rename story {slug} to {new}"
+
     def rename_in_site(self) -> str:
         """A section's, a category's or an audience's name, or the tagline: shown on many pages."""
         path = self.content / "site.yaml"
@@ -500,7 +510,8 @@ class Publication:
 EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "delete_entry", "add_relation",
          "edit_relation", "remove_relation", "name_relation", "add_alias", "edit_alias", "remove_alias", "publish_issue",
          "edit_template", "schedule_issue", "recategorise_entry", "edit_stylesheet", "edit_story_body",
-         "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition", "add_section")
+         "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition", "add_section",
+         "rename_story")
 #: Edits of what the first sequence leaves alone: reference and site pages, the site's names, issues' texts,
 #: stories' places and terms, sources, entries' status months and English terms.
 MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "date_reference", "caption_reference",

@@ -215,12 +215,12 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
 @content_errors
 def rename(app: App, key: str, new_slug: str, kind: str | None, expect_version: int | None, reason: str | None,
            editor: str) -> None:
-    """Give an entry, a reference page or a site page a new slug (and address), keeping its history.
+    """Give an entry, a story, a reference page or a site page a new slug (and address), keeping its history.
 
-    The old slug goes to the record's `formerly`: its old address sends readers on to the new one. Every
-    reference to it — relations, stories' terms, `entry:`/`page:` links in any text — is rewritten, each
-    record kept as a revision; readers see the same text, so a published issue's story changes without
-    --correction and is not listed among its corrections."""
+    The old slug goes to the record's `formerly`: its old address sends readers on to the new one (a story's
+    old anchor stays on its issue's pages). Every reference to it — relations, stories' terms,
+    `entry:`/`page:` links in any text — is rewritten, each record kept as a revision; readers see the same
+    text, so a published issue's story changes without --correction and is not listed among its corrections."""
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
         if expect_version is not None:
@@ -231,8 +231,9 @@ def rename(app: App, key: str, new_slug: str, kind: str | None, expect_version: 
             session.rollback()
             raise click.ClickException(str(conflict)) from None
     rewritten = f"; its references rewritten in {first_of(done.rewritten)}" if done.rewritten else ""
-    app.say(f"{loaded.kind} {loaded.key} is now {loaded.kind}:{new_slug} (version {done.version}){rewritten}; "
-            f"its old address sends readers on")
+    kept = "its old anchor stays on its issue's pages" if loaded.kind == "story" else \
+        "its old address sends readers on"
+    app.say(f"{loaded.kind} {loaded.key} is now {loaded.kind}:{new_slug} (version {done.version}){rewritten}; {kept}")
 
 
 @click.command()

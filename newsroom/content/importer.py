@@ -383,10 +383,11 @@ def _renamed(session: Session, lookups: dict[tuple[str, Any], Any], kind: str) -
 
 
 def former_slugs(session: Session, kind: str) -> dict[str, str]:
-    """{former slug: slug} of the entries, or the reference or site pages, that have former slugs."""
-    if kind not in ("entry", "reference", "page"):
+    """{former slug: slug} of the entries, the stories, or the reference or site pages, that have former slugs."""
+    if kind not in ("entry", "story", "reference", "page"):
         return {}
     query = select(Entry.slug, Entry.formerly) if kind == "entry" else \
+        select(Story.slug, Story.formerly) if kind == "story" else \
         select(Page.slug, Page.formerly).where(Page.kind == kind)
     return {former: slug for slug, formerly in session.execute(query) for former in formerly or ()}
 

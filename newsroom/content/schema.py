@@ -147,7 +147,8 @@ def _kinds() -> dict[str, Kind]:
         "story": Kind(
             "story", "slug",
             {
-                "slug": Field("slug", True), "issue": Field("int", True), "section": Field("slug", True),
+                "slug": Field("slug", True), "formerly": FORMERLY, "issue": Field("int", True),
+                "section": Field("slug", True),
                 "position": Field("int", True), "tags": TEXTS, "audiences": SLUGS, "terms": SLUGS,
                 "suppress_terms": SLUGS, "sources": SOURCES,
             },

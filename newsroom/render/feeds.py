@@ -8,8 +8,8 @@ from the content, and its generator is pinned. Same database, same bytes.
 Ids are tag: URIs (RFC 4151) built from the base URL's host, the fixed
 `feed_id_date` setting, the language and the record's stable key (issue
 number, story slug, entry slug + status month): rebuilding or correcting an
-issue never changes them, nor does renaming an entry (`newsroom rename`): its
-id keeps the first slug it had (the first of its `formerly`).
+issue never changes them, nor does renaming an entry or a story (`newsroom
+rename`): its id keeps the first slug it had (the first of its `formerly`).
 
 A glossary entry appears when it is new and again when it is *substantially
 updated*, which we define as: its status month ("Status: 2026 November")
@@ -254,7 +254,7 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
         text = planner.text(story)[0]
         page = settings.base_url + urls.issue(lang, story.data["issue"])
         yield FeedItem(
-            id=tag_id(settings, f"{lang}/stories/{story.key}"), title=text.get("headline") or story.key,
+            id=tag_id(settings, f"{lang}/stories/{(story.data.get('formerly') or [story.key])[0]}"), title=text.get("headline") or story.key,
             link=f"{page}#story-{story.key}", published=published,
             updated=planner.last_corrected(story.data["issue"], story.key), summary=plain_text(text.get("summary") or ""),
             content=remember(f"{lang}/story/{story.key}/{page}", partial(story_html, planner, story, template, page)),
