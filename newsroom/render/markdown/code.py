@@ -15,7 +15,8 @@ def may_hold_code(text: str, at: Iterable[int]) -> bool:
     """Whether `text` may show code at any of the offsets `at`: it has a backtick or a tilde fence, or the
     line of one of them is indented. Most texts have none, which this tells without parsing them, and
     looking at the line before each offset only (not at every line of the text)."""
-    if "`" in text or ("~" in text and "~~~" in text) or ("<" in text and _RAW_TAG.search(text) is not None):
+    if "`" in text or ("~" in text and "~~~" in text) or ("<" in text and (
+            _RAW_TAG.search(text) is not None or "<!--" in text)):
         return True
     if "](" in text or "]:" in text:
         if _LINK_TITLE.search(text) is not None or _DEFINITION_TITLE.search(text) is not None:
@@ -77,24 +78,29 @@ def _raw_elements(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int
 
 
 #: A raw HTML tag as CommonMark reads one: a start tag with its attributes (a value quoted or not, over lines),
-#: an end tag, or a comment; a `<` a backslash escapes starts none. The page shows none of it as text: a
-#: `title` is a tooltip, a raw `<img>`'s `alt` is read by no text part (a Markdown image's is), the cleaner
-#: drops a comment, an unknown tag and an attribute it does not know.
+#: or an end tag; a `<` a backslash escapes starts none. The page shows none of it as text: a `title` is a
+#: tooltip, a raw `<img>`'s `alt` is read by no text part (a Markdown image's is), the cleaner drops an unknown
+#: tag and an attribute it does not know.
 _RAW_TAG = re.compile(
     r"(?<!\\)(?:\\\\)*(<(?:[A-Za-z][A-Za-z0-9-]*"
     r"""(?:\s+[A-Za-z_:][A-Za-z0-9_.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)*\s*/?"""
-    r"|/[A-Za-z][A-Za-z0-9-]*\s*|!--.*?--)>)", re.DOTALL)
+    r"|/[A-Za-z][A-Za-z0-9-]*\s*)>)")
+#: A raw HTML comment's opening (the cleaner drops the comment): it runs to the first `-->`.
+_COMMENT = re.compile(r"(?<!\\)(?:\\\\)*(<!--)")
 
 
 def _raw_tags(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The (start, end) offsets of the raw HTML tags in `text`, but for one that starts in one of the `code`
-    spans (`` `<abbr title="x` ``), which the page shows as code, and text after it as text."""
-    found: list[tuple[int, int]] = []
-    for tag in _RAW_TAG.finditer(text):
-        start = tag.start(1)
-        if not any(code_start <= start < end for code_start, end in code):
-            found.append((start, tag.end()))
-    return found
+    """The (start, end) offsets of the raw HTML tags and comments in `text`, but for one that starts in one of
+    the `code` spans (`` `<abbr title="x` ``), which the page shows as code, and text after it as text."""
+    found = [tag.span(1) for tag in _RAW_TAG.finditer(text)]
+    position = 0
+    while (comment := _COMMENT.search(text, position)) is not None:
+        end = text.find("-->", comment.end(1))
+        if end < 0:
+            break  # unclosed: no later one closes either
+        found.append((comment.start(1), end + 3))
+        position = end + 3
+    return sorted(span for span in found if not any(code_start <= span[0] < code_end for code_start, code_end in code))
 
 
 #: A Markdown link's or image's title, as CommonMark reads one after the destination: `"…"`, `'…'` or `(…)`
