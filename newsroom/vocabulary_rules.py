@@ -34,10 +34,10 @@ def _entry_problems(entry: Record, listed: dict[str, set[str]], languages: tuple
     category, level = entry.data.get("category"), entry.data.get("level")
     if category not in listed["categories"]:
         yield _unlisted(entry, "category", "category", category, listed["categories"])
-    if level not in LEVELS:  # `edit` and `export` refuse the stored record: its file is the way to mend it
+    if level not in LEVELS:
         yield Diagnostic(entry.location, None, "level", (
             f"{level!r} is no level (known: {', '.join(LEVELS)}): the entry's page would link a level page the "
-            "build does not make; import its content file with one of them"))
+            f"build does not make; give it one (`newsroom edit {entry.location} --set level=…`)"))
     for lang in languages:
         for i, line in enumerate(entry.text(lang).get("affected") or []):
             for j, audience in enumerate(line.get("audiences") or []):

@@ -280,7 +280,8 @@ def test_a_stored_record_naming_what_the_site_lacks_is_reported_and_never_linked
     with engine.begin() as connection:
         # As an earlier release would have stored them: the records' hashes are not those of their files.
         connection.execute(text("UPDATE entries SET content_hash = '' WHERE slug IN ('trainium', 'gpu')"))
-        connection.execute(text("UPDATE entries SET level = 'expert', category = 'gone' WHERE slug = 'trainium'"))
+        connection.execute(text("UPDATE entries SET level = 'expert' WHERE slug = 'trainium'"))
+        connection.execute(text("UPDATE entries SET category = 'gone' WHERE slug = 'google-tpu'"))
         entry_id, affected = connection.execute(text(
             "SELECT entry_id, affected FROM entry_texts JOIN entries ON entries.id = entry_id "
             "WHERE slug = 'gpu' AND lang = 'en'")).one()
@@ -296,29 +297,29 @@ def test_a_stored_record_naming_what_the_site_lacks_is_reported_and_never_linked
                "site.yaml's sections and import that, or name one it lists (`newsroom edit entry:gpu --set "
                "en.affected[0].section=…`)")
     level = ("entry:trainium: level: 'expert' is no level (known: basic, intermediate, advanced): the entry's page "
-             "would link a level page the build does not make; import its content file with one of them")
-    category = ("entry:trainium: category: warning: the site lists no category 'gone' (known: business, "
+             "would link a level page the build does not make; give it one (`newsroom edit entry:trainium --set "
+             "level=…`)")
+    category = ("entry:google-tpu: category: warning: the site lists no category 'gone' (known: business, "
                 "infrastructure, methods, models, policy): the build makes its category page under the slug, shown "
                 "as its name; add it to site.yaml's categories and import that, or name one it lists (`newsroom edit "
-                "entry:trainium --set category=…`)")
+                "entry:google-tpu --set category=…`)")
     audience = (f"story:{story}: audiences[0]: warning: the site lists no audience 'nobody' (known: bank-customer, "
                 "developer, entrepreneur, everyone, executive, investor, policymaker, researcher, student): a page "
                 "that shows it shows the slug as its name; add it to site.yaml's audiences and import that, or name "
                 f"one it lists (`newsroom edit story:{story} --set audiences[0]=…`)")
-    assert sample_cli("check", expect=1).stderr.splitlines() == [section, category, level, audience,
+    assert sample_cli("check", expect=1).stderr.splitlines() == [category, section, level, audience,
                                                                   "2 error(s), 2 warning(s)"]
     site = tmp_path / "site"
     refused = sample_cli("build", "--out", str(site), expect=1).stderr.splitlines()
     assert section in refused and level in refused and not site.exists()
 
-    sample_cli("edit", "entry:gpu", "--set", "en.affected[0].section=code")
-    with engine.begin() as connection:
-        connection.execute(text("UPDATE entries SET level = 'basic' WHERE slug = 'trainium'"))
     engine.dispose()
+    sample_cli("edit", "entry:gpu", "--set", "en.affected[0].section=code")
+    sample_cli("edit", "entry:trainium", "--set", "level=basic")  # as the messages say
     assert sample_cli("check").stderr.splitlines() == [category, audience, "0 error(s), 2 warning(s)"]
     sample_cli("build", "--out", str(site))
     # Every page of the site that the entry's page links to is built, its unlisted category's too.
-    page = html5lib.parse((site / "en" / "glossary" / "trainium" / "index.html").read_bytes(),
+    page = html5lib.parse((site / "en" / "glossary" / "google-tpu" / "index.html").read_bytes(),
                           namespaceHTMLElements=False)
     local = {a.get("href").split("#")[0] for a in page.iter("a") if a.get("href", "").startswith("/en/")}
     assert "/en/glossary/category/gone/" in local
