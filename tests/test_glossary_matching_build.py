@@ -96,7 +96,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
             f'<a href=\\"https://example.org/\\" title=\\"Trainium\\">{word}</a> '
             f'[{word}](https://example.org/d \\"Trainium\\")' for word in ("lapka", "chip"))),
         "stories/o.yaml": story("t-image-alt", 104, "![Trainium lapka](https://example.org/c.png)",
-                                "![Trainium chip](https://example.org/c.png)"),
+                                "![Trainium chip](https://example.org/c.png)").replace(
+            "\nen:", '\n  body: "A Trainiumot bérlik."\nen:') + '  body: "Trainium is rented."\n',
     }
     for relative, text in stories.items():
         (folder / "content" / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -225,6 +226,9 @@ def test_a_name_in_a_raw_tag_is_no_mention_and_an_image_s_alt_is(site):
         raw = (site.parent / "_email" / lang / "issue-13.eml").read_bytes()
         text = email.message_from_bytes(raw, policy=email.policy.default).get_body(("plain",)).get_content()
         assert {"hu": "Trainium lapka", "en": "Trainium chip"}[lang] in text
+    # No link can stand in the summary's alt text: the body's first mention is the one linked.
+    assert _term_links(site, "hu", "t-image-alt") == [("/hu/glossary/trainium/", "Trainiumot")]
+    assert _term_links(site, "en", "t-image-alt") == [("/en/glossary/trainium/", "Trainium")]
 
 
 def _email_term_links(site, lang: str, slug: str) -> list[str]:
