@@ -213,7 +213,18 @@ def link_first_mentions(html: str, matcher: TermMatcher,
     makes linking idempotent. Returns the new fragment; everything else is
     copied unchanged.
     """
+    return linked_first_mentions(html, matcher, href_for, skip=skip)[0]
+
+
+def linked_first_mentions(html: str, matcher: TermMatcher,
+                          href_for: Callable[[str], str | None], *,
+                          skip: Collection[str] = ()) -> tuple[str, set[str]]:
+    """`link_first_mentions`, with the terms the fragment links (here or by hand). Given as `skip` to a later
+    fragment of the same story (its body after its summary), they leave it to link its first mention of
+    every other term: of one the summary names only where no link can stand (a link's text, an image's alt
+    text) too."""
     done: set[str] = set(skip)
+    linked: set[str] = set()
     hrefs: dict[str, str | None] = {}
     output: list[str] = []
     candidates, existing = _plain_runs(html) or _parsed_runs(html)
@@ -235,10 +246,13 @@ def link_first_mentions(html: str, matcher: TermMatcher,
             if mention.slug not in hrefs:
                 hrefs[mention.slug] = href_for(mention.slug)
             href = hrefs[mention.slug]
-            if href is not None and href not in existing:
+            if href is not None and href in existing:
+                linked.add(mention.slug)  # by hand
+            elif href is not None:
                 links.append((start, end, href))
                 done.add(mention.slug)
+                linked.add(mention.slug)
         if links:
             output += [html[position:run_start], _link_text(html[run_start:run_end], links)]
             position = run_end
-    return "".join([*output, html[position:]]) if output else html
+    return "".join([*output, html[position:]]) if output else html, linked

@@ -6,7 +6,10 @@ are written from both sides, as the pages show them: broader ⇄ narrower;
 "on the edge" is `skos:related`. "Similar, but not the same" is
 `skos:related` too (SKOS has no more specific standard property), stated
 again with the export's own sub-property of it (`<base>glossary/#similar`),
-so that a program can tell a confusable from a concept on the edge; the note
+so that a program can tell a confusable from a concept on the edge. Each is
+stated from both sides, as the pages show it, and `#similar` is declared an
+`owl:SymmetricProperty` as `skos:related` is: two concepts are confusable with
+each other, so a tool that reads one side only infers the other; the note
 saying how the two differ is a language-tagged `skos:scopeNote` of each, as
 both pages show it: the place thesaurus tools show a concept's "not to be
 confused with" (a note on the relation itself would need reification, which
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
-from rdflib import DCTERMS, RDF, RDFS, SKOS, Graph, Literal, Namespace, URIRef
+from rdflib import DCTERMS, OWL, RDF, RDFS, SKOS, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import FOAF, XSD
 
 from glossary.graph import Link, relations_of
@@ -58,12 +61,14 @@ def skos_graph(content: Content, base_url: str, languages: tuple[str, ...]) -> G
     graph.bind("skos", SKOS)
     graph.bind("dct", DCTERMS)
     graph.bind("foaf", FOAF)
+    graph.bind("owl", OWL)
     graph.bind("concept", Namespace(f"{base_url}glossary/"))
     graph.bind("glossary", own_namespace(base_url))
     scheme = URIRef(f"{base_url}glossary/")
     graph.add((scheme, RDF.type, SKOS.ConceptScheme))
     similar = own_namespace(base_url).similar
     graph.add((similar, RDF.type, RDF.Property))
+    graph.add((similar, RDF.type, OWL.SymmetricProperty))
     graph.add((similar, RDFS.subPropertyOf, SKOS.related))
     for lang in languages:
         graph.add((similar, RDFS.label, Literal(translations(lang).gettext("Similar, but not the same"), lang=lang)))

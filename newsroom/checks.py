@@ -23,6 +23,7 @@ from newsroom.reference_rules import structure_problems, table_problems
 from newsroom.reference_starter import placeholder_problems
 from newsroom.render.markdown import References, find_references, left_out, link_problem
 from newsroom.settings import Settings
+from newsroom.vocabulary_rules import vocabulary_problems
 
 if TYPE_CHECKING:
     from newsroom.build.state import Memo
@@ -95,6 +96,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             "every page's navigation and every email link to the Method page, and there is none: "
             f"write pages/{urls.METHOD}.yaml (kind: page, slug: {urls.METHOD}) and import it")))
     problems.extend(_site_names(content, settings.languages))
+    problems.extend(vocabulary_problems(content, settings.languages))
     problems.extend(graph_problems(content, settings.languages))
     problems.extend(label_clashes(content, settings.languages))
     problems.extend(_stale(content, settings, today))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rdflib import RDF, RDFS, SKOS, Graph, Literal
+from rdflib import OWL, RDF, RDFS, SKOS, Graph, Literal
 
 NOTES = (SKOS.note, SKOS.scopeNote, SKOS.changeNote, SKOS.definition, SKOS.editorialNote, SKOS.historyNote)
 
@@ -12,9 +12,14 @@ NOTES = (SKOS.note, SKOS.scopeNote, SKOS.changeNote, SKOS.definition, SKOS.edito
 def skos_problems(graph: Graph) -> list[str]:
     """What breaks S13 (a concept's preferred, alternative and hidden labels are disjoint), S14 (one preferred
     label per language), S27 (related concepts are not broader or narrower ones, a sub-property of
-    `skos:related` included), and a note without a language."""
+    `skos:related` included), a relation of a symmetric property (`skos:related`, and one declared an
+    `owl:SymmetricProperty`) stated from one side only, and a note without a language."""
     problems = []
     related_kinds = {SKOS.related, *graph.subjects(RDFS.subPropertyOf, SKOS.related)}
+    for kind in {SKOS.related, *graph.subjects(RDF.type, OWL.SymmetricProperty)}:
+        for concept, other in graph.subject_objects(kind):
+            if (other, kind, concept) not in graph:
+                problems.append(f"symmetric {kind}: {concept} to {other}, not back")
     for concept in graph.subjects(RDF.type, SKOS.Concept):
         pref, alt, hidden = (set(graph.objects(concept, kind)) for kind in (SKOS.prefLabel, SKOS.altLabel,
                                                                              SKOS.hiddenLabel))

@@ -265,3 +265,63 @@ def test_other_names_in_one_language_only_are_no_missing_translation(tmp_path):
                 for lang in ("hu", "en")}
     assert sections["en"] is None
     assert sections["hu"] is not None and text_of(sections["hu"]).endswith("named-entry hu · MI-név")
+
+
+@pytest.mark.sqlite_only("what check finds in stored records is the same on either database")
+def test_a_stored_record_naming_what_the_site_lacks_is_reported_and_never_linked(sample_cli, tmp_path):
+    """A section, category, audience or level stored without the site listing it (by an earlier release, or by
+    hand: import and edit refuse one) passed `check`, and the build linked section and level pages it never
+    made. Each is now named at its record's field: an error where the build would link nowhere."""
+    import json
+
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(sample_cli.db_url)
+    with engine.begin() as connection:
+        # As an earlier release would have stored them: the records' hashes are not those of their files.
+        connection.execute(text("UPDATE entries SET content_hash = '' WHERE slug IN ('trainium', 'gpu')"))
+        connection.execute(text("UPDATE entries SET level = 'expert' WHERE slug = 'trainium'"))
+        connection.execute(text("UPDATE entries SET category = 'gone' WHERE slug = 'google-tpu'"))
+        entry_id, affected = connection.execute(text(
+            "SELECT entry_id, affected FROM entry_texts JOIN entries ON entries.id = entry_id "
+            "WHERE slug = 'gpu' AND lang = 'en'")).one()
+        lines = json.loads(affected)
+        lines[0]["section"] = "gone"
+        connection.execute(text("UPDATE entry_texts SET affected = :lines WHERE entry_id = :id AND lang = 'en'"),
+                           {"lines": json.dumps(lines), "id": entry_id})
+        story = connection.execute(text("SELECT slug FROM stories ORDER BY slug LIMIT 1")).scalar_one()
+        connection.execute(text("UPDATE stories SET audiences = :audiences WHERE slug = :slug"),
+                           {"audiences": json.dumps(["nobody"]), "slug": story})
+    section = ("entry:gpu: en.affected[0].section: the site lists no section 'gone' (known: code, money, policy, "
+               "science, society): its \"→\" would link a section page the build does not make; add it to "
+               "site.yaml's sections and import that, or name one it lists (`newsroom edit entry:gpu --set "
+               "en.affected[0].section=…`)")
+    level = ("entry:trainium: level: 'expert' is no level (known: basic, intermediate, advanced): the entry's page "
+             "would link a level page the build does not make; give it one (`newsroom edit entry:trainium --set "
+             "level=…`)")
+    category = ("entry:google-tpu: category: warning: the site lists no category 'gone' (known: business, "
+                "infrastructure, methods, models, policy): the build makes its category page under the slug, shown "
+                "as its name; add it to site.yaml's categories and import that, or name one it lists (`newsroom edit "
+                "entry:google-tpu --set category=…`)")
+    audience = (f"story:{story}: audiences[0]: warning: the site lists no audience 'nobody' (known: bank-customer, "
+                "developer, entrepreneur, everyone, executive, investor, policymaker, researcher, student): a page "
+                "that shows it shows the slug as its name; add it to site.yaml's audiences and import that, or name "
+                f"one it lists (`newsroom edit story:{story} --set audiences[0]=…`)")
+    assert sample_cli("check", expect=1).stderr.splitlines() == [category, section, level, audience,
+                                                                  "2 error(s), 2 warning(s)"]
+    site = tmp_path / "site"
+    refused = sample_cli("build", "--out", str(site), expect=1).stderr.splitlines()
+    assert section in refused and level in refused and not site.exists()
+
+    engine.dispose()
+    sample_cli("edit", "entry:gpu", "--set", "en.affected[0].section=code")
+    sample_cli("edit", "entry:trainium", "--set", "level=basic")  # as the messages say
+    assert sample_cli("check").stderr.splitlines() == [category, audience, "0 error(s), 2 warning(s)"]
+    sample_cli("build", "--out", str(site))
+    # Every page of the site that the entry's page links to is built, its unlisted category's too.
+    page = html5lib.parse((site / "en" / "glossary" / "google-tpu" / "index.html").read_bytes(),
+                          namespaceHTMLElements=False)
+    local = {a.get("href").split("#")[0] for a in page.iter("a") if a.get("href", "").startswith("/en/")}
+    assert "/en/glossary/category/gone/" in local
+    assert [href for href in sorted(local) if not (site / href.strip("/") / "index.html").exists()
+            and not (site / href.strip("/")).is_file()] == []

@@ -7,7 +7,7 @@ import re
 
 import pytest
 from conftest import Cli
-from rdflib import DCTERMS, RDF, RDFS, SKOS, XSD, Graph, Literal, URIRef
+from rdflib import DCTERMS, OWL, RDF, RDFS, SKOS, XSD, Graph, Literal, URIRef
 from skos_integrity import skos_problems
 
 from glossary.staleness import stale_entries
@@ -196,6 +196,10 @@ def test_export_skos_tells_a_confusable_from_a_concept_on_the_edge(sample_skos):
     tell GPU (a confusable of Trainium, and on its edge) from Google TPU (only on its edge)."""
     graph, similar = sample_skos, URIRef(SKOS_BASE + "#similar")
     assert set(graph.objects(similar, RDFS.subPropertyOf)) == {SKOS.related}
+    # Stated once in a content file, shown from both sides: symmetric, as skos:related is.
+    assert (similar, RDF.type, OWL.SymmetricProperty) in graph
+    assert all((other, similar, concept) in graph for concept, other in graph.subject_objects(similar))
+    assert skos_problems(graph) == []
     assert set(graph.objects(similar, RDFS.label)) == {Literal("Similar, but not the same", lang="en"),
                                                        Literal("Hasonló, de nem ugyanaz", lang="hu")}
     tpu, inferentia = URIRef(SKOS_BASE + "google-tpu"), URIRef(SKOS_BASE + "aws-inferentia")

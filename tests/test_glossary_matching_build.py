@@ -88,6 +88,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                 "An \\\\<code>Trainium</code> text."),
         "stories/m.yaml": story("t-reference", 102, "A &#84;rainiumon &amp; másutt.",
                                 "It runs on &#84;rainium &amp; more."),
+        # Nothing of a raw tag is shown as text (a title is a tooltip, a raw image's alt no text part reads),
+        # nor a Markdown link's title; a Markdown image's alt is read in place of the image by the email's
+        # text part
+        "stories/n.yaml": story("t-attribute", 103, *(
+            f'<abbr title=\\"Trainium\\">T</abbr> <img src=\\"https://example.org/c.png\\" alt=\\"Trainium\\"> '
+            f'<a href=\\"https://example.org/\\" title=\\"Trainium\\">{word}</a> '
+            f'[{word}](https://example.org/d \\"Trainium\\")' for word in ("lapka", "chip"))),
+        "stories/o.yaml": story("t-image-alt", 104, "![Trainium lapka](https://example.org/c.png)",
+                                "![Trainium chip](https://example.org/c.png)").replace(
+            "\nen:", '\n  body: "A Trainiumot bérlik."\nen:') + '  body: "Trainium is rented."\n',
     }
     for relative, text in stories.items():
         (folder / "content" / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -200,6 +210,25 @@ def test_a_name_the_page_shows_is_a_mention_and_one_it_hides_is_not(site):
     assert _term_links(site, "en", "t-escaped") == [("/en/glossary/trainium/", "Trainium")]
     assert _term_links(site, "hu", "t-reference") == [("/hu/glossary/trainium/", "Trainiumon")]
     assert _term_links(site, "en", "t-reference") == [("/en/glossary/trainium/", "Trainium")]
+
+
+def test_a_name_in_a_raw_tag_is_no_mention_and_an_image_s_alt_is(site):
+    """A name only in a raw tag's attribute was counted (In the news, the story's terms) though the page shows
+    it nowhere as text and links it nowhere; a Markdown image's alt is read in the email's text part."""
+    for lang in ("hu", "en"):
+        trainium = news_stories(site, lang, "trainium")
+        assert "t-attribute" not in trainium and "t-image-alt" in trainium
+        hrefs = {a.get("href") for a in _story(site, lang, "t-attribute").iter("a")}
+        assert f"/{lang}/glossary/trainium/" not in hrefs
+        terms = [a.get("href") for p in _story(site, lang, "t-image-alt").iter("p") if p.get("class") == "story-terms"
+                 for a in p.iter("a")]
+        assert terms == [f"/{lang}/glossary/trainium/"]
+        raw = (site.parent / "_email" / lang / "issue-13.eml").read_bytes()
+        text = email.message_from_bytes(raw, policy=email.policy.default).get_body(("plain",)).get_content()
+        assert {"hu": "Trainium lapka", "en": "Trainium chip"}[lang] in text
+    # No link can stand in the summary's alt text: the body's first mention is the one linked.
+    assert _term_links(site, "hu", "t-image-alt") == [("/hu/glossary/trainium/", "Trainiumot")]
+    assert _term_links(site, "en", "t-image-alt") == [("/en/glossary/trainium/", "Trainium")]
 
 
 def _email_term_links(site, lang: str, slug: str) -> list[str]:

@@ -193,6 +193,11 @@ def test_a_name_in_markdown_code_is_no_mention(text: str, expected: list[str]) -
     ("<script>GPU</script> and <noscript>Trainium</noscript>, <template>AI</template> on GPUs", ["GPUs"]),
     ("An unclosed <style>GPU\n\nTrainium", []),
     ("An escaped \\<kbd>GPU\\</kbd> and \\<style>Trainium", ["GPU", "Trainium"]),
+    # A tag's attributes and a Markdown link's title are no text of the page: a tooltip, a raw image's alt.
+    ('<abbr title="GPU">G</abbr> and <a href="https://e.org" title="Trainium">x</a>, then GPUs', ["GPUs"]),
+    ('[x](https://e.org "GPU") <img src="https://e.org/a.png" alt="Trainium"> <!-- GPU --> on Trainium',
+     ["Trainium"]),
+    ("<span\n data-x=GPU title='Trainium'>a</span> and `<abbr title=\"x` GPU\">", ["GPU"]),
 ])
 def test_the_page_and_the_mentions_agree_on_raw_html_in_english(text: str, expected: list[str]) -> None:
     assert [mention.surface for mention in markdown_mentions(EN, text)] == expected

@@ -45,7 +45,9 @@ class GlossaryPages:
             **self.entry_body(slug), "news": self.news(slug),
             "category_name": self.names("categories").get(entry.data["category"], entry.data["category"]),
             "category_href": self.href(urls.category(self.lang, entry.data["category"])),
-            "level_href": self.href(urls.level(self.lang, entry.data["level"])),
+            # Only a level of the content format has a page (`check` reports another as an error).
+            "level_href": self.href(urls.level(self.lang, entry.data["level"])) if entry.data["level"] in LEVELS
+            else None,
             "description": definition, "jsonld": script_json(jsonld),
         }
         return self.spec(url, "entry.html", context, lambda lang: urls.entry(lang, slug), status, record=entry)
@@ -118,7 +120,8 @@ class GlossaryPages:
             section = line.get("section")
             lines.append({"audiences": [audiences.get(a, a) for a in line.get("audiences") or []],
                           "text": line.get("text"), "section": sections.get(section, section) if section else None,
-                          "section_href": self.href(urls.section(self.lang, section)) if section else None})
+                          # Only a section the site lists has a page (`check` reports another as an error).
+                          "section_href": self.href(urls.section(self.lang, section)) if section in sections else None})
         return lines
 
     def term_set(self) -> dict[str, Any]:

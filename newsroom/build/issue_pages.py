@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from glossary.jsonld import script_json
-from glossary.linking import link_first_mentions
-from glossary.mentions import markdown_mentions
+from glossary.linking import linked_first_mentions
 from issues import archive
 from issues.dates import format_datetime, format_month, format_week, html_datetime, issue_line
 from issues.jsonld import issue_jsonld
@@ -227,10 +226,10 @@ class IssuePages:
 
         linked: list[Markup] = []
         done: set[str] = set()
-        for index, (text, html) in enumerate(zip(fields, rendered)):
-            linked.append(Markup(link_first_mentions(str(html), matcher, href_for, skip=done)))
-            if index < len(fields) - 1:  # what the last field mentions no later field needs
-                done |= {mention.slug for mention in markdown_mentions(matcher, text)}
+        for html in rendered:
+            fragment, terms = linked_first_mentions(str(html), matcher, href_for, skip=done)
+            linked.append(Markup(fragment))
+            done |= terms
         return linked
 
     # -- glossary ------------------------------------------------------------------

@@ -41,6 +41,9 @@ class Field:
     fields: Mapping[str, Field] = field(default_factory=dict)
     expects: str = ""  # what to tell an editor who got it wrong
     named: bool = False  # a map that also carries one name per language ({slug, hu, en})
+    #: An enum whose stored value outside the choices passes when read back (see Validator.stored): `check`
+    #: names it, and the record can still be shown, exported and mended.
+    stored_any: bool = False
 
 
 TEXT = Field("text")
@@ -106,7 +109,7 @@ def _kinds() -> dict[str, Kind]:
             "entry", "slug",
             {
                 "slug": Field("slug", True), "formerly": FORMERLY, "category": Field("slug", True),
-                "level": Field("enum", True, LEVELS), "trend": Field("enum", True, TRENDS),
+                "level": Field("enum", True, LEVELS, stored_any=True), "trend": Field("enum", True, TRENDS),
                 "english_term": TEXT, "status": Field("month", True),
                 "relations": mapping(
                     broader=RELATIONS, narrower=RELATIONS, related=RELATIONS,
@@ -401,7 +404,7 @@ class Validator:
         return value
 
     def _enum(self, path: Path, value: Any, spec: Field) -> str | None:
-        if value not in spec.choices:
+        if value not in spec.choices and not (self.stored and spec.stored_any and isinstance(value, str)):
             self.fail(path, f"expected one of {', '.join(spec.choices)}, got {value!r}")
             return None
         return str(value)

@@ -1,5 +1,6 @@
 """Where a text shows code (code blocks, inline code spans, raw HTML code elements) or shows nothing (raw
-HTML elements the cleaner drops with their content): a glossary term found there is no mention."""
+HTML elements the cleaner drops with their content, and every raw HTML tag itself, its attributes included):
+a glossary term found there is no mention."""
 
 from __future__ import annotations
 
@@ -14,8 +15,12 @@ def may_hold_code(text: str, at: Iterable[int]) -> bool:
     """Whether `text` may show code at any of the offsets `at`: it has a backtick or a tilde fence, or the
     line of one of them is indented. Most texts have none, which this tells without parsing them, and
     looking at the line before each offset only (not at every line of the text)."""
-    if "`" in text or ("~" in text and "~~~" in text) or ("<" in text and _RAW_ELEMENT.search(text) is not None):
+    if "`" in text or ("~" in text and "~~~" in text) or ("<" in text and (
+            _RAW_TAG.search(text) is not None or "<!--" in text)):
         return True
+    if "](" in text or "]:" in text:
+        if _LINK_TITLE.search(text) is not None or _DEFINITION_TITLE.search(text) is not None:
+            return True
     for offset in at:
         line = text.rfind("\n", 0, offset) + 1
         if "    " in text[line:offset] or "\t" in text[line:offset]:
@@ -27,8 +32,10 @@ def code_spans(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tup
     """The (start, end) offsets of what `text` shows as code: its code blocks, fenced or indented, line
     by line, its inline code spans with their backticks, and raw HTML's code elements (`<code>`, `<pre>`,
     `<kbd>`, `<samp>`, which the cleaner keeps) and those it drops with their content (`<script>`, `<style>`,
-    `<svg>`, … : the page shows nothing of them), in order (what a glossary term found there is not a
-    mention of; see glossary.mentions). It parses the text: see `may_hold_code`."""
+    `<svg>`, … : the page shows nothing of them), every raw HTML tag (`<abbr title="…">`, `<img alt="…">`:
+    the page shows no attribute as text, nor does an email's text part) and a Markdown link's or image's
+    title (`[x](https://… "…")`, a tooltip), in order (what a glossary term found there is not a mention of;
+    see glossary.mentions). It parses the text: see `may_hold_code`."""
     line_starts = [0, *(found.end() for found in re.finditer("\n", text))]
     line_starts.append(len(text))
     spans: list[tuple[int, int]] = []
@@ -41,7 +48,9 @@ def code_spans(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tup
         elif "`" in text[start:end]:
             spans.extend(_code_in_line_run(text, start, end))
     if "<" in text:
-        spans = sorted([*spans, *_raw_elements(text, spans)])
+        spans = sorted([*spans, *_raw_elements(text, spans), *_raw_tags(text, spans)])
+    if "](" in text or "]:" in text:
+        spans = sorted([*spans, *_titles(text, spans)])
     return spans
 
 
@@ -66,6 +75,49 @@ def _raw_elements(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int
             found.append((start, element.end()))
         position = element.end() if code_end is None else code_end
     return found
+
+
+#: A raw HTML tag as CommonMark reads one: a start tag with its attributes (a value quoted or not, over lines),
+#: or an end tag; a `<` a backslash escapes starts none. The page shows none of it as text: a `title` is a
+#: tooltip, a raw `<img>`'s `alt` is read by no text part (a Markdown image's is), the cleaner drops an unknown
+#: tag and an attribute it does not know.
+_RAW_TAG = re.compile(
+    r"(?<!\\)(?:\\\\)*(<(?:[A-Za-z][A-Za-z0-9-]*"
+    r"""(?:\s+[A-Za-z_:][A-Za-z0-9_.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)*\s*/?"""
+    r"|/[A-Za-z][A-Za-z0-9-]*\s*)>)")
+#: A raw HTML comment's opening (the cleaner drops the comment): it runs to the first `-->`.
+_COMMENT = re.compile(r"(?<!\\)(?:\\\\)*(<!--)")
+
+
+def _raw_tags(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the raw HTML tags and comments in `text`, but for one that starts in one of
+    the `code` spans (`` `<abbr title="x` ``), which the page shows as code, and text after it as text."""
+    found = [tag.span(1) for tag in _RAW_TAG.finditer(text)]
+    position = 0
+    while (comment := _COMMENT.search(text, position)) is not None:
+        end = text.find("-->", comment.end(1))
+        if end < 0:
+            break  # unclosed: no later one closes either
+        found.append((comment.start(1), end + 3))
+        position = end + 3
+    return sorted(span for span in found if not any(code_start <= span[0] < code_end for code_start, code_end in code))
+
+
+#: A Markdown link's or image's title, as CommonMark reads one after the destination: `"…"`, `'…'` or `(…)`
+#: (a backslash escapes the closing mark), inline (`[x](url "title")`) or in a link reference definition
+#: (`[x]: url "title"`). The page shows it only as a tooltip, the email's text part not at all.
+_TITLE = r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))"""
+_LINK_TITLE = re.compile(r"\]\(\s*(?:<[^<>\n]*>|[^\s()<]*(?:\([^\s()]*\)[^\s()]*)*)\s+" + _TITLE + r"\s*\)",
+                         re.DOTALL)
+_DEFINITION_TITLE = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\n?[ \t]*(?:<[^<>\n]*>|\S+)\s+" + _TITLE + r"[ \t]*$",
+                               re.MULTILINE | re.DOTALL)
+
+
+def _titles(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the Markdown link and image titles in `text`, but for one whose link
+    starts in one of the `code` spans (`` `[x](y "z")` `` is code)."""
+    return [found.span(1) for pattern in (_LINK_TITLE, _DEFINITION_TITLE) for found in pattern.finditer(text)
+            if not any(code_start <= found.start() < end for code_start, end in code)]
 
 
 _BACKTICKS = re.compile(r"`+")
