@@ -160,8 +160,8 @@ def blocking_problems(session: Session, settings: Settings, now: dt.datetime, re
     """The errors that stop every build which a change of the records at `recheck` (locations such as
     `entry:gpu`) may have brought, as `newsroom check` words them: those records' own, and the
     content-wide ones of every record (see check_content's `recheck`). None of a draft issue or its stories
-    (see issues.visibility.drafts_of), nor of a draft entry or reference page (see newsroom.drafts). An issue's stories are rechecked with it, which may have made them
-    public."""
+    (see issues.visibility.drafts_of), nor of a draft entry or reference page (see newsroom.drafts). An
+    issue's stories are rechecked with it, which may have made them public."""
     return _problems(session, settings, now, recheck, publishable=False).blocking
 
 
