@@ -57,6 +57,8 @@ def as_draft_problem(problem: Diagnostic) -> Diagnostic:
 def draft_link_problem(location: str, field: str, target: Record) -> Diagnostic:
     """The warning at `field` of the published record at `location` that points at the draft `target`: the
     public site shows the name there as text, without a link, until the draft is published."""
+    folder = "entries" if target.kind == "entry" else "reference"  # where `newsroom export` writes its file
     return Diagnostic(location, None, field, (
-        f"{target.location} is a draft: shown as text until it is published; publish it with `newsroom edit "
-        f"{target.location} --set draft=false` (or remove `draft: true` from its file and import it)"), "warning")
+        f"{target.location} is a draft, shown as text until it is published: remove `draft: true` from its file "
+        f"({folder}/{target.key}.yaml) and import it, or run `newsroom edit {target.location} --set draft=false`"),
+        "warning")

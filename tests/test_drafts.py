@@ -20,8 +20,8 @@ from sitebuild import BASE, html_pages, parse, text_of
 ENTRY, PAGE = "entry:trainium3", "reference:trainium"
 ENTRY_PATHS = ("en/glossary/trainium3/", "hu/glossary/trainium3/")
 PAGE_PATHS = ("en/reference/trainium/", "hu/reference/trainium/")
-PUBLISH = ("shown as text until it is published; publish it with `newsroom edit {0} --set draft=false` (or "
-           "remove `draft: true` from its file and import it)")
+PUBLISH = ("shown as text until it is published: remove `draft: true` from its file ({1}) and import it, or run "
+           "`newsroom edit {0} --set draft=false`")
 
 
 def _build(cli, out: Path, *extra: str) -> None:
@@ -116,12 +116,15 @@ def test_a_draft_is_nowhere_in_a_public_build_and_marked_in_a_preview(sample_cli
 @pytest.mark.sqlite_only("what check reports does not depend on the database")
 def test_check_names_each_published_record_pointing_at_a_draft_and_a_draft_s_errors_wait(sample_cli):
     sample_cli("edit", ENTRY, "--set", "draft=true")
+    sample_cli("edit", PAGE, "--set", "draft=true")
     said = sample_cli("check").stderr.splitlines()
-    warning = f"warning: {ENTRY} is a draft: {PUBLISH.format(ENTRY)}"
+    warning = f"warning: {ENTRY} is a draft, {PUBLISH.format(ENTRY, 'entries/trainium3.yaml')}"
     # A relation, a link in an entry's text, a story's `terms`: each named at its record and field.
     for where in ("entry:trainium: relations.narrower[1]", "entry:trainium2: en.current_state",
                   "story:i13-aws-trainium3-capacity: terms[0]"):
         assert f"{where}: {warning}" in said, where
+    assert (f"story:i10-aws-capacity-blocks-prices: hu.body: warning: {PAGE} is a draft, "
+            f"{PUBLISH.format(PAGE, 'reference/trainium.yaml')}") in said
     assert not [line for line in said if line.startswith(f"{ENTRY}:")]
 
     # Work in progress: a draft's error is a warning, and stops no build; publishing it is refused meanwhile.
