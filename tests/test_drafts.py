@@ -126,6 +126,12 @@ def test_check_names_each_published_record_pointing_at_a_draft_and_a_draft_s_err
     assert (f"story:i10-aws-capacity-blocks-prices: hu.body: warning: {PAGE} is a draft, "
             f"{PUBLISH.format(PAGE, 'reference/trainium.yaml')}") in said
     assert not [line for line in said if line.startswith(f"{ENTRY}:")]
+    # A name a draft shares with a published entry is warned of at the draft: the published one has it.
+    sample_cli("edit", "entry:ai-chip", "--set", "draft=true", "--set", "en.aliases=[graphics processor]")
+    said = sample_cli("check").stderr.splitlines()
+    assert ("entry:ai-chip: en.aliases[0]: warning: 'graphics processor' is also a name of entry 'gpu': mentions "
+            "of it in stories link that entry, not this one; give one of them another name") in said
+    assert not [line for line in said if line.startswith("entry:gpu:")]
 
     # Work in progress: a draft's error is a warning, and stops no build; publishing it is refused meanwhile.
     sample_cli("edit", ENTRY, "--set", "en.definition=")
