@@ -57,13 +57,14 @@ def _exists(site: Path, path: str) -> bool:
 
 @pytest.mark.sqlite_only("what a build shows does not depend on the database")
 def test_a_draft_is_nowhere_in_a_public_build_and_marked_in_a_preview(sample_cli, tmp_path):
+    sample_cli("edit", ENTRY, "--set", "formerly=[aws-trainium3]")  # an old address, whose page sends readers on
     for location in (ENTRY, PAGE):
         sample_cli("edit", location, "--set", "draft=true")
     site, emails = tmp_path / "site", tmp_path / "emails"
     _build(sample_cli, site, "--email-out", str(emails))
 
     # No page, and no link, list, feed, sitemap or search index entry that leads to one.
-    for path in (*ENTRY_PATHS, *PAGE_PATHS):
+    for path in (*ENTRY_PATHS, *PAGE_PATHS, "en/glossary/aws-trainium3/"):
         assert not (site / path).exists(), path
     links = _links(site)
     assert not [link for link in links if not _exists(site, link)]
@@ -99,6 +100,7 @@ def test_a_draft_is_nowhere_in_a_public_build_and_marked_in_a_preview(sample_cli
         assert "draft" in article.get("class").split(), path
         banner = next(p for p in article.iter("p") if p.get("class") == "draft-banner")
         assert text_of(banner).startswith("Draft · Preview:" if path.startswith("en") else "Piszkozat · Előnézet:")
+    assert (preview / "en/glossary/aws-trainium3/index.html").is_file()
     listed = next(dt for dt in parse(preview / "en/glossary/index.html").iter("dt") if "Trainium3" in text_of(dt))
     assert text_of(listed) == "Trainium3 · Draft"
 
