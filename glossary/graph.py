@@ -9,6 +9,7 @@ from newsroom.build.model import Content
 from newsroom.content.reader import stored_location
 from newsroom.content.schema import relation_name
 from newsroom.diagnostics import Diagnostic
+from newsroom.drafts import draft_link_problem, is_draft
 
 #: Display groups of an entry page, in page order.
 GROUPS = ("broader", "narrower", "related", "similar")
@@ -100,6 +101,8 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
                                                f"no entry {target!r}: shown as plain text until it is written",
                                                "warning"))
                 else:
+                    if is_draft(content.entries[target]) and not is_draft(entry):
+                        problems.append(draft_link_problem(entry.location, field, content.entries[target]))
                     pair = (slug, target) if slug < target else (target, slug)
                     kinds.setdefault(pair, []).append((group if slug == pair[0] else INVERSE[group], slug, field))
                     if group == "broader":

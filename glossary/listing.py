@@ -13,6 +13,7 @@ from glossary.staleness import age_in_months
 from glossary.views import by_headword
 from issues.visibility import latest_first
 from newsroom.build.model import Content, Record
+from newsroom.drafts import is_draft
 
 
 @dataclass(frozen=True)
@@ -35,11 +36,12 @@ def headword(entry: Record, lang: str) -> str:
 
 
 def list_lines(content: Content, lang: str, selection: EntryFilter, today: dt.date) -> list[str]:
-    """One line per entry in the dictionary order of `lang`: slug, headword, category, level, trend, status."""
+    """One line per entry in the dictionary order of `lang`: slug, headword, category, level, trend, status,
+    and "draft" after a draft's (see newsroom.drafts)."""
     entries = by_headword((e for e in content.entries.values() if selection.accepts(e, today)), lang,
                           lambda entry: headword(entry, lang))
-    rows = [(e.key, headword(e, lang), e.data["category"], e.data["level"], e.data["trend"], e.data["status"])
-            for e in entries]
+    rows = [(e.key, headword(e, lang), e.data["category"], e.data["level"], e.data["trend"],
+             e.data["status"] + ("  draft" if is_draft(e) else "")) for e in entries]
     if not rows:
         return []
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
@@ -58,6 +60,9 @@ def show_lines(content: Content, slug: str, languages: tuple[str, ...], today: d
                f"{age} month{'s' if age != 1 else ''} old{', STALE' if age > stale_after else ''}")
     yield (f"category: {data['category']} · level: {data['level']} · trend: {data['trend']} · "
            f"status: {data['status']} ({how_old})")
+    if is_draft(entry):
+        yield (f"draft: not published (build --drafts shows it; newsroom edit entry:{slug} --set draft=false "
+               "publishes it)")
     if data.get("english_term"):
         yield f"in English: {data['english_term']}"
     if data.get("formerly"):

@@ -11,6 +11,7 @@ from html.entities import html5
 from glossary.matching import Mention, Term, TermMatcher, label_key
 from newsroom.build.model import Content, Record
 from newsroom.diagnostics import Diagnostic
+from newsroom.drafts import is_draft
 from newsroom.render.markdown import code_spans, may_hold_code
 
 STORY_FIELDS = ("headline", "summary", "body")
@@ -31,7 +32,9 @@ def label_clashes(content: Content, languages: Iterable[str]) -> Iterator[Diagno
     cannot be told apart in the A–Z index). A warning at each later entry."""
     for lang in languages:
         owners: dict[tuple[bool, str], str] = {}
-        for slug, entry in content.entries.items():  # the order `matchers` gives them
+        # The order `matchers` gives them, drafts last: a public build matches no draft's names, so a name a
+        # draft shares is warned of at the draft, whichever slug comes first.
+        for slug, entry in sorted(content.entries.items(), key=lambda item: is_draft(item[1])):
             text = entry.text(lang)
             named = [(f"{lang}.headword", text.get("headword"))]
             named += [(f"{lang}.{field}[{i}]", label) for field in ("aliases", "match_forms")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import JSON, Date, ForeignKey, Integer, String
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from newsroom.db.base import Base, IntPK
@@ -28,6 +28,9 @@ class Entry(Base):
     english_term: Mapped[str | None]
     #: The slugs it was published under before, oldest first: each old address sends readers on.
     formerly: Mapped[list[Any] | None]
+    #: Work in progress (`draft: true`): kept, checked and previewed, but no public build shows it
+    #: (see newsroom.drafts). Rows stored before it existed are published.
+    draft: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     status_month: Mapped[dt.date] = mapped_column(Date)  # day is always 1
     sources: Mapped[list[Any]]
     provenance: Mapped[dict[str, Any] | None]

@@ -22,7 +22,8 @@ def entry_to_record(entry: Entry) -> dict[str, Any]:
         else:  # an entry's slug, or the name of a concept without one
             relations[relation.kind].append(relation.target if relation.target is not None else relation.name)
     record: dict[str, Any] = {
-        "kind": "entry", "slug": entry.slug, "formerly": entry.formerly, "category": entry.category,
+        "kind": "entry", "slug": entry.slug, "formerly": entry.formerly, "draft": entry.draft or None,
+        "category": entry.category,
         "level": entry.level, "trend": entry.trend, "english_term": entry.english_term,
         "status": entry.status_month.strftime("%Y-%m"), "relations": relations,
         "sources": entry.sources, "provenance": entry.provenance,
@@ -38,6 +39,7 @@ def apply_entry(entry: Entry, record: dict[str, Any], languages: tuple[str, ...]
     """Set an entry's rows from a canonical record, keeping rows that did not change."""
     entry.slug = record["slug"]
     entry.formerly = record.get("formerly")
+    entry.draft = bool(record.get("draft"))
     entry.category = record["category"]
     entry.level = record["level"]
     entry.trend = record["trend"]

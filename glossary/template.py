@@ -3,6 +3,8 @@
 The untouched file is deliberately not importable: category, level, trend
 and the first source are empty, so `newsroom import` names each of them
 (`file:line: field: required; …`) instead of storing a half-written entry.
+Once filled in it imports as a draft (`draft: true`): previewed by `build --drafts`
+and `serve`, published once the editor deletes that line (or `edit --set draft=false`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ _HEAD = """\
 # Field by field: docs/content-format.md ("entry"). Then: newsroom import {path}
 kind: entry
 slug: {slug}
+draft: true                       # readers see nothing of it until you delete this line (`build --drafts` shows it)
 formerly: []                      # slugs it was published under before: each old address leads here
 category:                         # a category slug from site.yaml (categories:)
 level:                            # {levels}

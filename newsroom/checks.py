@@ -19,6 +19,7 @@ from newsroom.build import urls
 from newsroom.build.model import Content, Record
 from newsroom.content.schema import Field, kinds, page_slug_problem, publication_time_problem, week_problem
 from newsroom.diagnostics import Diagnostic, first_of
+from newsroom.drafts import draft_link_problem, is_draft
 from newsroom.reference_rules import structure_problems, table_problems
 from newsroom.reference_starter import placeholder_problems
 from newsroom.render.markdown import References, find_references, left_out, link_problem
@@ -107,6 +108,8 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
         for i, term in enumerate(story.data.get("terms") or []):
             if term not in content.entries:
                 problems.append(Diagnostic(story.location, None, f"terms[{i}]", f"no glossary entry {term!r}"))
+            elif is_draft(content.entries[term]):
+                problems.append(draft_link_problem(story.location, f"terms[{i}]", content.entries[term]))
     if only is not None:
         problems = [problem for problem in problems if problem.location in only]
     return sorted(set(problems), key=lambda d: (d.location, d.field, d.message))
@@ -126,13 +129,19 @@ def record_problems(record: Record, content: Content, settings: Settings, memo: 
     key = hashlib.sha1(f"{flags}|{record.location}|{record.content_hash}|"
                        f"{record.version}".encode("utf-8", "surrogatepass")).hexdigest()
     known = memo.get(key)
-    if known is not None and all((target in pools[kind]) == there for kind, target, there in known[1]):
+    if known is not None and all(_presence(pools[kind], target) == there for kind, target, there in known[1]):
         return [Diagnostic(*problem) for problem in known[0]]
     texts = _texts(record, settings.languages)
     found = list(_record_problems(record, content, settings, complete_translations, texts))
     memo.put(key, [[astuple(problem) for problem in found],
-                   [[kind, target, target in pools[kind]] for kind, target in _link_targets(texts)]])
+                   [[kind, target, _presence(pools[kind], target)] for kind, target in _link_targets(texts)]])
     return found
+
+
+def _presence(records: Mapping[Any, Record], key: Any) -> int:
+    """What a link's problems depend on of its target: 0 not there, 1 there, 2 there as a draft."""
+    record = records.get(key)
+    return 0 if record is None else 2 if is_draft(record) else 1
 
 
 @lru_cache(maxsize=8)
@@ -297,6 +306,8 @@ def _references(record: Record, content: Content, languages: tuple[str, ...],
                 for slug in slugs:
                     if slug not in targets[kind]:
                         yield Diagnostic(record.location, None, path, f"link to a missing {kind} {slug!r}")
+                    elif is_draft(targets[kind][slug]) and not is_draft(record):
+                        yield draft_link_problem(record.location, path, targets[kind][slug])
             for number in refs.issues:
                 if number not in content.issues:
                     yield Diagnostic(record.location, None, path, f"link to a missing issue {number}")

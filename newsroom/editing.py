@@ -30,6 +30,7 @@ from issues.models import Story
 from issues.records import apply_story
 from issues.revisions import Change
 from issues.visibility import drafts_of
+from newsroom.drafts import draft_locations
 from issues.workflow import public_issues_of, untranslated
 from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content
@@ -160,8 +161,8 @@ def blocking_problems(session: Session, settings: Settings, now: dt.datetime, re
     """The errors that stop every build which a change of the records at `recheck` (locations such as
     `entry:gpu`) may have brought, as `newsroom check` words them: those records' own, and the
     content-wide ones of every record (see check_content's `recheck`). None of a draft issue or its stories
-    (see issues.visibility.drafts_of). An issue's stories are rechecked with it, which may have made them
-    public."""
+    (see issues.visibility.drafts_of), nor of a draft entry or reference page (see newsroom.drafts). An
+    issue's stories are rechecked with it, which may have made them public."""
     return _problems(session, settings, now, recheck, publishable=False).blocking
 
 
@@ -187,7 +188,7 @@ def _problems(session: Session, settings: Settings, now: dt.datetime, recheck: C
         issues = {location.partition(":")[2] for location in recheck if location.startswith("issue:")}
         recheck = {*recheck, *(story.location for story in content.stories.values()
                                if str(story.data["issue"]) in issues)}
-        hidden = drafts_of(content)
+        hidden = {*drafts_of(content), *draft_locations(content)}
         today = now.astimezone(settings.zone).date()
         blocking = {problem for problem in check_content(content, settings, today, memo=memo, recheck=recheck)
                     if problem.severity == "error" and problem.location not in hidden}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import Date, ForeignKey, Integer, String, UniqueConstraint, func, select, update
+from sqlalchemy import Boolean, Date, ForeignKey, Integer, String, UniqueConstraint, false, func, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -65,6 +65,9 @@ class Page(Base):
     kind: Mapped[str] = mapped_column(String(20))  # "reference" | "page"
     #: The slugs it was published under before, oldest first: each old address sends readers on.
     formerly: Mapped[list[Any] | None]
+    #: A reference page in progress (`draft: true`): kept, checked and previewed, but no public build shows
+    #: it (see newsroom.drafts). A site page is never one. Rows stored before it existed are published.
+    draft: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: A reference page's date of last update as its editors give it (`updated:`): shown on the page, the
     #: sitemap's lastmod. Content, not the time the row was stored, so an export imported anew builds alike.
     updated: Mapped[dt.date | None] = mapped_column(Date)

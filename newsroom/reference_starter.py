@@ -2,9 +2,11 @@
 
 Unlike the glossary's blank entry, the starter imports as it is: it is the
 smallest page the rules accept, in every language, so an editor sees it built
-while writing. Each text the editor must write holds `TODO`, and `newsroom
-check` warns at each one still there (`PLACEHOLDER`, see `placeholder_problems`),
-so none reaches readers unnoticed (`check --strict` fails on them).
+while writing — as a draft (`draft: true`): in a preview (`build --drafts`,
+`serve`), in no public build until the editor deletes that line. Each text the
+editor must write holds `TODO`, and `newsroom check` warns at each one still
+there (`PLACEHOLDER`, see `placeholder_problems`), so none reaches readers
+unnoticed (`check --strict` fails on them).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ _HEAD = """\
 # ("reference"). Then: newsroom import {path}
 kind: {kind}
 slug: {slug}
+draft: true                       # readers see nothing of it until you delete this line (`build --drafts` shows it)
 updated: {today}               # the date of the last update readers should know of: change it with the page
 sources:                          # numbered 1, 2, … in this order; cite as [1], or as a table cell's source: 1
   - publisher: TODO

@@ -131,11 +131,11 @@ def test_new_writes_a_template_that_must_be_filled_before_it_imports(sample_cli)
 
     result = sample_cli("import", "entries/new-term.yaml", expect=1)
     assert result.stderr.splitlines() == [
-        "entries/new-term.yaml:6: category: required; expected a slug: lowercase letters, digits and hyphens",
-        "entries/new-term.yaml:7: level: required; expected one of basic, intermediate, advanced",
-        "entries/new-term.yaml:8: trend: required; expected one of emerging, spreading, mainstream, fading",
-        "entries/new-term.yaml:20: sources[0].title: required; expected text",
-        "entries/new-term.yaml:21: sources[0].url: required; expected an http(s) or mailto URL",
+        "entries/new-term.yaml:7: category: required; expected a slug: lowercase letters, digits and hyphens",
+        "entries/new-term.yaml:8: level: required; expected one of basic, intermediate, advanced",
+        "entries/new-term.yaml:9: trend: required; expected one of emerging, spreading, mainstream, fading",
+        "entries/new-term.yaml:21: sources[0].title: required; expected text",
+        "entries/new-term.yaml:22: sources[0].url: required; expected an http(s) or mailto URL",
         "5 errors; nothing was changed",
     ]
 
@@ -148,7 +148,10 @@ def test_new_writes_a_template_that_must_be_filled_before_it_imports(sample_cli)
     path.write_text(filled, encoding="utf-8")
     assert "1 created" in sample_cli("import", "entries/new-term.yaml").stdout
     assert sample_cli("check").stderr == ""
-    assert "new-term" in sample_cli("glossary", "show", "new-term").stdout
+    # The starter is a draft until its `draft: true` line goes: listed and shown as one.
+    assert "draft: not published" in sample_cli("glossary", "show", "new-term").stdout
+    listed = {line.split()[0]: line for line in sample_cli("glossary", "list").stdout.splitlines()}
+    assert listed["new-term"].endswith("  draft") and not listed["gpu"].endswith("draft")
 
 
 def test_new_refuses_a_bad_slug(sample):

@@ -387,6 +387,29 @@ class Publication:
             changed.append(f"{kind} {record['slug']}")
         return f"give former addresses to {' and '.join(changed)}"
 
+    def flip_drafts(self) -> str:
+        """`draft: true` both ways: a much-linked entry (stories' terms, relations, links) and a reference page
+        made drafts, built incrementally, then published again while another entry, found in stories' text, is
+        made a draft: each leaves its pages, lists, feeds and links, or comes back to them."""
+        def flip(path: Path, draft: bool) -> None:
+            record = self.load(path)
+            record.pop("draft", None)
+            self.save(path, {**record, "draft": True} if draft else record)
+
+        entries = {path.stem: path for path in self.files("entry")}
+        first = entries.get("trainium3") or entries["trainium"]
+        second = entries[self.rng.choice(sorted(set(entries) - {first.stem, "gpu"}))]  # gpu: the other edits link it
+        page = self.rng.choice(self.files("reference"))
+        flip(first, True)
+        flip(page, True)
+        assert self.site is not None
+        self.build(self.site)
+        flip(first, False)
+        flip(page, False)
+        flip(second, True)
+        return (f"draft entry {first.stem} and reference page {page.stem}, build, publish them, draft entry "
+                f"{second.stem}")
+
     def rename_records(self) -> str:
         """`newsroom rename` of a much-linked entry (relations, stories' terms, links in published issues) and a
         reference page, built incrementally, then renamed back (the other edits link to them by these slugs);
@@ -513,11 +536,11 @@ EDITS = ("edit_story", "add_story", "delete_story", "edit_entry", "add_entry", "
          "retitle_story_in_hungarian", "untranslate_story", "retag_story", "edit_entry_definition", "add_section",
          "rename_story")
 #: Edits of what the first sequence leaves alone: reference and site pages, the site's names, issues' texts,
-#: stories' places and terms, sources, entries' status months and English terms.
+#: stories' places and terms, sources, entries' status months and English terms, drafts.
 MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "date_reference", "caption_reference",
               "link_reference_from_story", "edit_site_page", "rename_in_site", "edit_issue_text", "publish_late_issue",
               "move_story", "date_entry_status", "edit_story_terms", "edit_source", "edit_english_term",
-              "give_former_addresses", "rename_records")
+              "give_former_addresses", "rename_records", "flip_drafts")
 
 
 def _same_tree(left: Path, right: Path) -> list[str]:

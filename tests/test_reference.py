@@ -698,11 +698,14 @@ def test_a_new_reference_page_s_starter_imports_and_check_lists_only_its_todos(s
     said = sample_cli("reference", "new", "gpu-profile")
     path = sample_cli.cwd / "reference" / "gpu-profile.yaml"
     assert said.stdout.strip() == ("reference/gpu-profile.yaml: write it wherever it says TODO, then run "
-                                   "`newsroom import reference/gpu-profile.yaml`")
+                                   "`newsroom import reference/gpu-profile.yaml`: a draft, shown by `newsroom build "
+                                   "--drafts` and `newsroom serve` until you delete its `draft: true` line and import "
+                                   "it again")
     starter = path.read_text(encoding="utf-8")
     assert starter.count("\n    - title: TODO\n") == 2  # one section in each language
     assert "{not_published: Nem tették közzé}" in starter and "{not_published: Not published}" in starter
     assert "\nupdated: 2026-11-20 " in starter
+    assert "\ndraft: true " in starter  # readers see none of its TODOs
 
     sample_cli("import", "reference/gpu-profile.yaml")
     checked = sample_cli("check")
@@ -716,7 +719,7 @@ def test_a_new_reference_page_s_starter_imports_and_check_lists_only_its_todos(s
     # Listed by title in the language's order, with its date of last update.
     listed = sample_cli("reference", "list").stdout.splitlines()
     assert listed[0] == "trainium  2026-10-19  Amazon Trainium (Trn1)"
-    assert listed[1] == "gpu-profile  2026-11-20  TODO"
+    assert listed[1] == "gpu-profile  2026-11-20  TODO  (draft)"
 
 
 @pytest.mark.sqlite_only("what a command refuses does not depend on the database")

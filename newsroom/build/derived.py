@@ -150,12 +150,15 @@ STORIES_PER_WORK = 250
 
 def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime | None = None,
            memo: Memo | None = None, run: Runner | None = None,
-           made: tuple[str, Mapping[str, TermMatcher]] | None = None) -> Derived:
+           made: tuple[str, Mapping[str, TermMatcher]] | None = None,
+           hidden: Mapping[str, Record] | None = None) -> Derived:
     """Visibility (see issues.visibility: drafts only in a preview; scheduled ones once `now` passes their
     time), mentions, "in the news", relations and term matchers, computed once per build.
 
     `memo` remembers story mentions across builds; `run` spreads matching many stories over the cores;
-    `made` is what `term_matchers` gives for this content and memo, if the caller made it already."""
+    `made` is what `term_matchers` gives for this content and memo, if the caller made it already.
+    `hidden` are the draft entries a public build leaves out of `content` (see newsroom.drafts): only
+    their headwords are kept, the text a published entry's relation to one shows without a link."""
     visible = visible_numbers(content, drafts, now, settings.zone)
     glossary, by_lang = made if made is not None else term_matchers(content, settings.languages, memo)
     matched = (spread_matches(content, by_lang, {lang: FormHeads(m) for lang, m in by_lang.items()}, run)
@@ -168,7 +171,7 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
                     for lang, numbers in shown.items()}
     facts = story_facts(content, settings.languages)
     years = stories_by_year(content, settings)
-    names = headwords(content, settings.languages)
+    names = headwords({**(hidden or {}), **content.entries}, settings.languages)
     entry_langs = {slug: texts_of(entry, settings) for slug, entry in content.entries.items()}
     lettered = letter_lists(entry_langs, names, settings, memo)
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang,
@@ -194,10 +197,10 @@ def issue_line(content: Content, number: int, lang: str) -> tuple[int, str]:
     return number, format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), lang)
 
 
-def headwords(content: Content, languages: tuple[str, ...]) -> dict[str, str]:
+def headwords(entries: Mapping[str, Record], languages: tuple[str, ...]) -> dict[str, str]:
     """Every entry's headword per language, falling back to the first language that has the entry."""
     found: dict[str, str] = {}
-    for slug, entry in content.entries.items():
+    for slug, entry in entries.items():
         texts = tuple(other for other in languages if entry.has(other))
         for lang in languages:
             shown = text_language(texts, lang, languages)

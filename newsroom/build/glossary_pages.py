@@ -137,6 +137,7 @@ class GlossaryPages:
             text, text_lang = self.text(entry)
             rows.append({"slug": slug, "headword": text.get("headword") or slug, "lang": text_lang,
                          "href": self.href(urls.entry(self.lang, slug)), "level": entry.data["level"],
+                         "draft": bool(entry.data.get("draft")),  # only a preview has one to mark
                          # The definition carries the "not yet translated" note; the headword stays plain for sorting.
                          "definition": self.marked(plain_text(text.get("definition") or ""), text_lang)})
         return by_headword(rows, self.lang, lambda row: row["headword"])

@@ -40,6 +40,7 @@ from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, change
 from newsroom.checks import check_content, markdown_texts, record_problems
 from newsroom.db.session import WalCopy, quick_commit, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.drafts import draft_locations, drafts_in, without_drafts
 from newsroom.i18n import catalog_digest
 from newsroom.render import search
 from newsroom.render.assets import asset_urls, load_assets
@@ -120,6 +121,9 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
     # The term matchers, compiled while the workers parse ahead if they do (a first or full build, which
     # then matches every story): compiling the glossary's patterns takes this process a few tenths of
     # a second, while one core would idle after the parse ahead.
+    # What readers see: a public build leaves draft entries and reference pages out (see newsroom.drafts);
+    # `check` reads everything, a draft's own problems being work in progress (see `checked`).
+    full, content = content, content if drafts else without_drafts(content)
     matching = term_matchers(content, settings.languages, memos["mentions"])  # (glossary digest, matchers)
 
     def compile_matchers() -> None:
@@ -129,12 +133,13 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
     with remembered_references(memos["references"], memos["plain"], ahead), ThreadPoolExecutor(1) as side:
         fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
         compiled: list[Future[None]] = []  # the executor starts its thread on the first submit: after the fork
-        _parse_ahead(fresh, content, settings, [memos["references"], memos["plain"], ahead], memos["checks"],
+        _parse_ahead(fresh, full, settings, [memos["references"], memos["plain"], ahead], memos["checks"],
                      lambda: compiled.append(side.submit(compile_matchers)), progress)
         for done in compiled:
             done.result()
-        problems = checked(content, settings, today, drafts, now, memos["checks"])
-    derived = derive(content, settings, drafts, now, memos["mentions"], run_all, matching)
+        problems = checked(full, settings, today, drafts, now, memos["checks"])
+    derived = derive(content, settings, drafts, now, memos["mentions"], run_all, matching,
+                     drafts_in(full.entries) if content is not full else None)
     tracker = Tracker()
     tracked = (track_content(content, tracker), track_derived(derived, tracker))
     values = Values(content, derived)
@@ -284,10 +289,11 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
             now: dt.datetime | None, memo: state.Memo | None = None) -> list[Diagnostic]:
     """Check before rendering: a broken link must stop the build, not ship.
 
-    Unpublished issues are work in progress: their problems are checked when they are
-    scheduled or published, and in a preview they are only warnings.
+    Unpublished issues, draft entries and draft reference pages are work in progress: their problems are
+    checked when they are scheduled or published, and in a preview they are only warnings.
     """
-    unpublished = unpublished_locations(content, visible_numbers(content, False, now, settings.zone))
+    unpublished = (unpublished_locations(content, visible_numbers(content, False, now, settings.zone))
+                   | draft_locations(content))
     problems = [p if p.location not in unpublished or p.severity == "warning" else replace(p, severity="warning")
                 for p in check_content(content, settings, today, memo=memo) if drafts or p.location not in unpublished]
     errors = [p for p in problems if p.severity == "error"]

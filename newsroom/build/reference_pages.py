@@ -60,6 +60,7 @@ class ReferencePages:
             updated = page.data.get("updated")
             rows.append({"title": text.get("title") or slug, "summary": text.get("summary") or "",
                          "lang": text_lang, "href": self.href(urls.reference(self.lang, slug)),
+                         "draft": bool(page.data.get("draft")),  # only a preview has one to mark
                          "url": self.settings.base_url + urls.reference(self.lang, slug), "updated_iso": updated,
                          "updated": format_date(dt.date.fromisoformat(updated), self.lang) if updated else None})
         rows = by_headword(rows, self.lang, lambda row: row["title"])

@@ -24,6 +24,7 @@ from newsroom.content.reader import Reading, read_content
 from newsroom.db.migrate import upgrade
 from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
+from newsroom.drafts import as_draft_problem, draft_locations, without_drafts
 from newsroom.models import history_key
 
 
@@ -231,7 +232,8 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
     if skos is not None and content is not None:
         from glossary.skos import write_skos  # its RDF library: loaded by this export alone, not by every command here
 
-        concepts = write_skos(content, app.settings.base_url, app.settings.languages, skos)
+        # The published glossary: a draft is no concept of it yet, and a relation to one is left out.
+        concepts = write_skos(without_drafts(content), app.settings.base_url, app.settings.languages, skos)
         app.say(f"{concepts} concepts written to {skos} (SKOS, Turtle)")
 
 
@@ -243,12 +245,14 @@ def check(app: App, strict: bool) -> None:
     """Report every problem in the stored content; exit 1 on errors.
 
     A draft issue's problems, and its stories', are reported as warnings: work in progress stops no build
-    until the issue is scheduled or published (`issue schedule` and `issue publish` refuse them)."""
+    until the issue is scheduled or published (`issue schedule` and `issue publish` refuse them). So are
+    a draft entry's or reference page's, until it is published (`edit --set draft=false` refuses them)."""
     with app.reading() as session:
         one_state(session)
         with editing.remembered(session) as (content, memo):
-            drafts = drafts_of(content)
-            problems = [as_draft_work(problem, content, app.settings, drafts.get(problem.location))
+            drafts, unpublished = drafts_of(content), draft_locations(content)
+            problems = [as_draft_problem(problem) if problem.location in unpublished
+                        else as_draft_work(problem, content, app.settings, drafts.get(problem.location))
                         for problem in check_content(content, app.settings, app.today(), memo=memo)]
     report(problems)
     errors = sum(1 for p in problems if p.severity == "error")

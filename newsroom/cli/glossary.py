@@ -34,7 +34,8 @@ def glossary() -> None:
 @pass_app
 @content_errors
 def list_(app: App, lang: str | None, category: str | None, level: str | None, stale: bool) -> None:
-    """List entries in dictionary order: slug, headword, category, level, trend, status."""
+    """List entries in dictionary order: slug, headword, category, level, trend, status (and "draft" for one
+    not published)."""
     settings = app.settings
     lang = lang or settings.default_language
     if lang not in settings.languages:
@@ -97,7 +98,8 @@ def new(app: App, slug: str, out: Path | None) -> None:
         raise slug_stored("an entry", slug, stored, f"entry:{slug}")
     path = out or Path("entries") / f"{slug}.yaml"
     write_starter(app, path, entry_template(slug, app.settings.languages, app.today(), str(path)),
-                  f"fill it in, then run `newsroom import {path}`")
+                  f"fill it in, then run `newsroom import {path}`: a draft, shown by `newsroom build --drafts` and "
+                  "`newsroom serve` until you delete its `draft: true` line and import it again")
 
 
 COMMANDS = [glossary]

@@ -18,6 +18,7 @@ from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.mail.send import (PASSWORD_ENV, PASSWORD_FILE_ENV, SECURITY_MODES, SMTP_USER_ENV, RateLimiter,
                                 SendReport, SmtpServer, SmtpUnavailable, connect, never_sent, parse_rate, plan_issue,
                                 send_issue, sending_problems)
+from newsroom.drafts import without_drafts
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
@@ -25,11 +26,11 @@ from newsroom.settings import Settings
 
 
 def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Derived]:
-    """Everything stored, and what the build derives from it on the command's clock (drafts only for a
-    preview)."""
+    """Everything stored, and what the build derives from it on the command's clock (draft issues only for a
+    preview). Never a draft entry or reference page: an email's links lead to the public site."""
     app.open_content()
     with session_factory(app.engine)() as session:
-        content = load_content(session)
+        content = without_drafts(load_content(session))
     return content, derive(content, settings, drafts, app.now())
 
 

@@ -24,7 +24,7 @@ def reference() -> None:
 @pass_app
 @content_errors
 def list_(app: App, lang: str | None) -> None:
-    """List reference pages by title: slug, date of last update, title."""
+    """List reference pages by title: slug, date of last update, title (and "(draft)" for one not published)."""
     settings = app.settings
     lang = lang or settings.default_language
     if lang not in settings.languages:
@@ -52,7 +52,8 @@ def new(app: App, slug: str, out: Path | None) -> None:
         raise slug_stored(what, slug, stored.version, f"{stored.kind}:{slug}")
     path = out or Path("reference") / f"{slug}.yaml"
     write_starter(app, path, reference_starter(slug, app.settings.languages, app.today(), str(path)),
-                  f"write it wherever it says TODO, then run `newsroom import {path}`")
+                  f"write it wherever it says TODO, then run `newsroom import {path}`: a draft, shown by `newsroom "
+                  "build --drafts` and `newsroom serve` until you delete its `draft: true` line and import it again")
 
 
 COMMANDS = [reference]

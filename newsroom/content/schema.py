@@ -33,7 +33,7 @@ class Field:
     """The expected shape of one value."""
 
     # text | md | line_md | slug | page_slug | relation | int | date | month | datetime | enum | url | list | map
-    # | langmap | cell
+    # | langmap | cell | flag
     type: str
     required: bool = False
     choices: tuple[str, ...] = ()
@@ -56,6 +56,8 @@ TEXTS = Field("list", of=TEXT)
 #: The slugs a record was published under before (see `former_slug_problem`); a site page's, as its slug.
 FORMERLY = SLUGS
 FORMER_PAGE_SLUGS = Field("list", of=Field("page_slug"))
+#: `draft: true`: a record kept and previewed but not published (see newsroom.drafts); false is no flag at all.
+DRAFT = Field("flag", expects="true (a draft, not published) or false (published)")
 #: Broader, narrower or related concepts: each an entry's slug, or the name of a concept without an entry
 #: (see `relation_name`).
 RELATIONS = Field("list", of=Field("relation"))
@@ -108,7 +110,7 @@ def _kinds() -> dict[str, Kind]:
         "entry": Kind(
             "entry", "slug",
             {
-                "slug": Field("slug", True), "formerly": FORMERLY, "category": Field("slug", True),
+                "slug": Field("slug", True), "formerly": FORMERLY, "draft": DRAFT, "category": Field("slug", True),
                 "level": Field("enum", True, LEVELS, stored_any=True), "trend": Field("enum", True, TRENDS),
                 "english_term": TEXT, "status": Field("month", True),
                 "relations": mapping(
@@ -129,8 +131,8 @@ def _kinds() -> dict[str, Kind]:
             },
         ),
         "reference": Kind(
-            "reference", "slug", {"slug": Field("slug", True), "formerly": FORMERLY, "updated": Field("date"),
-                                   "sources": SOURCES},
+            "reference", "slug", {"slug": Field("slug", True), "formerly": FORMERLY, "draft": DRAFT,
+                                   "updated": Field("date"), "sources": SOURCES},
             {
                 "title": TEXT, "summary": TEXT,
                 "sections": Field("list", of=mapping(("title",), title=TEXT, simple=LAYER, deep=LAYER)),
@@ -216,7 +218,7 @@ EXPECTS = {
     "datetime": "a date and time with a UTC offset, as 2026-11-09T07:00:00+01:00",
     "url": "an http(s) or mailto URL", "list": "a list", "map": "a mapping of fields",
     "langmap": "one text per language, as {hu: …, en: …}",
-    "cell": "text, {value: …, source: n} or {not_published: …}",
+    "cell": "text, {value: …, source: n} or {not_published: …}", "flag": "true or false",
 }
 
 
@@ -402,6 +404,13 @@ class Validator:
             self.fail(path, f"{value} is too large: expected a whole number from 1 up to {MAX_INT}")
             return None
         return value
+
+    def _flag(self, path: Path, value: Any, spec: Field) -> bool | None:
+        """true, or None for false: a record without the flag and one saying false are the same record (one
+        hash, one export)."""
+        if not isinstance(value, bool):
+            return self._wrong(path, value, spec)
+        return True if value else None
 
     def _enum(self, path: Path, value: Any, spec: Field) -> str | None:
         if value not in spec.choices and not (self.stored and spec.stored_any and isinstance(value, str)):

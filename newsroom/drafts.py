@@ -1,0 +1,64 @@
+"""Draft glossary entries and reference pages (`draft: true`): kept, checked and previewed, never published.
+
+One place decides what readers see of them: a public build makes its site from `without_drafts(content)`,
+so a draft has no page, is in no list, index, feed, sitemap or search index, and is linked and counted
+nowhere — every part of the build already treats a record that is not there so. `build --drafts` and
+`serve` make theirs from the whole content and mark each draft's page. A draft's own problems stop
+no build until it is published (see `draft_locations`); a published record that points at one is shown
+with that name as text, and `check` says so (`draft_link_problem`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from newsroom.build.model import Content, Record
+from newsroom.diagnostics import Diagnostic
+
+
+def is_draft(record: Record | None) -> bool:
+    """Whether `record` is a draft entry or reference page (None, a record that is not there, is none)."""
+    return record is not None and bool(record.data.get("draft"))
+
+
+def without_drafts(content: Content) -> Content:
+    """`content` as readers see it: every draft entry and reference page left out (the same object when
+    there is none, as in most builds)."""
+    if not any(map(is_draft, content.entries.values())) and not any(map(is_draft, content.pages.values())):
+        return content
+    return dataclasses.replace(
+        content, entries={slug: entry for slug, entry in content.entries.items() if not is_draft(entry)},
+        pages={slug: page for slug, page in content.pages.items() if not is_draft(page)})
+
+
+def drafts_in(records: Mapping[str, Record]) -> dict[str, Record]:
+    """The drafts among `records` (entries or pages), by key."""
+    return {key: record for key, record in records.items() if is_draft(record)}
+
+
+def draft_locations(content: Content) -> set[str]:
+    """`entry:slug` and `reference:slug` of every draft: work in progress, whose own problems stop no
+    build, import or edit until it is published (`edit --set draft=false` is then refused while it has
+    errors); `check` reports them as warnings."""
+    return {record.location for records in (content.entries, content.pages)
+            for record in records.values() if is_draft(record)}
+
+
+def as_draft_problem(problem: Diagnostic) -> Diagnostic:
+    """`problem` of a draft as `check` reports it: an error becomes a warning saying it is to fix before the
+    draft is published (a warning stays as it is)."""
+    if problem.severity != "error":
+        return problem
+    return dataclasses.replace(problem, severity="warning", message=(
+        f"{problem.message} (a draft: to fix before it is published)"))
+
+
+def draft_link_problem(location: str, field: str, target: Record) -> Diagnostic:
+    """The warning at `field` of the published record at `location` that points at the draft `target`: the
+    public site shows the name there as text, without a link, until the draft is published."""
+    folder = "entries" if target.kind == "entry" else "reference"  # where `newsroom export` writes its file
+    return Diagnostic(location, None, field, (
+        f"{target.location} is a draft, shown as text until it is published: remove `draft: true` from its file "
+        f"({folder}/{target.key}.yaml) and import it, or run `newsroom edit {target.location} --set draft=false`"),
+        "warning")

@@ -1,0 +1,177 @@
+"""Draft glossary entries and reference pages (`draft: true`): stored, checked and previewed, never published."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import feedparser
+import html5lib
+import pytest
+from alembic import command
+from rdflib import RDF, SKOS, Graph
+from sqlalchemy import create_engine, text
+
+from newsroom.db.migrate import alembic_config
+from sitebuild import BASE, html_pages, parse, text_of
+
+#: The sample's much-linked entry (stories' terms, a relation, links in entries' text) and its reference page.
+ENTRY, PAGE = "entry:trainium3", "reference:trainium"
+ENTRY_PATHS = ("en/glossary/trainium3/", "hu/glossary/trainium3/")
+PAGE_PATHS = ("en/reference/trainium/", "hu/reference/trainium/")
+PUBLISH = ("shown as text until it is published: remove `draft: true` from its file ({1}) and import it, or run "
+           "`newsroom edit {0} --set draft=false`")
+
+
+def _build(cli, out: Path, *extra: str) -> None:
+    cli("build", "--out", str(out), "--base-url", BASE, *extra)
+
+
+def _links(site: Path) -> set[str]:
+    """Every address of this site that a page, a feed or an email links to, as a path of the site (no
+    fragment): read with a conforming HTML parser and a feed parser."""
+    found: set[str] = set()
+
+    def add(href: str | None) -> None:
+        if href and (href.startswith("/") or href.startswith(BASE)):
+            found.add(urlsplit(href.removeprefix(BASE.rstrip("/"))).path)
+
+    fragment = html5lib.HTMLParser(namespaceHTMLElements=False)
+    for page in html_pages(site):
+        for element in parse(page).iter():
+            add(element.get("href"))
+    for feed in [*site.rglob("*.xml"), *site.rglob("*.atom")]:
+        for item in feedparser.parse(feed.read_bytes()).entries:
+            add(item.get("link"))
+            for part in [*item.get("content", []), *([item.summary_detail] if "summary_detail" in item else [])]:
+                for element in fragment.parseFragment(part.value).iter():
+                    add(element.get("href") if isinstance(element.tag, str) else None)
+    return found
+
+
+def _exists(site: Path, path: str) -> bool:
+    target = site / path.lstrip("/")
+    return (target / "index.html").is_file() if path.endswith("/") else target.is_file()
+
+
+@pytest.mark.sqlite_only("what a build shows does not depend on the database")
+def test_a_draft_is_nowhere_in_a_public_build_and_marked_in_a_preview(sample_cli, tmp_path):
+    sample_cli("edit", ENTRY, "--set", "formerly=[aws-trainium3]")  # an old address, whose page sends readers on
+    for location in (ENTRY, PAGE):
+        sample_cli("edit", location, "--set", "draft=true")
+    site, emails = tmp_path / "site", tmp_path / "emails"
+    _build(sample_cli, site, "--email-out", str(emails))
+
+    # No page, and no link, list, feed, sitemap or search index entry that leads to one.
+    for path in (*ENTRY_PATHS, *PAGE_PATHS, "en/glossary/aws-trainium3/"):
+        assert not (site / path).exists(), path
+    links = _links(site)
+    assert not [link for link in links if not _exists(site, link)]
+    assert not [link for link in links if "/trainium3/" in link or "/reference/trainium/" in link]
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert "trainium3" not in sitemap and "/reference/trainium/" not in sitemap
+    glossary_feed = feedparser.parse((site / "en/feeds/glossary.xml").read_bytes())
+    assert "Trainium3" not in {item.title for item in glossary_feed.entries}
+    documents = json.dumps([json.loads(p.read_text(encoding="utf-8")) for p in (site / "en/search").rglob("*.json")])
+    assert "/en/glossary/trainium3/" not in documents and "/en/reference/trainium/" not in documents
+    index = parse(site / "en/glossary/index.html")
+    assert "Trainium3" not in {text_of(dt) for dt in index.iter("dt")}
+    for email in emails.rglob("*.html"):
+        hrefs = {a.get("href") for a in parse(email).iter("a")}
+        assert not [href for href in hrefs if href and "/glossary/trainium3/" in href], email
+
+    # A published entry's relation to it names it, as text.
+    trainium = parse(site / "en/glossary/trainium/index.html")
+    narrower = next(p for p in trainium.iter("p") if p.get("class") == "relations narrower")
+    assert "Trainium3" in text_of(narrower)
+    assert [a for a in narrower.iter("a") if "Trainium3" in text_of(a)] == []
+    # The glossary as SKOS is the published one.
+    skos = tmp_path / "glossary.ttl"
+    sample_cli("export", "--skos", str(skos))
+    concepts = {str(uri) for uri in Graph().parse(skos, format="turtle").subjects(RDF.type, SKOS.Concept)}
+    assert len(concepts) == 12 and f"{BASE}glossary/trainium3" not in concepts
+
+    # A preview shows both, marked as a draft issue is.
+    preview = tmp_path / "preview"
+    _build(sample_cli, preview, "--drafts")
+    for path in (*ENTRY_PATHS, *PAGE_PATHS):
+        article = next(parse(preview / path / "index.html").iter("article"))
+        assert "draft" in article.get("class").split(), path
+        banner = next(p for p in article.iter("p") if p.get("class") == "draft-banner")
+        assert text_of(banner).startswith("Draft · Preview:" if path.startswith("en") else "Piszkozat · Előnézet:")
+    assert (preview / "en/glossary/aws-trainium3/index.html").is_file()
+    listed = next(dt for dt in parse(preview / "en/glossary/index.html").iter("dt") if "Trainium3" in text_of(dt))
+    assert text_of(listed) == "Trainium3 · Draft"
+
+    # Published again, each is back: a link where there was text.
+    for location in (ENTRY, PAGE):
+        sample_cli("edit", location, "--set", "draft=false")
+    _build(sample_cli, site)
+    for path in (*ENTRY_PATHS, *PAGE_PATHS):
+        assert (site / path / "index.html").is_file(), path
+    narrower = next(p for p in parse(site / "en/glossary/trainium/index.html").iter("p")
+                    if p.get("class") == "relations narrower")
+    assert [a.get("href") for a in narrower.iter("a") if text_of(a) == "Trainium3"] == ["/en/glossary/trainium3/"]
+
+
+@pytest.mark.sqlite_only("what check reports does not depend on the database")
+def test_check_names_each_published_record_pointing_at_a_draft_and_a_draft_s_errors_wait(sample_cli):
+    sample_cli("edit", ENTRY, "--set", "draft=true")
+    sample_cli("edit", PAGE, "--set", "draft=true")
+    said = sample_cli("check").stderr.splitlines()
+    warning = f"warning: {ENTRY} is a draft, {PUBLISH.format(ENTRY, 'entries/trainium3.yaml')}"
+    # A relation, a link in an entry's text, a story's `terms`: each named at its record and field.
+    for where in ("entry:trainium: relations.narrower[1]", "entry:trainium2: en.current_state",
+                  "story:i13-aws-trainium3-capacity: terms[0]"):
+        assert f"{where}: {warning}" in said, where
+    assert (f"story:i10-aws-capacity-blocks-prices: hu.body: warning: {PAGE} is a draft, "
+            f"{PUBLISH.format(PAGE, 'reference/trainium.yaml')}") in said
+    assert not [line for line in said if line.startswith(f"{ENTRY}:")]
+    # A name a draft shares with a published entry is warned of at the draft: the published one has it.
+    sample_cli("edit", "entry:ai-chip", "--set", "draft=true", "--set", "en.aliases=[graphics processor]")
+    said = sample_cli("check").stderr.splitlines()
+    assert ("entry:ai-chip: en.aliases[0]: warning: 'graphics processor' is also a name of entry 'gpu': mentions "
+            "of it in stories link that entry, not this one; give one of them another name") in said
+    assert not [line for line in said if line.startswith("entry:gpu:")]
+
+    # Work in progress: a draft's error is a warning, and stops no build; publishing it is refused meanwhile.
+    sample_cli("edit", ENTRY, "--set", "en.definition=")
+    said = sample_cli("check").stderr.splitlines()
+    assert (f"{ENTRY}: en.definition: warning: missing translation (present in hu) (a draft: to fix before it is "
+            "published)") in said
+    refused = sample_cli("edit", ENTRY, "--set", "draft=false", expect=1).stderr
+    assert f"{ENTRY}: en.definition: missing translation (present in hu)" in refused
+    assert "draft: not published" in sample_cli("glossary", "show", "trainium3").stdout
+
+
+@pytest.mark.sqlite_only("the content files do not depend on the database")
+def test_export_writes_draft_only_when_set_and_the_files_import_unchanged(sample_cli, tmp_path):
+    sample_cli("edit", PAGE, "--set", "draft=true")
+    out = tmp_path / "out"
+    sample_cli("export", str(out))
+    holding = sorted(path.relative_to(out).as_posix() for path in out.rglob("*.yaml")
+                     if "\ndraft: true\n" in path.read_text(encoding="utf-8"))
+    assert holding == ["reference/trainium.yaml"]
+    assert sample_cli("import", str(out)).stdout.startswith("0 created, 0 updated, ")
+    written = (out / "reference/trainium.yaml").read_text(encoding="utf-8")
+    (out / "reference/trainium.yaml").write_text(written.replace("\ndraft: true\n", "\ndraft: false\n"),
+                                                 encoding="utf-8")
+    assert sample_cli("import", str(out / "reference/trainium.yaml")).stdout.startswith("0 created, 1 updated")
+    assert "(draft)" not in sample_cli("reference", "list").stdout
+
+
+def test_a_database_from_before_drafts_upgrades_with_every_record_published(sample_cli):
+    """The migration's server default: every entry and page stored before it stays published."""
+    engine = create_engine(sample_cli.db_url)
+    command.downgrade(alembic_config(engine), "0009_story_former_slugs")
+    engine.dispose()
+    assert "run `newsroom init`" in sample_cli("check", expect=1).stderr
+    sample_cli("init")
+    engine = create_engine(sample_cli.db_url)
+    with engine.connect() as connection:
+        for table in ("entries", "pages"):
+            assert connection.execute(text(f"SELECT count(*) FROM {table} WHERE draft")).scalar() == 0, table
+            assert connection.execute(text(f"SELECT count(*) FROM {table}")).scalar() > 0, table
+    engine.dispose()
+    assert "draft" not in sample_cli("glossary", "list").stdout
