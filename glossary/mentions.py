@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from html import unescape
 from html.entities import html5
@@ -91,9 +91,25 @@ def markdown_mentions(matcher: TermMatcher, text: str) -> list[Mention]:
     found = matcher.find(text) if "&" not in text else _shown_mentions(matcher, text)
     if not found or not may_hold_code(text, (mention.start for mention in found)):
         return found
-    spans = code_spans(text)
-    return [mention for mention in found if not any(start < mention.end and mention.start < end
-                                                    for start, end in spans)]
+    starts, ends = _disjoint(sorted(code_spans(text)))
+    return [mention for mention in found
+            if (at := bisect_left(starts, mention.end) - 1) < 0 or ends[at] <= mention.start]
+
+
+def _disjoint(spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """`spans` (sorted by start, nested or overlapping ones too: a raw tag inside a code element) merged into
+    disjoint ones, as their starts and their ends: the last span starting before a mention's end is then the
+    only one it may overlap (a bisection, where a text of thousands of code spans and mentions compared every
+    mention with every span)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for start, end in spans:
+        if ends and start <= ends[-1]:
+            ends[-1] = max(ends[-1], end)
+        else:
+            starts.append(start)
+            ends.append(end)
+    return starts, ends
 
 
 #: A character reference as Markdown reads one (a named one of HTML's, or a number), `;` included.

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from glossary.linking import link_first_mentions
 from glossary.matching import FormHeads, Mention, Term, TermMatcher, holds_any, is_case_sensitive
 from glossary.mentions import markdown_mentions
-from newsroom.render.markdown import MarkdownRenderer
+from newsroom.render.markdown import MarkdownRenderer, code_spans
 
 HU_TERMS = [
     Term("trainium", ("Trainium", "AWS Trainium", "Amazon Trainium")),
@@ -511,3 +511,20 @@ def test_the_forms_changed_by_an_edit_are_known_by_their_first_words() -> None:
     assert after.heads_in(["Egy GPU-t vett az adatközpontokba."]) == {"gpu", "adatközpont"}
     assert after.token(["GPU"]) != after.token(["TPU"]) and after.token(["xyz"]) == after.token([""])
     assert FormHeads(TermMatcher(HU_TERMS, "hu", exclude=["chipset"])).changed_heads(before) is None
+
+
+_PIECES = ["GPU ", "GPUs, ", "Trainium ", "<code>", "</code>", "<KBD x=1>", "</kbd>", "<pre>", "</PRE>",
+           "<style>", "</style>", "<script>", "\\<code>", "`", "``", "<!--", "-->", "<abbr title=\"GPU\">",
+           "[x](https://e.org \"GPU\") ", "\n\n", "    GPU\n", "text "]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+@example(["<code>", "text ", "<abbr title=\"GPU\">", "GPU ", "</code>", "GPUs, "])  # a tag inside an element
+def test_mentions_are_the_names_outside_every_code_span(pieces: list[str]) -> None:
+    """Whatever mix of code, raw elements left open or closed, tags and comments a text holds, its mentions are
+    exactly the names no code span overlaps (found by a bisection over the spans merged: one comparison each)."""
+    text = "".join(pieces)
+    spans = code_spans(text)
+    expected = [mention for mention in EN.find(text)
+                if not any(start < mention.end and mention.start < end for start, end in spans)]
+    assert markdown_mentions(EN, text) == expected

@@ -54,27 +54,43 @@ def code_spans(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tup
     return spans
 
 
-#: A raw HTML code element, its tags included (the first closing tag of its name ends it), or an element
-#: the cleaner drops with its content (which an unclosed one runs to the text's end). A `<` a backslash
-#: escapes is literal text on the page, and starts neither.
-_RAW_ELEMENT = re.compile(
-    r"(?<!\\)(?:\\\\)*(<(?:(code|pre|kbd|samp)(?=[\s/>])[^<>]*>.*?</\2\s*>"
-    rf"|({'|'.join(sorted(DROPPED_WITH_CONTENT))})(?=[\s/>])[^<>]*>.*?(?:</\3\s*>|\Z)))",
-    re.IGNORECASE | re.DOTALL)
+#: The opening tag of a raw HTML code element (the first closing tag of its name ends it), or of an element the
+#: cleaner drops with its content (which an unclosed one runs to the text's end). A `<` a backslash escapes is
+#: literal text on the page, and starts neither.
+_RAW_OPENING = re.compile(
+    r"(?<!\\)(?:\\\\)*(<(?:(code|pre|kbd|samp)"
+    rf"|({'|'.join(sorted(DROPPED_WITH_CONTENT))}))(?=[\s/>])[^<>]*>)",
+    re.IGNORECASE)
 
 
 def _raw_elements(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The (start, end) offsets of the raw HTML elements of `_RAW_ELEMENT` in `text`, but for a tag shown
-    as code (in one of the `code` spans, e.g. `` `<style>` ``), which starts none."""
+    """The (start, end) offsets of the raw HTML elements `_RAW_OPENING` begins in `text`, their closing tags
+    included, but for a tag shown as code (in one of the `code` spans, e.g. `` `<style>` ``), which starts none.
+
+    The closing tag is looked for apart, once per name past the last failed look: a text of thousands of
+    unclosed `<code>` would otherwise be searched to its end from each (quadratic)."""
     found: list[tuple[int, int]] = []
+    unclosed: set[str] = set()  # names no closing tag follows from here on
     position = 0
-    while (element := _RAW_ELEMENT.search(text, position)) is not None:
-        start = element.start(1)
+    while (opening := _RAW_OPENING.search(text, position)) is not None:
+        start, name = opening.start(1), (opening.group(2) or opening.group(3)).lower()
         code_end = next((end for code_start, end in code if code_start <= start < end), None)
-        if code_end is None:
-            found.append((start, element.end()))
-        position = element.end() if code_end is None else code_end
+        if code_end is not None:
+            position = code_end
+            continue
+        closing = None if name in unclosed else _closing_tag(name).search(text, opening.end())
+        if closing is None and opening.group(2):  # an unclosed code element is no element: its `<code>` is a tag
+            unclosed.add(name)
+            position = opening.end(1)
+            continue
+        end = len(text) if closing is None else closing.end()
+        found.append((start, end))
+        position = end
     return found
+
+
+def _closing_tag(name: str) -> re.Pattern[str]:
+    return re.compile(rf"</{name}\s*>", re.IGNORECASE)
 
 
 #: A raw HTML tag as CommonMark reads one: a start tag with its attributes (a value quoted or not, over lines),
