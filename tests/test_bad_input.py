@@ -264,6 +264,15 @@ CASES = {
             'url: "https://example.org/a"', 'url: "https:///a"')},
         "stories/b.yaml:7: sources[0].url: 'https:///a' names no host: expected e.g. https://example.org/page",
     ),
+    # PostgreSQL stores no more in a slug's column (a traceback), where SQLite stored it all.
+    "a slug longer than a slug may be": (
+        {"entries/long.yaml": ENTRY.replace("slug: gpu", "slug: " + "-".join(["abcdefghi"] * 13))},
+        "entries/long.yaml:2: slug: a slug of 129 characters: a slug has at most 120; shorten it",
+    ),
+    "a relation to an entry's slug longer than a slug may be": (
+        {"entries/tpu.yaml": ENTRY.replace("slug: gpu", "slug: tpu\nrelations: {broader: [" + "a" * 121 + "]}")},
+        "entries/tpu.yaml:3: relations.broader[0]: a slug of 121 characters: a slug has at most 120; shorten it",
+    ),
     "a story naming no entry among its terms": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\nterms: [nowhere]")},
         "stories/b.yaml:3: terms[0]: no glossary entry 'nowhere'",
@@ -273,7 +282,8 @@ CASES = {
 
 #: The cases whose PostgreSQL leg runs: one refused while the files are read, one after they were written
 #: into the transaction (rolled back); the others take one of these two paths (suite time).
-POSTGRES_CASES = (next(iter(CASES)), "a story naming no entry among its terms")
+POSTGRES_CASES = (next(iter(CASES)), "a story naming no entry among its terms", "a slug longer than a slug may be",
+                  "a relation to an entry's slug longer than a slug may be")
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, marks=() if case in POSTGRES_CASES else pytest.mark.sqlite_only(
@@ -292,6 +302,19 @@ def test_bad_input_is_refused_with_its_place_and_nothing_is_stored(base, write_f
         assert lines[-1] == "1 error; nothing was changed", result.stderr
     assert "Traceback" not in result.stderr
     assert _stored(base, tmp_path) == before  # the good file in the same run was not stored either
+
+
+@pytest.mark.sqlite_only("the option is refused before the database is opened")
+def test_an_editor_name_longer_than_the_history_records_is_refused(sample_cli):
+    """A name longer than the history's column for it stopped the command on a traceback on PostgreSQL (and
+    SQLite stored it all): the option is named, the record unchanged."""
+    before = sample_cli("history", "entry:gpu").stdout
+    refused = sample_cli("edit", "entry:gpu", "--set", "level=advanced", "--editor", "x" * 201, expect=2).stderr
+    assert "Invalid value for '--editor': a name of 201 characters: the history records at most 200" in refused
+    refused = sample_cli("import", "--editor", "x" * 201, str(SAMPLE_DIR), expect=2).stderr
+    assert "Invalid value for '--editor'" in refused
+    assert sample_cli("history", "entry:gpu").stdout == before
+    sample_cli("edit", "entry:gpu", "--set", "level=advanced", "--editor", "x" * 200)
 
 
 @pytest.mark.sqlite_only("reading a file's values does not depend on the database")

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
+from newsroom.db.base import EDITOR_LENGTH, SLUG_LENGTH
 from newsroom.db.errors import BadDatabaseURL, UnusableDatabase, cannot_write, explain, shown
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer
 from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
@@ -159,6 +160,8 @@ def starter_slug(slug: str, example: str) -> None:
 
     if not SLUG_RE.match(slug):
         raise click.BadParameter(f"lowercase letters, digits and hyphens, e.g. {example}", param_hint="SLUG")
+    if len(slug) > SLUG_LENGTH:
+        raise click.BadParameter(f"{len(slug)} characters long: a slug has at most {SLUG_LENGTH}", param_hint="SLUG")
 
 
 def slug_stored(what: str, slug: str, version: int, key: str) -> click.ClickException:
@@ -236,10 +239,18 @@ def default_editor() -> str:
         return "unknown"
 
 
+def editor_name(_ctx: click.Context, _param: click.Parameter, name: str) -> str:
+    """An editor's name as given (--editor, $NEWSROOM_EDITOR), refused when longer than the history records:
+    PostgreSQL stopped the command on a traceback when it came to store it."""
+    if len(name) > EDITOR_LENGTH:
+        raise click.BadParameter(f"a name of {len(name)} characters: the history records at most {EDITOR_LENGTH}")
+    return name
+
+
 def editor_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """--editor: who is recorded as making the change."""
     return click.option("--editor", envvar=EDITOR_ENV, default=default_editor, show_default="the OS user",
-                        help=f"Who makes the change (or ${EDITOR_ENV}).")(func)
+                        callback=editor_name, help=f"Who makes the change (or ${EDITOR_ENV}).")(func)
 
 
 def editor_options(func: Callable[..., Any]) -> Callable[..., Any]:

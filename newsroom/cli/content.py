@@ -16,7 +16,7 @@ from issues.workflow import as_draft_work
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
-from newsroom.cli import NOW_ENV, App, content_errors, pass_app, report
+from newsroom.cli import NOW_ENV, App, content_errors, editor_name, pass_app, report
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, reference_problems, stored_otherwise
@@ -161,7 +161,7 @@ def _sample_refused(app: App) -> str | None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--force", is_flag=True,
               help="Ignore the export manifest: store every file even over newer versions in the database.")
-@click.option("--editor", default="import", show_default=True,
+@click.option("--editor", default="import", show_default=True, callback=editor_name,
               help="Who is recorded as making the changes (history, an issue's corrections).")
 @click.option("--reason", help="Why: recorded with each change, and shown with a published issue's corrections.")
 @click.option("--prune", is_flag=True,

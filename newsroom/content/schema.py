@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from newsroom.build.urls import SITE_FOLDERS
 from newsroom.content.yamlio import Path, dotted
+from newsroom.db.base import SLUG_LENGTH
 from newsroom.diagnostics import Diagnostic
 from newsroom.reference_rules import blank, row_problems
 
@@ -369,12 +370,22 @@ class Validator:
     def _slug(self, path: Path, value: Any, spec: Field) -> str | None:
         if not isinstance(value, str) or not SLUG_RE.match(value):
             return self._wrong(path, value, spec)
-        return value
+        return None if self._too_long(path, value) else value
+
+    def _too_long(self, path: Path, slug: str) -> bool:
+        """Whether `slug` is longer than a slug may be (said so): the database's column holds no more
+        (PostgreSQL stopped the import on a traceback). One stored before this rule still exports."""
+        if len(slug) <= SLUG_LENGTH or self.stored:
+            return False
+        self.fail(path, f"a slug of {len(slug)} characters: a slug has at most {SLUG_LENGTH}; shorten it")
+        return True
 
     def _relation(self, path: Path, value: Any, spec: Field) -> str | dict[str, str] | None:
         """An entry's slug, or a concept's name: a text that is no slug (as written in every language) or
         one name per language, in the site's language order (see `relation_name`)."""
         if isinstance(value, str):
+            if relation_name(value) is None and self._too_long(path, value):  # an entry's slug, as it is stored
+                return None
             return self._text(path, value, spec)
         if isinstance(value, dict):
             names = self._langmap(path, value, spec) or {}
