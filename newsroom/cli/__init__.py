@@ -24,7 +24,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
 from newsroom.db.base import EDITOR_LENGTH, SLUG_LENGTH
-from newsroom.db.errors import BadDatabaseURL, UnusableDatabase, cannot_write, explain, shown
+from newsroom.db.errors import BadDatabaseURL, UnusableDatabase, cannot_connect, cannot_write, explain, shown
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer
 from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
                                  writing)
@@ -83,13 +83,13 @@ class App:
                                        f"it, or name the database with --db or ${ENV_VAR}")
         try:
             current = current_revision(engine)
-        except (OperationalError, ProgrammingError) as error:
-            raise click.ClickException(f"cannot open the database {self.db_url}: {error.orig}") from None
+        except (OperationalError, ProgrammingError) as error:  # the first question asked of the database
+            raise cannot_connect(error, self.db_url) from None
         if current is None:
-            raise click.ClickException(f"the database {self.db_url} is empty: run `newsroom init` first")
+            raise click.ClickException(f"the database {shown(self.db_url)} is empty: run `newsroom init` first")
         if current != SCHEMA_REVISION:
             refuse_newer(engine, current)
-            raise click.ClickException(f"the database {self.db_url} is at schema {current}, this version needs "
+            raise click.ClickException(f"the database {shown(self.db_url)} is at schema {current}, this version needs "
                                        f"{SCHEMA_REVISION}: run `newsroom init` to upgrade it")
 
     def open_content(self) -> None:

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import click
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 
 from issues.dates import html_datetime
@@ -21,7 +21,8 @@ from newsroom.content import manifest
 from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, reference_problems, stored_otherwise
 from newsroom.content.reader import Reading, read_content
-from newsroom.db.migrate import upgrade
+from newsroom.db.errors import cannot_connect, shown
+from newsroom.db.migrate import current_revision, upgrade
 from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import history_key
@@ -122,12 +123,16 @@ def _removed_records(session: Session, removed: list[tuple[Path, manifest.Base]]
 def init(app: App, sample: bool) -> None:
     """Create or upgrade the database schema (Alembic migrations)."""
     try:
+        current_revision(app.engine)  # the first question asked: a database that does not answer is named
+    except (OperationalError, ProgrammingError) as error:
+        raise cannot_connect(error, app.db_url) from None
+    try:
         upgrade(app.engine)
     except OperationalError as error:
         if busy(error):
             raise
-        raise click.ClickException(f"cannot open the database {app.db_url}: {error.orig}") from None
-    app.say(f"database ready: {app.db_url}")
+        raise click.ClickException(f"cannot open the database {shown(app.db_url)}: {error.orig}") from None
+    app.say(f"database ready: {shown(app.db_url)}")
     if sample:
         try:
             result = _import(app, [SAMPLE_DIR], sample=True)
