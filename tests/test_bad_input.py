@@ -273,6 +273,19 @@ CASES = {
         {"entries/tpu.yaml": ENTRY.replace("slug: gpu", "slug: tpu\nrelations: {broader: [" + "a" * 121 + "]}")},
         "entries/tpu.yaml:3: relations.broader[0]: a slug of 121 characters: a slug has at most 120; shorten it",
     ),
+    # A file's bytes hold no control character (YAML refuses them), but an escape writes one: SQLite stored it and
+    # every build then stopped on a traceback at the feeds; PostgreSQL stores no NUL (a traceback at the import).
+    "a control character written as a YAML escape": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("  headline: Címsor",
+                                                                                   '  headline: "Cím\\0sor"')},
+        "stories/b.yaml:9: hu.headline: holds the character U+0000, which no page, feed or email can hold: take it "
+        'out (in a file, a YAML escape such as "\\0" or "\\x01" writes one)',
+    ),
+    "a form feed in Markdown": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("  summary: Summary.",
+                                                                                   '  summary: "Sum\\fmary."')},
+        "stories/b.yaml:13: en.summary: holds the character U+000C",
+    ),
     "a story naming no entry among its terms": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\nterms: [nowhere]")},
         "stories/b.yaml:3: terms[0]: no glossary entry 'nowhere'",
@@ -283,7 +296,7 @@ CASES = {
 #: The cases whose PostgreSQL leg runs: one refused while the files are read, one after they were written
 #: into the transaction (rolled back); the others take one of these two paths (suite time).
 POSTGRES_CASES = (next(iter(CASES)), "a story naming no entry among its terms", "a slug longer than a slug may be",
-                  "a relation to an entry's slug longer than a slug may be")
+                  "a relation to an entry's slug longer than a slug may be", "a control character written as a YAML escape")
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, marks=() if case in POSTGRES_CASES else pytest.mark.sqlite_only(

@@ -232,6 +232,13 @@ def _one_line(text: str) -> str:
     return LINE_BREAK_RE.sub(" ", text) if not text.isprintable() else text
 
 
+#: Characters no page, feed or email can hold: the control characters XML 1.0 leaves out (all below U+0020
+#: but tab and line breaks; in a one-line text field a vertical tab or form feed is a line break, a space),
+#: a surrogate alone, U+FFFE and U+FFFF. A file's bytes hold none (the YAML reader refuses them), but a
+#: double-quoted value's escapes write them ("\0", "\x01", "\ud800"): SQLite stored one and then every build
+#: stopped on a traceback at the feeds; PostgreSQL stores no NUL at all, and the import stopped so.
+_UNSHOWABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
 #: Characters outside RFC 3986's set that a URL never holds as they are (a browser sends them
 #: percent-encoded): quotes and angle brackets, which pasted markup brings, among them.
 _URL_UNSAFE = re.compile(r'["<>\\^`{|}]')
@@ -322,7 +329,13 @@ class Validator:
         if self.written and spec.type in TEXTUAL:  # (none for a record read back from the database)
             value = self.written.get(path, value)
         check = getattr(self, f"_{spec.type}")
-        return check(path, value, spec)
+        checked = check(path, value, spec)
+        unshowable = _UNSHOWABLE_RE.search(checked) if isinstance(checked, str) and not self.stored else None
+        if unshowable is not None:
+            self.fail(path, f"holds the character U+{ord(unshowable.group()):04X}, which no page, feed or email can "
+                            "hold: take it out (in a file, a YAML escape such as \"\\0\" or \"\\x01\" writes one)")
+            return None
+        return checked
 
     @staticmethod
     def _expected(spec: Field) -> str:
