@@ -27,7 +27,7 @@ from newsroom.db.base import EDITOR_LENGTH, SLUG_LENGTH
 from newsroom.db.errors import BadDatabaseURL, UnusableDatabase, cannot_connect, cannot_write, explain, shown
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer
 from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
-                                 writing)
+                                 writing, writing_if_free)
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.startup import imports
 
@@ -99,11 +99,14 @@ class App:
         That is a transaction of its own, committed before the command reads: two commands doing it at
         once are no error (the second finds the issue published, or its change collides with the first's
         and is dropped), nor is a database another command is writing to (it is left to the next command;
-        one that changes the content does it in its own transaction, see `transaction`), nor one that may
-        only be read (a command that reads it works; one that writes says it cannot)."""
+        one that changes the content does it in its own transaction, see `transaction`, and on PostgreSQL
+        this one then leaves it to that one: `writing_if_free`), nor one that may only be read (a command
+        that reads it works; one that writes says it cannot)."""
         self.require_schema()
         try:
             with transaction(self.engine) as session:
+                if not writing_if_free(session):  # a command changing the content records it in turn
+                    return
                 published = self._publish_due(session)
         except (StaleDataError, IntegrityError):
             return

@@ -155,6 +155,20 @@ def writing(engine: Engine) -> Iterator[Session]:
             yield session
 
 
+def writing_if_free(session: Session) -> bool:
+    """Whether `session`'s transaction may change the content now, as `writing` would let it, without
+    waiting: on PostgreSQL, the content's lock taken if no command holds it (held to the transaction's end);
+    False when one does. SQLite: True (its write lock is waited for as for any write).
+
+    For a change a command makes on the side of its work (`newsroom.cli.App.open_content`: an issue whose
+    time has come recorded as published): made outside the content's lock, it collided with the same
+    record made by a command changing the content, which then stopped. The command holding the lock
+    records it itself."""
+    if session.get_bind().dialect.name != "postgresql":
+        return True
+    return bool(session.scalar(text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": CONTENT_LOCK}))
+
+
 #: The PostgreSQL advisory lock a migration holds (`newsroom init` upgrading the schema), apart from the
 #: content's: an `init` with nothing to do must not wait behind a colleague's long import.
 MIGRATION_LOCK = 0x6E657773696E6974  # "newsinit"
