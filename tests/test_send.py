@@ -297,6 +297,18 @@ def test_two_sends_listing_the_same_new_subscribers_at_once_both_go_on(sample_cl
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == len(VALID)
 
 
+def test_a_list_longer_than_one_postgresql_statement_takes_is_read(sample_cli, databases):
+    """PostgreSQL's driver takes at most 65,535 values a statement: a list one longer stopped `send` on a
+    traceback, as its addresses were looked up in one query. (A dry run: the list is read and stored alike.)"""
+    if databases.backend == "sqlite":
+        pytest.skip("SQLite takes 250,000 values a statement")
+    listed = sample_cli.cwd / "list.csv"
+    rows = "".join(f"reader{n}@example.org,hu\n" for n in range(65536))
+    listed.write_text("email,lang\n" + rows, encoding="utf-8")
+    planned = sample_cli("send", "13", "--to", str(listed), "--smtp", "127.0.0.1:1", "--dry-run")
+    assert planned.stdout.startswith("issue 13: would send 65536, 0 already sent"), planned.stdout
+
+
 def test_a_refused_recipient_is_reported_not_recorded_and_sent_on_the_next_run(sample_cli, smtp, subscribers):
     mailbox, server = smtp
     mailbox.refuse = {"eva@example.org"}
