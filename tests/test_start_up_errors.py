@@ -87,6 +87,29 @@ def test_a_database_that_does_not_answer_is_named_with_what_to_change(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+def test_a_role_postgresql_refuses_is_told_the_grants_it_needs(databases, tmp_path):
+    """A team's database made by its admin, `newsroom init` run by an editor's role (as the README sets one up):
+    PostgreSQL 15 and later refuse that role tables in the `public` schema, and another editor's role the
+    tables `init` made. Each was a traceback; each is now the grants the role needs, nothing stored."""
+    import uuid
+
+    if databases.backend == "sqlite":
+        pytest.skip("PostgreSQL's roles and grants")
+    role = f"newsroom_test_{uuid.uuid4().hex[:8]}"
+    _admin_execute(f'CREATE ROLE "{role}" LOGIN')
+    try:
+        for content, command in (("empty", "init"), ("migrated", "check")):
+            url = make_url(databases.new(content)).set(username=role).render_as_string(hide_password=False)
+            result = run(tmp_path, "--db", url, command)
+            assert result.exit_code == 1, result.output
+            said = result.stderr.removeprefix("Error: ")
+            assert said.startswith(f"the database {url} refused the role {role} (permission denied for "), said
+            assert f"GRANT CREATE ON SCHEMA public TO {role}" in said, said
+            assert f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}" in said
+    finally:
+        _admin_execute(f'DROP ROLE "{role}"')
+
+
 def test_a_database_whose_driver_is_missing_is_named_with_how_to_install_it(tmp_path):
     if importlib.util.find_spec("MySQLdb") is None:
         result = run(tmp_path, "--db", "mysql://editor:secret@localhost/news", "check")

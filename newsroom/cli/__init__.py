@@ -24,7 +24,8 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
 from newsroom.db.base import EDITOR_LENGTH, SLUG_LENGTH
-from newsroom.db.errors import BadDatabaseURL, UnusableDatabase, cannot_connect, cannot_write, explain, shown
+from newsroom.db.errors import (BadDatabaseURL, UnusableDatabase, cannot_connect, cannot_write, explain, refused_role,
+                                shown)
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer
 from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
                                  writing, writing_if_free)
@@ -84,6 +85,8 @@ class App:
         try:
             current = current_revision(engine)
         except (OperationalError, ProgrammingError) as error:  # the first question asked of the database
+            if refused_role(error):
+                raise  # it answered: a role without its rights, told with the grants it needs (see `explain`)
             raise cannot_connect(error, self.db_url) from None
         if current is None:
             raise click.ClickException(f"the database {shown(self.db_url)} is empty: run `newsroom init` first")

@@ -21,7 +21,7 @@ from newsroom.content import manifest
 from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, reference_problems, stored_otherwise
 from newsroom.content.reader import Reading, read_content
-from newsroom.db.errors import cannot_connect, shown
+from newsroom.db.errors import cannot_connect, refused_role, shown
 from newsroom.db.migrate import current_revision, upgrade
 from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
@@ -125,6 +125,8 @@ def init(app: App, sample: bool) -> None:
     try:
         current_revision(app.engine)  # the first question asked: a database that does not answer is named
     except (OperationalError, ProgrammingError) as error:
+        if refused_role(error):
+            raise  # told with the grants the role needs (see newsroom.db.errors.explain)
         raise cannot_connect(error, app.db_url) from None
     try:
         upgrade(app.engine)

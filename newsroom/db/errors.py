@@ -22,6 +22,8 @@ SQLITE_READONLY = 8
 SQLITE_NOTADB = 26
 #: PostgreSQL's SQLSTATE for a write in a read-only transaction (a standby, default_transaction_read_only).
 READ_ONLY_SQL_TRANSACTION = "25006"
+#: PostgreSQL's SQLSTATE for a role refused what it asked (no CREATE on the schema, no rights on a table).
+INSUFFICIENT_PRIVILEGE = "42501"
 
 
 class UnusableDatabase(Exception):
@@ -131,4 +133,29 @@ def explain(error: DBAPIError, url: str) -> str | None:
         first_line = str(error.orig).splitlines()[0]
         return (f"the database {shown(url)} cannot be written ({first_line}): nothing was stored in it; "
                 f"connect to its primary server, with a role that may write to it")
+    if refused_role(error):
+        return _what_to_grant(error, make_url(url))
     return None
+
+
+def refused_role(error: DBAPIError) -> bool:
+    """Whether PostgreSQL refused the role of the URL what the command asked (a mistake of the server's
+    set-up, not a database that does not answer)."""
+    return getattr(error.orig, "sqlstate", None) == INSUFFICIENT_PRIVILEGE
+
+
+def _what_to_grant(error: DBAPIError, url: URL) -> str:
+    """The grants a team's database needs for the role of `url`, which PostgreSQL refused.
+
+    A colleague's role followed the README's set-up (the database made by an admin, `newsroom init` run by
+    an editor) into a traceback: PostgreSQL 15 and later let only the database's owner create tables in
+    its `public` schema, and the tables `init` made belong to the role that ran it."""
+    first_line = str(error.orig).splitlines()[0]
+    role = url.username or "the role you connect as"
+    return (f"the database {shown(url)} refused the role {role} ({first_line}): nothing was stored in it; "
+            f"whoever runs the server grants it what newsroom needs: to run `newsroom init` on a new database, "
+            f"GRANT CREATE ON SCHEMA public TO {role} (PostgreSQL 15 and later give it to the database's owner "
+            f"alone; an upgrade needs the role that owns the tables); to work on the tables another role's "
+            f"`init` made, GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role} and "
+            f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {role}; "
+            f"or every editor connects as the role that ran `newsroom init`")
