@@ -295,8 +295,10 @@ CASES = {
 
 #: The cases whose PostgreSQL leg runs: one refused while the files are read, one after they were written
 #: into the transaction (rolled back); the others take one of these two paths (suite time).
+#: The cases after them are refused before PostgreSQL would stop on them (a column's length, a NUL).
 POSTGRES_CASES = (next(iter(CASES)), "a story naming no entry among its terms", "a slug longer than a slug may be",
-                  "a relation to an entry's slug longer than a slug may be", "a control character written as a YAML escape")
+                  "a relation to an entry's slug longer than a slug may be",
+                  "a control character written as a YAML escape")
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, marks=() if case in POSTGRES_CASES else pytest.mark.sqlite_only(
@@ -328,6 +330,16 @@ def test_an_editor_name_longer_than_the_history_records_is_refused(sample_cli):
     assert "Invalid value for '--editor'" in refused
     assert sample_cli("history", "entry:gpu").stdout == before
     sample_cli("edit", "entry:gpu", "--set", "level=advanced", "--editor", "x" * 200)
+
+
+def test_an_issue_number_larger_than_the_database_holds_is_refused_or_found_nowhere(sample_cli):
+    """PostgreSQL's whole numbers end at 2,147,483,647: a larger issue number given on the command line
+    stopped the command on a traceback there (SQLite looked for it and found none)."""
+    refused = sample_cli("issue", "show", "2147483648", expect=2).stderr
+    assert "Invalid value for 'NUMBER': 2147483648 is not in the range x<=2147483647." in refused, refused
+    assert sample_cli("history", "issue:99999999999", expect=1).stderr == "Error: no issue '99999999999'\n"
+    assert sample_cli("edit", "99999999999", expect=1).stderr == \
+        "Error: no entry, story, page or issue '99999999999'\n"
 
 
 @pytest.mark.sqlite_only("reading a file's values does not depend on the database")
