@@ -294,8 +294,8 @@ CASES = {
 
 
 #: The cases whose PostgreSQL leg runs: one refused while the files are read, one after they were written
-#: into the transaction (rolled back); the others take one of these two paths (suite time).
-#: The cases after them are refused before PostgreSQL would stop on them (a column's length, a NUL).
+#: into the transaction (rolled back); and those PostgreSQL itself refused with a traceback before they were
+#: named (a column's length, a NUL). The others take one of the first two paths (suite time).
 POSTGRES_CASES = (next(iter(CASES)), "a story naming no entry among its terms", "a slug longer than a slug may be",
                   "a relation to an entry's slug longer than a slug may be",
                   "a control character written as a YAML escape")
