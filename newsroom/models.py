@@ -14,7 +14,7 @@ from sqlalchemy import Boolean, Date, ForeignKey, Integer, String, UniqueConstra
 from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 from sqlalchemy.orm.attributes import set_committed_value
 
-from newsroom.db.base import Base, IntPK, Lang, Slug
+from newsroom.db.base import EDITOR_LENGTH, Base, IntPK, Lang, Slug
 
 
 class SiteText(Base):
@@ -114,7 +114,7 @@ class Revision(Base):
     version: Mapped[int]
     snapshot: Mapped[dict[str, Any]]
     changed_fields: Mapped[list[Any]]
-    changed_by: Mapped[str] = mapped_column(String(200))
+    changed_by: Mapped[str] = mapped_column(String(EDITOR_LENGTH))
     changed_at: Mapped[dt.datetime]
     reason: Mapped[str | None]
 

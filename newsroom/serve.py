@@ -196,13 +196,18 @@ class Preview:
     def rebuild(self) -> bool:
         """Build the whole site with drafts into the preview folder; keep the last good one on error."""
         # No cache to clear: environments are kept per template-folder and catalog digest (render/html.py).
+        # A database that is no file is asked before the build reads it: a colleague's edit committed while
+        # the build works is then seen as a change at the next poll (asked after, it was taken as built and
+        # never previewed). An edit committed between the two makes one build more, no build less. A SQLite
+        # file is looked at after: the build's own record of what it wrote changes the file.
+        seen = self._database_state() if self.database_file is None else None
         try:
             result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True)
         except ContentError as error:
             self._report(error.diagnostics)
             return False
         finally:
-            self._database_seen = self._database_state()
+            self._database_seen = seen if seen is not None else self._database_state()
         self._report(result.warnings)
         self._builds += 1
         self.build_id = str(self._builds)

@@ -264,6 +264,28 @@ CASES = {
             'url: "https://example.org/a"', 'url: "https:///a"')},
         "stories/b.yaml:7: sources[0].url: 'https:///a' names no host: expected e.g. https://example.org/page",
     ),
+    # PostgreSQL stores no more in a slug's column (a traceback), where SQLite stored it all.
+    "a slug longer than a slug may be": (
+        {"entries/long.yaml": ENTRY.replace("slug: gpu", "slug: " + "-".join(["abcdefghi"] * 13))},
+        "entries/long.yaml:2: slug: a slug of 129 characters: a slug has at most 120; shorten it",
+    ),
+    "a relation to an entry's slug longer than a slug may be": (
+        {"entries/tpu.yaml": ENTRY.replace("slug: gpu", "slug: tpu\nrelations: {broader: [" + "a" * 121 + "]}")},
+        "entries/tpu.yaml:3: relations.broader[0]: a slug of 121 characters: a slug has at most 120; shorten it",
+    ),
+    # A file's bytes hold no control character (YAML refuses them), but an escape writes one: SQLite stored it and
+    # every build then stopped on a traceback at the feeds; PostgreSQL stores no NUL (a traceback at the import).
+    "a control character written as a YAML escape": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("  headline: Címsor",
+                                                                                   '  headline: "Cím\\0sor"')},
+        "stories/b.yaml:9: hu.headline: holds the character U+0000, which no page, feed or email can hold: take it "
+        'out (in a file, a YAML escape such as "\\0" or "\\x01" writes one)',
+    ),
+    "a form feed in Markdown": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("  summary: Summary.",
+                                                                                   '  summary: "Sum\\fmary."')},
+        "stories/b.yaml:13: en.summary: holds the character U+000C",
+    ),
     "a story naming no entry among its terms": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\nterms: [nowhere]")},
         "stories/b.yaml:3: terms[0]: no glossary entry 'nowhere'",
@@ -272,8 +294,11 @@ CASES = {
 
 
 #: The cases whose PostgreSQL leg runs: one refused while the files are read, one after they were written
-#: into the transaction (rolled back); the others take one of these two paths (suite time).
-POSTGRES_CASES = (next(iter(CASES)), "a story naming no entry among its terms")
+#: into the transaction (rolled back); and those PostgreSQL itself refused with a traceback before they were
+#: named (a column's length, a NUL). The others take one of the first two paths (suite time).
+POSTGRES_CASES = (next(iter(CASES)), "a story naming no entry among its terms", "a slug longer than a slug may be",
+                  "a relation to an entry's slug longer than a slug may be",
+                  "a control character written as a YAML escape")
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, marks=() if case in POSTGRES_CASES else pytest.mark.sqlite_only(
@@ -292,6 +317,29 @@ def test_bad_input_is_refused_with_its_place_and_nothing_is_stored(base, write_f
         assert lines[-1] == "1 error; nothing was changed", result.stderr
     assert "Traceback" not in result.stderr
     assert _stored(base, tmp_path) == before  # the good file in the same run was not stored either
+
+
+@pytest.mark.sqlite_only("the option is refused before the database is opened")
+def test_an_editor_name_longer_than_the_history_records_is_refused(sample_cli):
+    """A name longer than the history's column for it stopped the command on a traceback on PostgreSQL (and
+    SQLite stored it all): the option is named, the record unchanged."""
+    before = sample_cli("history", "entry:gpu").stdout
+    refused = sample_cli("edit", "entry:gpu", "--set", "level=advanced", "--editor", "x" * 201, expect=2).stderr
+    assert "Invalid value for '--editor': a name of 201 characters: the history records at most 200" in refused
+    refused = sample_cli("import", "--editor", "x" * 201, str(SAMPLE_DIR), expect=2).stderr
+    assert "Invalid value for '--editor'" in refused
+    assert sample_cli("history", "entry:gpu").stdout == before
+    sample_cli("edit", "entry:gpu", "--set", "level=advanced", "--editor", "x" * 200)
+
+
+def test_an_issue_number_larger_than_the_database_holds_is_refused_or_found_nowhere(sample_cli):
+    """PostgreSQL's whole numbers end at 2,147,483,647: a larger issue number given on the command line
+    stopped the command on a traceback there (SQLite looked for it and found none)."""
+    refused = sample_cli("issue", "show", "2147483648", expect=2).stderr
+    assert "Invalid value for 'NUMBER': 2147483648 is not in the range x<=2147483647." in refused, refused
+    assert sample_cli("history", "issue:99999999999", expect=1).stderr == "Error: no issue '99999999999'\n"
+    assert sample_cli("edit", "99999999999", expect=1).stderr == \
+        "Error: no entry, story, page or issue '99999999999'\n"
 
 
 @pytest.mark.sqlite_only("reading a file's values does not depend on the database")

@@ -580,6 +580,48 @@ def test_two_commands_that_find_an_issue_due_at_once_both_go_on(desk, monkeypatc
     assert history.count("published at its scheduled time") == 1, history
 
 
+def test_an_edit_goes_on_while_a_reading_command_records_an_issue_due(desk, databases, monkeypatch):
+    """A build (any command) records an issue whose time has come while an editor's correction of it starts:
+    the edit waits for that record and goes on as a correction. On PostgreSQL the edit found the issue still
+    scheduled, recorded it too, collided with the build's record and stopped on "another editor saved this
+    record" (SQLite's write lock made them take turns already)."""
+    import threading
+
+    import issues.schedule as schedule
+    from newsroom.cli import App
+
+    if databases.backend == "sqlite":
+        pytest.skip("SQLite: a command's write lock makes the two take turns")
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("issue", "schedule", "14", "--at", "2026-11-09T07:00+01:00")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-09T07:05:00+01:00")
+    recorded, release, real = threading.Event(), threading.Event(), schedule.publish_due
+
+    def record_then_hold(session, now, languages):  # the reading command's transaction, held open
+        published = real(session, now, languages)
+        if threading.current_thread().name == "reading":
+            session.flush()
+            recorded.set()
+            release.wait(30)
+        return published
+
+    monkeypatch.setattr(schedule, "publish_due", record_then_hold)
+    app = App(desk.db_url)
+    reading = threading.Thread(target=app.open_content, name="reading")
+    reading.start()
+    assert recorded.wait(30)
+    edit = Meanwhile(lambda: desk("story", "edit", "s1", "--headline-en", "Story one", "--correction", "--reason",
+                                  "typo", expect=None))
+    release.set()
+    reading.join(30)
+    app.close()
+    edited = edit.outcome()
+    assert edited.exit_code == 0, edited.stderr
+    assert desk("issue", "corrections", "14").stdout.strip().endswith("anna  story:s1  en.headline — typo")
+    assert desk("history", "issue:14").stdout.count("published at its scheduled time") == 1
+
+
 @sqlite_only
 def test_a_reading_command_goes_on_while_another_command_writes(desk, monkeypatch):
     """Recording a due issue is a write; a command that only reads does not fail for it while an import

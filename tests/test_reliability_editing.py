@@ -443,3 +443,56 @@ def test_wait_lets_a_command_wait_longer_for_its_turn(sample_cli):
     assert "Mine." in sample_cli("edit", "entry:gpu").stdout
     bad = sample_cli("--wait", "soon", "check", expect=2).stderr
     assert "Invalid value for '--wait'" in bad
+
+
+def test_two_inits_of_one_new_database_at_once_take_turns(cli):
+    """Two machines running `newsroom init` on one new database at once: the second waits for the first's
+    schema, then finds nothing to do (both created every table before: a duplicate key, a traceback on
+    PostgreSQL; "table entries already exists" on SQLite). The first is held after its first table; the
+    second is a process of its own, as Alembic runs one migration at a time in a process."""
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    from sqlalchemy import event
+
+    from newsroom.db.migrate import SCHEMA_REVISION, current_revision, upgrade
+
+    first = make_engine(cli.db_url)
+    created, release = threading.Event(), threading.Event()
+
+    @event.listens_for(first, "after_cursor_execute")
+    def pause_after_first_table(_conn, _cursor, statement, *_args) -> None:
+        if statement.lstrip().upper().startswith("CREATE TABLE") and not created.is_set():
+            created.set()
+            release.wait(30)
+
+    failed: list[BaseException] = []
+
+    def first_init() -> None:
+        try:
+            upgrade(first)
+        except Exception as error:  # noqa: BLE001 (said by the test, not lost in a thread)
+            failed.append(error)
+
+    migration = threading.Thread(target=first_init)
+    migration.start()
+    assert created.wait(30)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    second = subprocess.Popen([sys.executable, "-m", "newsroom", "--db", cli.db_url, "--wait", "30", "init"],
+                              cwd=cli.cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        second.wait(3)  # it waits for the first init's schema
+    except subprocess.TimeoutExpired:
+        pass
+    release.set()
+    migration.join(30)
+    out, err = second.communicate(timeout=60)
+    first.dispose()
+    assert not failed, failed
+    assert second.returncode == 0, err
+    assert "database ready" in out
+    migrated = make_engine(cli.db_url)
+    assert current_revision(migrated) == SCHEMA_REVISION
+    migrated.dispose()

@@ -268,6 +268,47 @@ def test_a_sender_killed_midway_resumes_and_nobody_gets_two(sample_cli, smtp, su
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == len(VALID)
 
 
+def test_two_sends_listing_the_same_new_subscribers_at_once_both_go_on(sample_cli, smtp, subscribers, databases):
+    """Two runs of `send` at once on a team's database (a timer's and an editor's), both listing subscribers
+    new to it: the second waits for the first's list and sends to whom it has not (it stopped on a traceback
+    of a duplicate address). Here the first run's listing is held open while the second starts."""
+    import datetime as dt
+
+    from conftest import Meanwhile
+
+    from newsroom.db.session import session_factory
+    from newsroom.mail.subscribers import parse_subscribers, store_subscribers
+
+    if databases.backend == "sqlite":
+        pytest.skip("SQLite: one writer at a time, the list stored whole by one run before the other reads it")
+    mailbox, server = smtp
+    listed, _ = parse_subscribers(subscribers.read_text(encoding="utf-8"), str(subscribers), ("hu", "en"))
+    engine = make_engine(sample_cli.db_url)
+    with session_factory(engine)() as session, session.begin():
+        store_subscribers(session, listed, "5e" * 32, dt.datetime(2026, 11, 30, tzinfo=dt.timezone.utc))
+        second = Meanwhile(lambda: sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--rate",
+                                              "200/s", "--base-url", BASE, expect=None))
+        assert second.waiting()  # for the first run's list
+    sent = second.outcome()
+    engine.dispose()
+    assert sent.exit_code == 1, sent.stderr  # 1: the two bad lines of the list
+    assert "5 sent, 0 already sent" in sent.stdout, sent.stdout
+    assert mailbox.count() == Counter(list(VALID))
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == len(VALID)
+
+
+def test_a_list_longer_than_one_postgresql_statement_takes_is_read(sample_cli, databases):
+    """PostgreSQL's driver takes at most 65,535 values a statement: a list one longer stopped `send` on a
+    traceback, as its addresses were looked up in one query. (A dry run: the list is read and stored alike.)"""
+    if databases.backend == "sqlite":
+        pytest.skip("SQLite takes 250,000 values a statement")
+    listed = sample_cli.cwd / "list.csv"
+    rows = "".join(f"reader{n}@example.org,hu\n" for n in range(65536))
+    listed.write_text("email,lang\n" + rows, encoding="utf-8")
+    planned = sample_cli("send", "13", "--to", str(listed), "--smtp", "127.0.0.1:1", "--dry-run")
+    assert planned.stdout.startswith("issue 13: would send 65536, 0 already sent"), planned.stdout
+
+
 def test_a_refused_recipient_is_reported_not_recorded_and_sent_on_the_next_run(sample_cli, smtp, subscribers):
     mailbox, server = smtp
     mailbox.refuse = {"eva@example.org"}

@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from sitebuild import ISSUE_14_STORY, build_sample
+from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
 
 from newsroom import SAMPLE_DIR
 from newsroom.db.session import make_engine
@@ -182,6 +182,37 @@ def test_another_editor_s_change_to_a_shared_database_is_previewed(sample_cli, d
         assert server.build_id == built, said
     finally:
         server.stop()
+        engine.dispose()
+
+
+def test_an_edit_committed_while_the_preview_builds_is_previewed_next(sample_cli, databases, tmp_path, monkeypatch):
+    """Another editor's edit committed on the shared database while the preview builds, after the build read
+    the content: the next round of asking sees it and builds again (the state was read after the build, so
+    the edit counted as built and was never previewed)."""
+    if databases.backend == "sqlite":
+        pytest.skip("a SQLite file is watched, not asked: the tests above")
+    from newsroom import serve
+
+    engine = make_engine(sample_cli.db_url)
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), port=0, say=lambda _: None)
+    real_build = serve.build
+
+    def build_then_a_colleague_edits(*args, **kwargs):
+        result = real_build(*args, **kwargs)
+        monkeypatch.setattr(serve, "build", real_build)  # once
+        sample_cli("edit", "entry:gpu", "--set", "en.headword=Graphics processing unit, shared")
+        return result
+
+    monkeypatch.setattr(serve, "build", build_then_a_colleague_edits)
+    try:
+        server.rebuild()
+        page = tmp_path / "preview" / "en" / "glossary" / "gpu" / "index.html"
+        assert text_of(parse(page).find(".//h1")) == "GPU"
+        server.handle([])  # a round of asking the database
+        assert text_of(parse(page).find(".//h1")) == "Graphics processing unit, shared"
+    finally:
+        server.http.server_close()
         engine.dispose()
 
 

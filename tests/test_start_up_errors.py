@@ -60,6 +60,56 @@ def test_a_database_url_that_is_no_url_is_named_with_where_it_came_from(tmp_path
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_database_that_does_not_answer_is_named_with_what_to_change(tmp_path):
+    """A database missing on its server, a server not there: the message names the setting the URL came from
+    (never its password) and says what to change, for every command and for init (libpq's words alone, with
+    the password, were the message); SQLite's folder that is not there is said so."""
+    result = run(tmp_path, "--db", "sqlite:///no-folder/news.db", "init")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("Error: --db sqlite:///no-folder/news.db: cannot connect to the database: unable "
+                                    f"to open database file; the folder {tmp_path / 'no-folder'} does not exist"), \
+        result.stderr
+    server = os.environ.get("NEWSROOM_TEST_POSTGRES")
+    if not server:
+        return  # the PostgreSQL part needs a server: NEWSROOM_TEST_POSTGRES
+    url = make_url(server).set(database="newsroom_no_such_database", password="secret")
+    named = url.render_as_string(hide_password=True)
+    for command in ("init", "check"):
+        result = run(tmp_path, command, env={"NEWSROOM_DB": url.render_as_string(hide_password=False)})
+        assert result.exit_code == 1, result.output
+        assert result.stderr.startswith(f"Error: $NEWSROOM_DB={named}: cannot connect to the database: "), result.stderr
+        assert 'database "newsroom_no_such_database" does not exist; create it (`createdb' in result.stderr
+        assert "then run `newsroom init`" in result.stderr and "secret" not in result.stderr
+    nothing_there = make_url(server).set(port=1).render_as_string(hide_password=False)
+    result = run(tmp_path, "--db", nothing_there, "issue", "list")
+    assert result.exit_code == 1, result.output
+    assert "check the host and port in the URL, and that the PostgreSQL server there is running" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_role_postgresql_refuses_is_told_the_grants_it_needs(databases, tmp_path):
+    """A team's database made by its admin, `newsroom init` run by an editor's role (as the README sets one up):
+    PostgreSQL 15 and later refuse that role tables in the `public` schema, and another editor's role the
+    tables `init` made. Each was a traceback; each is now the grants the role needs, nothing stored."""
+    import uuid
+
+    if databases.backend == "sqlite":
+        pytest.skip("PostgreSQL's roles and grants")
+    role = f"newsroom_test_{uuid.uuid4().hex[:8]}"
+    _admin_execute(f'CREATE ROLE "{role}" LOGIN')
+    try:
+        for content, command in (("empty", "init"), ("migrated", "check")):
+            url = make_url(databases.new(content)).set(username=role).render_as_string(hide_password=False)
+            result = run(tmp_path, "--db", url, command)
+            assert result.exit_code == 1, result.output
+            said = result.stderr.removeprefix("Error: ")
+            assert said.startswith(f"the database {url} refused the role {role} (permission denied for "), said
+            assert f"GRANT CREATE ON SCHEMA public TO {role}" in said, said
+            assert f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}" in said
+    finally:
+        _admin_execute(f'DROP ROLE "{role}"')
+
+
 def test_a_database_whose_driver_is_missing_is_named_with_how_to_install_it(tmp_path):
     if importlib.util.find_spec("MySQLdb") is None:
         result = run(tmp_path, "--db", "mysql://editor:secret@localhost/news", "check")

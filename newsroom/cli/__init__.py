@@ -23,10 +23,12 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
-from newsroom.db.errors import BadDatabaseURL, UnusableDatabase, cannot_write, explain, shown
+from newsroom.db.base import EDITOR_LENGTH, SLUG_LENGTH
+from newsroom.db.errors import (BadDatabaseURL, UnusableDatabase, cannot_connect, cannot_write, explain, refused_role,
+                                shown)
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer
 from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
-                                 writing)
+                                 writing, writing_if_free)
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.startup import imports
 
@@ -82,13 +84,15 @@ class App:
                                        f"it, or name the database with --db or ${ENV_VAR}")
         try:
             current = current_revision(engine)
-        except (OperationalError, ProgrammingError) as error:
-            raise click.ClickException(f"cannot open the database {self.db_url}: {error.orig}") from None
+        except (OperationalError, ProgrammingError) as error:  # the first question asked of the database
+            if refused_role(error):
+                raise  # it answered: a role without its rights, told with the grants it needs (see `explain`)
+            raise cannot_connect(error, self.db_url) from None
         if current is None:
-            raise click.ClickException(f"the database {self.db_url} is empty: run `newsroom init` first")
+            raise click.ClickException(f"the database {shown(self.db_url)} is empty: run `newsroom init` first")
         if current != SCHEMA_REVISION:
             refuse_newer(engine, current)
-            raise click.ClickException(f"the database {self.db_url} is at schema {current}, this version needs "
+            raise click.ClickException(f"the database {shown(self.db_url)} is at schema {current}, this version needs "
                                        f"{SCHEMA_REVISION}: run `newsroom init` to upgrade it")
 
     def open_content(self) -> None:
@@ -98,11 +102,14 @@ class App:
         That is a transaction of its own, committed before the command reads: two commands doing it at
         once are no error (the second finds the issue published, or its change collides with the first's
         and is dropped), nor is a database another command is writing to (it is left to the next command;
-        one that changes the content does it in its own transaction, see `transaction`), nor one that may
-        only be read (a command that reads it works; one that writes says it cannot)."""
+        one that changes the content does it in its own transaction, see `transaction`, and on PostgreSQL
+        this one then leaves it to that one: `writing_if_free`), nor one that may only be read (a command
+        that reads it works; one that writes says it cannot)."""
         self.require_schema()
         try:
             with transaction(self.engine) as session:
+                if not writing_if_free(session):  # a command changing the content records it in turn
+                    return
                 published = self._publish_due(session)
         except (StaleDataError, IntegrityError):
             return
@@ -159,6 +166,8 @@ def starter_slug(slug: str, example: str) -> None:
 
     if not SLUG_RE.match(slug):
         raise click.BadParameter(f"lowercase letters, digits and hyphens, e.g. {example}", param_hint="SLUG")
+    if len(slug) > SLUG_LENGTH:
+        raise click.BadParameter(f"{len(slug)} characters long: a slug has at most {SLUG_LENGTH}", param_hint="SLUG")
 
 
 def slug_stored(what: str, slug: str, version: int, key: str) -> click.ClickException:
@@ -236,10 +245,18 @@ def default_editor() -> str:
         return "unknown"
 
 
+def editor_name(_ctx: click.Context, _param: click.Parameter, name: str) -> str:
+    """An editor's name as given (--editor, $NEWSROOM_EDITOR), refused when longer than the history records:
+    PostgreSQL stopped the command on a traceback when it came to store it."""
+    if len(name) > EDITOR_LENGTH:
+        raise click.BadParameter(f"a name of {len(name)} characters: the history records at most {EDITOR_LENGTH}")
+    return name
+
+
 def editor_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """--editor: who is recorded as making the change."""
     return click.option("--editor", envvar=EDITOR_ENV, default=default_editor, show_default="the OS user",
-                        help=f"Who makes the change (or ${EDITOR_ENV}).")(func)
+                        callback=editor_name, help=f"Who makes the change (or ${EDITOR_ENV}).")(func)
 
 
 def editor_options(func: Callable[..., Any]) -> Callable[..., Any]:

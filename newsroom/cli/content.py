@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import click
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 
 from issues.dates import html_datetime
@@ -16,12 +16,13 @@ from issues.workflow import as_draft_work
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
-from newsroom.cli import NOW_ENV, App, content_errors, pass_app, report
+from newsroom.cli import NOW_ENV, App, content_errors, editor_name, pass_app, report
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, reference_problems, stored_otherwise
 from newsroom.content.reader import Reading, read_content
-from newsroom.db.migrate import upgrade
+from newsroom.db.errors import cannot_connect, refused_role, shown
+from newsroom.db.migrate import current_revision, upgrade
 from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.drafts import as_draft_problem, draft_locations, without_drafts
@@ -123,12 +124,18 @@ def _removed_records(session: Session, removed: list[tuple[Path, manifest.Base]]
 def init(app: App, sample: bool) -> None:
     """Create or upgrade the database schema (Alembic migrations)."""
     try:
+        current_revision(app.engine)  # the first question asked: a database that does not answer is named
+    except (OperationalError, ProgrammingError) as error:
+        if refused_role(error):
+            raise  # told with the grants the role needs (see newsroom.db.errors.explain)
+        raise cannot_connect(error, app.db_url) from None
+    try:
         upgrade(app.engine)
     except OperationalError as error:
         if busy(error):
             raise
-        raise click.ClickException(f"cannot open the database {app.db_url}: {error.orig}") from None
-    app.say(f"database ready: {app.db_url}")
+        raise click.ClickException(f"cannot open the database {shown(app.db_url)}: {error.orig}") from None
+    app.say(f"database ready: {shown(app.db_url)}")
     if sample:
         try:
             result = _import(app, [SAMPLE_DIR], sample=True)
@@ -162,7 +169,7 @@ def _sample_refused(app: App) -> str | None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--force", is_flag=True,
               help="Ignore the export manifest: store every file even over newer versions in the database.")
-@click.option("--editor", default="import", show_default=True,
+@click.option("--editor", default="import", show_default=True, callback=editor_name,
               help="Who is recorded as making the changes (history, an issue's corrections).")
 @click.option("--reason", help="Why: recorded with each change, and shown with a published issue's corrections.")
 @click.option("--prune", is_flag=True,

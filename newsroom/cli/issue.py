@@ -24,13 +24,18 @@ from issues.queries import issue_lines
 from issues.revisions import Change
 from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, report
 from newsroom.content.reader import read_text
-from newsroom.content.schema import Validator
+from newsroom.content.schema import MAX_INT, Validator
 from newsroom.content.yamlio import parse
 from newsroom.diagnostics import ContentError, Diagnostic
 
 #: Languages that get per-language options (`--title-hu`, `--headline-en`, …).
 OPTION_LANGUAGES = ("hu", "en")
 WEEK_RE = re.compile(r"^(\d{4})-W(\d{1,2})$")
+
+#: An issue's number, a story's place: the database's whole numbers hold no more than MAX_INT (PostgreSQL
+#: stopped on a traceback at a larger one, SQLite looked it up); a number of no issue is said so further on.
+NUMBER = click.IntRange(max=MAX_INT)
+PLACE = click.IntRange(min=1, max=MAX_INT)
 
 
 def text_options(*fields: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -107,7 +112,7 @@ def issue() -> None:
                              "or this week if that one is past).")
 @click.option("--from", "start", help="First day covered (with --to).")
 @click.option("--to", "end", help="Last day covered (with --from).")
-@click.option("--number", type=int, help="Issue number (default: the next one).")
+@click.option("--number", type=NUMBER, help="Issue number (default: the next one).")
 @text_options("title", "lead", "editor_note")
 @editor_option
 @pass_app
@@ -128,7 +133,7 @@ def new(app: App, week: str | None, start: str | None, end: str | None, number: 
 
 
 @issue.command("edit")
-@click.argument("number", type=int)
+@click.argument("number", type=NUMBER)
 @text_options("title", "lead", "editor_note")
 @editor_options
 @pass_app
@@ -144,7 +149,7 @@ def edit(app: App, number: int, editor: str, correction: bool, reason: str | Non
 
 
 @issue.command("show")
-@click.argument("number", type=int)
+@click.argument("number", type=NUMBER)
 @pass_app
 @content_errors
 def show(app: App, number: int) -> None:
@@ -176,7 +181,7 @@ def list_(app: App, status: str | None) -> None:
 
 
 @issue.command("schedule")
-@click.argument("number", type=int)
+@click.argument("number", type=NUMBER)
 @click.option("--at", "at", required=True, help="Publication time, e.g. 2026-11-16T07:00 (site time zone).")
 @editor_option
 @pass_app
@@ -192,7 +197,7 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
 
 
 @issue.command("unschedule")
-@click.argument("number", type=int)
+@click.argument("number", type=NUMBER)
 @editor_option
 @pass_app
 @content_errors
@@ -204,7 +209,7 @@ def unschedule(app: App, number: int, editor: str) -> None:
 
 
 @issue.command("publish")
-@click.argument("number", type=int)
+@click.argument("number", type=NUMBER)
 @click.option("--at", "at", help="Publication time (not in the future; default: now).")
 @editor_option
 @pass_app
@@ -220,7 +225,7 @@ def publish(app: App, number: int, at: str | None, editor: str) -> None:
 
 
 @issue.command("corrections")
-@click.argument("number", type=int)
+@click.argument("number", type=NUMBER)
 @pass_app
 @content_errors
 def corrections(app: App, number: int) -> None:
@@ -299,10 +304,10 @@ def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @story.command("add")
-@click.argument("number", metavar="ISSUE", type=int)
+@click.argument("number", metavar="ISSUE", type=NUMBER)
 @story_fields
 @click.option("--slug", help="Story slug (default: from the headline).")
-@click.option("--position", type=click.IntRange(min=1), help="Place in its section, 1 = first (default: last).")
+@click.option("--position", type=PLACE, help="Place in its section, 1 = first (default: last).")
 @click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path), help="A story content file.")
 @editor_options
 @pass_app
@@ -354,9 +359,9 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
 
 @story.command("move")
 @click.argument("slug")
-@click.option("--issue", "number", type=int, help="Move to this issue (last in its section unless --position).")
+@click.option("--issue", "number", type=NUMBER, help="Move to this issue (last in its section unless --position).")
 @click.option("--section", help="Move to this section.")
-@click.option("--position", type=click.IntRange(min=1), help="Place in the section, 1 = first (default: last).")
+@click.option("--position", type=PLACE, help="Place in the section, 1 = first (default: last).")
 @editor_options
 @pass_app
 @content_errors

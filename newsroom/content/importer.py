@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import false, select
 from sqlalchemy.orm import Session, selectinload
 
 from glossary.models import Entry, EntryText
@@ -20,7 +20,7 @@ from issues.records import apply_issue, apply_story, issue_to_record, story_to_r
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, stored_location
 from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
-from newsroom.content.schema import Validator
+from newsroom.content.schema import MAX_INT, Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import (CREATED, DELETED, Page, Revision, VocabularyTerm, continue_versions, history_key,
                              last_versions, revision_kinds)
@@ -500,8 +500,10 @@ def record_query(kind: str, key: str, exact_kind: bool = True) -> Any:
     if kind in ("reference", "page"):
         query = select(Page).where(Page.slug == key).options(selectinload(Page.texts))
         return query.where(Page.kind == kind) if exact_kind else query
-    if kind == "issue":
-        return select(Issue).where(Issue.number == int(key)).options(selectinload(Issue.texts))
+    if kind == "issue":  # a number no issue can have (none is above MAX_INT) is asked for as none, not sent
+        number = int(key)
+        return select(Issue).where(Issue.number == number if number <= MAX_INT else false()).options(
+            selectinload(Issue.texts))
     return select(Story).where(Story.slug == key).options(
         selectinload(Story.texts), selectinload(Story.issue), selectinload(Story.section))
 

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from newsroom.build.urls import SITE_FOLDERS
 from newsroom.content.yamlio import Path, dotted
+from newsroom.db.base import SLUG_LENGTH
 from newsroom.diagnostics import Diagnostic
 from newsroom.reference_rules import blank, row_problems
 
@@ -237,6 +238,13 @@ def _one_line(text: str) -> str:
     return LINE_BREAK_RE.sub(" ", text) if not text.isprintable() else text
 
 
+#: Characters no page, feed or email can hold: the control characters XML 1.0 leaves out (all below U+0020
+#: but tab and line breaks; in a one-line text field a vertical tab or form feed is a line break, a space),
+#: a surrogate alone, U+FFFE and U+FFFF. A file's bytes hold none (the YAML reader refuses them), but a
+#: double-quoted value's escapes write them ("\0", "\x01", "\ud800"): SQLite stored one and then every build
+#: stopped on a traceback at the feeds; PostgreSQL stores no NUL at all, and the import stopped so.
+_UNSHOWABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
 #: Characters outside RFC 3986's set that a URL never holds as they are (a browser sends them
 #: percent-encoded): quotes and angle brackets, which pasted markup brings, among them.
 _URL_UNSAFE = re.compile(r'["<>\\^`{|}]')
@@ -327,7 +335,13 @@ class Validator:
         if self.written and spec.type in TEXTUAL:  # (none for a record read back from the database)
             value = self.written.get(path, value)
         check = getattr(self, f"_{spec.type}")
-        return check(path, value, spec)
+        checked = check(path, value, spec)
+        unshowable = _UNSHOWABLE_RE.search(checked) if isinstance(checked, str) and not self.stored else None
+        if unshowable is not None:
+            self.fail(path, f"holds the character U+{ord(unshowable.group()):04X}, which no page, feed or email can "
+                            "hold: take it out (in a file, a YAML escape such as \"\\0\" or \"\\x01\" writes one)")
+            return None
+        return checked
 
     @staticmethod
     def _expected(spec: Field) -> str:
@@ -375,12 +389,22 @@ class Validator:
     def _slug(self, path: Path, value: Any, spec: Field) -> str | None:
         if not isinstance(value, str) or not SLUG_RE.match(value):
             return self._wrong(path, value, spec)
-        return value
+        return None if self._too_long(path, value) else value
+
+    def _too_long(self, path: Path, slug: str) -> bool:
+        """Whether `slug` is longer than a slug may be (said so): the database's column holds no more
+        (PostgreSQL stopped the import on a traceback). One stored before this rule still exports."""
+        if len(slug) <= SLUG_LENGTH or self.stored:
+            return False
+        self.fail(path, f"a slug of {len(slug)} characters: a slug has at most {SLUG_LENGTH}; shorten it")
+        return True
 
     def _relation(self, path: Path, value: Any, spec: Field) -> str | dict[str, str] | None:
         """An entry's slug, or a concept's name: a text that is no slug (as written in every language) or
         one name per language, in the site's language order (see `relation_name`)."""
         if isinstance(value, str):
+            if relation_name(value) is None and self._too_long(path, value):  # an entry's slug, as it is stored
+                return None
             return self._text(path, value, spec)
         if isinstance(value, dict):
             names = self._langmap(path, value, spec) or {}

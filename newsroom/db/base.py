@@ -41,7 +41,13 @@ class TZDateTime(TypeDecorator[dt.datetime]):
         return value.replace(tzinfo=dt.timezone.utc)
 
 
-Slug = Annotated[str, mapped_column(String(120), index=True)]
+#: The longest slug a record may have (the content's schema refuses a longer one): PostgreSQL refuses to store
+#: more in a slug's column, where SQLite stores anything.
+SLUG_LENGTH = 120
+#: The longest name of an editor a change is recorded under (`--editor`, `Revision.changed_by`).
+EDITOR_LENGTH = 200
+
+Slug = Annotated[str, mapped_column(String(SLUG_LENGTH), index=True)]
 Lang = Annotated[str, mapped_column(String(8))]
 IntPK = Annotated[int, mapped_column(Integer, primary_key=True)]
 

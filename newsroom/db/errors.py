@@ -6,6 +6,9 @@ These are mistakes of where a command is pointed, not bugs: the command line tur
 
 from __future__ import annotations
 
+import os
+import re
+
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 
@@ -19,6 +22,8 @@ SQLITE_READONLY = 8
 SQLITE_NOTADB = 26
 #: PostgreSQL's SQLSTATE for a write in a read-only transaction (a standby, default_transaction_read_only).
 READ_ONLY_SQL_TRANSACTION = "25006"
+#: PostgreSQL's SQLSTATE for a role refused what it asked (no CREATE on the schema, no rights on a table).
+INSUFFICIENT_PRIVILEGE = "42501"
 
 
 class UnusableDatabase(Exception):
@@ -47,6 +52,44 @@ def parse(url: str) -> URL:
         return make_url(url)
     except (ArgumentError, ValueError):  # ValueError: a port that is no number
         raise BadDatabaseURL(f"not a database URL: expected one such as {URL_EXAMPLES}") from None
+
+
+def cannot_connect(error: DBAPIError, url: str) -> BadDatabaseURL:
+    """The database of `url` did not answer a command's first question (no server there, a login refused, no
+    such database): what the driver said, and what to change, for the caller to name where the URL came from.
+
+    libpq's own words ("connection failed: ... FATAL: database "news" does not exist") said what went wrong
+    but not that the URL was the thing to mend, nor how; and the message showed the URL's password."""
+    said = str(error.orig).strip()
+    first_line = said.splitlines()[0] if said else type(error.orig).__name__
+    return BadDatabaseURL(f"cannot connect to the database: {first_line}{_connection_fix(said, make_url(url))}")
+
+
+#: What libpq says when the server is not where the URL says, or does not answer there.
+_UNREACHABLE = re.compile(r"refused|resolve host|translate host name|timeout expired|timed out|no route to host|"
+                          r"network is unreachable|no such file or directory", re.IGNORECASE)
+
+
+def _connection_fix(said: str, url: URL) -> str:
+    """What to change when a PostgreSQL server refused a connection in the words `said` (or SQLite could not
+    open its file); "" for words not foreseen (the driver's say it all)."""
+    if url.get_backend_name() == "sqlite" and "unable to open" in said and url.database:
+        folder = os.path.dirname(os.path.abspath(url.database))
+        return "" if os.path.isdir(folder) else (
+            f"; the folder {folder} does not exist, and SQLite makes no folder: make it, or name a file elsewhere")
+    if url.get_backend_name() != "postgresql":
+        return ""
+    if re.search(r'database "[^"]*" does not exist', said):
+        host = f" -h {url.host}" if url.host else ""
+        user = f" -U {url.username}" if url.username else ""
+        return (f"; create it (`createdb{host}{user} {url.database}`, by whoever runs the server), then run "
+                "`newsroom init`; or name the database that exists in the URL")
+    if re.search(r'password|authentication|role "[^"]*" does not exist', said):
+        return ("; check the user name in the URL and its password: give the password in ~/.pgpass or "
+                "$PGPASSWORD, not in the URL")
+    if _UNREACHABLE.search(said):
+        return "; check the host and port in the URL, and that the PostgreSQL server there is running"
+    return ""
 
 
 def unknown_kind(url: URL) -> BadDatabaseURL:
@@ -90,4 +133,29 @@ def explain(error: DBAPIError, url: str) -> str | None:
         first_line = str(error.orig).splitlines()[0]
         return (f"the database {shown(url)} cannot be written ({first_line}): nothing was stored in it; "
                 f"connect to its primary server, with a role that may write to it")
+    if refused_role(error):
+        return _what_to_grant(error, make_url(url))
     return None
+
+
+def refused_role(error: DBAPIError) -> bool:
+    """Whether PostgreSQL refused the role of the URL what the command asked (a mistake of the server's
+    set-up, not a database that does not answer)."""
+    return getattr(error.orig, "sqlstate", None) == INSUFFICIENT_PRIVILEGE
+
+
+def _what_to_grant(error: DBAPIError, url: URL) -> str:
+    """The grants a team's database needs for the role of `url`, which PostgreSQL refused.
+
+    A colleague's role followed the README's set-up (the database made by an admin, `newsroom init` run by
+    an editor) into a traceback: PostgreSQL 15 and later let only the database's owner create tables in
+    its `public` schema, and the tables `init` made belong to the role that ran it."""
+    first_line = str(error.orig).splitlines()[0]
+    role = url.username or "the role you connect as"
+    return (f"the database {shown(url)} refused the role {role} ({first_line}): nothing was stored in it; "
+            f"whoever runs the server grants it what newsroom needs: to run `newsroom init` on a new database, "
+            f"GRANT CREATE ON SCHEMA public TO {role} (PostgreSQL 15 and later give it to the database's owner "
+            f"alone; an upgrade needs the role that owns the tables); to work on the tables another role's "
+            f"`init` made, GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role} and "
+            f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {role}; "
+            f"or every editor connects as the role that ran `newsroom init`")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -153,6 +153,46 @@ def writing(engine: Engine) -> Iterator[Session]:
                 session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CONTENT_LOCK})
                 session.execute(text("SET LOCAL lock_timeout TO DEFAULT"))
             yield session
+
+
+def writing_if_free(session: Session) -> bool:
+    """Whether `session`'s transaction may change the content now, as `writing` would let it, without
+    waiting: on PostgreSQL, the content's lock taken if no command holds it (held to the transaction's end);
+    False when one does. SQLite: True (its write lock is waited for as for any write).
+
+    For a change a command makes on the side of its work (`newsroom.cli.App.open_content`: an issue whose
+    time has come recorded as published): made outside the content's lock, it collided with the same
+    record made by a command changing the content, which then stopped. The command holding the lock
+    records it itself."""
+    if session.get_bind().dialect.name != "postgresql":
+        return True
+    return bool(session.scalar(text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": CONTENT_LOCK}))
+
+
+#: The PostgreSQL advisory lock a migration holds (`newsroom init` upgrading the schema), apart from the
+#: content's: an `init` with nothing to do must not wait behind a colleague's long import.
+MIGRATION_LOCK = 0x6E657773696E6974  # "newsinit"
+
+
+def migrating(connection: Connection) -> None:
+    """Make the migration about to run in `connection`'s transaction the only one under way.
+
+    Two machines running `newsroom init` on one new database at once both found it empty and both
+    created its tables: one stopped on a traceback of a duplicate key (PostgreSQL) or on "table entries
+    already exists" (SQLite, where each table was committed alone). So the migration takes a lock first and
+    reads the revision the database is at only once it has it: the second `init` waits for the first to
+    commit, then finds the schema at its revision and has nothing to do. The wait is a command's
+    (`write_wait_ms`); a lock not had by then is `busy`, and `init` may simply be run again."""
+    engine = connection.engine
+    wait = max(1, write_wait_ms(engine))  # 0 would be no limit at all on PostgreSQL
+    if engine.dialect.name == "sqlite":
+        # Python's sqlite3 begins no transaction before DDL (each CREATE TABLE was committed alone): begin
+        # one that holds the write lock, waited for as for any write.
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    elif engine.dialect.name == "postgresql":
+        connection.exec_driver_sql(f"SET LOCAL lock_timeout = {wait}")
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+        connection.exec_driver_sql("SET LOCAL lock_timeout TO DEFAULT")
 
 
 #: PostgreSQL's SQLSTATE for a lock not taken within `lock_timeout`.

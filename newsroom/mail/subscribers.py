@@ -15,11 +15,12 @@ import csv
 import datetime as dt
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import func, select
+from sqlalchemy import Insert, func, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from newsroom.diagnostics import Diagnostic
@@ -97,20 +98,50 @@ def parse_subscribers(text: str, place: str, languages: tuple[str, ...]) -> tupl
 
 def store_subscribers(session: Session, listed: Iterable[ListedSubscriber], secret: str,
                       now: dt.datetime) -> list[Subscriber]:
-    """Add new subscribers and update the language of known ones; the rows in list order."""
+    """Add new subscribers and update the language of known ones; the rows in list order.
+
+    Two runs of `send` at once (a timer's and an editor's, on a team's database) may list the same new
+    subscribers: each address is inserted unless the other run inserted it first (then waited for, on
+    PostgreSQL), and read back either way; adding them as new rows stopped the second run on a duplicate."""
     listed = list(listed)
-    known = {s.email: s for s in session.scalars(select(Subscriber).where(
-        Subscriber.email.in_([item.email for item in listed])))} if listed else {}
+    if not listed:
+        return []
+    addresses = [item.email for item in listed]
+    known = {email for chunk in _chunks(addresses)
+             for email in session.scalars(select(Subscriber.email).where(Subscriber.email.in_(chunk)))}
+    new = [{"email": item.email, "lang": item.lang, "token": make_token(secret, item.email), "created_at": now}
+           for item in listed if item.email not in known]
+    if new:
+        session.execute(_insert_new(session), new)
+    stored = {s.email: s for chunk in _chunks(addresses)
+              for s in session.scalars(select(Subscriber).where(Subscriber.email.in_(chunk)))}
     rows = []
     for item in listed:
-        row = known.get(item.email)
-        if row is None:
-            row = Subscriber(email=item.email, lang=item.lang, token=make_token(secret, item.email), created_at=now)
-            session.add(row)
+        row = stored[item.email]
         row.lang = item.lang
         rows.append(row)
     session.flush()
     return rows
+
+
+#: How many addresses one query asks for: PostgreSQL's driver takes at most 65,535 values a statement, and a
+#: list of 70,000 subscribers stopped `send` on a traceback.
+ADDRESSES_PER_QUERY = 5000
+
+
+def _chunks(addresses: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(addresses), ADDRESSES_PER_QUERY):
+        yield addresses[start:start + ADDRESSES_PER_QUERY]
+
+
+def _insert_new(session: Session) -> Insert:
+    """An INSERT of subscribers that leaves out an address stored already (by another run meanwhile)."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        return postgresql.insert(Subscriber).on_conflict_do_nothing(index_elements=["email"])
+    if dialect == "sqlite":
+        return sqlite.insert(Subscriber).on_conflict_do_nothing(index_elements=["email"])
+    return insert(Subscriber)  # another database: a run at the same moment may still meet a duplicate
 
 
 def unsubscribed_ids(session: Session) -> set[int]:
