@@ -793,7 +793,9 @@ def test_a_path_through_a_file_or_a_taken_port_is_a_message_not_a_traceback(samp
         result = sample_cli(*command, expect=1)
         assert f"{blocker}" in result.stderr and result.stderr.rstrip().endswith("the command stopped"), result.stderr
     result = Cli(f"sqlite:///{blocker / 'news.db'}", tmp_path)("init", expect=1)
-    assert f"cannot open the database sqlite:///{blocker / 'news.db'}: unable to open database file" in result.stderr
+    assert result.stderr.startswith(f"Error: --db sqlite:///{blocker / 'news.db'}: cannot connect to the database: "
+                                    "unable to open database file"), result.stderr
+    assert f"{blocker} is a file, not a folder: name a database file elsewhere" in result.stderr
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

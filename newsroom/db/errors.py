@@ -75,8 +75,14 @@ def _connection_fix(said: str, url: URL) -> str:
     open its file); "" for words not foreseen (the driver's say it all)."""
     if url.get_backend_name() == "sqlite" and "unable to open" in said and url.database:
         folder = os.path.dirname(os.path.abspath(url.database))
-        return "" if os.path.isdir(folder) else (
-            f"; the folder {folder} does not exist, and SQLite makes no folder: make it, or name a file elsewhere")
+        if os.path.isdir(folder):
+            return ""
+        existing = folder
+        while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+            existing = os.path.dirname(existing)
+        if not os.path.isdir(existing):
+            return f"; {existing} is a file, not a folder: name a database file elsewhere"
+        return f"; the folder {folder} does not exist, and SQLite makes no folder: make it, or name a file elsewhere"
     if url.get_backend_name() != "postgresql":
         return ""
     if re.search(r'database "[^"]*" does not exist', said):
