@@ -428,6 +428,20 @@ def _overlapping_weeks(content: Content) -> Iterator[Diagnostic]:
             latest = (end, start, number)
 
 
+def no_site(content: Content) -> Iterator[Diagnostic]:
+    """No site file stored (a database `newsroom init` made without `--sample`): its pages would be built
+    with no publication name, no sections and a Method link to nothing, a site that only looks built.
+
+    Asked by `check` and the build, not by `check_content`: an import or an edit of some records into a
+    database with no site file yet is no new problem of theirs."""
+    if not content.site:
+        yield Diagnostic("site", None, "", (
+            "no site file is stored: every page's title, the feeds and each email take the publication's name "
+            "from it, and the navigation its sections and the Method page: write site.yaml (kind: site; "
+            f"docs/content-format.md, \"site\") and pages/{urls.METHOD}.yaml (kind: page), then "
+            "`newsroom import site.yaml pages/`"))
+
+
 def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
     for lang in languages if content.site else ():
         if not (content.site.get(lang) or {}).get("name"):

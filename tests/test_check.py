@@ -133,6 +133,29 @@ def test_a_site_without_the_method_page_its_navigation_links_is_named_and_not_bu
     cli("check")
 
 
+def test_a_database_without_a_site_file_is_named_with_the_fix_and_not_built(cli, write_files, tmp_path):
+    """`newsroom init` without the sample, then `check` said nothing and `build` made a site with empty titles,
+    no publication name and a Method link to a page never built."""
+    cli("init")
+    expected = ("site: no site file is stored: every page's title, the feeds and each email take the "
+                "publication's name from it, and the navigation its sections and the Method page: write site.yaml "
+                "(kind: site; docs/content-format.md, \"site\") and pages/method.yaml (kind: page), then "
+                "`newsroom import site.yaml pages/`")
+    assert cli("check", expect=1).stderr.splitlines() == [expected, "1 error(s), 0 warning(s)"]
+    assert cli("build", "--out", str(tmp_path / "site"), expect=1).stderr.splitlines()[0] == expected
+    assert not (tmp_path / "site").exists()
+    cli("import", str(write_files({
+        "site.yaml": "kind: site\nhu: {name: Gépi Figyelő}\nen: {name: Machine Watch}\n"
+                     "sections: [{slug: research, hu: Kutatás, en: Research}]\n",
+        "pages/method.yaml": "kind: page\nslug: method\nhu: {title: Módszer, body: Kézzel.}\n"
+                             "en: {title: Method, body: By hand.}\n"})))
+    assert cli("check").stderr == ""
+    cli("build", "--out", str(tmp_path / "site"))
+    home = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (tmp_path / "site" / "hu" / "index.html").read_bytes())
+    assert home.find(".//title").text == "Gépi Figyelő"
+
+
 def test_a_name_two_entries_share_is_a_warning_at_the_later_one(sample_cli, write_files):
     """Mentions of a shared name link the first entry only (and two headwords alike look the same in the
     A–Z index): `check` says so at the other entry, naming the field, case and spacing as matching has them."""

@@ -15,7 +15,7 @@ from issues.visibility import drafts_of
 from issues.workflow import as_draft_work
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
-from newsroom.checks import check_content
+from newsroom.checks import check_content, no_site
 from newsroom.cli import NOW_ENV, App, content_errors, pass_app, report
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
@@ -250,6 +250,7 @@ def check(app: App, strict: bool) -> None:
             drafts = drafts_of(content)
             problems = [as_draft_work(problem, content, app.settings, drafts.get(problem.location))
                         for problem in check_content(content, app.settings, app.today(), memo=memo)]
+            problems = sorted([*problems, *no_site(content)], key=lambda d: (d.location, d.field, d.message))
     report(problems)
     errors = sum(1 for p in problems if p.severity == "error")
     warnings = len(problems) - errors
