@@ -447,6 +447,12 @@ def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagno
         if not (content.site.get(lang) or {}).get("name"):
             yield Diagnostic("site", None, f"{lang}.name", "the publication has no name in this language: every "
                              "page's title, the feeds and each email's sender show it")
+        elif not (content.site.get(lang) or {}).get("tagline"):
+            yield Diagnostic("site", None, f"{lang}.tagline", (
+                "the publication has no tagline in this language: the masthead shows it under the name, and the "
+                "pages with no description of their own (the glossary index, the archive, the editions, an issue "
+                "without a lead) give it to search engines and link previews, the name alone without it: "
+                "write one"), "warning")
     for field in ("sections", "categories", "audiences"):
         for i, item in enumerate(content.site.get(field, [])):
             for lang in languages:

@@ -145,7 +145,8 @@ def test_a_database_without_a_site_file_is_named_with_the_fix_and_not_built(cli,
     assert cli("build", "--out", str(tmp_path / "site"), expect=1).stderr.splitlines()[0] == expected
     assert not (tmp_path / "site").exists()
     cli("import", str(write_files({
-        "site.yaml": "kind: site\nhu: {name: Gépi Figyelő}\nen: {name: Machine Watch}\n"
+        "site.yaml": "kind: site\nhu: {name: Gépi Figyelő, tagline: Hetente}\n"
+                     "en: {name: Machine Watch, tagline: Weekly}\n"
                      "sections: [{slug: research, hu: Kutatás, en: Research}]\n",
         "pages/method.yaml": "kind: page\nslug: method\nhu: {title: Módszer, body: Kézzel.}\n"
                              "en: {title: Method, body: By hand.}\n"})))
@@ -154,6 +155,30 @@ def test_a_database_without_a_site_file_is_named_with_the_fix_and_not_built(cli,
     home = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
         (tmp_path / "site" / "hu" / "index.html").read_bytes())
     assert home.find(".//title").text == "Gépi Figyelő"
+
+
+def test_a_site_without_a_tagline_is_a_warning_and_its_pages_show_no_empty_one(cli, write_files, tmp_path):
+    """A site file without a tagline gave every page an empty masthead line and the glossary index, the archive,
+    the editions and the home page an empty meta description, without a word from `check`."""
+    cli("init")
+    cli("import", str(write_files({
+        "site.yaml": "kind: site\nhu: {name: Gépi Figyelő, tagline: Hetente}\nen: {name: Machine Watch}\n",
+        "pages/method.yaml": "kind: page\nslug: method\nhu: {title: Módszer, body: Kézzel.}\n"
+                             "en: {title: Method, body: By hand.}\n"})))
+    assert cli("check").stderr.splitlines() == [
+        "site: en.tagline: warning: the publication has no tagline in this language: the masthead shows it under "
+        "the name, and the pages with no description of their own (the glossary index, the archive, the editions, "
+        "an issue without a lead) give it to search engines and link previews, the name alone without it: "
+        "write one", "0 error(s), 1 warning(s)"]
+    cli("build", "--out", str(tmp_path / "site"))
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    for lang, name, tagline in (("hu", "Gépi Figyelő", "Hetente"), ("en", "Machine Watch", None)):
+        for page in ("", "glossary/", "archive/", "issues/"):
+            document = parser.parse((tmp_path / "site" / lang / page / "index.html").read_bytes())
+            metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
+            assert (metas["description"], metas["og:description"]) == (tagline or name,) * 2, (lang, page)
+            shown = [p.text for p in document.iter("p") if p.get("class") == "tagline"]
+            assert shown == ([tagline] if tagline else []), (lang, page)
 
 
 def test_a_name_two_entries_share_is_a_warning_at_the_later_one(sample_cli, write_files):
