@@ -153,6 +153,8 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from _long_titles(record, languages)
 
 
+#: A required text no language has: none to translate from, the text is still to be written.
+UNWRITTEN = "required in every language, and none has it yet: write it"
 #: The most characters a title shows well in (an email's Subject, a feed reader's list, search results).
 TITLE_LIMIT = 200
 #: A record's title in its texts, per kind.
@@ -223,8 +225,8 @@ def _translations(record: Record, languages: tuple[str, ...], policy: str = "fal
             continue
         for path in sorted(everywhere - present[lang]):
             others = [other for other in languages if path in present[other]]
-            detail = f" (present in {', '.join(others)})" if others else ""
-            yield Diagnostic(record.location, None, f"{lang}.{path}", f"missing translation{detail}")
+            message = f"missing translation (present in {', '.join(others)})" if others else UNWRITTEN
+            yield Diagnostic(record.location, None, f"{lang}.{path}", message)
 
 
 def translation_problems(record: Record, settings: Settings, complete: bool = False) -> list[Diagnostic]:
