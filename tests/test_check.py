@@ -6,6 +6,7 @@ import re
 
 import html5lib
 import pytest
+from sitebuild import OWN_SITE
 
 from newsroom import SAMPLE_DIR
 
@@ -131,15 +132,6 @@ def test_a_site_without_the_method_page_its_navigation_links_is_named_and_not_bu
     assert not (tmp_path / "site").exists()
     cli("import", str(SAMPLE_DIR / "pages" / "method.yaml"))
     cli("check")
-
-
-#: A publication of one's own, as a new team starts it (not the sample): the site file and the Method page.
-OWN_SITE = {
-    "site.yaml": "kind: site\nhu: {name: Gépi Figyelő, tagline: Hetente}\nen: {name: Machine Watch, tagline: Weekly}\n"
-                 "sections: [{slug: research, hu: Kutatás, en: Research}]\n",
-    "pages/method.yaml": "kind: page\nslug: method\nhu: {title: Módszer, body: Kézzel.}\n"
-                         "en: {title: Method, body: By hand.}\n",
-}
 
 
 def test_a_database_without_a_site_file_is_named_with_the_fix_and_not_built(cli, write_files, tmp_path):
