@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import click
+from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -24,7 +25,7 @@ from newsroom.content.reader import Reading, read_content
 from newsroom.db.migrate import upgrade
 from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.models import history_key
+from newsroom.models import SiteText, history_key
 
 
 class _DryRun(Exception):
@@ -128,12 +129,21 @@ def init(app: App, sample: bool) -> None:
             raise
         raise click.ClickException(f"cannot open the database {app.db_url}: {error.orig}") from None
     app.say(f"database ready: {app.db_url}")
+    if not sample and not _has_site(app):
+        app.say("no publication here yet: write site.yaml and pages/method.yaml, then `newsroom import site.yaml "
+                "pages/` (README, \"A publication of your own\"); or load the sample: `newsroom init --sample`")
     if sample:
         try:
             result = _import(app, [SAMPLE_DIR], sample=True)
         except ContentError as error:
             raise ContentError(error.diagnostics, _sample_refused(app)) from None
         app.say(f"sample publication: {result.summary()}")
+
+
+def _has_site(app: App) -> bool:
+    """Whether a site file is stored: without one, `check` and `build` stop, so `init` says what comes next."""
+    with app.reading() as session:
+        return session.scalar(select(SiteText.lang).limit(1)) is not None
 
 
 def _sample_refused(app: App) -> str | None:
