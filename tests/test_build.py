@@ -220,3 +220,24 @@ def test_a_site_page_without_a_summary_is_described_by_the_start_of_its_body(cli
         metas = {m.get("name") or m.get("property"): m.get("content") for m in page.iter("meta")}
         assert metas["description"] == metas["og:description"]
         assert metas["description"].startswith(description) and len(metas["description"]) <= 160, metas
+
+
+@pytest.mark.sqlite_only("a page's description does not depend on the database")
+def test_a_reference_page_without_a_summary_is_described_by_its_first_simple_text(cli, write_files, tmp_path):
+    """A reference page written without the optional summary had an empty meta, Open Graph and JSON-LD
+    description."""
+    cli("init")
+    section = ("  sections:\n    - title: {title}\n      simple:\n        text: \"{text}\"\n")
+    page = ("kind: reference\nslug: gpt-5\nupdated: 2026-12-01\n"
+            "sources: [{publisher: OpenAI, title: System card, url: 'https://example.org/card'}]\n"
+            "hu:\n  title: GPT-5\n" + section.format(title="Áttekintés", text="A GPT-5 az *OpenAI* modellje [1].")
+            + "en:\n  title: GPT-5\n" + section.format(title="Overview", text="GPT-5 is *OpenAI*'s model [1]."))
+    cli("import", str(write_files({**OWN_SITE, "reference/gpt-5.yaml": page})))
+    cli("build", "--out", str(tmp_path / "site"))
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    for lang, description in (("hu", "A GPT-5 az OpenAI modellje."), ("en", "GPT-5 is OpenAI's model.")):
+        document = parser.parse((tmp_path / "site" / lang / "reference" / "gpt-5" / "index.html").read_bytes())
+        metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
+        jsonld = [json.loads(s.text) for s in document.iter("script") if s.get("type") == "application/ld+json"]
+        assert (metas["description"], metas["og:description"], jsonld[0]["description"]) == (description,) * 3
+
