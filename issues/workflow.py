@@ -20,7 +20,7 @@ from issues.dates import before_its_week, format_datetime, html_datetime
 from issues.models import Issue
 from issues.schedule import is_due, went_out_on_schedule
 from newsroom.build.model import Content, load_content
-from newsroom.checks import check_content, empty_issue_problems, translation_problems
+from newsroom.checks import UNWRITTEN, check_content, empty_issue_problems, translation_problems
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.settings import Settings
 
@@ -37,8 +37,19 @@ def publication_problems(session: Session, settings: Settings, number: int, toda
     problems = check_content(content, settings, today, complete_translations=True)
     if content.issues[number].data.get("status") == "draft":  # else check_content names it
         problems += empty_issue_problems(content, number)
-    return [p for p in problems if p.severity == "error" and (
+    return [with_command(p) for p in problems if p.severity == "error" and (
         p.location in mine or (p.location == "site" and p.field.startswith("sections")))]
+
+
+def with_command(problem: Diagnostic) -> Diagnostic:
+    """`problem`, and if it is a required text that no language of a stored issue or story has yet, the
+    command that writes it (`issue edit`, `story edit`: their texts have options of their own)."""
+    kind, _, key = problem.location.partition(":")
+    lang, _, field = (problem.field or "").partition(".")
+    if problem.message != UNWRITTEN or kind not in ("issue", "story") or not field.isidentifier():
+        return problem
+    return replace(problem, message=f"{problem.message} with `newsroom {kind} edit {key} "
+                                    f"--{field.replace('_', '-')}-{lang} …`")
 
 
 def public_issues_of(content: Content, locations: Iterable[str]) -> set[int]:
@@ -71,7 +82,7 @@ def as_draft_work(problem: Diagnostic, content: Content, settings: Settings, dra
         return problem
     later = f"draft issue {draft}: to fix before it is scheduled or published"
     if problem.severity == "error":
-        return replace(problem, severity="warning", message=f"{problem.message} ({later})")
+        return replace(problem, severity="warning", message=f"{with_command(problem).message} ({later})")
     lang = problem.field
     kind, _, key = problem.location.partition(":")
     record = content.issues.get(int(key)) if kind == "issue" else content.stories.get(key)

@@ -164,6 +164,8 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from _long_titles(record, languages)
 
 
+#: A required text no language has: none to translate from, the text is still to be written.
+UNWRITTEN = "required in every language, and none has it yet: write it"
 #: The most characters a title shows well in (an email's Subject, a feed reader's list, search results).
 TITLE_LIMIT = 200
 #: A record's title in its texts, per kind.
@@ -234,8 +236,8 @@ def _translations(record: Record, languages: tuple[str, ...], policy: str = "fal
             continue
         for path in sorted(everywhere - present[lang]):
             others = [other for other in languages if path in present[other]]
-            detail = f" (present in {', '.join(others)})" if others else ""
-            yield Diagnostic(record.location, None, f"{lang}.{path}", f"missing translation{detail}")
+            message = f"missing translation (present in {', '.join(others)})" if others else UNWRITTEN
+            yield Diagnostic(record.location, None, f"{lang}.{path}", message)
 
 
 def translation_problems(record: Record, settings: Settings, complete: bool = False) -> list[Diagnostic]:
@@ -442,11 +444,31 @@ def _overlapping_weeks(content: Content) -> Iterator[Diagnostic]:
             latest = (end, start, number)
 
 
+def no_site(content: Content) -> Iterator[Diagnostic]:
+    """No site file stored (a database `newsroom init` made without `--sample`): its pages would be built
+    with no publication name, no sections and a Method link to nothing, a site that only looks built.
+
+    Asked by `check` and the build, not by `check_content`: an import or an edit of some records into a
+    database with no site file yet is no new problem of theirs."""
+    if not content.site:
+        yield Diagnostic("site", None, "", (
+            "no site file is stored: every page's title, the feeds and each email take the publication's name "
+            "from it, and the navigation its sections and the Method page: write site.yaml (kind: site; "
+            f"docs/content-format.md, \"site\") and pages/{urls.METHOD}.yaml (kind: page), then "
+            "`newsroom import site.yaml pages/`"))
+
+
 def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
     for lang in languages if content.site else ():
         if not (content.site.get(lang) or {}).get("name"):
             yield Diagnostic("site", None, f"{lang}.name", "the publication has no name in this language: every "
                              "page's title, the feeds and each email's sender show it")
+        elif not (content.site.get(lang) or {}).get("tagline"):
+            yield Diagnostic("site", None, f"{lang}.tagline", (
+                "the publication has no tagline in this language: the masthead shows it under the name, and the "
+                "pages with no description of their own (the glossary index, the archive, the editions, an issue "
+                "without a lead) give it to search engines and link previews, the name alone without it: "
+                "write one"), "warning")
     for field in ("sections", "categories", "audiences"):
         for i, item in enumerate(content.site.get(field, [])):
             for lang in languages:

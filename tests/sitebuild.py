@@ -67,6 +67,15 @@ en: {headline: Breaking story, summary: Out on Friday.}
 _SAMPLE_DB: list[Path] = []  # the sample database, loaded once per test session and copied
 
 
+#: A publication of one's own, as a new team starts it (not the sample): the site file and the Method page.
+OWN_SITE = {
+    "site.yaml": "kind: site\nhu: {name: Gépi Figyelő, tagline: Hetente}\nen: {name: Machine Watch, tagline: Weekly}\n"
+                 "sections: [{slug: research, hu: Kutatás, en: Research}]\n",
+    "pages/method.yaml": "kind: page\nslug: method\nhu: {title: Módszer, body: Kézzel.}\n"
+                         "en: {title: Method, body: By hand.}\n",
+}
+
+
 def run(folder: Path, *args: str, expect: int = 0) -> str:
     """Run `newsroom` with its database and newsroom.toml in `folder`; returns stdout + stderr."""
     result = Cli(f"sqlite:///{folder / 'site.db'}", folder)(*args, expect=expect)

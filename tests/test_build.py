@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import struct
@@ -13,6 +14,7 @@ from xml.etree import ElementTree as ET
 
 import html5lib
 import pytest
+from sitebuild import OWN_SITE
 
 from newsroom.build.pages import PageSpec
 from newsroom.render.sitemap import render_sitemap
@@ -201,3 +203,41 @@ def test_a_build_on_a_terminal_shows_its_progress_and_ends_with_one_summary_line
     piped = sample_cli("build", "--full", *site)  # not on a terminal: the summary, no bar
     assert piped.stderr == "" and re.fullmatch(r"368 files \(258 pages, 258 rendered\): 0 written, 368 unchanged, "
                                                r"0 removed in \d+\.\d\ds → .*\n", piped.stdout), piped.stdout
+
+
+@pytest.mark.sqlite_only("a page's description does not depend on the database")
+def test_a_site_page_without_a_summary_is_described_by_the_start_of_its_body(cli, write_files, tmp_path):
+    """The Method page of a new site, written without the optional summary, had an empty meta and Open Graph
+    description: what search engines and link previews show of it."""
+    cli("init")
+    body = "## How we work\n\nEditors pick the week's [stories](https://example.org/) by hand. " + "More. " * 40
+    cli("import", str(write_files({**OWN_SITE, "pages/method.yaml": OWN_SITE["pages/method.yaml"].replace(
+        "body: By hand.}", f"body: {json.dumps(body)}}}")})))
+    cli("build", "--out", str(tmp_path / "site"))
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    for lang, description in (("hu", "Kézzel."), ("en", "How we work Editors pick the week's stories by hand.")):
+        page = parser.parse((tmp_path / "site" / lang / "method" / "index.html").read_bytes())
+        metas = {m.get("name") or m.get("property"): m.get("content") for m in page.iter("meta")}
+        assert metas["description"] == metas["og:description"]
+        assert metas["description"].startswith(description) and len(metas["description"]) <= 160, metas
+
+
+@pytest.mark.sqlite_only("a page's description does not depend on the database")
+def test_a_reference_page_without_a_summary_is_described_by_its_first_simple_text(cli, write_files, tmp_path):
+    """A reference page written without the optional summary had an empty meta, Open Graph and JSON-LD
+    description."""
+    cli("init")
+    section = ("  sections:\n    - title: {title}\n      simple:\n        text: \"{text}\"\n")
+    page = ("kind: reference\nslug: gpt-5\nupdated: 2026-12-01\n"
+            "sources: [{publisher: OpenAI, title: System card, url: 'https://example.org/card'}]\n"
+            "hu:\n  title: GPT-5\n" + section.format(title="Áttekintés", text="A GPT-5 az *OpenAI* modellje [1].")
+            + "en:\n  title: GPT-5\n" + section.format(title="Overview", text="GPT-5 is *OpenAI*'s model [1]."))
+    cli("import", str(write_files({**OWN_SITE, "reference/gpt-5.yaml": page})))
+    cli("build", "--out", str(tmp_path / "site"))
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    for lang, description in (("hu", "A GPT-5 az OpenAI modellje."), ("en", "GPT-5 is OpenAI's model.")):
+        document = parser.parse((tmp_path / "site" / lang / "reference" / "gpt-5" / "index.html").read_bytes())
+        metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
+        jsonld = [json.loads(s.text) for s in document.iter("script") if s.get("type") == "application/ld+json"]
+        assert (metas["description"], metas["og:description"], jsonld[0]["description"]) == (description,) * 3
+

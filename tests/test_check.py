@@ -6,6 +6,7 @@ import re
 
 import html5lib
 import pytest
+from sitebuild import OWN_SITE
 
 from newsroom import SAMPLE_DIR
 
@@ -131,6 +132,75 @@ def test_a_site_without_the_method_page_its_navigation_links_is_named_and_not_bu
     assert not (tmp_path / "site").exists()
     cli("import", str(SAMPLE_DIR / "pages" / "method.yaml"))
     cli("check")
+
+
+def test_a_database_without_a_site_file_is_named_with_the_fix_and_not_built(cli, write_files, tmp_path):
+    """`newsroom init` without the sample, then `check` said nothing and `build` made a site with empty titles,
+    no publication name and a Method link to a page never built."""
+    cli("init")
+    expected = ("site: no site file is stored: every page's title, the feeds and each email take the "
+                "publication's name from it, and the navigation its sections and the Method page: write site.yaml "
+                "(kind: site; docs/content-format.md, \"site\") and pages/method.yaml (kind: page), then "
+                "`newsroom import site.yaml pages/`")
+    assert cli("check", expect=1).stderr.splitlines() == [expected, "1 error(s), 0 warning(s)"]
+    assert cli("build", "--out", str(tmp_path / "site"), expect=1).stderr.splitlines()[0] == expected
+    assert not (tmp_path / "site").exists()
+    cli("import", str(write_files(OWN_SITE)))
+    assert cli("check").stderr == ""
+    cli("build", "--out", str(tmp_path / "site"))
+    home = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (tmp_path / "site" / "hu" / "index.html").read_bytes())
+    assert home.find(".//title").text == "Gépi Figyelő"
+
+
+def test_a_site_without_a_tagline_is_a_warning_and_its_pages_show_no_empty_one(cli, write_files, tmp_path):
+    """A site file without a tagline gave every page an empty masthead line and the glossary index, the archive,
+    the editions and the home page an empty meta description, without a word from `check`."""
+    cli("init")
+    cli("import", str(write_files({
+        "site.yaml": "kind: site\nhu: {name: Gépi Figyelő, tagline: Hetente}\nen: {name: Machine Watch}\n",
+        "pages/method.yaml": "kind: page\nslug: method\nhu: {title: Módszer, body: Kézzel.}\n"
+                             "en: {title: Method, body: By hand.}\n"})))
+    assert cli("check").stderr.splitlines() == [
+        "site: en.tagline: warning: the publication has no tagline in this language: the masthead shows it under "
+        "the name, and the pages with no description of their own (the glossary index, the archive, the editions, "
+        "an issue without a lead) give it to search engines and link previews, the name alone without it: "
+        "write one", "0 error(s), 1 warning(s)"]
+    cli("build", "--out", str(tmp_path / "site"))
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    for lang, name, tagline in (("hu", "Gépi Figyelő", "Hetente"), ("en", "Machine Watch", None)):
+        for page in ("", "glossary/", "archive/", "issues/"):
+            document = parser.parse((tmp_path / "site" / lang / page / "index.html").read_bytes())
+            metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
+            assert (metas["description"], metas["og:description"]) == (tagline or name,) * 2, (lang, page)
+            shown = [p.text for p in document.iter("p") if p.get("class") == "tagline"]
+            assert shown == ([tagline] if tagline else []), (lang, page)
+
+
+@pytest.mark.sqlite_only("the words of a problem do not depend on the database")
+def test_a_text_no_language_has_yet_is_named_as_required_not_as_a_missing_translation(cli, write_files):
+    """`issue new` without a title, then `check` and `issue publish` said "hu.title: missing translation" and
+    "en.title: missing translation": a translation of nothing, and no word of how to write it."""
+    cli("init")
+    cli("import", str(write_files(OWN_SITE)))
+    cli("issue", "new", "--week", "2026-W49")
+    cli("story", "add", "1", "--section", "research", "--headline-hu", "Hír", "--headline-en", "News",
+        "--summary-hu", "Szöveg [1].", "--summary-en", "Text [1].", "--source-url", "https://example.org/a",
+        "--publisher", "Example")
+    said = "required in every language, and none has it yet: write it"
+    later = "(draft issue 1: to fix before it is scheduled or published)"
+    assert cli("check").stderr.splitlines() == [
+        f"issue:1: en.title: warning: {said} with `newsroom issue edit 1 --title-en …` {later}",
+        f"issue:1: hu.title: warning: {said} with `newsroom issue edit 1 --title-hu …` {later}",
+        "0 error(s), 2 warning(s)"]
+    assert cli("issue", "publish", "1", expect=1).stderr.splitlines() == [
+        f"issue:1: en.title: {said} with `newsroom issue edit 1 --title-en …`",
+        f"issue:1: hu.title: {said} with `newsroom issue edit 1 --title-hu …`", "2 errors; nothing was changed"]
+    # A file names no command: its record may not be stored, and the file is where it is written.
+    page = "kind: page\nslug: about\nhu: {body: Szöveg.}\nen: {body: Text.}\n"
+    folder = write_files({"about.yaml": page})
+    assert cli("import", str(folder), expect=1).stderr.splitlines()[:2] == [
+        f"{folder / 'about.yaml'}:3: hu.title: {said}", f"{folder / 'about.yaml'}:4: en.title: {said}"]
 
 
 def test_a_name_two_entries_share_is_a_warning_at_the_later_one(sample_cli, write_files):

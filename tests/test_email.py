@@ -152,7 +152,28 @@ def test_the_html_is_made_for_mail_clients(emails):
             assert image.get("width") and image.get("height") and image.get("alt") is not None
         body_text = "".join(document.find("body").itertext())
         assert ("Leiratkozás" if lang == "hu" else "Unsubscribe") in body_text
-        assert ("gépi szerkesztéssel" if lang == "hu" else "machine editing") in body_text
+
+
+def test_the_footer_links_the_method_page_and_says_nothing_of_how_the_publication_is_made(emails):
+    """Every publication's emails said it was "compiled with machine editing and reviewed by a machine expert",
+    the sample's own practice, whoever wrote it: how a newsletter is made is its Method page's to say."""
+    for lang, line, method in (("hu", "Hogyan készül ez a hírlevél: Módszer", "Módszer"),
+                               ("en", "How this newsletter is made: Method", "Method")):
+        message = _message(emails / f"{lang}/issue-13.eml")
+        document = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+            message.get_body(("html",)).get_content())
+        footer = next(td for td in document.iter("td") if td.get("class") == "footer")
+        paragraphs = [" ".join("".join(p.itertext()).split()) for p in footer.iter("p")]
+        assert paragraphs[0] == line, paragraphs
+        links = {a.text: a.get("href") for a in footer.iter("a")}
+        assert links[method] == f"{BASE}{lang}/method/"
+        text = message.get_body(("plain",)).get_content().replace("\r\n", "\n")
+        body, _, listed = text.partition("\n--\n")
+        number = re.search(rf"^{line.removesuffix(method)}\[(\d+)\]$", listed, re.M)
+        assert number, listed[:400]
+        assert re.search(rf"^\[{number[1]}\] {re.escape(BASE)}{lang}/method/$", listed, re.M)
+        for words in ("machine", "gépi"):
+            assert words not in "".join(footer.itertext()) + listed.partition("\n\n")[0]
 
 
 def test_dates_numbers_and_addresses_are_not_made_links_by_the_mail_client(emails):

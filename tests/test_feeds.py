@@ -9,7 +9,7 @@ import feedparser
 import html5lib
 import pytest
 from conftest import Cli
-from sitebuild import BASE, parse
+from sitebuild import BASE, OWN_SITE, parse
 from sitebuild import DRAFT_ISSUE as DRAFT
 
 from newsroom import SAMPLE_DIR
@@ -355,8 +355,9 @@ def test_a_section_with_no_stories_yet_has_valid_feeds_dated_by_the_sites_latest
 
 
 @pytest.mark.sqlite_only("how a feed is dated does not depend on the database")
-def test_the_feeds_of_a_site_that_published_nothing_yet_are_dated_by_its_feed_id_date(cli):
+def test_the_feeds_of_a_site_that_published_nothing_yet_are_dated_by_its_feed_id_date(cli, write_files):
     cli("init")
+    cli("import", str(write_files(OWN_SITE)))  # a new publication: its site file and Method page, no issue
     site = _build(cli, "_empty")
     for name in ("issues", "glossary"):
         for relative, parsed, data in _empty_feeds(site, name):

@@ -116,6 +116,17 @@ def test_the_entry_page_shows_every_section_of_the_seed_in_order(site, lang, ord
         assert text.index(earlier) < text.index(later)
 
 
+def test_the_english_term_is_not_said_again_under_a_headword_that_is_it(site):
+    """The English page of "AI chip" said "in English: AI chip" under its heading, as every entry whose
+    English headword is its English term did; the Hungarian page ("MI-chip") needs it."""
+    lines = {}
+    for lang, slug in (("en", "ai-chip"), ("en", "model-training"), ("hu", "ai-chip"), ("en", "trainium")):
+        main = parse(site / lang / "glossary" / slug / "index.html").find(".//main")
+        lines[lang, slug] = [words(p) for p in main.iter("p") if p.get("class") == "english-term"]
+    assert lines == {("en", "ai-chip"): [], ("en", "model-training"): [], ("hu", "ai-chip"): ["angolul: AI chip"],
+                     ("en", "trainium"): ["in English: AWS Trainium"]}
+
+
 def test_the_english_page_matches_the_seed_content(site):
     document = parse(site / "en" / "glossary" / "trainium" / "index.html")
     text = words(document.find(".//main"))

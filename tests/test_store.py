@@ -8,6 +8,7 @@ from alembic.autogenerate import compare_metadata
 from click.testing import CliRunner
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect
+from sitebuild import OWN_SITE
 
 from newsroom.db.base import Base
 from newsroom.cli import main
@@ -29,6 +30,16 @@ def test_init_migrates_an_empty_database_and_is_repeatable(cli):
     assert {"entries", "entry_texts", "relations", "issues", "stories", "story_texts", "pages", "page_texts",
             "vocabulary", "vocabulary_names", "site_texts", "revisions", "alembic_version"} <= tables
     engine.dispose()
+
+
+def test_init_without_the_sample_says_what_a_new_publication_needs_next(cli, write_files):
+    """`init` said "database ready" and nothing more: the next command a new team ran, `build`, made an
+    empty site. It now says what to write first, until a site file is stored."""
+    next_step = ("no publication here yet: write site.yaml and pages/method.yaml, then `newsroom import site.yaml "
+                 "pages/` (README, \"A publication of your own\"); or load the sample: `newsroom init --sample`")
+    assert cli("init").stdout.splitlines() == [f"database ready: {cli.db_url}", next_step]
+    cli("import", str(write_files(OWN_SITE)))
+    assert cli("init").stdout.splitlines() == [f"database ready: {cli.db_url}"]
 
 
 def test_models_and_migrations_agree(db_url):
@@ -96,7 +107,8 @@ def test_commands_refuse_a_database_at_an_older_schema_and_init_upgrades_it(cli)
     result = cli("check", expect=1)
     assert f"is at schema 0001, this version needs {SCHEMA_REVISION}: run `newsroom init`" in result.stderr
     cli("init")
-    cli("check")
+    said = cli("check", expect=1).stderr  # the content's problem now, a database with no site file yet
+    assert "schema" not in said and said.startswith("site: no site file is stored")
 
 
 def test_sample_loads_with_counts(cli):

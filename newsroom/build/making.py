@@ -37,7 +37,7 @@ from newsroom.build.tracking import (MASTHEAD, SEP, Remembered, TrackedContent, 
                                      track_content, track_derived, untracked_fields)
 from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, changed_since, collect,
                                    discarded_on_error, existing_files, stamps_of, unchanged_on_disk, write_site)
-from newsroom.checks import check_content, markdown_texts, record_problems
+from newsroom.checks import check_content, markdown_texts, no_site, record_problems
 from newsroom.db.session import WalCopy, quick_commit, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.drafts import draft_locations, drafts_in, without_drafts
@@ -291,12 +291,14 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
 
     Unpublished issues, draft entries and draft reference pages are work in progress: their problems are
     checked when they are scheduled or published, and in a preview they are only warnings.
+    A database with no site file builds no site: its pages would have no publication name and a Method
+    link to nothing.
     """
     unpublished = (unpublished_locations(content, visible_numbers(content, False, now, settings.zone))
                    | draft_locations(content))
     problems = [p if p.location not in unpublished or p.severity == "warning" else replace(p, severity="warning")
                 for p in check_content(content, settings, today, memo=memo) if drafts or p.location not in unpublished]
-    errors = [p for p in problems if p.severity == "error"]
+    errors = [p for p in problems if p.severity == "error"] + list(no_site(content))
     if errors:
         raise ContentError(errors)
     return problems

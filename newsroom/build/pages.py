@@ -25,12 +25,12 @@ from newsroom.build.derived import (Derived, derive, pages_in,  # noqa: F401 (De
                                     text_language, texts_of)
 from newsroom.build.feedlinks import feed_links
 from newsroom.build.glossary_pages import GlossaryPages
-from newsroom.build.issue_pages import IssuePages
+from newsroom.build.issue_pages import IssuePages, shortened
 from newsroom.build.model import Content, Record
 from newsroom.build.reference_pages import ReferencePages
 from newsroom.build.tracking import Tracker
 from newsroom.i18n import translations
-from newsroom.render.markdown import MarkdownRenderer, SourceAnchors, SourceUrls
+from newsroom.render.markdown import MarkdownRenderer, SourceAnchors, SourceUrls, plain_text
 from newsroom.settings import Settings
 
 T = TypeVar("T")
@@ -416,8 +416,10 @@ class Planner(IssuePages, GlossaryPages, ReferencePages):
         if page.kind == "reference":
             return self.reference_page(slug)
         text, text_lang = self.text(page)
+        # Its description: the summary, else the start of its body (a page without a summary had none).
+        description = text.get("summary") or (shortened(plain_text(text["body"])) if text.get("body") else "")
         context = {"page": page.data, "text": text, "text_lang": text_lang, "md": self.markdown(page),
-                   "description": text.get("summary") or ""}
+                   "description": description}
         return self.spec(urls.page(self.lang, slug), "page.html", context, lambda lang: urls.page(lang, slug),
                          record=page)
 

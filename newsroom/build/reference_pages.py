@@ -12,10 +12,19 @@ from glossary.jsonld import script_json
 from glossary.views import by_headword
 from issues.dates import format_date, format_source_dates
 from newsroom.build import urls
+from newsroom.build.issue_pages import shortened
 from newsroom.build.reference import article, collection_page, reference_sections
+from newsroom.render.markdown import plain_text
 
 if TYPE_CHECKING:  # Planner, which mixes this in, lives there
     from newsroom.build.pages import PageSpec
+
+
+def _first_simple_text(sections: list[Any]) -> str:
+    """A page without a summary is described by its first Simple text, as plain text cut to a description's
+    length (it had an empty description, what search engines and link previews show of it)."""
+    simple = (sections[0].get("simple") if sections and isinstance(sections[0], dict) else None) or {}
+    return shortened(plain_text(simple["text"])) if isinstance(simple, dict) and simple.get("text") else ""
 
 
 class ReferencePages:
@@ -33,11 +42,12 @@ class ReferencePages:
         day = dt.date.fromisoformat(updated) if updated else None
         site = self.content.site.get(self.lang) or {}
         sources = list(page.data.get("sources") or [])
-        jsonld = article(headline=text.get("title") or slug, description=text.get("summary") or "",
+        description = text.get("summary") or _first_simple_text(text.get("sections") or [])
+        jsonld = article(headline=text.get("title") or slug, description=description,
                          url=self.settings.base_url + url, lang=text_lang, date_modified=updated,
                          sources=sources, publisher=site.get("name") or "")
         context = {"page": page.data, "text": text, "text_lang": text_lang, "md": md,
-                   "description": text.get("summary") or "", "sections": sections, "backrefs": backrefs,
+                   "description": description, "sections": sections, "backrefs": backrefs,
                    "updated": format_date(day, self.lang) if day else None, "updated_iso": updated,
                    # As the page's language writes a date; the ISO date stays in <time datetime>.
                    "source_dates": format_source_dates(sources, self.lang),

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import click
+from sqlalchemy import select
 from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 
@@ -15,7 +16,7 @@ from issues.visibility import drafts_of
 from issues.workflow import as_draft_work
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
-from newsroom.checks import check_content
+from newsroom.checks import check_content, no_site
 from newsroom.cli import NOW_ENV, App, content_errors, editor_name, pass_app, report
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
@@ -26,7 +27,7 @@ from newsroom.db.migrate import current_revision, upgrade
 from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.drafts import as_draft_problem, draft_locations, without_drafts
-from newsroom.models import history_key
+from newsroom.models import SiteText, history_key
 
 
 class _DryRun(Exception):
@@ -136,12 +137,21 @@ def init(app: App, sample: bool) -> None:
             raise
         raise click.ClickException(f"cannot open the database {shown(app.db_url)}: {error.orig}") from None
     app.say(f"database ready: {shown(app.db_url)}")
+    if not sample and not _has_site(app):
+        app.say("no publication here yet: write site.yaml and pages/method.yaml, then `newsroom import site.yaml "
+                "pages/` (README, \"A publication of your own\"); or load the sample: `newsroom init --sample`")
     if sample:
         try:
             result = _import(app, [SAMPLE_DIR], sample=True)
         except ContentError as error:
             raise ContentError(error.diagnostics, _sample_refused(app)) from None
         app.say(f"sample publication: {result.summary()}")
+
+
+def _has_site(app: App) -> bool:
+    """Whether a site file is stored: without one, `check` and `build` stop, so `init` says what comes next."""
+    with app.reading() as session:
+        return session.scalar(select(SiteText.lang).limit(1)) is not None
 
 
 def _sample_refused(app: App) -> str | None:
@@ -261,6 +271,7 @@ def check(app: App, strict: bool) -> None:
             problems = [as_draft_problem(problem) if problem.location in unpublished
                         else as_draft_work(problem, content, app.settings, drafts.get(problem.location))
                         for problem in check_content(content, app.settings, app.today(), memo=memo)]
+            problems = sorted([*problems, *no_site(content)], key=lambda d: (d.location, d.field, d.message))
     report(problems)
     errors = sum(1 for p in problems if p.severity == "error")
     warnings = len(problems) - errors
