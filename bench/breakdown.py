@@ -72,7 +72,7 @@ STEPS: list[tuple[Any, str, str]] = [
     (making, "derive", "derive (mentions, lists, letters)"),
     (making, "_page_work", "plan and render each page"),
     (issue_pages.IssuePages, "link_terms", "  stories' Markdown with term links"),
-    (issue_pages, "link_first_mentions", "  link their first mentions"),
+    (issue_pages, "linked_first_mentions", "  link their first mentions"),
     (matching.TermMatcher, "find", "term matching (derive and links)"),
     (making, "_group_work", "feeds, search index, other groups"),
     (making, "_deps", "each output's reads and their hashes"),
