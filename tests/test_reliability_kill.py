@@ -99,3 +99,43 @@ def test_a_killed_build_leaves_the_old_site_or_the_new_one(sqlite_sample, tmp_pa
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith("._site")]
     # Besides the folders a killed build leaves (removed by the next large build), the folder's lock file.
     assert all(name.startswith(("._site.new-", "._site.old-")) or name == "._site.lock" for name in leftovers)
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finding a build's workers needs Linux's /proc")
+def test_a_build_killed_while_its_workers_work_leaves_its_folder_free(sqlite_sample, tmp_path):
+    """The workers a killed build leaves behind keep none of its folder locks, and stop: the next build of the
+    folder goes on at once (it was refused as "another build of this folder is running" until they finished)."""
+    out = tmp_path / "_site"
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "newsroom", "--db", sqlite_sample.db_url, "build", "--out",
+                                str(out)], cwd=sqlite_sample.cwd, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (workers := _children(process.pid)) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    if not workers:
+        process.wait(timeout=120)
+        pytest.skip("the build ended before its workers could be seen (one core?)")
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=120)
+    assert " written, " in sqlite_sample("build", "--out", str(out)).stdout
+    for worker in workers:  # and the orphans stopped at their next chunk, working no more
+        deadline = time.monotonic() + 60
+        while Path(f"/proc/{worker}").exists() and "zombie" not in _state(worker) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not Path(f"/proc/{worker}").exists() or "zombie" in _state(worker)
+
+
+def _state(pid: int) -> str:
+    try:
+        return next((line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("State")),
+                    "")
+    except OSError:
+        return ""

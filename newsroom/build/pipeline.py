@@ -48,7 +48,7 @@ import glossary.models  # noqa: F401
 import newsroom.models  # noqa: F401
 from issues.models import Issue
 from newsroom import PROJECT_ROOT
-from newsroom.build import state
+from newsroom.build import locks, state
 from newsroom.build.urls import SITE_NAMES, SITEMAP
 from newsroom.build.writer import WriteStats, changed_since, clear_leftovers, existing_files
 from newsroom.db.session import one_state, session_factory
@@ -257,6 +257,8 @@ def _only_build_of(folders: list[Path]) -> Iterator[None]:
                                                                       f"this one again when it has finished{other}")
                                     ]) from None
             held.callback(fcntl.flock, lock.fileno(), fcntl.LOCK_UN)
+            locks.HELD.add(lock.fileno())
+            held.callback(locks.HELD.discard, lock.fileno())
         for folder in folders:
             clear_leftovers(folder)  # of builds killed midway: no other build is using them now
         yield

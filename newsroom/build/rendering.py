@@ -26,6 +26,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from newsroom.build.locks import release_inherited
 from newsroom.build.pages import PagePlan, PageSpec
 from newsroom.build.state import Memo
 from newsroom.i18n import catalog_digest
@@ -105,10 +106,15 @@ def _next_chunk(job: _Job, slot: int) -> list[int] | None:
 def _work_through(job: _Job, slot: int, results: Connection) -> None:
     """A forked worker's life: chunk after chunk (see _next_chunk), each sent back with its work indices
     as `finish` made it, then None; a failure is sent back as its exception instead. Ctrl-C is the
-    build's to handle (it stops the workers), not each worker's to report."""
+    build's to handle (it stops the workers), not each worker's to report. A worker keeps none of the
+    build's folder locks, and stops at its next chunk once the build is gone (killed): see locks."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    release_inherited()
+    build = os.getppid()
     try:
         while (chunk := _next_chunk(job, slot)) is not None:
+            if os.getppid() != build:
+                return  # the build was killed: nothing reads what is left
             results.send((chunk, job.finish([job.works[index]() for index in chunk])))
     except Exception as error:  # noqa: BLE001 (every failure goes back to the build, which raises it)
         try:
