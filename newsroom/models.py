@@ -18,13 +18,15 @@ from newsroom.db.base import EDITOR_LENGTH, Base, IntPK, Lang, Slug
 
 
 class SiteText(Base):
-    """The publication's name and tagline in one language."""
+    """The publication's name, tagline and email greeting in one language."""
 
     __tablename__ = "site_texts"
 
     lang: Mapped[str] = mapped_column(String(8), primary_key=True)
     name: Mapped[str]
     tagline: Mapped[str]
+    #: The line an email opens with ("Kedves Olvasó!"): the publication's voice, not the engine's; "" for none.
+    greeting: Mapped[str] = mapped_column(default="", server_default="")
 
 
 class VocabularyTerm(Base):
