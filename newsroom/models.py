@@ -119,6 +119,9 @@ class Revision(Base):
     changed_by: Mapped[str] = mapped_column(String(EDITOR_LENGTH))
     changed_at: Mapped[dt.datetime]
     reason: Mapped[str | None]
+    #: The language `reason` is written in (None: the site's first language, as before it was recorded): an
+    #: issue page of another language marks it so.
+    reason_lang: Mapped[str | None] = mapped_column(String(8))
 
 
 def revision_kinds(kind: str) -> tuple[str, ...]:
