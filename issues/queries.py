@@ -86,6 +86,8 @@ class Correction:
     changed_by: str
     changed_fields: tuple[str, ...]
     reason: str | None
+    #: The language `reason` is written in (None: the site's first, as for a reason recorded before it was said).
+    reason_lang: str | None = None
     #: A story deleted from the published issue or moved out of it: its headline in each language, as
     #: readers last saw it there.
     removed: Mapping[str, str] | None = None
@@ -150,13 +152,14 @@ def _after_publication(issue: Issue, issue_revisions: list[Revision],
     for revision in issue_revisions:
         if revision.snapshot.get("status") != "published":
             published_from = max(published_from, revision.changed_at)
-    items = [Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by, tuple(r.changed_fields), r.reason)
+    items = [Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by, tuple(r.changed_fields), r.reason,
+                        r.reason_lang)
              for r in issue_revisions if r.snapshot.get("status") == "published" and RENAMED not in r.changed_fields]
     for r, moved in story_revisions:
         if r.changed_at > published_from and (moved or RENAMED not in r.changed_fields):
             gone = moved == MOVED or DELETED in r.changed_fields
             items.append(Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by,
-                                    (moved,) if moved else tuple(r.changed_fields), r.reason,
+                                    (moved,) if moved else tuple(r.changed_fields), r.reason, r.reason_lang,
                                     _headlines(r.snapshot) if gone else None))
     return sorted(items, key=lambda c: (c.changed_at, c.record_kind, c.record_key))
 

@@ -32,6 +32,7 @@ class Change:
     now: dt.datetime
     languages: tuple[str, ...]
     reason: str | None = None
+    reason_lang: str | None = None  # the language `reason` is written in (None: the site's first)
 
 
 def _write(session: Session, row: Any, kind: str, key: str, record: dict[str, Any], change: Change,
@@ -48,10 +49,12 @@ def _write(session: Session, row: Any, kind: str, key: str, record: dict[str, An
         previous = canonical(to_record(row), change.languages, location)
         session.add(Revision(record_kind=kind, record_key=key, version=row.version, snapshot=previous,
                              changed_fields=changed_fields(previous, record, change.languages),
-                             changed_by=change.editor, changed_at=change.now, reason=change.reason))
+                             changed_by=change.editor, changed_at=change.now, reason=change.reason,
+                             reason_lang=change.reason_lang))
     elif record_creation:
         session.add(Revision(record_kind=kind, record_key=key, version=0, snapshot={}, changed_fields=[CREATED],
-                             changed_by=change.editor, changed_at=change.now, reason=change.reason))
+                             changed_by=change.editor, changed_at=change.now, reason=change.reason,
+                             reason_lang=change.reason_lang))
     apply(record)
     row.content_hash = digest
     row.updated_at = change.now

@@ -60,6 +60,6 @@ def publish_due(session: Session, now: dt.datetime, languages: tuple[str, ...]) 
 
     for issue in due:
         assert issue.published_at is not None
-        change = Change(editor=EDITOR, now=issue.published_at, languages=languages, reason=REASON)
+        change = Change(editor=EDITOR, now=issue.published_at, languages=languages, reason=REASON, reason_lang="en")
         write_issue(session, issue, {**current_issue_record(issue, languages), "status": "published"}, change)
     return [issue.number for issue in due]

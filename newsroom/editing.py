@@ -118,7 +118,7 @@ def load(session: Session, kind: str, key: str, languages: tuple[str, ...]) -> L
 
 
 def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tuple[str, ...],
-         now: dt.datetime, author: str, reason: str | None = None) -> int:
+         now: dt.datetime, author: str, reason: str | None = None, reason_lang: str | None = None) -> int:
     """Store `record` as the next version of `loaded`; returns the new version.
 
     Raises Conflict when the record is no longer at `loaded.version`, ContentError
@@ -144,7 +144,7 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
         return current.version
     item = LoadedRecord(loaded.kind, loaded.key, valid, f"{loaded.kind}:{loaded.key}")
     try:
-        import_records(session, [item], languages, now, author, reason=reason)
+        import_records(session, [item], languages, now, author, reason=reason, reason_lang=reason_lang)
         session.flush()
     except StaleDataError:
         raise Conflict(loaded.kind, loaded.key, loaded.version, None, []) from None
@@ -264,13 +264,14 @@ def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord]
                    now: dt.datetime, author: str = "import",
                    bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None, reason: str | None = None,
                    fix: str = "fix and import again", corrections: bool = True, checked: bool = True,
-                   reason_required: bool = False) -> ImportResult:
+                   reason_required: bool = False, reason_lang: str | None = None) -> ImportResult:
     """Import `loaded` (see import_records) unless that gives the content an error that stops every build
     (see `buildable`): then ContentError naming each error in its file, at its field's line; nothing stored.
     Not `checked`: imported as it is (a backup restored as it was)."""
     def store() -> ImportResult:
         return import_records(session, loaded, settings.languages, now, author, bases=bases, reason=reason,
-                              corrections=corrections, reason_required=reason_required, zone=settings.zone)
+                              corrections=corrections, reason_required=reason_required, zone=settings.zone,
+                              reason_lang=reason_lang)
 
     if not checked:
         return store()
@@ -281,7 +282,7 @@ def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord]
 
 
 def delete(session: Session, loaded: Loaded, settings: Settings, now: dt.datetime, author: str,
-           reason: str | None = None, correction: bool = False) -> list[Diagnostic]:
+           reason: str | None = None, correction: bool = False, reason_lang: str | None = None) -> list[Diagnostic]:
     """Delete the record `loaded` names; returns the warnings the deletion gives other records.
 
     Its last version is kept as a revision marked "deleted": `newsroom history` lists it and prints it
@@ -291,11 +292,12 @@ def delete(session: Session, loaded: Loaded, settings: Settings, now: dt.datetim
     would give any record an error `newsroom check` reports: a story naming a deleted entry among its
     terms, a text linking to it. A relation to a deleted entry is shown as plain text: a warning.
     """
-    return delete_all(session, [loaded], settings, now, author, reason, correction)
+    return delete_all(session, [loaded], settings, now, author, reason, correction, reason_lang)
 
 
 def delete_all(session: Session, records: list[Loaded], settings: Settings, now: dt.datetime, author: str,
-               reason: str | None = None, correction: bool = False) -> list[Diagnostic]:
+               reason: str | None = None, correction: bool = False, reason_lang: str | None = None
+               ) -> list[Diagnostic]:
     """Delete every record of `records` at once, as `delete` deletes one (the content is checked once
     before and once after, whatever their number); all or none."""
     rows = []
@@ -317,11 +319,11 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
     for current, row in rows:
         session.add(Revision(record_kind=current.kind, record_key=current.key, version=current.version,
                              snapshot=current.record, changed_fields=[DELETED], changed_by=author, changed_at=now,
-                             reason=reason))
+                             reason=reason, reason_lang=reason_lang if reason else None))
         session.delete(row)
         if isinstance(row, Story):
             session.flush()
-            close_up(session, Change(author, now, settings.languages, reason), row)
+            close_up(session, Change(author, now, settings.languages, reason, reason_lang), row)
     added = _all_problems(session, settings, today) - before
     errors = sorted(problem for problem in added if problem.severity == "error")
     if errors:

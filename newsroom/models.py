@@ -18,13 +18,15 @@ from newsroom.db.base import EDITOR_LENGTH, Base, IntPK, Lang, Slug
 
 
 class SiteText(Base):
-    """The publication's name and tagline in one language."""
+    """The publication's name, tagline and email greeting in one language."""
 
     __tablename__ = "site_texts"
 
     lang: Mapped[str] = mapped_column(String(8), primary_key=True)
     name: Mapped[str]
     tagline: Mapped[str]
+    #: The line an email opens with ("Kedves Olvasó!"): the publication's voice, not the engine's; "" for none.
+    greeting: Mapped[str] = mapped_column(default="", server_default="")
 
 
 class VocabularyTerm(Base):
@@ -117,6 +119,9 @@ class Revision(Base):
     changed_by: Mapped[str] = mapped_column(String(EDITOR_LENGTH))
     changed_at: Mapped[dt.datetime]
     reason: Mapped[str | None]
+    #: The language `reason` is written in (None: the site's first language, as before it was recorded): an
+    #: issue page of another language marks it so.
+    reason_lang: Mapped[str | None] = mapped_column(String(8))
 
 
 def revision_kinds(kind: str) -> tuple[str, ...]:

@@ -387,6 +387,49 @@ def test_the_list_id_names_the_list_by_a_phrase_whatever_the_site_s_name_holds(s
         assert (shown, found[2]) == (phrase, "weekly.example.org"), value
 
 
+@pytest.mark.sqlite_only("what an email shows does not depend on the database")
+def test_the_greeting_is_the_site_s_own_per_language_escaped_and_remade_when_it_changes(sample_cli, tmp_path):
+    """The engine opened every email with "Dear Reader,": an editorial voice an editor could change only by
+    copying the templates. It is the site file's `greeting:`, shown as text; without one there is no line."""
+    sample_cli("export", str(tmp_path / "out"))
+    site = tmp_path / "out" / "site.yaml"
+    original = site.read_text(encoding="utf-8")
+    assert "greeting: Dear Reader," in original  # the sample's, exported as written
+    site.write_text(original.replace("greeting: Kedves Olvasó!", "greeting: '<b>Kedves</b> Olvasó & Barát!'")
+                    .replace("  greeting: Dear Reader,\n", ""), encoding="utf-8")
+    sample_cli("import", str(site), "--correction", "--reason", "greeting")
+    build = ("build", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail"), "--base-url", BASE)
+    sample_cli(*build)
+
+    def parts(lang: str, folder: str = "mail") -> tuple[list[str], str]:
+        message = _message(tmp_path / folder / lang / "issue-13.eml")
+        body = html5lib.parse(message.get_body(("html",)).get_content(), namespaceHTMLElements=False).find("body")
+        paragraphs = ["".join(p.itertext()) for p in body.iter("p")]
+        assert body.find(".//b") is None  # content is text, never markup
+        return paragraphs, message.get_body(("plain",)).get_content().replace("\r\n", "\n")
+
+    paragraphs, text = parts("hu")
+    meta = next(i for i, p in enumerate(paragraphs) if p.startswith("13. szám"))
+    assert paragraphs[meta + 1] == "<b>Kedves</b> Olvasó & Barát!"
+    assert "\n\n<b>Kedves</b> Olvasó & Barát!\n\n" in text
+    paragraphs, text = parts("en")
+    assert not any("Dear Reader" in p for p in paragraphs) and "Dear Reader" not in text
+    meta = next(i for i, p in enumerate(paragraphs) if p.startswith("Issue 13"))
+    assert paragraphs[meta + 1].startswith("This week Amazon"), paragraphs[meta + 1]  # the lead comes next
+    # Edited, the greeting is in the next build's email, as a full build makes it.
+    site.write_text(site.read_text(encoding="utf-8").replace("'<b>Kedves</b> Olvasó & Barát!'", "Szia!"),
+                    encoding="utf-8")
+    sample_cli("import", str(site), "--force", "--correction", "--reason", "greeting")
+    sample_cli(*build)
+    assert "\n\nSzia!\n\n" in parts("hu")[1]
+    sample_cli("build", "--out", str(tmp_path / "fresh"), "--email-out", str(tmp_path / "fresh-mail"),
+               "--base-url", BASE, "--full")
+    for lang in ("hu", "en"):
+        for suffix in ("html", "txt", "eml"):
+            name = f"{lang}/issue-13.{suffix}"
+            assert (tmp_path / "mail" / name).read_bytes() == (tmp_path / "fresh-mail" / name).read_bytes(), name
+
+
 # -- An issue whose texts use the Markdown an email must carry over: links, citations, paragraphs, lists.
 
 STORY_KEY = "i13-energy-per-token-chip-comparison"

@@ -437,12 +437,13 @@ class Publication:
         return f"rename story {slug} to {new}"
 
     def rename_in_site(self) -> str:
-        """A section's, a category's or an audience's name, or the tagline: shown on many pages."""
+        """A section's, a category's or an audience's name, the tagline (shown on many pages), or the emails'
+        greeting (shown in the email alone)."""
         path = self.content / "site.yaml"
         record = self.load(path)
-        kind = self.rng.choice(["sections", "categories", "audiences", "tagline"])
-        if kind == "tagline":
-            record["en"]["tagline"] += " (weekly)"
+        kind = self.rng.choice(["sections", "categories", "audiences", "tagline", "greeting"])
+        if kind in ("tagline", "greeting"):
+            record["en"][kind] = record["en"].get(kind, "") + " (weekly)"
         else:
             named = self.rng.choice(record[kind])
             named[self.rng.choice(["hu", "en"])] += " (renamed)"

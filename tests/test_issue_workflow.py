@@ -992,17 +992,33 @@ def test_a_correction_is_recorded_listed_and_shown(desk, monkeypatch):
     refused = desk("story", "edit", "s1", "--headline-en", "Story one", expect=1)
     assert "issue 14 is published; to change it, add --correction" in refused.stderr
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T12:30:00+01:00")
+    refused = desk("story", "edit", "s1", "--headline-en", "Story one", "--correction", "--reason", "typo",
+                   "--reason-lang", "de", expect=2).stderr
+    assert refused.splitlines()[-1] == ("Error: Invalid value for --reason-lang: 'de' is not a language of the site: "
+                                        "give the one the --reason is written in, one of hu, en")
+    assert desk("issue", "corrections", "14").stdout.strip() == "issue 14: no corrections"
     desk("story", "edit", "s1", "--headline-en", "Story one", "--correction", "--reason", "typo in headline",
-         "--editor", "bela")
+         "--reason-lang", "en", "--editor", "bela")
     listed = desk("issue", "corrections", "14").stdout.strip()
     assert listed == "November 7, 2026, 12:30\u202fPM CET  bela  story:s1  en.headline — typo in headline"
+    # Without --reason-lang the reason is in the site's first language.
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T12:40:00+01:00")
+    desk("story", "edit", "s1", "--headline-hu", "Első hír", "--correction", "--reason", "elírás a címben")
     site = build(desk)
     page = parse(site / "en" / "issues" / "14" / "index.html")
     corrections = page.find(".//section[@id='corrections']")
     assert "Story one (headline [ENG]) – typo in headline" in " ".join(" ".join(corrections.itertext()).split())
+    # Each page marks the reason written in the other language with that language (and its direction).
+    for lang, foreign, native in (("en", ("hu", "elírás a címben"), "typo in headline"),
+                                  ("hu", ("en", "typo in headline"), "elírás a címben")):
+        items = parse(site / lang / "issues" / "14" / "index.html").findall(".//section[@id='corrections']//li")
+        marked = [(span.get("lang"), span.get("dir"), span.text) for item in items for span in item.iter("span")]
+        assert marked == [(foreign[0], "ltr", foreign[1])], lang
+        assert any("".join(item.itertext()).endswith(f"– {native}") and item.find(".//span") is None
+                   for item in items), lang
     data = json.loads(next(s.text for s in page.iter("script") if s.get("type") == "application/ld+json"))
     assert data["datePublished"] == "2026-11-06T10:00:00+01:00"
-    assert data["dateModified"] == "2026-11-07T12:30:00+01:00"
+    assert data["dateModified"] == "2026-11-07T12:40:00+01:00"  # the last correction
 
 
 def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databases, tmp_path, monkeypatch):
@@ -1027,12 +1043,17 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
         f"{late}: issue 13 is published: readers are shown each correction with its reason; import with --reason, "
         "e.g. --correction --reason \"Fixed the chip's name in the headline\"", "1 error; nothing was changed"]
     assert desk("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
-    desk("import", "--correction", "--reason", "a story came in late", str(late))
+    desk("import", "--correction", "--reason", "a story came in late", "--reason-lang", "en", str(late))
     assert desk("issue", "corrections", "13").stdout.strip() == (
         "November 10, 2026, 12:00\u202fPM CET  import  story:i13-late  created — a story came in late")
-    page = parse(build(desk) / "en" / "issues" / "13" / "index.html")
+    site = build(desk)
+    page = parse(site / "en" / "issues" / "13" / "index.html")
     corrections = " ".join(" ".join(page.find(".//section[@id='corrections']").itertext()).split())
-    assert "(story added)" in corrections
+    assert "(story added) – a story came in late" in corrections
+    assert page.find(".//section[@id='corrections']//span") is None
+    page = parse(site / "hu" / "issues" / "13" / "index.html")  # the English reason, marked as English
+    assert [(span.get("lang"), span.text) for span in page.iterfind(".//section[@id='corrections']//span")] == [
+        ("en", "a story came in late")]
     # Who made a change through a file, and why, as the other commands record them.
     late.write_text(late.read_text(encoding="utf-8").replace("position: 9", "position: 8"), encoding="utf-8")
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-10T13:00:00+01:00")

@@ -109,6 +109,11 @@ def sending(request: pytest.FixtureRequest) -> None:
         (request.getfixturevalue("sample_cli").cwd / "newsroom.toml").write_text(SENDING, encoding="utf-8")
 
 
+def _texts(page, *tags: str) -> list[str]:
+    """The whole text of the first element of each tag name in a parsed page."""
+    return ["".join(page.find(f".//{tag}").itertext()) for tag in tags]
+
+
 def _scalar(db_url: str, sql: str) -> int:
     engine = create_engine(db_url)
     with engine.connect() as connection:
@@ -651,16 +656,24 @@ def test_get_only_confirms_and_one_click_post_unsubscribes(sample_cli, smtp, sub
         assert response.status == 200
         page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(response.read())
     assert page.get("lang") == "en"
+    # A reader subscribed to several newsletters is told which one, in the page's language.
+    assert _texts(page, "title", "h1") == ["News of the AI era · Unsubscribe", "Unsubscribe from News of the AI era?"]
     form = page.find(".//form")
     assert form.get("method") == "post" and form.find(".//button").text == "Unsubscribe"
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM unsubscribes") == 0
     with urllib.request.urlopen(links["anna@example.org"]) as response:
-        assert 'lang="hu"' in response.read().decode() and response.status == 200
+        assert response.status == 200
+        page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(response.read())
+    assert page.get("lang") == "hu"
+    assert _texts(page, "title", "h1") == ["Az MI-korszak hírei · Leiratkozás",
+                                           "Leiratkozol erről a hírlevélről: Az MI-korszak hírei?"]
     request = urllib.request.Request(links["bela@example.org"], data=b"List-Unsubscribe=One-Click", method="POST",
                                      headers={"Content-Type": "application/x-www-form-urlencoded"})
     with urllib.request.urlopen(request) as response:
         assert response.status == 200 and response.url == links["bela@example.org"]  # no redirect
-        assert "You have unsubscribed" in response.read().decode()
+        page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(response.read())
+    assert _texts(page, "title", "h1") == ["News of the AI era · You have unsubscribed",
+                                           "You have unsubscribed from News of the AI era"]
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM unsubscribes WHERE method = 'one-click'") == 1
     with urllib.request.urlopen(urllib.request.Request(links["bela@example.org"], data=b"", method="POST")) as again:
         assert again.status == 200  # unsubscribing twice is harmless
@@ -685,7 +698,9 @@ def test_the_unsubscribe_server_command_serves_a_confirmation_page(sample_cli):
         with pytest.raises(urllib.error.HTTPError) as unknown:
             urllib.request.urlopen(f"{url}unsubscribe?t={'f' * 32}", timeout=10)
         assert unknown.value.code == 404
-        assert "Ismeretlen leiratkozási hivatkozás" in unknown.value.read().decode()
+        page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(unknown.value.read())
+        assert _texts(page, "title", "h1") == ["Az MI-korszak hírei · Ismeretlen leiratkozási hivatkozás",
+                                               "Ismeretlen leiratkozási hivatkozás"]
     finally:
         server.terminate()
         server.wait(timeout=10)

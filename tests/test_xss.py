@@ -88,7 +88,8 @@ def _site(n: int) -> dict[str, Any]:
     return {"kind": "site", "sections": vocabulary(["code", "money", "policy"], 0),
             "categories": vocabulary(["infrastructure", "models"], 5),
             "audiences": vocabulary(["developer", "investor"], 9),
-            "hu": {"name": _p(12), "tagline": _p(13)}, "en": {"name": _p(14), "tagline": _p(15)}}
+            "hu": {"name": _p(12), "tagline": _p(13), "greeting": _p(16)},
+            "en": {"name": _p(14), "tagline": _p(15), "greeting": _p(17)}}
 
 
 def _entry(i: int) -> dict[str, Any]:

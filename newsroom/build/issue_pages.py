@@ -10,6 +10,7 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from babel import Locale
 from markupsafe import Markup
 
 from glossary.jsonld import script_json
@@ -143,10 +144,14 @@ class IssuePages:
             lang, _, field_name = name.rpartition(".") if name.split(".")[0] in self.settings.languages \
                 else ("", "", name)
             fields.append({"field": field_name, "lang": lang})
+        # The reason is typed once, in one language, and shown on every language's page: marked where foreign.
+        reason_lang = correction.reason_lang or self.settings.languages[0]
         return {"when": format_datetime(correction.changed_at, self.lang, self.settings.timezone),
                 "iso": html_datetime(correction.changed_at, self.settings.zone),
                 "what": what, "anchor": anchor,
-                "fields": fields, "reason": correction.reason}
+                "fields": fields, "reason": correction.reason,
+                "reason_lang": reason_lang if reason_lang != self.lang else None,
+                "reason_dir": "rtl" if Locale.parse(reason_lang).character_order == "right-to-left" else "ltr"}
 
     def issue_jsonld(self, number: int, text: Mapping[str, Any], sections: list[dict[str, Any]],
                      published: str | None, modified: str | None) -> dict[str, Any]:

@@ -259,8 +259,28 @@ def editor_option(func: Callable[..., Any]) -> Callable[..., Any]:
                         callback=editor_name, help=f"Who makes the change (or ${EDITOR_ENV}).")(func)
 
 
+def reason_lang_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--reason-lang: the language --reason is written in (every language's issue page shows it)."""
+    return click.option("--reason-lang", metavar="LANG", help="The language --reason is written in (default: the "
+                        "site's first); the issue pages of the other languages mark it so.")(func)
+
+
+def reason_language(app: App, reason_lang: str | None) -> str:
+    """The language a change's reason is written in: `--reason-lang`, one of the site's languages, else the
+    site's first (the one editors write in first)."""
+    languages = app.settings.languages
+    if reason_lang is None:
+        return languages[0]
+    if reason_lang not in languages:
+        raise click.BadParameter(f"{reason_lang!r} is not a language of the site: give the one the --reason is "
+                                 f"written in, one of {', '.join(languages)}", param_hint="--reason-lang")
+    return reason_lang
+
+
 def editor_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--editor, --correction and --reason, shared by the commands that change issues, stories and records."""
+    """--editor, --correction, --reason and --reason-lang, shared by the commands that change issues, stories and
+    records."""
+    func = reason_lang_option(func)
     func = click.option("--reason", help="Why: shown with a correction, which needs one.")(func)
     func = click.option("--correction", is_flag=True, help="Allow changing a published issue (recorded, with "
                         "--reason).")(func)

@@ -17,7 +17,8 @@ from issues.workflow import as_draft_work
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
 from newsroom.checks import check_content, no_site
-from newsroom.cli import NOW_ENV, App, content_errors, editor_name, pass_app, report
+from newsroom.cli import (NOW_ENV, App, content_errors, editor_name, pass_app, reason_lang_option, reason_language,
+                          report)
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, reference_problems, stored_otherwise
@@ -40,18 +41,21 @@ class _DryRun(Exception):
 
 def _import(app: App, paths: list[Path], force: bool = False, editor: str = "import",
             reason: str | None = None, prune: bool = False, correction: bool = False, checked: bool = True,
-            dry_run: bool = False, sample: bool = False) -> ImportResult:
+            dry_run: bool = False, sample: bool = False, reason_lang: str | None = None) -> ImportResult:
     """Import `paths` as `newsroom import` does; with `dry_run`, all of it and then a rollback. With `sample`
     (the bundled sample's files), a record changed here since the sample made it is kept as it is."""
     try:
-        return _import_files(app, paths, force, editor, reason, prune, correction, checked, dry_run, sample)
+        return _import_files(app, paths, force, editor, reason, prune, correction, checked, dry_run, sample,
+                             reason_lang)
     except _DryRun as done:
         return done.result
 
 
 def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason: str | None, prune: bool,
-                  correction: bool, checked: bool, dry_run: bool, sample: bool = False) -> ImportResult:
+                  correction: bool, checked: bool, dry_run: bool, sample: bool = False,
+                  reason_lang: str | None = None) -> ImportResult:
     languages = app.settings.languages
+    reason_lang = reason_language(app, reason_lang)
     reading = read_content(paths, languages, keep=False)
     if reading.problems:
         raise ContentError([*reading.problems, *_reference_problems(app, reading)])
@@ -68,7 +72,8 @@ def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason:
     with app.transaction() as session:
         result = editing.import_checked(session, loaded, app.settings, app.now(), editor, bases, reason,
                                         "fix and import again (`--no-check` stores the files as they are)",
-                                        corrections=correction, checked=checked, reason_required=True)
+                                        corrections=correction, checked=checked, reason_required=True,
+                                        reason_lang=reason_lang)
         if not prune:
             if removed:
                 shown = first_of([str(path) for path, _ in removed])
@@ -77,7 +82,8 @@ def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason:
                            f"{'them' if len(removed) > 1 else 'it'}", err=True)
         else:
             records = _removed_records(session, removed, languages)
-            report(editing.delete_all(session, records, app.settings, app.now(), editor, reason, correction))
+            report(editing.delete_all(session, records, app.settings, app.now(), editor, reason, correction,
+                                      reason_lang))
             result.deleted.update(record.kind for record in records)
             result.removed.update(f"{record.kind}:{record.key}" for record in records)
         if dry_run:
@@ -182,6 +188,7 @@ def _sample_refused(app: App) -> str | None:
 @click.option("--editor", default="import", show_default=True, callback=editor_name,
               help="Who is recorded as making the changes (history, an issue's corrections).")
 @click.option("--reason", help="Why: recorded with each change, and shown with a published issue's corrections.")
+@reason_lang_option
 @click.option("--prune", is_flag=True,
               help="Also delete the records whose files were removed from an exported folder (as `delete` would).")
 @click.option("--correction", is_flag=True,
@@ -194,8 +201,8 @@ def _sample_refused(app: App) -> str | None:
               help="Make and check the import, say which records it would change or delete, then store nothing.")
 @pass_app
 @content_errors
-def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason: str | None, prune: bool,
-            correction: bool, unchecked: bool, dry_run: bool) -> None:
+def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason: str | None,
+            reason_lang: str | None, prune: bool, correction: bool, unchecked: bool, dry_run: bool) -> None:
     """Upsert content files (files or folders) in one transaction.
 
     An import that would give the content an error that stops every build (a missing translation, a
@@ -208,7 +215,8 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
     listed among its corrections with that reason.
     A file removed from an exported folder is reported; --prune deletes its record.
     """
-    result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked, dry_run)
+    result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked, dry_run,
+                     reason_lang=reason_lang)
     if dry_run:
         for key in sorted(result.stored):
             app.say(f"would change {key}")

@@ -10,7 +10,7 @@ from issues.assembly import load_issue, move_story, require_changeable
 from issues.revisions import Change
 from issues.workflow import recheck_after_change, status_advice
 from newsroom import editing
-from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, report
+from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, reason_language, report
 from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import DELETED
@@ -63,14 +63,14 @@ def _open(app: App, session: Any, key: str, kind: str | None) -> editing.Loaded:
 @pass_app
 @content_errors
 def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], expect_version: int | None,
-         editor: str, correction: bool, reason: str | None) -> None:
+         editor: str, correction: bool, reason: str | None, reason_lang: str | None) -> None:
     """Show or change one record (entry, story, page, issue); never overwrites a newer version.
 
     A change that would give the record an error that stops every build (a missing translation, a
     link to nothing) is refused, as is one that leaves a scheduled or published issue unpublishable;
     a published issue or its story changes only with --correction and a --reason, which readers are
     shown."""
-    change = Change(editor, app.now(), app.settings.languages, reason)
+    change = Change(editor, app.now(), app.settings.languages, reason, reason_language(app, reason_lang))
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
         if not assignments:
@@ -98,8 +98,8 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
                 version = _move(session, loaded, record, change, place, correction)
             else:  # an issue and its stories are checked as the workflow checks them (below); the rest here
                 version = editing.save(session, loaded, record, change.languages, change.now, change.editor,
-                                       change.reason) if issues else _save_buildable(session, app, loaded, record,
-                                                                                     change)
+                                       change.reason, change.reason_lang) if issues else _save_buildable(
+                    session, app, loaded, record, change)
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
@@ -120,7 +120,7 @@ def _move(session: Any, loaded: editing.Loaded, record: dict[str, Any], change: 
     def save_at(story: Any, issue: Any, section: Any, position: int) -> None:
         placed = {**record, "issue": issue.number, "section": section.slug, "position": position}
         saved.append(editing.save(session, loaded, placed, change.languages, change.now, change.editor,
-                                  change.reason))
+                                  change.reason, change.reason_lang))
 
     number, section, position = place
     move_story(session, change, loaded.key, section, position, correction, number, save_at)
@@ -132,7 +132,7 @@ def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict
     """Save the edit of an entry or a page unless it gives the content an error that stops every build (one
     it had already may stay: an edit may fix one problem of several; see `editing.buildable`)."""
     return editing.buildable(session, lambda: editing.save(session, loaded, record, change.languages, change.now,
-                                                           change.editor, change.reason),
+                                                           change.editor, change.reason, change.reason_lang),
                              lambda _: {f"{loaded.kind}:{loaded.key}"}, app.settings, change.now)
 
 
@@ -182,7 +182,7 @@ def _issues_of(loaded: editing.Loaded, record: dict[str, Any]) -> list[int]:
 @pass_app
 @content_errors
 def delete(app: App, key: str, kind: str | None, expect_version: int | None, editor: str, correction: bool,
-           reason: str | None) -> None:
+           reason: str | None, reason_lang: str | None) -> None:
     """Delete one record (entry, story, page, an empty draft issue); its last version is kept.
 
     Refused when another record would then have an error (a story naming a deleted entry among its
@@ -194,7 +194,8 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
         if expect_version is not None:
             loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
         try:
-            warnings = editing.delete(session, loaded, app.settings, app.now(), editor, reason, correction)
+            warnings = editing.delete(session, loaded, app.settings, app.now(), editor, reason, correction,
+                                      reason_language(app, reason_lang))
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None

@@ -22,7 +22,7 @@ from issues.models import STATUSES
 from issues.queries import corrections as list_corrections
 from issues.queries import issue_lines
 from issues.revisions import Change
-from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, report
+from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, reason_language, report
 from newsroom.content.reader import read_text
 from newsroom.content.schema import MAX_INT, Validator
 from newsroom.content.yamlio import parse
@@ -71,8 +71,9 @@ def _moment(value: str, option: str, app: App) -> dt.datetime:
     return moment.astimezone(dt.timezone.utc)
 
 
-def _change(app: App, editor: str, reason: str | None) -> Change:
-    return Change(editor=editor, now=app.now(), languages=app.settings.languages, reason=reason)
+def _change(app: App, editor: str, reason: str | None = None, reason_lang: str | None = None) -> Change:
+    return Change(editor=editor, now=app.now(), languages=app.settings.languages, reason=reason,
+                  reason_lang=reason_language(app, reason_lang))
 
 
 def _week(app: App, week: str | None, start: str | None, end: str | None) -> assembly.Week | None:
@@ -127,7 +128,7 @@ def new(app: App, week: str | None, start: str | None, end: str | None, number: 
         span, problems = None, error.diagnostics
     with app.transaction() as session:
         span = span or assembly.week_to_cover(session, app.today())
-        created = assembly.new_issue(session, _change(app, editor, None), span, number,
+        created = assembly.new_issue(session, _change(app, editor), span, number,
                                      _texts(("title", "lead", "editor_note"), options), problems)
         app.say(f"issue {created.number} created (draft): {created.week_start} – {created.week_end}")
 
@@ -138,9 +139,10 @@ def new(app: App, week: str | None, start: str | None, end: str | None, number: 
 @editor_options
 @pass_app
 @content_errors
-def edit(app: App, number: int, editor: str, correction: bool, reason: str | None, **options: Any) -> None:
+def edit(app: App, number: int, editor: str, correction: bool, reason: str | None, reason_lang: str | None,
+         **options: Any) -> None:
     """Set an issue's title, lead or editor's note (an empty value clears it)."""
-    change = _change(app, editor, reason)
+    change = _change(app, editor, reason, reason_lang)
     with app.transaction() as session:
         changed = assembly.edit_issue(session, change, number, _texts(("title", "lead", "editor_note"), options),
                                       correction)
@@ -190,7 +192,7 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
     """Schedule a checked issue for publication at a future time."""
     moment = _moment(at, "--at", app)
     with app.transaction() as session:
-        workflow.schedule(session, app.settings, _change(app, editor, None), number, moment)
+        workflow.schedule(session, app.settings, _change(app, editor), number, moment)
         warnings = workflow.timing_warnings(session, app.settings, number)
     report(warnings)
     app.say(f"issue {number} scheduled for {format_datetime(moment, 'en', app.settings.timezone)}")
@@ -204,7 +206,7 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
 def unschedule(app: App, number: int, editor: str) -> None:
     """Take a scheduled issue back to draft."""
     with app.transaction() as session:
-        workflow.unschedule(session, app.settings, _change(app, editor, None), number)
+        workflow.unschedule(session, app.settings, _change(app, editor), number)
     app.say(f"issue {number} is a draft again")
 
 
@@ -218,7 +220,7 @@ def publish(app: App, number: int, at: str | None, editor: str) -> None:
     """Check and publish an issue; it gets a fixed publication time."""
     moment = _moment(at, "--at", app) if at else None
     with app.transaction() as session:
-        published = workflow.publish(session, app.settings, _change(app, editor, None), number, moment)
+        published = workflow.publish(session, app.settings, _change(app, editor), number, moment)
         warnings = workflow.timing_warnings(session, app.settings, number)
     report(warnings)
     app.say(f"issue {number} published at {format_datetime(published, 'en', app.settings.timezone)}")
@@ -315,7 +317,7 @@ def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:
 def add(app: App, number: int, section: str | None, source_url: tuple[str, ...], publisher: tuple[str, ...],
         source_title: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...], audiences: tuple[str, ...],
         slug: str | None, position: int | None, file: Path | None, editor: str, correction: bool,
-        reason: str | None, **options: Any) -> None:
+        reason: str | None, reason_lang: str | None, **options: Any) -> None:
     """Add a story to issue ISSUE, from options or from --file (options override the file)."""
     record = _story_file(file, number, app.settings.languages) if file else {}
     for lang, fields in _texts(STORY_TEXTS, options).items():
@@ -324,7 +326,7 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
     given = {"section": section, "slug": slug, "position": position, "tags": list(tags) or None,
              "terms": list(terms) or None, "audiences": list(audiences) or None, "sources": sources or None}
     record.update({key: value for key, value in given.items() if value is not None})
-    change = _change(app, editor, reason)
+    change = _change(app, editor, reason, reason_lang)
     with app.transaction() as session:
         added = assembly.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
@@ -340,7 +342,7 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
 def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, ...], publisher: tuple[str, ...],
                source_title: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...],
                audiences: tuple[str, ...], editor: str, correction: bool, reason: str | None,
-               **options: Any) -> None:
+               reason_lang: str | None, **options: Any) -> None:
     """Change a story's texts, sources, tags, terms or audiences (use `story move` for its place)."""
     sources, problems = _sources(source_url, publisher, source_title)
     if section:
@@ -348,7 +350,7 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
                                    "a story's section"))
     fields = {"tags": list(tags) or None, "terms": list(terms) or None, "audiences": list(audiences) or None,
               "sources": sources or None}
-    change = _change(app, editor, reason)
+    change = _change(app, editor, reason, reason_lang)
     with app.transaction() as session:
         changed = assembly.edit_story(session, change, slug, fields, _texts(STORY_TEXTS, options), correction,
                                       problems)
@@ -366,13 +368,13 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
 @pass_app
 @content_errors
 def move(app: App, slug: str, number: int | None, section: str | None, position: int | None, editor: str,
-         correction: bool, reason: str | None) -> None:
+         correction: bool, reason: str | None, reason_lang: str | None) -> None:
     """Move a story to another issue, section and/or position; the section it leaves closes up (unless its
     issue is published: the others keep their places there)."""
     if number is None and section is None and position is None:
         raise ContentError([Diagnostic(f"story:{slug}", None, "", "give --issue, --section, --position or more "
                                        "than one")])
-    change = _change(app, editor, reason)
+    change = _change(app, editor, reason, reason_lang)
     with app.transaction() as session:
         left = assembly.load_story_issue(session, slug)
         moved = assembly.move_story(session, change, slug, section, position, correction, number)

@@ -80,7 +80,7 @@ def import_records(
     session: Session, loaded: Sequence[LoadedRecord | FileRecord], languages: tuple[str, ...], now: dt.datetime,
     author: str = "import", bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None,
     reason: str | None = None, corrections: bool = True, marks: Sequence[str] = (), reason_required: bool = False,
-    zone: dt.tzinfo = dt.timezone.utc,
+    zone: dt.tzinfo = dt.timezone.utc, reason_lang: str | None = None,
 ) -> ImportResult:
     """Upsert every record into the session; raises ContentError and changes nothing on bad input.
 
@@ -91,8 +91,9 @@ def import_records(
     this import, or one of its stories (a story added, moved in or out, edited), is refused as well: such
     a change is a correction readers are shown; with `reason_required` (`newsroom import`), so is one made
     without a `reason`, which readers are shown with it. `marks` go with the fields each revision kept says
-    changed (see models.RENAMED). Publication times in refusals are given in `zone` (the site's), as the
-    workflow gives them. The caller owns the transaction: on ContentError it rolls back.
+    changed (see models.RENAMED); `reason_lang` is the language the reason is written in. Publication times
+    in refusals are given in `zone` (the site's), as the workflow gives them. The caller owns the
+    transaction: on ContentError it rolls back.
     """
     by_kind = sorted(loaded, key=lambda item: ORDER.index(item.kind))
     unknown = reference_problems(session, by_kind, languages)
@@ -116,7 +117,7 @@ def import_records(
         # the site are flushed as they are written, as later kinds look them up).
         with session.no_autoflush:
             status = _upsert(session, item, languages, now, author, base[0] if base else None, reason, published,
-                             kept, corrections, lookups, marks, hashes, reason_required, zone)
+                             kept, corrections, lookups, marks, hashes, reason_required, zone, reason_lang)
         if item.kind == "site" and (status == "kept" or isinstance(status, Diagnostic)):
             # The stored site stays (init --sample over another publication, or a refused site file): what the
             # others name is looked up in its lists, not in the file's, and each record naming a term it lacks is
@@ -276,7 +277,7 @@ def _upsert(
     kept: Mapping[tuple[str, str], int] | None = None, corrections: bool = True,
     lookups: dict[tuple[str, Any], Any] | None = None, marks: Sequence[str] = (),
     hashes: Mapping[tuple[str, str], str] | None = None, reason_required: bool = False,
-    zone: dt.tzinfo = dt.timezone.utc,
+    zone: dt.tzinfo = dt.timezone.utc, reason_lang: str | None = None,
 ) -> str | Diagnostic:
     record, digest = item.record, item.content_hash
     lookups = {} if lookups is None else lookups
@@ -347,13 +348,15 @@ def _upsert(
         return correcting
     if row is not None:
         session.add(Revision(record_kind=item.kind, record_key=item.key, version=row.version, snapshot=previous,
-                             changed_fields=[*changed, *marks], changed_by=author, changed_at=now, reason=reason))
+                             changed_fields=[*changed, *marks], changed_by=author, changed_at=now, reason=reason,
+                             reason_lang=reason_lang if reason else None))
     else:
         row = model()
     if item.kind == "story":
         if row.id is None and record["issue"] in published:
             session.add(Revision(record_kind="story", record_key=item.key, version=0, snapshot={},
-                                 changed_fields=[CREATED], changed_by=author, changed_at=now, reason=reason))
+                                 changed_fields=[CREATED], changed_by=author, changed_at=now, reason=reason,
+                                 reason_lang=reason_lang if reason else None))
         issue = _one(session, lookups, ("issue", record["issue"]),
                      lambda: select(Issue).where(Issue.number == record["issue"]))
         section = _one(session, lookups, ("section", record["section"]), lambda: select(VocabularyTerm).where(

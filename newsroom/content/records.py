@@ -27,6 +27,8 @@ def site_to_record(session: Session) -> dict[str, Any] | None:
         ]
     for text in texts:
         record[text.lang] = {"name": text.name, "tagline": text.tagline}
+        if text.greeting:  # optional: a site file without one exports as it was written
+            record[text.lang]["greeting"] = text.greeting
     return record
 
 
@@ -42,6 +44,7 @@ def apply_site(session: Session, record: dict[str, Any], languages: tuple[str, .
         block = record.get(lang) or {}
         text = texts.get(lang) or SiteText(lang=lang)
         text.name, text.tagline = block.get("name", ""), block.get("tagline", "")
+        text.greeting = block.get("greeting", "")
         session.add(text)
     terms = {(t.kind, t.slug): t for t in session.scalars(select(VocabularyTerm))}
     for field, kind in VOCABULARIES.items():

@@ -106,7 +106,7 @@ def _kinds() -> dict[str, Kind]:
     return {
         "site": Kind(
             "site", "", {"sections": vocabulary, "categories": vocabulary, "audiences": vocabulary},
-            {"name": TEXT, "tagline": TEXT},
+            {"name": TEXT, "tagline": TEXT, "greeting": TEXT},
         ),
         "entry": Kind(
             "entry", "slug",

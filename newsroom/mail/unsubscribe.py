@@ -6,7 +6,9 @@
   confirmation page in the subscriber's language with a button that POSTs.
 
 The subscriber is found by the token in the query (`?t=…`); an unknown token
-gets a 404 page and changes nothing.
+gets a 404 page and changes nothing. Every page names the publication in its
+language: a reader subscribed to several newsletters must tell which one a
+page unsubscribes from.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from typing import Any
 from urllib.parse import parse_qs
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session
 
 from newsroom.db.session import transaction
 from newsroom.mail.subscribers import subscriber_by_token, unsubscribe
 from newsroom.mail.tokens import looks_like_token
+from newsroom.models import SiteText
 from newsroom.render.html import render
 from newsroom.settings import Settings
 
@@ -48,26 +52,34 @@ def make_app(engine: Engine, settings: Settings, now: Callable[[], dt.datetime])
         with transaction(engine) as session:
             subscriber = subscriber_by_token(session, token) if looks_like_token(token) else None
             if subscriber is None:
-                return _page(start_response, "404 Not Found", settings.default_language, "unknown", token)
+                lang = settings.default_language
+                return _page(start_response, "404 Not Found", lang, "unknown", token, site_name(session, lang))
             unsubscribe(session, subscriber, how, now())
             lang = subscriber.lang
-        return _page(start_response, "200 OK", lang, "done", token)
+            name = site_name(session, lang)
+        return _page(start_response, "200 OK", lang, "done", token, name)
 
     def _get(token: str, start_response: StartResponse, head: bool) -> Iterable[bytes]:
         with transaction(engine) as session:
             subscriber = subscriber_by_token(session, token) if looks_like_token(token) else None
             state, lang = ("unknown", settings.default_language) if subscriber is None else ("confirm", subscriber.lang)
+            name = site_name(session, lang)
         status = "404 Not Found" if subscriber is None else "200 OK"
-        return _page(start_response, status, lang, state, token, head=head)
+        return _page(start_response, status, lang, state, token, name, head=head)
 
-    def _page(start_response: StartResponse, status: str, lang: str, state: str, token: str,
+    def _page(start_response: StartResponse, status: str, lang: str, state: str, token: str, name: str,
               head: bool = False) -> Iterable[bytes]:
         body = render("unsubscribe.html", lang, {"lang": lang, "state": state, "token": token,
-                                                  "action": f"?t={token}"})
+                                                  "action": f"?t={token}", "site_name": name})
         return _respond(start_response, status, b"" if head else body,
                         [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")])
 
     return app
+
+
+def site_name(session: Session, lang: str) -> str:
+    """The publication's name in `lang` ("" before a site file was imported: the pages then say "the newsletter")."""
+    return session.scalar(select(SiteText.name).where(SiteText.lang == lang)) or ""
 
 
 def _read_body(environ: dict[str, Any]) -> bytes:
