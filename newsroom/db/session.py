@@ -197,13 +197,30 @@ def migrating(connection: Connection) -> None:
 
 #: PostgreSQL's SQLSTATE for a lock not taken within `lock_timeout`.
 LOCK_NOT_AVAILABLE = "55P03"
+#: PostgreSQL's SQLSTATEs for a transaction another one stood in the way of, which the server rolled back
+#: whole: a lock not taken in time, a deadlock (the server ends one of the two), a serialization failure
+#: (a REPEATABLE READ transaction writing what another changed since its snapshot).
+CONTENDED_SQLSTATES = frozenset({LOCK_NOT_AVAILABLE, "40P01", "40001"})
+#: SQLite's primary result codes for a database another connection holds: SQLITE_BUSY ("database is
+#: locked", and a read snapshot another writer moved past) and SQLITE_LOCKED ("database table is locked").
+SQLITE_CONTENDED = frozenset({5, 6})
 
 
 def busy(error: OperationalError) -> bool:
-    """Whether `error` says another command held the database past our wait: SQLite's "database is locked"
-    (or a read snapshot another writer moved past), PostgreSQL's lock timeout. Such a command stored
-    nothing, and may simply be run again."""
-    return "locked" in str(error.orig) or getattr(error.orig, "sqlstate", None) == LOCK_NOT_AVAILABLE
+    """Whether `error` says another command held the database past our wait, or stood in the way of this
+    one's transaction: such a command stored nothing, and may simply be run again.
+
+    Decided by the driver's code, not its words: looking for "locked" in the text took a PostgreSQL
+    deadlock ("... blocked by process ...") by accident, and missed a serialization failure."""
+    sqlstate = getattr(error.orig, "sqlstate", None)
+    if sqlstate is not None:
+        return sqlstate in CONTENDED_SQLSTATES
+    code = getattr(error.orig, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in SQLITE_CONTENDED
+    # A driver that gives neither code: SQLite's own words.
+    said = str(error.orig)
+    return "database is locked" in said or "database table is locked" in said
 
 
 def _sqlite_file(engine: Engine) -> bool:
