@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 from sqlalchemy import Connection, Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -84,7 +84,7 @@ def make_engine(url: str, wait_ms: int | None = None) -> Engine:
     wait = BUSY_TIMEOUT_MS if wait_ms is None else int(wait_ms)
     parsed = parse(url)
     try:
-        engine = create_engine(parsed, future=True, json_deserializer=orjson.loads,
+        engine = create_engine(parsed, future=True, json_deserializer=orjson.loads, connect_args=connect_args(parsed),
                                execution_options={WAIT_OPTION: wait})
     except NoSuchModuleError:
         raise unknown_kind(parsed) from None
@@ -93,6 +93,21 @@ def make_engine(url: str, wait_ms: int | None = None) -> Engine:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas(wait))
     return engine
+
+
+#: How long a connection to a PostgreSQL server may take, in seconds, unless the URL's `connect_timeout` (or
+#: $PGCONNECT_TIMEOUT) says.
+CONNECT_TIMEOUT_S = 10
+
+
+def connect_args(url: URL) -> dict[str, Any]:
+    """What the driver is given beside `url`: for PostgreSQL, a connect timeout unless the URL or libpq's
+    environment sets one. libpq waits for ever by default: a host that drops packets (a firewall, a VPN
+    down) held a command without a word, where it now says it cannot connect (see errors.cannot_connect)."""
+    if url.get_backend_name() != "postgresql" or "connect_timeout" in url.query \
+            or os.environ.get("PGCONNECT_TIMEOUT"):
+        return {}
+    return {"connect_timeout": CONNECT_TIMEOUT_S}
 
 
 def write_wait_ms(engine: Engine) -> int:
