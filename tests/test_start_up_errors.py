@@ -97,6 +97,7 @@ def test_a_postgresql_connection_waits_for_the_server_only_so_long(monkeypatch):
     assert connect_args(make_url("postgresql+psycopg://editor@db.example.org/news")) == {"connect_timeout": 10}
     assert connect_args(make_url("postgresql+psycopg://editor@db.example.org/news?connect_timeout=3")) == {}
     assert connect_args(make_url("sqlite:///newsroom.db")) == {}
+    assert connect_args(make_url("postgresql+pg8000://editor@db.example.org/news")) == {}  # no libpq: no such option
     monkeypatch.setenv("PGCONNECT_TIMEOUT", "30")
     assert connect_args(make_url("postgresql+psycopg://editor@db.example.org/news")) == {}
 

@@ -100,12 +100,16 @@ def make_engine(url: str, wait_ms: int | None = None) -> Engine:
 CONNECT_TIMEOUT_S = 10
 
 
+#: The PostgreSQL drivers built on libpq, which take its `connect_timeout` (pg8000 knows no such argument).
+LIBPQ_DRIVERS = ("psycopg", "psycopg2", "psycopg2cffi")
+
+
 def connect_args(url: URL) -> dict[str, Any]:
-    """What the driver is given beside `url`: for PostgreSQL, a connect timeout unless the URL or libpq's
-    environment sets one. libpq waits for ever by default: a host that drops packets (a firewall, a VPN
-    down) held a command without a word, where it now says it cannot connect (see errors.cannot_connect)."""
-    if url.get_backend_name() != "postgresql" or "connect_timeout" in url.query \
-            or os.environ.get("PGCONNECT_TIMEOUT"):
+    """What the driver is given beside `url`: for PostgreSQL through libpq, a connect timeout unless the URL
+    or libpq's environment sets one. libpq waits for ever by default: a host that drops packets (a firewall,
+    a VPN down) held a command without a word, where it now says it cannot connect (errors.cannot_connect)."""
+    if url.get_backend_name() != "postgresql" or url.get_driver_name() not in LIBPQ_DRIVERS \
+            or "connect_timeout" in url.query or os.environ.get("PGCONNECT_TIMEOUT"):
         return {}
     return {"connect_timeout": CONNECT_TIMEOUT_S}
 
