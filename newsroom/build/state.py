@@ -40,8 +40,8 @@ NOT_CONTENT = frozenset({"build_outputs", "build_runs", "build_memos", "alembic_
 APPEND_ONLY = {"revisions": ("id",)}
 
 
-#: The most characters of a built folder's full path the state records (`newsroom build --out`, refused
-#: when longer: see pipeline.build).
+#: The most characters of a built folder's full path the state records (`newsroom build --out` and
+#: `--email-out`, refused when longer: see pipeline.build).
 SITE_LENGTH = 500
 
 
