@@ -17,6 +17,7 @@ from issues.archive import tag_clashes
 from issues.dates import before_its_week
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
+from newsroom.character_rules import record_unshowable, site_unshowable
 from newsroom.content.schema import Field, kinds, page_slug_problem, publication_time_problem, week_problem
 from newsroom.diagnostics import Diagnostic, first_of
 from newsroom.drafts import draft_link_problem, is_draft
@@ -97,6 +98,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             "every page's navigation and every email link to the Method page, and there is none: "
             f"write pages/{urls.METHOD}.yaml (kind: page, slug: {urls.METHOD}) and import it")))
     problems.extend(_site_names(content, settings.languages))
+    problems.extend(site_unshowable(content))
     problems.extend(vocabulary_problems(content, settings.languages))
     problems.extend(graph_problems(content, settings.languages))
     problems.extend(label_clashes(content, settings.languages))
@@ -162,6 +164,7 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from placeholder_problems(record, languages)
     yield from _left_out(record, languages)
     yield from _long_titles(record, languages)
+    yield from record_unshowable(record)
 
 
 #: A required text no language has: none to translate from, the text is still to be written.

@@ -395,3 +395,41 @@ def test_a_stored_record_naming_what_the_site_lacks_is_reported_and_never_linked
     assert "/en/glossary/category/gone/" in local
     assert [href for href in sorted(local) if not (site / href.strip("/") / "index.html").exists()
             and not (site / href.strip("/")).is_file()] == []
+
+
+@pytest.mark.sqlite_only("an earlier release stored such texts on SQLite alone (PostgreSQL takes no NUL, and "
+                         "refused the import)")
+def test_a_stored_text_holding_a_control_character_is_named_by_check_and_stops_the_build(sample_cli):
+    """A control character stored by an earlier release (import and edit refuse one now) stopped every build
+    on a traceback at the feeds, and `check` said nothing: each such field is an error naming its fix, and the
+    build stops with it, writing nothing; the fix as said lets it through."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(sample_cli.db_url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE entry_texts SET definition = definition || char(1) WHERE lang = 'en' "
+                                "AND entry_id = (SELECT id FROM entries WHERE slug = 'gpu')"))
+        connection.execute(text("UPDATE site_texts SET tagline = tagline || char(27) WHERE lang = 'hu'"))
+    engine.dispose()
+    named = ["entry:gpu: en.definition: holds the character U+0001, which no page, feed or email can hold (stored "
+             "by an earlier release): write the text again without it, `newsroom edit entry:gpu --set "
+             "en.definition=…`",
+             "site: hu.tagline: holds the character U+001B, which no page, feed or email can hold (stored by an "
+             "earlier release): take it out of the site file and import it again (`newsroom export DIR` writes "
+             "it, `newsroom import DIR/site.yaml` stores it)"]
+    checked = sample_cli("check", expect=1).stderr
+    assert all(problem in checked.splitlines() for problem in named), checked
+    site = sample_cli.cwd / "site"
+    for build in (["build", "--out", str(site)], ["build", "--out", str(site), "--drafts"]):
+        stopped = sample_cli(*build, expect=1).stderr
+        assert all(problem in stopped.splitlines() for problem in named), stopped
+        assert "Traceback" not in stopped and not site.exists()
+
+    sample_cli("edit", "entry:gpu", "--set", "en.definition=A processor made for graphics, now for AI.")
+    exported = sample_cli.cwd / "export"
+    sample_cli("export", str(exported))
+    site_file = exported / "site.yaml"
+    site_file.write_text(site_file.read_text(encoding="utf-8").replace("\\e", ""), encoding="utf-8")
+    sample_cli("import", str(site_file))
+    assert sample_cli("check").stderr == ""
+    sample_cli("build", "--out", str(site))

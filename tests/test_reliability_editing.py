@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from psycopg import errors as pg_errors
 from sqlalchemy import Engine
+from sqlalchemy.exc import OperationalError
 
 from newsroom import editing
-from newsroom.db.session import make_engine, transaction
+from newsroom.db.session import busy, make_engine, transaction
 
 LANGUAGES = ("hu", "en")
 NOW = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.timezone.utc)
@@ -496,3 +498,73 @@ def test_two_inits_of_one_new_database_at_once_take_turns(cli):
     migrated = make_engine(cli.db_url)
     assert current_revision(migrated) == SCHEMA_REVISION
     migrated.dispose()
+
+
+def _contended(db_url: str) -> list[OperationalError]:
+    """The errors two connections standing in each other's way really raise: on SQLite, a write lock held
+    while another asks for it; on PostgreSQL, a serialization failure (a REPEATABLE READ transaction updating
+    a row another committed since its snapshot) and a deadlock (two advisory locks taken crosswise, in an
+    order set by the test)."""
+    import threading
+    import time
+
+    first, second = make_engine(db_url, wait_ms=0), make_engine(db_url, wait_ms=0)
+    raised: list[OperationalError] = []
+    try:
+        with first.connect() as one, second.connect() as other:
+            if first.dialect.name == "sqlite":
+                one.exec_driver_sql("BEGIN IMMEDIATE")
+                with pytest.raises(OperationalError) as refused:
+                    other.exec_driver_sql("BEGIN IMMEDIATE")
+                return [refused.value]
+            with one.begin():
+                one.exec_driver_sql("CREATE TABLE counter (n integer)")
+                one.exec_driver_sql("INSERT INTO counter VALUES (0)")
+            one.execution_options(isolation_level="REPEATABLE READ")
+            with pytest.raises(OperationalError) as serialization, one.begin():
+                one.exec_driver_sql("SELECT n FROM counter").all()
+                with other.begin():
+                    other.exec_driver_sql("UPDATE counter SET n = 1")
+                one.exec_driver_sql("UPDATE counter SET n = 2")
+            raised.append(serialization.value)
+            one.execution_options(isolation_level="READ COMMITTED")
+
+            def take(connection: object, key: int) -> None:
+                try:
+                    connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({key})")  # type: ignore[attr-defined]
+                except OperationalError as error:
+                    raised.append(error)
+                    connection.rollback()  # type: ignore[attr-defined]
+
+            with one.begin(), other.begin():
+                take(one, 1)
+                take(other, 2)
+                crosswise = threading.Thread(target=take, args=(one, 2))  # waits for `other`
+                crosswise.start()
+                time.sleep(0.3)
+                take(other, 1)  # waits for `one`: the server ends one of the two (after deadlock_timeout, 1 s)
+                crosswise.join(30)
+            assert len(raised) == 2, raised
+            return raised
+    finally:
+        first.dispose()
+        second.dispose()
+
+
+def test_the_errors_of_two_commands_in_each_others_way_are_told_as_such(db_url):
+    """A command stopped by another's lock, a deadlock or a serialization failure stored nothing and may simply
+    be run again: each is told so (see `busy`), decided by the driver's code, not its words."""
+    errors = _contended(db_url)
+    assert [busy(error) for error in errors] == [True] * len(errors), [str(error.orig) for error in errors]
+
+
+@pytest.mark.parametrize(("orig", "contended"), [
+    (pg_errors.DeadlockDetected("deadlock detected"), True),
+    (pg_errors.SerializationFailure("could not serialize access due to concurrent update"), True),
+    (pg_errors.LockNotAvailable("canceling statement due to lock timeout"), True),
+    (pg_errors.UniqueViolation('duplicate key value violates unique constraint "uq_locked_terms"'), False),
+    (pg_errors.QueryCanceled("canceling statement due to statement timeout"), False),
+])
+def test_a_postgresql_error_is_busy_by_its_sqlstate(orig: Exception, contended: bool):
+    """PostgreSQL's errors as psycopg raises them: the words "locked" or "blocked" say nothing."""
+    assert busy(OperationalError("UPDATE …", {}, orig)) is contended

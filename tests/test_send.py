@@ -704,3 +704,22 @@ def test_the_unsubscribe_server_command_serves_a_confirmation_page(sample_cli):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_an_address_longer_than_mail_servers_take_is_refused_at_its_line(sample_cli, smtp):
+    """RFC 5321 limits an address to 254 characters and the part before its @ to 64: a longer one (the
+    subscriber table holds 320) stopped `send` on a traceback on PostgreSQL. It is refused at its line, neither
+    sent nor stored; the rest of the list is sent."""
+    mailbox, server = smtp
+    long_domain = ".".join(["d" * 63] * 5) + ".org"  # each label a valid one: more than the table's 320 in all
+    listed = sample_cli.cwd / "long.csv"
+    listed.write_text(f"email,lang\nanna@example.org,hu\nreader@{long_domain},hu\n{'l' * 65}@example.org,hu\n",
+                      encoding="utf-8")
+    result = sample_cli("send", "13", "--to", str(listed), "--smtp", server, "--base-url", BASE, expect=1)
+    assert f"{listed}:3: email: 'reader@{'d' * 50}...': an address of 330 characters; one has at most 254 " \
+           "(RFC 5321), correct it in the list; not sent" in result.stderr, result.stderr
+    assert f"{listed}:4: email: '{'l' * 57}...': the part before the @ has 65 characters; it has at most 64 " \
+           "(RFC 5321), correct it in the list; not sent" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert mailbox.count() == Counter(["anna@example.org"])
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == 1

@@ -272,3 +272,18 @@ def test_static_files_of_one_s_own_are_copied_kept_up_to_date_and_removed(sample
     (work / "newsroom.toml").write_text('static = "nowhere"\n', encoding="utf-8")
     assert "newsroom.toml:1: static: no folder nowhere: make it, or leave the setting empty for no static files" \
         in sample_cli("build", expect=1).stderr
+
+
+def test_a_site_folder_whose_path_the_state_cannot_record_is_refused_before_building(sample_cli, tmp_path):
+    """The build records its folder's full path (at most `state.SITE_LENGTH` characters): a longer `--out`
+    had the site written, then stopped on PostgreSQL's "value too long" as the build's record was saved.
+    It is refused before anything is written, naming --out and the limit; so is a long --email-out."""
+    out = tmp_path / ("a" * 200) / ("b" * 200) / ("c" * 100)
+    assert len(str(out)) > 500  # the state's limit
+    result = sample_cli("build", "--out", str(out), expect=1)
+    assert f"{out}: --out: the folder's full path is {len(str(out)):,} characters long, and a build records at " \
+           "most 500 of it: build into a folder with a shorter path" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / ("a" * 200)).exists()
+    result = sample_cli("build", "--out", str(tmp_path / "site"), "--email-out", str(out), expect=1)  # its record too
+    assert f"{out}: --email-out: the folder's full path is {len(str(out)):,} characters long" in result.stderr
+    assert not (tmp_path / "site").exists()

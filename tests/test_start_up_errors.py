@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from newsroom import SAMPLE_DIR
 from newsroom.cli import main
 from newsroom.db.migrate import SCHEMA_REVISION
 from sitebuild import DRAFT_ISSUE
-from tests.conftest import Cli, _admin_execute
+from tests.conftest import Cli, Meanwhile, _admin_execute
 
 URL_EXAMPLES = ("sqlite:///newsroom.db", "postgresql+psycopg://user@host/db")
 
@@ -85,6 +86,44 @@ def test_a_database_that_does_not_answer_is_named_with_what_to_change(tmp_path):
     assert result.exit_code == 1, result.output
     assert "check the host and port in the URL, and that the PostgreSQL server there is running" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_postgresql_connection_waits_for_the_server_only_so_long(monkeypatch):
+    """libpq waits for ever for a host that drops packets: the engine gives it a connect timeout, unless the
+    URL (or libpq's $PGCONNECT_TIMEOUT) sets one."""
+    from newsroom.db.session import connect_args
+
+    monkeypatch.delenv("PGCONNECT_TIMEOUT", raising=False)
+    assert connect_args(make_url("postgresql+psycopg://editor@db.example.org/news")) == {"connect_timeout": 10}
+    assert connect_args(make_url("postgresql+psycopg://editor@db.example.org/news?connect_timeout=3")) == {}
+    assert connect_args(make_url("sqlite:///newsroom.db")) == {}
+    assert connect_args(make_url("postgresql+pg8000://editor@db.example.org/news")) == {}  # no libpq: no such option
+    monkeypatch.setenv("PGCONNECT_TIMEOUT", "30")
+    assert connect_args(make_url("postgresql+psycopg://editor@db.example.org/news")) == {}
+
+
+def test_a_postgresql_server_that_does_not_answer_is_named_once_the_timeout_expires(tmp_path, monkeypatch):
+    """A server that takes the connection and never answers (as a host behind a firewall that drops packets
+    does not even take it) stops the command after the connect timeout, with what to check. (A listener that
+    never accepts stands in for the host: it answers nothing, reliably.)"""
+    from newsroom.db import session as db_session
+
+    monkeypatch.delenv("PGCONNECT_TIMEOUT", raising=False)
+    monkeypatch.setattr(db_session, "CONNECT_TIMEOUT_S", 2, raising=False)  # libpq's shortest (10 s would do)
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    url = f"postgresql+psycopg://editor@127.0.0.1:{silent.getsockname()[1]}/news?sslmode=disable"
+    try:
+        command = Meanwhile(lambda: run(tmp_path, "--db", url, "check"), patience=30)
+        assert not command.waiting(), "still connecting after 30 s"
+        result = command.outcome()
+        assert result.exit_code == 1, result.output
+        assert result.stderr.startswith(f"Error: --db {url}: cannot connect to the database: connection timeout "
+                                        "expired; the server did not answer within the connect timeout "
+                                        "(`?connect_timeout=SECONDS` in the URL sets it)"), result.stderr
+    finally:
+        silent.close()  # a command still connecting is refused, and ends
 
 
 def test_a_role_postgresql_refuses_is_told_the_grants_it_needs(databases, tmp_path):

@@ -169,6 +169,9 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
     returns — object by object, a tenth of a second after a one-edit build of a large site.
     """
     folders = [out.resolve(), *([email_out.resolve()] if email_out is not None else [])]
+    _refuse_long_path(out, "--out")
+    if email_out is not None:
+        _refuse_long_path(email_out, "--email-out")
     if len(folders) > 1 and (folders[0] == folders[1] or folders[0] in folders[1].parents
                              or folders[1] in folders[0].parents):
         # The email folder is replaced whole on every build, the site's files are the build's own.
@@ -181,6 +184,17 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
         _refuse_foreign(email_out, "--email-out", frozenset(SUPPORTED_LANGUAGES))
     with _no_collections(), _only_build_of(folders), pinned_digests():
         return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep)
+
+
+def _refuse_long_path(folder: Path, option: str) -> None:
+    """Refuse a folder (the site's, the emails') whose full path is longer than the build's state records:
+    the site was written, then PostgreSQL refused the record of it ("value too long"), and the command
+    stopped on a traceback."""
+    length = len(str(folder.resolve()))
+    if length > state.SITE_LENGTH:
+        raise ContentError([Diagnostic(str(folder), None, option, (
+            f"the folder's full path is {length:,} characters long, and a build records at most "
+            f"{state.SITE_LENGTH} of it: build into a folder with a shorter path"))])
 
 
 def _refuse_foreign(folder: Path, option: str, names: frozenset[str],

@@ -40,6 +40,11 @@ NOT_CONTENT = frozenset({"build_outputs", "build_runs", "build_memos", "alembic_
 APPEND_ONLY = {"revisions": ("id",)}
 
 
+#: The most characters of a built folder's full path the state records (`newsroom build --out` and
+#: `--email-out`, refused when longer: see pipeline.build).
+SITE_LENGTH = 500
+
+
 class BuildOutput(Base):
     """One output file of a built folder and what it was made from."""
 
@@ -47,7 +52,7 @@ class BuildOutput(Base):
     __table_args__ = (UniqueConstraint("site", "path"),)
 
     id: Mapped[IntPK]
-    site: Mapped[str] = mapped_column(String(500), index=True)  # the output folder, resolved
+    site: Mapped[str] = mapped_column(String(SITE_LENGTH), index=True)  # the output folder, resolved
     path: Mapped[str] = mapped_column(String(500))  # relative to the folder, with /
     digest: Mapped[str] = mapped_column(String(64))  # of the bytes written
     fingerprint: Mapped[str] = mapped_column(String(64))  # code, settings, templates, catalog
@@ -64,7 +69,7 @@ class BuildRun(Base):
 
     __tablename__ = "build_runs"
 
-    site: Mapped[str] = mapped_column(String(500), primary_key=True)
+    site: Mapped[str] = mapped_column(String(SITE_LENGTH), primary_key=True)
     snapshot: Mapped[str] = mapped_column(String(64))
     finished_at: Mapped[dt.datetime]
     graph: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)  # see Graph

@@ -243,7 +243,7 @@ def _one_line(text: str) -> str:
 #: a surrogate alone, U+FFFE and U+FFFF. A file's bytes hold none (the YAML reader refuses them), but a
 #: double-quoted value's escapes write them ("\0", "\x01", "\ud800"): SQLite stored one and then every build
 #: stopped on a traceback at the feeds; PostgreSQL stores no NUL at all, and the import stopped so.
-_UNSHOWABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+UNSHOWABLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 #: Characters outside RFC 3986's set that a URL never holds as they are (a browser sends them
 #: percent-encoded): quotes and angle brackets, which pasted markup brings, among them.
@@ -336,7 +336,7 @@ class Validator:
             value = self.written.get(path, value)
         check = getattr(self, f"_{spec.type}")
         checked = check(path, value, spec)
-        unshowable = _UNSHOWABLE_RE.search(checked) if isinstance(checked, str) and not self.stored else None
+        unshowable = UNSHOWABLE_RE.search(checked) if isinstance(checked, str) and not self.stored else None
         if unshowable is not None:
             self.fail(path, f"holds the character U+{ord(unshowable.group()):04X}, which no page, feed or email can "
                             "hold: take it out (in a file, a YAML escape such as \"\\0\" or \"\\x01\" writes one)")

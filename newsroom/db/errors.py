@@ -93,6 +93,10 @@ def _connection_fix(said: str, url: URL) -> str:
     if re.search(r'password|authentication|role "[^"]*" does not exist', said):
         return ("; check the user name in the URL and its password: give the password in ~/.pgpass or "
                 "$PGPASSWORD, not in the URL")
+    if "timeout expired" in said:
+        return ("; the server did not answer within the connect timeout (`?connect_timeout=SECONDS` in the URL "
+                "sets it): check the host and port in the URL, and that the PostgreSQL server there is running "
+                "and reachable from here (a firewall or a VPN in between)")
     if _UNREACHABLE.search(said):
         return "; check the host and port in the URL, and that the PostgreSQL server there is running"
     return ""

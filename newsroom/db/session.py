@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 from sqlalchemy import Connection, Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -84,7 +84,7 @@ def make_engine(url: str, wait_ms: int | None = None) -> Engine:
     wait = BUSY_TIMEOUT_MS if wait_ms is None else int(wait_ms)
     parsed = parse(url)
     try:
-        engine = create_engine(parsed, future=True, json_deserializer=orjson.loads,
+        engine = create_engine(parsed, future=True, json_deserializer=orjson.loads, connect_args=connect_args(parsed),
                                execution_options={WAIT_OPTION: wait})
     except NoSuchModuleError:
         raise unknown_kind(parsed) from None
@@ -93,6 +93,25 @@ def make_engine(url: str, wait_ms: int | None = None) -> Engine:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas(wait))
     return engine
+
+
+#: How long a connection to a PostgreSQL server may take, in seconds, unless the URL's `connect_timeout` (or
+#: $PGCONNECT_TIMEOUT) says.
+CONNECT_TIMEOUT_S = 10
+
+
+#: The PostgreSQL drivers built on libpq, which take its `connect_timeout` (pg8000 knows no such argument).
+LIBPQ_DRIVERS = ("psycopg", "psycopg2", "psycopg2cffi")
+
+
+def connect_args(url: URL) -> dict[str, Any]:
+    """What the driver is given beside `url`: for PostgreSQL through libpq, a connect timeout unless the URL
+    or libpq's environment sets one. libpq waits for ever by default: a host that drops packets (a firewall,
+    a VPN down) held a command without a word, where it now says it cannot connect (errors.cannot_connect)."""
+    if url.get_backend_name() != "postgresql" or url.get_driver_name() not in LIBPQ_DRIVERS \
+            or "connect_timeout" in url.query or os.environ.get("PGCONNECT_TIMEOUT"):
+        return {}
+    return {"connect_timeout": CONNECT_TIMEOUT_S}
 
 
 def write_wait_ms(engine: Engine) -> int:
@@ -197,13 +216,30 @@ def migrating(connection: Connection) -> None:
 
 #: PostgreSQL's SQLSTATE for a lock not taken within `lock_timeout`.
 LOCK_NOT_AVAILABLE = "55P03"
+#: PostgreSQL's SQLSTATEs for a transaction another one stood in the way of, which the server rolled back
+#: whole: a lock not taken in time, a deadlock (the server ends one of the two), a serialization failure
+#: (a REPEATABLE READ transaction writing what another changed since its snapshot).
+CONTENDED_SQLSTATES = frozenset({LOCK_NOT_AVAILABLE, "40P01", "40001"})
+#: SQLite's primary result codes for a database another connection holds: SQLITE_BUSY ("database is
+#: locked", and a read snapshot another writer moved past) and SQLITE_LOCKED ("database table is locked").
+SQLITE_CONTENDED = frozenset({5, 6})
 
 
 def busy(error: OperationalError) -> bool:
-    """Whether `error` says another command held the database past our wait: SQLite's "database is locked"
-    (or a read snapshot another writer moved past), PostgreSQL's lock timeout. Such a command stored
-    nothing, and may simply be run again."""
-    return "locked" in str(error.orig) or getattr(error.orig, "sqlstate", None) == LOCK_NOT_AVAILABLE
+    """Whether `error` says another command held the database past our wait, or stood in the way of this
+    one's transaction: such a command stored nothing, and may simply be run again.
+
+    Decided by the driver's code, not its words: looking for "locked" in the text took a PostgreSQL
+    deadlock ("... blocked by process ...") by accident, and missed a serialization failure."""
+    sqlstate = getattr(error.orig, "sqlstate", None)
+    if sqlstate is not None:
+        return sqlstate in CONTENDED_SQLSTATES
+    code = getattr(error.orig, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in SQLITE_CONTENDED
+    # A driver that gives neither code: SQLite's own words.
+    said = str(error.orig)
+    return "database is locked" in said or "database table is locked" in said
 
 
 def _sqlite_file(engine: Engine) -> bool:

@@ -4,9 +4,9 @@ The CSV has a header row `email,lang` (the `lang` column may be left empty or
 left out: the default language is used). A header row of a list exported from a
 mailing service names its columns in its own order (`Email Address,First Name,
 Language`): the address and language columns are found by their names, the
-others left alone; a list without a header row is `email,lang`. A line with a malformed address or
-an unknown language is reported with its line number and skipped; the rest
-of the list is still used.
+others left alone; a list without a header row is `email,lang`. A line with a malformed address, one
+longer than mail servers take (RFC 5321) or an unknown language is reported with its line number and
+skipped; the rest of the list is still used.
 """
 
 from __future__ import annotations
@@ -77,6 +77,10 @@ def parse_subscribers(text: str, place: str, languages: tuple[str, ...]) -> tupl
     for number, cells in rows:
         address = cells[email_at] if email_at < len(cells) else ""
         lang = (cells[lang_at] if 0 <= lang_at < len(cells) else "") or languages[0]
+        too_long = _too_long(address)
+        if too_long:
+            problems.append(Diagnostic(place, number, "email", f"{_shown(address)}: {too_long}; not sent"))
+            continue
         if not ADDRESS.match(address):
             problems.append(Diagnostic(place, number, "email", f"malformed address {address!r}; not sent"))
             continue
@@ -94,6 +98,30 @@ def parse_subscribers(text: str, place: str, languages: tuple[str, ...]) -> tupl
         problems.append(Diagnostic(place, None, "", "no subscriber to send to: expected a header row email,lang and "
                                                    "one row per subscriber, e.g. reader@example.org,hu"))
     return listed, problems
+
+
+#: The longest address mail servers take (RFC 5321: a path of 256 characters, its angle brackets included, and
+#: a local part, before the @, of 64); the subscriber table holds 320, but PostgreSQL refused a longer one
+#: and `send` stopped on a traceback.
+ADDRESS_LENGTH = 254
+LOCAL_PART_LENGTH = 64
+
+
+def _too_long(address: str) -> str | None:
+    """What is too long in `address` for mail servers to take, or None."""
+    if len(address) > ADDRESS_LENGTH:
+        return (f"an address of {len(address):,} characters; one has at most {ADDRESS_LENGTH} (RFC 5321), "
+                "correct it in the list")
+    local = address.rpartition("@")[0]
+    if len(local) > LOCAL_PART_LENGTH:
+        return (f"the part before the @ has {len(local):,} characters; it has at most {LOCAL_PART_LENGTH} "
+                "(RFC 5321), correct it in the list")
+    return None
+
+
+def _shown(address: str) -> str:
+    """`address` as a message shows it: a long one cut short."""
+    return repr(address) if len(address) <= 60 else repr(address[:57] + "...")
 
 
 def store_subscribers(session: Session, listed: Iterable[ListedSubscriber], secret: str,
