@@ -768,8 +768,8 @@ def test_site_yaml_is_the_whole_list_of_sections_categories_and_audiences(base, 
     money = SITE.replace("  - {slug: code, hu: Kód, en: Code}", "  - {slug: money, hu: Pénz, en: Money}")
     before = _stored(base, tmp_path)
     refused = base("import", str(write_files({"site.yaml": money})), expect=1)
-    assert ("site.yaml: sections: the section 'code' is no longer listed, but story:a-story still use it: list it "
-            "again, or give them another section first") in refused.stderr
+    assert ("site.yaml: sections: the section 'code' is no longer listed, but story:a-story still uses it: list "
+            "it again, or give it another section first") in refused.stderr
     assert _stored(base, tmp_path) == before
     moved = STORY.replace("section: code", "section: money")
     base("import", "--correction", "--reason", "corrected",

@@ -179,10 +179,10 @@ def _drop_unlisted_terms(session: Session, site: LoadedRecord | FileRecord) -> l
         if not using:
             session.delete(term)
             continue
-        shown = first_of(using)
+        verb, them = ("uses", "it") if len(using) == 1 else ("use", "them")
         problems.append(Diagnostic(site.location, None, field[term.kind], (
-            f"the {term.kind} {term.slug!r} is no longer listed, but {shown} still use it: list it again, "
-            f"or give them another {term.kind} first (in the same import if you like)")))
+            f"the {term.kind} {term.slug!r} is no longer listed, but {first_of(using)} still {verb} it: list it "
+            f"again, or give {them} another {term.kind} first (in the same import if you like)")))
     return problems
 
 
