@@ -25,6 +25,7 @@ from issues.models import Issue, Story
 from issues.queries import issue_by_number, next_number, overlapping_issues, sections, slug_taken, story_by_slug
 from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
 from newsroom.content.importer import former_slugs
+from newsroom.content.records import where_listed
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import VocabularyTerm
@@ -156,16 +157,18 @@ def _section(session: Session, slug: str, location: str) -> tuple[VocabularyTerm
     for term in known:
         if term.slug == slug:
             return term, []
-    listed = ", ".join(term.slug for term in known) or "none defined in site.yaml"
+    listed = ", ".join(term.slug for term in known) or "none defined"
     if not slug:
-        return None, [Diagnostic(location, None, "section", f"required; give --section (known: {listed})")]
-    return None, [Diagnostic(location, None, "section", f"unknown section {slug!r}; known: {listed}")]
+        return None, [Diagnostic(location, None, "section", f"required; give --section (known: {listed}; "
+                                 f"{where_listed('section')})")]
+    return None, [Diagnostic(location, None, "section", f"unknown section {slug!r}; known: {listed} "
+                             f"({where_listed('section')})")]
 
 
 def _audience_problems(session: Session, audiences: list[str], location: str) -> list[Diagnostic]:
     known = set(session.scalars(select(VocabularyTerm.slug).where(VocabularyTerm.kind == "audience")))
     return [Diagnostic(location, None, f"audiences[{i}]", f"unknown audience {audience!r}; known: "
-                       f"{', '.join(sorted(known)) or 'none defined'}")
+                       f"{', '.join(sorted(known)) or 'none defined'} ({where_listed('audience')})")
             for i, audience in enumerate(audiences) if audience not in known]
 
 

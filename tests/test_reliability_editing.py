@@ -290,7 +290,7 @@ def test_an_edit_names_what_it_sets_that_does_not_exist_with_its_other_problems(
     refused = sample_cli("edit", "entry:trainium", "--set", "category=nowhere", "--set", "level=expert", expect=1)
     assert refused.stderr.splitlines() == [
         "entry:trainium: category: unknown category 'nowhere'; known: business, infrastructure, methods, models, "
-        "policy",
+        "policy (the site file's `categories:` in site.yaml, changed by `newsroom import site.yaml`)",
         "entry:trainium: level: expected one of basic, intermediate, advanced, got 'expert'",
         "2 errors; nothing was changed",
     ]

@@ -19,7 +19,8 @@ from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, stored_location
-from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
+from newsroom.content.records import (VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record,
+                                      where_listed)
 from newsroom.content.schema import MAX_INT, Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import (CREATED, DELETED, Page, Revision, VocabularyTerm, continue_versions, history_key,
@@ -542,6 +543,8 @@ def reference_problems(session: Session, loaded: Sequence[LoadedRecord | FileRec
     def need(item: LoadedRecord | FileRecord, field: str, value: Any, known: set[Any] | None, what: str) -> None:
         if value is not None and known is not None and value not in known:
             listed = ", ".join(sorted(map(str, known))) or "none defined"
+            if what != "issue number":
+                listed += f" ({where_listed(what)})"
             kept = ": the site stored here is kept, and it has none such" if kept_site and what != "issue number" \
                 else ""
             found.setdefault((item.kind, item.key, item.location), []).append(Diagnostic(
