@@ -496,3 +496,15 @@ def test_two_inits_of_one_new_database_at_once_take_turns(cli):
     migrated = make_engine(cli.db_url)
     assert current_revision(migrated) == SCHEMA_REVISION
     migrated.dispose()
+
+
+@pytest.mark.sqlite_only("what history and edit say of the site file is decided before the database is read")
+def test_history_and_edit_of_site_say_it_changes_by_import_and_keeps_no_history(sample_cli):
+    """`site` was called no record at all; it is the site file, which only an import changes."""
+    for command in ("history", "edit"):
+        message = " ".join(sample_cli(command, "site", expect=1).stderr.split())
+        assert message == (
+            "Error: 'site' is the site file (site.yaml: the publication's name, tagline, sections, categories and "
+            "audiences), which changes only by `newsroom import site.yaml` (`newsroom export OUT` writes the stored "
+            "one to edit); its earlier versions are not kept, so it has no history here: keep site.yaml under "
+            "version control to have one"), command
