@@ -148,8 +148,8 @@ def test_weekly_scenario_new_issue_eight_stories_publish(desk, monkeypatch):
     older = {a.get("rel"): a.get("href") for a in parse(site / "en" / "issues" / "13" / "index.html").iter("a")}
     assert older["next"] == "/en/issues/14/"
     citation = next(sup.find("a") for sup in en.iter("sup") if sup.get("class") == "cite")
-    assert citation.get("href") == "#story-i14-story-1-source-1"
-    assert any(a.get("id") == "story-i14-story-1-source-1" for a in en.iter("a"))
+    assert citation.get("href") == "#story-i14-story-1--source-1"
+    assert any(a.get("id") == "story-i14-story-1--source-1" for a in en.iter("a"))
 
 
 @pytest.mark.parametrize(("now", "expected"), [
