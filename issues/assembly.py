@@ -279,8 +279,7 @@ def add_story(session: Session, change: Change, number: int, record: dict[str, A
     position = len(siblings) + 1 if position is None else min(max(int(position), 1), len(siblings) + 1)
     story = Story()
     write_story(session, story, {**record, "slug": slug, "issue": number, "section": section.slug,
-                                 "position": position}, change, issue, section,
-                record_creation=issue.status == "published")
+                                 "position": position}, change, issue, section)
     siblings.insert(position - 1, story)
     _renumber(session, change, issue, section, siblings)
     return story

@@ -10,7 +10,7 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from issues.models import Issue, Story
-from newsroom.models import DELETED, RENAMED, Revision, VocabularyTerm
+from newsroom.models import CREATED, DELETED, RENAMED, UNPUBLISHED, Revision, VocabularyTerm
 
 
 def issue_by_number(number: int) -> Select[Issue]:
@@ -118,6 +118,8 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
     issue_revisions: dict[int, list[Revision]] = {}
     of_story: dict[str, list[Revision]] = {}
     for revision in revisions:
+        if UNPUBLISHED in revision.changed_fields:
+            continue  # a story's creation before readers saw its issue
         if revision.record_kind == "story":
             of_story.setdefault(revision.record_key, []).append(revision)
         elif revision.record_key.isdigit() and int(revision.record_key) in issues:
@@ -148,7 +150,7 @@ def _after_publication(issue: Issue, issue_revisions: list[Revision],
     # `check` names it): published, as far as corrections go, when a revision last made it so.
     published_from = issue.published_at or dt.datetime.min.replace(tzinfo=dt.timezone.utc)
     for revision in issue_revisions:
-        if revision.snapshot.get("status") != "published":
+        if CREATED not in revision.changed_fields and revision.snapshot.get("status") != "published":
             published_from = max(published_from, revision.changed_at)
     items = [Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by, tuple(r.changed_fields), r.reason)
              for r in issue_revisions if r.snapshot.get("status") == "published" and RENAMED not in r.changed_fields]

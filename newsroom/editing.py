@@ -71,6 +71,9 @@ class Loaded:
     key: str
     version: int
     record: dict[str, Any]
+    #: When the current version was stored (for a record never changed, and made before creations were
+    #: recorded, the one trace of when it was made).
+    stored_at: dt.datetime | None = None
 
 
 class NotFound(LookupError):
@@ -123,7 +126,8 @@ def load(session: Session, kind: str, key: str, languages: tuple[str, ...]) -> L
     row = session.scalars(record_query(kind, key).execution_options(populate_existing=True)).one_or_none()
     if row is None:
         raise NotFound(f"no {kind} {key!r}{_renamed_hint(session, key, kind)}")
-    return Loaded(kind, key, row.version, canonical(MODELS[kind][1](row), languages, f"{kind}:{key}"))
+    return Loaded(kind, key, row.version, canonical(MODELS[kind][1](row), languages, f"{kind}:{key}"),
+                  row.updated_at)
 
 
 def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tuple[str, ...],

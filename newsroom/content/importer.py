@@ -23,8 +23,8 @@ from newsroom.content.records import (VOCABULARIES, apply_page, apply_site, page
                                       where_listed)
 from newsroom.content.schema import MAX_INT, Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.models import (CREATED, DELETED, Page, Revision, VocabularyTerm, continue_versions, history_key,
-                             last_versions, revision_kinds)
+from newsroom.models import (DELETED, Page, Revision, VocabularyTerm, continue_versions, created_fields,
+                             history_key, last_versions, revision_kinds)
 
 ORDER = ("site", "entry", "reference", "page", "issue", "story")
 #: Records written between two flushes that also empty the session (bounds memory on large imports).
@@ -349,12 +349,12 @@ def _upsert(
     if row is not None:
         session.add(Revision(record_kind=item.kind, record_key=item.key, version=row.version, snapshot=previous,
                              changed_fields=[*changed, *marks], changed_by=author, changed_at=now, reason=reason))
-    else:
+    else:  # when and by whom it was made: `history` dates version 1 by it
         row = model()
+        session.add(Revision(record_kind=item.kind, record_key=item.key, version=0, snapshot={},
+                             changed_fields=created_fields(item.kind, record.get("issue") in published),
+                             changed_by=author, changed_at=now, reason=reason))
     if item.kind == "story":
-        if row.id is None and record["issue"] in published:
-            session.add(Revision(record_kind="story", record_key=item.key, version=0, snapshot={},
-                                 changed_fields=[CREATED], changed_by=author, changed_at=now, reason=reason))
         issue = _one(session, lookups, ("issue", record["issue"]),
                      lambda: select(Issue).where(Issue.number == record["issue"]))
         section = _one(session, lookups, ("section", record["section"]), lambda: select(VocabularyTerm).where(
