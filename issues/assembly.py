@@ -21,10 +21,12 @@ from sqlalchemy.orm import Session
 
 from issues import dates
 from issues.corrections import has_reason, reason_missing
+from glossary.models import Entry
 from issues.models import Issue, Story
 from issues.queries import issue_by_number, next_number, overlapping_issues, sections, slug_taken, story_by_slug
 from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
 from newsroom.content.importer import former_slugs
+from newsroom.content.records import where_listed
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import VocabularyTerm
@@ -156,17 +158,34 @@ def _section(session: Session, slug: str, location: str) -> tuple[VocabularyTerm
     for term in known:
         if term.slug == slug:
             return term, []
-    listed = ", ".join(term.slug for term in known) or "none defined in site.yaml"
+    listed = ", ".join(term.slug for term in known) or "none defined"
     if not slug:
-        return None, [Diagnostic(location, None, "section", f"required; give --section (known: {listed})")]
-    return None, [Diagnostic(location, None, "section", f"unknown section {slug!r}; known: {listed}")]
+        return None, [Diagnostic(location, None, "section", f"required; give --section (known: {listed}; "
+                                 f"{where_listed('section')})")]
+    return None, [Diagnostic(location, None, "section", f"unknown section {slug!r}; known: {listed} "
+                             f"({where_listed('section')})")]
 
 
 def _audience_problems(session: Session, audiences: list[str], location: str) -> list[Diagnostic]:
     known = set(session.scalars(select(VocabularyTerm.slug).where(VocabularyTerm.kind == "audience")))
     return [Diagnostic(location, None, f"audiences[{i}]", f"unknown audience {audience!r}; known: "
-                       f"{', '.join(sorted(known)) or 'none defined'}")
+                       f"{', '.join(sorted(known)) or 'none defined'} ({where_listed('audience')})")
             for i, audience in enumerate(audiences) if audience not in known]
+
+
+def _term_problems(session: Session, terms: list[str], location: str, issue: Issue | None) -> list[Diagnostic]:
+    """The named terms no glossary entry has: an error for a scheduled or published issue (its recheck would
+    refuse the change), a warning for a draft one (the entry may be written later). Named with the command's
+    other problems, so that one run says everything that is wrong."""
+    known = set(session.scalars(select(Entry.slug).where(Entry.slug.in_(terms)))) if terms else set()
+    severity = "warning" if issue is None or issue.status == "draft" else "error"
+    return [Diagnostic(location, None, f"terms[{i}]", f"no glossary entry {term!r}", severity)
+            for i, term in enumerate(terms) if term not in known]
+
+
+def _refused(found: Sequence[Diagnostic]) -> bool:
+    """Whether the problems refuse the change: a warning alone (an unknown term of a draft) does not."""
+    return any(problem.severity == "error" for problem in found)
 
 
 def ascii_spelling(text: str) -> str:
@@ -248,19 +267,19 @@ def add_story(session: Session, change: Change, number: int, record: dict[str, A
     section, missing = _section(session, str(record.get("section") or ""), location)
     found.extend(missing)
     found.extend(_audience_problems(session, list(record.get("audiences") or []), location))
+    found.extend(_term_problems(session, list(record.get("terms") or []), location, issue))
     # Checked as it would be written (a section named above is not named again).
     found.extend(record_problems("story", {**record, "slug": slug, "issue": number, "position": 1,
                                            "section": section.slug if section else "section"},
                                  location, languages))
-    if found or issue is None or section is None:
+    if _refused(found) or issue is None or section is None:
         raise ContentError(found)
     siblings = _section_stories(issue, section.slug)
     position = record.get("position")
     position = len(siblings) + 1 if position is None else min(max(int(position), 1), len(siblings) + 1)
     story = Story()
     write_story(session, story, {**record, "slug": slug, "issue": number, "section": section.slug,
-                                 "position": position}, change, issue, section,
-                record_creation=issue.status == "published")
+                                 "position": position}, change, issue, section)
     siblings.insert(position - 1, story)
     _renumber(session, change, issue, section, siblings)
     return story
@@ -340,8 +359,9 @@ def edit_story(session: Session, change: Change, slug: str, fields: dict[str, An
     _merge_texts(record, texts)
     found = [*problems, *changeable_problems(story.issue, correction, change.reason),
              *_audience_problems(session, list(fields.get("audiences") or []), f"story:{slug}"),
+             *_term_problems(session, list(fields.get("terms") or []), f"story:{slug}", story.issue),
              *record_problems("story", record, f"story:{slug}", change.languages)]
-    if found:
+    if _refused(found):
         raise ContentError(found)
     return write_story(session, story, record, change, story.issue, story.section)
 

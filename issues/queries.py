@@ -10,7 +10,7 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from issues.models import Issue, Story
-from newsroom.models import DELETED, RENAMED, Revision, VocabularyTerm
+from newsroom.models import CREATED, DELETED, RENAMED, UNPUBLISHED, Revision, VocabularyTerm
 
 
 def issue_by_number(number: int) -> Select[Issue]:
@@ -120,6 +120,8 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
     issue_revisions: dict[int, list[Revision]] = {}
     of_story: dict[str, list[Revision]] = {}
     for revision in revisions:
+        if UNPUBLISHED in revision.changed_fields:
+            continue  # a story's creation before readers saw its issue
         if revision.record_kind == "story":
             of_story.setdefault(revision.record_key, []).append(revision)
         elif revision.record_key.isdigit() and int(revision.record_key) in issues:
@@ -150,7 +152,7 @@ def _after_publication(issue: Issue, issue_revisions: list[Revision],
     # `check` names it): published, as far as corrections go, when a revision last made it so.
     published_from = issue.published_at or dt.datetime.min.replace(tzinfo=dt.timezone.utc)
     for revision in issue_revisions:
-        if revision.snapshot.get("status") != "published":
+        if CREATED not in revision.changed_fields and revision.snapshot.get("status") != "published":
             published_from = max(published_from, revision.changed_at)
     items = [Correction(r.record_kind, r.record_key, r.changed_at, r.changed_by, tuple(r.changed_fields), r.reason,
                         r.reason_lang)

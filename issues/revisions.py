@@ -21,7 +21,8 @@ from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.importer import canonical, changed_fields
 from newsroom.content.reader import record_hash
-from newsroom.models import CREATED, Revision, VocabularyTerm, continue_versions, history_key, last_versions
+from newsroom.models import (Revision, VocabularyTerm, continue_versions, created_fields, history_key,
+                             last_versions)
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,9 @@ class Change:
 
 def _write(session: Session, row: Any, kind: str, key: str, record: dict[str, Any], change: Change,
            to_record: Callable[[Any], dict[str, Any]], apply: Callable[[dict[str, Any]], None],
-           record_creation: bool) -> bool:
-    """Validate, compare, keep history, apply; returns True when something changed."""
+           in_published_issue: bool = False) -> bool:
+    """Validate, compare, keep history (a new record's creation too: `in_published_issue` for a story added to
+    a published issue, a correction of it), apply; returns True when something changed."""
     location = f"{kind}:{key}"
     record = canonical(record, change.languages, location, stored=False)
     digest = record_hash(record)
@@ -51,10 +53,10 @@ def _write(session: Session, row: Any, kind: str, key: str, record: dict[str, An
                              changed_fields=changed_fields(previous, record, change.languages),
                              changed_by=change.editor, changed_at=change.now, reason=change.reason,
                              reason_lang=change.reason_lang))
-    elif record_creation:
-        session.add(Revision(record_kind=kind, record_key=key, version=0, snapshot={}, changed_fields=[CREATED],
-                             changed_by=change.editor, changed_at=change.now, reason=change.reason,
-                             reason_lang=change.reason_lang))
+    else:  # when and by whom it was made: `history` dates version 1 by it
+        session.add(Revision(record_kind=kind, record_key=key, version=0, snapshot={},
+                             changed_fields=created_fields(kind, in_published_issue), changed_by=change.editor,
+                             changed_at=change.now, reason=change.reason, reason_lang=change.reason_lang))
     apply(record)
     row.content_hash = digest
     row.updated_at = change.now
@@ -68,17 +70,16 @@ def _write(session: Session, row: Any, kind: str, key: str, record: dict[str, An
 def write_issue(session: Session, issue: Issue, record: dict[str, Any], change: Change) -> bool:
     """Store `record` (an issue record, as in a content file) into `issue`."""
     return _write(session, issue, "issue", str(record.get("number")), {**record, "kind": "issue"}, change,
-                  issue_to_record, lambda canonical_record: apply_issue(issue, canonical_record, change.languages),
-                  record_creation=False)
+                  issue_to_record, lambda canonical_record: apply_issue(issue, canonical_record, change.languages))
 
 
 def write_story(session: Session, story: Story, record: dict[str, Any], change: Change, issue: Issue,
-                section: VocabularyTerm, record_creation: bool = False) -> bool:
-    """Store `record` (a story record) into `story`; `record_creation` keeps a revision of a new story."""
+                section: VocabularyTerm) -> bool:
+    """Store `record` (a story record) into `story`."""
     return _write(session, story, "story", str(record.get("slug")), {**record, "kind": "story"}, change,
                   story_to_record,
                   lambda canonical_record: apply_story(story, canonical_record, change.languages, issue, section),
-                  record_creation)
+                  issue.status == "published")
 
 
 def current_issue_record(issue: Issue, languages: tuple[str, ...]) -> dict[str, Any]:

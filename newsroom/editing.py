@@ -55,6 +55,13 @@ KINDS = ("entry", "story", "reference", "page", "issue")
 
 T = TypeVar("T")
 
+#: What `edit`, `history`, `delete` and `rename` say of `site`: the site file is no record they open, and an
+#: editor looking for its history should learn that none is kept rather than that it does not exist.
+SITE_FILE = ("'site' is the site file (site.yaml: the publication's name, tagline, sections, categories and "
+             "audiences), which changes only by `newsroom import site.yaml` (`newsroom export OUT` writes the stored "
+             "one to edit); its earlier versions are not kept, so it has no history here: keep site.yaml under "
+             "version control to have one")
+
 
 @dataclass(frozen=True)
 class Loaded:
@@ -64,6 +71,9 @@ class Loaded:
     key: str
     version: int
     record: dict[str, Any]
+    #: When the current version was stored (for a record never changed, and made before creations were
+    #: recorded, the one trace of when it was made).
+    stored_at: dt.datetime | None = None
 
 
 class NotFound(LookupError):
@@ -92,6 +102,8 @@ def find_kind(session: Session, key: str) -> str:
     """The one kind that has a record with this key; NotFound when none or several do."""
     found = [kind for kind in KINDS if (kind != "issue" or key.isdigit())
              and session.scalars(record_query(kind, key)).one_or_none() is not None]
+    if not found and key == "site":
+        raise NotFound(SITE_FILE)
     if not found:
         raise NotFound(f"no entry, story, page or issue {key!r}{_renamed_hint(session, key)}")
     if len(found) > 1:
@@ -114,7 +126,8 @@ def load(session: Session, kind: str, key: str, languages: tuple[str, ...]) -> L
     row = session.scalars(record_query(kind, key).execution_options(populate_existing=True)).one_or_none()
     if row is None:
         raise NotFound(f"no {kind} {key!r}{_renamed_hint(session, key, kind)}")
-    return Loaded(kind, key, row.version, canonical(MODELS[kind][1](row), languages, f"{kind}:{key}"))
+    return Loaded(kind, key, row.version, canonical(MODELS[kind][1](row), languages, f"{kind}:{key}"),
+                  row.updated_at)
 
 
 def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tuple[str, ...],

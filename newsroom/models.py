@@ -98,8 +98,16 @@ class PageText(Base):
 
 #: `Revision.changed_fields` of the revision that keeps a deleted record's last version.
 DELETED = "deleted"
-#: `Revision.changed_fields` of the revision kept when a story is added to a published issue (nothing came before).
+#: `Revision.changed_fields` of the revision (version 0, nothing came before) kept when a record is created: when
+#: and by whom. A story's added to an issue already published is a correction of it.
 CREATED = "created"
+#: With CREATED, of a story added to an issue not yet published (or published by the same import): no correction.
+UNPUBLISHED = "unpublished"
+
+
+def created_fields(kind: str, in_published_issue: bool) -> list[str]:
+    """The `changed_fields` of a record's creation mark: a story's says whether readers saw its issue before."""
+    return [CREATED, UNPUBLISHED] if kind == "story" and not in_published_issue else [CREATED]
 #: Among `Revision.changed_fields` of a revision kept when `newsroom rename` rewrote the record's references to a
 #: renamed one: readers see the same text, so it is no correction of a published issue.
 RENAMED = "renamed"

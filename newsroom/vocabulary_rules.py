@@ -63,5 +63,5 @@ def _unlisted(record: Record, field: str, kind: str, slug: object, known: set[st
     severity, shown = _SHOWN[kind]
     return Diagnostic(record.location, None, field, (
         f"the site lists no {kind} {slug!r} (known: {', '.join(sorted(known)) or 'none'}): {shown}; add it to "
-        f"site.yaml's {_LIST[kind]} and import that, or name one it lists (`newsroom edit {record.location} --set "
-        f"{field}=…`)"), severity)
+        f"the site file's `{_LIST[kind]}:` in site.yaml and import that (`newsroom import site.yaml`), or name one "
+        f"it lists (`newsroom edit {record.location} --set {field}=…`)"), severity)

@@ -74,6 +74,11 @@ en: {title: About us, body: The newsroom.}
 METHOD = PAGE.replace("slug: about", "slug: method")
 
 
+def listed(field: str) -> str:
+    """What a message refusing an unknown section, category or audience says of where their list lives."""
+    return f" (the site file's `{field}:` in site.yaml, changed by `newsroom import site.yaml`)"
+
+
 def _prepend(path: Path, text: str) -> None:
     path.write_text(text + path.read_text(encoding="utf-8"), encoding="utf-8")
 
@@ -162,7 +167,7 @@ CASES = {
     ),
     "unknown section": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("section: code", "section: sport")},
-        "stories/b.yaml:4: section: unknown section 'sport'; known: code",
+        "stories/b.yaml:4: section: unknown section 'sport'; known: code" + listed("sections"),
     ),
     "unknown issue": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace("issue: 1", "issue: 9")},
@@ -660,7 +665,7 @@ def test_the_sample_over_another_publication_names_the_records_it_would_change_n
     before = _stored(base, tmp_path)
     lines = base("init", "--sample", expect=1).stderr.splitlines()
     assert f"{SAMPLE_DIR / 'stories' / 'i13-nvidia-vera-rubin-shipments.yaml'}:4: section: unknown section " \
-           "'money': the site stored here is kept, and it has none such; known: code" in lines
+           "'money': the site stored here is kept, and it has none such; known: code" + listed("sections") in lines
     assert lines[-2:] == [
         "the sample publication would change records stored here (entry:gpu, page:method, site): run `newsroom "
         "init` without --sample to create or upgrade the schema alone",
@@ -686,11 +691,12 @@ def test_the_sample_over_a_site_lacking_its_categories_and_audiences_names_them_
     lines = cli("init", "--sample", expect=1).stderr.splitlines()
     for line in [
             f"{SAMPLE_DIR / 'entries' / 'gpu.yaml'}:3: category: unknown category 'infrastructure': the site stored "
-            "here is kept, and it has none such; known: models",
+            "here is kept, and it has none such; known: models" + listed("categories"),
             f"{SAMPLE_DIR / 'stories' / 'i13-nvidia-vera-rubin-shipments.yaml'}:7: audiences[1]: unknown audience "
-            "'executive': the site stored here is kept, and it has none such; known: developer",
+            "'executive': the site stored here is kept, and it has none such; known: developer" + listed("audiences"),
             f"{SAMPLE_DIR / 'entries' / 'ai-accelerator.yaml'}:74: hu.affected[1].audiences[0]: unknown audience "
-            "'entrepreneur': the site stored here is kept, and it has none such; known: developer"]:
+            "'entrepreneur': the site stored here is kept, and it has none such; known: developer"
+            + listed("audiences")]:
         assert line in lines
     assert lines[-2:] == [
         "the sample publication would change records stored here (site): run `newsroom init` without --sample "
@@ -729,7 +735,7 @@ def test_a_story_in_a_section_of_a_refused_site_file_is_named(base, write_files,
         "too, so importing it would overwrite that change. Export again and reapply your edit (`--force` stores "
         "this file as it is)",
         f"{export / 'stories' / 'b.yaml'}:4: section: unknown section 'money': the site stored here is kept, and "
-        "it has none such; known: code",
+        "it has none such; known: code" + listed("sections"),
         "2 errors; nothing was changed"]
     assert _stored(base, tmp_path) == before
 
@@ -768,8 +774,8 @@ def test_site_yaml_is_the_whole_list_of_sections_categories_and_audiences(base, 
     money = SITE.replace("  - {slug: code, hu: Kód, en: Code}", "  - {slug: money, hu: Pénz, en: Money}")
     before = _stored(base, tmp_path)
     refused = base("import", str(write_files({"site.yaml": money})), expect=1)
-    assert ("site.yaml: sections: the section 'code' is no longer listed, but story:a-story still use it: list it "
-            "again, or give them another section first") in refused.stderr
+    assert ("site.yaml: sections: the section 'code' is no longer listed, but story:a-story still uses it: list "
+            "it again, or give it another section first") in refused.stderr
     assert _stored(base, tmp_path) == before
     moved = STORY.replace("section: code", "section: money")
     base("import", "--correction", "--reason", "corrected",
@@ -892,9 +898,9 @@ def test_an_import_names_every_problem_of_its_files_in_one_run(base, write_files
                           "stories/c.yaml": "kind: story\nslug: [c\n"})
     refused = base("import", "--correction", "--reason", "r", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/") for line in refused] == [
-        "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure",
+        "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure" + listed("categories"),
         "stories/b.yaml:3: " + UNKNOWN_COLOUR,
-        "stories/b.yaml:5: section: unknown section 'nowhere'; known: code",
+        "stories/b.yaml:5: section: unknown section 'nowhere'; known: code" + listed("sections"),
         "stories/c.yaml:3: malformed YAML: while parsing a flow sequence did not find expected ',' or ']' (the "
         "file's fields are checked once it parses)",
         "4 errors; nothing was changed",
@@ -903,7 +909,7 @@ def test_an_import_names_every_problem_of_its_files_in_one_run(base, write_files
     folder = write_files({"stories/a.yaml": STORY.replace("Headline", "New headline"), "entries/tpu.yaml": entry})
     refused = base("import", str(folder), expect=1).stderr.splitlines()
     assert [line.removeprefix(str(folder) + "/") for line in refused] == [
-        "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure",
+        "entries/tpu.yaml:3: category: unknown category 'chips'; known: infrastructure" + listed("categories"),
         "stories/a.yaml: issue 1 is published, and this file changes its en.headline: that is a correction readers "
         "are shown; import with --correction --reason \"Fixed the chip's name in the headline\" to make it (it is "
         "listed among the issue's corrections with that reason)",

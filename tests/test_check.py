@@ -363,20 +363,21 @@ def test_a_stored_record_naming_what_the_site_lacks_is_reported_and_never_linked
         connection.execute(text("UPDATE stories SET audiences = :audiences WHERE slug = :slug"),
                            {"audiences": json.dumps(["nobody"]), "slug": story})
     section = ("entry:gpu: en.affected[0].section: the site lists no section 'gone' (known: code, money, policy, "
-               "science, society): its \"→\" would link a section page the build does not make; add it to "
-               "site.yaml's sections and import that, or name one it lists (`newsroom edit entry:gpu --set "
-               "en.affected[0].section=…`)")
+               "science, society): its \"→\" would link a section page the build does not make; add it to the site "
+               "file's `sections:` in site.yaml and import that (`newsroom import site.yaml`), or name one it lists "
+               "(`newsroom edit entry:gpu --set en.affected[0].section=…`)")
     level = ("entry:trainium: level: 'expert' is no level (known: basic, intermediate, advanced): the entry's page "
              "would link a level page the build does not make; give it one (`newsroom edit entry:trainium --set "
              "level=…`)")
     category = ("entry:google-tpu: category: warning: the site lists no category 'gone' (known: business, "
                 "infrastructure, methods, models, policy): the build makes its category page under the slug, shown "
-                "as its name; add it to site.yaml's categories and import that, or name one it lists (`newsroom edit "
-                "entry:google-tpu --set category=…`)")
+                "as its name; add it to the site file's `categories:` in site.yaml and import that (`newsroom "
+                "import site.yaml`), or name one it lists (`newsroom edit entry:google-tpu --set category=…`)")
     audience = (f"story:{story}: audiences[0]: warning: the site lists no audience 'nobody' (known: bank-customer, "
                 "developer, entrepreneur, everyone, executive, investor, policymaker, researcher, student): a page "
-                "that shows it shows the slug as its name; add it to site.yaml's audiences and import that, or name "
-                f"one it lists (`newsroom edit story:{story} --set audiences[0]=…`)")
+                "that shows it shows the slug as its name; add it to the site file's `audiences:` in site.yaml and "
+                f"import that (`newsroom import site.yaml`), or name one it lists (`newsroom edit story:{story} --set "
+                "audiences[0]=…`)")
     assert sample_cli("check", expect=1).stderr.splitlines() == [category, section, level, audience,
                                                                   "2 error(s), 2 warning(s)"]
     site = tmp_path / "site"

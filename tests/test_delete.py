@@ -231,7 +231,8 @@ def test_a_record_made_again_under_a_deleted_one_s_key_goes_on_from_its_versions
         .strip() == "entry tensor-core: saved as version 4"
     lines = sample_cli("history", "entry:tensor-core").stdout.splitlines()
     assert lines[0] == "entry tensor-core: version 4 is current"
-    assert lines[2].endswith("; it was version 2, version 3 was made again under its key")
+    assert lines[2].startswith("  version 3  ") and lines[2].endswith("changed: created")
+    assert lines[3].endswith("; it was version 2, version 3 was made again under its key")
     shown = {n: yaml.safe_load(sample_cli("history", "entry:tensor-core", "--show", str(n)).stdout)["en"]["definition"]
              for n in (1, 2, 3, 4)}
     assert shown == {1: "A unit of a GPU built for matrix multiplication.", 2: "The first record, edited.",
@@ -246,7 +247,9 @@ def test_a_record_made_again_under_a_deleted_one_s_key_goes_on_from_its_versions
     sample_cli(*add)
     lines = sample_cli("history", "story:again").stdout.splitlines()
     assert lines[0] == "story again: version 2 is current"
-    assert lines[1].endswith("; it was version 1, version 2 was made again under its key")
+    assert lines[1].startswith("  version 2  ") and lines[1].endswith("changed: created")
+    assert lines[2].endswith("; it was version 1, version 2 was made again under its key")
+    assert lines[3].startswith("  version 1  ") and lines[3].endswith("changed: created")
 
 
 def test_an_import_with_prune_deletes_the_records_whose_exported_files_were_removed(sample_cli, tmp_path):
@@ -317,7 +320,8 @@ def test_an_import_dry_run_says_what_it_would_store_and_delete_and_stores_nothin
         "0 created, 1 updated, 58 unchanged, 1 deleted (their files were removed) (a dry run: nothing was stored)"]
     assert sample_cli("edit", "entry:gpu").stdout == before
     assert "deleted" not in sample_cli("history", "entry:tensor-core").stdout
-    assert len(sample_cli("history", "entry:gpu").stdout.splitlines()) == 1
+    gpu_history = sample_cli("history", "entry:gpu").stdout.splitlines()
+    assert len(gpu_history) == 2 and gpu_history[1].endswith("  import  changed: created")
     # What the import would refuse, a dry run refuses alike.
     gpu.write_text(gpu.read_text(encoding="utf-8").replace("first built to draw", "first built to draw [9]"),
                    encoding="utf-8")

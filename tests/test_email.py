@@ -673,7 +673,7 @@ def test_citations_link_the_story_s_sources_in_both_parts(edited):
         assert [sup.find("a").text for sup in marks] == ["1", "2"]
         # As in the section feed: each mark links its source in the issue's source list, absolutely.
         assert [sup.find("a").get("href") for sup in marks] == [
-            f"{BASE}{lang}/issues/13/#story-{STORY_KEY}-source-{n}" for n in (1, 2)]
+            f"{BASE}{lang}/issues/13/#story-{STORY_KEY}--source-{n}" for n in (1, 2)]
         assert not any("[1]" in "".join(element.itertext()) or "[2]" in "".join(element.itertext())
                        for element in story)
         # In the text part a citation reads as the number its source has in the "Source:" line.

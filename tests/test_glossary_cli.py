@@ -95,7 +95,8 @@ def test_glossary_list_filters_and_sorts_by_language(sample):
     assert slugs("--lang", "en")[:2] == ["ai-accelerator", "ai-chip"]
     assert "--lang" in sample("glossary", "list", "--lang", "de", expect=2).stderr
     unknown = sample("glossary", "list", "--category", "robots", expect=2).stderr  # not an empty list
-    assert "no category 'robots'; site.yaml names infrastructure, models, methods, business, policy" in unknown
+    assert ("no category 'robots'; known: infrastructure, models, methods, business, policy (the site file's "
+            "`categories:` in site.yaml, changed by `newsroom import site.yaml`)") in " ".join(unknown.split())
 
 
 def test_glossary_show_gives_relations_from_both_sides(sample):

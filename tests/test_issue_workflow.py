@@ -148,8 +148,8 @@ def test_weekly_scenario_new_issue_eight_stories_publish(desk, monkeypatch):
     older = {a.get("rel"): a.get("href") for a in parse(site / "en" / "issues" / "13" / "index.html").iter("a")}
     assert older["next"] == "/en/issues/14/"
     citation = next(sup.find("a") for sup in en.iter("sup") if sup.get("class") == "cite")
-    assert citation.get("href") == "#story-i14-story-1-source-1"
-    assert any(a.get("id") == "story-i14-story-1-source-1" for a in en.iter("a"))
+    assert citation.get("href") == "#story-i14-story-1--source-1"
+    assert any(a.get("id") == "story-i14-story-1--source-1" for a in en.iter("a"))
 
 
 @pytest.mark.parametrize(("now", "expected"), [
@@ -759,6 +759,11 @@ def test_a_scheduled_issue_is_previewed_as_scheduled_with_the_time_it_comes_out(
 NO_REASON = ("issue 13 is published: readers are shown each correction with its reason; add --reason, e.g. "
              "--correction --reason \"Fixed the chip's name in the headline\"")
 
+AUDIENCES = ("known: bank-customer, developer, entrepreneur, everyone, executive, investor, policymaker, "
+             "researcher, student (the site file's `audiences:` in site.yaml, changed by `newsroom import site.yaml`)")
+SECTIONS = ("known: code, money, policy, science, society (the site file's `sections:` in site.yaml, changed by "
+            "`newsroom import site.yaml`)")
+
 BAD_INPUT = [
     (["issue", "new", "--number", "13"], "issue:13: number: issue 13 already exists; leave out --number to take "
      "the next free one (14)"),
@@ -778,18 +783,16 @@ BAD_INPUT = [
     (["edit", "13", "--set", "en.title=X", "--correction"], f"issue:13: {NO_REASON}"),
     (["delete", "i13-vllm-trainium-backend", "--correction"], f"story:i13-vllm-trainium-backend: {NO_REASON}"),
     (["story", "add", "12", *story_args(1, "weather"), "--correction", "--reason", "corrected"],
-     "story:i12-story-1: section: unknown section 'weather'; "
-     "known: code, money, policy, science, society"),
+     f"story:i12-story-1: section: unknown section 'weather'; {SECTIONS}"),
     (["issue", "schedule", "12", "--at", "2026-11-01T07:00+01:00"], "issue:12: status: issue 12 is already "
      "published (at 2026-11-02T07:00:00+01:00)"),
     (["issue", "publish", "99"], "issue:99: number: no issue 99"),
     (["story", "add", "12", "--headline-hu", "x", "--correction", "--reason", "corrected"],
-     "story:i12-x: section: required; give "
-     "--section (known: code, money, policy, science, society)"),
+     "story:i12-x: section: required; give --section (known: code, money, policy, science, society; the site "
+     "file's `sections:` in site.yaml, changed by `newsroom import site.yaml`)"),
     (["story", "add", "12", *story_args(1), "--audience", "robots", "--correction", "--reason", "corrected"],
      "story:i12-story-1: "
-     "audiences[0]: unknown audience 'robots'; known: bank-customer, developer, entrepreneur, everyone, "
-     "executive, investor, policymaker, researcher, student"),
+     f"audiences[0]: unknown audience 'robots'; {AUDIENCES}"),
     (["story", "move", "i13-vllm-trainium-backend", "--position", "2"], "issue:13: status: issue 13 is "
      "published; to change it, add --correction and --reason: the change is recorded and shown as a correction"),
     (["issue", "new", "--week", "2026-W60"], "--week: 2026-W60 is not an ISO week: Invalid week: 60"),
@@ -809,35 +812,37 @@ def test_bad_input_is_refused_and_changes_nothing(desk, tmp_path):
         assert snapshot(desk, tmp_path) == before, args
 
 
-AUDIENCES = ("known: bank-customer, developer, entrepreneur, everyone, executive, investor, policymaker, "
-             "researcher, student")
-SECTIONS = "known: code, money, policy, science, society"
 PUBLISHED_13 = ("issue:13: status: issue 13 is published; to change it, add --correction and --reason: the change "
                 "is recorded and shown as a correction")
 
 #: Commands with several wrong options: each problem is named in the same run, sorted by place and field.
 EVERY_PROBLEM_AT_ONCE = [
     (["story", "add", "13", "--section", "nowhere", "--audience", "nobody", "--headline-en", "Chips",
-      "--source-url", "javascript:alert(1)"],
+      "--source-url", "javascript:alert(1)", "--term", "trainium", "--term", "nosuch"],
      [PUBLISHED_13,
       f"story:i13-chips: audiences[0]: unknown audience 'nobody'; {AUDIENCES}",
       f"story:i13-chips: section: unknown section 'nowhere'; {SECTIONS}",
       "story:i13-chips: sources[0].url: expected an http(s) or mailto URL, got 'javascript:alert(1)'",
-      "4 errors; nothing was changed"]),
-    (["story", "add", "99", "--slug", "Chips!", "--publisher", "Example"],
+      "story:i13-chips: terms[1]: no glossary entry 'nosuch'",
+      "5 errors; nothing was changed"]),
+    (["story", "add", "99", "--slug", "Chips!", "--publisher", "Example", "--term", "nosuch"],
      ["--source-url: each --publisher/--source-title needs its --source-url (they pair up in order)",
       "issue:99: number: no issue 99",
-      f"story:Chips!: section: required; give --section (known: code, money, policy, science, society)",
+      "story:Chips!: section: required; give --section (known: code, money, policy, science, society; the site "
+      "file's `sections:` in site.yaml, changed by `newsroom import site.yaml`)",
       "story:Chips!: slug: expected a slug: lowercase letters, digits and hyphens, got 'Chips!'",
+      # no issue to say whether it is a draft: named, as for a draft, as a warning
+      "story:Chips!: terms[0]: warning: no glossary entry 'nosuch'",
       "4 errors; nothing was changed"]),
     (["story", "edit", "i13-vllm-trainium-backend", "--section", "money", "--audience", "robots",
-      "--source-url", "javascript:alert(1)"],
+      "--source-url", "javascript:alert(1)", "--term", "nosuch"],
      [PUBLISHED_13,
       f"story:i13-vllm-trainium-backend: audiences[0]: unknown audience 'robots'; {AUDIENCES}",
       "story:i13-vllm-trainium-backend: section: use `newsroom story move` to change a story's section",
       "story:i13-vllm-trainium-backend: sources[0].url: expected an http(s) or mailto URL, got "
       "'javascript:alert(1)'",
-      "4 errors; nothing was changed"]),
+      "story:i13-vllm-trainium-backend: terms[0]: no glossary entry 'nosuch'",
+      "5 errors; nothing was changed"]),
     (["issue", "new", "--number", "13", "--week", "2026-W60"],
      ["--week: 2026-W60 is not an ISO week: Invalid week: 60",
       "issue:13: number: issue 13 already exists; leave out --number to take the next free one (14)",

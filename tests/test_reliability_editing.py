@@ -85,7 +85,7 @@ def test_every_kind_saves_a_new_version_and_keeps_the_previous_one(editors, kind
     assert _save(anna, before, field, value, "anna") == before.version + 1
     with transaction(anna) as session:
         kept = editing.history(session, kind, key)
-    assert [(r.version, r.snapshot, r.changed_by, r.changed_fields) for r in kept] == [
+    assert [(r.version, r.snapshot, r.changed_by, r.changed_fields) for r in kept if r.version > 0] == [
         (before.version, before.record, "anna", [field])]
 
 
@@ -125,7 +125,8 @@ def test_history_lists_versions_and_shows_an_old_one(sample_cli, tmp_path):
     assert listing[0] == "issue 13: version 3 is current"
     assert listing[1].startswith("  version 3  ") and listing[1].endswith("changed: en.title, hu.title — better still")
     assert listing[2].startswith("  version 2  ") and listing[2].endswith("changed: en.title — a better title")
-    assert listing[3] == "  version 1  (the oldest kept)"
+    assert listing[3].startswith("  version 1  ") and listing[3].endswith("  import  changed: created")
+    assert len(listing) == 4
     assert sample_cli("history", "13", "--show", "1").stdout == original
     assert yaml.safe_load(sample_cli("history", "13", "--show", "3").stdout)["en"]["title"] == "Third title"
     assert "has no version 9; kept: 1, 2, 3" in sample_cli("history", "13", "--show", "9", expect=1).stderr
@@ -144,7 +145,8 @@ def test_history_lists_a_record_made_again_after_its_deletion_at_the_version_it_
     assert listing[1].startswith("  version 2  ") and listing[1].endswith("import  changed: created — back")
     assert listing[2].startswith("  deleted    ") and listing[2].endswith(
         "(dup); it was version 1, version 2 was made again under its key")
-    assert listing[3:] == ["  version 1  (the oldest kept)"]
+    assert listing[3].startswith("  version 1  ") and listing[3].endswith("  import  changed: created")
+    assert len(listing) == 4
     assert yaml.safe_load(sample_cli("history", f"story:{slug}", "--show", "1").stdout)["slug"] == slug
 
 
@@ -292,7 +294,7 @@ def test_an_edit_names_what_it_sets_that_does_not_exist_with_its_other_problems(
     refused = sample_cli("edit", "entry:trainium", "--set", "category=nowhere", "--set", "level=expert", expect=1)
     assert refused.stderr.splitlines() == [
         "entry:trainium: category: unknown category 'nowhere'; known: business, infrastructure, methods, models, "
-        "policy",
+        "policy (the site file's `categories:` in site.yaml, changed by `newsroom import site.yaml`)",
         "entry:trainium: level: expected one of basic, intermediate, advanced, got 'expert'",
         "2 errors; nothing was changed",
     ]
@@ -568,3 +570,42 @@ def test_the_errors_of_two_commands_in_each_others_way_are_told_as_such(db_url):
 def test_a_postgresql_error_is_busy_by_its_sqlstate(orig: Exception, contended: bool):
     """PostgreSQL's errors as psycopg raises them: the words "locked" or "blocked" say nothing."""
     assert busy(OperationalError("UPDATE …", {}, orig)) is contended
+
+
+@pytest.mark.sqlite_only("what history and edit say of the site file is decided before the database is read")
+def test_history_and_edit_of_site_say_it_changes_by_import_and_keeps_no_history(sample_cli):
+    """`site` was called no record at all; it is the site file, which only an import changes."""
+    for command in ("history", "edit"):
+        message = " ".join(sample_cli(command, "site", expect=1).stderr.split())
+        assert message == (
+            "Error: 'site' is the site file (site.yaml: the publication's name, tagline, sections, categories and "
+            "audiences), which changes only by `newsroom import site.yaml` (`newsroom export OUT` writes the stored "
+            "one to edit); its earlier versions are not kept, so it has no history here: keep site.yaml under "
+            "version control to have one"), command
+
+
+@pytest.mark.sqlite_only("the history listing is made in Python, the same on either database")
+def test_history_says_when_and_by_whom_a_record_was_created(sample_cli, monkeypatch):
+    """Version 1 was "(the oldest kept)", undated, for every record not added to a published issue: an
+    issue made by `issue new`, a story by `story add` to a draft, an entry by `import` say who made them
+    and when; a record made before creations were recorded says when, if it never changed since."""
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-20T09:30:00+00:00")
+    sample_cli("issue", "new", "--editor", "anna")
+    sample_cli("story", "add", "14", "--section", "code", "--slug", "new-story", "--headline-hu", "Hír",
+               "--headline-en", "Story", "--editor", "bea")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-21T10:00:00+00:00")
+    sample_cli("story", "edit", "new-story", "--summary-en", "Summary.", "--editor", "cecil")
+    assert sample_cli("history", "14").stdout.splitlines() == [
+        "issue 14: version 1 is current", "  version 1  2026-11-20T09:30:00+00:00  anna  changed: created"]
+    assert sample_cli("history", "story:new-story").stdout.splitlines() == [
+        "story new-story: version 2 is current", "  version 2  2026-11-21T10:00:00+00:00  cecil  changed: en.summary",
+        "  version 1  2026-11-20T09:30:00+00:00  bea  changed: created"]
+    assert sample_cli("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
+    # As a database of an earlier release holds it: no creation kept, the record at its first version.
+    with make_engine(sample_cli.db_url).begin() as connection:
+        connection.exec_driver_sql("DELETE FROM revisions WHERE record_key = 'gpu'")
+        stored = connection.exec_driver_sql("SELECT updated_at FROM entries WHERE slug = 'gpu'").scalar_one()
+    when = dt.datetime.fromisoformat(str(stored)).replace(tzinfo=dt.timezone.utc).isoformat(timespec="seconds")
+    assert sample_cli("history", "entry:gpu").stdout.splitlines() == [
+        "entry gpu: version 1 is current", f"  version 1  {when}  created (by whom was not recorded: before this "
+        "release, only a story added to a published issue was)"]

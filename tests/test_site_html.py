@@ -137,6 +137,35 @@ def test_text_colours_meet_wcag_aa_contrast_in_light_and_dark_schemes(site):
         assert _contrast(colours["ink"], colours["mark"]) >= 4.5  # the "not yet translated" note
 
 
+#: A story whose slug is another's with its first source link's suffix, as `story-{slug}-source-1` read.
+SOURCE_LIKE_SLUG = """\
+kind: story
+slug: i13-aws-trainium3-capacity-source-1
+issue: 13
+section: money
+position: 9
+sources:
+  - {publisher: Example, title: Example, url: "https://example.org/a"}
+hu: {headline: Forrásnak látszó cím, summary: "Ahogy írták [1]."}
+en: {headline: A slug like a source's, summary: "As they wrote [1]."}
+"""
+
+
+def test_no_story_slug_gives_an_id_another_story_s_source_link_has(tmp_path):
+    """Story `x-source-1` had the id of story `x`'s first source link: the issue page repeated an id, and a
+    citation could lead to the other story. Each id is on the page once, each citation in its own story."""
+    site = build_sample(tmp_path, {"stories/extra.yaml": SOURCE_LIKE_SLUG})
+    for path in (site / "en/issues/13/index.html", site / "hu/index.html"):
+        document = parse(path)
+        ids = [element.get("id") for element in document.iter() if isinstance(element.tag, str) and element.get("id")]
+        assert sorted(set(ids)) == sorted(ids), sorted({i for i in ids if ids.count(i) > 1})
+        for story in document.iter("article"):
+            own = {element.get("id") for element in story.iter() if isinstance(element.tag, str)}
+            cited = {a.get("href")[1:] for sup in story.iter("sup") if sup.get("class") == "cite"
+                     for a in sup.iter("a")}
+            assert cited <= own, f"{story.get('id')}: {sorted(cited - own)}"
+
+
 def test_every_in_page_link_has_its_target(site):
     for path in html_pages(site):
         document = parse(path)

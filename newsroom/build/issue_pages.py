@@ -187,7 +187,9 @@ class IssuePages:
     def story_context(self, story: Record) -> dict[str, Any]:
         """A story with its own source list: citations [n] point at its n-th source link."""
         text, text_lang = self.text(story)
-        anchor = f"story-{story.key}-source"
+        # "--": no slug has two hyphens in a row, so no story's `story-{slug}` (nor a former slug's) can be
+        # another story's source link id, as `story-x-source-1` was both story x's first source and a story's.
+        anchor = f"story-{story.key}--source"
         md = MarkdownRenderer(resolve=self.resolve, citation_href=SourceAnchors(anchor)
                               if story.data.get("sources") else None)
         prefix = f"cite-{story.key}"

@@ -13,7 +13,7 @@ from newsroom import editing
 from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, reason_language, report
 from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.models import DELETED
+from newsroom.models import CREATED, DELETED, UNPUBLISHED
 
 KIND = click.Choice(editing.KINDS)
 
@@ -286,14 +286,29 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
             again = f", version {revision.version + 1} was made again under its key" if later else ""
             click.echo(f"  deleted    {when}  {revision.changed_by}{why}; it was version {revision.version}{again}")
             continue
-        fields = ", ".join(revision.changed_fields) or "-"
+        fields = ", ".join(field for field in revision.changed_fields if field != UNPUBLISHED) or "-"
         why = f" — {revision.reason}" if revision.reason else ""  # as `issue corrections` words it
         made = revision.version + 1
         if revision.version == 0:  # a "created" mark: the version after the last deletion before it, if any
             made = next((r.version + 1 for r in reversed(revisions[:index]) if DELETED in r.changed_fields), 1)
         click.echo(f"  version {made}  {when}  {revision.changed_by}  changed: {fields}{why}")
+    origin = _undated_origin(revisions, kept, current)
+    if origin:
+        click.echo(origin)
+
+
+def _undated_origin(revisions: list[Any], kept: list[Any], current: editing.Loaded | None) -> str | None:
+    """The line of a record's first version when no creation mark dates it (one made before creations were
+    recorded): when it was stored, if it never changed since; else only that it is the oldest kept."""
+    if revisions and CREATED in revisions[0].changed_fields:
+        return None  # listed, with when and by whom
     if kept:
-        click.echo(f"  version {kept[0].version}  (the oldest kept)")
+        return (f"  version {kept[0].version}  (the oldest kept; when and by whom it was created was not recorded: "
+                "before this release, only a story added to a published issue was)")
+    if current is not None and current.stored_at is not None:
+        return (f"  version {current.version}  {current.stored_at.isoformat(timespec='seconds')}  created (by whom "
+                "was not recorded: before this release, only a story added to a published issue was)")
+    return None
 
 
 COMMANDS = [edit, delete, rename, history]

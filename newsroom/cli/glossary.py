@@ -14,6 +14,7 @@ from glossary.template import entry_template
 from newsroom.build.model import Content, load_content
 from newsroom.cli import App, content_errors, pass_app, slug_stored, starter_slug, write_starter
 from newsroom.content.importer import former_slugs
+from newsroom.content.records import where_listed
 
 
 def _content(app: App) -> Content:
@@ -43,7 +44,8 @@ def list_(app: App, lang: str | None, category: str | None, level: str | None, s
     content = _content(app)
     categories = content.vocabulary("categories")
     if category is not None and category not in categories:
-        raise click.BadParameter(f"no category {category!r}; site.yaml names {', '.join(categories) or 'none'}",
+        raise click.BadParameter(f"no category {category!r}; known: {', '.join(categories) or 'none defined'} "
+                                 f"({where_listed('category')})",
                                  param_hint="--category")
     selection = EntryFilter(category, level, settings.stale_after_months if stale else None)
     for line in list_lines(content, lang, selection, app.today()):

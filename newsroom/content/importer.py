@@ -19,11 +19,12 @@ from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, stored_location
-from newsroom.content.records import VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record
+from newsroom.content.records import (VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record,
+                                      where_listed)
 from newsroom.content.schema import MAX_INT, Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.models import (CREATED, DELETED, Page, Revision, VocabularyTerm, continue_versions, history_key,
-                             last_versions, revision_kinds)
+from newsroom.models import (DELETED, Page, Revision, VocabularyTerm, continue_versions, created_fields,
+                             history_key, last_versions, revision_kinds)
 
 ORDER = ("site", "entry", "reference", "page", "issue", "story")
 #: Records written between two flushes that also empty the session (bounds memory on large imports).
@@ -180,10 +181,10 @@ def _drop_unlisted_terms(session: Session, site: LoadedRecord | FileRecord) -> l
         if not using:
             session.delete(term)
             continue
-        shown = first_of(using)
+        verb, them = ("uses", "it") if len(using) == 1 else ("use", "them")
         problems.append(Diagnostic(site.location, None, field[term.kind], (
-            f"the {term.kind} {term.slug!r} is no longer listed, but {shown} still use it: list it again, "
-            f"or give them another {term.kind} first (in the same import if you like)")))
+            f"the {term.kind} {term.slug!r} is no longer listed, but {first_of(using)} still {verb} it: list it "
+            f"again, or give {them} another {term.kind} first (in the same import if you like)")))
     return problems
 
 
@@ -350,13 +351,13 @@ def _upsert(
         session.add(Revision(record_kind=item.kind, record_key=item.key, version=row.version, snapshot=previous,
                              changed_fields=[*changed, *marks], changed_by=author, changed_at=now, reason=reason,
                              reason_lang=reason_lang if reason else None))
-    else:
+    else:  # when and by whom it was made: `history` dates version 1 by it
         row = model()
+        session.add(Revision(record_kind=item.kind, record_key=item.key, version=0, snapshot={},
+                             changed_fields=created_fields(item.kind, record.get("issue") in published),
+                             changed_by=author, changed_at=now, reason=reason,
+                             reason_lang=reason_lang if reason else None))
     if item.kind == "story":
-        if row.id is None and record["issue"] in published:
-            session.add(Revision(record_kind="story", record_key=item.key, version=0, snapshot={},
-                                 changed_fields=[CREATED], changed_by=author, changed_at=now, reason=reason,
-                                 reason_lang=reason_lang if reason else None))
         issue = _one(session, lookups, ("issue", record["issue"]),
                      lambda: select(Issue).where(Issue.number == record["issue"]))
         section = _one(session, lookups, ("section", record["section"]), lambda: select(VocabularyTerm).where(
@@ -545,6 +546,8 @@ def reference_problems(session: Session, loaded: Sequence[LoadedRecord | FileRec
     def need(item: LoadedRecord | FileRecord, field: str, value: Any, known: set[Any] | None, what: str) -> None:
         if value is not None and known is not None and value not in known:
             listed = ", ".join(sorted(map(str, known))) or "none defined"
+            if what != "issue number":
+                listed += f" ({where_listed(what)})"
             kept = ": the site stored here is kept, and it has none such" if kept_site and what != "issue number" \
                 else ""
             found.setdefault((item.kind, item.key, item.location), []).append(Diagnostic(

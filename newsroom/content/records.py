@@ -14,6 +14,13 @@ from newsroom.models import Page, PageText, SiteText, VocabularyName, Vocabulary
 VOCABULARIES = {"sections": "section", "categories": "category", "audiences": "audience"}
 
 
+def where_listed(kind: str) -> str:
+    """Where the names a section, category or audience may take live, and what changes them: said with
+    every name refused as unknown, since the list is in no record an editor would look at first."""
+    field = next(name for name, listed in VOCABULARIES.items() if listed == kind)
+    return f"the site file's `{field}:` in site.yaml, changed by `newsroom import site.yaml`"
+
+
 def site_to_record(session: Session) -> dict[str, Any] | None:
     texts = session.scalars(select(SiteText).order_by(SiteText.lang)).all()
     terms = session.scalars(select(VocabularyTerm).order_by(VocabularyTerm.kind, VocabularyTerm.position)).all()
