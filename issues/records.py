@@ -35,7 +35,8 @@ def apply_issue(issue: Issue, record: dict[str, Any], languages: tuple[str, ...]
 
 def story_to_record(story: Story) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "kind": "story", "slug": story.slug, "formerly": story.formerly, "issue": story.issue.number, "section": story.section.slug,
+        "kind": "story", "slug": story.slug, "formerly": story.formerly, "issue": story.issue.number,
+        "section": story.section.slug,
         "position": story.position, "tags": story.tags, "audiences": story.audiences, "terms": story.terms,
         "suppress_terms": story.suppress_terms, "sources": story.sources,
     }

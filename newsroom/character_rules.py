@@ -35,7 +35,8 @@ def site_unshowable(content: Content) -> Iterator[Diagnostic]:
 
 
 def _said(character: str) -> str:
-    return f"holds the character U+{ord(character):04X}, which no page, feed or email can hold (stored by an earlier release)"
+    return (f"holds the character U+{ord(character):04X}, which no page, feed or email can hold "
+            "(stored by an earlier release)")
 
 
 def _found(value: Any, path: Path) -> Iterator[tuple[Path, str]]:

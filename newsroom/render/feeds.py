@@ -254,7 +254,8 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
         text = planner.text(story)[0]
         page = settings.base_url + urls.issue(lang, story.data["issue"])
         yield FeedItem(
-            id=tag_id(settings, f"{lang}/stories/{(story.data.get('formerly') or [story.key])[0]}"), title=text.get("headline") or story.key,
+            id=tag_id(settings, f"{lang}/stories/{(story.data.get('formerly') or [story.key])[0]}"),
+            title=text.get("headline") or story.key,
             link=f"{page}#story-{story.key}", published=published,
             updated=planner.last_corrected(story.data["issue"], story.key), summary=plain_text(text.get("summary") or ""),
             content=remember(f"{lang}/story/{story.key}/{page}", partial(story_html, planner, story, template, page)),
