@@ -537,6 +537,8 @@ BAD_SETTINGS = [
     ('email_reply_to = "a@example.org, b@example.org"', "email_reply_to", "expected one email address"),
     ('unsubscribe_mailto = "List <u@example.org>"', "unsubscribe_mailto", "without a name"),
     ('list_id = "weekly"', "list_id", "RFC 2919"),
+    (f'list_id = "{"w" * 100}.{"e" * 80}.org"', "list_id", "a list id of 185 characters: each message's Message-ID "
+     "is made of it, and a send records one of at most 250; shorten it to 180 at most"),
     ('unsubscribe_secret = ""', "unsubscribe_secret", "expected a secret"),
     ('unsubscribe_url = "ftp://example.org/u"', "unsubscribe_url", "expected an absolute http(s) URL"),
     ('feed_id_date = "2026-02-30"', "feed_id_date", "expected YYYY, YYYY-MM or YYYY-MM-DD"),
