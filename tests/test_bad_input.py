@@ -278,6 +278,11 @@ CASES = {
         {"entries/tpu.yaml": ENTRY.replace("slug: gpu", "slug: tpu\nrelations: {broader: [" + "a" * 121 + "]}")},
         "entries/tpu.yaml:3: relations.broader[0]: a slug of 121 characters: a slug has at most 120; shorten it",
     ),
+    "a section's slug longer than a slug may be": (
+        {"site.yaml": SITE.replace("  - {slug: code, hu: Kód, en: Code}\n", "  - {slug: code, hu: Kód, en: Code}\n"
+                                   "  - {slug: " + "s" * 121 + ", hu: Hosszú, en: Long}\n")},
+        "site.yaml:6: sections[1].slug: a slug of 121 characters: a slug has at most 120; shorten it",
+    ),
     # A file's bytes hold no control character (YAML refuses them), but an escape writes one: SQLite stored it and
     # every build then stopped on a traceback at the feeds; PostgreSQL stores no NUL (a traceback at the import).
     "a control character written as a YAML escape": (
@@ -302,7 +307,7 @@ CASES = {
 #: into the transaction (rolled back); and those PostgreSQL itself refused with a traceback before they were
 #: named (a column's length, a NUL). The others take one of the first two paths (suite time).
 POSTGRES_CASES = (next(iter(CASES)), "a story naming no entry among its terms", "a slug longer than a slug may be",
-                  "a relation to an entry's slug longer than a slug may be",
+                  "a relation to an entry's slug longer than a slug may be", "a section's slug longer than a slug may be",
                   "a control character written as a YAML escape")
 
 
