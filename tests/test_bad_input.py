@@ -307,7 +307,8 @@ CASES = {
 #: into the transaction (rolled back); and those PostgreSQL itself refused with a traceback before they were
 #: named (a column's length, a NUL). The others take one of the first two paths (suite time).
 POSTGRES_CASES = (next(iter(CASES)), "a story naming no entry among its terms", "a slug longer than a slug may be",
-                  "a relation to an entry's slug longer than a slug may be", "a section's slug longer than a slug may be",
+                  "a relation to an entry's slug longer than a slug may be",
+                  "a section's slug longer than a slug may be",
                   "a control character written as a YAML escape")
 
 
