@@ -41,7 +41,7 @@ class Settings:
     #: ("News <news@example.org>" has one) is named by the site's name in each email's language.
     email_from: str = "hirlevel@example.org"
     email_reply_to: str = "szerkesztoseg@example.org"
-    list_id: str = "weekly.example.org"
+    list_id: str = "weekly.example.org"  # at most LIST_ID_LENGTH characters: Message-IDs are made of it
     unsubscribe_mailto: str = "unsubscribe@example.org"
     #: Secret for subscribers' unsubscribe tokens (HMAC); `newsroom send` refuses this default.
     #: $NEWSROOM_UNSUBSCRIBE_SECRET gives it instead (a secret kept out of a file under version control). No
@@ -88,6 +88,9 @@ class Settings:
 SUPPORTED_LANGUAGES = ("hu", "en")
 #: Characters of an atom (RFC 5322), of which a list id's dot-separated parts are made (RFC 2919).
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+#: The longest list id: every Message-ID is made of it (render/email.py `message_id`: at most 70 characters
+#: besides) and recorded with each send in a column of 250 (`sends.message_id`), which PostgreSQL holds to.
+LIST_ID_LENGTH = 180
 
 
 def _url_problem(value: str) -> str | None:
@@ -152,6 +155,9 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
             found[name] = address
     if not re.fullmatch(rf"{_ATOM}(\.{_ATOM})+", settings.list_id):
         found["list_id"] = "expected a list id made of dot-separated words, e.g. weekly.example.org (RFC 2919)"
+    elif len(settings.list_id) > LIST_ID_LENGTH:
+        found["list_id"] = (f"a list id of {len(settings.list_id)} characters: each message's Message-ID is made "
+                            f"of it, and a send records one of at most 250; shorten it to {LIST_ID_LENGTH} at most")
     if not settings.unsubscribe_secret:
         found["unsubscribe_secret"] = "expected a secret (a long random string)"
     if settings.unsubscribe_url and _url_problem(settings.unsubscribe_url):

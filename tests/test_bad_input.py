@@ -278,6 +278,11 @@ CASES = {
         {"entries/tpu.yaml": ENTRY.replace("slug: gpu", "slug: tpu\nrelations: {broader: [" + "a" * 121 + "]}")},
         "entries/tpu.yaml:3: relations.broader[0]: a slug of 121 characters: a slug has at most 120; shorten it",
     ),
+    "a section's slug longer than a slug may be": (
+        {"site.yaml": SITE.replace("  - {slug: code, hu: Kód, en: Code}\n", "  - {slug: code, hu: Kód, en: Code}\n"
+                                   "  - {slug: " + "s" * 121 + ", hu: Hosszú, en: Long}\n")},
+        "site.yaml:6: sections[1].slug: a slug of 121 characters: a slug has at most 120; shorten it",
+    ),
     # A file's bytes hold no control character (YAML refuses them), but an escape writes one: SQLite stored it and
     # every build then stopped on a traceback at the feeds; PostgreSQL stores no NUL (a traceback at the import).
     "a control character written as a YAML escape": (
@@ -303,6 +308,7 @@ CASES = {
 #: named (a column's length, a NUL). The others take one of the first two paths (suite time).
 POSTGRES_CASES = (next(iter(CASES)), "a story naming no entry among its terms", "a slug longer than a slug may be",
                   "a relation to an entry's slug longer than a slug may be",
+                  "a section's slug longer than a slug may be",
                   "a control character written as a YAML escape")
 
 
@@ -537,6 +543,8 @@ BAD_SETTINGS = [
     ('email_reply_to = "a@example.org, b@example.org"', "email_reply_to", "expected one email address"),
     ('unsubscribe_mailto = "List <u@example.org>"', "unsubscribe_mailto", "without a name"),
     ('list_id = "weekly"', "list_id", "RFC 2919"),
+    (f'list_id = "{"w" * 100}.{"e" * 80}.org"', "list_id", "a list id of 185 characters: each message's Message-ID "
+     "is made of it, and a send records one of at most 250; shorten it to 180 at most"),
     ('unsubscribe_secret = ""', "unsubscribe_secret", "expected a secret"),
     ('unsubscribe_url = "ftp://example.org/u"', "unsubscribe_url", "expected an absolute http(s) URL"),
     ('feed_id_date = "2026-02-30"', "feed_id_date", "expected YYYY, YYYY-MM or YYYY-MM-DD"),

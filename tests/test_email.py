@@ -753,3 +753,19 @@ def test_dark_mode_colours_every_text_readably(emails):
                 continue
             names = {f".{name}" for name in (element.get("class") or "").split()} | {element.tag}
             assert names & coloured, f"{lang}: <{element.tag} class={element.get('class')!r}> has no dark colour"
+
+
+@pytest.mark.sqlite_only("a function of the settings alone")
+def test_the_longest_message_id_a_list_id_allows_fits_the_record_of_a_send():
+    """A send records each Message-ID in a column of 250 characters (PostgreSQL refused a longer one on a
+    traceback after the message was sent): the longest list id the settings take, the highest issue number,
+    a subscriber's token and a preview's mark together stay within it."""
+    from newsroom.mail.models import Send
+    from newsroom.render.email import Recipient, message_id
+    from newsroom.settings import LIST_ID_LENGTH, SUPPORTED_LANGUAGES, Settings
+
+    settings = Settings(list_id=f"{'w' * (LIST_ID_LENGTH - 12)}.example.org")
+    assert len(settings.list_id) == LIST_ID_LENGTH
+    longest = max((message_id(settings, 2_147_483_647, lang, Recipient("a@example.org", "f" * 64), b"parts")
+                   for lang in SUPPORTED_LANGUAGES), key=len)
+    assert len(longest) <= Send.__table__.c.message_id.type.length == 250, longest

@@ -287,3 +287,19 @@ def test_a_site_folder_whose_path_the_state_cannot_record_is_refused_before_buil
     result = sample_cli("build", "--out", str(tmp_path / "site"), "--email-out", str(out), expect=1)  # its record too
     assert f"{out}: --email-out: the folder's full path is {len(str(out)):,} characters long" in result.stderr
     assert not (tmp_path / "site").exists()
+
+
+def test_a_static_file_whose_path_the_state_cannot_record_is_refused_before_building(sample_cli):
+    """The build records each output's path in its folder (at most `state.PATH_LENGTH` characters): a file of
+    the static folder nested deeper had the site written, then stopped on PostgreSQL's "value too long". It
+    is named with the limit before anything is written."""
+    work = sample_cli.cwd
+    deep = work / "static" / ("a" * 200) / ("b" * 200) / ("c" * 100 + ".txt")
+    deep.parent.mkdir(parents=True)
+    deep.write_text("mine\n", encoding="utf-8")
+    (work / "newsroom.toml").write_text('static = "static"\n', encoding="utf-8")
+    result = sample_cli("build", expect=1)
+    assert f"static/{deep.relative_to(work / 'static')}: static: the file's path in the site is 506 characters " \
+           "long, and a build records at most 500 of it: shorten its name or its folders' names" \
+        in result.stderr.splitlines(), result.stderr
+    assert "Traceback" not in result.stderr and not (work / "_site").exists()

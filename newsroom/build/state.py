@@ -43,6 +43,9 @@ APPEND_ONLY = {"revisions": ("id",)}
 #: The most characters of a built folder's full path the state records (`newsroom build --out` and
 #: `--email-out`, refused when longer: see pipeline.build).
 SITE_LENGTH = 500
+#: The most characters of an output's path in its folder the state records: the build's own stay far below
+#: it (slugs are bounded), a file of the static folder longer is refused (see render/static.py).
+PATH_LENGTH = 500
 
 
 class BuildOutput(Base):
@@ -53,7 +56,7 @@ class BuildOutput(Base):
 
     id: Mapped[IntPK]
     site: Mapped[str] = mapped_column(String(SITE_LENGTH), index=True)  # the output folder, resolved
-    path: Mapped[str] = mapped_column(String(500))  # relative to the folder, with /
+    path: Mapped[str] = mapped_column(String(PATH_LENGTH))  # relative to the folder, with /
     digest: Mapped[str] = mapped_column(String(64))  # of the bytes written
     fingerprint: Mapped[str] = mapped_column(String(64))  # code, settings, templates, catalog
     reads: Mapped[bytes] = mapped_column(LargeBinary)  # see Output.reads
