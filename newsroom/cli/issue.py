@@ -328,9 +328,10 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
     record.update({key: value for key, value in given.items() if value is not None})
     change = _change(app, editor, reason, reason_lang)
     with app.transaction() as session:
-        added = assembly.add_story(session, change, number, record, correction, problems)
+        added, warnings = assembly.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
         app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
+    report(warnings)
 
 
 @story.command("edit")
