@@ -502,7 +502,7 @@ def test_a_scheduled_issue_is_recorded_as_published_when_its_time_comes(desk, mo
     assert "status: published November 9, 2026, 7:00\u202fAM CET" in shown.stdout
     assert "issue 14: its scheduled time has come; recorded as published" not in shown.stderr  # the build did
     history = desk("history", "issue:14").stdout
-    assert "  schedule  changed: status — published at its scheduled time" in history, history
+    assert "  schedule  changed: status — [en] published at its scheduled time" in history, history
     refused = desk("story", "edit", "s1", "--headline-en", "Story 1", expect=1).stderr
     assert "issue 14 is published; to change it, add --correction" in refused
     refused = desk("delete", "story:s2", expect=1).stderr
@@ -1014,10 +1014,15 @@ def test_a_correction_is_recorded_listed_and_shown(desk, monkeypatch):
     desk("story", "edit", "s1", "--headline-en", "Story one", "--correction", "--reason", "typo in headline",
          "--reason-lang", "en", "--editor", "bela")
     listed = desk("issue", "corrections", "14").stdout.strip()
-    assert listed == "November 7, 2026, 12:30\u202fPM CET  bela  story:s1  en.headline — typo in headline"
+    # A reason not in the site's first language is listed with its language, as the pages mark it.
+    assert listed == "November 7, 2026, 12:30\u202fPM CET  bela  story:s1  en.headline — [en] typo in headline"
     # Without --reason-lang the reason is in the site's first language.
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T12:40:00+01:00")
     desk("story", "edit", "s1", "--headline-hu", "Első hír", "--correction", "--reason", "elírás a címben")
+    assert desk("issue", "corrections", "14").stdout.splitlines()[-1].endswith("hu.headline — elírás a címben")
+    versions = desk("history", "s1").stdout.splitlines()
+    assert [line.split("  changed: ")[-1] for line in versions[1:3]] == [
+        "hu.headline — elírás a címben", "en.headline — [en] typo in headline"]
     site = build(desk)
     page = parse(site / "en" / "issues" / "14" / "index.html")
     corrections = page.find(".//section[@id='corrections']")
@@ -1059,7 +1064,7 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
     assert desk("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
     desk("import", "--correction", "--reason", "a story came in late", "--reason-lang", "en", str(late))
     assert desk("issue", "corrections", "13").stdout.strip() == (
-        "November 10, 2026, 12:00\u202fPM CET  import  story:i13-late  created — a story came in late")
+        "November 10, 2026, 12:00\u202fPM CET  import  story:i13-late  created — [en] a story came in late")
     site = build(desk)
     page = parse(site / "en" / "issues" / "13" / "index.html")
     corrections = " ".join(" ".join(page.find(".//section[@id='corrections']").itertext()).split())
