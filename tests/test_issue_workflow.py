@@ -1040,6 +1040,32 @@ def test_a_correction_is_recorded_listed_and_shown(desk, monkeypatch):
     assert data["dateModified"] == "2026-11-07T12:40:00+01:00"  # the last correction
 
 
+@pytest.mark.sqlite_only("which language a page marks does not depend on the database")
+def test_a_removed_story_s_headline_in_another_language_is_marked_so(desk, tmp_path, monkeypatch):
+    """A story deleted from a published issue is listed by the headline it had; on the page of a language it had
+    none in, that is another language's, marked with it as a reason in another language is."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("story", "add", "14", *story_args(2), "--slug", "hu-only")
+    desk("issue", "publish", "14")
+    story = tmp_path / "hu-only.yaml"  # restored from a backup with its English text lost: stored as it is
+    story.write_text(desk("edit", "story:hu-only").stdout.split("\n", 1)[1].split("\nen:")[0] + "\n",
+                     encoding="utf-8")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T12:30:00+01:00")
+    desk("import", "--no-check", "--correction", "--reason", "visszaállítás", str(story))
+    page = parse(build(desk) / "en" / "issues" / "14" / "index.html")  # the story's own headline, a link to it
+    assert [(link.get("lang"), link.get("dir"), link.text) for link in page.iterfind(
+        ".//section[@id='corrections']//a")] == [("hu", "ltr", "Hír 2")]
+    desk("delete", "hu-only", "--correction", "--reason", "elavult hír")
+    site = build(desk)
+    for lang, marked, removed in (("en", ["Hír 2", "visszaállítás", "Hír 2", "elavult hír"], "story removed"),
+                                  ("hu", [], "hír visszavonva")):
+        items = parse(site / lang / "issues" / "14" / "index.html").findall(".//section[@id='corrections']//li")
+        assert [(span.get("lang"), span.get("dir"), span.text) for item in items for span in item.iter("span")
+                ] == [("hu", "ltr", text) for text in marked], lang
+        assert "".join(items[-1].itertext()).split(": ", 1)[1] == f"Hír 2 ({removed}) – elavult hír", lang
+
+
 def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databases, tmp_path, monkeypatch):
     """With --correction, as `story add --correction` lists it; the stories of an issue the same import
     publishes are not."""
