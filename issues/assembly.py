@@ -240,12 +240,14 @@ def no_story(session: Session, slug: str) -> str:
 
 
 def add_story(session: Session, change: Change, number: int, record: dict[str, Any],
-              correction: bool = False, problems: Sequence[Diagnostic] = ()) -> Story:
+              correction: bool = False, problems: Sequence[Diagnostic] = ()) -> tuple[Story, list[Diagnostic]]:
     """Add a story (a story record without issue/position, or with them) to issue `number`.
 
     The story goes last in its section unless `position` says where; stories
     after it move down one. Adding to a published issue needs `correction`.
-    Every problem is named in one refusal, with the `problems` the caller found in its options.
+    Every problem is named in one refusal, with the `problems` the caller found in its options; the
+    warnings that do not refuse it (an unknown term of a draft) are returned with the story, for the editor
+    to see them now rather than at the next `check`.
     """
     found = list(problems)
     issue = session.scalars(issue_by_number(number)).one_or_none()
@@ -282,7 +284,7 @@ def add_story(session: Session, change: Change, number: int, record: dict[str, A
                                  "position": position}, change, issue, section)
     siblings.insert(position - 1, story)
     _renumber(session, change, issue, section, siblings)
-    return story
+    return story, found
 
 
 def _section_stories(issue: Issue, section: str, leave_out: Story | None = None) -> list[Story]:

@@ -502,7 +502,7 @@ def test_a_scheduled_issue_is_recorded_as_published_when_its_time_comes(desk, mo
     assert "status: published November 9, 2026, 7:00\u202fAM CET" in shown.stdout
     assert "issue 14: its scheduled time has come; recorded as published" not in shown.stderr  # the build did
     history = desk("history", "issue:14").stdout
-    assert "  schedule  changed: status — published at its scheduled time" in history, history
+    assert "  schedule  changed: status — [en] published at its scheduled time" in history, history
     refused = desk("story", "edit", "s1", "--headline-en", "Story 1", expect=1).stderr
     assert "issue 14 is published; to change it, add --correction" in refused
     refused = desk("delete", "story:s2", expect=1).stderr
@@ -926,6 +926,15 @@ def test_an_issue_without_a_story_is_neither_scheduled_nor_published(desk, tmp_p
     assert says.replace("14", "15") in desk("build", "--out", str(tmp_path / "site"), expect=1).stderr
 
 
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_story_add_to_a_draft_says_an_unknown_term_is_a_warning(desk):
+    """A draft's story may name an entry still to be written: it is added, and the editor told so at once."""
+    new_issue(desk)
+    result = desk("story", "add", "14", *story_args(1), "--slug", "termed", "--term", "nosuch")
+    assert result.stdout.splitlines() == ["story termed added to issue 14, code #1"]
+    assert result.stderr.splitlines() == ["story:termed: terms[0]: warning: no glossary entry 'nosuch'"]
+
+
 def test_check_gives_a_draft_s_problems_as_warnings_and_a_scheduled_issue_s_as_errors(desk, tmp_path):
     """A draft is work in progress: `check` names its problems (warnings, exit 0 unless --strict) as the build
     passes; once the issue is scheduled they are errors, since the builds from its time on would stop."""
@@ -1005,10 +1014,15 @@ def test_a_correction_is_recorded_listed_and_shown(desk, monkeypatch):
     desk("story", "edit", "s1", "--headline-en", "Story one", "--correction", "--reason", "typo in headline",
          "--reason-lang", "en", "--editor", "bela")
     listed = desk("issue", "corrections", "14").stdout.strip()
-    assert listed == "November 7, 2026, 12:30\u202fPM CET  bela  story:s1  en.headline — typo in headline"
+    # A reason not in the site's first language is listed with its language, as the pages mark it.
+    assert listed == "November 7, 2026, 12:30\u202fPM CET  bela  story:s1  en.headline — [en] typo in headline"
     # Without --reason-lang the reason is in the site's first language.
     monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T12:40:00+01:00")
     desk("story", "edit", "s1", "--headline-hu", "Első hír", "--correction", "--reason", "elírás a címben")
+    assert desk("issue", "corrections", "14").stdout.splitlines()[-1].endswith("hu.headline — elírás a címben")
+    versions = desk("history", "s1").stdout.splitlines()
+    assert [line.split("  changed: ")[-1] for line in versions[1:3]] == [
+        "hu.headline — elírás a címben", "en.headline — [en] typo in headline"]
     site = build(desk)
     page = parse(site / "en" / "issues" / "14" / "index.html")
     corrections = page.find(".//section[@id='corrections']")
@@ -1024,6 +1038,32 @@ def test_a_correction_is_recorded_listed_and_shown(desk, monkeypatch):
     data = json.loads(next(s.text for s in page.iter("script") if s.get("type") == "application/ld+json"))
     assert data["datePublished"] == "2026-11-06T10:00:00+01:00"
     assert data["dateModified"] == "2026-11-07T12:40:00+01:00"  # the last correction
+
+
+@pytest.mark.sqlite_only("which language a page marks does not depend on the database")
+def test_a_removed_story_s_headline_in_another_language_is_marked_so(desk, tmp_path, monkeypatch):
+    """A story deleted from a published issue is listed by the headline it had; on the page of a language it had
+    none in, that is another language's, marked with it as a reason in another language is."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1")
+    desk("story", "add", "14", *story_args(2), "--slug", "hu-only")
+    desk("issue", "publish", "14")
+    story = tmp_path / "hu-only.yaml"  # restored from a backup with its English text lost: stored as it is
+    story.write_text(desk("edit", "story:hu-only").stdout.split("\n", 1)[1].split("\nen:")[0] + "\n",
+                     encoding="utf-8")
+    monkeypatch.setenv("NEWSROOM_NOW", "2026-11-07T12:30:00+01:00")
+    desk("import", "--no-check", "--correction", "--reason", "visszaállítás", str(story))
+    page = parse(build(desk) / "en" / "issues" / "14" / "index.html")  # the story's own headline, a link to it
+    assert [(link.get("lang"), link.get("dir"), link.text) for link in page.iterfind(
+        ".//section[@id='corrections']//a")] == [("hu", "ltr", "Hír 2")]
+    desk("delete", "hu-only", "--correction", "--reason", "elavult hír")
+    site = build(desk)
+    for lang, marked, removed in (("en", ["Hír 2", "visszaállítás", "Hír 2", "elavult hír"], "story removed"),
+                                  ("hu", [], "hír visszavonva")):
+        items = parse(site / lang / "issues" / "14" / "index.html").findall(".//section[@id='corrections']//li")
+        assert [(span.get("lang"), span.get("dir"), span.text) for item in items for span in item.iter("span")
+                ] == [("hu", "ltr", text) for text in marked], lang
+        assert "".join(items[-1].itertext()).split(": ", 1)[1] == f"Hír 2 ({removed}) – elavult hír", lang
 
 
 def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databases, tmp_path, monkeypatch):
@@ -1050,7 +1090,7 @@ def test_a_story_imported_into_a_published_issue_is_listed_as_added(desk, databa
     assert desk("issue", "corrections", "13").stdout.strip() == "issue 13: no corrections"
     desk("import", "--correction", "--reason", "a story came in late", "--reason-lang", "en", str(late))
     assert desk("issue", "corrections", "13").stdout.strip() == (
-        "November 10, 2026, 12:00\u202fPM CET  import  story:i13-late  created — a story came in late")
+        "November 10, 2026, 12:00\u202fPM CET  import  story:i13-late  created — [en] a story came in late")
     site = build(desk)
     page = parse(site / "en" / "issues" / "13" / "index.html")
     corrections = " ".join(" ".join(page.find(".//section[@id='corrections']").itertext()).split())

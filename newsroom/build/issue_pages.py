@@ -47,6 +47,11 @@ def shortened(text: str, limit: int = DESCRIPTION_LENGTH) -> str:
     return kept.rstrip(" ,;:–-") + "…"
 
 
+def text_direction(lang: str) -> str:
+    """`dir` for a text in `lang` shown on another language's page, whose direction it need not share."""
+    return "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr"
+
+
 def _as_facts(reads: set[str]) -> set[str]:
     """The reads of an archive list: a read of a story's field is one of the story's facts (see
     `Derived.story_facts`), which is all such a list uses of a story."""
@@ -128,30 +133,33 @@ class IssuePages:
 
     def correction_context(self, number: int, correction: Any) -> dict[str, Any]:
         """A correction as readers see it: when, what (issue or story headline, fields), why."""
-        what, anchor = None, None
+        what, what_lang, anchor = None, self.lang, None
         story = self.content.stories.get(correction.record_key) if correction.record_kind == "story" else None
         if story is not None and story.data["issue"] == number:
-            what = self.text(story)[0].get("headline")
-            anchor = f"story-{correction.record_key}"
+            text, what_lang = self.text(story)
+            what, anchor = text.get("headline"), f"story-{correction.record_key}"
         elif correction.record_kind == "story":  # deleted or moved out since: its headline as readers saw it
             removed = self.removed_headlines(number, correction.record_key) or {}
-            what = removed.get(self.lang) or next((removed[lang] for lang in self.settings.languages
-                                                   if lang in removed), None)
+            what_lang = next((lang for lang in (self.lang, *self.settings.languages) if lang in removed), self.lang)
+            what = removed.get(what_lang)
             if what is None and story is not None:
-                what = self.text(story)[0].get("headline")
+                text, what_lang = self.text(story)
+                what = text.get("headline")
         fields = []
         for name in correction.changed_fields:  # "en.headline" → ("headline", "en")
             lang, _, field_name = name.rpartition(".") if name.split(".")[0] in self.settings.languages \
                 else ("", "", name)
             fields.append({"field": field_name, "lang": lang})
-        # The reason is typed once, in one language, and shown on every language's page: marked where foreign.
+        # The reason is typed once, in one language, and shown on every language's page: marked where foreign,
+        # as is a headline that falls back to another language's (a story with no headline in this one).
         reason_lang = correction.reason_lang or self.settings.languages[0]
         return {"when": format_datetime(correction.changed_at, self.lang, self.settings.timezone),
                 "iso": html_datetime(correction.changed_at, self.settings.zone),
                 "what": what, "anchor": anchor,
+                "what_lang": what_lang if what_lang != self.lang else None, "what_dir": text_direction(what_lang),
                 "fields": fields, "reason": correction.reason,
                 "reason_lang": reason_lang if reason_lang != self.lang else None,
-                "reason_dir": "rtl" if Locale.parse(reason_lang).character_order == "right-to-left" else "ltr"}
+                "reason_dir": text_direction(reason_lang)}
 
     def issue_jsonld(self, number: int, text: Mapping[str, Any], sections: list[dict[str, Any]],
                      published: str | None, modified: str | None) -> dict[str, Any]:

@@ -277,6 +277,12 @@ def reason_language(app: App, reason_lang: str | None) -> str:
     return reason_lang
 
 
+def reason_label(reason: str, reason_lang: str | None, languages: tuple[str, ...]) -> str:
+    """A change's reason as listings print it: `[en] …` when it is written in another language than the site's
+    first (the default of --reason-lang), as the issue pages of the other languages mark it."""
+    return f"[{reason_lang}] {reason}" if reason_lang and reason_lang != languages[0] else reason
+
+
 def editor_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--editor, --correction, --reason and --reason-lang, shared by the commands that change issues, stories and
     records."""

@@ -10,7 +10,8 @@ from issues.assembly import load_issue, move_story, require_changeable
 from issues.revisions import Change
 from issues.workflow import recheck_after_change, status_advice
 from newsroom import editing
-from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, reason_language, report
+from newsroom.cli import (App, content_errors, editor_option, editor_options, pass_app, reason_label,
+                          reason_language, report)
 from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import CREATED, DELETED, UNPUBLISHED
@@ -269,7 +270,7 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
     if current is None:
         last = revisions[-1]
         click.echo(f"{kind} {key}: deleted {last.changed_at.isoformat(timespec='seconds')} by {last.changed_by}"
-                   f"{f' ({last.reason})' if last.reason else ''}; `--show {last.version}` prints its last "
+                   f"{f' ({_reason(app, last)})' if last.reason else ''}; `--show {last.version}` prints its last "
                    "version, which `newsroom import` brings back")
         revisions = revisions[:-1]
     else:
@@ -281,13 +282,13 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
     for index, revision in reversed(list(enumerate(revisions))):
         when = revision.changed_at.isoformat(timespec="seconds")
         if DELETED in revision.changed_fields:  # an earlier record under this key, or this one
-            why = f"  ({revision.reason})" if revision.reason else ""
+            why = f"  ({_reason(app, revision)})" if revision.reason else ""
             later = newest > revision.version  # a record made again under its key
             again = f", version {revision.version + 1} was made again under its key" if later else ""
             click.echo(f"  deleted    {when}  {revision.changed_by}{why}; it was version {revision.version}{again}")
             continue
         fields = ", ".join(field for field in revision.changed_fields if field != UNPUBLISHED) or "-"
-        why = f" — {revision.reason}" if revision.reason else ""  # as `issue corrections` words it
+        why = f" — {_reason(app, revision)}" if revision.reason else ""  # as `issue corrections` words it
         made = revision.version + 1
         if revision.version == 0:  # a "created" mark: the version after the last deletion before it, if any
             made = next((r.version + 1 for r in reversed(revisions[:index]) if DELETED in r.changed_fields), 1)
@@ -295,6 +296,11 @@ def history(app: App, key: str, kind: str | None, show: int | None) -> None:
     origin = _undated_origin(revisions, kept, current)
     if origin:
         click.echo(origin)
+
+
+def _reason(app: App, revision: Any) -> str:
+    """A revision's reason with its language where that is not the site's first (as `issue corrections`)."""
+    return reason_label(revision.reason, revision.reason_lang, app.settings.languages)
 
 
 def _undated_origin(revisions: list[Any], kept: list[Any], current: editing.Loaded | None) -> str | None:

@@ -22,7 +22,8 @@ from issues.models import STATUSES
 from issues.queries import corrections as list_corrections
 from issues.queries import issue_lines
 from issues.revisions import Change
-from newsroom.cli import App, content_errors, editor_option, editor_options, pass_app, reason_language, report
+from newsroom.cli import (App, content_errors, editor_option, editor_options, pass_app, reason_label,
+                          reason_language, report)
 from newsroom.content.reader import read_text
 from newsroom.content.schema import MAX_INT, Validator
 from newsroom.content.yamlio import parse
@@ -237,7 +238,7 @@ def corrections(app: App, number: int) -> None:
         items = list_corrections(session, number)
     for item in items:
         when = format_datetime(item.changed_at, "en", app.settings.timezone)
-        reason = f" — {item.reason}" if item.reason else ""
+        reason = f" — {reason_label(item.reason, item.reason_lang, app.settings.languages)}" if item.reason else ""
         click.echo(f"{when}  {item.changed_by}  {item.record_kind}:{item.record_key}  "
                    f"{', '.join(item.changed_fields)}{reason}")
     if not items:
@@ -328,9 +329,10 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
     record.update({key: value for key, value in given.items() if value is not None})
     change = _change(app, editor, reason, reason_lang)
     with app.transaction() as session:
-        added = assembly.add_story(session, change, number, record, correction, problems)
+        added, warnings = assembly.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
         app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
+    report(warnings)
 
 
 @story.command("edit")
