@@ -350,9 +350,10 @@ def move_story(session: Session, change: Change, slug: str, section_slug: str | 
 
 def edit_story(session: Session, change: Change, slug: str, fields: dict[str, Any],
                texts: dict[str, dict[str, str | None]], correction: bool = False,
-               problems: Sequence[Diagnostic] = ()) -> bool:
-    """Change a story's language-independent fields (tags, terms, sources…) and texts. Every problem is
-    named in one refusal, with the `problems` the caller found in its options."""
+               problems: Sequence[Diagnostic] = ()) -> tuple[bool, list[Diagnostic]]:
+    """Change a story's language-independent fields (tags, terms, sources…) and texts: whether it changed,
+    and the warnings that do not refuse it (an unknown term of a draft), as `add_story` returns them. Every
+    problem is named in one refusal, with the `problems` the caller found in its options."""
     story = session.scalars(story_by_slug(slug)).one_or_none()
     if story is None:
         raise ContentError([*problems, Diagnostic(f"story:{slug}", None, "slug", no_story(session, slug))])
@@ -365,7 +366,7 @@ def edit_story(session: Session, change: Change, slug: str, fields: dict[str, An
              *record_problems("story", record, f"story:{slug}", change.languages)]
     if _refused(found):
         raise ContentError(found)
-    return write_story(session, story, record, change, story.issue, story.section)
+    return write_story(session, story, record, change, story.issue, story.section), found
 
 
 def removal_problems(row: Any, location: str, correction: bool, going: Collection[str] = (),

@@ -928,11 +928,16 @@ def test_an_issue_without_a_story_is_neither_scheduled_nor_published(desk, tmp_p
 
 @pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
 def test_story_add_to_a_draft_says_an_unknown_term_is_a_warning(desk):
-    """A draft's story may name an entry still to be written: it is added, and the editor told so at once."""
+    """A draft's story may name an entry still to be written: it is added (or edited), and the editor told so
+    at once."""
     new_issue(desk)
     result = desk("story", "add", "14", *story_args(1), "--slug", "termed", "--term", "nosuch")
     assert result.stdout.splitlines() == ["story termed added to issue 14, code #1"]
     assert result.stderr.splitlines() == ["story:termed: terms[0]: warning: no glossary entry 'nosuch'"]
+    # And so is an edit naming one.
+    result = desk("story", "edit", "termed", "--term", "gpu", "--term", "elsewhere")
+    assert result.stdout.splitlines() == ["story termed updated"]
+    assert result.stderr.splitlines() == ["story:termed: terms[1]: warning: no glossary entry 'elsewhere'"]
 
 
 def test_check_gives_a_draft_s_problems_as_warnings_and_a_scheduled_issue_s_as_errors(desk, tmp_path):

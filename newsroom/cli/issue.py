@@ -354,11 +354,12 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
               "sources": sources or None}
     change = _change(app, editor, reason, reason_lang)
     with app.transaction() as session:
-        changed = assembly.edit_story(session, change, slug, fields, _texts(STORY_TEXTS, options), correction,
-                                      problems)
+        changed, warnings = assembly.edit_story(session, change, slug, fields, _texts(STORY_TEXTS, options),
+                                                correction, problems)
         number = assembly.load_story_issue(session, slug)
         workflow.recheck_after_change(session, app.settings, change, number)
     app.say(f"story {slug} {'updated' if changed else 'unchanged'}")
+    report(warnings)
 
 
 @story.command("move")
