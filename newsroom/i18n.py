@@ -68,3 +68,11 @@ def translations(lang: str, locale_dir: Path = LOCALE_DIR) -> NullTranslations:
 
         return NullTranslations()
     return _compiled(path, path.stat().st_mtime_ns, lang)
+
+
+def text_direction(lang: str) -> str:
+    """`dir` of a text in `lang` (`rtl` or `ltr`): an email's, or a text shown on another language's page,
+    whose direction it need not share."""
+    from babel import Locale
+
+    return "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr"

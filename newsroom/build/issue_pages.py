@@ -10,7 +10,6 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from babel import Locale
 from markupsafe import Markup
 
 from glossary.jsonld import script_json
@@ -23,6 +22,7 @@ from newsroom.build import urls
 from newsroom.build.derived import pages_in
 from newsroom.build.model import Record
 from newsroom.build.tracking import EXISTS, SEP, unnoted, untracked
+from newsroom.i18n import text_direction
 from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, SourceAnchors, plain_text
 
 
@@ -45,11 +45,6 @@ def shortened(text: str, limit: int = DESCRIPTION_LENGTH) -> str:
     cut = words[:limit]  # one character beyond the limit's last: whether the cut falls between words
     kept = cut[:-1].rstrip() if cut.endswith(" ") else (cut.rsplit(" ", 1)[0] if " " in cut else cut[:-1])
     return kept.rstrip(" ,;:–-") + "…"
-
-
-def text_direction(lang: str) -> str:
-    """`dir` for a text in `lang` shown on another language's page, whose direction it need not share."""
-    return "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr"
 
 
 def _as_facts(reads: set[str]) -> set[str]:

@@ -30,14 +30,13 @@ from typing import Any
 from urllib.parse import urljoin
 
 import css_inline
-from babel import Locale
 
 from issues.visibility import publication_time
 from newsroom.build import urls
 from newsroom.build.model import Content
 from newsroom.build.pages import Derived, Planner
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.i18n import translations
+from newsroom.i18n import text_direction, translations
 from newsroom.render.feeds import FEED_TAGS, absolute_html, published_issues
 from newsroom.render.folder import TEMPLATES, template_folder
 from newsroom.render.html import TemplateFailure, environment, template_errors
@@ -239,7 +238,7 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
     if issue["status"] != "published":
         subject = f"[{_('Scheduled') if issue['status'] == 'scheduled' else _('Draft')}] {subject}"
     return {
-        "lang": lang, "dir": "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr",
+        "lang": lang, "dir": text_direction(lang),
         "site": site, "subject": subject, "issue_label": label, "week": issue_context["week"],
         "title": text.get("title"), "lead_html": html(text.get("lead") or ""),
         "lead_text": lead_text, "note_html": html(text.get("editor_note") or ""), "note_text": note_text,
