@@ -103,26 +103,36 @@ def _next_chunk(job: _Job, slot: int) -> list[int] | None:
     return None
 
 
-def _work_through(job: _Job, slot: int, results: Connection) -> None:
+def _work_through(job: _Job, slot: int, results: Connection, inherited: Sequence[Connection]) -> None:
     """A forked worker's life: chunk after chunk (see _next_chunk), each sent back with its work indices
     as `finish` made it, then None; a failure is sent back as its exception instead. Ctrl-C is the
-    build's to handle (it stops the workers), not each worker's to report. A worker keeps none of the
-    build's folder locks, and stops at its next chunk once the build is gone (killed): see locks."""
+    build's to handle (it stops the workers), not each worker's to report.
+
+    A worker keeps none of the build's folder locks (see locks) nor the read ends of the results' pipes it
+    inherited (`inherited`: its own, and the workers' started before it): once the build is gone (killed),
+    no process holds a read end, so the worker's next send fails and it stops. Holding one, it would wait
+    for ever on a full pipe, or work through every chunk left."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     release_inherited()
-    build = os.getppid()
+    for reader in inherited:
+        reader.close()
     try:
         while (chunk := _next_chunk(job, slot)) is not None:
-            if os.getppid() != build:
-                return  # the build was killed: nothing reads what is left
             results.send((chunk, job.finish([job.works[index]() for index in chunk])))
-    except Exception as error:  # noqa: BLE001 (every failure goes back to the build, which raises it)
-        try:
-            results.send(error)
-        except Exception:  # noqa: BLE001 (one that does not pickle: its traceback, as text)
-            results.send(RuntimeError(f"a render worker failed:\n{traceback.format_exc()}"))
-    else:
         results.send(None)
+    except BrokenPipeError:
+        return  # the build is gone: nothing reads what is left
+    except Exception as error:  # noqa: BLE001 (every failure goes back to the build, which raises it)
+        _send_failure(results, error)
+
+
+def _send_failure(results: Connection, error: Exception) -> None:
+    try:
+        results.send(error)
+    except BrokenPipeError:
+        return
+    except Exception:  # noqa: BLE001 (one that does not pickle: its traceback, as text)
+        results.send(RuntimeError(f"a render worker failed:\n{traceback.format_exc()}"))
 
 
 def _roomy(connection: Connection) -> None:
@@ -213,7 +223,8 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
         for slot in range(min(count, sum(map(len, queues)))):
             reader, writer = context.Pipe(duplex=False)
             _roomy(writer)
-            process = context.Process(target=_work_through, args=(job, slot % len(queues), writer), daemon=True)
+            process = context.Process(target=_work_through, args=(job, slot % len(queues), writer,
+                                                                  (*waiting, reader)), daemon=True)
             process.start()
             writer.close()
             processes.append(process)
