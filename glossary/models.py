@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from newsroom.db.base import Base, IntPK
+from newsroom.db.base import SLUG_LENGTH, Base, IntPK
 
 LEVELS = ("basic", "intermediate", "advanced")
 TRENDS = ("emerging", "spreading", "mainstream", "fading")
@@ -21,8 +21,8 @@ class Entry(Base):
     __tablename__ = "entries"
 
     id: Mapped[IntPK]
-    slug: Mapped[str] = mapped_column(String(120), unique=True)
-    category: Mapped[str] = mapped_column(String(120))
+    slug: Mapped[str] = mapped_column(String(SLUG_LENGTH), unique=True)
+    category: Mapped[str] = mapped_column(String(SLUG_LENGTH))
     level: Mapped[str] = mapped_column(String(20))
     trend: Mapped[str] = mapped_column(String(20))
     english_term: Mapped[str | None]
@@ -85,7 +85,7 @@ class Relation(Base):
     id: Mapped[IntPK]
     entry_id: Mapped[int] = mapped_column(ForeignKey("entries.id", ondelete="CASCADE"), index=True)
     kind: Mapped[str] = mapped_column(String(20))
-    target: Mapped[str | None] = mapped_column(String(120), index=True)  # None: `name` says what it is
+    target: Mapped[str | None] = mapped_column(String(SLUG_LENGTH), index=True)  # None: `name` says what it is
     name: Mapped[Any] = mapped_column(JSON, nullable=True)  # str | {lang: name} | None
     position: Mapped[int]
     note: Mapped[dict[str, Any] | None]  # similar: {lang: how it differs}

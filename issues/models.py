@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Date, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from newsroom.db.base import Base, IntPK
+from newsroom.db.base import SLUG_LENGTH, Base, IntPK
 from newsroom.models import VocabularyTerm
 
 STATUSES = ("draft", "scheduled", "published")
@@ -53,7 +53,7 @@ class Story(Base):
     __tablename__ = "stories"
 
     id: Mapped[IntPK]
-    slug: Mapped[str] = mapped_column(String(120), unique=True)
+    slug: Mapped[str] = mapped_column(String(SLUG_LENGTH), unique=True)
     #: The slugs it was published under before, oldest first: each old anchor on its issue's pages stays.
     formerly: Mapped[list[Any] | None]
     issue_id: Mapped[int] = mapped_column(ForeignKey("issues.id"), index=True)

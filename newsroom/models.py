@@ -14,7 +14,7 @@ from sqlalchemy import Boolean, Date, ForeignKey, Integer, String, UniqueConstra
 from sqlalchemy.orm import Mapped, Session, mapped_column, relationship
 from sqlalchemy.orm.attributes import set_committed_value
 
-from newsroom.db.base import EDITOR_LENGTH, Base, IntPK, Lang, Slug
+from newsroom.db.base import EDITOR_LENGTH, SLUG_LENGTH, Base, IntPK, Lang, Slug
 
 
 class SiteText(Base):
@@ -63,7 +63,7 @@ class Page(Base):
     __tablename__ = "pages"
 
     id: Mapped[IntPK]
-    slug: Mapped[str] = mapped_column(String(120), unique=True)
+    slug: Mapped[str] = mapped_column(String(SLUG_LENGTH), unique=True)
     kind: Mapped[str] = mapped_column(String(20))  # "reference" | "page"
     #: The slugs it was published under before, oldest first: each old address sends readers on.
     formerly: Mapped[list[Any] | None]
@@ -120,7 +120,7 @@ class Revision(Base):
 
     id: Mapped[IntPK]
     record_kind: Mapped[str] = mapped_column(String(20), index=True)
-    record_key: Mapped[str] = mapped_column(String(120), index=True)
+    record_key: Mapped[str] = mapped_column(String(SLUG_LENGTH), index=True)
     version: Mapped[int]
     snapshot: Mapped[dict[str, Any]]
     changed_fields: Mapped[list[Any]]
