@@ -81,6 +81,10 @@ def test_glossary_stale_lists_oldest_first(sample_cli, write_files):
     assert lines[1].startswith("2000-01  newer-old  newer-old  (")
     listed = [line.split()[0] for line in sample_cli("glossary", "list", "--stale").stdout.splitlines()]
     assert {"oldest", "newer-old"} <= set(listed)
+    # A draft is listed too (its status is due as well), said to be one, as `glossary list` says it.
+    sample_cli("edit", "entry:oldest", "--set", "draft=true")
+    lines = sample_cli("glossary", "stale").stdout.splitlines()
+    assert lines[0].endswith("months)  draft") and not lines[1].endswith("draft")
 
 
 def test_glossary_list_filters_and_sorts_by_language(sample):

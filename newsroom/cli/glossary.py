@@ -14,6 +14,7 @@ from glossary.template import entry_template
 from newsroom.build.model import Content, load_content
 from newsroom.cli import App, content_errors, pass_app, slug_stored, starter_slug, write_starter
 from newsroom.content.importer import former_slugs
+from newsroom.drafts import is_draft
 from newsroom.content.records import where_listed
 
 
@@ -74,7 +75,7 @@ def show(app: App, slug: str) -> None:
 @pass_app
 @content_errors
 def stale(app: App) -> None:
-    """List entries whose 'Where things stand' is older than the limit, oldest first."""
+    """List entries whose 'Where things stand' is older than the limit, oldest first ("draft" after a draft's)."""
     content = _content(app)
     limit = app.settings.stale_after_months
     stale_ones = stale_entries(content, app.today(), limit)
@@ -82,7 +83,8 @@ def stale(app: App) -> None:
         app.say(f"no entry is older than {limit} months")
     for item in stale_ones:
         headword = content.entries[item.slug].text(app.settings.default_language).get("headword") or item.slug
-        click.echo(f"{item.status}  {item.slug}  {headword}  ({item.age_months} months)")
+        draft = "  draft" if is_draft(content.entries[item.slug]) else ""
+        click.echo(f"{item.status}  {item.slug}  {headword}  ({item.age_months} months){draft}")
 
 
 @glossary.command()
