@@ -51,7 +51,7 @@ _LANGUAGE = """\
   definition:                     # one sentence (Markdown: a link, a citation [1])
   plain_terms: |                  # "In plain terms" (Markdown)
 
-  analogy: |                      # the comparison that closes "In plain terms"
+  analogy: |                      # the comparison, shown after the first paragraph of "In plain terms"
 
   how_it_works:                   # ordered steps
     -

@@ -61,6 +61,24 @@ status: 2026-11
 hu: {headword: 3D-nyomtatás, definition: Egy mondat.}
 en: {headword: 3D printing, definition: One sentence.}
 """
+EXTRA["entries/list-first.yaml"] = """\
+kind: entry
+slug: list-first
+category: methods
+level: basic
+trend: emerging
+status: 2026-11
+hu:
+  headword: Xilofon
+  definition: Egy mondat.
+  plain_terms: "- egy\\n- kettő\\n\\nUtána egy bekezdés."
+  analogy: Olyan, mint egy hangszer.
+en:
+  headword: Xylophone
+  definition: One sentence.
+  plain_terms: "- one\\n- two\\n\\nThen a paragraph."
+  analogy: It is like an instrument.
+"""
 for i, word in enumerate(reversed(DIGRAPH_WORDS)):
     EXTRA[f"entries/w{i}.yaml"] = (f"kind: entry\nslug: w{i}\ncategory: methods\nlevel: basic\n"
                                    f"trend: emerging\nstatus: 2026-11\nhu: {{headword: {word}, definition: X.}}\n"
@@ -154,6 +172,28 @@ def test_the_english_page_matches_the_seed_content(site):
     provenance = next(p for p in document.iter("p") if p.get("class") == "provenance")
     assert words(provenance) == ("This entry was machine-edited and has undergone machine expert review; the "
                                  "“In the news” section updates automatically from the newsletter's stories.")
+
+
+def _plain_terms(path: Path) -> list[tuple[str, str]]:
+    """(element, its first three words) of *In plain terms*, in page order, its heading left out."""
+    return [(child.get("class") or child.tag, " ".join(words(child).split()[:3]))
+            for child in section(parse(path), "plain-terms") if child.tag != "h2"]
+
+
+@pytest.mark.parametrize("lang, shown", [
+    ("en", ["Training large AI", "It is like", "You cannot buy", "Its significance goes"]),
+    ("hu", ["A nagy MI-modellek", "Olyan ez, mint", "A Trainiumot nem", "A jelentősége túlmutat"]),
+])
+def test_the_analogy_follows_the_first_paragraph_of_in_plain_terms(site, lang, shown):
+    """As on the seed page: the explanation's first paragraph, the analogy, then the rest of it (the analogy
+    closed the section before, after the paragraphs it is there to make easier)."""
+    assert _plain_terms(site / lang / "glossary" / "trainium" / "index.html") == \
+        list(zip(["p", "analogy", "p", "p"], shown))
+
+
+def test_a_text_opening_with_no_paragraph_is_kept_whole_before_the_analogy(extra_site):
+    shown = _plain_terms(extra_site / "en" / "glossary" / "list-first" / "index.html")
+    assert shown == [("ul", "one two"), ("p", "Then a paragraph."), ("analogy", "It is like")]
 
 
 def test_the_hungarian_twin_is_in_hungarian(site):

@@ -91,6 +91,16 @@ class PageMarkdown:
     def inline(self, text: str, *, anchor_prefix: str | None = None) -> Markup:
         return self.renderer.inline(text, anchor_prefix=anchor_prefix or self._prefix())
 
+    def html_split(self, text: str) -> tuple[Markup, Markup]:
+        """`html(text)` cut after its first paragraph, so that something can stand between it and the rest
+        (an entry's analogy, second in *In plain terms* as the seed page has it); a text that does not open
+        with a paragraph is all first."""
+        html = self.html(text)
+        # The cleaner writes a parsed tree back, so the first `</p>` closes the opening <p>: a
+        # paragraph holds no paragraph, and a `</p>` written in the text is escaped.
+        end = html.find("</p>") + len("</p>") if html.startswith("<p>") else len(html)
+        return Markup(html[:end]), Markup(html[end:].lstrip("\n"))
+
 
 #: Templates whose pages are articles for Open Graph (og:type); the rest are "website".
 ARTICLE_TEMPLATES = frozenset({"issue.html", "entry.html", "reference.html", "page.html"})
