@@ -408,6 +408,30 @@ def test_every_entry_is_listed_under_its_category_and_its_level(site):
     assert [words(dt) for dt in document.iter("dt")] == ["AWS Inferentia", "Trainium", "Trainium2", "Trainium3"]
 
 
+@pytest.mark.parametrize("lang", ["en", "hu"])
+def test_each_source_of_an_entry_links_back_to_its_citations(site, lang):
+    """As a reference page's: a reader who followed a citation mark to the source list gets back to where they
+    were reading (the list had no link back, so a citation in *How it works* left them at the page's end)."""
+    pages = sorted((site / lang / "glossary").glob("*/index.html"))
+    cited = 0
+    for path in pages:
+        main = parse(path).find(".//main")
+        if main.find("article") is None or main.find("article").get("class") != "entry":
+            continue
+        citations = [a for sup in main.iter("sup") if sup.get("class") == "cite" for a in sup.iter("a")]
+        for number, source in enumerate(main.findall(".//ol[@class='sources']/li"), start=1):
+            backrefs = [a.get("href") for a in source.iter("a") if a.get("class") == "backref"]
+            # Every mark of the source, in the order of the page, and nothing else.
+            assert backrefs == [f"#{a.get('id')}" for a in citations if a.get("href") == f"#source-{number}"], \
+                (path, number)
+            cited += bool(backrefs)
+    assert cited > 10
+    sources = parse(site / lang / "glossary" / "trainium" / "index.html").findall(".//ol[@class='sources']/li")
+    labels = [[a.get("aria-label") for a in source.iter("a") if a.get("class") == "backref"] for source in sources]
+    assert labels[0] == (["Back to citation 1"] if lang == "en" else ["Vissza a(z) 1. hivatkozáshoz"])
+    assert [len(shown) for shown in labels] == [1, 1, 2, 3, 2, 3]
+
+
 @pytest.mark.parametrize("lang, shown", [("hu", "2023. november 15."), ("en", "November 15, 2023")])
 def test_an_entry_s_source_dates_are_written_as_its_language_writes_a_date(site, lang, shown):
     """As a reference page's: the source list gives a date as the page's language writes one, and keeps the ISO
@@ -415,5 +439,5 @@ def test_an_entry_s_source_dates_are_written_as_its_language_writes_a_date(site,
     sources = parse(site / f"{lang}/glossary/ai-accelerator/index.html").findall(".//ol[@class='sources']/li")
     dated = [(time.get("datetime"), time.text) for source in sources for time in source.iter("time")]
     assert dated == [("2023-11-15", shown)]
-    assert "".join(sources[-1].itertext()).endswith(f"({shown})")
+    assert "".join(sources[-1].itertext()).split(" ↩")[0].endswith(f"({shown})")  # then its links back
     assert len(sources) > 1 and not list(sources[0].iter("time"))
