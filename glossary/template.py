@@ -38,6 +38,7 @@ sources:                          # numbered 1, 2, … in this order; cite as [1
     title:
     url:
     date:                         # optional, YYYY-MM-DD
+    lang:                         # optional: the language of its title (en, hu, de…), marked on other pages
 provenance:
   method: human-written           # {methods}
   review: none                    # {reviews}
