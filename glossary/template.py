@@ -38,6 +38,7 @@ sources:                          # numbered 1, 2, … in this order; cite as [1
     title:
     url:
     date:                         # optional, YYYY-MM-DD
+    lang:                         # optional: the language of its title (en, hu, de…), marked on other pages
 provenance:
   method: human-written           # {methods}
   review: none                    # {reviews}
@@ -51,7 +52,7 @@ _LANGUAGE = """\
   definition:                     # one sentence (Markdown: a link, a citation [1])
   plain_terms: |                  # "In plain terms" (Markdown)
 
-  analogy: |                      # the comparison that closes "In plain terms"
+  analogy: |                      # the comparison, shown after the first paragraph of "In plain terms"
 
   how_it_works:                   # ordered steps
     -

@@ -37,6 +37,7 @@ sources:                          # numbered 1, 2, … in this order; cite as [1
     title: TODO
     url: https://example.com/TODO
     date:                         # optional: the document's date, YYYY-MM-DD
+    lang:                         # optional: the language of its title (en, hu, de…), marked on other pages
 """
 
 _LANGUAGE = """\

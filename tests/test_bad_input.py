@@ -296,6 +296,11 @@ CASES = {
                                                                                    '  summary: "Sum\\fmary."')},
         "stories/b.yaml:13: en.summary: holds the character U+000C",
     ),
+    "a source's language written as a word, not a language tag": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace(
+            'url: "https://example.org/a"}', 'url: "https://example.org/a", lang: English}')},
+        "stories/b.yaml:7: sources[0].lang: expected a language tag, as en, de or pt-BR, got 'English'",
+    ),
     "a story naming no entry among its terms": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\nterms: [nowhere]")},
         "stories/b.yaml:3: terms[0]: no glossary entry 'nowhere'",

@@ -203,6 +203,15 @@ def test_the_language_is_said_inside_the_body_which_webmail_keeps(emails):
         assert [(e.tag, e.get("lang"), e.get("dir")) for e in shown] == [("div", lang, "ltr")]
 
 
+def test_a_source_in_another_language_than_the_email_s_says_its_language(emails):
+    """As on the issue's page: the Hungarian email's English sources are marked English, the English one's not."""
+    for lang, marked in (("hu", {"en"}), ("en", {None})):
+        body = _message(emails / f"{lang}/issue-13.eml").get_body(("html",)).get_content()
+        document = html5lib.parse(body, namespaceHTMLElements=False)
+        links = [a for p in document.iter("p") if p.get("class") == "sources" for a in p.iter("a")]
+        assert len(links) > 10 and {a.get("lang") for a in links} == marked
+
+
 def _style(element) -> dict[str, str]:
     """An element's inline style as {property: value}."""
     return dict(tuple(part.strip() for part in rule.split(":", 1)) for rule in (element.get("style") or "").split(";")

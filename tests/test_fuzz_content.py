@@ -41,6 +41,7 @@ def _right(spec: Field, depth: int = 0) -> st.SearchStrategy[Any]:
         "datetime": st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat()),
         "url": st.sampled_from(["https://example.org/a", "http://x.y/?q=<b>", "mailto:a@b.c", "ftp://no"]),
         "enum": st.sampled_from([*spec.choices, "nope"]),
+        "language": st.sampled_from(["en", "hu", "pt-BR", "no", "English", "en_US"]),
         "langmap": st.dictionaries(st.sampled_from([*LANGUAGES, "de"]), TEXT, max_size=3),
         "cell": st.one_of(TEXT, st.fixed_dictionaries({"value": TEXT}),
                           st.fixed_dictionaries({"not_published": TEXT})),

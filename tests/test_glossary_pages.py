@@ -61,6 +61,24 @@ status: 2026-11
 hu: {headword: 3D-nyomtatás, definition: Egy mondat.}
 en: {headword: 3D printing, definition: One sentence.}
 """
+EXTRA["entries/list-first.yaml"] = """\
+kind: entry
+slug: list-first
+category: methods
+level: basic
+trend: emerging
+status: 2026-11
+hu:
+  headword: Xilofon
+  definition: Egy mondat.
+  plain_terms: "- egy\\n- kettő\\n\\nUtána egy bekezdés."
+  analogy: Olyan, mint egy hangszer.
+en:
+  headword: Xylophone
+  definition: One sentence.
+  plain_terms: "- one\\n- two\\n\\nThen a paragraph."
+  analogy: It is like an instrument.
+"""
 for i, word in enumerate(reversed(DIGRAPH_WORDS)):
     EXTRA[f"entries/w{i}.yaml"] = (f"kind: entry\nslug: w{i}\ncategory: methods\nlevel: basic\n"
                                    f"trend: emerging\nstatus: 2026-11\nhu: {{headword: {word}, definition: X.}}\n"
@@ -154,6 +172,28 @@ def test_the_english_page_matches_the_seed_content(site):
     provenance = next(p for p in document.iter("p") if p.get("class") == "provenance")
     assert words(provenance) == ("This entry was machine-edited and has undergone machine expert review; the "
                                  "“In the news” section updates automatically from the newsletter's stories.")
+
+
+def _plain_terms(path: Path) -> list[tuple[str, str]]:
+    """(element, its first three words) of *In plain terms*, in page order, its heading left out."""
+    return [(child.get("class") or child.tag, " ".join(words(child).split()[:3]))
+            for child in section(parse(path), "plain-terms") if child.tag != "h2"]
+
+
+@pytest.mark.parametrize("lang, shown", [
+    ("en", ["Training large AI", "It is like", "You cannot buy", "Its significance goes"]),
+    ("hu", ["A nagy MI-modellek", "Olyan ez, mint", "A Trainiumot nem", "A jelentősége túlmutat"]),
+])
+def test_the_analogy_follows_the_first_paragraph_of_in_plain_terms(site, lang, shown):
+    """As on the seed page: the explanation's first paragraph, the analogy, then the rest of it (the analogy
+    closed the section before, after the paragraphs it is there to make easier)."""
+    assert _plain_terms(site / lang / "glossary" / "trainium" / "index.html") == \
+        list(zip(["p", "analogy", "p", "p"], shown))
+
+
+def test_a_text_opening_with_no_paragraph_is_kept_whole_before_the_analogy(extra_site):
+    shown = _plain_terms(extra_site / "en" / "glossary" / "list-first" / "index.html")
+    assert shown == [("ul", "one two"), ("p", "Then a paragraph."), ("analogy", "It is like")]
 
 
 def test_the_hungarian_twin_is_in_hungarian(site):
@@ -368,6 +408,30 @@ def test_every_entry_is_listed_under_its_category_and_its_level(site):
     assert [words(dt) for dt in document.iter("dt")] == ["AWS Inferentia", "Trainium", "Trainium2", "Trainium3"]
 
 
+@pytest.mark.parametrize("lang", ["en", "hu"])
+def test_each_source_of_an_entry_links_back_to_its_citations(site, lang):
+    """As a reference page's: a reader who followed a citation mark to the source list gets back to where they
+    were reading (the list had no link back, so a citation in *How it works* left them at the page's end)."""
+    pages = sorted((site / lang / "glossary").glob("*/index.html"))
+    cited = 0
+    for path in pages:
+        main = parse(path).find(".//main")
+        if main.find("article") is None or main.find("article").get("class") != "entry":
+            continue
+        citations = [a for sup in main.iter("sup") if sup.get("class") == "cite" for a in sup.iter("a")]
+        for number, source in enumerate(main.findall(".//ol[@class='sources']/li"), start=1):
+            backrefs = [a.get("href") for a in source.iter("a") if a.get("class") == "backref"]
+            # Every mark of the source, in the order of the page, and nothing else.
+            assert backrefs == [f"#{a.get('id')}" for a in citations if a.get("href") == f"#source-{number}"], \
+                (path, number)
+            cited += bool(backrefs)
+    assert cited > 10
+    sources = parse(site / lang / "glossary" / "trainium" / "index.html").findall(".//ol[@class='sources']/li")
+    labels = [[a.get("aria-label") for a in source.iter("a") if a.get("class") == "backref"] for source in sources]
+    assert labels[0] == (["Back to citation 1"] if lang == "en" else ["Vissza a(z) 1. hivatkozáshoz"])
+    assert [len(shown) for shown in labels] == [1, 1, 2, 3, 2, 3]
+
+
 @pytest.mark.parametrize("lang, shown", [("hu", "2023. november 15."), ("en", "November 15, 2023")])
 def test_an_entry_s_source_dates_are_written_as_its_language_writes_a_date(site, lang, shown):
     """As a reference page's: the source list gives a date as the page's language writes one, and keeps the ISO
@@ -375,5 +439,5 @@ def test_an_entry_s_source_dates_are_written_as_its_language_writes_a_date(site,
     sources = parse(site / f"{lang}/glossary/ai-accelerator/index.html").findall(".//ol[@class='sources']/li")
     dated = [(time.get("datetime"), time.text) for source in sources for time in source.iter("time")]
     assert dated == [("2023-11-15", shown)]
-    assert "".join(sources[-1].itertext()).endswith(f"({shown})")
+    assert "".join(sources[-1].itertext()).split(" ↩")[0].endswith(f"({shown})")  # then its links back
     assert len(sources) > 1 and not list(sources[0].iter("time"))

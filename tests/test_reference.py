@@ -177,8 +177,8 @@ def test_a_blank_spec_cell_is_refused_at_import(cli, write_files):
     folder = write_files({"reference/trainium.yaml": text})
     path = folder / "reference" / "trainium.yaml"
     assert cli("import", str(folder), expect=1).stderr.splitlines() == [
-        f"{path}:93: hu.sections[3].deep.table.rows[2][1]: {BLANK_CELL}",
-        f"{path}:271: en.sections[3].deep.table.rows[2][1]: {BLANK_CELL}",
+        f"{path}:100: hu.sections[3].deep.table.rows[2][1]: {BLANK_CELL}",
+        f"{path}:278: en.sections[3].deep.table.rows[2][1]: {BLANK_CELL}",
         "2 errors; nothing was changed"]
 
 
@@ -214,9 +214,9 @@ def test_a_row_without_a_cell_for_each_column_is_refused_by_import_edit_and_chec
     sample_cli("export", str(export))
     for old, new, place in [
         ("- [Process node, {not_published: Not published by AWS}]", "- [Process node]",
-         f"273: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}"),
+         f"280: {EN_TABLE}.rows[4]: {SHORT_ROW.format(got=1)}"),
         ("- [Memory, {value: 32 GiB HBM per chip, source: 4}]", "- [Memory, {value: 32 GiB, source: 4}, per chip]",
-         f"270: {EN_TABLE}.rows[1]: {LONG_ROW.format(got=3)}"),
+         f"277: {EN_TABLE}.rows[1]: {LONG_ROW.format(got=3)}"),
     ]:
         folder = write_files({"reference/trainium.yaml": text.replace(old, new)})
         refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
@@ -242,7 +242,7 @@ def test_text_after_no_table_is_refused_by_import_and_edit(sample_cli, write_fil
     folder = write_files({"reference/trainium.yaml": text.replace(en_simple, en_simple.replace("text:", "after:"))})
     refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
     path = folder / "reference" / "trainium.yaml"
-    assert refused[0] == f"{path}:233: en.sections[1].simple.after: {AFTER_WITHOUT_TABLE}"
+    assert refused[0] == f"{path}:240: en.sections[1].simple.after: {AFTER_WITHOUT_TABLE}"
     assert refused[-1] == "1 error; nothing was changed"
     refused = sample_cli("edit", "reference:trainium", "--set", "hu.sections[0].deep.after=Később.",
                          "--set", "en.sections[0].deep.after=Later.", expect=1).stderr.splitlines()
@@ -311,7 +311,7 @@ def test_a_label_with_a_source_is_refused_by_import(sample_cli, write_files):
         "- [AI compute, {value: 3.4 PFLOPS", "- [{value: AI compute, source: 5}, {value: 3.4 PFLOPS")
     folder = write_files({"reference/trainium.yaml": text})
     refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
-    assert refused[0] == f"{folder / 'reference' / 'trainium.yaml'}:269: {EN_TABLE}.rows[0][0]: {LABEL_CELL}"
+    assert refused[0] == f"{folder / 'reference' / 'trainium.yaml'}:276: {EN_TABLE}.rows[0][0]: {LABEL_CELL}"
     assert refused[-1] == "1 error; nothing was changed"
 
 
@@ -327,7 +327,7 @@ def test_import_names_a_row_with_a_blank_cell_as_check_does_each_mistake_once(sa
         folder = write_files({"reference/trainium.yaml": text.replace(row, written)})
         refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
         path = folder / "reference" / "trainium.yaml"
-        assert refused == [*(f"{path}:269: {EN_TABLE}.{problem}" for problem in expected),
+        assert refused == [*(f"{path}:276: {EN_TABLE}.{problem}" for problem in expected),
                            f"{len(expected)} error{'s' if len(expected) > 1 else ''}; nothing was changed"]
 
 
@@ -418,8 +418,8 @@ def test_a_structure_the_languages_do_not_share_is_refused_at_import(sample_cli,
     folder = write_files({"reference/trainium.yaml": edited})
     refused = sample_cli("import", str(folder), expect=1).stderr.splitlines()
     path = folder / "reference" / "trainium.yaml"
-    assert refused[:2] == [f"{path}:215: en.sections[0].deep: missing translation (present in hu)",
-                           f"{path}:223: en.sections[1].simple: {SIMPLE_REQUIRED}"]
+    assert refused[:2] == [f"{path}:222: en.sections[0].deep: missing translation (present in hu)",
+                           f"{path}:230: en.sections[1].simple: {SIMPLE_REQUIRED}"]
     assert refused[-1] == "2 errors; nothing was changed"
 
 

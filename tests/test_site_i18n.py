@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -92,6 +93,31 @@ def test_the_switch_on_every_page_lands_on_its_twin_and_back(site):
         assert alternates["x-default"] == alternates["hu"]
     # Every kind of page the sample produces took part.
     assert {"home", "issues", "glossary", "reference", "method", "search", "404.html"} <= kinds
+
+
+def _source_links(document) -> dict[str, str | None]:
+    """{a source link's title (or text): its lang}, of the page's source lists and its stories' source lines."""
+    return {link.get("title") or text_of(link): link.get("lang") for element in document.iter()
+            if element.get("class") in ("sources", "story-sources") for link in element.iter("a")
+            if link.get("class") != "backref"}
+
+
+def test_a_source_s_title_in_another_language_says_its_language(site):
+    """Most sources of a Hungarian page are English, and a Hungarian one is shown on English pages: its
+    `lang` marks the title where the page's language is another (a screen reader read "AWS Trainium
+    Architecture" with the Hungarian voice), and nowhere else."""
+    for page in ("glossary/trainium", "reference/trainium"):
+        hu, en = (_source_links(parse(site / lang / page / "index.html")) for lang in ("hu", "en"))
+        assert set(hu.values()) == {"en"} and set(en.values()) == {None}, page
+        assert len(hu) > 5 and hu.keys() == en.keys()
+    hu, en = (_source_links(parse(site / lang / "issues/10/index.html")) for lang in ("hu", "en"))
+    hungarian = "Közzétettük a nagyfogyasztói csatlakozási kapacitások térképét"  # MAVIR's
+    assert (hu[hungarian], en[hungarian]) == (None, "hu")
+    assert hu["Native PyTorch on AWS Trainium: what changes with the new Neuron release"] == "en"
+    assert {lang for title, lang in en.items() if lang} == {"hu"} and list(en.values()).count("hu") == 2
+    article = json.loads(next(script.text for script in parse(site / "hu/reference/trainium/index.html").iter("script")
+                              if script.get("type") == "application/ld+json"))
+    assert {citation.get("inLanguage") for citation in article["citation"]} == {"en"}
 
 
 def test_plural_forms_come_from_the_catalog():

@@ -104,6 +104,8 @@ def article(*, headline: str, description: str, url: str, lang: str, date_modifi
             citation["publisher"] = {"@type": "Organization", "name": source["publisher"]}
         if source.get("date"):
             citation["datePublished"] = source["date"]
+        if source.get("lang"):
+            citation["inLanguage"] = source["lang"]
         citations.append(citation)
     if citations:
         data["citation"] = citations

@@ -34,7 +34,7 @@ class Field:
     """The expected shape of one value."""
 
     # text | md | line_md | slug | page_slug | relation | int | date | month | datetime | enum | url | list | map
-    # | langmap | cell | flag
+    # | langmap | cell | flag | language
     type: str
     required: bool = False
     choices: tuple[str, ...] = ()
@@ -75,7 +75,9 @@ def mapping(required: tuple[str, ...] = (), **fields: Field) -> Field:
                                 for k, v in fields.items()})
 
 
-SOURCE = mapping(("title", "url"), publisher=TEXT, title=TEXT, url=Field("url"), date=Field("date"))
+#: A source's `lang` is the language its title is written in: a page in another marks the title with it.
+SOURCE = mapping(("title", "url"), publisher=TEXT, title=TEXT, url=Field("url"), date=Field("date"),
+                 lang=Field("language"))
 SOURCES = Field("list", of=SOURCE)
 #: A spec table: its optional caption (a `<caption>`), its column headings and its rows.
 TABLE = mapping(("columns", "rows"), caption=TEXT, columns=TEXTS,
@@ -220,6 +222,7 @@ EXPECTS = {
     "url": "an http(s) or mailto URL", "list": "a list", "map": "a mapping of fields",
     "langmap": "one text per language, as {hu: …, en: …}",
     "cell": "text, {value: …, source: n} or {not_published: …}", "flag": "true or false",
+    "language": "a language tag, as en, de or pt-BR",
 }
 
 
@@ -436,6 +439,12 @@ class Validator:
             return self._wrong(path, value, spec)
         return True if value else None
 
+    def _language(self, path: Path, value: Any, spec: Field) -> str | None:
+        """A language tag (`en`, `pt-BR`), as a page's `lang` attribute takes it."""
+        if not isinstance(value, str) or not LANGUAGE_RE.match(value.strip()):
+            return self._wrong(path, value, spec)
+        return value.strip()
+
     def _enum(self, path: Path, value: Any, spec: Field) -> str | None:
         if value not in spec.choices and not (self.stored and spec.stored_any and isinstance(value, str)):
             self.fail(path, f"expected one of {', '.join(spec.choices)}, got {value!r}")
@@ -536,7 +545,8 @@ class Validator:
 
 
 #: The kinds of field whose value is text: each takes a plain value as written (see Validator.written).
-TEXTUAL = frozenset({"text", "md", "line_md", "slug", "page_slug", "relation", "enum", "url", "month", "cell"})
+TEXTUAL = frozenset({"text", "md", "line_md", "slug", "page_slug", "relation", "enum", "url", "month", "cell",
+                     "language"})
 
 
 def field_at(kind_name: str, path: Path, languages: tuple[str, ...]) -> Field | None:

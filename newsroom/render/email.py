@@ -200,7 +200,7 @@ def _story(item: Mapping[str, Any], links: Links, marks: TextMarks) -> dict[str,
     url = f"{links.page_url}#story-{item['slug']}"
     ref = links.ref(url)
     sources = [{"label": s.get("publisher") or s.get("title") or s["url"], "url": s["url"],
-                "ref": links.ref(s["url"])} for s in item["data"].get("sources", [])]
+                "ref": links.ref(s["url"]), "lang": s.get("lang")} for s in item["data"].get("sources", [])]
 
     def citation(number: int) -> str | None:
         return f"[{sources[number - 1]['ref']}]" if 0 < number <= len(sources) else None
