@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import email.policy
+import ipaddress
 import os
 import re
 import tomllib
@@ -100,6 +101,40 @@ def _url_problem(value: str) -> str | None:
         return "expected an absolute http(s) URL, e.g. https://news.example.org/"
     if re.search(r"[\s<>\"]", value):
         return "a URL has no spaces, quotes or angle brackets: percent-encode them (%20)"
+    return None
+
+
+#: Top-level domains no reader's resolver answers for (RFC 2606, 6761, 6762, 8375; ICANN's `.internal`), and
+#: the names networks use for themselves without owning them.
+_LOCAL_DOMAINS = {"localhost": "this machine's own name", "local": "a name only the local network answers for",
+                  "test": "a name reserved for tests (RFC 6761)", "invalid": "a name reserved as invalid (RFC 6761)",
+                  "example": "a name reserved for examples (RFC 2606)", "internal": "a private network's name",
+                  "lan": "a private network's name", "home": "a private network's name",
+                  "corp": "a private network's name", "localdomain": "this machine's own name",
+                  "home.arpa": "a home network's name (RFC 8375)"}
+#: The second-level domains reserved for examples (RFC 2606): no publication is served there.
+_EXAMPLE_DOMAINS = ("example.com", "example.net", "example.org")
+
+
+def unreachable_host(url: str) -> str | None:
+    """Why readers elsewhere could not reach `url` (its host this machine, a private network's or a name
+    reserved for examples), as a phrase to follow the URL; None for a host the public may reach."""
+    host = (urlsplit(url).hostname or "").rstrip(".")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if address is not None:
+        if address.is_loopback:
+            return "this machine's own address"
+        return None if address.is_global else "an address of a private network"
+    for domain, what in _LOCAL_DOMAINS.items():
+        if host == domain or host.endswith("." + domain):
+            return what
+    if any(host == domain or host.endswith("." + domain) for domain in _EXAMPLE_DOMAINS):
+        return "a name reserved for examples (RFC 2606)"
+    if "." not in host:
+        return "a name only the local network answers for"
     return None
 
 
@@ -209,6 +244,22 @@ def load(folder: Path | None = None) -> Settings:
     return dataclasses.replace(settings, unsubscribe_secret=secret) if secret else settings
 
 
+def _lines(text: str) -> dict[str, int]:
+    """Where each setting is set: its line, for the messages (a setting is a top-level key, one a line)."""
+    return {match[1]: text.count("\n", 0, match.start()) + 1
+            for match in re.finditer(r"^[ \t]*([A-Za-z_]+)[ \t]*=", text, re.MULTILINE)}
+
+
+def setting_lines(folder: Path | None = None) -> dict[str, int]:
+    """The line each setting is set at in `newsroom.toml` of `folder` (the current folder by default), for a
+    message about a value that is valid but unfit for what a command does with it; none without the file."""
+    path = (folder or Path.cwd()) / SETTINGS_FILE
+    try:
+        return _lines(path.read_bytes().decode("utf-8", errors="replace"))
+    except OSError:
+        return {}
+
+
 def _load(folder: Path | None) -> Settings:
     path = (folder or Path.cwd()) / SETTINGS_FILE
     if not path.exists():
@@ -224,9 +275,7 @@ def _load(folder: Path | None) -> Settings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ContentError([Diagnostic(str(path), None, "", f"malformed TOML: {error}")]) from None
-    # Where each setting is set: its line, for the messages (a setting is a top-level key, one a line).
-    lines = {match[1]: text.count("\n", 0, match.start()) + 1
-             for match in re.finditer(r"^[ \t]*([A-Za-z_]+)[ \t]*=", text, re.MULTILINE)}
+    lines = _lines(text)
     unknown = sorted(set(data) - set(_DEFAULTS))
     if unknown:
         raise ContentError(

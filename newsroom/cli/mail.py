@@ -142,7 +142,7 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str | None, s
         raise click.BadParameter("expected a positive number of messages a second, e.g. 10/s",
                                  param_hint="--rate") from None
     _published_in(settings, languages)
-    unfit = sending_problems(settings)
+    unfit = sending_problems(settings, given=("base_url",) if base_url else ())
     if unfit:
         raise ContentError(unfit)
     content, derived = _content(app, settings, False)
