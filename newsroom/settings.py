@@ -12,7 +12,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -101,7 +101,36 @@ def _url_problem(value: str) -> str | None:
         return "expected an absolute http(s) URL, e.g. https://news.example.org/"
     if re.search(r"[\s<>\"]", value):
         return "a URL has no spaces, quotes or angle brackets: percent-encode them (%20)"
+    if "@" in parts.netloc:
+        return "no user name or password before the host: every page, feed and email would show it to readers"
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0 and parts.netloc.rpartition("]")[2].count(":"):
+        return "a port is a number from 1 to 65535, e.g. https://news.example.org:8443/"
+    try:
+        _ascii_host(parts.hostname)
+    except UnicodeError:
+        return f"{parts.hostname!r} is no host name: each of its dot-separated labels has 1 to 63 characters"
     return None
+
+
+def _ascii_host(host: str) -> str:
+    """`host` as links, feed ids and mail headers take it: an international name in its ASCII form
+    (`hírlevél.hu` → `xn--hrlevl-fva1a.hu`, IDNA), lowercase; UnicodeError when a label is empty or too long."""
+    return host if host.isascii() else host.encode("idna").decode("ascii")
+
+
+def _normal_url(value: str, folder: bool) -> str:
+    """An absolute URL (`_url_problem` found none) as every link, feed id and mail header gives it: scheme and
+    host in lowercase, an international host in its ASCII form, a path's other characters percent-encoded;
+    a `folder` (the base URL) ends in one slash."""
+    parts = urlsplit(value)
+    host = _ascii_host(parts.hostname or "")
+    netloc = (f"[{host}]" if ":" in host else host) + (f":{parts.port}" if parts.port else "")
+    path = quote(parts.path, safe="/%!$&'()*+,;=:@-._~")
+    return urlunsplit((parts.scheme, netloc, path.rstrip("/") + "/" if folder else path or "/", "", ""))
 
 
 #: Top-level domains no reader's resolver answers for (RFC 2606, 6761, 6762, 8375; ICANN's `.internal`), and
@@ -197,6 +226,8 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
         found["unsubscribe_secret"] = "expected a secret (a long random string)"
     if settings.unsubscribe_url and _url_problem(settings.unsubscribe_url):
         found["unsubscribe_url"] = f"{_url_problem(settings.unsubscribe_url)}; empty means {{base_url}}unsubscribe"
+    elif urlsplit(settings.unsubscribe_url).query or urlsplit(settings.unsubscribe_url).fragment:
+        found["unsubscribe_url"] = "each subscriber's link adds its own ?t=…: no ?query or #fragment"
     date = _date_problem(settings.feed_id_date)
     if date:
         found["feed_id_date"] = date
@@ -210,9 +241,9 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
     if found:
         raise ContentError([Diagnostic(location, (lines or {}).get(name), name, message)
                             for name, message in found.items()])
-    if not settings.base_url.endswith("/"):
-        settings = dataclasses.replace(settings, base_url=settings.base_url + "/")
-    return settings
+    return dataclasses.replace(settings, base_url=_normal_url(settings.base_url, folder=True),
+                               unsubscribe_url=settings.unsubscribe_url and _normal_url(settings.unsubscribe_url,
+                                                                                        folder=False))
 
 
 def _type_problems(data: dict[str, Any], location: str, lines: dict[str, int]) -> list[Diagnostic]:
