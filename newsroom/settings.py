@@ -11,11 +11,12 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Collection
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, Severity
 
 SETTINGS_FILE = "newsroom.toml"
 #: The unsubscribe secret every copy of the engine starts with: public, so never one to send mail with.
@@ -289,6 +290,31 @@ def setting_lines(folder: Path | None = None) -> dict[str, int]:
         return _lines(path.read_bytes().decode("utf-8", errors="replace"))
     except OSError:
         return {}
+
+
+def unfit_setting(name: str, message: str, given: Collection[str] = (), severity: Severity = "error") -> Diagnostic:
+    """A valid setting unfit for what a command does with it (`send`'s addresses, a public build's base URL),
+    named at its line of newsroom.toml in the current folder, or as the command's option when `given` holds its
+    name (`--base-url`)."""
+    if name in given:
+        return Diagnostic("command line", None, "--" + name.replace("_", "-"), message, severity)
+    # Where to set it: the settings file of this folder, which may not be there yet.
+    where = SETTINGS_FILE if Path(SETTINGS_FILE).is_file() else f"{SETTINGS_FILE} (none here yet)"
+    line = None if name == "unsubscribe_secret" and os.environ.get(SECRET_ENV) else setting_lines().get(name)
+    return Diagnostic(where, line, name, message, severity)
+
+
+def public_address_problems(settings: Settings, given: Collection[str] = ()) -> list[Diagnostic]:
+    """A warning for a public build (not a preview) whose base URL no reader reaches: its canonical links,
+    feeds, sitemap and emails would lead there (`send` refuses it; see mail.send.sending_problems)."""
+    unreachable = unreachable_host(settings.base_url)
+    if not unreachable:
+        return []
+    default = " (the preview's default)" if settings.base_url == Settings.base_url else ""
+    return [unfit_setting("base_url", (
+        f"the canonical links, feeds, sitemap and emails of this build lead to {settings.base_url}{default}, "
+        f"{unreachable}, which no reader reaches: set base_url (or --base-url) to the address the site is served "
+        "at before publishing it (`build --drafts` and `newsroom serve` are the previews)"), given, "warning")]
 
 
 def _load(folder: Path | None) -> Settings:

@@ -48,7 +48,11 @@ def test_a_site_under_a_path_keeps_every_link_under_it_in_the_form_links_and_hea
     encoded word no mail client reads as an address. Each is written as links take it, under the site's path."""
     (sample_cli.cwd / "newsroom.toml").write_text(f'base_url = "{WRITTEN}"\n', encoding="utf-8")
     site, mail = tmp_path / "site", tmp_path / "mail"
-    sample_cli("build", "--out", str(site), "--email-out", str(mail))
+    built = sample_cli("build", "--quiet", "--out", str(site), "--email-out", str(mail)).stderr
+    assert built == ("newsroom.toml:1: base_url: warning: the canonical links, feeds, sitemap and emails of this build "
+                     f"lead to {BASE}, a name reserved for examples (RFC 2606), which no reader reaches: set base_url "
+                     "(or --base-url) to the address the site is served at before publishing it (`build --drafts` "
+                     "and `newsroom serve` are the previews)\n"), built
     outside = []
     for name in PAGES:
         page = BASE + name.removesuffix("index.html")
@@ -100,3 +104,16 @@ def test_an_address_no_link_can_give_is_named_at_its_line(sample_cli):
                         "subscriber's link adds its own ?t=…: no ?query or #fragment")):
         settings.write_text(f'timezone = "Europe/Budapest"\n{line}\n', encoding="utf-8")
         assert sample_cli("check", expect=1).stderr == f"{settings}:2: {says}\n1 error; nothing was changed\n"
+
+
+@pytest.mark.sqlite_only
+def test_a_public_build_says_when_its_address_is_the_preview_s(sample_cli, tmp_path):
+    """The preview's default address, http://localhost:8000/, went into a public build's canonical links, feeds,
+    sitemap and emails without a word. A preview (`build --drafts`) is made for this machine and says nothing."""
+    site = ["--quiet", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail")]
+    assert sample_cli("build", "--drafts", *site).stderr == ""
+    warned = sample_cli("build", *site).stderr
+    assert warned.startswith("newsroom.toml (none here yet): base_url: warning: the canonical links, feeds, sitemap "
+                             "and emails of this build lead to http://localhost:8000/ (the preview's default), this "
+                             "machine's own name, which no reader reaches"), warned
+    # A public address says nothing: see test_build's terminal test, whose builds print nothing but the summary.

@@ -22,14 +22,13 @@ reported as such, naming the address.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import smtplib
 import ssl
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from email.utils import parseaddr
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
@@ -43,7 +42,7 @@ from newsroom.mail.models import Send
 from newsroom.mail.subscribers import (ListedSubscriber, joined_after_sending, sent_ids, sent_issues,
                                        store_subscribers, unsubscribed_ids)
 from newsroom.render.email import PreparedEmail, Recipient
-from newsroom.settings import DEFAULT_SECRET, SECRET_ENV, SETTINGS_FILE, Settings, setting_lines, unreachable_host
+from newsroom.settings import DEFAULT_SECRET, Settings, unfit_setting, unreachable_host
 
 #: SMTP errors that concern one message; the rest of the list can still be sent.
 MESSAGE_ERRORS = (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, smtplib.SMTPSenderRefused,
@@ -145,19 +144,8 @@ def sending_problems(settings: Settings, given: Collection[str] = ()) -> list[Di
     message cannot be taken back. `newsroom email` and `build` make the archive's copies all the same.
 
     Each is named at its line of newsroom.toml; one an option gave (`given`: `base_url`), as the option."""
-    problems = []
-    # Where to set them: the settings file of this folder, which may not be there yet.
-    where = SETTINGS_FILE if Path(SETTINGS_FILE).is_file() else f"{SETTINGS_FILE} (none here yet)"
-    lines = setting_lines()
-    if os.environ.get(SECRET_ENV):
-        lines.pop("unsubscribe_secret", None)  # the environment's secret is the one used
-
-    def problem(name: str, message: str) -> Diagnostic:
-        if name in given:
-            return Diagnostic("command line", None, "--" + name.replace("_", "-"), message)
-        return Diagnostic(where, lines.get(name), name, message)
-
-    problems.extend(_link_problems(settings, problem))
+    problem = partial(unfit_setting, given=given)
+    problems = _link_problems(settings, problem)
     for name, (what, wanted) in EXAMPLE_ADDRESSES.items():
         address = getattr(settings, name)
         if address == getattr(Settings, name):
