@@ -53,6 +53,9 @@ class Settings:
     unsubscribe_url: str = ""
     #: Date part of the tag: URIs (RFC 4151) that identify feeds and entries; never change it once public.
     feed_id_date: str = "2026"
+    #: Host part of those tag: URIs; empty means base_url's host. A site that moves to another host sets it to
+    #: the one its feeds were published from, so that no item of theirs becomes new to their readers.
+    feed_id_host: str = ""
     #: How many of the newest issues, stories and glossary updates each feed carries.
     feed_limit: int = 20
     #: Template folder; empty means the bundled `templates/`. Pages that use an edited template are rebuilt.
@@ -121,6 +124,16 @@ def _ascii_host(host: str) -> str:
     """`host` as links, feed ids and mail headers take it: an international name in its ASCII form
     (`hírlevél.hu` → `xn--hrlevl-fva1a.hu`, IDNA), lowercase; UnicodeError when a label is empty or too long."""
     return host if host.isascii() else host.encode("idna").decode("ascii")
+
+
+def _host_name(value: str) -> str | None:
+    """`value` as a tag: URI's host takes it (a DNS name: ASCII, lowercase), or None when it is no host name."""
+    try:
+        host = _ascii_host(value.lower().rstrip("."))
+    except UnicodeError:
+        return None
+    label = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+    return host if re.fullmatch(rf"{label}(?:\.{label})*", host) else None
 
 
 def _normal_url(value: str, folder: bool) -> str:
@@ -229,6 +242,9 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
         found["unsubscribe_url"] = f"{_url_problem(settings.unsubscribe_url)}; empty means {{base_url}}unsubscribe"
     elif urlsplit(settings.unsubscribe_url).query or urlsplit(settings.unsubscribe_url).fragment:
         found["unsubscribe_url"] = "each subscriber's link adds its own ?t=…: no ?query or #fragment"
+    if settings.feed_id_host and not _host_name(settings.feed_id_host):
+        found["feed_id_host"] = ("expected a host name alone, e.g. news.example.org (no scheme, port or path): "
+                                 "the host the feeds were first published from")
     date = _date_problem(settings.feed_id_date)
     if date:
         found["feed_id_date"] = date
@@ -243,6 +259,7 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
         raise ContentError([Diagnostic(location, (lines or {}).get(name), name, message)
                             for name, message in found.items()])
     return dataclasses.replace(settings, base_url=_normal_url(settings.base_url, folder=True),
+                               feed_id_host=settings.feed_id_host and _host_name(settings.feed_id_host) or "",
                                unsubscribe_url=settings.unsubscribe_url and _normal_url(settings.unsubscribe_url,
                                                                                         folder=False))
 

@@ -14,6 +14,7 @@ from urllib.parse import urljoin, urlsplit
 import feedparser
 import html5lib
 import pytest
+from sitebuild import OWN_SITE
 
 #: A site served under a path, its address written as a person might: capitals, an international name, no
 #: final slash.
@@ -117,3 +118,36 @@ def test_a_public_build_says_when_its_address_is_the_preview_s(sample_cli, tmp_p
                              "and emails of this build lead to http://localhost:8000/ (the preview's default), this "
                              "machine's own name, which no reader reaches"), warned
     # A public address says nothing: see test_build's terminal test, whose builds print nothing but the summary.
+
+
+#: A publication of its own with one glossary entry, for its feeds' ids.
+MOVING = {**OWN_SITE, "site.yaml": OWN_SITE["site.yaml"] + "categories: [{slug: infra, hu: Infra, en: Infra}]\n",
+          "entries/chip.yaml": "kind: entry\nslug: chip\ncategory: infra\nlevel: basic\ntrend: mainstream\n"
+                               "status: 2026-11\nsources: [{publisher: X, title: Y, url: 'https://x.hu/'}]\n"
+                               "hu: {headword: Chip, definition: Egy chip.}\n"
+                               "en: {headword: Chip, definition: A chip.}\n"}
+
+
+@pytest.mark.sqlite_only("feed ids are made of the settings and the content, whatever the database")
+def test_a_site_that_moves_to_another_host_keeps_its_feed_ids_with_feed_id_host(cli, write_files):
+    """A feed item's id is a tag: URI of the base URL's host: a move to another host made every item of every feed
+    new to its readers. `feed_id_host` keeps the host the feeds were published from; a change of scheme or of
+    the path the site is served under never changed an id."""
+    cli("init")
+    cli("import", str(write_files(MOVING)))
+
+    def ids(base: str, settings: str = "") -> list[str]:
+        (cli.cwd / "newsroom.toml").write_text(f'base_url = "{base}"\n{settings}', encoding="utf-8")
+        cli("build", "--out", "site")
+        feeds = [feedparser.parse((cli.cwd / "site" / lang / "feeds" / name).read_bytes())
+                 for lang in ("hu", "en") for name in ("glossary.atom", "glossary.xml", "issues.atom")]
+        return [feed.feed.get("id", "") for feed in feeds] + [item.id for feed in feeds for item in feed.entries]
+
+    first = ids("https://hirek.aikorszak.hu/")
+    assert "tag:hirek.aikorszak.hu,2026:hu/glossary/chip/2026-11" in first
+    assert ids("http://hirek.aikorszak.hu/gepi-figyelo/") == first
+    assert ids("https://gepifigyelo.hu/") != first
+    assert ids("https://gepifigyelo.hu/", 'feed_id_host = "Hirek.Aikorszak.hu"\n') == first
+    (cli.cwd / "newsroom.toml").write_text('feed_id_host = "https://hirek.aikorszak.hu/"\n', encoding="utf-8")
+    assert cli("check", expect=1).stderr.startswith(f"{cli.cwd / 'newsroom.toml'}:1: feed_id_host: expected a host "
+                                                    "name alone, e.g. news.example.org (no scheme, port or path)")
