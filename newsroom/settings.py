@@ -321,17 +321,24 @@ def unfit_setting(name: str, message: str, given: Collection[str] = (), severity
     return Diagnostic(where, line, name, message, severity)
 
 
-def public_address_problems(settings: Settings, given: Collection[str] = ()) -> list[Diagnostic]:
-    """A warning for a public build (not a preview) whose base URL no reader reaches: its canonical links,
-    feeds, sitemap and emails would lead there (`send` refuses it; see mail.send.sending_problems)."""
+#: What a public build makes of the base URL, and what a preview of it is (see public_address_problems).
+BUILD_LINKS = ("the canonical links, feeds, sitemap and emails of this build lead to",
+               "set base_url (or --base-url) to the address the site is served at before publishing it (`build "
+               "--drafts` and `newsroom serve` are the previews)")
+
+
+def public_address_problems(settings: Settings, given: Collection[str] = (),
+                            uses: tuple[str, str] = BUILD_LINKS) -> list[Diagnostic]:
+    """A warning for what is made for readers (a public build, not a preview; the SKOS export) at a base URL
+    no reader reaches: `uses` says what leads there and how to mend it (`send` refuses such a base URL; see
+    mail.send.sending_problems)."""
     unreachable = unreachable_host(settings.base_url)
     if not unreachable:
         return []
     default = " (the preview's default)" if settings.base_url == Settings.base_url else ""
-    return [unfit_setting("base_url", (
-        f"the canonical links, feeds, sitemap and emails of this build lead to {settings.base_url}{default}, "
-        f"{unreachable}, which no reader reaches: set base_url (or --base-url) to the address the site is served "
-        "at before publishing it (`build --drafts` and `newsroom serve` are the previews)"), given, "warning")]
+    what, advice = uses
+    return [unfit_setting("base_url", f"{what} {settings.base_url}{default}, {unreachable}, which no reader reaches: "
+                                      f"{advice}", given, "warning")]
 
 
 def _load(folder: Path | None) -> Settings:

@@ -110,7 +110,8 @@ def test_an_address_no_link_can_give_is_named_at_its_line(sample_cli):
 @pytest.mark.sqlite_only
 def test_a_public_build_says_when_its_address_is_the_preview_s(sample_cli, tmp_path):
     """The preview's default address, http://localhost:8000/, went into a public build's canonical links, feeds,
-    sitemap and emails without a word. A preview (`build --drafts`) is made for this machine and says nothing."""
+    sitemap and emails, and the SKOS export's concept names, without a word. A preview (`build --drafts`) is made
+    for this machine and says nothing."""
     site = ["--quiet", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail")]
     assert sample_cli("build", "--drafts", *site).stderr == ""
     warned = sample_cli("build", *site).stderr
@@ -118,6 +119,11 @@ def test_a_public_build_says_when_its_address_is_the_preview_s(sample_cli, tmp_p
                              "and emails of this build lead to http://localhost:8000/ (the preview's default), this "
                              "machine's own name, which no reader reaches"), warned
     # A public address says nothing: see test_build's terminal test, whose builds print nothing but the summary.
+    skos = sample_cli("export", "--skos", str(tmp_path / "glossary.ttl")).stderr
+    assert skos == (f"newsroom.toml (none here yet): base_url: warning: the concepts of {tmp_path / 'glossary.ttl'} "
+                    "are named by addresses under http://localhost:8000/ (the preview's default), this machine's own "
+                    "name, which no reader reaches: set base_url to the address the site is served at before "
+                    "publishing the file (its concepts' names are meant to stay)\n"), skos
 
 
 #: A publication of its own with one glossary entry, for its feeds' ids.
