@@ -110,8 +110,8 @@ def test_an_address_no_link_can_give_is_named_at_its_line(sample_cli):
 @pytest.mark.sqlite_only
 def test_a_public_build_says_when_its_address_is_the_preview_s(sample_cli, tmp_path):
     """The preview's default address, http://localhost:8000/, went into a public build's canonical links, feeds,
-    sitemap and emails, and the SKOS export's concept names, without a word. A preview (`build --drafts`) is made
-    for this machine and says nothing."""
+    sitemap and emails, an issue's email file and the SKOS export's concept names, without a word. A preview
+    (`build --drafts`, `email --draft`) is made for this machine and says nothing."""
     site = ["--quiet", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail")]
     assert sample_cli("build", "--drafts", *site).stderr == ""
     warned = sample_cli("build", *site).stderr
@@ -119,6 +119,11 @@ def test_a_public_build_says_when_its_address_is_the_preview_s(sample_cli, tmp_p
                              "and emails of this build lead to http://localhost:8000/ (the preview's default), this "
                              "machine's own name, which no reader reaches"), warned
     # A public address says nothing: see test_build's terminal test, whose builds print nothing but the summary.
+    mailed = sample_cli("email", "13", "--lang", "en", "--out", str(tmp_path / "one"), "--base-url", "http://10.1.2.3/")
+    assert mailed.stderr == ("command line: --base-url: warning: every link of this email leads to http://10.1.2.3/, "
+                             "an address of a private network, which no reader reaches: set base_url (or --base-url) "
+                             "to the address the site is served at before mailing it (`send` refuses it)\n"), mailed
+    assert sample_cli("email", "13", "--lang", "en", "--out", str(tmp_path / "one"), "--draft").stderr == ""
     skos = sample_cli("export", "--skos", str(tmp_path / "glossary.ttl")).stderr
     assert skos == (f"newsroom.toml (none here yet): base_url: warning: the concepts of {tmp_path / 'glossary.ttl'} "
                     "are named by addresses under http://localhost:8000/ (the preview's default), this machine's own "
