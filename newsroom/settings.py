@@ -219,6 +219,9 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
         found["base_url"] = url
     elif urlsplit(settings.base_url).query or urlsplit(settings.base_url).fragment:
         found["base_url"] = "the base URL is a folder every page's path is added to: no ?query or #fragment"
+    elif re.search(r"\.(?:html?|php|aspx?|xml)$", urlsplit(settings.base_url).path, re.IGNORECASE):
+        found["base_url"] = ("the base URL is the folder every page's path is added to, not a page in it: leave out "
+                             f"{urlsplit(settings.base_url).path.rpartition('/')[2]}")
     try:
         ZoneInfo(settings.timezone)
     except (ZoneInfoNotFoundError, ValueError):

@@ -94,13 +94,16 @@ def test_a_site_under_a_path_keeps_every_link_under_it_in_the_form_links_and_hea
 
 @pytest.mark.sqlite_only
 def test_an_address_no_link_can_give_is_named_at_its_line(sample_cli):
-    """A user name and password would be published in every link, a port past 65535 makes no link at all, and
-    each subscriber's unsubscribe link adds its own query to unsubscribe_url's."""
+    """A user name and password would be published in every link, a port past 65535 makes no link at all, a home
+    page's address (…/index.html) put every page under …/index.html/, and each subscriber's unsubscribe link adds
+    its own query to unsubscribe_url's."""
     settings = sample_cli.cwd / "newsroom.toml"
     for line, says in (('base_url = "https://desk:s3cret@news.aikorszak.hu/"', "base_url: no user name or password "
                         "before the host: every page, feed and email would show it to readers"),
                        ('base_url = "https://news.aikorszak.hu:84430/"', "base_url: a port is a number from 1 to "
                         "65535, e.g. https://news.example.org:8443/"),
+                       ('base_url = "https://news.aikorszak.hu/hirlevel/index.html"', "base_url: the base URL is "
+                        "the folder every page's path is added to, not a page in it: leave out index.html"),
                        ('unsubscribe_url = "https://news.aikorszak.hu/leave?list=weekly"', "unsubscribe_url: each "
                         "subscriber's link adds its own ?t=…: no ?query or #fragment")):
         settings.write_text(f'timezone = "Europe/Budapest"\n{line}\n', encoding="utf-8")
