@@ -139,7 +139,7 @@ def sending_problems(settings: Settings, given: Collection[str] = ()) -> list[Di
     """What in the settings makes mail unfit to go to subscribers: the unsubscribe secret every copy of the
     engine starts with (anyone could make anyone's unsubscribe link with it) or a short one, a one-click
     unsubscribe address that is not HTTPS (RFC 8058 takes only HTTPS; the big mailbox providers ask bulk
-    senders for it), the example addresses the engine ships with, at example.org, where no mail goes
+    senders for it), the example addresses and list id the engine ships with, at example.org, where no mail goes
     (RFC 2606), and a base URL (every link of the email) no subscriber reaches or one that is not HTTPS. A sent
     message cannot be taken back. `newsroom email` and `build` make the archive's copies all the same.
 
@@ -152,6 +152,12 @@ def sending_problems(settings: Settings, given: Collection[str] = ()) -> list[Di
             problems.append(problem(name, (
                 f"{what.format(address=address)} is the example every copy of newsroom has, at a domain no mail "
                 f"reaches: set {name} to {wanted}, before sending")))
+    if settings.list_id == Settings.list_id:
+        problems.append(problem("list_id", (
+            f"the list id {settings.list_id} is the example every copy of newsroom has, at a domain that is no one's: "
+            "mailbox providers and subscribers' filters tell lists apart by it, and each message's Message-ID ends "
+            "with it; set list_id to a name under the publication's own domain (weekly.<its domain>), before sending "
+            "(and keep it: filters made for the list use it)")))
     secret = settings.unsubscribe_secret
     if secret == DEFAULT_SECRET or len(secret) < MIN_SECRET_LENGTH:
         what = ("is the default every copy of newsroom has" if secret == DEFAULT_SECRET else
