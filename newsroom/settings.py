@@ -9,9 +9,9 @@ import ipaddress
 import os
 import re
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Collection
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError

@@ -27,8 +27,8 @@ import ssl
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from email.utils import parseaddr
+from functools import partial
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
