@@ -5,16 +5,18 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import email.policy
+import ipaddress
 import os
 import re
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, Severity
 
 SETTINGS_FILE = "newsroom.toml"
 #: The unsubscribe secret every copy of the engine starts with: public, so never one to send mail with.
@@ -51,6 +53,9 @@ class Settings:
     unsubscribe_url: str = ""
     #: Date part of the tag: URIs (RFC 4151) that identify feeds and entries; never change it once public.
     feed_id_date: str = "2026"
+    #: Host part of those tag: URIs; empty means base_url's host. A site that moves to another host sets it to
+    #: the one its feeds were published from, so that no item of theirs becomes new to their readers.
+    feed_id_host: str = ""
     #: How many of the newest issues, stories and glossary updates each feed carries.
     feed_limit: int = 20
     #: Template folder; empty means the bundled `templates/`. Pages that use an edited template are rebuilt.
@@ -100,6 +105,79 @@ def _url_problem(value: str) -> str | None:
         return "expected an absolute http(s) URL, e.g. https://news.example.org/"
     if re.search(r"[\s<>\"]", value):
         return "a URL has no spaces, quotes or angle brackets: percent-encode them (%20)"
+    if "@" in parts.netloc:
+        return "no user name or password before the host: every page, feed and email would show it to readers"
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0 and parts.netloc.rpartition("]")[2].count(":"):
+        return "a port is a number from 1 to 65535, e.g. https://news.example.org:8443/"
+    try:
+        _ascii_host(parts.hostname)
+    except UnicodeError:
+        return f"{parts.hostname!r} is no host name: each of its dot-separated labels has 1 to 63 characters"
+    return None
+
+
+def _ascii_host(host: str) -> str:
+    """`host` as links, feed ids and mail headers take it: an international name in its ASCII form
+    (`hírlevél.hu` → `xn--hrlevl-fva1a.hu`, IDNA), lowercase; UnicodeError when a label is empty or too long."""
+    return host if host.isascii() else host.encode("idna").decode("ascii")
+
+
+def _host_name(value: str) -> str | None:
+    """`value` as a tag: URI's host takes it (a DNS name: ASCII, lowercase), or None when it is no host name."""
+    try:
+        host = _ascii_host(value.lower().rstrip("."))
+    except UnicodeError:
+        return None
+    label = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+    return host if re.fullmatch(rf"{label}(?:\.{label})*", host) else None
+
+
+def _normal_url(value: str, folder: bool) -> str:
+    """An absolute URL (`_url_problem` found none) as every link, feed id and mail header gives it: scheme and
+    host in lowercase, an international host in its ASCII form, a path's other characters percent-encoded;
+    a `folder` (the base URL) ends in one slash."""
+    parts = urlsplit(value)
+    host = _ascii_host(parts.hostname or "")
+    netloc = (f"[{host}]" if ":" in host else host) + (f":{parts.port}" if parts.port else "")
+    path = quote(parts.path, safe="/%!$&'()*+,;=:@-._~")
+    return urlunsplit((parts.scheme, netloc, path.rstrip("/") + "/" if folder else path or "/", "", ""))
+
+
+#: Top-level domains no reader's resolver answers for (RFC 2606, 6761, 6762, 8375; ICANN's `.internal`), and
+#: the names networks use for themselves without owning them.
+_LOCAL_DOMAINS = {"localhost": "this machine's own name", "local": "a name only the local network answers for",
+                  "test": "a name reserved for tests (RFC 6761)", "invalid": "a name reserved as invalid (RFC 6761)",
+                  "example": "a name reserved for examples (RFC 2606)", "internal": "a private network's name",
+                  "lan": "a private network's name", "home": "a private network's name",
+                  "corp": "a private network's name", "localdomain": "this machine's own name",
+                  "home.arpa": "a home network's name (RFC 8375)"}
+#: The second-level domains reserved for examples (RFC 2606): no publication is served there.
+_EXAMPLE_DOMAINS = ("example.com", "example.net", "example.org")
+
+
+def unreachable_host(url: str) -> str | None:
+    """Why readers elsewhere could not reach `url` (its host this machine, a private network's or a name
+    reserved for examples), as a phrase to follow the URL; None for a host the public may reach."""
+    host = (urlsplit(url).hostname or "").rstrip(".")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if address is not None:
+        if address.is_loopback:
+            return "this machine's own address"
+        return None if address.is_global else "an address of a private network"
+    for domain, what in _LOCAL_DOMAINS.items():
+        if host == domain or host.endswith("." + domain):
+            return what
+    if any(host == domain or host.endswith("." + domain) for domain in _EXAMPLE_DOMAINS):
+        return "a name reserved for examples (RFC 2606)"
+    if "." not in host:
+        return "a name only the local network answers for"
     return None
 
 
@@ -141,6 +219,9 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
         found["base_url"] = url
     elif urlsplit(settings.base_url).query or urlsplit(settings.base_url).fragment:
         found["base_url"] = "the base URL is a folder every page's path is added to: no ?query or #fragment"
+    elif re.search(r"\.(?:html?|php|aspx?|xml)$", urlsplit(settings.base_url).path, re.IGNORECASE):
+        found["base_url"] = ("the base URL is the folder every page's path is added to, not a page in it: leave out "
+                             f"{urlsplit(settings.base_url).path.rpartition('/')[2]}")
     try:
         ZoneInfo(settings.timezone)
     except (ZoneInfoNotFoundError, ValueError):
@@ -162,6 +243,11 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
         found["unsubscribe_secret"] = "expected a secret (a long random string)"
     if settings.unsubscribe_url and _url_problem(settings.unsubscribe_url):
         found["unsubscribe_url"] = f"{_url_problem(settings.unsubscribe_url)}; empty means {{base_url}}unsubscribe"
+    elif urlsplit(settings.unsubscribe_url).query or urlsplit(settings.unsubscribe_url).fragment:
+        found["unsubscribe_url"] = "each subscriber's link adds its own ?t=…: no ?query or #fragment"
+    if settings.feed_id_host and not _host_name(settings.feed_id_host):
+        found["feed_id_host"] = ("expected a host name alone, e.g. news.example.org (no scheme, port or path): "
+                                 "the host the feeds were first published from")
     date = _date_problem(settings.feed_id_date)
     if date:
         found["feed_id_date"] = date
@@ -175,9 +261,10 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
     if found:
         raise ContentError([Diagnostic(location, (lines or {}).get(name), name, message)
                             for name, message in found.items()])
-    if not settings.base_url.endswith("/"):
-        settings = dataclasses.replace(settings, base_url=settings.base_url + "/")
-    return settings
+    return dataclasses.replace(settings, base_url=_normal_url(settings.base_url, folder=True),
+                               feed_id_host=settings.feed_id_host and _host_name(settings.feed_id_host) or "",
+                               unsubscribe_url=settings.unsubscribe_url and _normal_url(settings.unsubscribe_url,
+                                                                                        folder=False))
 
 
 def _type_problems(data: dict[str, Any], location: str, lines: dict[str, int]) -> list[Diagnostic]:
@@ -209,6 +296,54 @@ def load(folder: Path | None = None) -> Settings:
     return dataclasses.replace(settings, unsubscribe_secret=secret) if secret else settings
 
 
+def _lines(text: str) -> dict[str, int]:
+    """Where each setting is set: its line, for the messages (a setting is a top-level key, one a line)."""
+    return {match[1]: text.count("\n", 0, match.start()) + 1
+            for match in re.finditer(r"^[ \t]*([A-Za-z_]+)[ \t]*=", text, re.MULTILINE)}
+
+
+def setting_lines(folder: Path | None = None) -> dict[str, int]:
+    """The line each setting is set at in `newsroom.toml` of `folder` (the current folder by default), for a
+    message about a value that is valid but unfit for what a command does with it; none without the file."""
+    path = (folder or Path.cwd()) / SETTINGS_FILE
+    try:
+        return _lines(path.read_bytes().decode("utf-8", errors="replace"))
+    except OSError:
+        return {}
+
+
+def unfit_setting(name: str, message: str, given: Collection[str] = (), severity: Severity = "error") -> Diagnostic:
+    """A valid setting unfit for what a command does with it (`send`'s addresses, a public build's base URL),
+    named at its line of newsroom.toml in the current folder, or as the command's option when `given` holds its
+    name (`--base-url`)."""
+    if name in given:
+        return Diagnostic("command line", None, "--" + name.replace("_", "-"), message, severity)
+    # Where to set it: the settings file of this folder, which may not be there yet.
+    where = SETTINGS_FILE if Path(SETTINGS_FILE).is_file() else f"{SETTINGS_FILE} (none here yet)"
+    line = None if name == "unsubscribe_secret" and os.environ.get(SECRET_ENV) else setting_lines().get(name)
+    return Diagnostic(where, line, name, message, severity)
+
+
+#: What a public build makes of the base URL, and what a preview of it is (see public_address_problems).
+BUILD_LINKS = ("the canonical links, feeds, sitemap and emails of this build lead to",
+               "set base_url (or --base-url) to the address the site is served at before publishing it (`build "
+               "--drafts` and `newsroom serve` are the previews)")
+
+
+def public_address_problems(settings: Settings, given: Collection[str] = (),
+                            uses: tuple[str, str] = BUILD_LINKS) -> list[Diagnostic]:
+    """A warning for what is made for readers (a public build, not a preview; the SKOS export) at a base URL
+    no reader reaches: `uses` says what leads there and how to mend it (`send` refuses such a base URL; see
+    mail.send.sending_problems)."""
+    unreachable = unreachable_host(settings.base_url)
+    if not unreachable:
+        return []
+    default = " (the preview's default)" if settings.base_url == Settings.base_url else ""
+    what, advice = uses
+    return [unfit_setting("base_url", f"{what} {settings.base_url}{default}, {unreachable}, which no reader reaches: "
+                                      f"{advice}", given, "warning")]
+
+
 def _load(folder: Path | None) -> Settings:
     path = (folder or Path.cwd()) / SETTINGS_FILE
     if not path.exists():
@@ -224,9 +359,7 @@ def _load(folder: Path | None) -> Settings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ContentError([Diagnostic(str(path), None, "", f"malformed TOML: {error}")]) from None
-    # Where each setting is set: its line, for the messages (a setting is a top-level key, one a line).
-    lines = {match[1]: text.count("\n", 0, match.start()) + 1
-             for match in re.finditer(r"^[ \t]*([A-Za-z_]+)[ \t]*=", text, re.MULTILINE)}
+    lines = _lines(text)
     unknown = sorted(set(data) - set(_DEFAULTS))
     if unknown:
         raise ContentError(

@@ -177,7 +177,9 @@ def test_a_build_on_a_terminal_shows_its_progress_and_ends_with_one_summary_line
     """On a terminal a bar counts the pages and files made; with `--quiet` (after `build` or before it)
     nothing but problems is printed; not on a terminal there is no bar. Every build that prints ends
     with one line: files written, unchanged, removed, and the time."""
-    site = ["--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "email")]
+    # At an address readers reach: a build at one they do not (the preview's, an example's) says so.
+    site = ["--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "email"), "--base-url",
+            "https://news.aikorszak.hu/"]
     status, out, shown = _built_on_a_terminal(sample_cli.db_url, tmp_path, *site)
     assert status == 0, shown
     counts = re.findall(r"(\d+)/(\d+) \[", shown)  # tqdm: "…| 120/278 [00:00<00:00, 300.2page/s]"

@@ -31,11 +31,13 @@ from newsroom.mail.send import RateLimiter
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 
 ROOT = Path(__file__).resolve().parent.parent
-BASE = "https://news.example.org/"
+BASE = "https://news.aikorszak.hu/"  # a host the public reaches: send refuses example.org's
 #: The publication's own addresses, in place of the example ones every copy of the engine has.
 ADDRESSES = ('email_from = "newsletter@news.example.org"\nemail_reply_to = "desk@news.example.org"\n'
              'unsubscribe_mailto = "leave@news.example.org"\n')
-SENDING = f'unsubscribe_secret = "{"5e" * 32}"\nbase_url = "{BASE}"\n' + ADDRESSES
+#: The list's own id, in place of the example one.
+LIST_ID = 'list_id = "weekly.news.aikorszak.hu"\n'
+SENDING = f'unsubscribe_secret = "{"5e" * 32}"\nbase_url = "{BASE}"\n' + ADDRESSES + LIST_ID
 SUBSCRIBERS = """\
 email,lang
 anna@example.org,hu
@@ -176,25 +178,78 @@ def test_mail_never_goes_out_with_the_default_secret_or_an_unsubscribe_address_t
                                                                                                   subscribers):
     """The secret every copy of the engine starts with is public: with it anyone could unsubscribe anyone. And
     one-click unsubscribing (RFC 8058) takes an HTTPS address. Both are refused before any connection, in a
-    dry run too, naming the setting; nothing is stored."""
+    dry run too, naming the setting; nothing is stored. So is the list id every copy starts with, which mail
+    filters tell lists apart by."""
     port = _free_port()  # nothing listens: a connection attempt would be reported instead
     settings = sample_cli.cwd / "newsroom.toml"
     settings.unlink()
     for options in (["--smtp", f"127.0.0.1:{port}"], ["--dry-run"]):
         refused = sample_cli("send", "13", "--to", str(subscribers), *options, expect=1).stderr.splitlines()
         none = "newsroom.toml (none here yet)"
-        fields = ["base_url", "email_from", "email_reply_to", "unsubscribe_mailto", "unsubscribe_secret"]
+        fields = ["base_url", "email_from", "email_reply_to", "list_id", "unsubscribe_mailto", "unsubscribe_secret"]
         assert [line.split(": ", 2)[:2] for line in refused[:-1]] == [[none, name] for name in fields]
-        assert "http://localhost:8000/unsubscribe is not HTTPS" in refused[0]
-        assert "is the default every copy of newsroom has" in refused[4]
+        assert "would lead to http://localhost:8000/ (the preview's default), this machine's own name" in refused[0]
+        assert "is the default every copy of newsroom has" in refused[5]
+        assert refused[3].endswith(": list_id: the list id weekly.example.org is the example every copy of newsroom "
+                                   "has, at a domain that is no one's: mailbox providers and subscribers' filters tell "
+                                   "lists apart by it, and each message's Message-ID ends with it; set list_id to a "
+                                   "name under the publication's own domain (weekly.<its domain>), before sending (and "
+                                   "keep it: filters made for the list use it)"), refused[3]
     settings.write_text(f'unsubscribe_secret = "s3cret"\nunsubscribe_url = "http://{BASE[8:]}u"\n' + ADDRESSES,
                         encoding="utf-8")
     refused = sample_cli("send", "13", "--to", str(subscribers), "--dry-run", expect=1).stderr
-    assert (f"newsroom.toml: unsubscribe_url: the one-click unsubscribe address http://{BASE[8:]}u is not HTTPS"
+    assert (f"newsroom.toml:2: unsubscribe_url: the one-click unsubscribe address http://{BASE[8:]}u is not HTTPS"
             in refused)
-    assert "newsroom.toml: unsubscribe_secret: the unsubscribe secret is 6 characters long" in refused
+    assert "newsroom.toml:1: unsubscribe_secret: the unsubscribe secret is 6 characters long" in refused
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == 0
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM sends") == 0
+
+
+@pytest.mark.sqlite_only
+def test_mail_never_links_subscribers_to_an_address_they_cannot_reach(sample_cli, smtp, subscribers):
+    """An unsubscribe address of its own let an issue go out with every link at the preview's default,
+    http://localhost:8000/, or at a private or example host: a sent message cannot be taken back. Refused before
+    any connection, at base_url's line (or as the option that gave it), and so is a base URL that is not HTTPS."""
+    mailbox, server = smtp
+    settings = sample_cli.cwd / "newsroom.toml"
+    own = SENDING.replace(f'base_url = "{BASE}"\n', "") + f'unsubscribe_url = "{BASE}unsubscribe"\n'
+    for base, why in ((None, "http://localhost:8000/ (the preview's default), this machine's own name"),
+                      ("https://127.0.0.1:8000/", "https://127.0.0.1:8000/, this machine's own address"),
+                      ("https://[::1]/", "https://[::1]/, this machine's own address"),
+                      ("https://10.0.0.7/", "https://10.0.0.7/, an address of a private network"),
+                      ("https://newsroom.local/", "https://newsroom.local/, a name only the local network answers"),
+                      ("https://hirlevel.test/", "https://hirlevel.test/, a name reserved for tests (RFC 6761)"),
+                      ("https://news.example.org/", "https://news.example.org/, a name reserved for examples")):
+        settings.write_text(own + (f'base_url = "{base}"\n' if base else ""), encoding="utf-8")
+        refused = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, expect=1).stderr
+        line = "newsroom.toml:7: base_url: " if base else "newsroom.toml: base_url: "
+        assert refused.startswith(f"{line}every link of the email (the web version, the Method page, each story's "
+                                  f"page) would lead to {why}"), refused
+        assert "set base_url (or --base-url) to the address the site is served at, before sending" in refused
+        assert refused.endswith("\n1 error; nothing was changed\n"), refused
+    refused = sample_cli("send", "13", "--to", str(subscribers), "--dry-run", "--base-url", "https://newsroom/",
+                         expect=1).stderr
+    assert refused.startswith("command line: --base-url: every link of the email (the web version, the Method "
+                              "page, each story's page) would lead to https://newsroom/, a name only the local "
+                              "network answers for"), refused
+    settings.write_text(own + f'base_url = "http://{BASE[8:]}"\n', encoding="utf-8")
+    refused = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, expect=1).stderr
+    assert refused.startswith(f"newsroom.toml:7: base_url: every link of the email would lead to http://{BASE[8:]}, "
+                              "which is not HTTPS"), refused
+    settings.write_text(own.replace(f"{BASE}unsubscribe", "https://localhost/u") + f'base_url = "{BASE}"\n',
+                        encoding="utf-8")
+    refused = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, expect=1).stderr
+    assert refused.startswith("newsroom.toml:6: unsubscribe_url: the one-click unsubscribe address "
+                              "https://localhost/u is this machine's own name, which no subscriber reaches"), refused
+    assert mailbox.messages == []
+    assert _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == 0
+    settings.write_text(own, encoding="utf-8")
+    sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--base-url", BASE, expect=1)
+    assert mailbox.count() == Counter(list(VALID))
+    for _, message in mailbox.messages:
+        html = html5lib.parse(message.get_body(("html",)).get_content(), namespaceHTMLElements=False)
+        own_links = [a.get("href") for a in html.iter("a") if "aikorszak" in a.get("href", "")]
+        assert own_links and all(href.startswith(BASE) for href in own_links), own_links
 
 
 @pytest.mark.sqlite_only
@@ -229,7 +284,7 @@ def test_the_unsubscribe_secret_may_come_from_the_environment(sample_cli, smtp, 
 
     mailbox, server = smtp
     secret = "7f" * 32
-    (sample_cli.cwd / "newsroom.toml").write_text(f'base_url = "{BASE}"\n' + ADDRESSES, encoding="utf-8")
+    (sample_cli.cwd / "newsroom.toml").write_text(f'base_url = "{BASE}"\n' + ADDRESSES + LIST_ID, encoding="utf-8")
     assert "unsubscribe_secret" in sample_cli("send", "13", "--to", str(subscribers), "--dry-run", expect=1).stderr
     monkeypatch.setenv("NEWSROOM_UNSUBSCRIBE_SECRET", secret)
     sample_cli("send", "13", "--lang", "en", "--to", str(subscribers), "--smtp", server, expect=1)

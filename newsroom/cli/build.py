@@ -10,6 +10,7 @@ import click
 
 from newsroom.build.pipeline import build as build_site
 from newsroom.cli import App, content_errors, pass_app, report
+from newsroom.settings import public_address_problems
 
 #: What the last build held, kept until the process ends: the command ends it without freeing objects
 #: (see newsroom.cli.exit_now), so the build need not free them either.
@@ -43,7 +44,8 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
     progress = not app.quiet and sys.stderr.isatty()
     result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out, now=app.now(),
                         full=full, progress=progress, keep=_HELD)
-    report(result.warnings)
+    # A public build at an address no reader reaches: said, for the preview's is a build's default too.
+    report(result.warnings + ([] if drafts else public_address_problems(settings, ("base_url",) if base_url else ())))
     stats = result.stats
     app.say(f"{result.files} files ({result.pages} pages, {result.rendered} rendered): {stats.written} written, "
             f"{stats.unchanged} unchanged, {stats.removed} removed in {time.perf_counter() - started:.2f}s → {out}")

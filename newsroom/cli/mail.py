@@ -22,7 +22,7 @@ from newsroom.drafts import without_drafts
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
-from newsroom.settings import Settings
+from newsroom.settings import Settings, public_address_problems
 
 
 def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Derived]:
@@ -101,6 +101,10 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
     for relative, data in made.files():
         _write(out / relative, data)
         app.say(str(out / relative))
+    if not draft:  # a preview is for the editors, at whatever address they preview the site
+        report(public_address_problems(settings, ("base_url",) if base_url else (), uses=(
+            "every link of this email leads to", "set base_url (or --base-url) to the address the site is served at "
+            "before mailing it (`send` refuses it)")))
 
 
 @click.command()
@@ -142,7 +146,7 @@ def send(app: App, wanted: int | str, subscriber_file: Path, smtp: str | None, s
         raise click.BadParameter("expected a positive number of messages a second, e.g. 10/s",
                                  param_hint="--rate") from None
     _published_in(settings, languages)
-    unfit = sending_problems(settings)
+    unfit = sending_problems(settings, given=("base_url",) if base_url else ())
     if unfit:
         raise ContentError(unfit)
     content, derived = _content(app, settings, False)

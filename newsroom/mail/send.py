@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parseaddr
-from pathlib import Path
+from functools import partial
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
@@ -42,7 +42,7 @@ from newsroom.mail.models import Send
 from newsroom.mail.subscribers import (ListedSubscriber, joined_after_sending, sent_ids, sent_issues,
                                        store_subscribers, unsubscribed_ids)
 from newsroom.render.email import PreparedEmail, Recipient
-from newsroom.settings import DEFAULT_SECRET, SETTINGS_FILE, Settings
+from newsroom.settings import DEFAULT_SECRET, Settings, unfit_setting, unreachable_host
 
 #: SMTP errors that concern one message; the rest of the list can still be sent.
 MESSAGE_ERRORS = (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, smtplib.SMTPSenderRefused,
@@ -135,36 +135,70 @@ EXAMPLE_ADDRESSES = {
 }
 
 
-def sending_problems(settings: Settings) -> list[Diagnostic]:
+def sending_problems(settings: Settings, given: Collection[str] = ()) -> list[Diagnostic]:
     """What in the settings makes mail unfit to go to subscribers: the unsubscribe secret every copy of the
     engine starts with (anyone could make anyone's unsubscribe link with it) or a short one, a one-click
     unsubscribe address that is not HTTPS (RFC 8058 takes only HTTPS; the big mailbox providers ask bulk
-    senders for it), and the example addresses the engine ships with, at example.org, where no mail goes
-    (RFC 2606). `newsroom email` and `build` make the archive's copies all the same."""
-    problems = []
-    # Where to set them: the settings file of this folder, which may not be there yet.
-    where = SETTINGS_FILE if Path(SETTINGS_FILE).is_file() else f"{SETTINGS_FILE} (none here yet)"
+    senders for it), the example addresses and list id the engine ships with, at example.org, where no mail goes
+    (RFC 2606), and a base URL (every link of the email) no subscriber reaches or one that is not HTTPS. A sent
+    message cannot be taken back. `newsroom email` and `build` make the archive's copies all the same.
+
+    Each is named at its line of newsroom.toml; one an option gave (`given`: `base_url`), as the option."""
+    problem = partial(unfit_setting, given=given)
+    problems = _link_problems(settings, problem)
     for name, (what, wanted) in EXAMPLE_ADDRESSES.items():
         address = getattr(settings, name)
         if address == getattr(Settings, name):
-            problems.append(Diagnostic(where, None, name, (
+            problems.append(problem(name, (
                 f"{what.format(address=address)} is the example every copy of newsroom has, at a domain no mail "
                 f"reaches: set {name} to {wanted}, before sending")))
+    if settings.list_id == Settings.list_id:
+        problems.append(problem("list_id", (
+            f"the list id {settings.list_id} is the example every copy of newsroom has, at a domain that is no one's: "
+            "mailbox providers and subscribers' filters tell lists apart by it, and each message's Message-ID ends "
+            "with it; set list_id to a name under the publication's own domain (weekly.<its domain>), before sending "
+            "(and keep it: filters made for the list use it)")))
     secret = settings.unsubscribe_secret
     if secret == DEFAULT_SECRET or len(secret) < MIN_SECRET_LENGTH:
         what = ("is the default every copy of newsroom has" if secret == DEFAULT_SECRET else
                 f"is {len(secret)} characters long, few enough to be guessed")
-        problems.append(Diagnostic(where, None, "unsubscribe_secret", (
+        problems.append(problem("unsubscribe_secret", (
             f"the unsubscribe secret {what}, and with it anyone could make a subscriber's unsubscribe link: set it to "
             f"{MIN_SECRET_LENGTH} or more random characters, e.g. the output of "
             "`python -c \"import secrets; print(secrets.token_hex(32))\"`, here or in $NEWSROOM_UNSUBSCRIBE_SECRET, "
             "before sending (and keep it: links already sent stop working when it changes)")))
-    endpoint = settings.unsubscribe_endpoint
-    if urlsplit(endpoint).scheme != "https":
-        field_name = "unsubscribe_url" if settings.unsubscribe_url else "base_url"
-        problems.append(Diagnostic(where, None, field_name, (
+    return problems
+
+
+def _link_problems(settings: Settings, problem: Callable[[str, str], Diagnostic]) -> list[Diagnostic]:
+    """The base URL's and the unsubscribe address's problems for mail that goes out: a host no subscriber
+    reaches (this machine, a private network, a name reserved for examples: the preview's default,
+    http://localhost:8000/, among them) or an address that is not HTTPS."""
+    problems = []
+    base = settings.base_url
+    unreachable = unreachable_host(base)
+    if unreachable:
+        default = " (the preview's default)" if base == Settings.base_url else ""
+        problems.append(problem("base_url", (
+            f"every link of the email (the web version, the Method page, each story's page) would lead to {base}"
+            f"{default}, {unreachable}, which no subscriber reaches: set base_url (or --base-url) to the address "
+            "the site is served at, before sending")))
+    elif urlsplit(base).scheme != "https":
+        problems.append(problem("base_url", (
+            f"every link of the email would lead to {base}, which is not HTTPS (and neither is the one-click "
+            "unsubscribe address made of it, which RFC 8058 and the mailbox providers require, unless unsubscribe_url "
+            "gives another): set base_url (or --base-url) to the https:// address the site is served at, "
+            "before sending")))
+    endpoint = settings.unsubscribe_url
+    if endpoint and unreachable_host(endpoint):
+        problems.append(problem("unsubscribe_url", (
+            f"the one-click unsubscribe address {endpoint} is {unreachable_host(endpoint)}, which no subscriber "
+            "reaches: set unsubscribe_url to the https:// address newsroom unsubscribe-server is served at, or "
+            "leave it empty for {base_url}unsubscribe, before sending")))
+    elif endpoint and urlsplit(endpoint).scheme != "https":
+        problems.append(problem("unsubscribe_url", (
             f"the one-click unsubscribe address {endpoint} is not HTTPS, which RFC 8058 and the mailbox "
-            f"providers require: set {field_name} (or --base-url) to the https:// address it is served at")))
+            "providers require: set unsubscribe_url to the https:// address it is served at")))
     return problems
 
 

@@ -5,9 +5,10 @@ Nothing reads the clock: feedgen stamps `now()` by default, so every date it
 would invent (the feed's updated/lastBuildDate, each entry's updated) is set
 from the content, and its generator is pinned. Same database, same bytes.
 
-Ids are tag: URIs (RFC 4151) built from the base URL's host, the fixed
-`feed_id_date` setting, the language and the record's stable key (issue
-number, story slug, entry slug + status month): rebuilding or correcting an
+Ids are tag: URIs (RFC 4151) built from the base URL's host (or the
+`feed_id_host` setting, for a site that moved), the fixed `feed_id_date`
+setting, the language and the record's stable key (issue number, story
+slug, entry slug + status month): rebuilding or correcting an
 issue never changes them, nor does renaming an entry or a story (`newsroom
 rename`): its id keeps the first slug it had (the first of its `formerly`).
 
@@ -159,8 +160,9 @@ def site_published(planner: Planner) -> dt.datetime:
 
 
 def tag_id(settings: Settings, path: str) -> str:
-    """A tag: URI (RFC 4151) that no rebuild or correction changes."""
-    host = urlsplit(settings.base_url).hostname or "localhost"
+    """A tag: URI (RFC 4151) that no rebuild or correction changes, nor a move to another host that names the
+    old one in `feed_id_host`."""
+    host = settings.feed_id_host or urlsplit(settings.base_url).hostname or "localhost"
     return f"tag:{host},{settings.feed_id_date}:{path}"
 
 

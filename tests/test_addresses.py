@@ -1,0 +1,167 @@
+"""The publication's address, `base_url`: every link a reader gets (pages, feeds, the sitemap, the search index,
+emails) is made of it, kept under its path, in the form links, feed ids and mail headers take."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import feedparser
+import html5lib
+import pytest
+from sitebuild import OWN_SITE
+
+#: A site served under a path, its address written as a person might: capitals, an international name, no
+#: final slash.
+WRITTEN = "HTTPS://Hírlevél.Example.NET/hirlevel"
+#: The same address as every link gives it.
+BASE = "https://xn--hrlevl-fva1a.example.net/hirlevel/"
+#: One page of each kind, and the root's.
+PAGES = ("index.html", "404.html", "hu/index.html", "hu/404.html", "en/issues/13/index.html", "hu/issues/index.html",
+         "hu/glossary/index.html", "en/glossary/trainium/index.html", "hu/reference/trainium/index.html",
+         "en/archive/index.html", "hu/search/index.html", "en/feeds/index.html", "hu/method/index.html")
+
+
+def _outside(url: str, page: str) -> bool:
+    """Whether `url`, a link on the page at `page`, leads off the site's path on its host."""
+    parts = urlsplit(urljoin(page, url))
+    return parts.netloc == urlsplit(BASE).netloc and not (parts.path + "/").startswith(urlsplit(BASE).path)
+
+
+def _strings(value: object) -> list[str]:
+    """Every text in a JSON-LD value."""
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return [value] if isinstance(value, str) else []
+
+
+@pytest.mark.sqlite_only
+def test_a_site_under_a_path_keeps_every_link_under_it_in_the_form_links_and_headers_take(sample_cli, tmp_path):
+    """A base URL with capitals or an international host name reached feeds, the sitemap and the
+    List-Unsubscribe header as typed: a tag: id and a sitemap URL take ASCII alone, and the header became an
+    encoded word no mail client reads as an address. Each is written as links take it, under the site's path."""
+    (sample_cli.cwd / "newsroom.toml").write_text(f'base_url = "{WRITTEN}"\n', encoding="utf-8")
+    site, mail = tmp_path / "site", tmp_path / "mail"
+    built = sample_cli("build", "--quiet", "--out", str(site), "--email-out", str(mail)).stderr
+    assert built == ("newsroom.toml:1: base_url: warning: the canonical links, feeds, sitemap and emails of this build "
+                     f"lead to {BASE}, a name reserved for examples (RFC 2606), which no reader reaches: set base_url "
+                     "(or --base-url) to the address the site is served at before publishing it (`build --drafts` "
+                     "and `newsroom serve` are the previews)\n"), built
+    outside = []
+    for name in PAGES:
+        page = BASE + name.removesuffix("index.html")
+        tree = html5lib.parse((site / name).read_bytes(), namespaceHTMLElements=False)
+        links = [value for element in tree.iter() for attribute, value in element.attrib.items()
+                 if attribute in ("href", "src", "action", "data-search-index")
+                 or (attribute == "content" and value.startswith("http"))]
+        links += [text for script in tree.iter("script") if script.get("type") == "application/ld+json"
+                  for text in _strings(json.loads(script.text)) if text.startswith(("http", "/"))]
+        outside += [(name, link) for link in links if _outside(link, page)]
+        assert any(link.startswith(BASE) for link in links), name
+    for path in sorted(site.glob("*/feeds/*.*")):
+        if path.suffix == ".html":
+            continue
+        feed = feedparser.parse(path.read_bytes())
+        assert not feed.bozo and feed.feed.link.startswith(BASE), path
+        links = [link.href for link in feed.feed.links] + [link.href for item in feed.entries for link in item.links]
+        outside += [(path.name, link) for link in links if not link.startswith(BASE)]
+        ids = [item.id for item in feed.entries] + ([feed.feed.id] if "id" in feed.feed else [])  # RSS: items'
+        outside += [(path.name, id) for id in ids if not id.startswith("tag:xn--hrlevl-fva1a.example.net,2026:")]
+    sitemap = ET.parse(site / "sitemap.xml").getroot()
+    addresses = [element.get("href") or element.text for element in sitemap.iter()
+                 if element.tag.endswith(("}loc", "}link"))]
+    assert addresses and not [address for address in addresses if not address.startswith(BASE)]
+    for lang in ("hu", "en"):
+        for shard in (site / lang / "search/index/docs").glob("*.json"):
+            outside += [(shard.name, doc[2]) for doc in json.loads(shard.read_bytes()) if _outside(doc[2], BASE)]
+        message = email.message_from_bytes((mail / lang / "issue-13.eml").read_bytes(), policy=email.policy.default)
+        unsubscribe = str(message["List-Unsubscribe"]).split(",")[0].strip(" <>")
+        assert unsubscribe == f"{BASE}unsubscribe", unsubscribe
+        body = html5lib.parse(message.get_body(("html",)).get_content(), namespaceHTMLElements=False)
+        links = [a.get("href") for a in body.iter("a")]
+        links += re.findall(r"https?://\S+", message.get_body(("plain",)).get_content())
+        assert f"{BASE}{lang}/issues/13/" in links
+        outside += [(f"{lang} email", link) for link in links if _outside(link, BASE) or "Hírlevél" in link]
+    assert outside == []
+
+
+@pytest.mark.sqlite_only
+def test_an_address_no_link_can_give_is_named_at_its_line(sample_cli):
+    """A user name and password would be published in every link, a port past 65535 makes no link at all, a home
+    page's address (…/index.html) put every page under …/index.html/, and each subscriber's unsubscribe link adds
+    its own query to unsubscribe_url's."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    for line, says in (('base_url = "https://desk:s3cret@news.aikorszak.hu/"', "base_url: no user name or password "
+                        "before the host: every page, feed and email would show it to readers"),
+                       ('base_url = "https://news.aikorszak.hu:84430/"', "base_url: a port is a number from 1 to "
+                        "65535, e.g. https://news.example.org:8443/"),
+                       ('base_url = "https://news.aikorszak.hu/hirlevel/index.html"', "base_url: the base URL is "
+                        "the folder every page's path is added to, not a page in it: leave out index.html"),
+                       ('unsubscribe_url = "https://news.aikorszak.hu/leave?list=weekly"', "unsubscribe_url: each "
+                        "subscriber's link adds its own ?t=…: no ?query or #fragment")):
+        settings.write_text(f'timezone = "Europe/Budapest"\n{line}\n', encoding="utf-8")
+        assert sample_cli("check", expect=1).stderr == f"{settings}:2: {says}\n1 error; nothing was changed\n"
+
+
+@pytest.mark.sqlite_only
+def test_a_public_build_says_when_its_address_is_the_preview_s(sample_cli, tmp_path):
+    """The preview's default address, http://localhost:8000/, went into a public build's canonical links, feeds,
+    sitemap and emails, an issue's email file and the SKOS export's concept names, without a word. A preview
+    (`build --drafts`, `email --draft`) is made for this machine and says nothing."""
+    site = ["--quiet", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail")]
+    assert sample_cli("build", "--drafts", *site).stderr == ""
+    warned = sample_cli("build", *site).stderr
+    assert warned.startswith("newsroom.toml (none here yet): base_url: warning: the canonical links, feeds, sitemap "
+                             "and emails of this build lead to http://localhost:8000/ (the preview's default), this "
+                             "machine's own name, which no reader reaches"), warned
+    # A public address says nothing: see test_build's terminal test, whose builds print nothing but the summary.
+    mailed = sample_cli("email", "13", "--lang", "en", "--out", str(tmp_path / "one"), "--base-url", "http://10.1.2.3/")
+    assert mailed.stderr == ("command line: --base-url: warning: every link of this email leads to http://10.1.2.3/, "
+                             "an address of a private network, which no reader reaches: set base_url (or --base-url) "
+                             "to the address the site is served at before mailing it (`send` refuses it)\n"), mailed
+    assert sample_cli("email", "13", "--lang", "en", "--out", str(tmp_path / "one"), "--draft").stderr == ""
+    skos = sample_cli("export", "--skos", str(tmp_path / "glossary.ttl")).stderr
+    assert skos == (f"newsroom.toml (none here yet): base_url: warning: the concepts of {tmp_path / 'glossary.ttl'} "
+                    "are named by addresses under http://localhost:8000/ (the preview's default), this machine's own "
+                    "name, which no reader reaches: set base_url to the address the site is served at before "
+                    "publishing the file (its concepts' names are meant to stay)\n"), skos
+
+
+#: A publication of its own with one glossary entry, for its feeds' ids.
+MOVING = {**OWN_SITE, "site.yaml": OWN_SITE["site.yaml"] + "categories: [{slug: infra, hu: Infra, en: Infra}]\n",
+          "entries/chip.yaml": "kind: entry\nslug: chip\ncategory: infra\nlevel: basic\ntrend: mainstream\n"
+                               "status: 2026-11\nsources: [{publisher: X, title: Y, url: 'https://x.hu/'}]\n"
+                               "hu: {headword: Chip, definition: Egy chip.}\n"
+                               "en: {headword: Chip, definition: A chip.}\n"}
+
+
+@pytest.mark.sqlite_only("feed ids are made of the settings and the content, whatever the database")
+def test_a_site_that_moves_to_another_host_keeps_its_feed_ids_with_feed_id_host(cli, write_files):
+    """A feed item's id is a tag: URI of the base URL's host: a move to another host made every item of every feed
+    new to its readers. `feed_id_host` keeps the host the feeds were published from; a change of scheme or of
+    the path the site is served under never changed an id."""
+    cli("init")
+    cli("import", str(write_files(MOVING)))
+
+    def ids(base: str, settings: str = "") -> list[str]:
+        (cli.cwd / "newsroom.toml").write_text(f'base_url = "{base}"\n{settings}', encoding="utf-8")
+        cli("build", "--out", "site")
+        feeds = [feedparser.parse((cli.cwd / "site" / lang / "feeds" / name).read_bytes())
+                 for lang in ("hu", "en") for name in ("glossary.atom", "glossary.xml", "issues.atom")]
+        return [feed.feed.get("id", "") for feed in feeds] + [item.id for feed in feeds for item in feed.entries]
+
+    first = ids("https://hirek.aikorszak.hu/")
+    assert "tag:hirek.aikorszak.hu,2026:hu/glossary/chip/2026-11" in first
+    assert ids("http://hirek.aikorszak.hu/gepi-figyelo/") == first
+    assert ids("https://gepifigyelo.hu/") != first
+    assert ids("https://gepifigyelo.hu/", 'feed_id_host = "Hirek.Aikorszak.hu"\n') == first
+    (cli.cwd / "newsroom.toml").write_text('feed_id_host = "https://hirek.aikorszak.hu/"\n', encoding="utf-8")
+    assert cli("check", expect=1).stderr.startswith(f"{cli.cwd / 'newsroom.toml'}:1: feed_id_host: expected a host "
+                                                    "name alone, e.g. news.example.org (no scheme, port or path)")
