@@ -175,3 +175,12 @@ def test_an_index_updated_from_the_last_one_has_the_bytes_of_one_made_anew(first
             items.insert(where % len(items), (2000 + where, word))
     after = _sources(items)
     assert index_files(after, LastIndex.of([doc.digest() for doc in before], files)) == index_files(after)
+
+
+def test_an_entry_is_found_by_its_english_term_and_its_names_in_the_other_language(site):
+    # "in English: data center" on the Hungarian page, and the Hungarian headword and aliases on the English one.
+    hu, en = site / "hu/search/index", site / "en/search/index"
+    assert search(hu, "data center")[0]["title"] == "adatközpont"
+    assert search(hu, "machine learning accelerator")[0]["title"] == "MI-gyorsító"  # an English alias
+    assert search(en, "adatközpont")[0]["title"] == "Data center"
+    assert search(en, "szerverpark")[0]["title"] == "Data center"

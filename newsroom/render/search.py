@@ -124,7 +124,8 @@ class SearchDocument:
     url: str
     snippet: str
     text: str
-    #: Headword and aliases: their word endings are indexed too, so "kozpont" finds "adatközpont".
+    #: Headword, aliases and other names, one a line: their word endings are indexed too, so "kozpont" finds
+    #: "adatközpont".
     names: str = ""
     #: The language of title and snippet when it is not the index's (a fallback), else "".
     text_lang: str = ""
@@ -187,10 +188,10 @@ def sources(planner: Planner) -> list[DocumentSource]:
             continue
         tracked, text_lang = planner.text(entry)
         text = whole_value(tracked)
-        names = (text.get("headword") or slug, *(text.get("aliases") or []))
+        names = _entry_names(planner, entry, text, text_lang)
         found.append(DocumentSource("entry", text.get("headword") or slug, planner.href(urls.entry(planner.lang, slug)),
                                     names, f"{entry.content_hash}.{entry.version}",
-                                    partial(_fields, text, "definition"), " ".join(names),
+                                    partial(_fields, text, "definition"), "\n".join(names),
                                     "" if text_lang == planner.lang else text_lang))
     found += [_reference_source(planner, slug) for slug in planner.reference_slugs()]
     # Stories by issue, oldest first: a new issue's come last, and an index update appends them.
@@ -199,6 +200,18 @@ def sources(planner: Planner) -> list[DocumentSource]:
             if planner.available(story):
                 found.append(_story_source(planner, story, number))
     return found
+
+
+def _entry_names(planner: Planner, entry: Record, text: Mapping[str, Any], text_lang: str) -> tuple[str, ...]:
+    """An entry's headword and aliases, then its English term and its names in the other languages: a reader
+    types "machine learning" or "data center" on the Hungarian search page too."""
+    names = [text.get("headword") or entry.key, *(text.get("aliases") or [])]
+    names.append(entry.data.get("english_term") or "")
+    for lang in planner.settings.languages:
+        if lang != text_lang:
+            other = entry.text(lang)
+            names += [other.get("headword") or "", *(other.get("aliases") or [])]
+    return tuple(dict.fromkeys(name for name in names if name.strip()))
 
 
 def _story_source(planner: Planner, story: Record, number: int) -> DocumentSource:
