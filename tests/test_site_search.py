@@ -258,3 +258,64 @@ def test_the_browser_script_finds_and_ranks_as_the_index_builder(site):
         folder = site / lang / "search/index"
         expected = [[hit["url"] for hit in search(folder, query)] for query in QUERIES]
         assert _node(_RANK, f"{folder}/", json.dumps(QUERIES)) == expected
+
+
+def _page(site, lang, *steps):
+    """What a reader sees on the search page after each step (see tests/search_page.js)."""
+    document = parse(site / lang / "search/index.html")
+    form = next(f for f in document.iter("form") if f.get("data-search-index"))
+    [script] = [s.get("src") for s in document.iter("script") if s.get("src")]
+    output = subprocess.run([NODE, str(ROOT / "tests/search_page.js"), str(site / script.lstrip("/")), str(site),
+                             json.dumps(dict(form.attrib)), json.dumps(steps)], capture_output=True, text=True)
+    assert output.returncode == 0, output.stderr
+    return json.loads(output.stdout)
+
+
+def _titles(site, lang, query):
+    return [hit["title"] for hit in search(site / lang / "search/index", query)]
+
+
+@needs_node
+def test_the_address_s_query_is_searched_and_back_returns_to_the_search_before(site):
+    opened, data_center, trainium, back, back_again = _page(
+        site, "hu", ["open", "?q=adatkozpont"], ["submit", "data center"], ["submit", "trainium"], ["back"], ["back"])
+    found = _titles(site, "hu", "adatkozpont")
+    assert opened["query"] == "adatkozpont" and opened["status"] == f"{len(found)} találat"
+    assert [hit["title"] for hit in opened["results"]] == found
+    assert data_center["address"] == "?q=data%20center" and data_center["status"] == "1 találat"
+    assert trainium["address"] == "?q=trainium"
+    # Back shows the search before, its words in the box (each search was a step of the history).
+    assert (back["query"], back["status"], back["results"]) == ("data center", "1 találat", data_center["results"])
+    assert (back_again["query"], back_again["results"]) == ("adatkozpont", opened["results"])
+    # The masthead's form sends "+" for a space; English says "1 result", "19 results".
+    one, many = _page(site, "en", ["open", "?q=data+center+datacenter"], ["submit", "data center"])
+    assert one["query"] == "data center datacenter" and one["status"] == "1 result"
+    assert many["status"] == f"{len(_titles(site, 'en', 'data center'))} results"
+
+
+@needs_node
+def test_a_search_overtaken_by_the_next_shows_only_the_next_one_s_hits(site):
+    # The first search's shard comes late, after the second search has shown its hits: they stay alone.
+    *_, last = _page(site, "en", ["open", ""], ["slow", "shards/g.json", 40], ["submit", "gpu"], ["submit", "trainium"])
+    assert [hit["title"] for hit in last["results"]] == _titles(site, "en", "trainium")
+    assert last["status"] == f"{len(last['results'])} results"
+
+
+@needs_node
+def test_more_results_than_a_page_are_offered_and_shown_in_their_order(site):
+    found = _titles(site, "en", "a")
+    assert len(found) > 50
+    first, rest = _page(site, "en", ["open", "?q=a"], ["more"])
+    assert first["status"] == f"{len(found)} results"
+    assert [hit["title"] for hit in first["results"]] == found[:50] and first["more"]
+    assert [hit["title"] for hit in rest["results"]] == found and not rest["more"]
+
+
+@needs_node
+def test_a_query_of_no_words_says_nothing_was_found_and_markup_stays_text(site):
+    none = "Nincs találat. Az ékezetek nem számítanak; próbálj rövidebb szót."
+    steps = [["submit", query] for query in ("(", "[", "\\", "*", ".+", "  ", "<img src=x onerror=alert(1)>")]
+    seen = _page(site, "hu", ["open", "?q=%3C%2F%3E%26"], *steps)
+    assert seen[0]["query"] == "</>&" and seen[0]["status"] == none  # the box holds it as typed
+    assert [step["status"] for step in seen[1:]] == [none] * 5 + ["", none]
+    assert not any(step["results"] for step in seen)  # (the page's stand-in refuses innerHTML)

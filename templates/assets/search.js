@@ -3,7 +3,7 @@
 // The functions before the page's use no DOM: under node, require() returns them (the tests run them).
 (function () {
   "use strict";
-  var PAGE = 50;  // hits shown
+  var PAGE = 50;  // hits shown at once; "More results" shows as many more
   var MARK = "=";  // ends a marked key of a shard: "gepi=" a word of a name, "gepi tanulas =" a whole name
 
   function fold(text) { return text.toLowerCase().normalize("NFKD").replace(/\p{M}/gu, ""); }
@@ -76,11 +76,14 @@
   var input = form.querySelector("input[name=q]");
   var status = document.getElementById("search-status");
   var list = document.getElementById("search-results");
+  var more = document.getElementById("search-more");
   var cache = {};
+  var current = 0;  // the latest search: an earlier one's answers, arriving late, are dropped
 
   function load(path) {
     if (!cache[path]) {
       cache[path] = fetch(base + path).then(function (r) { return r.ok ? r.json() : null; });
+      cache[path].catch(function () { delete cache[path]; });  // a failed download is tried again next time
     }
     return cache[path];
   }
@@ -91,25 +94,39 @@
 
   function run(query) {
     var words = tokens(query);
+    var search = ++current;
     list.textContent = "";
-    if (!words.length) { say(""); return; }
+    more.hidden = true;
+    if (!words.length) { say(query.trim() ? form.getAttribute("data-none") : ""); return; }
     load("meta.json").then(function (meta) {
       return Promise.all(words.map(function (w) {
         return Promise.all(shardsFor(w, meta.shards).map(function (k) { return load("shards/" + k + ".json"); }));
       })).then(function (tables) {
+        if (search !== current) { return; }
         var hits = rank(words, tables, meta.stories === undefined ? meta.documents : meta.stories);
         say(hits.length ? message(hits.length === 1 ? "one" : "many", hits.length) : form.getAttribute("data-none"));
-        var shown = hits.slice(0, PAGE);
-        var chunks = Array.from(new Set(shown.map(function (hit) { return Math.floor(hit.id / meta.chunk); })));
-        return Promise.all(chunks.map(function (c) { return load("docs/" + c + ".json"); })).then(function (loaded) {
-          var row = function (hit) {
-            return loaded[chunks.indexOf(Math.floor(hit.id / meta.chunk))][hit.id % meta.chunk];
-          };
-          shown = byAccents(shown, shown.map(function (hit) { return row(hit)[1]; }), query);
-          shown.forEach(function (hit) { show(row(hit)); });
-        });
+        return showFrom(meta, hits, 0, query, search);
       });
-    }).catch(function () { say(form.getAttribute("data-error")); });
+    }).catch(function () { if (search === current) { say(form.getAttribute("data-error")); } });
+  }
+
+  // Shows the hits from `start` on, a page of them, and offers the next page.
+  function showFrom(meta, hits, start, query, search) {
+    var shown = hits.slice(start, start + PAGE);
+    var chunks = Array.from(new Set(shown.map(function (hit) { return Math.floor(hit.id / meta.chunk); })));
+    return Promise.all(chunks.map(function (c) { return load("docs/" + c + ".json"); })).then(function (loaded) {
+      if (search !== current) { return; }
+      var row = function (hit) {
+        return loaded[chunks.indexOf(Math.floor(hit.id / meta.chunk))][hit.id % meta.chunk];
+      };
+      if (start === 0) { shown = byAccents(shown, shown.map(function (hit) { return row(hit)[1]; }), query); }
+      shown.forEach(function (hit) { show(row(hit)); });
+      more.hidden = start + PAGE >= hits.length;
+      more.onclick = function () {
+        more.hidden = true;
+        showFrom(meta, hits, start + PAGE, query, search).catch(function () { say(form.getAttribute("data-error")); });
+      };
+    });
   }
 
   function show(doc) {
@@ -134,11 +151,19 @@
     list.append(item);
   }
 
+  function fromAddress() {
+    var query = new URLSearchParams(location.search).get("q") || "";
+    input.value = query;
+    run(query);
+  }
   form.addEventListener("submit", function (event) {
     event.preventDefault();
-    history.replaceState(null, "", "?q=" + encodeURIComponent(input.value));
+    // Each search is a step of the history: Back returns to the one before.
+    if (new URLSearchParams(location.search).get("q") !== input.value) {
+      history.pushState(null, "", "?q=" + encodeURIComponent(input.value));
+    }
     run(input.value);
   });
-  var initial = new URLSearchParams(location.search).get("q");
-  if (initial) { input.value = initial; run(initial); }
+  window.addEventListener("popstate", fromAddress);
+  fromAddress();
 })();
