@@ -319,3 +319,10 @@ def test_a_query_of_no_words_says_nothing_was_found_and_markup_stays_text(site):
     assert seen[0]["query"] == "</>&" and seen[0]["status"] == none  # the box holds it as typed
     assert [step["status"] for step in seen[1:]] == [none] * 5 + ["", none]
     assert not any(step["results"] for step in seen)  # (the page's stand-in refuses innerHTML)
+
+
+def test_without_javascript_the_search_page_links_the_glossary_and_the_editions(site):
+    document = parse(site / "hu/search/index.html")
+    [noscript] = document.iter("noscript")
+    assert [(a.get("href"), a.text) for a in noscript.iter("a")] == \
+        [("/hu/glossary/", "Fogalomtár"), ("/hu/issues/", "Lapszámok"), ("/hu/archive/", "Archívum")]
