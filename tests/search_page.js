@@ -2,8 +2,9 @@
 // page's DOM (the form's attributes as built), reads the built index from disk, and each step prints what the
 // reader sees. Used by tests/test_site_search.py:
 //   node search_page.js SCRIPT SITE FORM_ATTRIBUTES_JSON STEPS_JSON
-// A step is ["open", "?q=…"], ["submit", text], ["back"], ["more"] or ["slow", shard, ms] (that shard file
-// answers ms later: a search overtaken by the next one). No element's HTML is ever set: innerHTML throws.
+// A step is ["open", "?q=…"], ["submit", text], ["back"], ["fragment"] (a link to a part of the page), ["more"]
+// or ["slow", shard, ms] (that shard file answers ms later: a search overtaken by the next one). No element's
+// HTML is ever set: innerHTML throws.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -96,6 +97,9 @@ async function settle() {
       entries.pop();
       location.search = entries[entries.length - 1] || "";
       (windowListeners.popstate || (() => {}))({});  // a page without a listener stays as it is
+    } else if (action === "fragment") {  // a link to a part of the page: a step of the history, the same search
+      entries.push(location.search);
+      (windowListeners.popstate || (() => {}))({});
     } else if (action === "more") {
       byId["search-more"].dispatch("click");
     } else if (action === "slow") {

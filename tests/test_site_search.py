@@ -305,10 +305,11 @@ def test_a_search_overtaken_by_the_next_shows_only_the_next_one_s_hits(site):
 def test_more_results_than_a_page_are_offered_and_shown_in_their_order(site):
     found = _titles(site, "en", "a")
     assert len(found) > 50
-    first, rest = _page(site, "en", ["open", "?q=a"], ["more"])
+    first, rest, moved = _page(site, "en", ["open", "?q=a"], ["more"], ["fragment"])
     assert first["status"] == f"{len(found)} results"
     assert [hit["title"] for hit in first["results"]] == found[:50] and first["more"]
     assert [hit["title"] for hit in rest["results"]] == found and not rest["more"]
+    assert moved["results"] == rest["results"]  # the skip link (#main) searches nothing again
 
 
 @needs_node

@@ -79,6 +79,7 @@
   var more = document.getElementById("search-more");
   var cache = {};
   var current = 0;  // the latest search: an earlier one's answers, arriving late, are dropped
+  var searched = null;  // the latest search's query
 
   function load(path) {
     if (!cache[path]) {
@@ -95,6 +96,7 @@
   function run(query) {
     var words = tokens(query);
     var search = ++current;
+    searched = query;
     list.textContent = "";
     more.hidden = true;
     if (!words.length) { say(query.trim() ? form.getAttribute("data-none") : ""); return; }
@@ -153,6 +155,7 @@
 
   function fromAddress() {
     var query = new URLSearchParams(location.search).get("q") || "";
+    if (query === searched) { return; }  // a step within the page (the skip link's #main): its hits stay
     input.value = query;
     run(query);
   }
