@@ -35,6 +35,7 @@ class Element {
   set innerHTML(html) { throw new Error("innerHTML set to " + html); }
   insertAdjacentHTML() { throw new Error("insertAdjacentHTML used"); }
   querySelector(selector) { return selector === "input[name=q]" ? input : null; }
+  focus() { focused = this; }
 }
 
 const form = new Element("form", JSON.parse(formJson));
@@ -44,6 +45,7 @@ const byId = {"search-status": new Element("p"), "search-results": new Element("
 const windowListeners = {};
 const entries = [];  // the history's addresses
 let delays = {};
+let focused = null;  // the element with the keyboard's focus, if the script moved it
 let pending = 0;  // answers not yet given: a step waits for every one
 
 global.document = {
@@ -75,7 +77,7 @@ function seen() {
             lang: link.lang || "", marked: mark ? mark.textContent : ""};
   });
   return {address: location.search, query: input.value, status: byId["search-status"].textContent, results: results,
-          more: !byId["search-more"].hidden};
+          more: !byId["search-more"].hidden, focus: focused ? focused.textContent : null};
 }
 
 async function settle() {

@@ -309,6 +309,7 @@ def test_more_results_than_a_page_are_offered_and_shown_in_their_order(site):
     assert first["status"] == f"{len(found)} results"
     assert [hit["title"] for hit in first["results"]] == found[:50] and first["more"]
     assert [hit["title"] for hit in rest["results"]] == found and not rest["more"]
+    assert first["focus"] is None and rest["focus"] == found[50]  # the keyboard goes on from the first new hit
     assert moved["results"] == rest["results"]  # the skip link (#main) searches nothing again
 
 

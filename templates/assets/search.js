@@ -122,7 +122,8 @@
         return loaded[chunks.indexOf(Math.floor(hit.id / meta.chunk))][hit.id % meta.chunk];
       };
       if (start === 0) { shown = byAccents(shown, shown.map(function (hit) { return row(hit)[1]; }), query); }
-      shown.forEach(function (hit) { show(row(hit)); });
+      var links = shown.map(function (hit) { return show(row(hit)); });
+      if (start > 0 && links.length) { links[0].focus(); }  // the button goes: the keyboard goes on from there
       more.hidden = start + PAGE >= hits.length;
       more.onclick = function () {
         more.hidden = true;
@@ -151,6 +152,7 @@
     }
     item.append(snippet);
     list.append(item);
+    return link;
   }
 
   function fromAddress() {
