@@ -1201,7 +1201,8 @@ def test_values_a_planner_keeps_across_pages_are_inputs_of_every_page(sample_cli
 
 def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cli):
     """An English edit remakes the English search index only: each document depends on its record's
-    text in the language it shows, as one read, and on nothing of the other language's."""
+    text in the language it shows, as one read, and on nothing of the other language's but an entry's
+    headword and aliases (names it is found by in both languages, with its English term)."""
     from newsroom.build.model import load_content
     from newsroom.build.pages import Planner, derive
     from newsroom.build.tracking import SEP, Tracker, track_content, track_derived
@@ -1225,7 +1226,10 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
         for slug, record in records.items():
             shown = "en" if record.has("en") else "hu"  # the fallback of a record not yet translated
             texts = {read for read in reads if read.startswith(f"content.{kind}{SEP}{slug}{SEP}")}
-            assert texts <= {f"content.{kind}{SEP}{slug}{SEP}{shown}", f"content.{kind}{SEP}{slug}{SEP}issue"}, texts
+            names = {f"content.{kind}{SEP}{slug}{SEP}{field}" for field in
+                     ("english_term", f"hu{SEP}headword", f"hu{SEP}aliases")} if kind == "entries" else set()
+            assert texts <= {f"content.{kind}{SEP}{slug}{SEP}{shown}", f"content.{kind}{SEP}{slug}{SEP}issue",
+                             *names}, texts
             whole += f"content.{kind}{SEP}{slug}{SEP}{shown}" in texts
     assert whole == len(docs)  # every document depends on the text it was made from
 

@@ -65,9 +65,10 @@ def test_the_built_index_finds_entries_by_headword_alias_and_definition_and_stor
 
 
 def test_hits_show_entries_first_then_reference_pages_then_the_newest_stories_first(site):
-    hits = search(site / "en/search/index", "trainium")
+    # No title holds "software": every hit has the same rank, and they come in the order of their kinds.
+    hits = search(site / "en/search/index", "software")
     kinds = [hit["kind"] for hit in hits]
-    assert kinds == sorted(kinds) and "reference" in kinds  # "entry" before "reference" before "story"
+    assert kinds == sorted(kinds) and {"entry", "reference", "story"} <= set(kinds)  # in this order
     issues = [int(re.search(r"/issues/(\d+)/", hit["url"]).group(1)) for hit in hits if hit["kind"] == "story"]
     assert len(set(issues)) > 2 and issues == sorted(issues, reverse=True)
     # The index says where its stories start (the script shows them from the last one back).
@@ -131,16 +132,24 @@ def test_index_files_are_the_standard_library_s_compact_json_of_any_text(texts):
         assert data == json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the browser script's functions")
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="needs node to run the browser script")
+
+
+def _node(script: str, *args: str) -> object:
+    """What `script` (run by node with `args`) prints, read as JSON."""
+    output = subprocess.run([NODE, "-e", script, *args], capture_output=True, text=True, cwd=ROOT)
+    assert output.returncode == 0, output.stderr
+    return json.loads(output.stdout)
+
+
+@needs_node
 def test_the_browser_script_folds_and_shards_like_the_index_builder():
-    source = (ROOT / "templates/assets/search.js").read_text(encoding="utf-8")
-    functions = "\n".join(re.findall(r"^  function (?:fold|tokens|shardOf|splitKey)\(.*$", source, re.MULTILINE))
     samples = ["Központ ŐRÜLT Ütő", "Az MI-korszak hírei, 2026-ban!", "Crème brûlée – naïve café", "kø ß 日本語"]
-    script = functions + "\nconst s = JSON.parse(process.argv[1]);\n" \
-        "console.log(JSON.stringify(s.map(t => tokens(t).map(w => [w, shardOf(w), splitKey(w)]))));"
-    output = subprocess.run(["node", "-e", script, json.dumps(samples)], capture_output=True, text=True, check=True)
+    script = "const c = require('./templates/assets/search.js'); const s = JSON.parse(process.argv[1]);\n" \
+        "console.log(JSON.stringify(s.map(t => c.tokens(t).map(w => [w, c.shardOf(w), c.splitKey(w)]))));"
     expected = [[[w, shard_of(w), split_key(w)] for w in tokens(text)] for text in samples]
-    assert json.loads(output.stdout) == expected
+    assert _node(script, json.dumps(samples)) == expected
 
 
 def _sources(items):
@@ -175,3 +184,147 @@ def test_an_index_updated_from_the_last_one_has_the_bytes_of_one_made_anew(first
             items.insert(where % len(items), (2000 + where, word))
     after = _sources(items)
     assert index_files(after, LastIndex.of([doc.digest() for doc in before], files)) == index_files(after)
+
+
+def test_an_entry_is_found_by_its_english_term_and_its_names_in_the_other_language(site):
+    # "in English: data center" on the Hungarian page, and the Hungarian headword and aliases on the English one.
+    hu, en = site / "hu/search/index", site / "en/search/index"
+    assert search(hu, "data center")[0]["title"] == "adatközpont"
+    assert search(hu, "machine learning accelerator")[0]["title"] == "MI-gyorsító"  # an English alias
+    assert search(en, "adatközpont")[0]["title"] == "Data center"
+    assert search(en, "szerverpark")[0]["title"] == "Data center"
+
+
+def _ranked(query):
+    docs = [SearchDocument("entry", "mélytanulás", "/e/deep", "", "mélytanulás a gépi tanulás egy ága",
+                           "mélytanulás\ndeep learning"),
+            SearchDocument("entry", "gépi tanulási modell", "/e/model", "", "gépi tanulási modell",
+                           "gépi tanulási modell"),
+            SearchDocument("entry", "kor", "/e/kor", "", "kor", "kor"),
+            SearchDocument("entry", "kör", "/e/kör", "", "kör", "kör"),
+            SearchDocument("entry", "gépi tanulás", "/e/ml", "", "gépi tanulás machine learning",
+                           "gépi tanulás\nmachine learning"),
+            SearchDocument("story", "Tanulás gépi módon", "/s/1", "", "Tanulás gépi módon")]
+    return [hit["url"] for hit in search(index_files(docs), query)]
+
+
+def test_a_query_that_is_a_name_ranks_it_first_then_titles_holding_its_words():
+    # The name itself; then a title with the words (a story's headline too); then one whose words begin with
+    # them; then a text that mentions them. Before, hits came in the documents' order only.
+    assert _ranked("gepi tanulas") == ["/e/ml", "/s/1", "/e/model", "/e/deep"]
+    assert _ranked("Tanulás GÉPI") == ["/e/ml", "/s/1", "/e/model", "/e/deep"]  # words in any order
+    assert _ranked("tanul") == ["/e/model", "/e/ml", "/s/1", "/e/deep"]
+    assert _ranked("machine learning") == ["/e/ml"]  # another name of it
+    # Typed with its accents, the accented one first; without, the one without.
+    assert _ranked("kör") == ["/e/kör", "/e/kor"] and _ranked("KÖR") == ["/e/kör", "/e/kor"]
+    assert _ranked("kor") == ["/e/kor", "/e/kör"]
+
+
+def test_the_headword_ranks_first_on_the_built_site(site):
+    # "adatközpont" came third, after two entries whose definitions mention data centres.
+    assert search(site / "hu/search/index", "adatkozpont")[0]["title"] == "adatközpont"
+    assert search(site / "hu/search/index", "Rainier")[0]["title"] == "Rainier-projekt"
+    assert [hit["title"] for hit in search(site / "en/search/index", "trainium")][:3] == \
+        ["Trainium", "Trainium2", "Trainium3"]
+
+
+#: Queries a reader types: accents or none, any case and order, prefixes, names in the other language, and
+#: what holds no word or only punctuation.
+QUERIES = ["gepi tanulas", "GÉPI", "tanul", "machine learning", "data center", "adatkozpont", "trainium", "gpu",
+           "chip", "a", "Project Rainier", "kozpont", "tpu google", "ő", "ö", "u", "ű", "(", "", "  ", "[", "\\",
+           "*", ".+", "<img src=x onerror=alert(1)>", "trainium " * 25]
+
+
+#: The script's functions run on a built index, as its page runs them (first page, then the rest): each query's links.
+_RANK = """
+const fs = require("fs");
+const c = require("./templates/assets/search.js");
+const [folder, queries] = [process.argv[1], JSON.parse(process.argv[2])];
+const read = (rel) => fs.existsSync(folder + rel) ? JSON.parse(fs.readFileSync(folder + rel)) : null;
+const meta = read("meta.json");
+const row = (hit) => read("docs/" + Math.floor(hit.id / meta.chunk) + ".json")[hit.id % meta.chunk];
+console.log(JSON.stringify(queries.map((query) => {
+  const words = c.tokens(query);
+  const tables = words.map((w) => c.shardsFor(w, meta.shards).map((k) => read("shards/" + k + ".json")));
+  const hits = c.rank(words, tables, meta.stories), first = hits.slice(0, c.PAGE);
+  return c.byAccents(first, first.map((hit) => row(hit)[1]), query).concat(hits.slice(c.PAGE)).map((h) => row(h)[2]);
+})));
+"""
+
+
+@needs_node
+def test_the_browser_script_finds_and_ranks_as_the_index_builder(site):
+    for lang in ("hu", "en"):
+        folder = site / lang / "search/index"
+        expected = [[hit["url"] for hit in search(folder, query)] for query in QUERIES]
+        assert _node(_RANK, f"{folder}/", json.dumps(QUERIES)) == expected
+
+
+def _page(site, lang, *steps):
+    """What a reader sees on the search page after each step (see tests/search_page.js)."""
+    document = parse(site / lang / "search/index.html")
+    form = next(f for f in document.iter("form") if f.get("data-search-index"))
+    [script] = [s.get("src") for s in document.iter("script") if s.get("src")]
+    output = subprocess.run([NODE, str(ROOT / "tests/search_page.js"), str(site / script.lstrip("/")), str(site),
+                             json.dumps(dict(form.attrib)), json.dumps(steps)], capture_output=True, text=True)
+    assert output.returncode == 0, output.stderr
+    return json.loads(output.stdout)
+
+
+def _titles(site, lang, query):
+    return [hit["title"] for hit in search(site / lang / "search/index", query)]
+
+
+@needs_node
+def test_the_address_s_query_is_searched_and_back_returns_to_the_search_before(site):
+    opened, data_center, trainium, back, back_again = _page(
+        site, "hu", ["open", "?q=adatkozpont"], ["submit", "data center"], ["submit", "trainium"], ["back"], ["back"])
+    found = _titles(site, "hu", "adatkozpont")
+    assert opened["query"] == "adatkozpont" and opened["status"] == f"{len(found)} találat"
+    assert [hit["title"] for hit in opened["results"]] == found
+    assert data_center["address"] == "?q=data%20center" and data_center["status"] == "1 találat"
+    assert trainium["address"] == "?q=trainium"
+    # Back shows the search before, its words in the box (each search was a step of the history).
+    assert (back["query"], back["status"], back["results"]) == ("data center", "1 találat", data_center["results"])
+    assert (back_again["query"], back_again["results"]) == ("adatkozpont", opened["results"])
+    # The masthead's form sends "+" for a space; English says "1 result", "19 results".
+    one, many = _page(site, "en", ["open", "?q=data+center+datacenter"], ["submit", "data center"])
+    assert one["query"] == "data center datacenter" and one["status"] == "1 result"
+    assert many["status"] == f"{len(_titles(site, 'en', 'data center'))} results"
+
+
+@needs_node
+def test_a_search_overtaken_by_the_next_shows_only_the_next_one_s_hits(site):
+    # The first search's shard comes late, after the second search has shown its hits: they stay alone.
+    *_, last = _page(site, "en", ["open", ""], ["slow", "shards/g.json", 40], ["submit", "gpu"], ["submit", "trainium"])
+    assert [hit["title"] for hit in last["results"]] == _titles(site, "en", "trainium")
+    assert last["status"] == f"{len(last['results'])} results"
+
+
+@needs_node
+def test_more_results_than_a_page_are_offered_and_shown_in_their_order(site):
+    found = _titles(site, "en", "a")
+    assert len(found) > 50
+    first, rest, moved = _page(site, "en", ["open", "?q=a"], ["more"], ["fragment"])
+    assert first["status"] == f"{len(found)} results"
+    assert [hit["title"] for hit in first["results"]] == found[:50] and first["more"]
+    assert [hit["title"] for hit in rest["results"]] == found and not rest["more"]
+    assert first["focus"] is None and rest["focus"] == found[50]  # the keyboard goes on from the first new hit
+    assert moved["results"] == rest["results"]  # the skip link (#main) searches nothing again
+
+
+@needs_node
+def test_a_query_of_no_words_says_nothing_was_found_and_markup_stays_text(site):
+    none = "Nincs találat. Az ékezetek nem számítanak; próbálj rövidebb szót."
+    steps = [["submit", query] for query in ("(", "[", "\\", "*", ".+", "  ", "<img src=x onerror=alert(1)>")]
+    seen = _page(site, "hu", ["open", "?q=%3C%2F%3E%26"], *steps)
+    assert seen[0]["query"] == "</>&" and seen[0]["status"] == none  # the box holds it as typed
+    assert [step["status"] for step in seen[1:]] == [none] * 5 + ["", none]
+    assert not any(step["results"] for step in seen)  # (the page's stand-in refuses innerHTML)
+
+
+def test_without_javascript_the_search_page_links_the_glossary_and_the_editions(site):
+    document = parse(site / "hu/search/index.html")
+    [noscript] = document.iter("noscript")
+    assert [(a.get("href"), a.text) for a in noscript.iter("a")] == \
+        [("/hu/glossary/", "Fogalomtár"), ("/hu/issues/", "Lapszámok"), ("/hu/archive/", "Archívum")]

@@ -7,6 +7,13 @@ documents (title, link, snippet) are split into numbered chunks fetched only
 for the hits shown. `fold` and `tokens` here define the rules; the script
 repeats them, and `search` below runs a query against the built files the
 same way the script does, so tests exercise the real index.
+
+Hits are ranked by where the query's words are: a document one of whose names (an entry's headword,
+aliases and English term, a reference page's title) is the query comes first, then one whose names or
+title (a story's headline) hold every word, then one whose names' or title's words begin with every word,
+then the others. The shards say so with marked keys beside the tokens: "gepi=" lists the documents with
+the word "gepi" in a name or title, "gepi tanulas =" those with the name "gépi tanulás" (no token holds
+"=" or a space).
 """
 
 from __future__ import annotations
@@ -41,6 +48,10 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 SNIPPET_CHARS = 180
 #: Shortest word ending of a name that is indexed (Hungarian compounds: adat|központ).
 MIN_SUFFIX = 4
+#: Ends a marked key of the shards: "gepi=" a word of a name, "gepi tanulas =" a whole name.
+NAME_MARK = "="
+#: Hits the script shows at once: it puts a whole name's hits among them in order of accents, as `search` does.
+PAGE = 50
 
 
 class _FoldTable(dict[int, str]):
@@ -124,7 +135,8 @@ class SearchDocument:
     url: str
     snippet: str
     text: str
-    #: Headword and aliases: their word endings are indexed too, so "kozpont" finds "adatközpont".
+    #: Headword, aliases and other names, one a line: their word endings are indexed too, so "kozpont" finds
+    #: "adatközpont", and a query that is one of them ranks the document first.
     names: str = ""
     #: The language of title and snippet when it is not the index's (a fallback), else "".
     text_lang: str = ""
@@ -187,10 +199,10 @@ def sources(planner: Planner) -> list[DocumentSource]:
             continue
         tracked, text_lang = planner.text(entry)
         text = whole_value(tracked)
-        names = (text.get("headword") or slug, *(text.get("aliases") or []))
+        names = _entry_names(planner, entry, text, text_lang)
         found.append(DocumentSource("entry", text.get("headword") or slug, planner.href(urls.entry(planner.lang, slug)),
                                     names, f"{entry.content_hash}.{entry.version}",
-                                    partial(_fields, text, "definition"), " ".join(names),
+                                    partial(_fields, text, "definition"), "\n".join(names),
                                     "" if text_lang == planner.lang else text_lang))
     found += [_reference_source(planner, slug) for slug in planner.reference_slugs()]
     # Stories by issue, oldest first: a new issue's come last, and an index update appends them.
@@ -199,6 +211,18 @@ def sources(planner: Planner) -> list[DocumentSource]:
             if planner.available(story):
                 found.append(_story_source(planner, story, number))
     return found
+
+
+def _entry_names(planner: Planner, entry: Record, text: Mapping[str, Any], text_lang: str) -> tuple[str, ...]:
+    """An entry's headword and aliases, then its English term and its names in the other languages: a reader
+    types "machine learning" or "data center" on the Hungarian search page too."""
+    names = [text.get("headword") or entry.key, *(text.get("aliases") or [])]
+    names.append(entry.data.get("english_term") or "")
+    for lang in planner.settings.languages:
+        if lang != text_lang:
+            other = entry.text(lang)
+            names += [other.get("headword") or "", *(other.get("aliases") or [])]
+    return tuple(dict.fromkeys(name for name in names if name.strip()))
 
 
 def _story_source(planner: Planner, story: Record, number: int) -> DocumentSource:
@@ -258,8 +282,15 @@ def name_suffixes(names: str) -> set[str]:
     return {token[start:] for token in tokens(names) for start in range(1, len(token) - MIN_SUFFIX + 1)}
 
 
+def name_keys(doc: SearchDocument) -> set[str]:
+    """The marked keys of a document's names (see the module's docstring): each word of its title and
+    names, and each of its names whole."""
+    words = {token + NAME_MARK for token in tokens(doc.title + "\n" + doc.names)}
+    return words | {" ".join(found) + " " + NAME_MARK for name in doc.names.split("\n") if (found := tokens(name))}
+
+
 def _doc_tokens(doc: SearchDocument) -> set[str]:
-    return set(tokens(doc.text)) | name_suffixes(doc.names)
+    return set(tokens(doc.text)) | name_suffixes(doc.names) | name_keys(doc)
 
 
 def _row(doc: SearchDocument) -> list[str]:
@@ -384,24 +415,63 @@ def _json(value: object) -> bytes:
 def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]]:
     """Run `query` against a built index as the browser does: every word must match a token prefix.
 
-    `index` is the index folder on disk or the mapping `index_files` returns.
-    Hits come entries first, in document order, then stories, newest first (the last documents first).
+    `index` is the index folder on disk or the mapping `index_files` returns. Hits come ranked as the
+    module's docstring says (a whole name's hit whose title is the query with its accents first), and in a
+    rank entries first, in document order, then stories, newest first (the last documents first).
     """
     read = (lambda rel: (index / rel).read_bytes() if (index / rel).exists() else None) if isinstance(index, Path) \
         else (lambda rel: index.get(rel))
     meta = json.loads(read("meta.json"))
-    hits: set[int] | None = None
-    for word in tokens(query):
-        table = {}
+    words = tokens(query)
+    tables: list[dict[str, list[int]]] = [{} for _ in words]
+    for table, word in zip(tables, words):
         for key in shards_for(word, meta["shards"]):
             table.update(json.loads(read(f"shards/{key}.json")))
-        found = {i for token, ids in table.items() if token.startswith(word) for i in ids}
-        hits = found if hits is None else hits & found
-    results = []
     first = meta.get("stories", meta["documents"])
-    for number in sorted(hits or (), key=lambda number: (number >= first, number if number < first else -number)):
+    ranked = sorted(_ranks(words, tables).items(),
+                    key=lambda hit: (hit[1], hit[0] >= first, hit[0] if hit[0] < first else -hit[0]))
+    results = []
+    for number, rank in ranked:
         chunk = json.loads(read(f"docs/{number // meta['chunk']}.json"))
         kind, title, url, snippet, *text_lang = chunk[number % meta["chunk"]]
         results.append({"kind": kind, "title": title, "url": url, "snippet": snippet,
-                        "lang": text_lang[0] if text_lang else ""})
-    return results
+                        "lang": text_lang[0] if text_lang else "", "rank": rank})
+    # The script orders the whole names' hits it shows (those of the first page) by their titles' accents.
+    whole = [hit for hit in results[:PAGE] if hit["rank"] == 0]
+    whole.sort(key=lambda hit: not same_words(hit["title"], query))
+    return [{key: value for key, value in hit.items() if key != "rank"} for hit in whole + results[len(whole):]]
+
+
+def _ranks(words: list[str], tables: list[dict[str, list[int]]]) -> dict[int, int]:
+    """Each hit's rank (0 first) from each word's shard tables, as the script's `rank`: every word must begin
+    a token; 0 if the words are one of its names, 1 if each is a word of its names, 2 if each begins one."""
+    if not words:
+        return {}
+    hits: set[int] | None = None
+    exact: set[int] | None = None
+    begun: set[int] | None = None
+    for word, table in zip(words, tables):
+        found: set[int] = set()
+        named: set[int] = set()
+        for token, ids in table.items():
+            if token.startswith(word):
+                if not token.endswith(NAME_MARK):
+                    found.update(ids)
+                elif " " not in token:
+                    named.update(ids)
+        hits = found if hits is None else hits & found
+        begun = named if begun is None else begun & named
+        marked = set(table.get(word + NAME_MARK, ()))
+        exact = marked if exact is None else exact & marked
+    whole = set(tables[0].get(" ".join(words) + " " + NAME_MARK, ()))
+    return {number: 0 if number in whole else 1 if number in exact else 2 if number in begun else 3
+            for number in hits}
+
+
+def same_words(title: str, query: str) -> bool:
+    """Whether `title` has the words of `query`, accents and all (case aside): "kör" is not "kor"."""
+    return _exact_words(title) == _exact_words(query)
+
+
+def _exact_words(text: str) -> list[str]:
+    return _WORD.findall(unicodedata.normalize("NFC", text.lower()))

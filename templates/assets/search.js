@@ -1,15 +1,10 @@
 // Site search: reads the static index built with the site (newsroom/render/search.py).
 // A query downloads meta.json, one shard per word (by first letter) and the document chunks of the hits shown.
+// The functions before the page's use no DOM: under node, require() returns them (the tests run them).
 (function () {
   "use strict";
-  var form = document.querySelector("[data-search-index]");
-  if (!form) { return; }
-  var base = form.getAttribute("data-search-index");
-  var input = form.querySelector("input[name=q]");
-  var status = document.getElementById("search-status");
-  var list = document.getElementById("search-results");
-  var MAX = 50;
-  var cache = {};
+  var PAGE = 50;  // hits shown at once; "More results" shows as many more
+  var MARK = "=";  // ends a marked key of a shard: "gepi=" a word of a name, "gepi tanulas =" a whole name
 
   function fold(text) { return text.toLowerCase().normalize("NFKD").replace(/\p{M}/gu, ""); }
   function tokens(text) { return fold(text).match(/[\p{L}\p{N}]+/gu) || []; }
@@ -22,9 +17,74 @@
     if (word.length < 2) { return keys.filter(function (k) { return k.length === 2 && k[0] === first; }); }
     return keys.indexOf(splitKey(word)) >= 0 ? [splitKey(word)] : [];
   }
+  // The words of a text as typed, accents kept (case aside): a title that is the query with its accents.
+  function typed(text) { return (text.toLowerCase().normalize("NFC").match(/[\p{L}\p{N}]+/gu) || []).join(" "); }
+  function sameWords(title, query) { return typed(title) === typed(query); }
+
+  // The hits of `words`, each word's shard tables given, ranked as search() in newsroom/render/search.py:
+  // [{id, rank}], rank 0 if the words are one of the document's names, 1 if each is a word of its names,
+  // 2 if each begins one, 3 else; in a rank entries first, in order, then stories newest first (from `stories`).
+  function rank(words, tables, stories) {
+    if (!words.length) { return []; }
+    var hits = null, exact = null, begun = null;
+    var both = function (a, b) {
+      return a === null ? b : new Set(Array.from(a).filter(function (id) { return b.has(id); }));
+    };
+    words.forEach(function (word, i) {
+      var found = new Set(), named = new Set(), marked = new Set();
+      tables[i].forEach(function (table) {
+        Object.keys(table || {}).forEach(function (token) {
+          if (token.indexOf(word) !== 0) { return; }
+          var into = token.slice(-1) !== MARK ? found : token.indexOf(" ") < 0 ? named : null;
+          if (into) { table[token].forEach(function (id) { into.add(id); }); }
+          if (token === word + MARK) { table[token].forEach(function (id) { marked.add(id); }); }
+        });
+      });
+      hits = both(hits, found);
+      begun = both(begun, named);
+      exact = both(exact, marked);
+    });
+    var whole = new Set();
+    tables[0].forEach(function (table) {
+      ((table || {})[words.join(" ") + " " + MARK] || []).forEach(function (id) { whole.add(id); });
+    });
+    var ranked = Array.from(hits).map(function (id) {
+      return {id: id, rank: whole.has(id) ? 0 : exact.has(id) ? 1 : begun.has(id) ? 2 : 3};
+    });
+    return ranked.sort(function (a, b) {
+      if (a.rank !== b.rank) { return a.rank - b.rank; }
+      var x = a.id, y = b.id;
+      return (x < stories) !== (y < stories) ? (x < stories ? -1 : 1) : (x < stories ? x - y : y - x);
+    });
+  }
+  // The first page's whole-name hits (rank 0, first), those whose title is the query with its accents first.
+  function byAccents(shown, titles, query) {
+    var whole = shown.filter(function (hit) { return hit.rank === 0; });
+    var same = whole.filter(function (hit, i) { return sameWords(titles[i], query); });
+    var other = whole.filter(function (hit, i) { return !sameWords(titles[i], query); });
+    return same.concat(other, shown.slice(whole.length));
+  }
+
+  var core = {fold: fold, tokens: tokens, shardOf: shardOf, splitKey: splitKey, shardsFor: shardsFor,
+              sameWords: sameWords, rank: rank, byAccents: byAccents, PAGE: PAGE};
+  if (typeof module === "object" && module.exports) { module.exports = core; }
+  if (typeof document === "undefined") { return; }
+
+  var form = document.querySelector("[data-search-index]");
+  if (!form) { return; }
+  var base = form.getAttribute("data-search-index");
+  var input = form.querySelector("input[name=q]");
+  var status = document.getElementById("search-status");
+  var list = document.getElementById("search-results");
+  var more = document.getElementById("search-more");
+  var cache = {};
+  var current = 0;  // the latest search: an earlier one's answers, arriving late, are dropped
+  var searched = null;  // the latest search's query
+
   function load(path) {
     if (!cache[path]) {
       cache[path] = fetch(base + path).then(function (r) { return r.ok ? r.json() : null; });
+      cache[path].catch(function () { delete cache[path]; });  // a failed download is tried again next time
     }
     return cache[path];
   }
@@ -35,37 +95,41 @@
 
   function run(query) {
     var words = tokens(query);
+    var search = ++current;
+    searched = query;
     list.textContent = "";
-    if (!words.length) { say(""); return; }
+    more.hidden = true;
+    if (!words.length) { say(query.trim() ? form.getAttribute("data-none") : ""); return; }
     load("meta.json").then(function (meta) {
       return Promise.all(words.map(function (w) {
         return Promise.all(shardsFor(w, meta.shards).map(function (k) { return load("shards/" + k + ".json"); }));
-      })).then(function (shards) {
-          var hits = null;
-          words.forEach(function (word, i) {
-            var found = new Set();
-            shards[i].forEach(function (table) {
-              Object.keys(table || {}).forEach(function (token) {
-                if (token.indexOf(word) === 0) { table[token].forEach(function (id) { found.add(id); }); }
-              });
-            });
-            hits = hits === null ? found : new Set(Array.from(hits).filter(function (id) { return found.has(id); }));
-          });
-          // Entries first, then stories newest first (they are indexed oldest first, from `meta.stories` on).
-          var first = meta.stories === undefined ? meta.documents : meta.stories;
-          var ids = Array.from(hits).sort(function (a, b) {
-            return (a < first) !== (b < first) ? (a < first ? -1 : 1) : (a < first ? a - b : b - a);
-          });
-          say(ids.length ? message(ids.length === 1 ? "one" : "many", ids.length) : form.getAttribute("data-none"));
-          ids = ids.slice(0, MAX);
-          var chunks = Array.from(new Set(ids.map(function (id) { return Math.floor(id / meta.chunk); })));
-          return Promise.all(chunks.map(function (c) { return load("docs/" + c + ".json"); })).then(function (loaded) {
-            var byChunk = {};
-            chunks.forEach(function (c, i) { byChunk[c] = loaded[i]; });
-            ids.forEach(function (id) { show(byChunk[Math.floor(id / meta.chunk)][id % meta.chunk]); });
-          });
-        });
-    }).catch(function () { say(form.getAttribute("data-error")); });
+      })).then(function (tables) {
+        if (search !== current) { return; }
+        var hits = rank(words, tables, meta.stories === undefined ? meta.documents : meta.stories);
+        say(hits.length ? message(hits.length === 1 ? "one" : "many", hits.length) : form.getAttribute("data-none"));
+        return showFrom(meta, hits, 0, query, search);
+      });
+    }).catch(function () { if (search === current) { say(form.getAttribute("data-error")); } });
+  }
+
+  // Shows the hits from `start` on, a page of them, and offers the next page.
+  function showFrom(meta, hits, start, query, search) {
+    var shown = hits.slice(start, start + PAGE);
+    var chunks = Array.from(new Set(shown.map(function (hit) { return Math.floor(hit.id / meta.chunk); })));
+    return Promise.all(chunks.map(function (c) { return load("docs/" + c + ".json"); })).then(function (loaded) {
+      if (search !== current) { return; }
+      var row = function (hit) {
+        return loaded[chunks.indexOf(Math.floor(hit.id / meta.chunk))][hit.id % meta.chunk];
+      };
+      if (start === 0) { shown = byAccents(shown, shown.map(function (hit) { return row(hit)[1]; }), query); }
+      var links = shown.map(function (hit) { return show(row(hit)); });
+      if (start > 0 && links.length) { links[0].focus(); }  // the button goes: the keyboard goes on from there
+      more.hidden = start + PAGE >= hits.length;
+      more.onclick = function () {
+        more.hidden = true;
+        showFrom(meta, hits, start + PAGE, query, search).catch(function () { say(form.getAttribute("data-error")); });
+      };
+    });
   }
 
   function show(doc) {
@@ -88,13 +152,23 @@
     }
     item.append(snippet);
     list.append(item);
+    return link;
   }
 
+  function fromAddress() {
+    var query = new URLSearchParams(location.search).get("q") || "";
+    if (query === searched) { return; }  // a step within the page (the skip link's #main): its hits stay
+    input.value = query;
+    run(query);
+  }
   form.addEventListener("submit", function (event) {
     event.preventDefault();
-    history.replaceState(null, "", "?q=" + encodeURIComponent(input.value));
+    // Each search is a step of the history: Back returns to the one before.
+    if (new URLSearchParams(location.search).get("q") !== input.value) {
+      history.pushState(null, "", "?q=" + encodeURIComponent(input.value));
+    }
     run(input.value);
   });
-  var initial = new URLSearchParams(location.search).get("q");
-  if (initial) { input.value = initial; run(initial); }
+  window.addEventListener("popstate", fromAddress);
+  fromAddress();
 })();
