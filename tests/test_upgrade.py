@@ -1,0 +1,106 @@
+"""Upgrading a publication an earlier release stored: its database, at the first schema with its content,
+upgraded by `newsroom init`, then checked, built and mailed as the same content stored by this version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine
+from conftest import Cli
+from sitebuild import parse, text_of
+
+from newsroom.cli import NOW_ENV
+from newsroom.db.migrate import upgrade
+
+#: The rows the first schema (0001) held for the publication of `FILES`, as that release stored them.
+OLD_PUBLICATION = Path(__file__).parent / "upgrade" / "publication-0001.sql"
+#: Its tables with a generated id: PostgreSQL's counters are set past the rows given (as they stood).
+WITH_IDS = ("vocabulary", "entries", "relations", "pages", "issues", "stories", "revisions")
+
+#: The same publication as content files.
+FILES = {
+    "site.yaml": "kind: site\nhu: {name: Gépi Figyelő, tagline: Hetente}\n"
+                 "en: {name: Machine Watch, tagline: Weekly}\n"
+                 "sections: [{slug: research, hu: Kutatás, en: Research}]\n"
+                 "categories: [{slug: models, hu: Modellek, en: Models}]\n",
+    "pages/method.yaml": "kind: page\nslug: method\nhu: {title: Módszer, body: Kézzel írjuk.}\n"
+                         "en: {title: Method, body: Written by hand.}\n",
+    "entries/token.yaml": "kind: entry\nslug: token\ncategory: models\nlevel: basic\ntrend: mainstream\n"
+                          "status: 2026-10\n"
+                          "relations: {related: [context-window]}\n"
+                          "sources: [{publisher: Example, title: Tokens, url: 'https://example.org/token'}]\n"
+                          "hu: {headword: Token, definition: 'A szöveg egy darabja [1].'}\n"
+                          "en: {headword: Token, definition: 'A piece of text [1].'}\n",
+    "entries/context-window.yaml": "kind: entry\nslug: context-window\ncategory: models\nlevel: basic\n"
+                                   "trend: mainstream\nstatus: 2026-10\n"
+                                   "sources: [{publisher: Example, title: Windows, url: 'https://example.org/cw'}]\n"
+                                   "hu: {headword: Kontextusablak, definition: 'Ennyi tokent lát a modell [1].'}\n"
+                                   "en: {headword: Context window, definition: 'How many tokens a model sees [1].'}\n",
+    "issues/0001.yaml": "kind: issue\nnumber: 1\nweek: {start: 2026-11-02, end: 2026-11-08}\nstatus: published\n"
+                        "published_at: 2026-11-09T07:00:00+01:00\n"
+                        "hu: {title: Az első szám, lead: Az első heti válogatás.}\n"
+                        "en: {title: The first issue, lead: The first week's picks.}\n",
+    "stories/i1-longer-context.yaml": "kind: story\nslug: i1-longer-context\nissue: 1\nsection: research\nposition: 1\n"
+                                      "terms: [context-window]\n"
+                                      "sources: [{publisher: Wire, title: Longer, url: 'https://example.com/1'}]\n"
+                                      "hu: {headline: Hosszabb kontextus, summary: 'Több token fér el [1].'}\n"
+                                      "en: {headline: Longer context, summary: 'More tokens fit [1].'}\n",
+}
+#: When the publication was stored, and when its published story was corrected (`story edit` below).
+STORED, CORRECTED = "2026-11-10T09:00:00+01:00", "2026-11-11T09:00:00+01:00"
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _old_database(url: str) -> None:
+    """A database as the first release left it: its schema (0001), its publication's rows."""
+    engine = create_engine(url)
+    upgrade(engine, "0001")
+    with engine.begin() as connection:
+        for statement in OLD_PUBLICATION.read_text(encoding="utf-8").splitlines():
+            if not statement.startswith("--"):
+                connection.exec_driver_sql(statement)
+        if connection.dialect.name == "postgresql":
+            for table in WITH_IDS:
+                connection.exec_driver_sql(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), max(id)) "
+                                           f"FROM {table}")
+    engine.dispose()
+
+
+@pytest.fixture
+def upgraded(databases, tmp_path, monkeypatch):
+    """The first release's publication upgraded by `newsroom init`."""
+    work = tmp_path / "upgraded"
+    work.mkdir()
+    old = Cli(databases.new(), work)
+    _old_database(old.db_url)
+    monkeypatch.setenv(NOW_ENV, CORRECTED)
+    old("init")
+    return old
+
+
+def test_an_upgraded_publication_builds_the_site_and_emails_a_fresh_one_of_its_content_builds(upgraded, databases,
+                                                                                               tmp_path, write_files,
+                                                                                               monkeypatch):
+    """Every record keeps its texts through the migrations (SQLite copied `entries` and `pages` into new
+    tables for 0010_drafts, and dropping the old ones deleted every entry's texts and relations and every
+    page's texts with them)."""
+    assert upgraded("check").stdout == ""
+    upgraded("build", "--quiet")
+    fresh = Cli(databases.new("migrated"), tmp_path / "fresh")
+    fresh.cwd.mkdir()
+    monkeypatch.setenv(NOW_ENV, STORED)
+    fresh("import", str(write_files(FILES)))
+    monkeypatch.setenv(NOW_ENV, CORRECTED)
+    fresh("story", "edit", "i1-longer-context", "--headline-en", "A longer context", "--correction", "--reason",
+          "pontosabb cím", "--editor", "anna")
+    fresh("build", "--quiet")
+
+    page = text_of(parse(upgraded.cwd / "_site" / "en" / "glossary" / "token" / "index.html"))
+    assert "A piece of text" in page and "Context window" in page, page
+    assert "Written by hand." in text_of(parse(upgraded.cwd / "_site" / "en" / "method" / "index.html"))
+    for folder in ("_site", "_email"):
+        assert _tree(upgraded.cwd / folder) == _tree(fresh.cwd / folder), folder
