@@ -18,10 +18,10 @@ OLD_PUBLICATION = Path(__file__).parent / "upgrade" / "publication-0001.sql"
 #: Its tables with a generated id: PostgreSQL's counters are set past the rows given (as they stood).
 WITH_IDS = ("vocabulary", "entries", "relations", "pages", "issues", "stories", "revisions")
 
-#: The same publication as content files.
+#: The same publication as content files (the site file with the greeting the emails then had).
 FILES = {
-    "site.yaml": "kind: site\nhu: {name: Gépi Figyelő, tagline: Hetente}\n"
-                 "en: {name: Machine Watch, tagline: Weekly}\n"
+    "site.yaml": "kind: site\nhu: {name: Gépi Figyelő, tagline: Hetente, greeting: Kedves Olvasó!}\n"
+                 "en: {name: Machine Watch, tagline: Weekly, greeting: 'Dear Reader,'}\n"
                  "sections: [{slug: research, hu: Kutatás, en: Research}]\n"
                  "categories: [{slug: models, hu: Modellek, en: Models}]\n",
     "pages/method.yaml": "kind: page\nslug: method\nhu: {title: Módszer, body: Kézzel írjuk.}\n"
@@ -87,7 +87,7 @@ def test_an_upgraded_publication_builds_the_site_and_emails_a_fresh_one_of_its_c
                                                                                                monkeypatch):
     """Every record keeps its texts through the migrations (SQLite copied `entries` and `pages` into new
     tables for 0010_drafts, and dropping the old ones deleted every entry's texts and relations and every
-    page's texts with them)."""
+    page's texts with them), and the emails keep the greeting they had before it was the site file's."""
     assert upgraded("check").stdout == ""
     upgraded("build", "--quiet")
     fresh = Cli(databases.new("migrated"), tmp_path / "fresh")
@@ -102,5 +102,8 @@ def test_an_upgraded_publication_builds_the_site_and_emails_a_fresh_one_of_its_c
     page = text_of(parse(upgraded.cwd / "_site" / "en" / "glossary" / "token" / "index.html"))
     assert "A piece of text" in page and "Context window" in page, page
     assert "Written by hand." in text_of(parse(upgraded.cwd / "_site" / "en" / "method" / "index.html"))
+    assert "Kedves Olvasó!" in (upgraded.cwd / "_email" / "hu" / "issue-1.txt").read_text(encoding="utf-8")
     for folder in ("_site", "_email"):
         assert _tree(upgraded.cwd / folder) == _tree(fresh.cwd / folder), folder
+    upgraded("export", "out")
+    assert "greeting: Dear Reader," in (upgraded.cwd / "out" / "site.yaml").read_text(encoding="utf-8")
