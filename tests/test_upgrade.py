@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, inspect
 from conftest import Cli
 from sitebuild import parse, text_of
 
 from newsroom.cli import NOW_ENV
-from newsroom.db.migrate import upgrade
+from newsroom.db.migrate import SCHEMA_REVISION, current_revision, upgrade
 
 #: The rows the first schema (0001) held for the publication of `FILES`, as that release stored them.
 OLD_PUBLICATION = Path(__file__).parent / "upgrade" / "publication-0001.sql"
@@ -72,14 +72,25 @@ def _old_database(url: str) -> None:
 
 @pytest.fixture
 def upgraded(databases, tmp_path, monkeypatch):
-    """The first release's publication upgraded by `newsroom init`."""
+    """The first release's publication upgraded by `newsroom init`; what `init` said as `upgraded.said`."""
     work = tmp_path / "upgraded"
     work.mkdir()
     old = Cli(databases.new(), work)
     _old_database(old.db_url)
     monkeypatch.setenv(NOW_ENV, CORRECTED)
-    old("init")
+    old.said = old("init").stdout
     return old
+
+
+def test_init_upgrades_the_first_schema_and_says_so(upgraded):
+    """`init` said "database ready" alike for a new database, one at the newest schema and one it upgraded:
+    it now says from which schema to which."""
+    assert upgraded.said.splitlines() == [f"database ready: {upgraded.db_url} (upgraded from schema 0001 to "
+                                          f"{SCHEMA_REVISION})"]
+    engine = create_engine(upgraded.db_url)
+    assert current_revision(engine) == SCHEMA_REVISION
+    engine.dispose()
+    assert upgraded("init").stdout.splitlines() == [f"database ready: {upgraded.db_url}"]
 
 
 def test_an_upgraded_publication_builds_the_site_and_emails_a_fresh_one_of_its_content_builds(upgraded, databases,
@@ -107,3 +118,30 @@ def test_an_upgraded_publication_builds_the_site_and_emails_a_fresh_one_of_its_c
         assert _tree(upgraded.cwd / folder) == _tree(fresh.cwd / folder), folder
     upgraded("export", "out")
     assert "greeting: Dear Reader," in (upgraded.cwd / "out" / "site.yaml").read_text(encoding="utf-8")
+
+
+def test_an_upgrade_stopped_midway_leaves_the_database_as_it_was_and_init_then_upgrades_it(databases, tmp_path):
+    """The migrations run in one transaction: one of them failing after the others ran (as a process killed
+    there) leaves the first schema with every row, and the next `init` upgrades it."""
+    cli = Cli(databases.new(), tmp_path)
+    _old_database(cli.db_url)
+    engine = create_engine(cli.db_url)
+    with engine.begin() as connection:  # in the way of 0010_drafts, the ninth migration
+        connection.exec_driver_sql("ALTER TABLE entries ADD COLUMN draft INTEGER")
+    before = _rows(engine)
+    with pytest.raises(Exception):  # PostgreSQL: the column exists; SQLite: a copy of the table would have it twice
+        upgrade(engine)
+    assert current_revision(engine) == "0001"
+    assert _rows(engine) == before
+    assert "formerly" not in {column["name"] for column in inspect(engine).get_columns("stories")}  # 0009's
+    with engine.begin() as connection:
+        connection.exec_driver_sql("ALTER TABLE entries DROP COLUMN draft")
+    engine.dispose()
+    assert "(upgraded from schema 0001 to" in cli("init").stdout
+    assert cli("check").stdout == ""
+
+
+def _rows(engine) -> dict[str, int]:
+    with engine.connect() as connection:
+        return {table: connection.exec_driver_sql(f"SELECT count(*) FROM {table}").scalar()
+                for table in ("entry_texts", "relations", "page_texts", "story_texts", "revisions")}
