@@ -145,3 +145,29 @@ def _rows(engine) -> dict[str, int]:
     with engine.connect() as connection:
         return {table: connection.exec_driver_sql(f"SELECT count(*) FROM {table}").scalar()
                 for table in ("entry_texts", "relations", "page_texts", "story_texts", "revisions")}
+
+
+def test_texts_an_earlier_upgrade_lost_are_stored_again_by_importing_their_files(databases, tmp_path, write_files,
+                                                                                  monkeypatch):
+    """A SQLite database an earlier release upgraded through 0010_drafts lost every entry's texts and relations
+    and every page's texts; importing the export made before the upgrade found each file "unchanged" (the
+    record kept the hash of what it held) and stored nothing, `--force` too. After `init` it stores them."""
+    cli = Cli(databases.new(), tmp_path)
+    _old_database(cli.db_url)
+    engine = create_engine(cli.db_url)
+    upgrade(engine, "0012_reason_lang")
+    with engine.begin() as connection:  # what dropping the old tables deleted with them
+        for table in ("entry_texts", "relations", "page_texts"):
+            connection.exec_driver_sql(f"DELETE FROM {table}")
+    engine.dispose()
+    monkeypatch.setenv(NOW_ENV, CORRECTED)
+    cli("init")
+    assert "entry:token: en.headword: required in every language, and none has it yet" in cli("check", expect=1).stderr
+    export = {**FILES, "stories/i1-longer-context.yaml": FILES["stories/i1-longer-context.yaml"].replace(
+        "headline: Longer context", "headline: A longer context")}  # as corrected
+    assert cli("import", str(write_files(export))).stdout.startswith("0 created, 3 updated")  # 2 entries, a page
+    assert cli("check").stdout == ""
+    cli("build", "--quiet")
+    page = text_of(parse(cli.cwd / "_site" / "en" / "glossary" / "token" / "index.html"))
+    assert "A piece of text" in page and "Context window" in page, page
+    assert "Written by hand." in text_of(parse(cli.cwd / "_site" / "en" / "method" / "index.html"))
