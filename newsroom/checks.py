@@ -169,6 +169,12 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
 
 #: A required text no language has: none to translate from, the text is still to be written.
 UNWRITTEN = "required in every language, and none has it yet: write it"
+#: The content hash migration 0013_lost_texts gives a record whose texts an earlier upgrade deleted.
+LOST_TEXTS = ""
+#: What `check` says of such a record, instead of asking for each text to be written.
+LOST = ("its texts in every language were deleted by an earlier newsroom's upgrade of this SQLite database through "
+        "schema 0010 (an entry's relations too): import its file from the export made before that upgrade "
+        "(`newsroom import DIR`), which stores it again")
 #: The most characters a title shows well in (an email's Subject, a feed reader's list, search results).
 TITLE_LIMIT = 200
 #: A record's title in its texts, per kind.
@@ -230,6 +236,9 @@ def _translations(record: Record, languages: tuple[str, ...], policy: str = "fal
     warning says which. A partly translated record stays an error: that would be a silent mix.
     """
     present = {lang: _filled_paths(record.text(lang)) - LANGUAGE_OWN for lang in languages}
+    if record.content_hash == LOST_TEXTS and not any(present.values()):
+        yield Diagnostic(record.location, None, "", LOST)
+        return
     required = set(REQUIRED_TEXTS.get(record.kind, ()))
     everywhere = set().union(*present.values()) | required
     for lang in languages:

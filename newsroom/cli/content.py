@@ -132,7 +132,7 @@ def _removed_records(session: Session, removed: list[tuple[Path, manifest.Base]]
 def init(app: App, sample: bool) -> None:
     """Create or upgrade the database schema (Alembic migrations)."""
     try:
-        current_revision(app.engine)  # the first question asked: a database that does not answer is named
+        before = current_revision(app.engine)  # the first question asked: a database that does not answer is named
     except (OperationalError, ProgrammingError) as error:
         if refused_role(error):
             raise  # told with the grants the role needs (see newsroom.db.errors.explain)
@@ -143,7 +143,9 @@ def init(app: App, sample: bool) -> None:
         if busy(error):
             raise
         raise click.ClickException(f"cannot open the database {shown(app.db_url)}: {error.orig}") from None
-    app.say(f"database ready: {shown(app.db_url)}")
+    after = current_revision(app.engine)
+    upgraded = f" (upgraded from schema {before} to {after})" if before is not None and before != after else ""
+    app.say(f"database ready: {shown(app.db_url)}{upgraded}")
     if not sample and not _has_site(app):
         app.say("no publication here yet: write site.yaml and pages/method.yaml, then `newsroom import site.yaml "
                 "pages/` (README, \"A publication of your own\"); or load the sample: `newsroom init --sample`")

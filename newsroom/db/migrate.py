@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 #: The schema revision this code works on: the newest migration's (a test holds it to Alembic's head).
-SCHEMA_REVISION = "0012_reason_lang"
+SCHEMA_REVISION = "0013_lost_texts"
 #: Where Alembic records the revision a database is at.
 VERSION_TABLE = "alembic_version"
 

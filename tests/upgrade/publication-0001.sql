@@ -1,0 +1,33 @@
+-- A publication as the first release (schema 0001) stored it: the content files of tests/test_upgrade.py's FILES,
+-- imported on 2026-11-10 (the site file without the greeting, which 0011 added), one story corrected on 2026-11-11.
+-- Each statement on a line of its own, in SQL that SQLite and PostgreSQL both read.
+INSERT INTO site_texts (lang, name, tagline) VALUES ('en', 'Machine Watch', 'Weekly');
+INSERT INTO site_texts (lang, name, tagline) VALUES ('hu', 'Gépi Figyelő', 'Hetente');
+INSERT INTO vocabulary (id, kind, slug, position) VALUES (1, 'section', 'research', 0);
+INSERT INTO vocabulary (id, kind, slug, position) VALUES (2, 'category', 'models', 0);
+INSERT INTO vocabulary_names (term_id, lang, name) VALUES (1, 'en', 'Research');
+INSERT INTO vocabulary_names (term_id, lang, name) VALUES (1, 'hu', 'Kutatás');
+INSERT INTO vocabulary_names (term_id, lang, name) VALUES (2, 'en', 'Models');
+INSERT INTO vocabulary_names (term_id, lang, name) VALUES (2, 'hu', 'Modellek');
+INSERT INTO entries (id, slug, category, level, trend, english_term, status_month, sources, provenance, version, content_hash, updated_at) VALUES (1, 'context-window', 'models', 'basic', 'mainstream', NULL, '2026-10-01', '[{"publisher": "Example", "title": "Windows", "url": "https://example.org/cw"}]', 'null', 1, '517ac307f445d7df1a1afe5a6a4d62ebe8bb9c4bd73b990b4f0777ee346abc9d', '2026-11-10 08:00:00.000000');
+INSERT INTO entries (id, slug, category, level, trend, english_term, status_month, sources, provenance, version, content_hash, updated_at) VALUES (2, 'token', 'models', 'basic', 'mainstream', NULL, '2026-10-01', '[{"publisher": "Example", "title": "Tokens", "url": "https://example.org/token"}]', 'null', 1, 'f2a861acf1bd785e5b1ccbe321c8334bacec84badc736f0fdb5c13f2e794bbd6', '2026-11-10 08:00:00.000000');
+INSERT INTO entry_texts (entry_id, lang, headword, definition, plain_terms, analogy, how_it_works, example, affected, myth, reality, limits, history, current_state, aliases, match_forms) VALUES (1, 'en', 'Context window', 'How many tokens a model sees [1].', NULL, NULL, '[]', NULL, '[]', NULL, NULL, NULL, NULL, NULL, '[]', '[]');
+INSERT INTO entry_texts (entry_id, lang, headword, definition, plain_terms, analogy, how_it_works, example, affected, myth, reality, limits, history, current_state, aliases, match_forms) VALUES (1, 'hu', 'Kontextusablak', 'Ennyi tokent lát a modell [1].', NULL, NULL, '[]', NULL, '[]', NULL, NULL, NULL, NULL, NULL, '[]', '[]');
+INSERT INTO entry_texts (entry_id, lang, headword, definition, plain_terms, analogy, how_it_works, example, affected, myth, reality, limits, history, current_state, aliases, match_forms) VALUES (2, 'en', 'Token', 'A piece of text [1].', NULL, NULL, '[]', NULL, '[]', NULL, NULL, NULL, NULL, NULL, '[]', '[]');
+INSERT INTO entry_texts (entry_id, lang, headword, definition, plain_terms, analogy, how_it_works, example, affected, myth, reality, limits, history, current_state, aliases, match_forms) VALUES (2, 'hu', 'Token', 'A szöveg egy darabja [1].', NULL, NULL, '[]', NULL, '[]', NULL, NULL, NULL, NULL, NULL, '[]', '[]');
+INSERT INTO relations (id, entry_id, kind, target, position, note) VALUES (1, 2, 'related', 'context-window', 0, 'null');
+INSERT INTO pages (id, slug, kind, sources, version, content_hash, updated_at) VALUES (1, 'method', 'page', '[]', 1, 'f2f37ff174c3feeeebca56b991d3dcb791a4490161c1ef2b874e68150cfe5ca5', '2026-11-10 08:00:00.000000');
+INSERT INTO page_texts (page_id, lang, title, summary, body, sections) VALUES (1, 'en', 'Method', NULL, 'Written by hand.', NULL);
+INSERT INTO page_texts (page_id, lang, title, summary, body, sections) VALUES (1, 'hu', 'Módszer', NULL, 'Kézzel írjuk.', NULL);
+INSERT INTO issues (id, number, week_start, week_end, status, published_at, version, content_hash, updated_at) VALUES (1, 1, '2026-11-02', '2026-11-08', 'published', '2026-11-09 06:00:00.000000', 1, 'b56b3d8fc6d5ab054be519a311559632f9534c47015c884987c9c3af9a6492db', '2026-11-10 08:00:00.000000');
+INSERT INTO issue_texts (issue_id, lang, title, lead, editor_note) VALUES (1, 'en', 'The first issue', 'The first week''s picks.', NULL);
+INSERT INTO issue_texts (issue_id, lang, title, lead, editor_note) VALUES (1, 'hu', 'Az első szám', 'Az első heti válogatás.', NULL);
+INSERT INTO stories (id, slug, issue_id, section_id, position, tags, audiences, terms, suppress_terms, sources, version, content_hash, updated_at) VALUES (1, 'i1-longer-context', 1, 1, 1, '[]', '[]', '["context-window"]', '[]', '[{"publisher": "Wire", "title": "Longer", "url": "https://example.com/1"}]', 2, 'cb21bf7f84019d00fd86ed09fbb5b694cf965b0ca05fb54a44c08873017a154c', '2026-11-11 08:00:00.000000');
+INSERT INTO story_texts (story_id, lang, headline, summary, body) VALUES (1, 'en', 'A longer context', 'More tokens fit [1].', NULL);
+INSERT INTO story_texts (story_id, lang, headline, summary, body) VALUES (1, 'hu', 'Hosszabb kontextus', 'Több token fér el [1].', NULL);
+INSERT INTO revisions (id, record_kind, record_key, version, snapshot, changed_fields, changed_by, changed_at, reason) VALUES (1, 'entry', 'context-window', 0, '{}', '["created"]', 'import', '2026-11-10 08:00:00.000000', NULL);
+INSERT INTO revisions (id, record_kind, record_key, version, snapshot, changed_fields, changed_by, changed_at, reason) VALUES (2, 'entry', 'token', 0, '{}', '["created"]', 'import', '2026-11-10 08:00:00.000000', NULL);
+INSERT INTO revisions (id, record_kind, record_key, version, snapshot, changed_fields, changed_by, changed_at, reason) VALUES (3, 'page', 'method', 0, '{}', '["created"]', 'import', '2026-11-10 08:00:00.000000', NULL);
+INSERT INTO revisions (id, record_kind, record_key, version, snapshot, changed_fields, changed_by, changed_at, reason) VALUES (4, 'issue', '1', 0, '{}', '["created"]', 'import', '2026-11-10 08:00:00.000000', NULL);
+INSERT INTO revisions (id, record_kind, record_key, version, snapshot, changed_fields, changed_by, changed_at, reason) VALUES (5, 'story', 'i1-longer-context', 0, '{}', '["created", "unpublished"]', 'import', '2026-11-10 08:00:00.000000', NULL);
+INSERT INTO revisions (id, record_kind, record_key, version, snapshot, changed_fields, changed_by, changed_at, reason) VALUES (6, 'story', 'i1-longer-context', 1, '{"kind": "story", "slug": "i1-longer-context", "issue": 1, "section": "research", "position": 1, "terms": ["context-window"], "sources": [{"publisher": "Wire", "title": "Longer", "url": "https://example.com/1"}], "hu": {"headline": "Hosszabb kontextus", "summary": "T\u00f6bb token f\u00e9r el [1]."}, "en": {"headline": "Longer context", "summary": "More tokens fit [1]."}}', '["en.headline"]', 'anna', '2026-11-11 08:00:00.000000', 'pontosabb cím');
