@@ -35,7 +35,7 @@ from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
 from newsroom.i18n import LOCALE_DIR
-from newsroom.render.html import TEMPLATES
+from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
 from newsroom.settings import Settings
 
@@ -93,11 +93,13 @@ class Preview:
     def __init__(self, engine: Engine, settings: Settings, out: Path, *, today: Callable[[], dt.date],
                  now: Callable[[], dt.datetime], content: Iterable[Path] = (), database_file: Path | None = None,
                  host: str = "127.0.0.1", port: int = 8000, say: Callable[[str], None] = print,
-                 templates: Path = TEMPLATES, locale: Path = LOCALE_DIR) -> None:
+                 locale: Path = LOCALE_DIR) -> None:
         self.engine, self.out, self.today, self.now, self.say = engine, out.resolve(), today, now, say
         self.content = [Path(folder).resolve() for folder in content]
         self.database_file = database_file.resolve() if database_file else None
-        self.templates, self.locale = templates.resolve(), locale.resolve()
+        # The folder the build renders with: newsroom.toml's `templates`, else the bundled one.
+        self.templates = template_folder(settings.templates).resolve()
+        self.locale = locale.resolve()
         static = static_folder(settings.static)
         self.static = static.resolve() if static is not None else None
         self.out.mkdir(parents=True, exist_ok=True)

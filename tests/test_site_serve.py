@@ -75,24 +75,27 @@ def preview(tmp_path_factory):
     shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", content / "entries")
     (content / "issues").mkdir()
     (content / "issues" / "0014.yaml").write_text(DRAFT_ISSUE, encoding="utf-8")
+    templates = tmp_path / "templates"  # newsroom.toml's `templates`: a copy of the bundled ones
+    shutil.copytree(Path(__file__).parents[1] / "templates", templates)
     engine = make_engine(f"sqlite:///{work / 'site.db'}")
-    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+    server = Preview(engine, Settings(templates=str(templates)), tmp_path / "preview",
+                     today=lambda: dt.date(2026, 11, 30),
                      now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
                      database_file=work / "site.db", port=0, say=lambda message: None)
     server.start()
-    yield server, content, work
+    yield server, content, work, templates
     server.stop()
     engine.dispose()
 
 
 def test_unknown_paths_get_the_site_404_page(preview):
-    server, _, _ = preview
+    server, _, _, _ = preview
     status, body = _get(server.url + "hu/no-such-page/")
     assert status == 404 and "Az oldal nem található" in body
 
 
 def test_drafts_are_visible_and_marked_only_in_the_preview(preview):
-    server, _, work = preview
+    server, _, work, _ = preview
     _, body = _get(server.url + "hu/")
     assert 'class="preview-banner"' in body
     status, draft = _get(server.url + "hu/issues/14/")
@@ -103,7 +106,7 @@ def test_drafts_are_visible_and_marked_only_in_the_preview(preview):
 
 
 def test_a_changed_content_file_is_imported_rebuilt_and_served(preview):
-    server, content, _ = preview
+    server, content, _, _ = preview
     assert server.host == "127.0.0.1" and server.url == f"http://127.0.0.1:{server.port}/"
     page = server.url + "en/glossary/trainium/"
     status, body = _get(page)
@@ -119,6 +122,18 @@ def test_a_changed_content_file_is_imported_rebuilt_and_served(preview):
 
     _wait_for(lambda: "Freshly edited" in _get(page)[1], "the edited definition to be served")
     _wait_for(lambda: _get(server.url + "__build_id")[1] != first_id, "a new build id for the reload script")
+
+
+def test_an_edit_of_the_templates_newsroom_toml_names_is_served(preview):
+    """The preview watches the templates folder it renders with, the one of the settings (`templates` in
+    newsroom.toml): an edit there is rebuilt and served (the bundled folder was watched, the edit never shown)."""
+    server, _, _, templates = preview
+    base = templates / "base.html"
+    text = base.read_text(encoding="utf-8")
+    marked = '{{ _("Preview: drafts are shown and marked") }}'
+    assert marked in text
+    base.write_text(text.replace(marked, marked + " (our own templates)"), encoding="utf-8")
+    _wait_for(lambda: "(our own templates)" in _get(server.url + "hu/")[1], "the edited template served")
 
 
 def test_a_database_held_by_another_command_delays_the_preview_and_does_not_stop_it(tmp_path, monkeypatch):
