@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import BinaryIO
 
 import watchfiles
 from sqlalchemy import Engine
@@ -44,30 +45,52 @@ BUILD_ID_PATH = "/__build_id"
 POLL_SECONDS = 2.0
 
 
+#: What each kind of file a build writes is served as, with its charset, the same on every system (the
+#: guesses of `mimetypes` come from the system's tables: where they lack `.atom`, a feed was a download).
+CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/xml; charset=utf-8",
+                 ".atom": "application/atom+xml; charset=utf-8", ".json": "application/json; charset=utf-8",
+                 ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                 ".txt": "text/plain; charset=utf-8"}
+
+
 class _Handler(SimpleHTTPRequestHandler):
     """Static files from the preview folder, the build id, and the site's own 404 page."""
 
     server: _PreviewHTTPServer
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         if self.path.split("?", 1)[0] == BUILD_ID_PATH:
             body = self.server.preview.build_id.encode()
             self.send_response(HTTPStatus.OK)
             self.send_header("Content-Type", "text/plain; charset=utf-8")
-            self.send_header("Cache-Control", "no-store")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
             return
         super().do_GET()
 
+    def send_head(self) -> BinaryIO | None:
+        try:
+            return super().send_head()
+        except ValueError:  # a NUL in the path (`%00`), which no file's name holds: it was a traceback
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return None
+
+    def list_directory(self, path: str) -> None:
+        """A folder without an index.html is not found, as on the web server the site goes to (nginx's
+        default), not a listing of its files."""
+        self.send_error(HTTPStatus.NOT_FOUND)
+
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-store")  # a preview must never show yesterday's page
+        self.send_header("X-Content-Type-Options", "nosniff")  # a file is what its type says, never a guess
         super().end_headers()
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        page = Path(self.directory) / "404.html"
-        if code != HTTPStatus.NOT_FOUND or not page.is_file():
+        """Not found: the 404 page of the path's language (`/en/…`: the English one), else the root's."""
+        page = self._not_found_page() if code == HTTPStatus.NOT_FOUND else None
+        if page is None:
             super().send_error(code, message, explain)
             return
         body = page.read_bytes()
@@ -77,6 +100,12 @@ class _Handler(SimpleHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
+
+    def _not_found_page(self) -> Path | None:
+        root = Path(self.directory)
+        first = self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
+        pages = [root / first / "404.html"] if first in self.server.preview.settings.languages else []
+        return next((page for page in [*pages, root / "404.html"] if page.is_file()), None)
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass  # requests are not news; build results are printed instead

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import http.client
 import shutil
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+import html5lib
 import pytest
 from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
 
@@ -34,6 +36,17 @@ def _get(url: str) -> tuple[int, str]:
             return response.status, response.read().decode("utf-8")
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode("utf-8")
+
+
+def _request(server: Preview, path: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and body of `path` sent as it is (urllib would mend a path an attacker would not)."""
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    try:
+        connection.request(method, path)
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()
 
 
 def _wait_for(predicate, what: str, said: list[str] | None = None) -> None:
@@ -92,6 +105,46 @@ def test_unknown_paths_get_the_site_404_page(preview):
     server, _, _, _ = preview
     status, body = _get(server.url + "hu/no-such-page/")
     assert status == 404 and "Az oldal nem található" in body
+
+
+def test_an_unknown_path_of_a_language_gets_that_language_s_404_page(preview):
+    """`/en/…` not found is the English 404 page (it was the root's, Hungarian, for every path)."""
+    server, _, _, _ = preview
+    status, _, body = _request(server, "/en/no-such-page/")
+    document = html5lib.parse(body, namespaceHTMLElements=False)
+    assert status == 404 and document.get("lang") == "en" and text_of(document.find(".//h1")) == "Page not found"
+    status, _, body = _request(server, "/hu/no-such-page/?q=1", "HEAD")
+    assert status == 404 and body == b""
+    status, _, body = _request(server, "/no-such-page")
+    assert status == 404 and html5lib.parse(body, namespaceHTMLElements=False).get("lang") == "hu"
+
+
+def test_files_are_served_with_their_type_and_charset_and_never_sniffed(preview):
+    """Each kind of file the build writes goes with its type and charset, whatever the system's tables say
+    (HTML went without a charset, and an `.atom` feed as a download where they lack it), and `nosniff`."""
+    server, _, _, _ = preview
+    for path, expected in [("/hu/", "text/html"), ("/en/feeds/issues.xml", "application/xml"),
+                           ("/en/feeds/issues.atom", "application/atom+xml"),
+                           ("/en/search/index/meta.json", "application/json"), ("/sitemap.xml", "application/xml")]:
+        status, headers, _ = _request(server, path)
+        assert status == 200 and headers["content-type"] == f"{expected}; charset=utf-8", path
+        assert headers["x-content-type-options"] == "nosniff", path
+    assert _request(server, "/no-such-page")[1]["x-content-type-options"] == "nosniff"
+
+
+def test_paths_out_of_the_preview_folder_a_folder_s_listing_and_a_nul_are_not_found(preview):
+    """The database beside the preview folder is out of reach however the path is spelt; a folder without an
+    index.html is not found, as on the web server (it was a listing of its files); a `%00` in the path is not
+    found (the connection was dropped, a traceback printed)."""
+    server, _, work, _ = preview
+    assert (work / "site.db").is_file() and (work.parent / "preview").is_dir()
+    for path in ["/../work/site.db", "/%2e%2e/work/site.db", "/..%2fwork%2fsite.db", "/..\\work\\site.db",
+                 f"/{work / 'site.db'}", f"//{work / 'site.db'}", "/assets/", "/en/search/index/", "/en/%00",
+                 "/en/glossary/gpu/%00index.html"]:
+        status, headers, body = _request(server, path)
+        assert status == 404 and b"SQLite" not in body and b"Directory listing" not in body, path
+        assert headers["content-type"] == "text/html; charset=utf-8", path
+    assert _request(server, "/en/glossary/gpu")[0] == 301
 
 
 def test_drafts_are_visible_and_marked_only_in_the_preview(preview):
