@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import ipaddress
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -22,6 +23,7 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import BinaryIO
+from urllib.parse import urlsplit
 
 import watchfiles
 from sqlalchemy import Engine
@@ -60,6 +62,8 @@ class _Handler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        if self._elsewhere():
+            return
         if self.path.split("?", 1)[0] == BUILD_ID_PATH:
             body = self.server.preview.build_id.encode()
             self.send_response(HTTPStatus.OK)
@@ -69,6 +73,20 @@ class _Handler(SimpleHTTPRequestHandler):
             self.wfile.write(body)
             return
         super().do_GET()
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        if not self._elsewhere():
+            super().do_HEAD()
+
+    def _elsewhere(self) -> bool:
+        """Refuse a request for another site's name while the preview listens on this machine alone: a page
+        of any site can make its name lead here (DNS rebinding) and read the preview, drafts included. A
+        browser of this machine names it (127.0.0.1, localhost) or its address; the site's name never."""
+        host = self.headers.get("Host")
+        if not self.server.preview.local or host is None or _this_machine(host):
+            return False
+        self.send_error(HTTPStatus.FORBIDDEN, "Not this host", f"The preview answers at {self.server.preview.url}")
+        return True
 
     def send_head(self) -> BinaryIO | None:
         try:
@@ -111,6 +129,29 @@ class _Handler(SimpleHTTPRequestHandler):
         pass  # requests are not news; build results are printed instead
 
 
+def _this_machine(host: str) -> bool:
+    """Whether a Host header names this machine, or an address (which no other site's page can name as its own)."""
+    try:
+        name = (urlsplit(f"//{host}").hostname or "").rstrip(".")
+    except ValueError:
+        return False
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def loopback(host: str) -> bool:
+    """Whether listening on `host` keeps the preview to this machine."""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 class _PreviewHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     preview: Preview
@@ -136,6 +177,10 @@ class Preview:
         self.http = _PreviewHTTPServer((host, port), handler)
         self.http.preview = self
         self.host, self.port = self.http.server_address[0], self.http.server_address[1]
+        self.local = loopback(host)
+        if not self.local:
+            say(f"listening on {host}:{self.port}: whoever reaches this machine there sees the preview, drafts "
+                "included (`--host 127.0.0.1` keeps it to this machine)")
         self.settings = settings.replace(base_url=f"http://{host}:{self.port}/")
         self.build_id = "0"
         self._builds = 0

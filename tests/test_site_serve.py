@@ -38,11 +38,12 @@ def _get(url: str) -> tuple[int, str]:
         return error.code, error.read().decode("utf-8")
 
 
-def _request(server: Preview, path: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+def _request(server: Preview, path: str, method: str = "GET", headers: dict[str, str] | None = None
+             ) -> tuple[int, dict[str, str], bytes]:
     """Status, headers and body of `path` sent as it is (urllib would mend a path an attacker would not)."""
     connection = http.client.HTTPConnection(server.host, server.port, timeout=10)
     try:
-        connection.request(method, path)
+        connection.request(method, path, headers=headers or {})
         response = connection.getresponse()
         return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
     finally:
@@ -145,6 +146,33 @@ def test_paths_out_of_the_preview_folder_a_folder_s_listing_and_a_nul_are_not_fo
         assert status == 404 and b"SQLite" not in body and b"Directory listing" not in body, path
         assert headers["content-type"] == "text/html; charset=utf-8", path
     assert _request(server, "/en/glossary/gpu")[0] == 301
+
+
+def test_a_request_for_another_site_s_name_is_refused(preview):
+    """A page of any site may make its name lead to 127.0.0.1 (DNS rebinding) and then read the preview, drafts
+    and all, as its own: a request naming a host other than this machine is refused (it was served)."""
+    server, _, _, _ = preview
+    for host in ["attacker.example", f"attacker.example:{server.port}", "127.0.0.1.attacker.example"]:
+        for path in ["/hu/issues/14/", "/__build_id"]:
+            status, _, body = _request(server, path, headers={"Host": host})
+            assert status == 403 and "Készülő szám" not in body.decode("utf-8"), (host, path)
+            assert server.url.encode() in body
+        assert _request(server, "/hu/", "HEAD", headers={"Host": host})[0] == 403
+    for host in [f"127.0.0.1:{server.port}", f"localhost:{server.port}", "preview.localhost"]:
+        assert _request(server, "/hu/issues/14/", headers={"Host": host})[0] == 200, host
+
+
+def test_a_preview_open_to_other_machines_says_so(tmp_path):
+    """`--host` other than this machine's loopback is said to show the drafts to whoever reaches it."""
+    said: list[str] = []
+    engine = make_engine(f"sqlite:///{tmp_path / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), host="0.0.0.0", port=0,
+                     say=said.append)
+    server.http.server_close()
+    engine.dispose()
+    assert said == [f"listening on 0.0.0.0:{server.port}: whoever reaches this machine there sees the preview, "
+                    "drafts included (`--host 127.0.0.1` keeps it to this machine)"]
 
 
 def test_drafts_are_visible_and_marked_only_in_the_preview(preview):
