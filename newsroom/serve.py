@@ -212,8 +212,10 @@ class Preview:
             pass
 
     def stop(self) -> None:
+        """Stop serving and watching; also when stopped while starting (Ctrl-C during the first build)."""
         self._stop.set()
-        self.http.shutdown()
+        if self._threads and self._threads[0].ident is not None:  # shutdown() waits for a loop that ran
+            self.http.shutdown()
         self.http.server_close()
         for thread in self._threads:
             thread.join(timeout=10)

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import datetime as dt
 import http.client
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import html5lib
 import pytest
 from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
 
-from newsroom import SAMPLE_DIR
+from newsroom import PROJECT_ROOT, SAMPLE_DIR
 from newsroom.db.session import make_engine
 from newsroom.serve import Preview
 from newsroom.settings import Settings
@@ -426,3 +431,66 @@ def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, 
     run(work, "import", "--correction", "--reason", "corrected", str(story))
     listed = run(work, "issue", "corrections", "14")
     assert "import  story:i14-story  en.summary" in listed, listed
+
+
+def _serving(db_url: str, tmp_path: Path) -> tuple[subprocess.Popen, Path]:
+    """`newsroom serve --port 0` started as a process, its temporary folder (where its preview's goes) with it."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary)}
+    return subprocess.Popen([sys.executable, "-m", "newsroom", "--db", db_url, "serve", "--port", "0"], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), temporary
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM to handle: it ends a process at once")
+def test_a_preview_stopped_by_kill_removes_its_folder_and_ends(databases, tmp_path):
+    """`kill` ends `newsroom serve` as Ctrl-C does (as the terminal closed, SIGHUP, does): exit 0, the preview's
+    folder (the site with its drafts) removed and its port free (the folder was left in the temporary folder)."""
+    process, temporary = _serving(databases.new("migrated"), tmp_path)
+    try:
+        for line in process.stdout:
+            if line.startswith("previewing "):
+                break
+        else:
+            pytest.fail("the preview ended before it served")
+        port = urlsplit(line.split()[1]).port
+        assert len(list(temporary.glob("newsroom-preview-*"))) == 1
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=TIMEOUT) == 0, process.stdout.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+    assert list(temporary.glob("newsroom-preview-*")) == []
+    with pytest.raises(ConnectionRefusedError):
+        http.client.HTTPConnection("127.0.0.1", port, timeout=10).connect()
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finding a build's workers needs Linux's /proc")
+def test_the_preview_s_build_workers_end_at_sigterm_as_any_process(databases, tmp_path):
+    """The preview stops at SIGTERM as at Ctrl-C, but its build's workers keep SIGTERM's default, which ends them
+    at once when the build stops them (they took the preview's handler, and each printed a traceback)."""
+    process, _ = _serving(databases.new("sample"), tmp_path)
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    caught: dict[int, int] = {}
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while process.poll() is None and time.monotonic() < deadline and not caught:
+            for pid in children.read_text().split():
+                try:
+                    status = Path(f"/proc/{pid}/status").read_text()
+                except OSError:
+                    continue
+                mask = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
+                if mask & 1 << (signal.SIGINT - 1) == 0:  # the worker has set its own (Ctrl-C ignored)
+                    caught[int(pid)] = mask
+            time.sleep(0.002)
+        if not caught:
+            pytest.skip("the build ended before its workers could be seen (one core?)")
+    finally:
+        process.kill()
+        process.communicate()
+    assert all(mask & 1 << (signal.SIGTERM - 1) == 0 for mask in caught.values())
