@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import html
 import ipaddress
+import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -37,7 +39,7 @@ from newsroom.content.reader import SUFFIXES, hidden, read_files
 from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
-from newsroom.i18n import LOCALE_DIR
+from newsroom.i18n import LOCALE_DIR, translations
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
 from newsroom.settings import Settings
@@ -72,7 +74,38 @@ class _Handler(SimpleHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
             return
+        problems = self.server.preview.problems
+        page = self._html_file() if problems else None
+        if page is not None:
+            self._send_page(HTTPStatus.OK, page)
+            return
         super().do_GET()
+
+    def _html_file(self) -> Path | None:
+        """The HTML file a GET of a page is answered with, if any (a folder's: its index.html)."""
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        file = Path(self.translate_path(path))
+        file = file / "index.html" if path.endswith("/") else file
+        return file if file.suffix == ".html" and file.is_file() else None
+
+    def _send_page(self, code: int, page: Path) -> None:
+        """A page of the site, with the last round's problems at its top when it failed."""
+        body = page.read_bytes()
+        problems = self.server.preview.problems
+        if problems:
+            body = with_problems(body, problems, self._language())
+        self.send_response(code)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _language(self) -> str:
+        """The language of the requested path (its first folder), else the site's first."""
+        first = self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
+        languages = self.server.preview.settings.languages
+        return first if first in languages else languages[0]
 
     def do_HEAD(self) -> None:  # noqa: N802
         if not self._elsewhere():
@@ -111,13 +144,7 @@ class _Handler(SimpleHTTPRequestHandler):
         if page is None:
             super().send_error(code, message, explain)
             return
-        body = page.read_bytes()
-        self.send_response(code)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        self._send_page(code, page)
 
     def _not_found_page(self) -> Path | None:
         root = Path(self.directory)
@@ -127,6 +154,18 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass  # requests are not news; build results are printed instead
+
+
+def with_problems(page: bytes, problems: Sequence[str], lang: str) -> bytes:
+    """`page` with the problems of the preview's last round set first in its body: the editor sees there, not
+    only in the terminal, why the change saved is not shown (the preview keeps the last good site)."""
+    _ = translations(lang).gettext
+    said = _("The last change is not shown: the preview shows the site as it was until this is fixed.")
+    note = (f'<div class="preview-banner" role="alert" style="text-align: start"><p>{html.escape(said)}</p>'
+            f'<pre style="white-space: pre-wrap">{html.escape(chr(10).join(problems))}</pre></div>')
+    body = re.search(rb"<body[^>]*>", page)
+    at = body.end() if body else 0
+    return page[:at] + note.encode() + page[at:]
 
 
 def _this_machine(host: str) -> bool:
@@ -184,6 +223,9 @@ class Preview:
         self.settings = settings.replace(base_url=f"http://{host}:{self.port}/")
         self.build_id = "0"
         self._builds = 0
+        self._failures = 0  # rounds that failed: each changes the build id, so the browser shows its problems
+        self._import_problems: tuple[str, ...] = ()  # of the last import, until one goes in
+        self._build_problems: tuple[str, ...] = ()  # of the last build, until one succeeds
         self._database_seen: tuple[object, ...] = ()
         self._polled = 0.0  # when a database that is no file was last asked for its state
         self._stop = threading.Event()
@@ -242,7 +284,9 @@ class Preview:
             self._report(error.diagnostics)
             if error.advice:
                 self.say(error.advice)
+            self._import_problems = self._failed(error.diagnostics, error.advice)
             return False
+        self._import_problems = ()
         for number in published:
             self.say(recorded(number))
         self.say(f"imported {len(files)} file(s): {result.summary()}")
@@ -283,12 +327,14 @@ class Preview:
             result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True)
         except ContentError as error:
             self._report(error.diagnostics)
+            self._build_problems = self._failed(error.diagnostics)
             return False
         finally:
             self._database_seen = seen if seen is not None else self._database_state()
         self._report(result.warnings)
         self._builds += 1
         self.build_id = str(self._builds)
+        self._build_problems = ()
         self.say(f"build {self.build_id}: {result.pages} pages, {result.stats.written} written → {self.url}")
         return True
 
@@ -304,7 +350,18 @@ class Preview:
         if content or interface or database:
             self.rebuild()
 
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """What stopped the last import or build, shown at the top of every page until fixed."""
+        return self._import_problems + self._build_problems
+
     # -- internals -------------------------------------------------------------------------
+    def _failed(self, diagnostics: list[Diagnostic], advice: str | None = None) -> tuple[str, ...]:
+        """The problems of a failed round as said, and a new build id: the open pages reload to show them."""
+        self._failures += 1
+        self.build_id = f"{self._builds}.{self._failures}"
+        return (*_in_order(diagnostics), *([advice] if advice else []))
+
     def _watch(self) -> None:
         roots = [self.templates, self.locale, *self.content, *([self.static] if self.static else [])]
         if self.database_file is not None:
@@ -372,5 +429,11 @@ class Preview:
         return tuple(state)
 
     def _report(self, diagnostics: list[Diagnostic]) -> None:
-        for diagnostic in sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message)):
-            self.say(str(diagnostic))
+        for said in _in_order(diagnostics):
+            self.say(said)
+
+
+def _in_order(diagnostics: list[Diagnostic]) -> list[str]:
+    """The problems as said, each once, by place."""
+    ordered = sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message))
+    return [str(diagnostic) for diagnostic in ordered]

@@ -212,7 +212,8 @@ def test_a_changed_content_file_is_imported_rebuilt_and_served(preview):
 
 def test_an_edit_of_the_templates_newsroom_toml_names_is_served(preview):
     """The preview watches the templates folder it renders with, the one of the settings (`templates` in
-    newsroom.toml): an edit there is rebuilt and served (the bundled folder was watched, the edit never shown)."""
+    newsroom.toml): an edit there is rebuilt and served (the bundled folder was watched, the edit never shown);
+    one the build stops on keeps the last good site, the error at the top of its pages."""
     server, _, _, templates = preview
     base = templates / "base.html"
     text = base.read_text(encoding="utf-8")
@@ -220,6 +221,12 @@ def test_an_edit_of_the_templates_newsroom_toml_names_is_served(preview):
     assert marked in text
     base.write_text(text.replace(marked, marked + " (our own templates)"), encoding="utf-8")
     _wait_for(lambda: "(our own templates)" in _get(server.url + "hu/")[1], "the edited template served")
+    # A template the build stops on: the last good site, with the error at its top, until it is mended.
+    base.write_text(text.replace("{% endif %}", "{% endiff %}", 1), encoding="utf-8")
+    _wait_for(lambda: "Encountered unknown tag &#x27;endiff&#x27;" in _get(server.url + "hu/")[1], "the error shown")
+    assert "(our own templates)" in _get(server.url + "hu/")[1]
+    base.write_text(text, encoding="utf-8")
+    _wait_for(lambda: 'role="alert"' not in _get(server.url + "hu/")[1], "the mended template served")
 
 
 def test_a_database_held_by_another_command_delays_the_preview_and_does_not_stop_it(tmp_path, monkeypatch):
@@ -371,19 +378,21 @@ def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
 
 def test_a_saved_file_that_would_stop_every_build_is_not_imported(tmp_path):
     """As `newsroom import`: the preview names the error in the file, stores nothing and keeps showing the
-    content as it was; the file saved again, fixed, goes in."""
+    content as it was, with the error at the top of every page, in the page's language (it was said in the
+    terminal only, and the page gave no sign the save was not taken); the file saved again, fixed, goes in."""
     from sitebuild import run
 
     work, content = tmp_path / "work", tmp_path / "content"
     build_sample(work)
     content.mkdir()
-    entry = content / "gpu.yaml"
+    entry = content / "<img src=x onerror=alert(1)>.yaml"  # a file's name is in the problem shown
     shutil.copy(SAMPLE_DIR / "entries" / "gpu.yaml", entry)
     said: list[str] = []
     server = _started(work, tmp_path / "preview", [content], said)
     try:
         text = entry.read_text(encoding="utf-8")
         assert "    A GPU (graphics processing unit)" in text
+        before = server.build_id
         entry.write_text(text.replace("    A GPU (graphics processing unit)", "    Cited [9]: a GPU (graphics "
                                       "processing unit)"), encoding="utf-8")
         _wait_for(lambda: any("citation [9] has no source" in m for m in said), "the error said", said)
@@ -392,9 +401,21 @@ def test_a_saved_file_that_would_stop_every_build_is_not_imported(tmp_path):
         assert ("every build would stop on this error, which the content did not have before: fix and save again "
                 "(the preview shows the content as it was)") in said
         assert run(work, "history", "entry:gpu").startswith("entry gpu: version 1 is current")
+        assert server.build_id != before  # the open pages reload, to show it
+        for path, lang, shown in [("en/glossary/gpu/", "en", "The last change is not shown"),
+                                  ("hu/", "hu", "Az utolsó változtatás nem látszik"),
+                                  ("en/no-such-page/", "en", "The last change is not shown")]:
+            document = html5lib.parse(_get(server.url + path)[1], namespaceHTMLElements=False)
+            alert = document.find(".//body/div[@role='alert']")
+            assert alert is not None and text_of(alert.find("p")).startswith(shown), path
+            problems = alert.find("pre").text
+            assert f"{entry.resolve()}:" in problems and "citation [9] has no source" in problems, path
+            assert document.find(".//img[@onerror]") is None and document.get("lang") == lang
+        assert "A GPU (graphics processing unit)" in _get(server.url + "en/glossary/gpu/")[1]
         entry.write_text(text.replace("    A GPU (graphics processing unit)", "    Fixed: a GPU (graphics "
                                       "processing unit)"), encoding="utf-8")
         _wait_for(lambda: "Fixed: a GPU" in _get(server.url + "en/glossary/gpu/")[1], "the fixed entry served", said)
+        assert 'role="alert"' not in _get(server.url + "en/glossary/gpu/")[1]
     finally:
         _stopped(server)
 
