@@ -7,7 +7,8 @@ never shows half a site) and bumps the build id; preview pages poll
 `/__build_id` and reload when it changes. A SQLite file is watched like the
 folders; another database (a team's PostgreSQL, which other editors change)
 is asked every two seconds for the hash of what it holds. A failed import or build keeps the
-last good site and prints the problems; changes it could not take in (the
+last good site and prints the problems, which every page then shows at its top (its id changes
+too, so the open page reloads); changes it could not take in (the
 database held by another command, say) are tried again until it can.
 """
 
