@@ -7,6 +7,7 @@ import http.client
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +19,8 @@ from urllib.parse import urlsplit
 import html5lib
 import pytest
 from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
+
+from conftest import Cli
 
 from newsroom import PROJECT_ROOT, SAMPLE_DIR
 from newsroom.db.session import make_engine
@@ -515,3 +518,20 @@ def test_the_preview_s_build_workers_end_at_sigterm_as_any_process(databases, tm
         process.kill()
         process.communicate()
     assert all(mask & 1 << (signal.SIGTERM - 1) == 0 for mask in caught.values())
+
+
+@pytest.mark.sqlite_only("the port is taken before the database is read")
+def test_a_port_in_use_is_named_with_what_to_do(databases, tmp_path):
+    """`serve --port N` where N is taken: exit 1, naming the port and the way out (it said only "Address already
+    in use"), nothing built."""
+    cli = Cli(databases.new("migrated"), tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = cli("serve", "--port", str(port), expect=1)
+    assert result.stderr == (f"Error: cannot listen on 127.0.0.1:{port}: port {port} is in use (another preview?): "
+                             "stop what listens there, or choose another port with --port (--port 0: any free one)\n")
+    result = cli("serve", "--host", "nosuch.invalid", "--port", "0", expect=1)
+    assert result.stderr == ("Error: cannot listen on nosuch.invalid:0: no such address on this machine: --host takes "
+                             "one of its addresses (127.0.0.1: this machine only)\n")

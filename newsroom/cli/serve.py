@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import signal
+import socket
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -34,7 +36,7 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
             preview = Preview(app.engine, app.settings, Path(folder) / "site", today=app.today, now=app.now,
                               content=content, database_file=database_file, host=host, port=port, say=click.echo)
         except OSError as error:  # the port taken, or not ours to take
-            raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+            raise click.ClickException(f"cannot listen on {host}:{port}: {_why(error, port)}") from None
         try:  # stopped at any time, during the first build too, the preview ends alike
             preview.start()
             click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, the database"
@@ -44,6 +46,18 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
             pass
         finally:
             preview.stop()
+
+
+def _why(error: OSError, port: int) -> str:
+    """Why the preview cannot listen, with what to do about it."""
+    if error.errno == errno.EADDRINUSE:
+        return (f"port {port} is in use (another preview?): stop what listens there, or choose another port "
+                "with --port (--port 0: any free one)")
+    if error.errno == errno.EACCES:
+        return f"not allowed to listen on port {port}: choose one from 1024 up with --port (--port 0: any free one)"
+    if isinstance(error, socket.gaierror) or error.errno == errno.EADDRNOTAVAIL:
+        return "no such address on this machine: --host takes one of its addresses (127.0.0.1: this machine only)"
+    return error.strerror or str(error)
 
 
 @contextmanager
