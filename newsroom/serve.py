@@ -19,6 +19,7 @@ import functools
 import html
 import ipaddress
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -197,6 +198,10 @@ class _PreviewHTTPServer(ThreadingHTTPServer):
     preview: Preview
 
 
+class _PreviewHTTPServer6(_PreviewHTTPServer):
+    address_family = socket.AF_INET6  # `--host ::1` (this machine), `--host ::` (every address)
+
+
 class Preview:
     """A running preview: bind first (so port 0 gets a real port for the base URL), then build and watch."""
 
@@ -214,14 +219,14 @@ class Preview:
         self.static = static.resolve() if static is not None else None
         self.out.mkdir(parents=True, exist_ok=True)
         handler = functools.partial(_Handler, directory=str(self.out))
-        self.http = _PreviewHTTPServer((host, port), handler)
+        self.http = (_PreviewHTTPServer6 if ":" in host else _PreviewHTTPServer)((host, port), handler)
         self.http.preview = self
         self.host, self.port = self.http.server_address[0], self.http.server_address[1]
         self.local = loopback(host)
         if not self.local:
             say(f"listening on {host}:{self.port}: whoever reaches this machine there sees the preview, drafts "
                 "included (`--host 127.0.0.1` keeps it to this machine)")
-        self.settings = settings.replace(base_url=f"http://{host}:{self.port}/")
+        self.settings = settings.replace(base_url=f"http://{f'[{host}]' if ':' in host else host}:{self.port}/")
         self.build_id = "0"
         self._builds = 0
         self._failures = 0  # rounds that failed: each changes the build id, so the browser shows its problems

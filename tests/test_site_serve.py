@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -168,6 +169,30 @@ def test_a_request_for_another_site_s_name_is_refused(preview):
         assert _request(server, "/hu/", "HEAD", headers={"Host": host})[0] == 403
     for host in [f"127.0.0.1:{server.port}", f"localhost:{server.port}", "preview.localhost"]:
         assert _request(server, "/hu/issues/14/", headers={"Host": host})[0] == 200, host
+
+
+def test_a_preview_on_this_machine_s_ipv6_address(tmp_path):
+    """`--host ::1` listens on IPv6 (it was refused as an address not this machine's), said nothing of other
+    machines, with the address in brackets in the preview's URL."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError as error:
+        pytest.skip(f"no IPv6 here: {error}")
+    said: list[str] = []
+    engine = make_engine(f"sqlite:///{tmp_path / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), host="::1", port=0,
+                     say=said.append)
+    try:
+        threading.Thread(target=server.http.serve_forever, daemon=True).start()
+        assert server.url == f"http://[::1]:{server.port}/" and said == []
+        with urllib.request.urlopen(server.url + "__build_id", timeout=10) as response:
+            assert response.read() == b"0"
+    finally:
+        server.http.shutdown()
+        server.http.server_close()
+        engine.dispose()
 
 
 def test_a_preview_open_to_other_machines_says_so(tmp_path):
