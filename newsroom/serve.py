@@ -83,6 +83,10 @@ class _Handler(SimpleHTTPRequestHandler):
             return
         super().do_GET()
 
+    def do_HEAD(self) -> None:  # noqa: N802
+        if not self._elsewhere():
+            super().do_HEAD()
+
     def _html_file(self) -> Path | None:
         """The HTML file a GET of a page is answered with, if any (a folder's: its index.html)."""
         path = self.path.split("?", 1)[0].split("#", 1)[0]
@@ -108,10 +112,6 @@ class _Handler(SimpleHTTPRequestHandler):
         first = self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
         languages = self.server.preview.settings.languages
         return first if first in languages else languages[0]
-
-    def do_HEAD(self) -> None:  # noqa: N802
-        if not self._elsewhere():
-            super().do_HEAD()
 
     def _elsewhere(self) -> bool:
         """Refuse a request for another site's name while the preview listens on this machine alone: a page
@@ -150,9 +150,8 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def _not_found_page(self) -> Path | None:
         root = Path(self.directory)
-        first = self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
-        pages = [root / first / "404.html"] if first in self.server.preview.settings.languages else []
-        return next((page for page in [*pages, root / "404.html"] if page.is_file()), None)
+        return next((page for page in (root / self._language() / "404.html", root / "404.html") if page.is_file()),
+                    None)
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass  # requests are not news; build results are printed instead
