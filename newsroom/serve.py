@@ -66,15 +66,7 @@ class _Handler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if self._elsewhere():
-            return
-        if self.path.split("?", 1)[0] == BUILD_ID_PATH:
-            body = self.server.preview.build_id.encode()
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+        if self._elsewhere() or self._build_id():
             return
         problems = self.server.preview.problems
         page = self._html_file() if problems else None
@@ -84,8 +76,21 @@ class _Handler(SimpleHTTPRequestHandler):
         super().do_GET()
 
     def do_HEAD(self) -> None:  # noqa: N802
-        if not self._elsewhere():
+        if not (self._elsewhere() or self._build_id()):
             super().do_HEAD()
+
+    def _build_id(self) -> bool:
+        """Answer a request for the build id (the reload script's); False for any other path."""
+        if self.path.split("?", 1)[0] != BUILD_ID_PATH:
+            return False
+        body = self.server.preview.build_id.encode()
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        return True
 
     def _html_file(self) -> Path | None:
         """The HTML file a GET of a page is answered with, if any (a folder's: its index.html)."""

@@ -140,6 +140,9 @@ def test_files_are_served_with_their_type_and_charset_and_never_sniffed(preview)
         assert status == 200 and headers["content-type"] == f"{expected}; charset=utf-8", path
         assert headers["x-content-type-options"] == "nosniff", path
     assert _request(server, "/no-such-page")[1]["x-content-type-options"] == "nosniff"
+    status, headers, body = _request(server, "/__build_id", "HEAD")  # as GET, without the body (it was a 404)
+    assert status == 200 and headers["content-type"] == "text/plain; charset=utf-8" and body == b""
+    assert headers["content-length"] == str(len(server.build_id))
 
 
 def test_paths_out_of_the_preview_folder_a_folder_s_listing_and_a_nul_are_not_found(preview):
