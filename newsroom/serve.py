@@ -105,6 +105,9 @@ class _Handler(SimpleHTTPRequestHandler):
         problems = self.server.preview.problems
         if problems:
             body = with_problems(body, problems, self._language())
+        self._send_body(code, body)
+
+    def _send_body(self, code: int, body: bytes) -> None:
         self.send_response(code)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -148,10 +151,12 @@ class _Handler(SimpleHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Not found: the 404 page of the path's language (`/en/…`: the English one), else the root's."""
         page = self._not_found_page() if code == HTTPStatus.NOT_FOUND else None
-        if page is None:
+        if page is not None:
+            self._send_page(code, page)
+        elif code == HTTPStatus.NOT_FOUND and self.server.preview.problems:  # no site yet: the first build failed
+            self._send_body(code, self.server.preview.problems_page(self._language()))
+        else:
             super().send_error(code, message, explain)
-            return
-        self._send_page(code, page)
 
     def _not_found_page(self) -> Path | None:
         root = Path(self.directory)
@@ -162,11 +167,16 @@ class _Handler(SimpleHTTPRequestHandler):
         pass  # requests are not news; build results are printed instead
 
 
+def _not_shown(lang: str) -> str:
+    """What heads the problems of a change the preview could not take in, in `lang`."""
+    _ = translations(lang).gettext
+    return _("The last change is not shown: the preview shows the site as it was until this is fixed.")
+
+
 def with_problems(page: bytes, problems: Sequence[str], lang: str) -> bytes:
     """`page` with the problems of the preview's last round set first in its body: the editor sees there, not
     only in the terminal, why the change saved is not shown (the preview keeps the last good site)."""
-    _ = translations(lang).gettext
-    said = _("The last change is not shown: the preview shows the site as it was until this is fixed.")
+    said = _not_shown(lang)
     note = (f'<div class="preview-banner" role="alert" style="text-align: start"><p>{html.escape(said)}</p>'
             f'<pre style="white-space: pre-wrap">{html.escape(chr(10).join(problems))}</pre></div>')
     body = re.search(rb"<body[^>]*>", page)
@@ -364,6 +374,15 @@ class Preview:
     def problems(self) -> tuple[str, ...]:
         """What stopped the last import or build, shown at the top of every page until fixed."""
         return self._import_problems + self._build_problems
+
+    def problems_page(self, lang: str) -> bytes:
+        """A page of the problems alone, while no build has succeeded, reloaded as a page of the site is."""
+        reload = self.templates / "_reload.js"
+        script = f"<script>{reload.read_text(encoding='utf-8')}</script>\n" if reload.is_file() else ""
+        title = html.escape(_not_shown(lang))
+        page = (f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
+                f'</head>\n<body>\n{script}</body>\n</html>\n')
+        return with_problems(page.encode(), self.problems, lang)
 
     # -- internals -------------------------------------------------------------------------
     def _failed(self, diagnostics: list[Diagnostic], advice: str | None = None) -> tuple[str, ...]:

@@ -260,6 +260,40 @@ def test_an_edit_of_the_templates_newsroom_toml_names_is_served(preview):
     _wait_for(lambda: 'role="alert"' not in _get(server.url + "hu/")[1], "the mended template served")
 
 
+@pytest.mark.sqlite_only("what the build stops on is no matter of the database")
+def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases, tmp_path):
+    """Started with a template the build stops on, the preview has no site to show: every path answers with the
+    problems, in its language, and reloads itself (it was a bare "Error response 404"); mended, the site is served."""
+    db_url = databases.new("migrated")
+    Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
+    templates = tmp_path / "templates"
+    shutil.copytree(Path(__file__).parents[1] / "templates", templates)
+    base = templates / "base.html"
+    text = base.read_text(encoding="utf-8")
+    base.write_text(text.replace("{% endif %}", "{% endiff %}", 1), encoding="utf-8")
+    engine = make_engine(db_url)
+    said: list[str] = []
+    server = Preview(engine, Settings(templates=str(templates)), tmp_path / "preview",
+                     today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc),
+                     database_file=Path(db_url.removeprefix("sqlite:///")), port=0, say=said.append)
+    server.start()
+    try:
+        for path, lang, shown in [("hu/", "hu", "Az utolsó változtatás nem látszik"),
+                                  ("en/no-such-page/", "en", "The last change is not shown")]:
+            status, _, body = _request(server, "/" + path)
+            document = html5lib.parse(body, namespaceHTMLElements=False)
+            alert = document.find(".//body/div[@role='alert']")
+            assert status == 404 and document.get("lang") == lang, path
+            assert text_of(alert.find("p")).startswith(shown) and "unknown tag 'endiff'" in alert.find("pre").text
+            assert "/__build_id" in text_of(document.find(".//script"))
+        base.write_text(text, encoding="utf-8")
+        _wait_for(lambda: _request(server, "/hu/")[0] == 200 and b'role="alert"' not in _request(server, "/hu/")[2],
+                  "the mended site served", said)
+    finally:
+        _stopped(server)
+
+
 def test_a_database_held_by_another_command_delays_the_preview_and_does_not_stop_it(tmp_path, monkeypatch):
     """An import of many files holds the database longer than a command waits: the preview says so,
     keeps serving the last good site, and takes the change in once the database is free (its watcher
