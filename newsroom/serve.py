@@ -7,7 +7,8 @@ never shows half a site) and bumps the build id; preview pages poll
 `/__build_id` and reload when it changes. A SQLite file is watched like the
 folders; another database (a team's PostgreSQL, which other editors change)
 is asked every two seconds for the hash of what it holds. A failed import or build keeps the
-last good site and prints the problems; changes it could not take in (the
+last good site and prints the problems, which every page then shows at its top (its id changes
+too, so the open page reloads); changes it could not take in (the
 database held by another command, say) are tried again until it can.
 """
 
@@ -15,12 +16,18 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import html
+import ipaddress
+import re
+import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import urlsplit
 
 import watchfiles
 from sqlalchemy import Engine
@@ -34,8 +41,8 @@ from newsroom.content.reader import SUFFIXES, hidden, read_files
 from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
-from newsroom.i18n import LOCALE_DIR
-from newsroom.render.html import TEMPLATES
+from newsroom.i18n import LOCALE_DIR, translations
+from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
 from newsroom.settings import Settings
 
@@ -44,33 +51,63 @@ BUILD_ID_PATH = "/__build_id"
 POLL_SECONDS = 2.0
 
 
+#: What each kind of file a build writes is served as, with its charset, the same on every system (the
+#: guesses of `mimetypes` come from the system's tables: where they lack `.atom`, a feed was a download).
+CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/xml; charset=utf-8",
+                 ".atom": "application/atom+xml; charset=utf-8", ".json": "application/json; charset=utf-8",
+                 ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                 ".txt": "text/plain; charset=utf-8"}
+
+
 class _Handler(SimpleHTTPRequestHandler):
     """Static files from the preview folder, the build id, and the site's own 404 page."""
 
     server: _PreviewHTTPServer
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if self.path.split("?", 1)[0] == BUILD_ID_PATH:
-            body = self.server.preview.build_id.encode()
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+        if self._elsewhere() or self._build_id():
+            return
+        problems = self.server.preview.problems
+        page = self._html_file() if problems else None
+        if page is not None:
+            self._send_page(HTTPStatus.OK, page)
             return
         super().do_GET()
 
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")  # a preview must never show yesterday's page
-        super().end_headers()
+    def do_HEAD(self) -> None:  # noqa: N802
+        if not (self._elsewhere() or self._build_id()):
+            super().do_HEAD()
 
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        page = Path(self.directory) / "404.html"
-        if code != HTTPStatus.NOT_FOUND or not page.is_file():
-            super().send_error(code, message, explain)
-            return
+    def _build_id(self) -> bool:
+        """Answer a request for the build id (the reload script's); False for any other path."""
+        if self.path.split("?", 1)[0] != BUILD_ID_PATH:
+            return False
+        body = self.server.preview.build_id.encode()
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        return True
+
+    def _html_file(self) -> Path | None:
+        """The HTML file a GET of a page is answered with, if any (a folder's: its index.html)."""
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        file = Path(self.translate_path(path))
+        file = file / "index.html" if path.endswith("/") else file
+        return file if file.suffix == ".html" and file.is_file() else None
+
+    def _send_page(self, code: int, page: Path) -> None:
+        """A page of the site, with the last round's problems at its top when it failed."""
         body = page.read_bytes()
+        problems = self.server.preview.problems
+        if problems:
+            body = with_problems(body, problems, self._language())
+        self._send_body(code, body)
+
+    def _send_body(self, code: int, body: bytes) -> None:
         self.send_response(code)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -78,13 +115,105 @@ class _Handler(SimpleHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def _language(self) -> str:
+        """The language of the requested path (its first folder), else the site's first."""
+        first = self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
+        languages = self.server.preview.settings.languages
+        return first if first in languages else languages[0]
+
+    def _elsewhere(self) -> bool:
+        """Refuse a request for another site's name while the preview listens on this machine alone: a page
+        of any site can make its name lead here (DNS rebinding) and read the preview, drafts included. A
+        browser of this machine names it (127.0.0.1, localhost) or its address; the site's name never."""
+        host = self.headers.get("Host")
+        if not self.server.preview.local or host is None or _this_machine(host):
+            return False
+        self.send_error(HTTPStatus.FORBIDDEN, "Not this host", f"The preview answers at {self.server.preview.url}")
+        return True
+
+    def send_head(self) -> BinaryIO | None:
+        try:
+            return super().send_head()
+        except ValueError:  # a NUL in the path (`%00`), which no file's name holds: it was a traceback
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return None
+
+    def list_directory(self, path: str) -> None:
+        """A folder without an index.html is not found, as on the web server the site goes to (nginx's
+        default), not a listing of its files."""
+        self.send_error(HTTPStatus.NOT_FOUND)
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")  # a preview must never show yesterday's page
+        self.send_header("X-Content-Type-Options", "nosniff")  # a file is what its type says, never a guess
+        super().end_headers()
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Not found: the 404 page of the path's language (`/en/…`: the English one), else the root's."""
+        page = self._not_found_page() if code == HTTPStatus.NOT_FOUND else None
+        if page is not None:
+            self._send_page(code, page)
+        elif code == HTTPStatus.NOT_FOUND and self.server.preview.problems:  # no site yet: the first build failed
+            self._send_body(code, self.server.preview.problems_page(self._language()))
+        else:
+            super().send_error(code, message, explain)
+
+    def _not_found_page(self) -> Path | None:
+        root = Path(self.directory)
+        return next((page for page in (root / self._language() / "404.html", root / "404.html") if page.is_file()),
+                    None)
+
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass  # requests are not news; build results are printed instead
+
+
+def _not_shown(lang: str) -> str:
+    """What heads the problems of a change the preview could not take in, in `lang`."""
+    _ = translations(lang).gettext
+    return _("The last change is not shown: the preview shows the site as it was until this is fixed.")
+
+
+def with_problems(page: bytes, problems: Sequence[str], lang: str) -> bytes:
+    """`page` with the problems of the preview's last round set first in its body: the editor sees there, not
+    only in the terminal, why the change saved is not shown (the preview keeps the last good site)."""
+    said = _not_shown(lang)
+    note = (f'<div class="preview-banner" role="alert" style="text-align: start"><p>{html.escape(said)}</p>'
+            f'<pre style="white-space: pre-wrap">{html.escape(chr(10).join(problems))}</pre></div>')
+    body = re.search(rb"<body[^>]*>", page)
+    at = body.end() if body else 0
+    return page[:at] + note.encode() + page[at:]
+
+
+def _this_machine(host: str) -> bool:
+    """Whether a Host header names this machine, or an address (which no other site's page can name as its own)."""
+    try:
+        name = (urlsplit(f"//{host}").hostname or "").rstrip(".")
+    except ValueError:
+        return False
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def loopback(host: str) -> bool:
+    """Whether listening on `host` keeps the preview to this machine."""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class _PreviewHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     preview: Preview
+
+
+class _PreviewHTTPServer6(_PreviewHTTPServer):
+    address_family = socket.AF_INET6  # `--host ::1` (this machine), `--host ::` (every address)
 
 
 class Preview:
@@ -93,21 +222,30 @@ class Preview:
     def __init__(self, engine: Engine, settings: Settings, out: Path, *, today: Callable[[], dt.date],
                  now: Callable[[], dt.datetime], content: Iterable[Path] = (), database_file: Path | None = None,
                  host: str = "127.0.0.1", port: int = 8000, say: Callable[[str], None] = print,
-                 templates: Path = TEMPLATES, locale: Path = LOCALE_DIR) -> None:
+                 locale: Path = LOCALE_DIR) -> None:
         self.engine, self.out, self.today, self.now, self.say = engine, out.resolve(), today, now, say
         self.content = [Path(folder).resolve() for folder in content]
         self.database_file = database_file.resolve() if database_file else None
-        self.templates, self.locale = templates.resolve(), locale.resolve()
+        # The folder the build renders with: newsroom.toml's `templates`, else the bundled one.
+        self.templates = template_folder(settings.templates).resolve()
+        self.locale = locale.resolve()
         static = static_folder(settings.static)
         self.static = static.resolve() if static is not None else None
         self.out.mkdir(parents=True, exist_ok=True)
         handler = functools.partial(_Handler, directory=str(self.out))
-        self.http = _PreviewHTTPServer((host, port), handler)
+        self.http = (_PreviewHTTPServer6 if ":" in host else _PreviewHTTPServer)((host, port), handler)
         self.http.preview = self
         self.host, self.port = self.http.server_address[0], self.http.server_address[1]
-        self.settings = settings.replace(base_url=f"http://{host}:{self.port}/")
+        self.local = loopback(host)
+        if not self.local:
+            say(f"listening on {host}:{self.port}: whoever reaches this machine there sees the preview, drafts "
+                "included (`--host 127.0.0.1` keeps it to this machine)")
+        self.settings = settings.replace(base_url=f"http://{f'[{host}]' if ':' in host else host}:{self.port}/")
         self.build_id = "0"
         self._builds = 0
+        self._failures = 0  # rounds that failed: each changes the build id, so the browser shows its problems
+        self._import_problems: tuple[str, ...] = ()  # of the last import, until one goes in
+        self._build_problems: tuple[str, ...] = ()  # of the last build, until one succeeds
         self._database_seen: tuple[object, ...] = ()
         self._polled = 0.0  # when a database that is no file was last asked for its state
         self._stop = threading.Event()
@@ -136,8 +274,10 @@ class Preview:
             pass
 
     def stop(self) -> None:
+        """Stop serving and watching; also when stopped while starting (Ctrl-C during the first build)."""
         self._stop.set()
-        self.http.shutdown()
+        if self._threads and self._threads[0].ident is not None:  # shutdown() waits for a loop that ran
+            self.http.shutdown()
         self.http.server_close()
         for thread in self._threads:
             thread.join(timeout=10)
@@ -164,7 +304,9 @@ class Preview:
             self._report(error.diagnostics)
             if error.advice:
                 self.say(error.advice)
+            self._import_problems = self._failed(error.diagnostics, error.advice)
             return False
+        self._import_problems = ()
         for number in published:
             self.say(recorded(number))
         self.say(f"imported {len(files)} file(s): {result.summary()}")
@@ -205,12 +347,14 @@ class Preview:
             result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True)
         except ContentError as error:
             self._report(error.diagnostics)
+            self._build_problems = self._failed(error.diagnostics)
             return False
         finally:
             self._database_seen = seen if seen is not None else self._database_state()
         self._report(result.warnings)
         self._builds += 1
         self.build_id = str(self._builds)
+        self._build_problems = ()
         self.say(f"build {self.build_id}: {result.pages} pages, {result.stats.written} written → {self.url}")
         return True
 
@@ -226,7 +370,27 @@ class Preview:
         if content or interface or database:
             self.rebuild()
 
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """What stopped the last import or build, shown at the top of every page until fixed."""
+        return self._import_problems + self._build_problems
+
+    def problems_page(self, lang: str) -> bytes:
+        """A page of the problems alone, while no build has succeeded, reloaded as a page of the site is."""
+        reload = self.templates / "_reload.js"
+        script = f"<script>{reload.read_text(encoding='utf-8')}</script>\n" if reload.is_file() else ""
+        title = html.escape(_not_shown(lang))
+        page = (f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
+                f'</head>\n<body>\n{script}</body>\n</html>\n')
+        return with_problems(page.encode(), self.problems, lang)
+
     # -- internals -------------------------------------------------------------------------
+    def _failed(self, diagnostics: list[Diagnostic], advice: str | None = None) -> tuple[str, ...]:
+        """The problems of a failed round as said, and a new build id: the open pages reload to show them."""
+        self._failures += 1
+        self.build_id = f"{self._builds}.{self._failures}"
+        return (*_in_order(diagnostics), *([advice] if advice else []))
+
     def _watch(self) -> None:
         roots = [self.templates, self.locale, *self.content, *([self.static] if self.static else [])]
         if self.database_file is not None:
@@ -294,5 +458,11 @@ class Preview:
         return tuple(state)
 
     def _report(self, diagnostics: list[Diagnostic]) -> None:
-        for diagnostic in sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message)):
-            self.say(str(diagnostic))
+        for said in _in_order(diagnostics):
+            self.say(said)
+
+
+def _in_order(diagnostics: list[Diagnostic]) -> list[str]:
+    """The problems as said, each once, by place."""
+    ordered = sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message))
+    return [str(diagnostic) for diagnostic in ordered]

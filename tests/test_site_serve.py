@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import datetime as dt
+import http.client
+import os
 import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import html5lib
 import pytest
 from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
 
-from newsroom import SAMPLE_DIR
+from conftest import Cli
+
+from newsroom import PROJECT_ROOT, SAMPLE_DIR
 from newsroom.db.session import make_engine
 from newsroom.serve import Preview
 from newsroom.settings import Settings
@@ -34,6 +45,18 @@ def _get(url: str) -> tuple[int, str]:
             return response.status, response.read().decode("utf-8")
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode("utf-8")
+
+
+def _request(server: Preview, path: str, method: str = "GET", headers: dict[str, str] | None = None
+             ) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and body of `path` sent as it is (urllib would mend a path an attacker would not)."""
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    try:
+        connection.request(method, path, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()
 
 
 def _wait_for(predicate, what: str, said: list[str] | None = None) -> None:
@@ -75,24 +98,121 @@ def preview(tmp_path_factory):
     shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", content / "entries")
     (content / "issues").mkdir()
     (content / "issues" / "0014.yaml").write_text(DRAFT_ISSUE, encoding="utf-8")
+    templates = tmp_path / "templates"  # newsroom.toml's `templates`: a copy of the bundled ones
+    shutil.copytree(Path(__file__).parents[1] / "templates", templates)
     engine = make_engine(f"sqlite:///{work / 'site.db'}")
-    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+    server = Preview(engine, Settings(templates=str(templates)), tmp_path / "preview",
+                     today=lambda: dt.date(2026, 11, 30),
                      now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
                      database_file=work / "site.db", port=0, say=lambda message: None)
     server.start()
-    yield server, content, work
+    yield server, content, work, templates
     server.stop()
     engine.dispose()
 
 
 def test_unknown_paths_get_the_site_404_page(preview):
-    server, _, _ = preview
+    server, _, _, _ = preview
     status, body = _get(server.url + "hu/no-such-page/")
     assert status == 404 and "Az oldal nem található" in body
 
 
+def test_an_unknown_path_of_a_language_gets_that_language_s_404_page(preview):
+    """`/en/…` not found is the English 404 page (it was the root's, Hungarian, for every path)."""
+    server, _, _, _ = preview
+    status, _, body = _request(server, "/en/no-such-page/")
+    document = html5lib.parse(body, namespaceHTMLElements=False)
+    assert status == 404 and document.get("lang") == "en" and text_of(document.find(".//h1")) == "Page not found"
+    status, _, body = _request(server, "/hu/no-such-page/?q=1", "HEAD")
+    assert status == 404 and body == b""
+    status, _, body = _request(server, "/no-such-page")
+    assert status == 404 and html5lib.parse(body, namespaceHTMLElements=False).get("lang") == "hu"
+
+
+def test_files_are_served_with_their_type_and_charset_and_never_sniffed(preview):
+    """Each kind of file the build writes goes with its type and charset, whatever the system's tables say
+    (HTML went without a charset, and an `.atom` feed as a download where they lack it), and `nosniff`."""
+    server, _, _, _ = preview
+    for path, expected in [("/hu/", "text/html"), ("/en/feeds/issues.xml", "application/xml"),
+                           ("/en/feeds/issues.atom", "application/atom+xml"),
+                           ("/en/search/index/meta.json", "application/json"), ("/sitemap.xml", "application/xml")]:
+        status, headers, _ = _request(server, path)
+        assert status == 200 and headers["content-type"] == f"{expected}; charset=utf-8", path
+        assert headers["x-content-type-options"] == "nosniff", path
+    assert _request(server, "/no-such-page")[1]["x-content-type-options"] == "nosniff"
+    status, headers, body = _request(server, "/__build_id", "HEAD")  # as GET, without the body (it was a 404)
+    assert status == 200 and headers["content-type"] == "text/plain; charset=utf-8" and body == b""
+    assert headers["content-length"] == str(len(server.build_id))
+
+
+def test_paths_out_of_the_preview_folder_a_folder_s_listing_and_a_nul_are_not_found(preview):
+    """The database beside the preview folder is out of reach however the path is spelt; a folder without an
+    index.html is not found, as on the web server (it was a listing of its files); a `%00` in the path is not
+    found (the connection was dropped, a traceback printed)."""
+    server, _, work, _ = preview
+    assert (work / "site.db").is_file() and (work.parent / "preview").is_dir()
+    for path in ["/../work/site.db", "/%2e%2e/work/site.db", "/..%2fwork%2fsite.db", "/..\\work\\site.db",
+                 f"/{work / 'site.db'}", f"//{work / 'site.db'}", "/assets/", "/en/search/index/", "/en/%00",
+                 "/en/glossary/gpu/%00index.html"]:
+        status, headers, body = _request(server, path)
+        assert status == 404 and b"SQLite" not in body and b"Directory listing" not in body, path
+        assert headers["content-type"] == "text/html; charset=utf-8", path
+    assert _request(server, "/en/glossary/gpu")[0] == 301
+
+
+def test_a_request_for_another_site_s_name_is_refused(preview):
+    """A page of any site may make its name lead to 127.0.0.1 (DNS rebinding) and then read the preview, drafts
+    and all, as its own: a request naming a host other than this machine is refused (it was served)."""
+    server, _, _, _ = preview
+    for host in ["attacker.example", f"attacker.example:{server.port}", "127.0.0.1.attacker.example"]:
+        for path in ["/hu/issues/14/", "/__build_id"]:
+            status, _, body = _request(server, path, headers={"Host": host})
+            assert status == 403 and "Készülő szám" not in body.decode("utf-8"), (host, path)
+            assert server.url.encode() in body
+        assert _request(server, "/hu/", "HEAD", headers={"Host": host})[0] == 403
+    for host in [f"127.0.0.1:{server.port}", f"localhost:{server.port}", "preview.localhost"]:
+        assert _request(server, "/hu/issues/14/", headers={"Host": host})[0] == 200, host
+
+
+def test_a_preview_on_this_machine_s_ipv6_address(tmp_path):
+    """`--host ::1` listens on IPv6 (it was refused as an address not this machine's), said nothing of other
+    machines, with the address in brackets in the preview's URL."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError as error:
+        pytest.skip(f"no IPv6 here: {error}")
+    said: list[str] = []
+    engine = make_engine(f"sqlite:///{tmp_path / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), host="::1", port=0,
+                     say=said.append)
+    try:
+        threading.Thread(target=server.http.serve_forever, daemon=True).start()
+        assert server.url == f"http://[::1]:{server.port}/" and said == []
+        with urllib.request.urlopen(server.url + "__build_id", timeout=10) as response:
+            assert response.read() == b"0"
+    finally:
+        server.http.shutdown()
+        server.http.server_close()
+        engine.dispose()
+
+
+def test_a_preview_open_to_other_machines_says_so(tmp_path):
+    """`--host` other than this machine's loopback is said to show the drafts to whoever reaches it."""
+    said: list[str] = []
+    engine = make_engine(f"sqlite:///{tmp_path / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), host="0.0.0.0", port=0,
+                     say=said.append)
+    server.http.server_close()
+    engine.dispose()
+    assert said == [f"listening on 0.0.0.0:{server.port}: whoever reaches this machine there sees the preview, "
+                    "drafts included (`--host 127.0.0.1` keeps it to this machine)"]
+
+
 def test_drafts_are_visible_and_marked_only_in_the_preview(preview):
-    server, _, work = preview
+    server, _, work, _ = preview
     _, body = _get(server.url + "hu/")
     assert 'class="preview-banner"' in body
     status, draft = _get(server.url + "hu/issues/14/")
@@ -103,7 +223,7 @@ def test_drafts_are_visible_and_marked_only_in_the_preview(preview):
 
 
 def test_a_changed_content_file_is_imported_rebuilt_and_served(preview):
-    server, content, _ = preview
+    server, content, _, _ = preview
     assert server.host == "127.0.0.1" and server.url == f"http://127.0.0.1:{server.port}/"
     page = server.url + "en/glossary/trainium/"
     status, body = _get(page)
@@ -119,6 +239,59 @@ def test_a_changed_content_file_is_imported_rebuilt_and_served(preview):
 
     _wait_for(lambda: "Freshly edited" in _get(page)[1], "the edited definition to be served")
     _wait_for(lambda: _get(server.url + "__build_id")[1] != first_id, "a new build id for the reload script")
+
+
+def test_an_edit_of_the_templates_newsroom_toml_names_is_served(preview):
+    """The preview watches the templates folder it renders with, the one of the settings (`templates` in
+    newsroom.toml): an edit there is rebuilt and served (the bundled folder was watched, the edit never shown);
+    one the build stops on keeps the last good site, the error at the top of its pages."""
+    server, _, _, templates = preview
+    base = templates / "base.html"
+    text = base.read_text(encoding="utf-8")
+    marked = '{{ _("Preview: drafts are shown and marked") }}'
+    assert marked in text
+    base.write_text(text.replace(marked, marked + " (our own templates)"), encoding="utf-8")
+    _wait_for(lambda: "(our own templates)" in _get(server.url + "hu/")[1], "the edited template served")
+    # A template the build stops on: the last good site, with the error at its top, until it is mended.
+    base.write_text(text.replace("{% endif %}", "{% endiff %}", 1), encoding="utf-8")
+    _wait_for(lambda: "Encountered unknown tag &#x27;endiff&#x27;" in _get(server.url + "hu/")[1], "the error shown")
+    assert "(our own templates)" in _get(server.url + "hu/")[1]
+    base.write_text(text, encoding="utf-8")
+    _wait_for(lambda: 'role="alert"' not in _get(server.url + "hu/")[1], "the mended template served")
+
+
+@pytest.mark.sqlite_only("what the build stops on is no matter of the database")
+def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases, tmp_path):
+    """Started with a template the build stops on, the preview has no site to show: every path answers with the
+    problems, in its language, and reloads itself (it was a bare "Error response 404"); mended, the site is served."""
+    db_url = databases.new("migrated")
+    Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
+    templates = tmp_path / "templates"
+    shutil.copytree(Path(__file__).parents[1] / "templates", templates)
+    base = templates / "base.html"
+    text = base.read_text(encoding="utf-8")
+    base.write_text(text.replace("{% endif %}", "{% endiff %}", 1), encoding="utf-8")
+    engine = make_engine(db_url)
+    said: list[str] = []
+    server = Preview(engine, Settings(templates=str(templates)), tmp_path / "preview",
+                     today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc),
+                     database_file=Path(db_url.removeprefix("sqlite:///")), port=0, say=said.append)
+    server.start()
+    try:
+        for path, lang, shown in [("hu/", "hu", "Az utolsó változtatás nem látszik"),
+                                  ("en/no-such-page/", "en", "The last change is not shown")]:
+            status, _, body = _request(server, "/" + path)
+            document = html5lib.parse(body, namespaceHTMLElements=False)
+            alert = document.find(".//body/div[@role='alert']")
+            assert status == 404 and document.get("lang") == lang, path
+            assert text_of(alert.find("p")).startswith(shown) and "unknown tag 'endiff'" in alert.find("pre").text
+            assert "/__build_id" in text_of(document.find(".//script"))
+        base.write_text(text, encoding="utf-8")
+        _wait_for(lambda: _request(server, "/hu/")[0] == 200 and b'role="alert"' not in _request(server, "/hu/")[2],
+                  "the mended site served", said)
+    finally:
+        _stopped(server)
 
 
 def test_a_database_held_by_another_command_delays_the_preview_and_does_not_stop_it(tmp_path, monkeypatch):
@@ -270,19 +443,21 @@ def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
 
 def test_a_saved_file_that_would_stop_every_build_is_not_imported(tmp_path):
     """As `newsroom import`: the preview names the error in the file, stores nothing and keeps showing the
-    content as it was; the file saved again, fixed, goes in."""
+    content as it was, with the error at the top of every page, in the page's language (it was said in the
+    terminal only, and the page gave no sign the save was not taken); the file saved again, fixed, goes in."""
     from sitebuild import run
 
     work, content = tmp_path / "work", tmp_path / "content"
     build_sample(work)
     content.mkdir()
-    entry = content / "gpu.yaml"
+    entry = content / "<img src=x onerror=alert(1)>.yaml"  # a file's name is in the problem shown
     shutil.copy(SAMPLE_DIR / "entries" / "gpu.yaml", entry)
     said: list[str] = []
     server = _started(work, tmp_path / "preview", [content], said)
     try:
         text = entry.read_text(encoding="utf-8")
         assert "    A GPU (graphics processing unit)" in text
+        before = server.build_id
         entry.write_text(text.replace("    A GPU (graphics processing unit)", "    Cited [9]: a GPU (graphics "
                                       "processing unit)"), encoding="utf-8")
         _wait_for(lambda: any("citation [9] has no source" in m for m in said), "the error said", said)
@@ -291,9 +466,21 @@ def test_a_saved_file_that_would_stop_every_build_is_not_imported(tmp_path):
         assert ("every build would stop on this error, which the content did not have before: fix and save again "
                 "(the preview shows the content as it was)") in said
         assert run(work, "history", "entry:gpu").startswith("entry gpu: version 1 is current")
+        assert server.build_id != before  # the open pages reload, to show it
+        for path, lang, shown in [("en/glossary/gpu/", "en", "The last change is not shown"),
+                                  ("hu/", "hu", "Az utolsó változtatás nem látszik"),
+                                  ("en/no-such-page/", "en", "The last change is not shown")]:
+            document = html5lib.parse(_get(server.url + path)[1], namespaceHTMLElements=False)
+            alert = document.find(".//body/div[@role='alert']")
+            assert alert is not None and text_of(alert.find("p")).startswith(shown), path
+            problems = alert.find("pre").text
+            assert f"{entry.resolve()}:" in problems and "citation [9] has no source" in problems, path
+            assert document.find(".//img[@onerror]") is None and document.get("lang") == lang
+        assert "A GPU (graphics processing unit)" in _get(server.url + "en/glossary/gpu/")[1]
         entry.write_text(text.replace("    A GPU (graphics processing unit)", "    Fixed: a GPU (graphics "
                                       "processing unit)"), encoding="utf-8")
         _wait_for(lambda: "Fixed: a GPU" in _get(server.url + "en/glossary/gpu/")[1], "the fixed entry served", said)
+        assert 'role="alert"' not in _get(server.url + "en/glossary/gpu/")[1]
     finally:
         _stopped(server)
 
@@ -330,3 +517,83 @@ def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, 
     run(work, "import", "--correction", "--reason", "corrected", str(story))
     listed = run(work, "issue", "corrections", "14")
     assert "import  story:i14-story  en.summary" in listed, listed
+
+
+def _serving(db_url: str, tmp_path: Path) -> tuple[subprocess.Popen, Path]:
+    """`newsroom serve --port 0` started as a process, its temporary folder (where its preview's goes) with it."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary)}
+    return subprocess.Popen([sys.executable, "-m", "newsroom", "--db", db_url, "serve", "--port", "0"], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), temporary
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM to handle: it ends a process at once")
+def test_a_preview_stopped_by_kill_removes_its_folder_and_ends(databases, tmp_path):
+    """`kill` ends `newsroom serve` as Ctrl-C does (as the terminal closed, SIGHUP, does): exit 0, the preview's
+    folder (the site with its drafts) removed and its port free (the folder was left in the temporary folder)."""
+    process, temporary = _serving(databases.new("migrated"), tmp_path)
+    try:
+        for line in process.stdout:
+            if line.startswith("previewing "):
+                break
+        else:
+            pytest.fail("the preview ended before it served")
+        port = urlsplit(line.split()[1]).port
+        assert len(list(temporary.glob("newsroom-preview-*"))) == 1
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=TIMEOUT) == 0, process.stdout.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+    assert list(temporary.glob("newsroom-preview-*")) == []
+    with pytest.raises(ConnectionRefusedError):
+        http.client.HTTPConnection("127.0.0.1", port, timeout=10).connect()
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finding a build's workers needs Linux's /proc")
+def test_the_preview_s_build_workers_end_at_sigterm_as_any_process(databases, tmp_path):
+    """The preview stops at SIGTERM as at Ctrl-C, but its build's workers keep SIGTERM's default, which ends them
+    at once when the build stops them (they took the preview's handler, and each printed a traceback)."""
+    process, _ = _serving(databases.new("sample"), tmp_path)
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    caught: dict[int, int] = {}
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while process.poll() is None and time.monotonic() < deadline and not caught:
+            for pid in children.read_text().split():
+                try:
+                    status = Path(f"/proc/{pid}/status").read_text()
+                except OSError:
+                    continue
+                mask = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
+                if mask & 1 << (signal.SIGINT - 1) == 0:  # the worker has set its own (Ctrl-C ignored)
+                    caught[int(pid)] = mask
+            time.sleep(0.002)
+        if not caught:
+            pytest.skip("the build ended before its workers could be seen (one core?)")
+    finally:
+        process.kill()
+        process.communicate()
+    assert all(mask & 1 << (signal.SIGTERM - 1) == 0 for mask in caught.values())
+
+
+@pytest.mark.sqlite_only("the port is taken before the database is read")
+def test_a_port_in_use_is_named_with_what_to_do(databases, tmp_path):
+    """`serve --port N` where N is taken: exit 1, naming the port and the way out (it said only "Address already
+    in use"), nothing built."""
+    cli = Cli(databases.new("migrated"), tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = cli("serve", "--port", str(port), expect=1)
+    assert result.stderr == (f"Error: cannot listen on 127.0.0.1:{port}: port {port} is in use (another preview?): "
+                             "stop what listens there, or choose another port with --port (--port 0: any free one)\n")
+    result = cli("serve", "--host", "nosuch.invalid", "--port", "0", expect=1)
+    assert result.stderr == ("Error: cannot listen on nosuch.invalid:0: no such address on this machine: --host takes "
+                             "one of its addresses (127.0.0.1: this machine only)\n")

@@ -106,12 +106,14 @@ def _next_chunk(job: _Job, slot: int) -> list[int] | None:
 def _work_through(job: _Job, slot: int, results: Connection, inherited: Sequence[Connection]) -> None:
     """A forked worker's life: chunk after chunk (see _next_chunk), each sent back with its work indices
     as `finish` made it, then None; a failure is sent back as its exception instead. Ctrl-C is the
-    build's to handle (it stops the workers), not each worker's to report.
+    build's to handle (it stops the workers with SIGTERM, which ends one at once), not each worker's to report.
 
     A worker keeps none of the build's folder locks (see locks) nor the read ends of the results' pipes it
     inherited (`inherited`: its own, and the workers' started before it): once the build is gone (killed),
     no process holds a read end, so the worker's next send fails and it stops. Holding one, it would wait
     for ever on a full pipe, or work through every chunk left."""
+    for ending in (signal.SIGTERM, signal.SIGHUP):  # the build's terminate() ends it, whatever `serve` set
+        signal.signal(ending, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     release_inherited()
     for reader in inherited:

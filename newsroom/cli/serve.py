@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import errno
+import signal
+import socket
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -25,21 +31,50 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
     """Preview the site with drafts at http://HOST:PORT/, rebuilding and reloading on every change."""
     app.open_content()
     database_file = sqlite_path(app.db_url)
-    with tempfile.TemporaryDirectory(prefix="newsroom-preview-") as folder:
+    with _stopped_as_by_ctrl_c(), tempfile.TemporaryDirectory(prefix="newsroom-preview-") as folder:
         try:
             preview = Preview(app.engine, app.settings, Path(folder) / "site", today=app.today, now=app.now,
                               content=content, database_file=database_file, host=host, port=port, say=click.echo)
         except OSError as error:  # the port taken, or not ours to take
-            raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
-        preview.start()
-        click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, the database"
-                   f"{' and ' + ', '.join(map(str, content)) if content else ''}; Ctrl-C stops")
-        try:
+            raise click.ClickException(f"cannot listen on {host}:{port}: {_why(error, port)}") from None
+        try:  # stopped at any time, during the first build too, the preview ends alike
+            preview.start()
+            click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, the database"
+                       f"{' and ' + ', '.join(map(str, content)) if content else ''}; Ctrl-C stops")
             preview.wait()
         except KeyboardInterrupt:
             pass
         finally:
             preview.stop()
+
+
+def _why(error: OSError, port: int) -> str:
+    """Why the preview cannot listen, with what to do about it."""
+    if error.errno == errno.EADDRINUSE:
+        return (f"port {port} is in use (another preview?): stop what listens there, or choose another port "
+                "with --port (--port 0: any free one)")
+    if error.errno == errno.EACCES:
+        return f"not allowed to listen on port {port}: choose one from 1024 up with --port (--port 0: any free one)"
+    if isinstance(error, socket.gaierror) or error.errno == errno.EADDRNOTAVAIL:
+        return "no such address on this machine: --host takes one of its addresses (127.0.0.1: this machine only)"
+    return error.strerror or str(error)
+
+
+@contextmanager
+def _stopped_as_by_ctrl_c() -> Iterator[None]:
+    """`kill`, or the terminal closed (SIGTERM, SIGHUP), stops the preview as Ctrl-C does: its folder, the site
+    with its drafts, is removed (it was left in the temporary folder, one more at every preview so ended)."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signals = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    main = threading.current_thread() is threading.main_thread()  # only the main thread may set a handler
+    previous = {number: signal.signal(number, interrupt) for number in signals} if main else {}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 COMMANDS = [serve]
