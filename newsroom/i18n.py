@@ -81,6 +81,19 @@ def text_direction(lang: str) -> str:
     return "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr"
 
 
+#: CLDR's minimumGroupingDigits where it is not 1 (Babel ignores it): Hungarian groups a number's thousands
+#: from five digits on ("1300", "13 000"), as its typography does.
+MINIMUM_GROUPING_DIGITS = {"hu": 2}
+
+
+def format_count(count: int, lang: str) -> str:
+    """A count as `lang` writes a number: "1300", "13 000" (a no-break space) in Hungarian, "1,300" in English."""
+    from babel.numbers import format_decimal
+
+    grouped = len(str(abs(count))) >= 3 + MINIMUM_GROUPING_DIGITS.get(lang.split("_")[0], 1)
+    return format_decimal(count, locale=lang, group_separator=grouped)
+
+
 #: "a(z)" in a Hungarian message, before a value ("a(z) %(n)s.") or a word: the article the value's sound
 #: takes is chosen as the value is put in ("az 1.", "a 2.", "az 50.", "a 100.", "az 1000."); no reader sees "a(z)".
 _ARTICLE = re.compile(r"\b([Aa])\(z\) (%\((\w+)\)[sd]|[^\w%]*\w+)")

@@ -127,6 +127,21 @@ def test_plural_forms_come_from_the_catalog():
         assert template.render(n=1) == one and template.render(n=8) == many
 
 
+def test_counts_are_written_as_the_language_writes_numbers():
+    """A glossary of 13000 entries said "13000 szócikk" and "13000 entries": Hungarian groups the thousands of a
+    number of five digits or more with a no-break space ("1300", "13 000"), English those of any with a comma.
+    An issue's number is no count: unchanged."""
+    counts = ('{% trans count=n %}{{ count }} story{% pluralize %}{{ count }} stories{% endtrans %}|'
+              '{{ ngettext("%(num)s entry", "%(num)s entries", n) }}|{{ _("Issue %(number)s", number=n) }}')
+    shown = {lang: [environment(lang).from_string(counts).render(n=n) for n in (1, 8, 1300, 13000)]
+             for lang in ("hu", "en")}
+    assert shown == {"hu": ["1 hír|1 szócikk|1. szám", "8 hír|8 szócikk|8. szám",
+                            "1300 hír|1300 szócikk|1300. szám",
+                            "13\u00a0000 hír|13\u00a0000 szócikk|13000. szám"],
+                     "en": ["1 story|1 entry|Issue 1", "8 stories|8 entries|Issue 8",
+                            "1,300 stories|1,300 entries|Issue 1300", "13,000 stories|13,000 entries|Issue 13000"]}
+
+
 def test_hungarian_labels_take_the_article_their_value_is_said_with(site):
     """A source's way back to its citations read "Vissza a(z) 1. hivatkozáshoz" on every Hungarian page: the
     article before a number is "az" where the number is said with a vowel (egy, öt, ötven, ezer)."""
