@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from newsroom import project_folder
 from newsroom.diagnostics import ContentError, Diagnostic
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from babel.support import NullTranslations
 
 LOCALE_DIR = project_folder("locale")
@@ -76,3 +79,54 @@ def text_direction(lang: str) -> str:
     from babel import Locale
 
     return "rtl" if Locale.parse(lang).character_order == "right-to-left" else "ltr"
+
+
+#: CLDR's minimumGroupingDigits where it is not 1 (Babel ignores it): Hungarian groups a number's thousands
+#: from five digits on ("1300", "13 000"), as its typography does.
+MINIMUM_GROUPING_DIGITS = {"hu": 2}
+
+
+def format_count(count: int, lang: str) -> str:
+    """A count as `lang` writes a number: "1300", "13 000" (a no-break space) in Hungarian, "1,300" in English."""
+    from babel.numbers import format_decimal
+
+    grouped = len(str(abs(count))) >= 3 + MINIMUM_GROUPING_DIGITS.get(lang.split("_")[0], 1)
+    return format_decimal(count, locale=lang, group_separator=grouped)
+
+
+#: "a(z)" in a Hungarian message, before a value ("a(z) %(n)s.") or a word: the article the value's sound
+#: takes is chosen as the value is put in ("az 1.", "a 2.", "az 50.", "a 100.", "az 1000."); no reader sees "a(z)".
+_ARTICLE = re.compile(r"\b([Aa])\(z\) (%\((\w+)\)[sd]|[^\w%]*\w+)")
+_SPOKEN_START = re.compile(r"(?:&#?\w+;|[^\w&])*(\d+(?:[ \u00a0\u202f]\d{3})*|\w+)")
+#: Letters whose Hungarian name starts with a vowel: "az MI", "az SMS", "az F betű"; "a TPU", "a GPU".
+_VOWEL_LETTER_NAMES = frozenset("AÁEÉIÍOÓÖŐUÚÜŰFLMNRSXY")
+_VOWELS = frozenset("aáeéiíoóöőuúüű")
+
+
+def format_message(message: str, variables: Mapping[str, Any]) -> str:
+    """`message % variables`, each "a(z)"/"A(z)" of the message made "a"/"az" as the value or word after it
+    is said (a value's own "a(z)" stays as written); a Markup message gives Markup, its values escaped."""
+    if "(z) " in message:
+        def article(match: re.Match[str]) -> str:
+            said = str(variables.get(match[3], "")) if match[3] else match[2]
+            return match[1] + ("z" if _takes_az(said) else "") + " " + match[2]
+
+        message = type(message)(_ARTICLE.sub(article, str(message)))
+    return message % variables
+
+
+def _takes_az(text: str) -> bool:
+    """Whether the Hungarian definite article before `text` (a number or a word first) is "az"."""
+    start = _SPOKEN_START.match(text)
+    if start is None:
+        return False
+    word = start[1]
+    if word[0].isdigit():
+        digits = re.sub(r"\D", "", word).lstrip("0") or "0"
+        # The number is said from its leading group of three digits: 1 (egy), 1000 (ezer) and 1000000
+        # (egymillió) take "az", as do 5 (öt), 50 (ötven) and 500 (ötszáz); 10 (tíz), 100 (száz) do not.
+        group = digits[:len(digits) % 3 or 3]
+        return group in ("1", "5") or (len(group) > 1 and group[0] == "5")
+    if word.isupper():  # an abbreviation, said letter by letter
+        return word[0] in _VOWEL_LETTER_NAMES
+    return word[0].lower() in _VOWELS

@@ -1,14 +1,14 @@
 // The search page as a reader uses it, under node: templates/assets/search.js runs on a small stand-in for the
 // page's DOM (the form's attributes as built), reads the built index from disk, and each step prints what the
 // reader sees. Used by tests/test_site_search.py:
-//   node search_page.js SCRIPT SITE FORM_ATTRIBUTES_JSON STEPS_JSON
+//   node search_page.js SCRIPT SITE FORM_ATTRIBUTES_JSON STEPS_JSON LANG
 // A step is ["open", "?q=…"], ["submit", text], ["back"], ["fragment"] (a link to a part of the page), ["more"]
 // or ["slow", shard, ms] (that shard file answers ms later: a search overtaken by the next one). No element's
 // HTML is ever set: innerHTML throws.
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const [script, site, formJson, stepsJson] = process.argv.slice(2);
+const [script, site, formJson, stepsJson, lang] = process.argv.slice(2);
 
 class Element {
   constructor(tag, attributes) {
@@ -49,6 +49,7 @@ let focused = null;  // the element with the keyboard's focus, if the script mov
 let pending = 0;  // answers not yet given: a step waits for every one
 
 global.document = {
+  documentElement: {lang: lang},
   querySelector: (selector) => selector === "[data-search-index]" ? form : null,
   getElementById: (id) => byId[id] || null,
   createElement: (tag) => new Element(tag),

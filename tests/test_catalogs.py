@@ -44,6 +44,19 @@ def test_every_hungarian_string_is_translated():
     assert untranslated == [], f"Hungarian translation missing or fuzzy for: {untranslated}"
 
 
+def test_no_hungarian_string_guesses_the_article_or_a_suffix_of_a_value():
+    """A value's sound decides its article and its suffixes: "a %(n)s." is wrong for 1, 5, 50, 1000 ("az"), and
+    "%(site)s-ban" for half the names. "a(z)" before a value is chosen as it is put in (README, "Interface
+    strings"); a suffix is never attached to a value: the sentence is turned so the value stands alone."""
+    import re
+
+    guessed = re.compile(r"(?<![\w(])(?:[Aa]z?) %\(\w+\)[sd]|%\(\w+\)[sd]-?[a-záéíóöőúüű]")
+    messages = _ids(LOCALE / "hu" / "LC_MESSAGES" / "messages.po", "hu")
+    strings = {mid: text for mid, m in messages.items()
+               for text in ([m.string] if isinstance(m.string, str) else m.string)}
+    assert [(mid, text) for mid, text in strings.items() if guessed.search(text)] == []
+
+
 @pytest.mark.sqlite_only
 def test_a_translation_whose_placeholders_are_not_its_message_s_is_named_before_anything_is_built(
         sample_cli, tmp_path, monkeypatch):

@@ -127,6 +127,42 @@ def test_plural_forms_come_from_the_catalog():
         assert template.render(n=1) == one and template.render(n=8) == many
 
 
+def test_counts_are_written_as_the_language_writes_numbers():
+    """A glossary of 13000 entries said "13000 szócikk" and "13000 entries": Hungarian groups the thousands of a
+    number of five digits or more with a no-break space ("1300", "13 000"), English those of any with a comma.
+    An issue's number is no count: unchanged."""
+    counts = ('{% trans count=n %}{{ count }} story{% pluralize %}{{ count }} stories{% endtrans %}|'
+              '{{ ngettext("%(num)s entry", "%(num)s entries", n) }}|{{ _("Issue %(number)s", number=n) }}')
+    shown = {lang: [environment(lang).from_string(counts).render(n=n) for n in (1, 8, 1300, 13000)]
+             for lang in ("hu", "en")}
+    assert shown == {"hu": ["1 hír|1 szócikk|1. szám", "8 hír|8 szócikk|8. szám",
+                            "1300 hír|1300 szócikk|1300. szám",
+                            "13\u00a0000 hír|13\u00a0000 szócikk|13000. szám"],
+                     "en": ["1 story|1 entry|Issue 1", "8 stories|8 entries|Issue 8",
+                            "1,300 stories|1,300 entries|Issue 1300", "13,000 stories|13,000 entries|Issue 13000"]}
+
+
+def test_hungarian_labels_take_the_article_their_value_is_said_with(site):
+    """A source's way back to its citations read "Vissza a(z) 1. hivatkozáshoz" on every Hungarian page: the
+    article before a number is "az" where the number is said with a vowel (egy, öt, ötven, ezer)."""
+    labels = {link.get("aria-label") for page in html_pages(site / "hu") for link in parse(page).iter("a")
+              if link.get("class") == "backref"}
+    assert {"Vissza az 1. hivatkozáshoz", "Vissza a 2. hivatkozáshoz", "Vissza az 5. hivatkozáshoz"} <= labels
+    assert not any("a(z)" in path.read_text(encoding="utf-8") for path in html_pages(site))
+    label = environment("hu").from_string('{{ _("Back to citation %(n)s", n=n) }}')
+    said = {n: label.render(n=n).split()[1] for n in (3, 10, 15, 50, 55, 100, 150, 500, 1000, 1300, 2000, 5000,
+                                                      10000, 50000, 100000, 1000000, 2000000)}
+    assert said == {3: "a", 10: "a", 15: "a", 50: "az", 55: "az", 100: "a", 150: "a", 500: "az", 1000: "az",
+                    1300: "az", 2000: "a", 5000: "az", 10000: "a", 50000: "az", 100000: "a", 1000000: "az",
+                    2000000: "a"}
+    # Any message may say "a(z)" before a count or a word; a value's own text is left as it was written.
+    words = environment("hu").from_string(
+        '{% trans count=n %}a(z) {{ count }}. szám{% pluralize %}a(z) {{ count }}. szám{% endtrans %}|'
+        '{{ _("A(z) GPU") }}|{% trans %}A(z) MI{% endtrans %}|{{ _("Tag: %(tag)s", tag=tag) }}')
+    assert words.render(n=1, tag="a(z) MI") == "az 1. szám|A GPU|Az MI|Címke: a(z) MI"
+    assert words.render(n=2, tag="<a(z)>") == "a 2. szám|A GPU|Az MI|Címke: &lt;a(z)&gt;"
+
+
 def test_each_language_renders_its_own_labels_from_compiled_templates_kept_between_builds(tmp_path):
     # Labels are translated as a template compiles, and compiled templates are kept between processes:
     # each language must find its own, whichever compiled first, and a name the template binds itself

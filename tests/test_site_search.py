@@ -152,6 +152,21 @@ def test_the_browser_script_folds_and_shards_like_the_index_builder():
     assert _node(script, json.dumps(samples)) == expected
 
 
+@needs_node
+def test_the_browser_script_counts_hits_as_the_page_s_language_writes_a_number(site):
+    """A search of 13000 hits said "13000 találat" and "13000 results": the status is a count, its thousands
+    grouped as the page's language groups them ("1300", "13 000" in Hungarian), as the built counts are."""
+    attributes = {lang: next(dict(f.attrib) for f in parse(site / lang / "search/index.html").iter("form")
+                             if f.get("data-search-index")) for lang in ("hu", "en")}
+    script = "const c = require('./templates/assets/search.js');\n" \
+        "const [forms, counts] = JSON.parse(process.argv[1]);\n" \
+        "console.log(JSON.stringify(Object.keys(forms).map(lang => counts.map(n => " \
+        "c.counted(forms[lang][n === 1 ? 'data-one' : 'data-many'], n, lang)))));"
+    assert _node(script, json.dumps([attributes, [1, 8, 1300, 13000]])) == [
+        ["1 találat", "8 találat", "1300 találat", "13\u00a0000 találat"],
+        ["1 result", "8 results", "1,300 results", "13,000 results"]]
+
+
 def _sources(items):
     """Story documents from (id, text) pairs: the text decides the digest (identity) and the tokens."""
     return [DocumentSource("story", f"t{ident}", f"/s/{ident}", (f"w{ident}",), text, (lambda text=text: (text,)))
@@ -266,7 +281,8 @@ def _page(site, lang, *steps):
     form = next(f for f in document.iter("form") if f.get("data-search-index"))
     [script] = [s.get("src") for s in document.iter("script") if s.get("src")]
     output = subprocess.run([NODE, str(ROOT / "tests/search_page.js"), str(site / script.lstrip("/")), str(site),
-                             json.dumps(dict(form.attrib)), json.dumps(steps)], capture_output=True, text=True)
+                             json.dumps(dict(form.attrib)), json.dumps(steps), document.get("lang")],
+                            capture_output=True, text=True)
     assert output.returncode == 0, output.stderr
     return json.loads(output.stdout)
 

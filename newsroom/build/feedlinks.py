@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from newsroom.build import urls
 from newsroom.build.model import Content
-from newsroom.i18n import translations
+from newsroom.i18n import format_message, translations
 from newsroom.settings import Settings
 
 FORMATS = ("rss", "atom")
@@ -41,10 +41,10 @@ def feed_links(content: Content, settings: Settings, lang: str, sections: bool =
     """Every feed of `lang` with its title in `lang`: issues, glossary, then each section."""
     _ = translations(lang).gettext
     site = (content.site.get(lang) or {}).get("name") or ""
-    names = [("issues", _("%(site)s: issues") % {"site": site}),
-             ("glossary", _("%(site)s: glossary updates") % {"site": site})]
+    names = [("issues", format_message(_("%(site)s: issues"), {"site": site})),
+             ("glossary", format_message(_("%(site)s: glossary updates"), {"site": site}))]
     if sections:
         for slug, item in content.vocabulary("sections").items():
-            names.append((f"section-{slug}", _("%(site)s: %(section)s") % {"site": site,
-                                                                            "section": item.get(lang) or slug}))
+            section = {"site": site, "section": item.get(lang) or slug}
+            names.append((f"section-{slug}", format_message(_("%(site)s: %(section)s"), section)))
     return [FeedLink(lang, name, fmt, title, urls.feed(lang, name, fmt)) for name, title in names for fmt in FORMATS]

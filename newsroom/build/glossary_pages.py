@@ -19,6 +19,7 @@ from glossary.views import by_headword, index_headings, index_letters
 from issues.dates import format_date, format_source_dates
 from newsroom.build import urls
 from newsroom.build.tracking import SEP
+from newsroom.i18n import format_message
 from newsroom.render.markdown import plain_text
 
 
@@ -110,7 +111,7 @@ class GlossaryPages:
         day = (dt.datetime.fromisoformat(published).astimezone(self.settings.zone).date() if published
                else dt.date.fromisoformat(issue["week"]["start"]))
         return (format_date(day, self.lang), day.isoformat(), self.href(urls.issue(self.lang, number)),
-                self.gettext("Issue %(number)s") % {"number": number})
+                format_message(self.gettext("Issue %(number)s"), {"number": number}))
 
     def affected(self, text: Mapping[str, Any]) -> list[dict[str, Any]]:
         """"Who is affected" lines: audience names and the newsletter section they point to."""

@@ -36,7 +36,7 @@ from newsroom.build import urls
 from newsroom.build.model import Content
 from newsroom.build.pages import Derived, Planner
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.i18n import text_direction, translations
+from newsroom.i18n import format_message, text_direction, translations
 from newsroom.render.feeds import FEED_TAGS, absolute_html, published_issues
 from newsroom.render.folder import TEMPLATES, template_folder
 from newsroom.render.html import TemplateFailure, environment, template_errors
@@ -231,7 +231,7 @@ def email_context(planner: Planner, number: int, recipient: Recipient | None = N
     sections = [{"name": section["name"], "stories": [_story(item, links, marks) for item in section["stories"]]}
                 for section in issue_context["sections"]]
     site = planner.content.site.get(lang) or {}
-    label = _("Issue %(number)s") % {"number": number}
+    label = format_message(_("Issue %(number)s"), {"number": number})
     subject = f"{label}: {text.get('title')}"
     if _sender(settings.email_from, _one_line(site.get("name"))).display_name != _one_line(site.get("name")):
         subject = f"{site.get('name')} · {subject}"  # the From names someone else: the Subject names the newsletter

@@ -32,7 +32,7 @@ from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.i18n import catalog_digest, translations
+from newsroom.i18n import catalog_digest, format_count, format_message, translations
 from newsroom.render.folder import TEMPLATES, folder_digest
 
 if TYPE_CHECKING:
@@ -213,6 +213,7 @@ def _environment(lang: str, templates: Path, _folder: str, _catalog: str) -> Env
     # Jinja's alias → context call → catalog → Markup → format (a tenth of an entry page's time).
     lookup = getattr(catalog, "ugettext", catalog.gettext)
     env.globals["_"] = env.globals["gettext"] = _remembered_gettext(lookup)
+    env.globals["ngettext"] = _plural_gettext(getattr(catalog, "ungettext", catalog.ngettext), lang)
     env.translate, env.translated = lookup, f"{lang}|{_catalog}"
     return env
 
@@ -238,7 +239,7 @@ class _FoldTranslations(NodeTransformer):
                 and not node.kwargs and node.dyn_args is None and node.dyn_kwargs is None):
             return node
         try:
-            text = self.translate(args[0].value) % {}
+            text = format_message(self.translate(args[0].value), {})
         except (TypeError, ValueError, KeyError):
             return node
         return nodes.MarkSafeIfAutoescape(nodes.Const(text, lineno=node.lineno), lineno=node.lineno)
@@ -261,11 +262,28 @@ def _remembered_gettext(lookup: Callable[[str], str]) -> Callable[..., str]:
             message = lookup(__string)
             message = messages[key] = Markup(message) if eval_ctx.autoescape else message
         if variables:
-            return message % variables
-        text = texts[key] = message % variables  # always a format: "%%" is "%"
+            return format_message(message, variables)
+        text = texts[key] = format_message(message, variables)  # always a format: "%%" is "%"
         return text
 
     return gettext
+
+
+def _plural_gettext(lookup: Callable[[str, str, int], str], lang: str) -> Callable[..., str]:
+    """Jinja's newstyle `ngettext` (`num` is the count unless given), formatting as `gettext` does; the
+    count is shown as `lang` writes a number ("13 000 hír", "1,300 stories"), not as Python prints it."""
+
+    @pass_eval_context
+    def ngettext(eval_ctx: EvalContext, __singular: str, __plural: str, __num: int, **variables: Any) -> str:
+        variables.setdefault("num", __num)
+        if type(__num) is int:
+            shown = format_count(__num, lang)
+            variables = {name: shown if type(value) is int and value == __num else value
+                         for name, value in variables.items()}
+        message = lookup(__singular, __plural, __num)
+        return format_message(Markup(message) if eval_ctx.autoescape else message, variables)
+
+    return ngettext
 
 
 def render(template: str, lang: str, context: Mapping[str, Any], templates: Path = TEMPLATES,

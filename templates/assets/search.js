@@ -65,8 +65,11 @@
     return same.concat(other, shown.slice(whole.length));
   }
 
+  // "%(num)s találat" with the count as the page's language writes a number: "13 000 találat", "1,300 results".
+  function counted(text, count, lang) { return text.replace("%(num)s", count.toLocaleString(lang || undefined)); }
+
   var core = {fold: fold, tokens: tokens, shardOf: shardOf, splitKey: splitKey, shardsFor: shardsFor,
-              sameWords: sameWords, rank: rank, byAccents: byAccents, PAGE: PAGE};
+              sameWords: sameWords, rank: rank, byAccents: byAccents, counted: counted, PAGE: PAGE};
   if (typeof module === "object" && module.exports) { module.exports = core; }
   if (typeof document === "undefined") { return; }
 
@@ -90,7 +93,7 @@
   }
   function say(text) { status.textContent = text; }
   function message(name, count) {
-    return form.getAttribute("data-" + name).replace("%(num)s", String(count));
+    return counted(form.getAttribute("data-" + name), count, document.documentElement.lang);
   }
 
   function run(query) {
