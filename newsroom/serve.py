@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -86,6 +87,15 @@ class _PreviewHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     preview: Preview
 
+    def __init__(self, address: tuple[str, int], handler: Callable[..., _Handler]) -> None:
+        # Listen in the family of the host asked for: `--host ::1` (or a name only IPv6 has) is no IPv4 address.
+        try:
+            self.address_family = socket.getaddrinfo(address[0], address[1], type=socket.SOCK_STREAM,
+                                                     flags=socket.AI_PASSIVE)[0][0]
+        except (socket.gaierror, UnicodeError):
+            pass  # binding says what is wrong with the host
+        super().__init__(address, handler)
+
 
 class Preview:
     """A running preview: bind first (so port 0 gets a real port for the base URL), then build and watch."""
@@ -105,7 +115,8 @@ class Preview:
         self.http = _PreviewHTTPServer((host, port), handler)
         self.http.preview = self
         self.host, self.port = self.http.server_address[0], self.http.server_address[1]
-        self.settings = settings.replace(base_url=f"http://{host}:{self.port}/")
+        named = f"[{host}]" if ":" in host else host  # an IPv6 address, as a URL writes it
+        self.settings = settings.replace(base_url=f"http://{named}:{self.port}/")
         self.build_id = "0"
         self._builds = 0
         self._database_seen: tuple[object, ...] = ()

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
+import socket
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+import html5lib
 import pytest
 from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
 
@@ -330,3 +332,39 @@ def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, 
     run(work, "import", "--correction", "--reason", "corrected", str(story))
     listed = run(work, "issue", "corrections", "14")
     assert "import  story:i14-story  en.summary" in listed, listed
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback")
+def test_an_ipv6_host_is_listened_on_and_linked_in_brackets(tmp_path):
+    """`serve --host ::1` said "cannot listen on ::1:8000: Address family for hostname not supported"."""
+    from sitebuild import OWN_SITE, run
+
+    work = tmp_path / "work"
+    for relative, text in OWN_SITE.items():
+        (work / "content" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (work / "content" / relative).write_text(text, encoding="utf-8")
+    run(work, "init")
+    run(work, "import", str(work / "content"))
+    engine = make_engine(f"sqlite:///{work / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc),
+                     database_file=work / "site.db", host="::1", port=0, say=lambda message: None)
+    server.start()
+    try:
+        assert server.url == f"http://[::1]:{server.port}/"
+        status, body = _get(server.url + "hu/method/")
+        assert status == 200
+        [canonical] = [link.get("href") for link in html5lib.parse(body, namespaceHTMLElements=False).iter("link") if link.get("rel") == "canonical"]
+        assert canonical == f"http://[::1]:{server.port}/hu/method/"
+    finally:
+        server.stop()
+        engine.dispose()
