@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -36,6 +35,7 @@ from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
 from newsroom.i18n import LOCALE_DIR
+from newsroom.listening import address_family
 from newsroom.render.html import TEMPLATES
 from newsroom.render.static import static_folder
 from newsroom.settings import Settings
@@ -88,12 +88,7 @@ class _PreviewHTTPServer(ThreadingHTTPServer):
     preview: Preview
 
     def __init__(self, address: tuple[str, int], handler: Callable[..., _Handler]) -> None:
-        # Listen in the family of the host asked for: `--host ::1` (or a name only IPv6 has) is no IPv4 address.
-        try:
-            self.address_family = socket.getaddrinfo(address[0], address[1], type=socket.SOCK_STREAM,
-                                                     flags=socket.AI_PASSIVE)[0][0]
-        except (socket.gaierror, UnicodeError):
-            pass  # binding says what is wrong with the host
+        self.address_family = address_family(*address)  # `--host ::1` is no IPv4 address
         super().__init__(address, handler)
 
 
