@@ -1,14 +1,14 @@
 // The search page as a reader uses it, under node: templates/assets/search.js runs on a small stand-in for the
 // page's DOM (the form's attributes as built), reads the built index from disk, and each step prints what the
 // reader sees. Used by tests/test_site_search.py:
-//   node search_page.js SCRIPT SITE FORM_ATTRIBUTES_JSON STEPS_JSON LANG
+//   node search_page.js SCRIPT SITE FORM_ATTRIBUTES_JSON STEPS_JSON LANG TITLE
 // A step is ["open", "?q=…"], ["submit", text], ["back"], ["fragment"] (a link to a part of the page), ["more"]
 // or ["slow", shard, ms] (that shard file answers ms later: a search overtaken by the next one). No element's
 // HTML is ever set: innerHTML throws.
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const [script, site, formJson, stepsJson, lang] = process.argv.slice(2);
+const [script, site, formJson, stepsJson, lang, title] = process.argv.slice(2);
 
 class Element {
   constructor(tag, attributes) {
@@ -41,7 +41,7 @@ class Element {
 const form = new Element("form", JSON.parse(formJson));
 const input = new Element("input");
 const byId = {"search-status": new Element("p"), "search-results": new Element("ol"),
-              "search-more": new Element("button", {hidden: ""})};
+              "search-more": new Element("button", {hidden: ""}), "site-search": new Element("input")};
 const windowListeners = {};
 const entries = [];  // the history's addresses
 let delays = {};
@@ -53,6 +53,7 @@ global.document = {
   querySelector: (selector) => selector === "[data-search-index]" ? form : null,
   getElementById: (id) => byId[id] || null,
   createElement: (tag) => new Element(tag),
+  title: title || "",
 };
 global.window = {addEventListener: (type, listener) => { windowListeners[type] = listener; }};
 global.location = {search: ""};
@@ -77,7 +78,8 @@ function seen() {
     return {href: link.href, title: link.textContent, kind: kind.textContent, snippet: snippet.textContent,
             lang: link.lang || "", marked: mark ? mark.textContent : ""};
   });
-  return {address: location.search, query: input.value, status: byId["search-status"].textContent, results: results,
+  return {address: location.search, query: input.value, masthead: byId["site-search"].value, title: document.title,
+          status: byId["search-status"].textContent, results: results,
           more: !byId["search-more"].hidden, focus: focused ? focused.textContent : null};
 }
 

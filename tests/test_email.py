@@ -486,6 +486,9 @@ NOTE_CODE = ("\nTo try it:\n\n```\nNEURON_RT_VISIBLE_CORES=0-31,NEURON_CC_FLAGS=
 NOTE_DECORATION = ("\n![](https://example.org/divider.png)\n\n[![](https://example.org/badge.png)]"
                    "(https://example.org/sponsor)\n\nThat is all this week.\n")
 
+#: A link of a scheme the pages show as its Markdown, brackets and all.
+NOTE_REFUSED = "\nDo not follow [this one](javascript:alert(1)) or [that one](data:text/html,x).\n"
+
 
 @pytest.fixture(scope="module")
 def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -503,7 +506,8 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                           "and Data Center Engineering", "title": "Energy per token",
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
-    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_CODE + NOTE_DECORATION
+    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_REFUSED + NOTE_CODE \
+        + NOTE_DECORATION
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -625,6 +629,13 @@ def test_a_paragraph_or_link_holding_only_decoration_leaves_nothing_behind(edite
     body, references = _text_part(edited / "en/issue-13.eml")
     assert "https://example.org/sponsor" not in references.values()
     assert "--enable-fast-loading\n\nThat is all this week.\n" in body, body  # no gap, no bare mark
+
+
+def test_a_link_the_pages_refuse_reads_as_its_text_in_the_text_part(edited):
+    """`[this one](javascript:…)` read as its Markdown, brackets, scheme and all; its text now, with no mark."""
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert "Do not follow this one or that one." in " ".join(body.split())
+    assert not any(url.startswith(("javascript:", "data:")) for url in references.values())
 
 
 def test_a_quote_is_marked_in_the_text_part_as_mail_marks_one(edited):

@@ -429,6 +429,15 @@ def test_plain_text_has_no_markup_and_keeps_entities_as_characters() -> None:
     assert plain_text("A &lt;tag&gt; &amp; <em>x</em> *y* [z](entry:missing) [1]") == "A <tag> & x y z"
 
 
+def test_plain_text_reads_a_link_the_pages_refuse_as_its_text() -> None:
+    """Search snippets, feed summaries and meta descriptions read `[x](javascript:…)` as "x", as `[x](ftp://…)`."""
+    text = "A [link](javascript:alert(1)), [a file](<file:///etc/x>), [4](data:text/html,x) [1] and [ftp](ftp://x)."
+    assert plain_text(text) == "A link, a file, 4 and ftp."
+    assert plain_text("[click][r]\n\n[r]: javascript:alert(1)\n\nAfter.") == "click\n\nAfter."
+    assert reading_text(text, width=200, marks=TextMarks(lambda kind, target: None, lambda href: "[9]")) == \
+        "A link, a file, 4 and ftp."
+
+
 def test_plain_text_of_empty_input() -> None:
     assert plain_text("") == "" and plain_text("\n\n  \n") == ""
 

@@ -743,13 +743,28 @@ def test_get_only_confirms_and_one_click_post_unsubscribes(sample_cli, smtp, sub
     assert "bela@example.org" not in [r for r, m in mailbox.messages if "13" in m["Message-ID"]]
 
 
-def test_the_unsubscribe_server_command_serves_a_confirmation_page(sample_cli):
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("host, shown", [
+    ("127.0.0.1", "127.0.0.1"),
+    # It said "cannot listen on ::1:8025: Address family for hostname not supported".
+    pytest.param("::1", "[::1]", marks=pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback here"))])
+def test_the_unsubscribe_server_command_serves_a_confirmation_page(sample_cli, host, shown):
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen([sys.executable, "-m", "newsroom", "--db", sample_cli.db_url, "unsubscribe-server",
-                               "--port", "0"], cwd=ROOT, env=environment, stdout=subprocess.PIPE, text=True)
+                               "--host", host, "--port", "0"], cwd=ROOT, env=environment, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
     try:
         announced = server.stdout.readline()
-        url = re.search(r"http://127\.0\.0\.1:\d+/", announced).group(0)
+        assert announced, server.communicate(timeout=10)[1]
+        url = re.search(rf"http://{re.escape(shown)}:\d+/", announced).group(0)
         with pytest.raises(urllib.error.HTTPError) as unknown:
             urllib.request.urlopen(f"{url}unsubscribe?t={'f' * 32}", timeout=10)
         assert unknown.value.code == 404

@@ -280,8 +280,9 @@ def _page(site, lang, *steps):
     document = parse(site / lang / "search/index.html")
     form = next(f for f in document.iter("form") if f.get("data-search-index"))
     [script] = [s.get("src") for s in document.iter("script") if s.get("src")]
+    [title] = document.iter("title")
     output = subprocess.run([NODE, str(ROOT / "tests/search_page.js"), str(site / script.lstrip("/")), str(site),
-                             json.dumps(dict(form.attrib)), json.dumps(steps), document.get("lang")],
+                             json.dumps(dict(form.attrib)), json.dumps(steps), document.get("lang"), title.text],
                             capture_output=True, text=True)
     assert output.returncode == 0, output.stderr
     return json.loads(output.stdout)
@@ -307,6 +308,20 @@ def test_the_address_s_query_is_searched_and_back_returns_to_the_search_before(s
     one, many = _page(site, "en", ["open", "?q=data+center+datacenter"], ["submit", "data center"])
     assert one["query"] == "data center datacenter" and one["status"] == "1 result"
     assert many["status"] == f"{len(_titles(site, 'en', 'data center'))} results"
+
+
+@needs_node
+def test_the_masthead_s_box_holds_the_query_and_the_title_names_it(site):
+    opened, submitted, back, cleared = _page(
+        site, "hu", ["open", "?q=g%C3%A9pi+tanul%C3%A1s"], ["submit", "  $& GPU "], ["back"], ["submit", " "])
+    assert (opened["query"], opened["masthead"]) == ("gépi tanulás", "gépi tanulás")
+    assert opened["title"] == "Keresés: „gépi tanulás” · Az MI-korszak hírei"
+    # What the reader typed, as typed ("$&" is no pattern of the script's); Back brings the search before back.
+    assert submitted["masthead"] == "  $& GPU " and submitted["title"] == "Keresés: „$& GPU” · Az MI-korszak hírei"
+    assert (back["masthead"], back["title"]) == ("gépi tanulás", opened["title"])
+    assert (cleared["masthead"], cleared["title"]) == (" ", "Keresés · Az MI-korszak hírei")  # the page's own
+    [english] = _page(site, "en", ["open", "?q=GPU"])
+    assert (english["masthead"], english["title"]) == ("GPU", "Search for “GPU” · News of the AI era")
 
 
 @needs_node

@@ -374,3 +374,25 @@ def test_the_url_payloads_stored_reach_the_pages_as_hrefs_and_nothing_more(built
     hrefs = {element.get("href") for page in (built / "_site").rglob("*.html")
              for element in _parse_html(page.read_bytes()).iter("a")}
     assert set(URL_PAYLOADS) <= hrefs
+
+
+#: A Markdown link the pages show as its Markdown (a scheme markdown-it never links), as the corpus writes them.
+REFUSED_LINK = re.compile(r"\]\((?:javascript|data|vbscript):", re.IGNORECASE)
+
+
+def test_a_link_the_pages_refuse_reads_as_its_text_in_every_plain_text(built):
+    """Search snippets, feed summaries and meta descriptions read `[click](javascript:…)` as "click", as they
+    read a link the pages show (the email's text part: see tests/test_email.py)."""
+    import feedparser
+
+    # (A reference or site page's summary is plain text, shown as written: the Markdown ones are read here.)
+    snippets = [doc[3] for path in (built / "_site").glob("*/search/index/docs/*.json")
+                for doc in json.loads(path.read_text(encoding="utf-8")) if doc[0] != "reference"]
+    summaries = [item.get("summary", "") for path in (built / "_site").glob("*/feeds/*.atom")
+                 for item in feedparser.parse(path.read_bytes()).entries if item.get("summary_detail", {}).get("type")
+                 == "text/plain"]  # (an entry's content is its HTML, as on its page)
+    descriptions = [meta.get("content") or "" for page in (built / "_site").glob("*/glossary/*/index.html")
+                    for meta in _parse_html(page.read_bytes()).iter("meta") if meta.get("name") == "description"]
+    for name, found in (("snippets", snippets), ("summaries", summaries), ("descriptions", descriptions)):
+        assert found and any("click" in text for text in found), name
+        assert [text for text in found if REFUSED_LINK.search(text)] == [], name

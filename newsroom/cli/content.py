@@ -130,7 +130,10 @@ def _removed_records(session: Session, removed: list[tuple[Path, manifest.Base]]
 @pass_app
 @content_errors
 def init(app: App, sample: bool) -> None:
-    """Create or upgrade the database schema (Alembic migrations)."""
+    """Create or upgrade the database schema (Alembic migrations).
+
+    Keep a copy of a database before upgrading it, to go back to: every other command run on it says how
+    (`sqlite3 newsroom.db ".backup newsroom-before.db"`, or pg_dump)."""
     try:
         before = current_revision(app.engine)  # the first question asked: a database that does not answer is named
     except (OperationalError, ProgrammingError) as error:

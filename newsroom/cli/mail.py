@@ -250,7 +250,8 @@ def unsubscribe_server(app: App, host: str, port: int) -> None:
         server = make_unsubscribe_server(app.engine, app.settings, app.now, host, port)
     except OSError as error:
         raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
-    app.say(f"unsubscribe server on http://{host}:{server.server_port}/ (Ctrl+C to stop)")
+    named = f"[{host}]" if ":" in host else host  # an IPv6 address, as a URL writes it
+    app.say(f"unsubscribe server on http://{named}:{server.server_port}/ (Ctrl+C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

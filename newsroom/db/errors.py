@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
@@ -44,6 +46,24 @@ def shown(url: str | URL) -> str:
     if parsed.password is None:
         return str(url) if isinstance(url, str) else parsed.render_as_string()
     return parsed.render_as_string(hide_password=True)
+
+
+def keep_a_copy(url: str, revision: str) -> str:
+    """How to keep a copy of the database of `url`, at schema `revision`, to go back to before `newsroom init`
+    upgrades it (`export` reads only the schema this version needs): SQLite's backup of the file, PostgreSQL's
+    pg_dump (the URL without its driver or password: pg_dump asks for that, or reads it from ~/.pgpass); the
+    backup tool of another database."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and not parsed.database.startswith(("file:", ":")):
+        file = Path(parsed.database)
+        copy = file.with_name(f"{file.stem}-{revision}{file.suffix}")
+        return (f"`sqlite3 {shlex.quote(str(file))} \".backup {shlex.quote(str(copy))}\"` (without sqlite3: copy "
+                f"{file.name}, and {file.name}-wal if there is one, while no newsroom command runs)")
+    if parsed.get_backend_name() == "postgresql":
+        plain = URL.create("postgresql", parsed.username, None, parsed.host, parsed.port, parsed.database, parsed.query)
+        dump = f"{parsed.database or 'newsroom'}-{revision}.dump"
+        return f"`pg_dump --format=custom --file={shlex.quote(dump)} {shlex.quote(plain.render_as_string(False))}`"
+    return "your database's own backup"
 
 
 def parse(url: str) -> URL:

@@ -23,6 +23,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from newsroom.db.session import transaction
+from newsroom.listening import address_family
 from newsroom.mail.subscribers import subscriber_by_token, unsubscribe
 from newsroom.mail.tokens import looks_like_token
 from newsroom.models import SiteText
@@ -105,7 +106,13 @@ class QuietHandler(WSGIRequestHandler):
         self.log_message('"%s %s" %s', getattr(self, "command", None) or "-", path.split("?", 1)[0] or "-", str(code))
 
 
+class _Server(WSGIServer):
+    def __init__(self, address: tuple[str, int], handler: type[WSGIRequestHandler]) -> None:
+        self.address_family = address_family(*address)  # `--host ::1` is no IPv4 address
+        super().__init__(address, handler)
+
+
 def make_unsubscribe_server(engine: Engine, settings: Settings, now: Callable[[], dt.datetime],
                             host: str = "127.0.0.1", port: int = 8025) -> WSGIServer:
     """A wsgiref server for the app; port 0 picks a free port (see `server.server_port`)."""
-    return make_server(host, port, make_app(engine, settings, now), handler_class=QuietHandler)
+    return make_server(host, port, make_app(engine, settings, now), server_class=_Server, handler_class=QuietHandler)

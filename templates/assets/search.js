@@ -80,6 +80,8 @@
   var status = document.getElementById("search-status");
   var list = document.getElementById("search-results");
   var more = document.getElementById("search-more");
+  var masthead = document.getElementById("site-search");  // the masthead's own box: it holds the same query
+  var title = document.title;  // the page's, while no search runs
   var cache = {};
   var current = 0;  // the latest search: an earlier one's answers, arriving late, are dropped
   var searched = null;  // the latest search's query
@@ -100,6 +102,12 @@
     var words = tokens(query);
     var search = ++current;
     searched = query;
+    if (masthead) { masthead.value = query; }
+    // The tab and the history name the search ("Search for “GPU” · …"); the query goes in by a function, so a
+    // "$&" typed in it stays as typed.
+    document.title = query.trim() ? form.getAttribute("data-title").replace("%(query)s", function () {
+      return query.trim();
+    }) : title;
     list.textContent = "";
     more.hidden = true;
     if (!words.length) { say(query.trim() ? form.getAttribute("data-none") : ""); return; }

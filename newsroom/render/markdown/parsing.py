@@ -88,6 +88,15 @@ def _headings_below_the_title(state: StateCore) -> None:
 
 
 @lru_cache(maxsize=4)
+def _link_text_parser(max_nesting: int) -> MarkdownIt:
+    """`_parser` that takes a link of any scheme for a link, for plain text, which writes no href: markdown-it
+    leaves `[text](javascript:…)` as its Markdown, brackets and all, where plain text reads its text only."""
+    md = _new_parser(max_nesting)
+    md.validateLink = lambda url: True
+    return md
+
+
+@lru_cache(maxsize=4)
 def _scanner(max_nesting: int) -> MarkdownIt:
     """A shared parser for `find_references` (parsing keeps no state in it; building one is slow)."""
     return _parser(max_nesting)

@@ -18,7 +18,8 @@ from markdown_it.token import Token
 from newsroom.render.markdown.cleaning import _text_cleaner
 from newsroom.render.markdown.links import LinkResolver, _classify
 from newsroom.render.markdown.memo import _STORES, PLAIN_ON_THE_SPOT, text_key
-from newsroom.render.markdown.parsing import _SPACES, DEFAULT_MAX_NESTING, _parse, _parser, _Prose, _prose, _prose_plain
+from newsroom.render.markdown.parsing import (_SPACES, DEFAULT_MAX_NESTING, _link_text_parser, _parse, _parser, _Prose,
+                                              _prose, _prose_plain)
 
 
 def plain_text(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
@@ -46,13 +47,18 @@ def _plain_text(text: str, max_nesting: int) -> str:
     separated by a blank line. The result is text, not HTML: escape it on output.
     """
     md = _parser(max_nesting)
-    return _plain_in(md, _parse(md, text))
+    return _plain_in(md, _parse(md, text), text)
 
 
-def _plain_in(md: MarkdownIt, tokens: list[Token] | _Prose) -> str:
-    """The plain text of parsed `tokens` (it edits text tokens: use them for nothing after)."""
+def _plain_in(md: MarkdownIt, tokens: list[Token] | _Prose, text: str) -> str:
+    """The plain text of `text` parsed into `tokens` (it edits text tokens: use them for nothing after)."""
     if isinstance(tokens, _Prose):
         return _prose_plain(tokens)
+    if any(child.type == "text" and ("](" in child.content or "]:" in child.content)
+           for token in tokens if token.type == "inline" for child in token.children or ()):
+        # A link markdown-it refused (`[text](javascript:…)`, `[text]: data:…`) stays Markdown: read its text.
+        md = _link_text_parser(md.options["maxNesting"])
+        tokens = _parse(md, text, as_prose=False)
     writer = _PlainText(md, _text_cleaner())
     for token in tokens:
         writer.feed(token)
@@ -75,7 +81,7 @@ def reading_text(text: str, *, width: int, marks: TextMarks | None = None,
     """Plain text of `text` to be read as it is, as in an email's text part: `plain_text`'s blocks with
     each paragraph wrapped at `width` and each list item under a hanging indent (a long word or URL is
     never broken; code keeps its lines), and each link followed by its mark (see `TextMarks`)."""
-    md = _parser(max_nesting)
+    md = _link_text_parser(max_nesting)  # a link the pages show as its Markdown reads as its text (no mark)
     writer = _PlainText(md, _text_cleaner(), width=width, marks=marks)
     for token in _parse(md, text, as_prose=False):
         writer.feed(token)

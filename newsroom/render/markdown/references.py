@@ -50,7 +50,7 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
             ahead.put(key, [html, paragraph and html.startswith("<p>") and html.endswith("</p>\n"),
                             *([links] if links else [])])
         if len(text) >= PLAIN_ON_THE_SPOT or not isinstance(tokens, _Prose):  # see plain_text
-            plain.put(key, _plain_in(_parser(max_nesting), tokens))
+            plain.put(key, _plain_in(_parser(max_nesting), tokens, text))
     else:
         found = _references(text, max_nesting)
     # Most texts point at nothing: 0 stores (and reads back) much faster than five empty lists.
