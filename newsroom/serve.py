@@ -42,6 +42,7 @@ from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
 from newsroom.i18n import LOCALE_DIR, translations
+from newsroom.listening import netloc, reachable
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
 from newsroom.settings import Settings
@@ -238,9 +239,10 @@ class Preview:
         self.host, self.port = self.http.server_address[0], self.http.server_address[1]
         self.local = loopback(host)
         if not self.local:
-            say(f"listening on {host}:{self.port}: whoever reaches this machine there sees the preview, drafts "
+            say(f"listening on {netloc(host, self.port)}: whoever reaches this machine there sees the preview, drafts "
                 "included (`--host 127.0.0.1` keeps it to this machine)")
-        self.settings = settings.replace(base_url=f"http://{f'[{host}]' if ':' in host else host}:{self.port}/")
+        # Listening on every address (0.0.0.0, ::), the links name this machine: a colleague's browser opens that.
+        self.settings = settings.replace(base_url=f"http://{netloc(reachable(host), self.port)}/")
         self.build_id = "0"
         self._builds = 0
         self._failures = 0  # rounds that failed: each changes the build id, so the browser shows its problems

@@ -199,16 +199,31 @@ def test_a_preview_on_this_machine_s_ipv6_address(tmp_path):
 
 
 def test_a_preview_open_to_other_machines_says_so(tmp_path):
-    """`--host` other than this machine's loopback is said to show the drafts to whoever reaches it."""
-    said: list[str] = []
-    engine = make_engine(f"sqlite:///{tmp_path / 'site.db'}")
-    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
-                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), host="0.0.0.0", port=0,
-                     say=said.append)
-    server.http.server_close()
-    engine.dispose()
-    assert said == [f"listening on 0.0.0.0:{server.port}: whoever reaches this machine there sees the preview, "
-                    "drafts included (`--host 127.0.0.1` keeps it to this machine)"]
+    """`--host` other than this machine's loopback is said to show the drafts to whoever reaches it. Listening
+    on every address (0.0.0.0, ::), the preview's links name this machine, which a colleague's browser opens
+    (they were `http://0.0.0.0:8000/`, which opens nothing on another machine)."""
+    names = {socket.getfqdn(), socket.gethostname()}
+    hosts = ["0.0.0.0"]
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::", 0))
+        hosts.append("::")
+    except OSError:
+        pass  # no IPv6 here
+    for host in hosts:
+        said: list[str] = []
+        engine = make_engine(f"sqlite:///{tmp_path / 'site.db'}")
+        server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                         now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), host=host, port=0,
+                         say=said.append)
+        server.http.server_close()
+        engine.dispose()
+        shown = "[::]" if host == "::" else host
+        assert said == [f"listening on {shown}:{server.port}: whoever reaches this machine there sees the preview, "
+                        "drafts included (`--host 127.0.0.1` keeps it to this machine)"]
+        name = urlsplit(server.url).hostname
+        assert name in names and name not in ("0.0.0.0", "::"), server.url
+        assert server.url == f"http://{name}:{server.port}/"
 
 
 def test_drafts_are_visible_and_marked_only_in_the_preview(preview):
@@ -597,3 +612,21 @@ def test_a_port_in_use_is_named_with_what_to_do(databases, tmp_path):
     result = cli("serve", "--host", "nosuch.invalid", "--port", "0", expect=1)
     assert result.stderr == ("Error: cannot listen on nosuch.invalid:0: no such address on this machine: --host takes "
                              "one of its addresses (127.0.0.1: this machine only)\n")
+
+
+@pytest.mark.sqlite_only("the port is taken before the database is read")
+def test_an_ipv6_address_that_cannot_be_listened_on_is_written_in_brackets(databases, tmp_path):
+    """`serve` and `unsubscribe-server` on a taken IPv6 port name it `[::1]:PORT` (it was `::1:PORT`, which
+    reads as another address)."""
+    cli = Cli(databases.new("migrated"), tmp_path)
+    try:
+        taken = socket.socket(socket.AF_INET6)
+        taken.bind(("::1", 0))
+    except OSError as error:
+        pytest.skip(f"no IPv6 here: {error}")
+    with taken:
+        taken.listen()
+        port = taken.getsockname()[1]
+        for command in ("serve", "unsubscribe-server"):
+            result = cli(command, "--host", "::1", "--port", str(port), expect=1)
+            assert result.stderr.startswith(f"Error: cannot listen on [::1]:{port}: "), result.stderr
