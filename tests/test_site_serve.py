@@ -500,6 +500,38 @@ def test_a_saved_file_that_would_stop_every_build_is_not_imported(tmp_path):
         _stopped(server)
 
 
+def test_a_file_s_problems_stay_until_that_file_goes_in_or_is_removed(databases, tmp_path):
+    """The problems of a file saved bad stay at the top of the pages while other files go in (they were cleared
+    by the next good import, the bad file unfixed); they go when that file is fixed, or removed."""
+    content = tmp_path / "content"
+    content.mkdir()
+    gpu, trainium = content / "gpu.yaml", content / "trainium.yaml"
+    good = (SAMPLE_DIR / "entries" / "gpu.yaml").read_text(encoding="utf-8")
+    bad = good.replace("    A GPU (graphics processing unit)", "    Cited [9]: a GPU (graphics processing unit)")
+    assert bad != good
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", trainium)
+    engine = make_engine(databases.new("sample"))
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content], port=0,
+                     say=lambda message: None)
+    try:
+        gpu.write_text(bad, encoding="utf-8")
+        assert not server.import_files([gpu])
+        shown = server.problems
+        assert any(said.startswith(f"{gpu.resolve()}:") and "citation [9] has no source" in said for said in shown)
+        assert server.import_files([trainium.resolve()])
+        assert server.problems == shown
+        gpu.write_text(good, encoding="utf-8")
+        assert server.import_files([gpu.resolve()]) and server.problems == ()
+        gpu.write_text(bad, encoding="utf-8")
+        assert not server.import_files([gpu.resolve()]) and server.problems == shown
+        gpu.unlink()
+        assert server.import_files([gpu.resolve()]) and server.problems == ()
+    finally:
+        server.http.server_close()
+        engine.dispose()
+
+
 def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, monkeypatch):
     """As for every command that changes the content: the preview's import first records a scheduled issue
     whose time has come as published, so a change of it is a correction, which the preview leaves to
