@@ -629,6 +629,48 @@ def test_the_preview_s_build_workers_end_at_sigterm_as_any_process(databases, tm
     assert all(mask & 1 << (signal.SIGTERM - 1) == 0 for mask in caught.values())
 
 
+#: `newsroom serve` with a signal sent to itself the moment its build first forks a worker (`kill` then).
+SIGNALLED_AT_FORK = """\
+import os, runpy, signal, sys
+def before():
+    if not os.environ.get("SIGNALLED"):
+        os.environ["SIGNALLED"] = "1"
+        print("signalled as a worker forks", flush=True)
+        os.kill(os.getpid(), signal.SIGTERM)
+os.register_at_fork(before=before)
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no fork here")
+def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tmp_path):
+    """`kill` arriving just as the build forks a worker stops the preview as at any other time (it was lost in
+    the fork's own steps, the preview went on, or hung with logging's lock held, until killed)."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary)}
+    process = subprocess.Popen([sys.executable, "-c", SIGNALLED_AT_FORK, "--db", databases.new("sample"), "serve",
+                                "--port", "0"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        try:
+            said, _ = process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            said, _ = process.communicate()
+            pytest.fail(f"the preview went on after the signal: {said}")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    if "signalled as a worker forks" not in said:
+        pytest.skip("the build forked no worker (one core?)")
+    assert process.returncode == 0 and "previewing" not in said and "Exception ignored" not in said, said
+    assert list(temporary.glob("newsroom-preview-*")) == []
+
+
 @pytest.mark.sqlite_only("the port is taken before the database is read")
 def test_a_port_in_use_is_named_with_what_to_do(databases, tmp_path):
     """`serve --port N` where N is taken: exit 1, naming the port and the way out (it said only "Address already
