@@ -42,6 +42,7 @@ from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
 from newsroom.i18n import LOCALE_DIR, translations
+from newsroom.listening import netloc, reachable
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
 from newsroom.settings import Settings
@@ -238,13 +239,14 @@ class Preview:
         self.host, self.port = self.http.server_address[0], self.http.server_address[1]
         self.local = loopback(host)
         if not self.local:
-            say(f"listening on {host}:{self.port}: whoever reaches this machine there sees the preview, drafts "
+            say(f"listening on {netloc(host, self.port)}: whoever reaches this machine there sees the preview, drafts "
                 "included (`--host 127.0.0.1` keeps it to this machine)")
-        self.settings = settings.replace(base_url=f"http://{f'[{host}]' if ':' in host else host}:{self.port}/")
+        # Listening on every address (0.0.0.0, ::), the links name this machine: a colleague's browser opens that.
+        self.settings = settings.replace(base_url=f"http://{netloc(reachable(host), self.port)}/")
         self.build_id = "0"
         self._builds = 0
         self._failures = 0  # rounds that failed: each changes the build id, so the browser shows its problems
-        self._import_problems: tuple[str, ...] = ()  # of the last import, until one goes in
+        self._import_problems: dict[Path, tuple[str, ...]] = {}  # each file's, until it imports or is removed
         self._build_problems: tuple[str, ...] = ()  # of the last build, until one succeeds
         self._database_seen: tuple[object, ...] = ()
         self._polled = 0.0  # when a database that is no file was last asked for its state
@@ -288,7 +290,10 @@ class Preview:
         # A file may come twice: changed twice in one round (added, then modified), or again after a retry.
         paths = [p for p in paths if p.suffix in SUFFIXES and not self._hidden(p)]
         files = sorted({p for p in paths if p.is_file()})
-        self._removed(sorted({p for p in paths if not p.exists()}))
+        removed = sorted({p for p in paths if not p.exists()})
+        self._removed(removed)
+        for path in removed:  # its problems go with it
+            self._import_problems.pop(path, None)
         if not files:
             return True
         try:
@@ -304,9 +309,11 @@ class Preview:
             self._report(error.diagnostics)
             if error.advice:
                 self.say(error.advice)
-            self._import_problems = self._failed(error.diagnostics, error.advice)
+            self._failed(error.diagnostics, error.advice)
+            self._import_problems.update(_by_file(files, error.diagnostics, error.advice))
             return False
-        self._import_problems = ()
+        for path in files:  # another file's problems stay until that file goes in (or is removed)
+            self._import_problems.pop(path, None)
         for number in published:
             self.say(recorded(number))
         self.say(f"imported {len(files)} file(s): {result.summary()}")
@@ -372,8 +379,10 @@ class Preview:
 
     @property
     def problems(self) -> tuple[str, ...]:
-        """What stopped the last import or build, shown at the top of every page until fixed."""
-        return self._import_problems + self._build_problems
+        """What stopped the import of each file not yet fixed, or the last build, shown at the top of every page
+        until fixed: the problems of a file saved bad stay while other files go in."""
+        imported = dict.fromkeys(said for _, problems in sorted(self._import_problems.items()) for said in problems)
+        return (*imported, *self._build_problems)
 
     def problems_page(self, lang: str) -> bytes:
         """A page of the problems alone, while no build has succeeded, reloaded as a page of the site is."""
@@ -460,6 +469,18 @@ class Preview:
     def _report(self, diagnostics: list[Diagnostic]) -> None:
         for said in _in_order(diagnostics):
             self.say(said)
+
+
+def _by_file(files: Sequence[Path], diagnostics: list[Diagnostic], advice: str | None) -> dict[Path, tuple[str, ...]]:
+    """The problems of a failed import, as said, by the file they stay with: each file's own, and those naming
+    no file of the import (a record's key) with every file of it; a file without any has none."""
+    named = {str(path) for path in files}
+    unplaced = [d for d in diagnostics if d.location not in named]
+    by_file = {}
+    for path in files:
+        found = [d for d in diagnostics if d.location == str(path)] + unplaced
+        by_file[path] = (*_in_order(found), *([advice] if advice else [])) if found else ()
+    return by_file
 
 
 def _in_order(diagnostics: list[Diagnostic]) -> list[str]:

@@ -353,3 +353,41 @@ def test_a_glossary_feed_marks_an_untranslated_entry_s_language_or_leaves_it_out
     assert page not in entries(omit_site)
     assert page not in entries(omit_site, "xml")
     assert not (omit_site / "en/glossary/csak-magyar").exists()
+
+
+def test_the_archive_counts_a_year_s_stories_as_the_language_writes_numbers(databases):
+    """The archive's and a section's list of years said "2016 (1040)" on the English pages: a year's stories are
+    counted as the other counts are ("1,040"; Hungarian groups from five digits, "1040"). Planned through the
+    build's planner: a build of a thousand stories would take the suite's seconds."""
+    import datetime as dt
+    import sys
+
+    from newsroom import PROJECT_ROOT, SAMPLE_DIR
+    from newsroom.build.model import load_content
+    from newsroom.build.pages import Planner, derive
+    from newsroom.content.importer import import_records
+    from newsroom.content.reader import read_files
+    from newsroom.db.session import make_engine, session_factory, transaction
+    from newsroom.settings import Settings
+
+    sys.path.insert(0, str(PROJECT_ROOT / "bench"))
+    from generate import LANGS, NOW, Shape, Writer, store
+
+    engine = make_engine(databases.new("migrated"))
+    with transaction(engine) as session:
+        import_records(session, [item for item in read_files([SAMPLE_DIR], LANGS) if item.kind in ("site", "page")],
+                       LANGS, NOW)
+    stories = [{"kind": "story", "slug": f"s{position}", "issue": 1, "section": "code", "position": position,
+                "sources": [{"publisher": "Wire", "title": "Report", "url": f"https://example.org/{position}"}],
+                "hu": {"headline": f"Hír {position}", "summary": "Röviden."},
+                "en": {"headline": f"Story {position}", "summary": "In short."}} for position in range(1, 1041)]
+    store(engine, [Writer(Shape(1, 1, 0)).issue(1), *stories])  # issue 1 came out in 2016
+    with session_factory(engine)() as session:
+        content = load_content(session)
+    engine.dispose()
+    settings = Settings()
+    derived = derive(content, settings, False, NOW)
+    for lang, count in (("en", "1,040"), ("hu", "1040")):
+        planner = Planner(content, derived, settings, lang, NOW)
+        for spec in (planner.archive(), planner.archive_section("code")):  # the pages write it as it is: "(1,040)"
+            assert [(year["year"], year["count"]) for year in spec.context["years"]] == [(2016, count)], spec.url

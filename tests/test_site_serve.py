@@ -199,16 +199,31 @@ def test_a_preview_on_this_machine_s_ipv6_address(tmp_path):
 
 
 def test_a_preview_open_to_other_machines_says_so(tmp_path):
-    """`--host` other than this machine's loopback is said to show the drafts to whoever reaches it."""
-    said: list[str] = []
-    engine = make_engine(f"sqlite:///{tmp_path / 'site.db'}")
-    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
-                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), host="0.0.0.0", port=0,
-                     say=said.append)
-    server.http.server_close()
-    engine.dispose()
-    assert said == [f"listening on 0.0.0.0:{server.port}: whoever reaches this machine there sees the preview, "
-                    "drafts included (`--host 127.0.0.1` keeps it to this machine)"]
+    """`--host` other than this machine's loopback is said to show the drafts to whoever reaches it. Listening
+    on every address (0.0.0.0, ::), the preview's links name this machine, which a colleague's browser opens
+    (they were `http://0.0.0.0:8000/`, which opens nothing on another machine)."""
+    names = {socket.getfqdn(), socket.gethostname()}
+    hosts = ["0.0.0.0"]
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::", 0))
+        hosts.append("::")
+    except OSError:
+        pass  # no IPv6 here
+    for host in hosts:
+        said: list[str] = []
+        engine = make_engine(f"sqlite:///{tmp_path / 'site.db'}")
+        server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                         now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), host=host, port=0,
+                         say=said.append)
+        server.http.server_close()
+        engine.dispose()
+        shown = "[::]" if host == "::" else host
+        assert said == [f"listening on {shown}:{server.port}: whoever reaches this machine there sees the preview, "
+                        "drafts included (`--host 127.0.0.1` keeps it to this machine)"]
+        name = urlsplit(server.url).hostname
+        assert name in names and name not in ("0.0.0.0", "::"), server.url
+        assert server.url == f"http://{name}:{server.port}/"
 
 
 def test_drafts_are_visible_and_marked_only_in_the_preview(preview):
@@ -485,6 +500,38 @@ def test_a_saved_file_that_would_stop_every_build_is_not_imported(tmp_path):
         _stopped(server)
 
 
+def test_a_file_s_problems_stay_until_that_file_goes_in_or_is_removed(databases, tmp_path):
+    """The problems of a file saved bad stay at the top of the pages while other files go in (they were cleared
+    by the next good import, the bad file unfixed); they go when that file is fixed, or removed."""
+    content = tmp_path / "content"
+    content.mkdir()
+    gpu, trainium = content / "gpu.yaml", content / "trainium.yaml"
+    good = (SAMPLE_DIR / "entries" / "gpu.yaml").read_text(encoding="utf-8")
+    bad = good.replace("    A GPU (graphics processing unit)", "    Cited [9]: a GPU (graphics processing unit)")
+    assert bad != good
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", trainium)
+    engine = make_engine(databases.new("sample"))
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content], port=0,
+                     say=lambda message: None)
+    try:
+        gpu.write_text(bad, encoding="utf-8")
+        assert not server.import_files([gpu])
+        shown = server.problems
+        assert any(said.startswith(f"{gpu.resolve()}:") and "citation [9] has no source" in said for said in shown)
+        assert server.import_files([trainium.resolve()])
+        assert server.problems == shown
+        gpu.write_text(good, encoding="utf-8")
+        assert server.import_files([gpu.resolve()]) and server.problems == ()
+        gpu.write_text(bad, encoding="utf-8")
+        assert not server.import_files([gpu.resolve()]) and server.problems == shown
+        gpu.unlink()
+        assert server.import_files([gpu.resolve()]) and server.problems == ()
+    finally:
+        server.http.server_close()
+        engine.dispose()
+
+
 def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, monkeypatch):
     """As for every command that changes the content: the preview's import first records a scheduled issue
     whose time has come as published, so a change of it is a correction, which the preview leaves to
@@ -582,6 +629,48 @@ def test_the_preview_s_build_workers_end_at_sigterm_as_any_process(databases, tm
     assert all(mask & 1 << (signal.SIGTERM - 1) == 0 for mask in caught.values())
 
 
+#: `newsroom serve` with a signal sent to itself the moment its build first forks a worker (`kill` then).
+SIGNALLED_AT_FORK = """\
+import os, runpy, signal, sys
+def before():
+    if not os.environ.get("SIGNALLED"):
+        os.environ["SIGNALLED"] = "1"
+        print("signalled as a worker forks", flush=True)
+        os.kill(os.getpid(), signal.SIGTERM)
+os.register_at_fork(before=before)
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no fork here")
+def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tmp_path):
+    """`kill` arriving just as the build forks a worker stops the preview as at any other time (it was lost in
+    the fork's own steps, the preview went on, or hung with logging's lock held, until killed)."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary)}
+    process = subprocess.Popen([sys.executable, "-c", SIGNALLED_AT_FORK, "--db", databases.new("sample"), "serve",
+                                "--port", "0"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        try:
+            said, _ = process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            said, _ = process.communicate()
+            pytest.fail(f"the preview went on after the signal: {said}")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    if "signalled as a worker forks" not in said:
+        pytest.skip("the build forked no worker (one core?)")
+    assert process.returncode == 0 and "previewing" not in said and "Exception ignored" not in said, said
+    assert list(temporary.glob("newsroom-preview-*")) == []
+
+
 @pytest.mark.sqlite_only("the port is taken before the database is read")
 def test_a_port_in_use_is_named_with_what_to_do(databases, tmp_path):
     """`serve --port N` where N is taken: exit 1, naming the port and the way out (it said only "Address already
@@ -597,3 +686,21 @@ def test_a_port_in_use_is_named_with_what_to_do(databases, tmp_path):
     result = cli("serve", "--host", "nosuch.invalid", "--port", "0", expect=1)
     assert result.stderr == ("Error: cannot listen on nosuch.invalid:0: no such address on this machine: --host takes "
                              "one of its addresses (127.0.0.1: this machine only)\n")
+
+
+@pytest.mark.sqlite_only("the port is taken before the database is read")
+def test_an_ipv6_address_that_cannot_be_listened_on_is_written_in_brackets(databases, tmp_path):
+    """`serve` and `unsubscribe-server` on a taken IPv6 port name it `[::1]:PORT` (it was `::1:PORT`, which
+    reads as another address)."""
+    cli = Cli(databases.new("migrated"), tmp_path)
+    try:
+        taken = socket.socket(socket.AF_INET6)
+        taken.bind(("::1", 0))
+    except OSError as error:
+        pytest.skip(f"no IPv6 here: {error}")
+    with taken:
+        taken.listen()
+        port = taken.getsockname()[1]
+        for command in ("serve", "unsubscribe-server"):
+            result = cli(command, "--host", "::1", "--port", str(port), expect=1)
+            assert result.stderr.startswith(f"Error: cannot listen on [::1]:{port}: "), result.stderr

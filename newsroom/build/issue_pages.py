@@ -22,7 +22,7 @@ from newsroom.build import urls
 from newsroom.build.derived import pages_in
 from newsroom.build.model import Record
 from newsroom.build.tracking import EXISTS, SEP, unnoted, untracked
-from newsroom.i18n import text_direction
+from newsroom.i18n import format_count, text_direction
 from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, SourceAnchors, plain_text
 
 
@@ -369,7 +369,8 @@ class IssuePages:
         stories = self.archive_stories()
         years = {year: self.year_stories(year) for year in self.year_list()}
         context = {"months": self.story_links(years[max(years)]) if years else [],
-                   "years": [{"year": year, "count": len(items), "href": self.href(urls.archive_year(self.lang, year))}
+                   "years": [{"year": year, "count": format_count(len(items), self.lang),
+                              "href": self.href(urls.archive_year(self.lang, year))}
                              for year, items in years.items()],
                    "sections": [{"name": name, "href": self.href(urls.section(self.lang, slug))}
                                 for slug, name in self.names("sections").items()],
@@ -404,7 +405,7 @@ class IssuePages:
         years a section's one page listed a thousand stories, made again for any edited headline."""
         years = {year: stories for year in self.year_list() if (stories := self.section_stories(slug, year))}
         context = {"months": self.story_links(next(iter(years.values()))) if years else [],
-                   "years": [{"year": year, "count": len(stories),
+                   "years": [{"year": year, "count": format_count(len(stories), self.lang),
                               "href": self.href(urls.section_year(self.lang, slug, year))}
                              for year, stories in years.items()],
                    "heading": self.names("sections")[slug], "kind": "section"}

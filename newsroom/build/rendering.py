@@ -17,8 +17,10 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import traceback
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -45,6 +47,9 @@ PARALLEL_MIN = 2
 CHUNK = 64
 #: The capacity asked for the pipe each worker sends its results through (see _roomy).
 PIPE_BYTES = 1 << 20
+#: The signals a command may handle in Python to stop (`serve`: Ctrl-C, `kill`, the terminal closed); a
+#: worker sets its own (see _work_through).
+STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 class PageRenderer:
@@ -126,6 +131,32 @@ def _work_through(job: _Job, slot: int, results: Connection, inherited: Sequence
         return  # the build is gone: nothing reads what is left
     except Exception as error:  # noqa: BLE001 (every failure goes back to the build, which raises it)
         _send_failure(results, error)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold back the stopping signals this thread would handle while it forks the workers, then handle them.
+
+    A handler that raises (Ctrl-C's KeyboardInterrupt, `serve`'s at `kill`) could raise inside a step of the
+    fork itself (logging's: it takes its lock before and gives it back after), where the exception is
+    printed and lost: the command went on, or hung on logging's lock, until killed. Python runs handlers
+    in the main thread only, whichever thread the signal reaches, so only there are they held; the
+    workers set their own (see _work_through)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    handlers = {number: signal.getsignal(number) for number in STOPPING}
+    held = [number for number, handler in handlers.items() if callable(handler)]
+    for number in held:
+        signal.signal(number, lambda number, frame: arrived.append(number))
+    try:
+        yield
+    finally:
+        for number in held:
+            signal.signal(number, handlers[number])
+        for number in arrived:  # handled as they would have been: KeyboardInterrupt raised here, say
+            signal.raise_signal(number)
 
 
 def _send_failure(results: Connection, error: Exception) -> None:
@@ -222,15 +253,16 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     # one and so copy every memory page of the build into each worker.
     gc.freeze()
     try:
-        for slot in range(min(count, sum(map(len, queues)))):
-            reader, writer = context.Pipe(duplex=False)
-            _roomy(writer)
-            process = context.Process(target=_work_through, args=(job, slot % len(queues), writer,
-                                                                  (*waiting, reader)), daemon=True)
-            process.start()
-            writer.close()
-            processes.append(process)
-            waiting.append(reader)
+        with _signals_held():
+            for slot in range(min(count, sum(map(len, queues)))):
+                reader, writer = context.Pipe(duplex=False)
+                _roomy(writer)
+                process = context.Process(target=_work_through, args=(job, slot % len(queues), writer,
+                                                                      (*waiting, reader)), daemon=True)
+                process.start()
+                writer.close()
+                processes.append(process)
+                waiting.append(reader)
         if started is not None:
             started()
         while waiting:

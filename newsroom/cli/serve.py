@@ -15,6 +15,7 @@ import click
 
 from newsroom.cli import App, content_errors, pass_app
 from newsroom.db.session import sqlite_path
+from newsroom.listening import netloc
 from newsroom.serve import Preview
 
 
@@ -36,7 +37,7 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
             preview = Preview(app.engine, app.settings, Path(folder) / "site", today=app.today, now=app.now,
                               content=content, database_file=database_file, host=host, port=port, say=click.echo)
         except OSError as error:  # the port taken, or not ours to take
-            raise click.ClickException(f"cannot listen on {host}:{port}: {_why(error, port)}") from None
+            raise click.ClickException(f"cannot listen on {netloc(host, port)}: {_why(error, port)}") from None
         try:  # stopped at any time, during the first build too, the preview ends alike
             preview.start()
             click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, the database"
