@@ -280,3 +280,11 @@ def test_archive_and_glossary_list_pages_say_what_they_list(site):
                             "Infrastructure – glossary entries, in dictionary order.")):
         document = parse(site / page / "index.html")
         assert _meta(document, "description", "name") == expected, page
+
+
+def test_a_reference_table_without_a_caption_is_named_by_its_section_and_layer(site):
+    # NVDA's and VoiceOver's list of tables read "table, 2 columns" for each; now "4. Full spec table Deep dive…".
+    document = parse(site / "en/reference/trainium/index.html")
+    ids = {element.get("id"): text_of(element) for element in document.iter() if element.get("id")}
+    names = [" ".join(ids[i] for i in table.get("aria-labelledby").split()) for table in document.iter("table")]
+    assert names == ["4. Full spec table Deep dive The technical detail", "7. Official pricing Simple Start here"]
