@@ -288,3 +288,11 @@ def test_a_reference_table_without_a_caption_is_named_by_its_section_and_layer(s
     ids = {element.get("id"): text_of(element) for element in document.iter() if element.get("id")}
     names = [" ".join(ids[i] for i in table.get("aria-labelledby").split()) for table in document.iter("table")]
     assert names == ["4. Full spec table Deep dive The technical detail", "7. Official pricing Simple Start here"]
+
+
+def test_the_search_page_has_one_search_landmark_its_own_form(site):
+    for lang in ("hu", "en"):
+        document = parse(site / lang / "search/index.html")
+        landmarks = [form for form in document.iter("form") if form.get("role") == "search"]
+        assert len(landmarks) == 1 and landmarks[0].get("data-search-index"), lang
+        assert [f.get("role") for f in parse(site / lang / "index.html").iter("form")] == ["search"], lang
