@@ -282,6 +282,86 @@ def test_archive_and_glossary_list_pages_say_what_they_list(site):
         assert _meta(document, "description", "name") == expected, page
 
 
+def _accessible_name(link) -> str:
+    """A link's name as a screen reader reads it: its aria-label, else its text and its images' alt texts."""
+    if (link.get("aria-label") or "").strip():
+        return link.get("aria-label").strip()
+    return " ".join([text_of(link), *(image.get("alt") or "" for image in link.iter("img"))]).strip()
+
+
+def _language(element, parents: dict) -> str | None:
+    while element is not None and not element.get("lang"):
+        element = parents.get(element)
+    return None if element is None else element.get("lang")
+
+
+def _until(body, main) -> list:
+    """The elements before `main` in reading order: a page with links or fields there needs a skip link."""
+    elements = []
+    for element in body.iter():
+        if element is main:
+            break
+        elements.append(element)
+    return elements
+
+
+def _assistive_technology_problems(document) -> list[str]:
+    """What a screen reader's or a keyboard's user meets on one page: ids, references to them, landmarks,
+    names of links, tables, fields and buttons, the language of links to another language's pages."""
+    elements = [element for element in document.iter() if isinstance(element.tag, str)]
+    parents = {child: parent for parent in elements for child in parent}
+    ids = [element.get("id") for element in elements if element.get("id")]
+    problems = [f"id {i!r} {ids.count(i)} times" for i in sorted(set(ids)) if ids.count(i) > 1]
+    for element in elements:
+        for attribute in ("aria-labelledby", "aria-describedby", "aria-controls", "for"):
+            problems += [f"<{element.tag} {attribute}={target!r}>: no such id"
+                         for target in (element.get(attribute) or "").split() if target not in ids]
+    body = document.find("body")
+    main = body.findall(".//main")
+    skip = [a.get("href") for a in body.iter("a") if a.get("class") == "skip-link"]
+    before = [element for element in _until(body, main[0] if main else None) if element.tag in ("a", "input")]
+    if len(main) != 1 or skip != [f"#{main[0].get('id')}"] * bool(before):
+        problems.append(f"skip link {skip} to one <main>, found {len(main)}, after {len(before)} links and fields")
+    for landmark, found in (("nav", body.iter("nav")), ("search", (e for e in elements if e.get("role") == "search"))):
+        names = [element.get("aria-label") or element.get("aria-labelledby") for element in found]
+        if len(names) > 1 and (None in names or len(set(names)) < len(names)):
+            problems.append(f"{landmark} landmarks not told apart: {names}")
+    for parent in body.iter():
+        links = list(parent)
+        for link, after in zip(links, links[1:]):
+            if link.tag == after.tag == "a" and not (link.tail or "").strip() and link.get("href") == after.get(
+                    "href") and _accessible_name(link) == _accessible_name(after):
+                problems.append(f"the same link twice in a row: {_accessible_name(link)!r}")
+    for link in body.iter("a"):
+        if not _accessible_name(link):
+            problems.append(f"link to {link.get('href')} without a name")
+        if link.get("target"):
+            problems.append(f"link to {link.get('href')} opens another window")
+        if link.get("hreflang") and link.get("hreflang") != _language(link, parents):
+            problems.append(f"link to the {link.get('hreflang')} page {text_of(link)!r} not in its language")
+    for table in body.iter("table"):
+        if table.find("caption") is None and not table.get("aria-label") and not table.get("aria-labelledby"):
+            problems.append("table without a caption or a name")
+        if table.find("thead") is None and not all(th.get("scope") for th in table.iter("th")):
+            problems.append("table without a header row or scoped headings")
+    labelled = {label.get("for") for label in body.iter("label")}
+    for field in (*body.iter("input"), *body.iter("select"), *body.iter("textarea")):
+        if field.get("type") not in ("hidden", "submit") and field.get("id") not in labelled \
+                and not field.get("aria-label"):
+            problems.append(f"field {field.get('name')!r} without a label")
+    problems += ["button without a name" for button in body.iter("button") if not text_of(button)]
+    problems += [f"image {image.get('src')} without alt" for image in body.iter("img") if image.get("alt") is None]
+    return problems
+
+
+def test_every_page_serves_screen_readers_and_keyboards(site):
+    """Ids once a page, every reference to one answered, one search landmark and told-apart navigations, the
+    skip link to <main>, every link named (and not twice in a row), every table and field named."""
+    problems = [f"{page_url(site, path) or '/'}: {problem}" for path in html_pages(site)
+                for problem in _assistive_technology_problems(parse(path))]
+    assert not problems, "\n".join(problems[:40])
+
+
 def test_a_reference_table_without_a_caption_is_named_by_its_section_and_layer(site):
     # NVDA's and VoiceOver's list of tables read "table, 2 columns" for each; now "4. Full spec table Deep dive…".
     document = parse(site / "en/reference/trainium/index.html")
@@ -296,3 +376,4 @@ def test_the_search_page_has_one_search_landmark_its_own_form(site):
         landmarks = [form for form in document.iter("form") if form.get("role") == "search"]
         assert len(landmarks) == 1 and landmarks[0].get("data-search-index"), lang
         assert [f.get("role") for f in parse(site / lang / "index.html").iter("form")] == ["search"], lang
+
