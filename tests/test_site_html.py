@@ -377,3 +377,12 @@ def test_the_search_page_has_one_search_landmark_its_own_form(site):
         assert len(landmarks) == 1 and landmarks[0].get("data-search-index"), lang
         assert [f.get("role") for f in parse(site / lang / "index.html").iter("form")] == ["search"], lang
 
+
+def test_the_language_switch_names_each_language_in_itself(site):
+    # "HU" and "ENG" alone were all a screen reader said; each is now followed, for it only, by the language's
+    # own name, read in that language ("HU, magyarul" in a Hungarian voice, "ENG, in English" in an English one).
+    for path in (site / "hu/glossary/trainium/index.html", site / "en/archive/index.html", site / "en/404.html"):
+        switch = next(li for li in parse(path).iter("li") if li.get("class") == "languages")
+        names = {item.get("lang"): "".join(item.itertext()) for item in switch if item.tag in ("a", "span")}
+        assert names == {"hu": "HU, magyarul", "en": "ENG, in English"}, path
+        assert all(a.get("lang") == a.get("hreflang") for a in switch.iter("a")), path
