@@ -39,20 +39,32 @@ def test_every_page_has_language_title_description_and_one_h1_with_headings_in_o
             assert after <= before + 1, f"{url}: heading level jumps from h{before} to h{after}"
 
 
-def test_a_text_s_own_first_level_heading_is_no_second_h1(tmp_path):
+def test_a_text_s_own_headings_come_under_the_heading_it_sits_under(tmp_path):
     """A story body's `# Heading` (or a raw `<h1>`) made a second <h1> on its issue page, the home page and
-    the feeds: the page's title is its one h1, the text's headings come under it."""
+    the feeds: the page's title is its one h1. Its headings then came out as h2, beside the issue's sections,
+    and an entry's example's beside the entry's own sections: a screen reader's outline put them there. A
+    text's headings now come under the headline or the section heading above it, in their order."""
     story = (SAMPLE_DIR / "stories" / "i13-aws-trainium3-capacity.yaml").read_text(encoding="utf-8")
-    story = story.replace("\n  body: |\n", "\n  body: |\n    # A heading of its own\n\n    <h1>Pasted</h1>\n\n", 1)
-    assert "# A heading of its own" in story
-    site = build_sample(tmp_path, {"stories/i13-aws-trainium3-capacity.yaml": story})
-    for path in (site / "hu/issues/13/index.html", site / "hu/index.html"):
-        headings = [(element.tag, text_of(element)) for element in parse(path).iter() if isinstance(element.tag, str)
-                    and HEADING.fullmatch(element.tag)]
-        assert [tag for tag, _ in headings].count("h1") == 1, headings
-        assert ("h2", "A heading of its own") in headings, headings
-        assert "Pasted" in text_of(parse(path).find(".//main")), path
-
+    story = story.replace("\n  body: |\n", "\n  body: |\n    # A heading of its own\n\n    <h1>Pasted</h1>\n\n"
+                          "    ### Below it\n\n", 2)
+    assert story.count("# A heading of its own") == 2
+    entry = (SAMPLE_DIR / "entries" / "gpu.yaml").read_text(encoding="utf-8")
+    entry = entry.replace("\n  example: |\n", "\n  example: |\n    ## For gamers\n\n", 2)
+    site = build_sample(tmp_path, {"stories/i13-aws-trainium3-capacity.yaml": story, "entries/gpu.yaml": entry})
+    for path in (site / "hu/issues/13/index.html", site / "en/index.html", site / "en/glossary/gpu/index.html"):
+        document = parse(path)
+        headings = [(element.tag, text_of(element)) for element in document.find(".//main").iter()
+                    if isinstance(element.tag, str) and HEADING.fullmatch(element.tag)]
+        levels = [int(tag[1]) for tag, _ in headings]
+        assert levels.count(1) == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:])), headings
+        if "glossary" in path.parts:
+            at = headings.index(("h2", "An everyday example"))
+            assert headings[at + 1] == ("h3", "For gamers"), headings
+            continue
+        at = [tag for tag, _ in headings].index("h4")
+        assert headings[at - 1][0] == "h3" and [tag for tag, _ in headings[at:at + 2]] == ["h4", "h5"], headings
+        assert headings[at][1] == "A heading of its own", headings
+        assert "Pasted" in text_of(document.find(".//main")), path
 
 def test_every_page_has_landmarks_alt_texts_and_the_hashed_stylesheet(site):
     stylesheets = {p.name for p in (site / "assets").glob("site.*.css")}
