@@ -23,7 +23,7 @@ from newsroom.diagnostics import Diagnostic, first_of
 from newsroom.drafts import draft_link_problem, is_draft
 from newsroom.reference_rules import structure_problems, table_problems
 from newsroom.reference_starter import placeholder_problems
-from newsroom.render.markdown import References, find_references, left_out, link_problem
+from newsroom.render.markdown import References, find_references, left_out, link_problem, unnamed_links
 from newsroom.settings import Settings
 from newsroom.vocabulary_rules import vocabulary_problems
 
@@ -163,6 +163,7 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from structure_problems(record, languages)
     yield from placeholder_problems(record, languages)
     yield from _left_out(record, languages)
+    yield from _unnamed_links(record, languages)
     yield from _long_titles(record, languages)
     yield from record_unshowable(record)
 
@@ -205,6 +206,19 @@ def _left_out(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic
                 yield Diagnostic(record.location, None, path, (
                     f"the site leaves out {', '.join(gone[:4])}{' and more' if len(gone) > 4 else ''}: "
                     "write it in Markdown (a `\\<` shows a `<` as it is), or take it out"), "warning")
+
+
+def _unnamed_links(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """A link with no text and no image alt text in it (`[](…)`, `[![](logo.png)](…)`): a screen reader says
+    "link" and nothing else, or spells out its address; a warning at the field, saying how to name it."""
+    spec = Field("map", fields=kinds()[record.kind].texts)
+    for lang in languages:
+        for path, text in _markdown_in(record.text(lang), spec, lang):
+            for target in unnamed_links(text):
+                yield Diagnostic(record.location, None, path, (
+                    f"link {target!r} has no text: screen readers say \"link\" and nothing more; write its text "
+                    "between the brackets ([text](…)), or alt text for its image ([![what it shows](…)](…))"),
+                    "warning")
 
 
 def _markdown_in(value: Any, spec: Field, path: str) -> Iterator[tuple[str, str]]:

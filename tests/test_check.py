@@ -102,6 +102,24 @@ def test_raw_html_the_site_leaves_out_is_a_warning_naming_what(sample_cli, write
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_link_with_nothing_to_read_is_a_warning_saying_how_to_name_it(sample_cli, write_files):
+    """`[](…)` and an image link without alt text were links a screen reader could only call "link" (or spell
+    out the address of): built without a word. A link with text, or with an image described, says nothing."""
+    text = ("A [](https://example.org/empty) link, a logo [![](https://example.org/l.png)](https://example.org/logo), "
+            "<a href='https://example.org/raw'></a>, and [named](https://example.org/ok), "
+            "[![The logo](https://example.org/l.png)](https://example.org/alt) or <https://example.org/auto>.")
+    entry = _entry(en_definition="Plain.") + '  history: "' + text + '"\n'
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.history: warning: link '{url}' {said}" for url in (
+            "https://example.org/empty", "https://example.org/logo", "https://example.org/raw")] + [
+        "0 error(s), 3 warning(s)"]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_cli, write_files, tmp_path):
     """A definition is one paragraph of Markdown (links, citations): `<context>` in it was dropped from its
     page, the index, feeds and search without a word; `\\<context>` shows it."""

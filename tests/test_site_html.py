@@ -39,20 +39,32 @@ def test_every_page_has_language_title_description_and_one_h1_with_headings_in_o
             assert after <= before + 1, f"{url}: heading level jumps from h{before} to h{after}"
 
 
-def test_a_text_s_own_first_level_heading_is_no_second_h1(tmp_path):
+def test_a_text_s_own_headings_come_under_the_heading_it_sits_under(tmp_path):
     """A story body's `# Heading` (or a raw `<h1>`) made a second <h1> on its issue page, the home page and
-    the feeds: the page's title is its one h1, the text's headings come under it."""
+    the feeds: the page's title is its one h1. Its headings then came out as h2, beside the issue's sections,
+    and an entry's example's beside the entry's own sections: a screen reader's outline put them there. A
+    text's headings now come under the headline or the section heading above it, in their order."""
     story = (SAMPLE_DIR / "stories" / "i13-aws-trainium3-capacity.yaml").read_text(encoding="utf-8")
-    story = story.replace("\n  body: |\n", "\n  body: |\n    # A heading of its own\n\n    <h1>Pasted</h1>\n\n", 1)
-    assert "# A heading of its own" in story
-    site = build_sample(tmp_path, {"stories/i13-aws-trainium3-capacity.yaml": story})
-    for path in (site / "hu/issues/13/index.html", site / "hu/index.html"):
-        headings = [(element.tag, text_of(element)) for element in parse(path).iter() if isinstance(element.tag, str)
-                    and HEADING.fullmatch(element.tag)]
-        assert [tag for tag, _ in headings].count("h1") == 1, headings
-        assert ("h2", "A heading of its own") in headings, headings
-        assert "Pasted" in text_of(parse(path).find(".//main")), path
-
+    story = story.replace("\n  body: |\n", "\n  body: |\n    # A heading of its own\n\n    <h1>Pasted</h1>\n\n"
+                          "    ### Below it\n\n", 2)
+    assert story.count("# A heading of its own") == 2
+    entry = (SAMPLE_DIR / "entries" / "gpu.yaml").read_text(encoding="utf-8")
+    entry = entry.replace("\n  example: |\n", "\n  example: |\n    ## For gamers\n\n", 2)
+    site = build_sample(tmp_path, {"stories/i13-aws-trainium3-capacity.yaml": story, "entries/gpu.yaml": entry})
+    for path in (site / "hu/issues/13/index.html", site / "en/index.html", site / "en/glossary/gpu/index.html"):
+        document = parse(path)
+        headings = [(element.tag, text_of(element)) for element in document.find(".//main").iter()
+                    if isinstance(element.tag, str) and HEADING.fullmatch(element.tag)]
+        levels = [int(tag[1]) for tag, _ in headings]
+        assert levels.count(1) == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:])), headings
+        if "glossary" in path.parts:
+            at = headings.index(("h2", "An everyday example"))
+            assert headings[at + 1] == ("h3", "For gamers"), headings
+            continue
+        at = [tag for tag, _ in headings].index("h4")
+        assert headings[at - 1][0] == "h3" and [tag for tag, _ in headings[at:at + 2]] == ["h4", "h5"], headings
+        assert headings[at][1] == "A heading of its own", headings
+        assert "Pasted" in text_of(document.find(".//main")), path
 
 def test_every_page_has_landmarks_alt_texts_and_the_hashed_stylesheet(site):
     stylesheets = {p.name for p in (site / "assets").glob("site.*.css")}
@@ -280,3 +292,109 @@ def test_archive_and_glossary_list_pages_say_what_they_list(site):
                             "Infrastructure – glossary entries, in dictionary order.")):
         document = parse(site / page / "index.html")
         assert _meta(document, "description", "name") == expected, page
+
+
+def _accessible_name(link) -> str:
+    """A link's name as a screen reader reads it: its aria-label, else its text and its images' alt texts."""
+    if (link.get("aria-label") or "").strip():
+        return link.get("aria-label").strip()
+    return " ".join([text_of(link), *(image.get("alt") or "" for image in link.iter("img"))]).strip()
+
+
+def _language(element, parents: dict) -> str | None:
+    while element is not None and not element.get("lang"):
+        element = parents.get(element)
+    return None if element is None else element.get("lang")
+
+
+def _until(body, main) -> list:
+    """The elements before `main` in reading order: a page with links or fields there needs a skip link."""
+    elements = []
+    for element in body.iter():
+        if element is main:
+            break
+        elements.append(element)
+    return elements
+
+
+def _assistive_technology_problems(document) -> list[str]:
+    """What a screen reader's or a keyboard's user meets on one page: ids, references to them, landmarks,
+    names of links, tables, fields and buttons, the language of links to another language's pages."""
+    elements = [element for element in document.iter() if isinstance(element.tag, str)]
+    parents = {child: parent for parent in elements for child in parent}
+    ids = [element.get("id") for element in elements if element.get("id")]
+    problems = [f"id {i!r} {ids.count(i)} times" for i in sorted(set(ids)) if ids.count(i) > 1]
+    for element in elements:
+        for attribute in ("aria-labelledby", "aria-describedby", "aria-controls", "for"):
+            problems += [f"<{element.tag} {attribute}={target!r}>: no such id"
+                         for target in (element.get(attribute) or "").split() if target not in ids]
+    body = document.find("body")
+    main = body.findall(".//main")
+    skip = [a.get("href") for a in body.iter("a") if a.get("class") == "skip-link"]
+    before = [element for element in _until(body, main[0] if main else None) if element.tag in ("a", "input")]
+    if len(main) != 1 or skip != [f"#{main[0].get('id')}"] * bool(before):
+        problems.append(f"skip link {skip} to one <main>, found {len(main)}, after {len(before)} links and fields")
+    for landmark, found in (("nav", body.iter("nav")), ("search", (e for e in elements if e.get("role") == "search"))):
+        names = [element.get("aria-label") or element.get("aria-labelledby") for element in found]
+        if len(names) > 1 and (None in names or len(set(names)) < len(names)):
+            problems.append(f"{landmark} landmarks not told apart: {names}")
+    for parent in body.iter():
+        links = list(parent)
+        for link, after in zip(links, links[1:]):
+            if link.tag == after.tag == "a" and not (link.tail or "").strip() and link.get("href") == after.get(
+                    "href") and _accessible_name(link) == _accessible_name(after):
+                problems.append(f"the same link twice in a row: {_accessible_name(link)!r}")
+    for link in body.iter("a"):
+        if not _accessible_name(link):
+            problems.append(f"link to {link.get('href')} without a name")
+        if link.get("target"):
+            problems.append(f"link to {link.get('href')} opens another window")
+        if link.get("hreflang") and link.get("hreflang") != _language(link, parents):
+            problems.append(f"link to the {link.get('hreflang')} page {text_of(link)!r} not in its language")
+    for table in body.iter("table"):
+        if table.find("caption") is None and not table.get("aria-label") and not table.get("aria-labelledby"):
+            problems.append("table without a caption or a name")
+        if table.find("thead") is None and not all(th.get("scope") for th in table.iter("th")):
+            problems.append("table without a header row or scoped headings")
+    labelled = {label.get("for") for label in body.iter("label")}
+    for field in (*body.iter("input"), *body.iter("select"), *body.iter("textarea")):
+        if field.get("type") not in ("hidden", "submit") and field.get("id") not in labelled \
+                and not field.get("aria-label"):
+            problems.append(f"field {field.get('name')!r} without a label")
+    problems += ["button without a name" for button in body.iter("button") if not text_of(button)]
+    problems += [f"image {image.get('src')} without alt" for image in body.iter("img") if image.get("alt") is None]
+    return problems
+
+
+def test_every_page_serves_screen_readers_and_keyboards(site):
+    """Ids once a page, every reference to one answered, one search landmark and told-apart navigations, the
+    skip link to <main>, every link named (and not twice in a row), every table and field named."""
+    problems = [f"{page_url(site, path) or '/'}: {problem}" for path in html_pages(site)
+                for problem in _assistive_technology_problems(parse(path))]
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_a_reference_table_without_a_caption_is_named_by_its_section_and_layer(site):
+    # NVDA's and VoiceOver's list of tables read "table, 2 columns" for each; now "4. Full spec table Deep dive…".
+    document = parse(site / "en/reference/trainium/index.html")
+    ids = {element.get("id"): text_of(element) for element in document.iter() if element.get("id")}
+    names = [" ".join(ids[i] for i in table.get("aria-labelledby").split()) for table in document.iter("table")]
+    assert names == ["4. Full spec table Deep dive The technical detail", "7. Official pricing Simple Start here"]
+
+
+def test_the_search_page_has_one_search_landmark_its_own_form(site):
+    for lang in ("hu", "en"):
+        document = parse(site / lang / "search/index.html")
+        landmarks = [form for form in document.iter("form") if form.get("role") == "search"]
+        assert len(landmarks) == 1 and landmarks[0].get("data-search-index"), lang
+        assert [f.get("role") for f in parse(site / lang / "index.html").iter("form")] == ["search"], lang
+
+
+def test_the_language_switch_names_each_language_in_itself(site):
+    # "HU" and "ENG" alone were all a screen reader said; each is now followed, for it only, by the language's
+    # own name, read in that language ("HU, magyarul" in a Hungarian voice, "ENG, in English" in an English one).
+    for path in (site / "hu/glossary/trainium/index.html", site / "en/archive/index.html", site / "en/404.html"):
+        switch = next(li for li in parse(path).iter("li") if li.get("class") == "languages")
+        names = {item.get("lang"): "".join(item.itertext()) for item in switch if item.tag in ("a", "span")}
+        assert names == {"hu": "HU, magyarul", "en": "ENG, in English"}, path
+        assert all(a.get("lang") == a.get("hreflang") for a in switch.iter("a")), path

@@ -34,6 +34,7 @@ from markupsafe import Markup
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import catalog_digest, format_count, format_message, translations
 from newsroom.render.folder import TEMPLATES, folder_digest
+from newsroom.render.markdown import headings_under
 
 if TYPE_CHECKING:
     from newsroom.build.state import Memo
@@ -215,6 +216,7 @@ def _environment(lang: str, templates: Path, _folder: str, _catalog: str) -> Env
     env.globals["_"] = env.globals["gettext"] = _remembered_gettext(lookup)
     env.globals["ngettext"] = _plural_gettext(getattr(catalog, "ungettext", catalog.ngettext), lang)
     env.translate, env.translated = lookup, f"{lang}|{_catalog}"
+    env.filters["headings_under"] = headings_under
     return env
 
 

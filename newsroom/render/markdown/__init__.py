@@ -19,7 +19,7 @@ Pages that render several texts against one source list pass a distinct
 
 from __future__ import annotations
 
-from newsroom.render.markdown.cleaning import ALLOWED_TAGS, DROPPED_WITH_CONTENT, left_out
+from newsroom.render.markdown.cleaning import ALLOWED_TAGS, DROPPED_WITH_CONTENT, left_out, unnamed_links
 from newsroom.render.markdown.code import code_spans, may_hold_code
 from newsroom.render.markdown.links import (
     INTERNAL_KINDS,
@@ -35,12 +35,12 @@ from newsroom.render.markdown.memo import PLAIN_AHEAD, PLAIN_ON_THE_SPOT, Refere
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, prose_tokens
 from newsroom.render.markdown.plaintext import TextMarks, plain_text, reading_text
 from newsroom.render.markdown.references import citation_backrefs, find_references
-from newsroom.render.markdown.renderer import DeferredHtml, MarkdownRenderer
+from newsroom.render.markdown.renderer import DeferredHtml, MarkdownRenderer, headings_under
 
 __all__ = [
     "ALLOWED_TAGS", "DEFAULT_MAX_NESTING", "DROPPED_WITH_CONTENT", "INTERNAL_KINDS", "OUTSIDE_REL", "OUTSIDE_SCHEMES",
     "PLAIN_AHEAD", "PLAIN_ON_THE_SPOT", "DeferredHtml", "LinkResolver", "MarkdownRenderer", "ReferenceStore",
     "References", "SourceAnchors", "SourceUrls", "TextMarks", "citation_backrefs", "code_spans", "find_references",
-    "left_out", "link_problem", "may_hold_code", "plain_text", "prose_tokens", "reading_text",
-    "remembered_references", "text_key",
+    "headings_under", "left_out", "link_problem", "may_hold_code", "plain_text", "prose_tokens", "reading_text",
+    "remembered_references", "text_key", "unnamed_links",
 ]

@@ -103,6 +103,42 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+#: What a link with nothing to read needs: brackets holding only spaces and images without alt text, or a raw
+#: `<a …>` closed at once.
+_MAYBE_UNNAMED = re.compile(r"\[(?:\s|!\[\s*\]\([^)]*\))*\]\(|<a\s[^>]*>\s*</a", re.IGNORECASE)
+_RAW_LINK = re.compile(r"<a\s[^>]*?href\s*=\s*[\"']?([^\"'\s>]*)", re.IGNORECASE)
+
+
+def unnamed_links(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
+    """The targets of `text`'s links with nothing for a screen reader to read as their name, each once: no
+    text and no image with alt text in them (`[](…)`, `[![](logo.png)](…)`, `<a href="…"></a>`).
+    Empty for most texts, which hold neither `](` nor `<a`."""
+    if "](" not in text and "<a" not in text.lower() or not _MAYBE_UNNAMED.search(text):
+        return []  # most texts: not parsed again (`check` runs on every record of a full build)
+    tokens = _parse(_parser(max_nesting), text)
+    if isinstance(tokens, _Prose):
+        return []
+    found: list[str] = []
+    for block in tokens:
+        children = block.children or [] if block.type == "inline" else []
+        target, named = None, False
+        for token in children:
+            if token.type == "link_open":
+                target, named = str(token.attrGet("href") or ""), False
+            elif token.type == "link_close" and target is not None:
+                found.extend([] if named else [target])
+                target = None
+            elif token.type in ("text", "code_inline", "image") and token.content.strip():
+                named = True
+        for at, start in enumerate(children):  # raw HTML: `<a href="…">` closed with nothing but spaces before
+            raw = _RAW_LINK.match(start.content) if start.type == "html_inline" else None
+            rest = [token for token in children[at + 1:] if token.type not in ("text", "softbreak")
+                    or token.content.strip()] if raw else []
+            if rest and rest[0].type == "html_inline" and rest[0].content.lower().startswith("</a"):
+                found.append(raw[1])
+    return list(dict.fromkeys(found))
+
+
 class _Markup(HTMLParser):
     """The elements of an HTML fragment: (tag, attribute names), in order."""
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from newsroom.render.markdown.cleaning import _html_cleaner, _outside_rel
 from newsroom.render.markdown.links import OUTSIDE_REL, LinkResolver, SourceAnchors, _classify
@@ -138,6 +138,30 @@ class MarkdownRenderer:
                 return False
             token.attrSet("href", href)
         return True
+
+
+#: A tag of the cleaner's output: `<name` + ` name="value"`* + `>` (see `_outside_rel`), so a heading tag is never
+#: taken for one inside an attribute's value; a text's headings carry no attributes.
+_TAG = re.compile(r'<(/?)([a-z][a-z0-9]*)((?:\s+[a-z-]+="[^"]*")*)>')
+_TEXT_HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
+
+
+def headings_under(html: object, heading: str | int) -> Markup:
+    """A rendered text's headings moved below the page's `heading` ("h3" or 3) that the text sits under: its
+    top level (`#`, `##`: h2) one below it, the rest after (at most h6). A story's "## Background" under its
+    h3 headline is an h4, not an h2 among the issue's sections: screen readers navigate by the outline."""
+    level = int(str(heading).removeprefix("h"))
+    text = str(escape(html))  # HTML (Markup, DeferredHtml) as it is; anything else is text, escaped as Jinja would
+    if level <= 1 or "<h" not in text:
+        return Markup(text)
+
+    def moved(match: re.Match[str]) -> str:
+        slash, name, attributes = match.groups()
+        if name not in _TEXT_HEADINGS or attributes:
+            return match.group(0)
+        return f"<{slash}h{min(6, int(name[1]) + level - 1)}>"
+
+    return Markup(_TAG.sub(moved, text))
 
 
 class DeferredHtml:
