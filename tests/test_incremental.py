@@ -820,8 +820,9 @@ def test_retagging_a_story_renders_only_the_pages_of_its_tags(sample_cli, tmp_pa
 
 @pytest.mark.sqlite_only
 def test_a_tag_renamed_remakes_the_pages_that_show_its_name_alone(sample_cli, tmp_path):
-    # A tag's name in one language is shown by the archive's list of tags, the tag's own page and the issue
-    # pages of its stories (their keywords) in that language: those are made again, and no other page.
+    # A tag's name in one language is shown by the archive's list of tags, the tag's own page, the issue
+    # pages of its stories (their keywords) and their section's feeds in that language: those are made
+    # again, and no other page.
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"
     publication.build(site)
@@ -829,11 +830,12 @@ def test_a_tag_renamed_remakes_the_pages_that_show_its_name_alone(sample_cli, tm
     record = publication.load(path)
     next(tag for tag in record["tags"] if tag["slug"] == "ai-act")["hu"] = "uniós MI-törvény"
     publication.save(path, record)
-    before = {p: p.stat().st_mtime_ns for p in site.rglob("*.html")}
+    before = {p: p.stat().st_mtime_ns for p in site.rglob("*")}
     output = publication.build(site)
     assert _written(site, before, "**/*.html") == [
         "hu/archive/index.html", "hu/archive/tag/ai-act/index.html", "hu/issues/12/index.html",
         "hu/issues/13/index.html"], output
+    assert _written(site, before, "*/feeds/*") == ["hu/feeds/section-policy.atom", "hu/feeds/section-policy.xml"]
     assert "Címke: uniós MI-törvény" in (site / "hu/archive/tag/ai-act/index.html").read_text(encoding="utf-8")
     fresh = tmp_path / "fresh"
     publication.build(fresh, "--full")

@@ -7,6 +7,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 from xml.etree import ElementTree as ET
 
+import feedparser
 import pytest
 from sitebuild import BASE, build_sample, parse, run, text_of
 
@@ -191,3 +192,12 @@ def test_the_sample_s_hungarian_texts_name_the_glossary_as_its_pages_do(site):
     # The interface says "Fogalomtár"; the editor's notes and the Method page say it too.
     for path in (site / "hu").rglob("*.html"):
         assert "glosszárium" not in path.read_text(encoding="utf-8").lower(), path
+
+
+def test_a_section_feed_s_stories_carry_their_tags_named_in_the_feed_s_language(site):
+    for lang, section, tag in (("hu", "Szabályozás", "MI-rendelet"), ("en", "Policy", "AI Act")):
+        for ext in ("xml", "atom"):
+            feed = feedparser.parse((site / lang / f"feeds/section-policy.{ext}").read_bytes())
+            item = next(e for e in feed.entries if e.link.endswith("#story-i13-eu-ai-act-text-labelling-guidance"))
+            terms = [category.term for category in item.tags]
+            assert terms[0] == section and tag in terms and "ai-act" not in terms, (lang, ext, terms)

@@ -175,8 +175,7 @@ class IssuePages:
                     "isBasedOn": [source["url"] for source in item["data"].get("sources") or []],
                 }
                 if item["data"].get("tags"):
-                    story["keywords"] = list(dict.fromkeys(self.tag_name(archive.tag_slug(tag), tag)[0]
-                                                           for tag in item["data"]["tags"]))
+                    story["keywords"] = self.tag_names(item["data"]["tags"])
                 if published:
                     story["datePublished"] = local(published)
                     story["dateModified"] = local(max(published, changed.get(item["slug"], published)))
@@ -290,6 +289,10 @@ class IssuePages:
         names = self.derived.tag_names.get(slug) or {}
         lang = next((lang for lang in (self.lang, *self.settings.languages) if names.get(lang)), None)
         return (written, self.lang) if lang is None else (names[lang], lang)
+
+    def tag_names(self, tags: Iterable[str]) -> list[str]:
+        """A story's tags (as written) by their names on this language's pages (see `tag_name`), each once."""
+        return list(dict.fromkeys(self.tag_name(archive.tag_slug(tag), tag)[0] for tag in tags))
 
     def tag_label(self, slug: str, written: str) -> str | Markup:
         """A tag's name for a link or heading, marked (`lang`) when it is another language's."""
