@@ -179,8 +179,8 @@ def test_check_warns_of_a_tag_the_site_names_not_or_not_in_every_language(site):
 
 
 def test_the_site_file_refuses_a_tag_slug_that_is_no_page_s_name(tmp_path):
-    folder = tmp_path / "slug"
-    build_sample(folder)
+    folder = tmp_path
+    run(folder, "init")
     (folder / "site.yaml").write_text(SAMPLE_SITE.replace("  - slug: ai-act\n", "  - slug: AI Act\n"),
                                       encoding="utf-8")
     output = run(folder, "import", str(folder / "site.yaml"), expect=1)
