@@ -101,3 +101,22 @@ def tag_clashes(content: Content) -> Iterator[Diagnostic]:
                 yield Diagnostic(story.location, None, f"tags[{index}]", (
                     f"{tag!r} would share one page with the tag {chosen!r} ({holders}), at archive/tag/{slug}/: "
                     f"write it {chosen!r}, or give it a tag of its own"), "warning")
+
+
+def unnamed_tags(content: Content) -> Iterator[Diagnostic]:
+    """Tags the site file names none of, once it names some (its `tags:`): each page in every language shows
+    such a tag as the stories write it. A warning at the first story carrying it (in archive order)."""
+    named = set(content.vocabulary("tags"))
+    if not named:
+        return  # a publication that names no tag shows every tag as written, as before the list was there
+    seen: set[str] = set()
+    for story in in_archive_order(content, content.stories.values()):
+        for index, tag in enumerate(story.data.get("tags") or ()):
+            slug = tag_slug(tag)
+            if slug in named or slug in seen:
+                continue
+            seen.add(slug)
+            yield Diagnostic(story.location, None, f"tags[{index}]", (
+                f"the site file names no tag {slug!r}: its page (archive/tag/{slug}/) and the archive show it as "
+                f"written here, {tag!r}, in every language; name it under the site file's `tags:` (slug: {slug}, "
+                "and its name in each language) and import that (`newsroom import site.yaml`)"), "warning")

@@ -13,7 +13,7 @@ from glossary.graph import graph_problems
 from glossary.mentions import label_clashes
 from glossary.provenance import provenance_problems
 from glossary.staleness import stale_problems
-from issues.archive import tag_clashes
+from issues.archive import tag_clashes, unnamed_tags
 from issues.dates import before_its_week
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
@@ -86,6 +86,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
     problems.extend(_overlapping_weeks(content))
     problems.extend(_shared_places(content))
     problems.extend(tag_clashes(content))
+    problems.extend(unnamed_tags(content))
     problems.extend(_former_slug_clashes(content))
     for page in content.pages.values():
         problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
@@ -501,6 +502,13 @@ def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagno
                 if not item.get(lang):
                     yield Diagnostic("site", None, f"{field}[{i}].{lang}",
                                      f"{item['slug']!r} has no name in this language")
+    for i, item in enumerate(content.site.get("tags", [])):
+        named = [lang for lang in languages if item.get(lang)]
+        for lang in languages if named else ():
+            if not item.get(lang):
+                yield Diagnostic("site", None, f"tags[{i}].{lang}", (
+                    f"the tag {item['slug']!r} has no name in this language: its pages show the {named[0]} name "
+                    f"{item[named[0]]!r}, marked as {named[0]}; write its name here"), "warning")
 
 
 def _stale(content: Content, settings: Settings, today: dt.date) -> Iterator[Diagnostic]:

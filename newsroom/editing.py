@@ -57,10 +57,10 @@ T = TypeVar("T")
 
 #: What `edit`, `history`, `delete` and `rename` say of `site`: the site file is no record they open, and an
 #: editor looking for its history should learn that none is kept rather than that it does not exist.
-SITE_FILE = ("'site' is the site file (site.yaml: the publication's name, tagline, sections, categories and "
-             "audiences), which changes only by `newsroom import site.yaml` (`newsroom export OUT` writes the stored "
-             "one to edit); its earlier versions are not kept, so it has no history here: keep site.yaml under "
-             "version control to have one")
+SITE_FILE = ("'site' is the site file (site.yaml: the publication's name, tagline, sections, categories, "
+             "audiences and tag names), which changes only by `newsroom import site.yaml` (`newsroom export OUT` "
+             "writes the stored one to edit); its earlier versions are not kept, so it has no history here: keep "
+             "site.yaml under version control to have one")
 
 
 @dataclass(frozen=True)

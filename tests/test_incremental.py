@@ -437,11 +437,11 @@ class Publication:
         return f"rename story {slug} to {new}"
 
     def rename_in_site(self) -> str:
-        """A section's, a category's or an audience's name, the tagline (shown on many pages), or the emails'
+        """A section's, a category's, an audience's or a tag's name, the tagline (shown on many pages), or the emails'
         greeting (shown in the email alone)."""
         path = self.content / "site.yaml"
         record = self.load(path)
-        kind = self.rng.choice(["sections", "categories", "audiences", "tagline", "greeting"])
+        kind = self.rng.choice(["sections", "categories", "audiences", "tags", "tagline", "greeting"])
         if kind in ("tagline", "greeting"):
             record["en"][kind] = record["en"].get(kind, "") + " (weekly)"
         else:
@@ -816,6 +816,30 @@ def test_retagging_a_story_renders_only_the_pages_of_its_tags(sample_cli, tmp_pa
     fresh = tmp_path / "fresh"
     publication.build(fresh, "--full")
     assert _same_tree(site, fresh) == [], dropped
+
+
+@pytest.mark.sqlite_only
+def test_a_tag_renamed_remakes_the_pages_that_show_its_name_alone(sample_cli, tmp_path):
+    # A tag's name in one language is shown by the archive's list of tags, the tag's own page, the issue
+    # pages of its stories (their keywords) and their section's feeds in that language: those are made
+    # again, and no other page.
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    path = publication.content / "site.yaml"
+    record = publication.load(path)
+    next(tag for tag in record["tags"] if tag["slug"] == "ai-act")["hu"] = "uniós MI-törvény"
+    publication.save(path, record)
+    before = {p: p.stat().st_mtime_ns for p in site.rglob("*")}
+    output = publication.build(site)
+    assert _written(site, before, "**/*.html") == [
+        "hu/archive/index.html", "hu/archive/tag/ai-act/index.html", "hu/issues/12/index.html",
+        "hu/issues/13/index.html"], output
+    assert _written(site, before, "*/feeds/*") == ["hu/feeds/section-policy.atom", "hu/feeds/section-policy.xml"]
+    assert "Címke: uniós MI-törvény" in (site / "hu/archive/tag/ai-act/index.html").read_text(encoding="utf-8")
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == []
 
 
 @pytest.mark.sqlite_only

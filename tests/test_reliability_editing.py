@@ -578,8 +578,8 @@ def test_history_and_edit_of_site_say_it_changes_by_import_and_keeps_no_history(
     for command in ("history", "edit"):
         message = " ".join(sample_cli(command, "site", expect=1).stderr.split())
         assert message == (
-            "Error: 'site' is the site file (site.yaml: the publication's name, tagline, sections, categories and "
-            "audiences), which changes only by `newsroom import site.yaml` (`newsroom export OUT` writes the stored "
+            "Error: 'site' is the site file (site.yaml: the publication's name, tagline, sections, categories, "
+            "audiences and tag names), which changes only by `newsroom import site.yaml` (`newsroom export OUT` writes the stored "
             "one to edit); its earlier versions are not kept, so it has no history here: keep site.yaml under "
             "version control to have one"), command
 

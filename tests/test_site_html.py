@@ -276,7 +276,7 @@ def test_issue_pages_and_the_home_page_are_described_by_their_lead(site):
 
 def test_archive_and_glossary_list_pages_say_what_they_list(site):
     for page, expected in (("en/archive/tag/chips/", "Tag: chips – every story, newest first."),
-                           ("hu/archive/tag/chips/", "Címke: chips – minden hír, a legújabb elöl."),
+                           ("hu/archive/tag/chips/", "Címke: chipek – minden hír, a legújabb elöl."),
                            ("en/archive/section/code/", "Section: Code – its stories by month, newest first."),
                            ("hu/archive/section/code/", "Rovat: Kód – hírei hónapok szerint, a legújabb elöl."),
                            ("en/archive/section/code/2026/",

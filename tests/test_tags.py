@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 from xml.etree import ElementTree as ET
 
+import feedparser
 import pytest
 from sitebuild import BASE, build_sample, parse, run, text_of
 
@@ -29,11 +31,16 @@ en: {{headline: Story {slug}, summary: Summary.}}
 """
 
 
-#: Stories tagged in Arabic, Hebrew and Japanese (and Cyrillic, Greek, and Hindi with its vowel signs).
+SAMPLE_SITE = (Path(__file__).parent.parent / "newsroom/sample/site.yaml").read_text(encoding="utf-8")
+#: The sample's site file with one tag named in English alone (its Hungarian pages show the English name).
+ENGLISH_ONLY = "  - slug: open-weights\n    hu: nyílt súlyok\n    en: open weights\n"
+#: Stories tagged in Arabic, Hebrew and Japanese (and Cyrillic, Greek, and Hindi with its vowel signs), which
+#: the site file does not name.
 SCRIPTS = {
     "stories/arabic.yaml": _story("arabic", 90, ["مرحبا"]),
     "stories/hebrew-japanese.yaml": _story("hebrew-japanese", 91, ["שלום", "日本"]),
     "stories/others.yaml": _story("others", 92, ["Москва", "Αθήνα", "हिन्दी", "ひらがな"]),
+    "site.yaml": SAMPLE_SITE.replace(ENGLISH_ONLY, "  - slug: open-weights\n    en: open weights\n"),
 }
 
 
@@ -106,3 +113,91 @@ def test_check_names_two_tags_that_would_share_one_page(tmp_path):
                "archive/tag/model-card/: write it 'Model Card', or give it a tag of its own")
     checked = run(folder, "check")
     assert f"story:lower: {message}" in checked, checked
+
+
+def _tag_links(page) -> dict[str, object]:
+    """The archive's links to tag pages, by the tag's address (the last part of the path)."""
+    return {unquote(a.get("href")).rstrip("/").rpartition("/")[2]: a for a in page.iter("a")
+            if "/archive/tag/" in (a.get("href") or "")}
+
+
+def _keywords(page) -> list[list[str]]:
+    """The keywords of each story in an issue page's JSON-LD."""
+    data = json.loads(next(s.text for s in page.iter("script") if s.get("type") == "application/ld+json"))
+    found = []
+    for node in (data.get("@graph") or [data]):
+        for part in node.get("hasPart") or []:
+            found.append(part.get("keywords") or [])
+    return found
+
+
+def test_a_tag_is_named_in_the_page_s_language_at_one_address(site):
+    # The site file names the sample's tags in each language: a Hungarian reader sees "MI-rendelet", not the
+    # slug "ai-act", in the archive's list, the tag page's title, heading and description, and the issue's
+    # keywords; the page stays at archive/tag/ai-act/ in both languages.
+    for lang, name, heading, title in (("hu", "MI-rendelet", "Címke: MI-rendelet", "MI-rendelet · Archívum · "),
+                                       ("en", "AI Act", "Tag: AI Act", "AI Act · Archive · ")):
+        link = _tag_links(parse(site / lang / "archive/index.html"))["ai-act"]
+        assert text_of(link) == name and link.get("href") == f"/{lang}/archive/tag/ai-act/", lang
+        page = parse(site / lang / "archive/tag/ai-act/index.html")
+        assert text_of(page.find(".//h1")) == heading and page.find(".//h1").find(".//*[@lang]") is None
+        assert text_of(page.find(".//title")).startswith(title), lang
+        description = next(m.get("content") for m in page.iter("meta") if m.get("name") == "description")
+        assert description.startswith(heading), lang
+        assert any(name in keywords and "ai-act" not in keywords for keywords in _keywords(
+            parse(site / lang / "issues/13/index.html"))), lang
+
+
+def test_the_archive_lists_tags_in_the_order_of_their_names(site):
+    names = [text_of(a) for a in _tag_links(parse(site / "hu/archive/index.html")).values()]
+    assert names.index("adatközpontok") < names.index("általános célú MI") < names.index("Anthropic") \
+        < names.index("MI-rendelet") < names.index("Nvidia"), names
+
+
+def test_a_tag_named_in_another_language_alone_is_marked_as_that_language_s(site):
+    link = _tag_links(parse(site / "hu/archive/index.html"))["open-weights"]
+    assert [(e.get("lang"), text_of(e)) for e in link.iter() if e.get("lang")] == [("en", "open weights")]
+    heading = parse(site / "hu/archive/tag/open-weights/index.html").find(".//h1")
+    assert text_of(heading) == "Címke: open weights"
+    assert [(e.get("lang"), text_of(e)) for e in heading.iter() if e.get("lang")] == [("en", "open weights")]
+    # Its English page is in its own language: nothing marked.
+    heading = parse(site / "en/archive/tag/open-weights/index.html").find(".//h1")
+    assert text_of(heading) == "Tag: open weights" and not [e for e in heading.iter() if e.get("lang")]
+
+
+def test_check_warns_of_a_tag_the_site_names_not_or_not_in_every_language(site):
+    checked = run(site.parent, "check")
+    index = [line for line in SAMPLE_SITE.split("tags:\n", 1)[1].splitlines() if "- slug:" in line].index(
+        "  - slug: open-weights")
+    assert (f"site: tags[{index}].hu: warning: the tag 'open-weights' has no name in this language: its pages "
+            "show the en name 'open weights', marked as en; write its name here") in checked, checked
+    assert ("story:arabic: tags[0]: warning: the site file names no tag 'مرحبا': its page (archive/tag/مرحبا/) "
+            "and the archive show it as written here, 'مرحبا', in every language; name it under the site file's "
+            "`tags:` (slug: مرحبا, and its name in each language) and import that (`newsroom import site.yaml`)"
+            ) in checked, checked
+    assert checked.count("the site file names no tag") == 7, checked  # once a tag, at its first story
+
+
+def test_the_site_file_refuses_a_tag_slug_that_is_no_page_s_name(tmp_path):
+    folder = tmp_path
+    run(folder, "init")
+    (folder / "site.yaml").write_text(SAMPLE_SITE.replace("  - slug: ai-act\n", "  - slug: AI Act\n"),
+                                      encoding="utf-8")
+    output = run(folder, "import", str(folder / "site.yaml"), expect=1)
+    assert "tags[0].slug: expected a tag's page name, as archive/tag/…/ writes it: lowercase words joined by " \
+           "hyphens (ai-act for AI Act), got 'AI Act'" in output, output
+
+
+def test_the_sample_s_hungarian_texts_name_the_glossary_as_its_pages_do(site):
+    # The interface says "Fogalomtár"; the editor's notes and the Method page say it too.
+    for path in (site / "hu").rglob("*.html"):
+        assert "glosszárium" not in path.read_text(encoding="utf-8").lower(), path
+
+
+def test_a_section_feed_s_stories_carry_their_tags_named_in_the_feed_s_language(site):
+    for lang, section, tag in (("hu", "Szabályozás", "MI-rendelet"), ("en", "Policy", "AI Act")):
+        for ext in ("xml", "atom"):
+            feed = feedparser.parse((site / lang / f"feeds/section-policy.{ext}").read_bytes())
+            item = next(e for e in feed.entries if e.link.endswith("#story-i13-eu-ai-act-text-labelling-guidance"))
+            terms = [category.term for category in item.tags]
+            assert terms[0] == section and tag in terms and "ai-act" not in terms, (lang, ext, terms)

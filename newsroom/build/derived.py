@@ -81,6 +81,9 @@ class Derived:
     #: (see glossary.matching.FormHeads). Linking a story's terms depends on it, not on every form: a
     #: new alias changes the pages of the stories that hold its first word, not every story's.
     term_forms: Mapping[str, str] = field(default_factory=dict)
+    #: tag slug → its names in the site file ({lang: name}). A page that shows a tag depends on its names, not
+    #: on the whole list: a tag renamed remakes the pages that show it.
+    tag_names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
@@ -188,7 +191,8 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
                    {lang: tuple(key.partition("/")[2] for key in lettered if key.partition("/")[0] == lang)
                     for lang in settings.languages},
                    lettered,
-                   {f"{lang}/{slug}": token for slug, (_, tokens) in matched.items() for lang, token in tokens.items()})
+                   {f"{lang}/{slug}": token for slug, (_, tokens) in matched.items() for lang, token in tokens.items()},
+                   content.vocabulary("tags"))
 
 
 def issue_line(content: Content, number: int, lang: str) -> tuple[int, str]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from glossary.collation import sort_key
 from glossary.jsonld import script_json
 from glossary.linking import linked_first_mentions
 from issues import archive
@@ -174,7 +175,7 @@ class IssuePages:
                     "isBasedOn": [source["url"] for source in item["data"].get("sources") or []],
                 }
                 if item["data"].get("tags"):
-                    story["keywords"] = list(item["data"]["tags"])
+                    story["keywords"] = self.tag_names(item["data"]["tags"])
                 if published:
                     story["datePublished"] = local(published)
                     story["dateModified"] = local(max(published, changed.get(item["slug"], published)))
@@ -282,6 +283,26 @@ class IssuePages:
         """The tags of the shown stories (see `shown_facts`)."""
         return sorted({archive.tag_slug(tag) for _, _, _, tags, _ in self.shown_facts().values() for tag in tags})
 
+    def tag_name(self, slug: str, written: str) -> tuple[str, str]:
+        """A tag's name on this language's pages and the language it is in: the site file's name in this
+        language, else in the first other language that has one, else the tag as the stories write it."""
+        names = self.derived.tag_names.get(slug) or {}
+        lang = next((lang for lang in (self.lang, *self.settings.languages) if names.get(lang)), None)
+        return (written, self.lang) if lang is None else (names[lang], lang)
+
+    def tag_names(self, tags: Iterable[str]) -> list[str]:
+        """A story's tags (as written) by their names on this language's pages (see `tag_name`), each once."""
+        return list(dict.fromkeys(self.tag_name(archive.tag_slug(tag), tag)[0] for tag in tags))
+
+    def tag_label(self, slug: str, written: str) -> str | Markup:
+        """A tag's name for a link or heading, marked (`lang`) when it is another language's."""
+        name, lang = self.tag_name(slug, written)
+        return name if lang == self.lang else Markup('<span lang="{}">{}</span>').format(lang, name)
+
+    def tags_by_name(self, tags: dict[str, str]) -> list[tuple[str, str]]:
+        """`tags` ({slug: the tag as written}) in the order of their names in this language's dictionary."""
+        return sorted(tags.items(), key=lambda item: (sort_key(self.tag_name(*item)[0], self.lang), item[0]))
+
     def tagged(self, slug: str) -> list[Record]:
         """The visible stories tagged `slug` (see `stories_among`): a story tagged otherwise, or another issue
         published, leaves them be."""
@@ -374,8 +395,8 @@ class IssuePages:
                              for year, items in years.items()],
                    "sections": [{"name": name, "href": self.href(urls.section(self.lang, slug))}
                                 for slug, name in self.names("sections").items()],
-                   "tags": [{"name": name, "href": self.href(urls.tag(self.lang, slug))}
-                            for slug, name in archive.tags(stories).items()]}
+                   "tags": [{"name": self.tag_label(slug, written), "href": self.href(urls.tag(self.lang, slug))}
+                            for slug, written in self.tags_by_name(archive.tags(stories))]}
         return self.spec(urls.archive(self.lang), "archive.html", context, urls.archive)
 
     def archive_year(self, year: int) -> PageSpec:
@@ -422,6 +443,8 @@ class IssuePages:
 
     def archive_tag(self, slug: str) -> PageSpec:
         stories = self.tagged(slug)
-        context = {"months": self.story_links(stories), "heading": archive.tags(stories)[slug], "kind": "tag"}
+        written = archive.tags(stories)[slug]
+        context = {"months": self.story_links(stories), "heading": self.tag_name(slug, written)[0],
+                   "heading_label": self.tag_label(slug, written), "kind": "tag"}
         return self.spec(urls.tag(self.lang, slug), "archive_list.html", context, lambda lang: urls.tag(lang, slug),
                          languages=self.showing(self.derived.tagged.get(slug, ())))

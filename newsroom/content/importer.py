@@ -523,7 +523,7 @@ def _vocabulary(session: Session, loaded: Sequence[LoadedRecord | FileRecord], p
         return {kind: {t["slug"] for t in site.get(field, [])}
                 for field, kind in (("sections", "section"), ("categories", "category"), ("audiences", "audience"))}
     vocabulary: dict[str, set[str] | None] = {"section": set(), "category": set(), "audience": set()}
-    for term in session.scalars(select(VocabularyTerm)):
+    for term in session.scalars(select(VocabularyTerm).where(VocabularyTerm.kind.in_(vocabulary))):
         vocabulary[term.kind].add(term.slug)  # type: ignore[union-attr]
     return vocabulary
 

@@ -6,12 +6,12 @@ import datetime as dt
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from newsroom.content.rows import apply_texts
 from newsroom.models import Page, PageText, SiteText, VocabularyName, VocabularyTerm
 
-VOCABULARIES = {"sections": "section", "categories": "category", "audiences": "audience"}
+VOCABULARIES = {"sections": "section", "categories": "category", "audiences": "audience", "tags": "tag"}
 
 
 def where_listed(kind: str) -> str:
@@ -23,15 +23,16 @@ def where_listed(kind: str) -> str:
 
 def site_to_record(session: Session) -> dict[str, Any] | None:
     texts = session.scalars(select(SiteText).order_by(SiteText.lang)).all()
-    terms = session.scalars(select(VocabularyTerm).order_by(VocabularyTerm.kind, VocabularyTerm.position)).all()
+    terms = session.scalars(select(VocabularyTerm).order_by(VocabularyTerm.kind, VocabularyTerm.position)
+                            .options(selectinload(VocabularyTerm.names))).all()  # one query, however many tags
     if not texts and not terms:
         return None
     record: dict[str, Any] = {"kind": "site"}
     for field, kind in VOCABULARIES.items():
-        record[field] = [
-            {"slug": term.slug, **{name.lang: name.name for name in term.names}}
-            for term in terms if term.kind == kind
-        ]
+        listed = [{"slug": term.slug, **{name.lang: name.name for name in term.names}}
+                  for term in terms if term.kind == kind]
+        if listed or kind != "tag":  # optional: a site file without tag names exports as it was written
+            record[field] = listed
     for text in texts:
         record[text.lang] = {"name": text.name, "tagline": text.tagline}
         if text.greeting:  # optional: a site file without one exports as it was written

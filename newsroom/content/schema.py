@@ -107,7 +107,8 @@ def _kinds() -> dict[str, Kind]:
     relation_similar = mapping(("entry",), entry=confusable, note=Field("langmap"))
     return {
         "site": Kind(
-            "site", "", {"sections": vocabulary, "categories": vocabulary, "audiences": vocabulary},
+            "site", "", {"sections": vocabulary, "categories": vocabulary, "audiences": vocabulary,
+                         "tags": Field("list", of=Field("map", fields={"slug": Field("tag_slug", True)}, named=True))},
             {"name": TEXT, "tagline": TEXT, "greeting": TEXT},
         ),
         "entry": Kind(
@@ -216,6 +217,7 @@ EXPECTS = {
     "text": "text", "md": "Markdown text", "line_md": "text (one paragraph of Markdown)",
     "slug": "a slug: lowercase letters, digits and hyphens",
     "page_slug": "a slug: lowercase letters, digits and hyphens",
+    "tag_slug": "a tag's page name, as archive/tag/…/ writes it: lowercase words joined by hyphens (ai-act for AI Act)",
     "relation": "an entry's slug, a name, or one name per language as {hu: …, en: …}",
     "int": "a whole number from 1 up", "date": "a date as YYYY-MM-DD", "month": "a month as YYYY-MM",
     "datetime": "a date and time with a UTC offset, as 2026-11-09T07:00:00+01:00",
@@ -312,7 +314,7 @@ class Validator:
         former = former_slug_problem(out)
         if former is not None:
             self.fail(("formerly", former[0]), former[1])
-        for name in ("sections", "categories", "audiences") if kind_name == "site" else ():
+        for name in ("sections", "categories", "audiences", "tags") if kind_name == "site" else ():
             listed: dict[str, int] = {}
             for index, item in enumerate(out.get(name) or ()):
                 slug = item.get("slug")
@@ -391,6 +393,14 @@ class Validator:
 
     def _slug(self, path: Path, value: Any, spec: Field) -> str | None:
         if not isinstance(value, str) or not SLUG_RE.match(value):
+            return self._wrong(path, value, spec)
+        return None if self._too_long(path, value) else value
+
+    def _tag_slug(self, path: Path, value: Any, spec: Field) -> str | None:
+        """A tag's slug (issues.archive.tag_slug): its page's name, in any script ("ai-act", "日本")."""
+        from issues.archive import tag_slug
+
+        if not isinstance(value, str) or not value or tag_slug(value) != value:
             return self._wrong(path, value, spec)
         return None if self._too_long(path, value) else value
 
@@ -545,8 +555,8 @@ class Validator:
 
 
 #: The kinds of field whose value is text: each takes a plain value as written (see Validator.written).
-TEXTUAL = frozenset({"text", "md", "line_md", "slug", "page_slug", "relation", "enum", "url", "month", "cell",
-                     "language"})
+TEXTUAL = frozenset({"text", "md", "line_md", "slug", "page_slug", "tag_slug", "relation", "enum", "url", "month",
+                     "cell", "language"})
 
 
 def field_at(kind_name: str, path: Path, languages: tuple[str, ...]) -> Field | None:
