@@ -707,7 +707,7 @@ def test_the_sample_over_a_site_lacking_its_categories_and_audiences_names_them_
             "here is kept, and it has none such; known: models" + listed("categories"),
             f"{SAMPLE_DIR / 'stories' / 'i13-nvidia-vera-rubin-shipments.yaml'}:7: audiences[1]: unknown audience "
             "'executive': the site stored here is kept, and it has none such; known: developer" + listed("audiences"),
-            f"{SAMPLE_DIR / 'entries' / 'ai-accelerator.yaml'}:74: hu.affected[1].audiences[0]: unknown audience "
+            f"{SAMPLE_DIR / 'entries' / 'ai-accelerator.yaml'}:77: hu.affected[1].audiences[0]: unknown audience "
             "'entrepreneur': the site stored here is kept, and it has none such; known: developer"
             + listed("audiences")]:
         assert line in lines
