@@ -10,6 +10,7 @@ as real ones are. Everything is seeded: the same scale gives the same bytes.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 import re
@@ -38,6 +39,8 @@ SYLLABLES = ("ka", "ve", "ro", "mi", "zu", "tal", "nor", "bex", "qui", "sol", "d
              "tor", "vin", "yas", "gol", "hep", "jor", "kel", "mab", "nex", "ost", "pru", "rix", "sen")
 #: The archive's tags: a few common ones, a long tail (see Writer.tags).
 TAGS = ("chips", "cloud", *(f"{a}{b}" for a in SYLLABLES[:15] for b in SYLLABLES[15:]))
+#: Their names in the site file, as a publication names its tags: the common ones translated, the rest names.
+TAG_NAMES = {"chips": {"hu": "chipek", "en": "chips"}, "cloud": {"hu": "felhő", "en": "cloud"}}
 WORDS = {
     "hu": ("a", "modell", "adat", "chip", "hálózat", "cég", "kutatók", "szerint", "új", "rendszer", "gyorsabb",
            "olcsóbb", "tanítás", "futtatás", "piac", "szabály", "felhő", "energia", "kapacitás", "és", "hogy",
@@ -237,10 +240,17 @@ def store(engine: Engine, records: list[dict[str, Any]], now: dt.datetime = NOW)
         import_records(session, [loaded(r) for r in records], LANGS, now)
 
 
+def _with_tags(site: LoadedRecord) -> LoadedRecord:
+    """The sample's site file naming the generated stories' tags (and no other) in each language."""
+    tags = [{"slug": tag, **TAG_NAMES.get(tag, {lang: tag.capitalize() for lang in LANGS})} for tag in TAGS]
+    return dataclasses.replace(site, record={**site.record, "tags": tags})
+
+
 def generate(engine: Engine, scale: float) -> Writer:
     """Migrate a fresh database and fill it with the publication of `scale`; it passes `newsroom check`."""
     upgrade(engine)
-    sample = [item for item in read_files([SAMPLE_DIR], LANGS) if item.kind in ("site", "page")]
+    sample = [_with_tags(item) if item.kind == "site" else item
+              for item in read_files([SAMPLE_DIR], LANGS) if item.kind in ("site", "page")]
     with transaction(engine) as session:
         import_records(session, sample, LANGS, NOW)
     writer = Writer(Shape.at(scale))
