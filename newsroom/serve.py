@@ -19,7 +19,6 @@ import functools
 import html
 import ipaddress
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -42,7 +41,7 @@ from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
 from newsroom.i18n import LOCALE_DIR, translations
-from newsroom.listening import netloc, reachable
+from newsroom.listening import address_family, netloc, reachable
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
 from newsroom.settings import Settings
@@ -212,9 +211,9 @@ class _PreviewHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     preview: Preview
 
-
-class _PreviewHTTPServer6(_PreviewHTTPServer):
-    address_family = socket.AF_INET6  # `--host ::1` (this machine), `--host ::` (every address)
+    def __init__(self, address: tuple[str, int], handler: Callable[..., _Handler]) -> None:
+        self.address_family = address_family(*address)  # `--host ::1` (this machine), `--host ::` (every address)
+        super().__init__(address, handler)
 
 
 class Preview:
@@ -234,7 +233,7 @@ class Preview:
         self.static = static.resolve() if static is not None else None
         self.out.mkdir(parents=True, exist_ok=True)
         handler = functools.partial(_Handler, directory=str(self.out))
-        self.http = (_PreviewHTTPServer6 if ":" in host else _PreviewHTTPServer)((host, port), handler)
+        self.http = _PreviewHTTPServer((host, port), handler)
         self.http.preview = self
         self.host, self.port = self.http.server_address[0], self.http.server_address[1]
         self.local = loopback(host)
