@@ -49,6 +49,9 @@ from newsroom.settings import Settings
 BUILD_ID_PATH = "/__build_id"
 #: How often a database that is no file is asked whether anything changed (a SQLite file is watched).
 POLL_SECONDS = 2.0
+#: How long a connection may send nothing (no request, or the rest of one) before it is closed: each holds a
+#: thread, and a client that connects and waits (a browser's spare connection, a stalled one) held it for good.
+IDLE_SECONDS = 30.0
 
 
 #: What each kind of file a build writes is served as, with its charset, the same on every system (the
@@ -64,6 +67,10 @@ class _Handler(SimpleHTTPRequestHandler):
 
     server: _PreviewHTTPServer
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
+
+    @property
+    def timeout(self) -> float:  # type: ignore[override]  # read as the connection is set up (socketserver)
+        return self.server.preview.idle_seconds
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         if self._elsewhere() or self._build_id():
@@ -222,7 +229,8 @@ class Preview:
     def __init__(self, engine: Engine, settings: Settings, out: Path, *, today: Callable[[], dt.date],
                  now: Callable[[], dt.datetime], content: Iterable[Path] = (), database_file: Path | None = None,
                  host: str = "127.0.0.1", port: int = 8000, say: Callable[[str], None] = print,
-                 locale: Path = LOCALE_DIR) -> None:
+                 locale: Path = LOCALE_DIR, idle_seconds: float = IDLE_SECONDS) -> None:
+        self.idle_seconds = idle_seconds
         self.engine, self.out, self.today, self.now, self.say = engine, out.resolve(), today, now, say
         self.content = [Path(folder).resolve() for folder in content]
         self.database_file = database_file.resolve() if database_file else None

@@ -198,6 +198,27 @@ def test_a_preview_on_this_machine_s_ipv6_address(tmp_path):
         engine.dispose()
 
 
+def test_a_connection_that_sends_nothing_is_closed(tmp_path):
+    """A client that connects and sends nothing (a browser's spare connection, a stalled one) is dropped once
+    idle for the preview's time (it held a thread for good), and the preview answers the next one."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), port=0,
+                     say=lambda message: None, idle_seconds=0.5)
+    try:
+        threading.Thread(target=server.http.serve_forever, daemon=True).start()
+        with socket.create_connection((server.host, server.port), timeout=10) as idle:
+            assert idle.recv(1024) == b""  # closed by the preview (the test's bound raises TimeoutError)
+        with socket.create_connection((server.host, server.port), timeout=10) as partial:
+            partial.sendall(b"GET /__build_id HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the request's end never comes
+            assert partial.recv(1024) == b""
+        assert _request(server, "/__build_id")[2] == b"0"
+    finally:
+        server.http.shutdown()
+        server.http.server_close()
+        engine.dispose()
+
+
 def test_a_preview_open_to_other_machines_says_so(tmp_path):
     """`--host` other than this machine's loopback is said to show the drafts to whoever reaches it. Listening
     on every address (0.0.0.0, ::), the preview's links name this machine, which a colleague's browser opens
