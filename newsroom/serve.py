@@ -52,6 +52,8 @@ POLL_SECONDS = 2.0
 #: How long a connection may send nothing (no request, or the rest of one) before it is closed: each holds a
 #: thread, and a client that connects and waits (a browser's spare connection, a stalled one) held it for good.
 IDLE_SECONDS = 30.0
+#: How long stopping waits for a round under way before it says what it waits for.
+STOP_SAID_SECONDS = 1.0
 
 
 #: What each kind of file a build writes is served as, with its charset, the same on every system (the
@@ -283,13 +285,20 @@ class Preview:
             pass
 
     def stop(self) -> None:
-        """Stop serving and watching; also when stopped while starting (Ctrl-C during the first build)."""
+        """Stop serving and watching; also when stopped while starting (Ctrl-C during the first build).
+
+        A round under way (an import, a build) is waited for, however long it takes: the caller removes the
+        preview's folder next, and a build still writing made it again, the site with its drafts left in the
+        temporary folder (it was waited for 10 s)."""
         self._stop.set()
         if self._threads and self._threads[0].ident is not None:  # shutdown() waits for a loop that ran
             self.http.shutdown()
         self.http.server_close()
         for thread in self._threads:
-            thread.join(timeout=10)
+            thread.join(timeout=STOP_SAID_SECONDS)
+            if thread.is_alive():
+                self.say("stopping: waiting for the build under way to end, which writes into the preview's folder")
+                thread.join()
 
     # -- one round of work ---------------------------------------------------------------
     def import_files(self, paths: Iterable[Path]) -> bool:
@@ -381,7 +390,7 @@ class Preview:
         database = self._database_state() != self._database_seen
         if content and not self.import_files(content):
             return
-        if content or interface or database:
+        if (content or interface or database) and not self._stop.is_set():  # stopping: no build to wait for
             self.rebuild()
 
     @property

@@ -447,6 +447,47 @@ def test_a_changed_static_file_is_served_again(tmp_path):
         engine.dispose()
 
 
+def test_stopping_waits_for_the_build_under_way(tmp_path, monkeypatch):
+    """Stopped while a rebuild runs, the preview waits for it, saying so, before the caller removes its folder
+    (it waited 10 s, and a longer build then wrote into the folder being removed: the site, drafts and all,
+    was left in the temporary folder)."""
+    from newsroom import serve
+
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", content)
+    said: list[str] = []
+    folder = tmp_path / "temporary"
+    server = _started(work, folder / "preview", [content], said)
+    real_build, building, release, built = serve.build, threading.Event(), threading.Event(), threading.Event()
+
+    def slow_build(*args, **kwargs):
+        building.set()
+        release.wait(TIMEOUT)
+        result = real_build(*args, **kwargs)
+        built.set()
+        return result
+
+    monkeypatch.setattr(serve, "build", slow_build)
+    try:
+        source = content / "trainium.yaml"
+        source.write_text(source.read_text(encoding="utf-8").replace("    Trainium is Amazon's own",
+                                                                     "    Stopped: Trainium is Amazon's own"), encoding="utf-8")
+        _wait_for(building.is_set, "the rebuild to start", said)
+        threading.Timer(1.5, release.set).start()
+        server.stop()
+        assert built.is_set() and not any(thread.is_alive() for thread in server._threads), said
+        assert ("stopping: waiting for the build under way to end, which writes into the preview's folder"
+                in said), said
+        shutil.rmtree(folder)  # as the command's temporary folder is, once stopped
+        time.sleep(0.5)
+        assert not folder.exists()
+    finally:
+        release.set()
+        server.engine.dispose()
+
+
 def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
     """The preview imports what changes and deletes nothing: a removed file's story stays, and it says so,
     naming the record of an exported file and how to delete it (the site file's settings are no record to delete)."""
