@@ -330,6 +330,47 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
         _stopped(server)
 
 
+@pytest.mark.sqlite_only("what newsroom.toml says is no matter of the database")
+def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path):
+    """newsroom.toml changed while the preview runs: it goes on with the settings it started with (what they
+    name is where it listens, what it watches and builds), and says so in the terminal and at the top of every
+    page (it said nothing); a newsroom.toml no command would take is named there with its problem, the preview
+    serving on; put back as it was, nothing is said."""
+    db_url = databases.new("migrated")
+    Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
+    toml = tmp_path / "newsroom.toml"
+    toml.write_text("feed_limit = 20\n", encoding="utf-8")  # the default: what it started with
+    said: list[str] = []
+    server = Preview(make_engine(db_url), Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc),
+                     database_file=Path(db_url.removeprefix("sqlite:///")), port=0, say=said.append,
+                     settings_folder=tmp_path)
+    server.start()
+
+    def alert(path: str = "/en/") -> str | None:
+        status, _, body = _request(server, path)
+        assert status == 200, path
+        found = html5lib.parse(body, namespaceHTMLElements=False).find(".//body/div[@role='alert']")
+        return None if found is None else found.find("pre").text
+
+    restart = (f"{toml.resolve()}: changed; the preview goes on with the settings it started with: stop it (Ctrl-C) "
+               "and start `newsroom serve` again to preview with the new ones")
+    try:
+        assert alert() is None and said[-1].startswith("build 1:")
+        toml.write_text("feed_limit = 5\n", encoding="utf-8")
+        _wait_for(lambda: restart in said, "the change said", said)
+        assert alert() == restart and alert("/hu/") == restart
+        toml.write_text("feed_limit = 5\nfeed_limt = 6\n", encoding="utf-8")
+        _wait_for(lambda: restart + " once they are fixed" in said, "the bad file said", said)
+        unknown = f"{toml.resolve()}:2: feed_limt: unknown setting; expected one of "
+        assert alert().startswith(unknown) and alert().endswith(restart + " once they are fixed")
+        toml.write_text("feed_limit = 20\n", encoding="utf-8")  # as it started
+        _wait_for(lambda: alert() is None, "the note gone", said)
+        assert server.build_id != "1"  # the open pages reloaded each time
+    finally:
+        _stopped(server)
+
+
 def test_a_database_held_by_another_command_delays_the_preview_and_does_not_stop_it(tmp_path, monkeypatch):
     """An import of many files holds the database longer than a command waits: the preview says so,
     keeps serving the last good site, and takes the change in once the database is free (its watcher
@@ -472,8 +513,9 @@ def test_stopping_waits_for_the_build_under_way(tmp_path, monkeypatch):
     monkeypatch.setattr(serve, "build", slow_build)
     try:
         source = content / "trainium.yaml"
-        source.write_text(source.read_text(encoding="utf-8").replace("    Trainium is Amazon's own",
-                                                                     "    Stopped: Trainium is Amazon's own"), encoding="utf-8")
+        text = source.read_text(encoding="utf-8")
+        source.write_text(text.replace("    Trainium is Amazon's own", "    Stopped: Trainium is Amazon's own"),
+                          encoding="utf-8")
         _wait_for(building.is_set, "the rebuild to start", said)
         threading.Timer(1.5, release.set).start()
         server.stop()
