@@ -44,7 +44,7 @@ from newsroom.i18n import LOCALE_DIR, translations
 from newsroom.listening import address_family, netloc, reachable
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
-from newsroom.settings import Settings
+from newsroom.settings import SETTINGS_FILE, Settings, load
 
 BUILD_ID_PATH = "/__build_id"
 #: How often a database that is no file is asked whether anything changed (a SQLite file is watched).
@@ -231,8 +231,13 @@ class Preview:
     def __init__(self, engine: Engine, settings: Settings, out: Path, *, today: Callable[[], dt.date],
                  now: Callable[[], dt.datetime], content: Iterable[Path] = (), database_file: Path | None = None,
                  host: str = "127.0.0.1", port: int = 8000, say: Callable[[str], None] = print,
-                 locale: Path = LOCALE_DIR, idle_seconds: float = IDLE_SECONDS) -> None:
+                 locale: Path = LOCALE_DIR, idle_seconds: float = IDLE_SECONDS,
+                 settings_folder: Path | None = None) -> None:
         self.idle_seconds = idle_seconds
+        # newsroom.toml, the settings started with: a change is said (and shown), not taken in (see _settings_round).
+        self.settings_file = settings_folder.resolve() / SETTINGS_FILE if settings_folder is not None else None
+        self._settings_given, self._settings_seen = settings, self._settings_state()
+        self._settings_problems: tuple[str, ...] = ()
         self.engine, self.out, self.today, self.now, self.say = engine, out.resolve(), today, now, say
         self.content = [Path(folder).resolve() for folder in content]
         self.database_file = database_file.resolve() if database_file else None
@@ -398,7 +403,7 @@ class Preview:
         """What stopped the import of each file not yet fixed, or the last build, shown at the top of every page
         until fixed: the problems of a file saved bad stay while other files go in."""
         imported = dict.fromkeys(said for _, problems in sorted(self._import_problems.items()) for said in problems)
-        return (*imported, *self._build_problems)
+        return (*self._settings_problems, *imported, *self._build_problems)
 
     def problems_page(self, lang: str) -> bytes:
         """A page of the problems alone, while no build has succeeded, reloaded as a page of the site is."""
@@ -425,6 +430,7 @@ class Preview:
                                         stop_event=self._stop, debounce=300, rust_timeout=500,
                                         yield_on_timeout=True, raise_interrupt=False):
             self._watching.set()
+            self._settings_round()
             if not changes and not pending and not self._poll_due():
                 continue
             paths, pending = [*pending, *(Path(path) for _, path in changes)], []
@@ -442,6 +448,41 @@ class Preview:
                     self.say(f"the preview could not take in the last changes: {problem}; it keeps serving the "
                              "last good site and tries again")
                     self._stalled = problem
+
+    def _settings_round(self) -> None:
+        """Say (and show at the top of every page) that newsroom.toml changed: the preview goes on with the
+        settings it started with, since what they name is where it listens, what it watches (the templates
+        and static folders) and what it builds (the languages), until it is started again; a newsroom.toml
+        that no command would take is named with its problems. Back as it was, nothing is said."""
+        state = self._settings_state()
+        if state == self._settings_seen:
+            return
+        self._settings_seen = state
+        try:
+            changed = load(self.settings_file.parent) != self._settings_given if self.settings_file else False
+            problems: tuple[str, ...] = ()
+        except ContentError as error:
+            changed, problems = True, tuple(_in_order(error.diagnostics))
+        except OSError as error:
+            changed, problems = True, (f"{self.settings_file}: {error.strerror or error}",)
+        said = (*problems, f"{self.settings_file}: changed; the preview goes on with the settings it started with: "
+                           "stop it (Ctrl-C) and start `newsroom serve` again to preview with the new ones"
+                           + (" once they are fixed" if problems else "")) if changed else ()
+        if said == self._settings_problems:
+            return
+        self._settings_problems = said
+        for line in said:
+            self.say(line)
+        self._failures += 1  # the open pages reload, to show it (or no more)
+        self.build_id = f"{self._builds}.{self._failures}"
+
+    def _settings_state(self) -> tuple[int, int] | None:
+        """Size and mtime of newsroom.toml, None while there is none (or it is not watched)."""
+        try:
+            stat = self.settings_file.stat() if self.settings_file is not None else None
+        except OSError:
+            return None
+        return (stat.st_size, stat.st_mtime_ns) if stat is not None else None
 
     def _relevant(self, change: watchfiles.Change, path: str) -> bool:
         candidate = Path(path)

@@ -35,12 +35,14 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
     with _stopped_as_by_ctrl_c(), tempfile.TemporaryDirectory(prefix="newsroom-preview-") as folder:
         try:
             preview = Preview(app.engine, app.settings, Path(folder) / "site", today=app.today, now=app.now,
-                              content=content, database_file=database_file, host=host, port=port, say=click.echo)
+                              content=content, database_file=database_file, host=host, port=port, say=click.echo,
+                              settings_folder=Path.cwd())
         except OSError as error:  # the port taken, or not ours to take
             raise click.ClickException(f"cannot listen on {netloc(host, port)}: {_why(error, port)}") from None
         try:  # stopped at any time, during the first build too, the preview ends alike
             preview.start()
-            click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, the database"
+            click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, newsroom.toml, the "
+                       "database"
                        f"{' and ' + ', '.join(map(str, content)) if content else ''}; Ctrl-C stops")
             preview.wait()
         except KeyboardInterrupt:
