@@ -636,6 +636,100 @@ def test_a_file_s_problems_stay_until_that_file_goes_in_or_is_removed(databases,
         engine.dispose()
 
 
+NEW_ENTRY = """\
+kind: entry
+slug: tensor-core
+category: infrastructure
+level: advanced
+trend: spreading
+status: 2026-11
+sources: [{publisher: Nvidia, title: Tensor Cores, url: "https://www.nvidia.com/tensor-cores/"}]
+hu: {headword: Tensor mag, definition: "Mátrixszorzó egység [1]."}
+en: {headword: Tensor core, definition: "A matrix multiply unit [1]."}
+"""
+
+
+def test_files_saved_together_go_in_each_on_its_own_merit(tmp_path):
+    """Of files saved together, the good ones go in and the bad one's problems are shown (all were rolled back,
+    the good ones in only when saved again); a file that needs a bad one saved with it (a story naming a new
+    entry) waits for it, said so, and goes in with it once it is fixed, unsaved itself."""
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    gpu, trainium = content / "gpu.yaml", content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "gpu.yaml", gpu)
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", trainium)
+    said: list[str] = []
+    engine = make_engine(f"sqlite:///{work / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
+                     database_file=work / "site.db", port=0, say=said.append)
+    threading.Thread(target=server.http.serve_forever, daemon=True).start()
+
+    def shown(path: str) -> tuple[str, str | None]:
+        document = html5lib.parse(_request(server, path)[2], namespaceHTMLElements=False)
+        alert = document.find(".//body/div[@role='alert']")
+        return text_of(document.find(".//main")), None if alert is None else alert.find("pre").text
+
+    try:
+        assert server.rebuild()
+        good = gpu.read_text(encoding="utf-8")
+        gpu.write_text(good.replace("    A GPU (graphics processing unit)", "    Cited [9]: a GPU (graphics processing "
+                                    "unit)"), encoding="utf-8")
+        text = trainium.read_text(encoding="utf-8")
+        trainium.write_text(text.replace("    Trainium is Amazon's own", "    Saved together: Trainium is Amazon's "
+                                         "own"), encoding="utf-8")
+        server.handle([gpu, trainium])
+        page, alert = shown("/en/glossary/trainium/")
+        assert "Saved together: Trainium" in page and "citation [9] has no source" in alert
+        assert f"{trainium.resolve()}" not in alert and "Cited [9]" not in shown("/en/glossary/gpu/")[0]
+
+        # A scheduled issue (checked, as one going out), its story naming a new entry the build would stop on.
+        issue, story, entry = content / "0014.yaml", content / "i14-story.yaml", content / "tensor-core.yaml"
+        issue.write_text(DRAFT_ISSUE.replace("status: draft", "status: scheduled\npublished_at: "
+                                             "2026-12-07T10:00:00+01:00"), encoding="utf-8")
+        story.write_text(ISSUE_14_STORY + "terms: [tensor-core]\n", encoding="utf-8")
+        entry.write_text(NEW_ENTRY.replace("[1].", "[2]."), encoding="utf-8")
+        server.handle([issue, story, entry])
+        status, _, body = _request(server, "/hu/issues/14/")
+        alert = shown("/hu/")[1]
+        assert status == 404, said  # the story waits for the entry, the issue (which needs a story) for both
+        for waiting, needed, them in [(story, f"{entry.resolve()}", "it"),
+                                      (issue, f"{story.resolve()}, {entry.resolve()}", "them")]:
+            needs = (f"{waiting.resolve()}: not imported: it needs {needed}, saved with it, which did not go in; it "
+                     f"goes in with {them} once fixed and saved")
+            assert needs in said and needs in alert, "\n".join(said[2:])
+            assert f"{waiting.resolve()}:" in alert.replace(needs, "")  # with its own problem: no entry, no story
+        assert "citation [2] has no source" in alert
+        entry.write_text(NEW_ENTRY, encoding="utf-8")
+        server.handle([entry])
+        page, alert = shown("/hu/issues/14/")
+        assert "Ütemezett hír" in page and f"{gpu.resolve()}:" in alert and str(story.resolve()) not in alert
+        gpu.write_text(good, encoding="utf-8")
+        server.handle([gpu])
+        assert shown("/en/glossary/gpu/")[1] is None and server.problems == ()
+
+        # A story of a new issue whose file cannot be read: it may need what that holds, and is tried with it.
+        issue = content / "0015.yaml"
+        draft = DRAFT_ISSUE.replace("number: 14", "number: 15").replace("2026-11-09", "2026-11-16").replace(
+            "2026-11-15", "2026-11-22")
+        issue.write_text(draft.replace("status: draft", "status: [draft"), encoding="utf-8")
+        story = content / "i15-story.yaml"
+        story.write_text(ISSUE_14_STORY.replace("i14-story", "i15-story").replace("issue: 14", "issue: 15"),
+                         encoding="utf-8")
+        server.handle([issue, story])
+        maybe = (f"{story.resolve()}: not imported: saved with {issue.resolve()}, which could not be read; if it "
+                 "names what that holds, it goes in with it once fixed and saved")
+        assert maybe in server.problems and any(line.startswith(f"{issue.resolve()}:") for line in server.problems)
+        issue.write_text(draft, encoding="utf-8")
+        server.handle([issue])
+        assert server.problems == () and "Ütemezett hír" in shown("/hu/issues/15/")[0], said
+    finally:
+        server.http.shutdown()
+        server.http.server_close()
+        engine.dispose()
+
+
 def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, monkeypatch):
     """As for every command that changes the content: the preview's import first records a scheduled issue
     whose time has come as published, so a change of it is a correction, which the preview leaves to
