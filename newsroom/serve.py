@@ -1,8 +1,9 @@
 """The preview server: build with drafts, serve on 127.0.0.1, rebuild on change, reload the browser.
 
 Three threads: the HTTP server (stdlib), the watcher (watchfiles) and the
-caller's. The watcher imports changed content files into the database,
-rebuilds the whole site into the preview folder (atomically, so the server
+caller's. The watcher imports changed content files into the database, each
+on its own merit (of files saved together, a bad one is held back, and those
+that need it wait for it), rebuilds the whole site into the preview folder (atomically, so the server
 never shows half a site) and bumps the build id; preview pages poll
 `/__build_id` and reload when it changes. A SQLite file is watched like the
 folders; another database (a team's PostgreSQL, which other editors change)
@@ -36,7 +37,8 @@ from issues.schedule import publish_due, recorded
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
 from newsroom.content import manifest
-from newsroom.content.reader import SUFFIXES, hidden, read_files
+from newsroom.content.importer import ImportResult
+from newsroom.content.reader import SUFFIXES, LoadedRecord, hidden, read_content
 from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
@@ -44,11 +46,16 @@ from newsroom.i18n import LOCALE_DIR, translations
 from newsroom.listening import address_family, netloc, reachable
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
-from newsroom.settings import Settings
+from newsroom.settings import SETTINGS_FILE, Settings, load
 
 BUILD_ID_PATH = "/__build_id"
 #: How often a database that is no file is asked whether anything changed (a SQLite file is watched).
 POLL_SECONDS = 2.0
+#: How long a connection may send nothing (no request, or the rest of one) before it is closed: each holds a
+#: thread, and a client that connects and waits (a browser's spare connection, a stalled one) held it for good.
+IDLE_SECONDS = 30.0
+#: How long stopping waits for a round under way before it says what it waits for.
+STOP_SAID_SECONDS = 1.0
 
 
 #: What each kind of file a build writes is served as, with its charset, the same on every system (the
@@ -64,6 +71,10 @@ class _Handler(SimpleHTTPRequestHandler):
 
     server: _PreviewHTTPServer
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
+
+    @property
+    def timeout(self) -> float:  # type: ignore[override]  # read as the connection is set up (socketserver)
+        return self.server.preview.idle_seconds
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         if self._elsewhere() or self._build_id():
@@ -222,7 +233,13 @@ class Preview:
     def __init__(self, engine: Engine, settings: Settings, out: Path, *, today: Callable[[], dt.date],
                  now: Callable[[], dt.datetime], content: Iterable[Path] = (), database_file: Path | None = None,
                  host: str = "127.0.0.1", port: int = 8000, say: Callable[[str], None] = print,
-                 locale: Path = LOCALE_DIR) -> None:
+                 locale: Path = LOCALE_DIR, idle_seconds: float = IDLE_SECONDS,
+                 settings_folder: Path | None = None) -> None:
+        self.idle_seconds = idle_seconds
+        # newsroom.toml, the settings started with: a change is said (and shown), not taken in (see _settings_round).
+        self.settings_file = settings_folder.resolve() / SETTINGS_FILE if settings_folder is not None else None
+        self._settings_given, self._settings_seen = settings, self._settings_state()
+        self._settings_problems: tuple[str, ...] = ()
         self.engine, self.out, self.today, self.now, self.say = engine, out.resolve(), today, now, say
         self.content = [Path(folder).resolve() for folder in content]
         self.database_file = database_file.resolve() if database_file else None
@@ -246,6 +263,7 @@ class Preview:
         self._builds = 0
         self._failures = 0  # rounds that failed: each changes the build id, so the browser shows its problems
         self._import_problems: dict[Path, tuple[str, ...]] = {}  # each file's, until it imports or is removed
+        self._waiting: dict[Path, set[Path]] = {}  # files held back, with those they wait for (see _import_apart)
         self._build_problems: tuple[str, ...] = ()  # of the last build, until one succeeds
         self._database_seen: tuple[object, ...] = ()
         self._polled = 0.0  # when a database that is no file was last asked for its state
@@ -275,48 +293,117 @@ class Preview:
             pass
 
     def stop(self) -> None:
-        """Stop serving and watching; also when stopped while starting (Ctrl-C during the first build)."""
+        """Stop serving and watching; also when stopped while starting (Ctrl-C during the first build).
+
+        A round under way (an import, a build) is waited for, however long it takes: the caller removes the
+        preview's folder next, and a build still writing made it again, the site with its drafts left in the
+        temporary folder (it was waited for 10 s)."""
         self._stop.set()
         if self._threads and self._threads[0].ident is not None:  # shutdown() waits for a loop that ran
             self.http.shutdown()
         self.http.server_close()
         for thread in self._threads:
-            thread.join(timeout=10)
+            thread.join(timeout=STOP_SAID_SECONDS)
+            if thread.is_alive():
+                self.say("stopping: waiting for the build under way to end, which writes into the preview's folder")
+                thread.join()
 
     # -- one round of work ---------------------------------------------------------------
     def import_files(self, paths: Iterable[Path]) -> bool:
-        """Import changed content files; False (and the problems printed) when any is bad."""
+        """Import changed content files, each on its own merit: the good ones go in, each bad one's problems
+        are printed and shown until it goes in; False when any did not go in."""
+        return self._import(paths)[1]
+
+    def _import(self, paths: Iterable[Path]) -> tuple[int, bool]:
+        """`import_files`: how many files went in, and whether all did."""
         # A file may come twice: changed twice in one round (added, then modified), or again after a retry.
         paths = [p for p in paths if p.suffix in SUFFIXES and not self._hidden(p)]
-        files = sorted({p for p in paths if p.is_file()})
+        saved = {p for p in paths if p.is_file()}
         removed = sorted({p for p in paths if not p.exists()})
         self._removed(removed)
         for path in removed:  # its problems go with it
             self._import_problems.pop(path, None)
+            self._waiting.pop(path, None)
+        # A file held back for want of others goes in with them, when they are saved again.
+        files = sorted(saved | {p for p, needed in self._waiting.items() if needed & saved and p.is_file()})
         if not files:
-            return True
-        try:
-            loaded = read_files(files, self.settings.languages)
-            with writing(self.engine) as session:
-                # As every command that changes the content: an issue whose time has come is published, and
-                # a file changing it is a correction.
-                published = publish_due(session, self.now(), self.settings.languages)
-                result = import_checked(session, loaded, self.settings, self.now(), author="serve",
-                                        fix="fix and save again (the preview shows the content as it was)",
-                                        corrections=False)
-        except ContentError as error:
-            self._report(error.diagnostics)
-            if error.advice:
-                self.say(error.advice)
-            self._failed(error.diagnostics, error.advice)
-            self._import_problems.update(_by_file(files, error.diagnostics, error.advice))
-            return False
-        for path in files:  # another file's problems stay until that file goes in (or is removed)
+            return 0, True
+        reading = read_content(files, self.settings.languages)
+        unread = _by_file(files, reading.problems) if reading.problems else {}
+        left_out = {path: problems for path, problems in unread.items() if problems}
+        loaded = [item for item in reading.loaded if Path(item.location) not in left_out]
+        result, published, held, advice = self._import_apart(loaded, left_out)
+        imported = [path for path in files if path not in left_out]
+        for path in imported:  # another file's problems stay until that file goes in (or is removed)
             self._import_problems.pop(path, None)
+            self._waiting.pop(path, None)
         for number in published:
             self.say(recorded(number))
-        self.say(f"imported {len(files)} file(s): {result.summary()}")
-        return True
+        if result is not None:
+            self.say(f"imported {len(imported)} file(s): {result.summary()}")
+        if left_out:
+            self._not_imported(left_out, held, advice)
+        return len(imported), not left_out
+
+    def _import_apart(self, loaded: list[LoadedRecord], left_out: dict[Path, tuple[str, ...]]
+                      ) -> tuple[ImportResult | None, list[int], dict[Path, tuple[list[Path], bool]], str | None]:
+        """Import `loaded` but the files whose problems stop it, one round after another, each round all or
+        nothing (nothing stored of a round that fails): what the last round stored, the issues it recorded
+        as published, the files held back for want of others left out (`held`: those named, and whether they
+        could not even be read), and the import's advice. `left_out` (the files not read) gets theirs."""
+        unread = sorted(left_out)
+        clean: set[Path] = set()  # tried with every file left out since, without a problem of its own
+        held: dict[Path, tuple[list[Path], bool]] = {}
+        advice = None
+        while loaded:
+            try:
+                with writing(self.engine) as session:
+                    # As every command that changes the content: an issue whose time has come is published,
+                    # and a file changing it is a correction.
+                    published = publish_due(session, self.now(), self.settings.languages)
+                    result = import_checked(session, loaded, self.settings, self.now(), author="serve",
+                                            fix="fix and save again (the preview shows the content as it was)",
+                                            corrections=False)
+                return result, published, held, advice
+            except ContentError as error:
+                advice = error.advice or advice
+                trying = sorted({Path(item.location) for item in loaded})
+                found = _by_file(trying, error.diagnostics)
+                own = {path for path in trying if any(d.location == str(path) for d in error.diagnostics)}
+                bad = own or set(trying)  # problems of no file of the save (a stored record's): all held
+                before = sorted(left_out)
+                for path in sorted(bad):
+                    if path in clean:
+                        held[path] = (before, False)
+                    elif unread and before == unread:  # tried first without the files not read
+                        held[path] = (unread, True)
+                    left_out[path] = found[path]
+                clean |= set(trying) - bad
+                loaded = [item for item in loaded if Path(item.location) not in bad]
+        return None, [], held, advice
+
+    def _not_imported(self, left_out: dict[Path, tuple[str, ...]], held: dict[Path, tuple[list[Path], bool]],
+                      advice: str | None) -> None:
+        """Say and show why each file of `left_out` did not go in, and which wait for others saved with them."""
+        notes: dict[Path, str] = {}
+        for path, (needed, unread) in held.items():
+            named = ", ".join(map(str, needed))
+            them = "them" if len(needed) > 1 else "it"
+            notes[path] = (f"{path}: not imported: saved with {named}, which could not be read; if it names what "
+                           f"{'they hold' if len(needed) > 1 else 'that holds'}, it goes in with {them} once fixed "
+                           "and saved" if unread else
+                           f"{path}: not imported: it needs {named}, saved with it, which did not go in; it goes "
+                           f"in with {them} once fixed and saved")
+        for path in sorted(left_out):
+            self._import_problems[path] = (*left_out[path], *([notes[path]] if path in notes else []),
+                                           *([advice] if advice else []))
+            self._waiting[path] = set(held[path][0]) if path in held else set()
+            if not self._waiting[path]:
+                del self._waiting[path]
+        said = dict.fromkeys(line for path in sorted(left_out) for line in left_out[path])
+        for line in (*said, *notes.values(), *([advice] if advice else [])):
+            self.say(line)
+        self._reload()
 
     def _hidden(self, path: Path) -> bool:
         """Whether `path` is in a hidden folder of a content folder (`.git/…`), as `import` leaves them."""
@@ -371,9 +458,8 @@ class Preview:
         interface = any(p.is_relative_to(self.templates) or p.is_relative_to(self.locale) or self._static(p)
                         for p in changed)
         database = self._database_state() != self._database_seen
-        if content and not self.import_files(content):
-            return
-        if content or interface or database:
+        imported = self._import(content)[0] if content else 0
+        if (imported or interface or database) and not self._stop.is_set():  # stopping: no build to wait for
             self.rebuild()
 
     @property
@@ -381,7 +467,7 @@ class Preview:
         """What stopped the import of each file not yet fixed, or the last build, shown at the top of every page
         until fixed: the problems of a file saved bad stay while other files go in."""
         imported = dict.fromkeys(said for _, problems in sorted(self._import_problems.items()) for said in problems)
-        return (*imported, *self._build_problems)
+        return (*self._settings_problems, *imported, *self._build_problems)
 
     def problems_page(self, lang: str) -> bytes:
         """A page of the problems alone, while no build has succeeded, reloaded as a page of the site is."""
@@ -393,11 +479,15 @@ class Preview:
         return with_problems(page.encode(), self.problems, lang)
 
     # -- internals -------------------------------------------------------------------------
-    def _failed(self, diagnostics: list[Diagnostic], advice: str | None = None) -> tuple[str, ...]:
-        """The problems of a failed round as said, and a new build id: the open pages reload to show them."""
+    def _failed(self, diagnostics: list[Diagnostic]) -> tuple[str, ...]:
+        """The problems of a failed build as said, and a new build id: the open pages reload to show them."""
+        self._reload()
+        return tuple(_in_order(diagnostics))
+
+    def _reload(self) -> None:
+        """A new build id without a build: the open pages reload, to show the problems as they now are."""
         self._failures += 1
         self.build_id = f"{self._builds}.{self._failures}"
-        return (*_in_order(diagnostics), *([advice] if advice else []))
 
     def _watch(self) -> None:
         roots = [self.templates, self.locale, *self.content, *([self.static] if self.static else [])]
@@ -408,6 +498,7 @@ class Preview:
                                         stop_event=self._stop, debounce=300, rust_timeout=500,
                                         yield_on_timeout=True, raise_interrupt=False):
             self._watching.set()
+            self._settings_round()
             if not changes and not pending and not self._poll_due():
                 continue
             paths, pending = [*pending, *(Path(path) for _, path in changes)], []
@@ -425,6 +516,40 @@ class Preview:
                     self.say(f"the preview could not take in the last changes: {problem}; it keeps serving the "
                              "last good site and tries again")
                     self._stalled = problem
+
+    def _settings_round(self) -> None:
+        """Say (and show at the top of every page) that newsroom.toml changed: the preview goes on with the
+        settings it started with, since what they name is where it listens, what it watches (the templates
+        and static folders) and what it builds (the languages), until it is started again; a newsroom.toml
+        that no command would take is named with its problems. Back as it was, nothing is said."""
+        state = self._settings_state()
+        if state == self._settings_seen:
+            return
+        self._settings_seen = state
+        try:
+            changed = load(self.settings_file.parent) != self._settings_given if self.settings_file else False
+            problems: tuple[str, ...] = ()
+        except ContentError as error:
+            changed, problems = True, tuple(_in_order(error.diagnostics))
+        except OSError as error:
+            changed, problems = True, (f"{self.settings_file}: {error.strerror or error}",)
+        said = (*problems, f"{self.settings_file}: changed; the preview goes on with the settings it started with: "
+                           "stop it (Ctrl-C) and start `newsroom serve` again to preview with the new ones"
+                           + (" once they are fixed" if problems else "")) if changed else ()
+        if said == self._settings_problems:
+            return
+        self._settings_problems = said
+        for line in said:
+            self.say(line)
+        self._reload()  # to show it (or no more)
+
+    def _settings_state(self) -> tuple[int, int] | None:
+        """Size and mtime of newsroom.toml, None while there is none (or it is not watched)."""
+        try:
+            stat = self.settings_file.stat() if self.settings_file is not None else None
+        except OSError:
+            return None
+        return (stat.st_size, stat.st_mtime_ns) if stat is not None else None
 
     def _relevant(self, change: watchfiles.Change, path: str) -> bool:
         candidate = Path(path)
@@ -470,7 +595,7 @@ class Preview:
             self.say(said)
 
 
-def _by_file(files: Sequence[Path], diagnostics: list[Diagnostic], advice: str | None) -> dict[Path, tuple[str, ...]]:
+def _by_file(files: Sequence[Path], diagnostics: list[Diagnostic]) -> dict[Path, tuple[str, ...]]:
     """The problems of a failed import, as said, by the file they stay with: each file's own, and those naming
     no file of the import (a record's key) with every file of it; a file without any has none."""
     named = {str(path) for path in files}
@@ -478,7 +603,7 @@ def _by_file(files: Sequence[Path], diagnostics: list[Diagnostic], advice: str |
     by_file = {}
     for path in files:
         found = [d for d in diagnostics if d.location == str(path)] + unplaced
-        by_file[path] = (*_in_order(found), *([advice] if advice else [])) if found else ()
+        by_file[path] = tuple(_in_order(found))
     return by_file
 
 

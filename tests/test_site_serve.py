@@ -198,6 +198,27 @@ def test_a_preview_on_this_machine_s_ipv6_address(tmp_path):
         engine.dispose()
 
 
+def test_a_connection_that_sends_nothing_is_closed(tmp_path):
+    """A client that connects and sends nothing (a browser's spare connection, a stalled one) is dropped once
+    idle for the preview's time (it held a thread for good), and the preview answers the next one."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), port=0,
+                     say=lambda message: None, idle_seconds=0.5)
+    try:
+        threading.Thread(target=server.http.serve_forever, daemon=True).start()
+        with socket.create_connection((server.host, server.port), timeout=10) as idle:
+            assert idle.recv(1024) == b""  # closed by the preview (the test's bound raises TimeoutError)
+        with socket.create_connection((server.host, server.port), timeout=10) as partial:
+            partial.sendall(b"GET /__build_id HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the request's end never comes
+            assert partial.recv(1024) == b""
+        assert _request(server, "/__build_id")[2] == b"0"
+    finally:
+        server.http.shutdown()
+        server.http.server_close()
+        engine.dispose()
+
+
 def test_a_preview_open_to_other_machines_says_so(tmp_path):
     """`--host` other than this machine's loopback is said to show the drafts to whoever reaches it. Listening
     on every address (0.0.0.0, ::), the preview's links name this machine, which a colleague's browser opens
@@ -305,6 +326,47 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
         base.write_text(text, encoding="utf-8")
         _wait_for(lambda: _request(server, "/hu/")[0] == 200 and b'role="alert"' not in _request(server, "/hu/")[2],
                   "the mended site served", said)
+    finally:
+        _stopped(server)
+
+
+@pytest.mark.sqlite_only("what newsroom.toml says is no matter of the database")
+def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path):
+    """newsroom.toml changed while the preview runs: it goes on with the settings it started with (what they
+    name is where it listens, what it watches and builds), and says so in the terminal and at the top of every
+    page (it said nothing); a newsroom.toml no command would take is named there with its problem, the preview
+    serving on; put back as it was, nothing is said."""
+    db_url = databases.new("migrated")
+    Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
+    toml = tmp_path / "newsroom.toml"
+    toml.write_text("feed_limit = 20\n", encoding="utf-8")  # the default: what it started with
+    said: list[str] = []
+    server = Preview(make_engine(db_url), Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc),
+                     database_file=Path(db_url.removeprefix("sqlite:///")), port=0, say=said.append,
+                     settings_folder=tmp_path)
+    server.start()
+
+    def alert(path: str = "/en/") -> str | None:
+        status, _, body = _request(server, path)
+        assert status == 200, path
+        found = html5lib.parse(body, namespaceHTMLElements=False).find(".//body/div[@role='alert']")
+        return None if found is None else found.find("pre").text
+
+    restart = (f"{toml.resolve()}: changed; the preview goes on with the settings it started with: stop it (Ctrl-C) "
+               "and start `newsroom serve` again to preview with the new ones")
+    try:
+        assert alert() is None and said[-1].startswith("build 1:")
+        toml.write_text("feed_limit = 5\n", encoding="utf-8")
+        _wait_for(lambda: restart in said, "the change said", said)
+        assert alert() == restart and alert("/hu/") == restart
+        toml.write_text("feed_limit = 5\nfeed_limt = 6\n", encoding="utf-8")
+        _wait_for(lambda: restart + " once they are fixed" in said, "the bad file said", said)
+        unknown = f"{toml.resolve()}:2: feed_limt: unknown setting; expected one of "
+        assert alert().startswith(unknown) and alert().endswith(restart + " once they are fixed")
+        toml.write_text("feed_limit = 20\n", encoding="utf-8")  # as it started
+        _wait_for(lambda: alert() is None, "the note gone", said)
+        assert server.build_id != "1"  # the open pages reloaded each time
     finally:
         _stopped(server)
 
@@ -426,6 +488,48 @@ def test_a_changed_static_file_is_served_again(tmp_path):
         engine.dispose()
 
 
+def test_stopping_waits_for_the_build_under_way(tmp_path, monkeypatch):
+    """Stopped while a rebuild runs, the preview waits for it, saying so, before the caller removes its folder
+    (it waited 10 s, and a longer build then wrote into the folder being removed: the site, drafts and all,
+    was left in the temporary folder)."""
+    from newsroom import serve
+
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", content)
+    said: list[str] = []
+    folder = tmp_path / "temporary"
+    server = _started(work, folder / "preview", [content], said)
+    real_build, building, release, built = serve.build, threading.Event(), threading.Event(), threading.Event()
+
+    def slow_build(*args, **kwargs):
+        building.set()
+        release.wait(TIMEOUT)
+        result = real_build(*args, **kwargs)
+        built.set()
+        return result
+
+    monkeypatch.setattr(serve, "build", slow_build)
+    try:
+        source = content / "trainium.yaml"
+        text = source.read_text(encoding="utf-8")
+        source.write_text(text.replace("    Trainium is Amazon's own", "    Stopped: Trainium is Amazon's own"),
+                          encoding="utf-8")
+        _wait_for(building.is_set, "the rebuild to start", said)
+        threading.Timer(1.5, release.set).start()
+        server.stop()
+        assert built.is_set() and not any(thread.is_alive() for thread in server._threads), said
+        assert ("stopping: waiting for the build under way to end, which writes into the preview's folder"
+                in said), said
+        shutil.rmtree(folder)  # as the command's temporary folder is, once stopped
+        time.sleep(0.5)
+        assert not folder.exists()
+    finally:
+        release.set()
+        server.engine.dispose()
+
+
 def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
     """The preview imports what changes and deletes nothing: a removed file's story stays, and it says so,
     naming the record of an exported file and how to delete it (the site file's settings are no record to delete)."""
@@ -528,6 +632,100 @@ def test_a_file_s_problems_stay_until_that_file_goes_in_or_is_removed(databases,
         gpu.unlink()
         assert server.import_files([gpu.resolve()]) and server.problems == ()
     finally:
+        server.http.server_close()
+        engine.dispose()
+
+
+NEW_ENTRY = """\
+kind: entry
+slug: tensor-core
+category: infrastructure
+level: advanced
+trend: spreading
+status: 2026-11
+sources: [{publisher: Nvidia, title: Tensor Cores, url: "https://www.nvidia.com/tensor-cores/"}]
+hu: {headword: Tensor mag, definition: "Mátrixszorzó egység [1]."}
+en: {headword: Tensor core, definition: "A matrix multiply unit [1]."}
+"""
+
+
+def test_files_saved_together_go_in_each_on_its_own_merit(tmp_path):
+    """Of files saved together, the good ones go in and the bad one's problems are shown (all were rolled back,
+    the good ones in only when saved again); a file that needs a bad one saved with it (a story naming a new
+    entry) waits for it, said so, and goes in with it once it is fixed, unsaved itself."""
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    gpu, trainium = content / "gpu.yaml", content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "gpu.yaml", gpu)
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", trainium)
+    said: list[str] = []
+    engine = make_engine(f"sqlite:///{work / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
+                     database_file=work / "site.db", port=0, say=said.append)
+    threading.Thread(target=server.http.serve_forever, daemon=True).start()
+
+    def shown(path: str) -> tuple[str, str | None]:
+        document = html5lib.parse(_request(server, path)[2], namespaceHTMLElements=False)
+        alert = document.find(".//body/div[@role='alert']")
+        return text_of(document.find(".//main")), None if alert is None else alert.find("pre").text
+
+    try:
+        assert server.rebuild()
+        good = gpu.read_text(encoding="utf-8")
+        gpu.write_text(good.replace("    A GPU (graphics processing unit)", "    Cited [9]: a GPU (graphics processing "
+                                    "unit)"), encoding="utf-8")
+        text = trainium.read_text(encoding="utf-8")
+        trainium.write_text(text.replace("    Trainium is Amazon's own", "    Saved together: Trainium is Amazon's "
+                                         "own"), encoding="utf-8")
+        server.handle([gpu, trainium])
+        page, alert = shown("/en/glossary/trainium/")
+        assert "Saved together: Trainium" in page and "citation [9] has no source" in alert
+        assert f"{trainium.resolve()}" not in alert and "Cited [9]" not in shown("/en/glossary/gpu/")[0]
+
+        # A scheduled issue (checked, as one going out), its story naming a new entry the build would stop on.
+        issue, story, entry = content / "0014.yaml", content / "i14-story.yaml", content / "tensor-core.yaml"
+        issue.write_text(DRAFT_ISSUE.replace("status: draft", "status: scheduled\npublished_at: "
+                                             "2026-12-07T10:00:00+01:00"), encoding="utf-8")
+        story.write_text(ISSUE_14_STORY + "terms: [tensor-core]\n", encoding="utf-8")
+        entry.write_text(NEW_ENTRY.replace("[1].", "[2]."), encoding="utf-8")
+        server.handle([issue, story, entry])
+        status, _, body = _request(server, "/hu/issues/14/")
+        alert = shown("/hu/")[1]
+        assert status == 404, said  # the story waits for the entry, the issue (which needs a story) for both
+        for waiting, needed, them in [(story, f"{entry.resolve()}", "it"),
+                                      (issue, f"{story.resolve()}, {entry.resolve()}", "them")]:
+            needs = (f"{waiting.resolve()}: not imported: it needs {needed}, saved with it, which did not go in; it "
+                     f"goes in with {them} once fixed and saved")
+            assert needs in said and needs in alert, "\n".join(said[2:])
+            assert f"{waiting.resolve()}:" in alert.replace(needs, "")  # with its own problem: no entry, no story
+        assert "citation [2] has no source" in alert
+        entry.write_text(NEW_ENTRY, encoding="utf-8")
+        server.handle([entry])
+        page, alert = shown("/hu/issues/14/")
+        assert "Ütemezett hír" in page and f"{gpu.resolve()}:" in alert and str(story.resolve()) not in alert
+        gpu.write_text(good, encoding="utf-8")
+        server.handle([gpu])
+        assert shown("/en/glossary/gpu/")[1] is None and server.problems == ()
+
+        # A story of a new issue whose file cannot be read: it may need what that holds, and is tried with it.
+        issue = content / "0015.yaml"
+        draft = DRAFT_ISSUE.replace("number: 14", "number: 15").replace("2026-11-09", "2026-11-16").replace(
+            "2026-11-15", "2026-11-22")
+        issue.write_text(draft.replace("status: draft", "status: [draft"), encoding="utf-8")
+        story = content / "i15-story.yaml"
+        story.write_text(ISSUE_14_STORY.replace("i14-story", "i15-story").replace("issue: 14", "issue: 15"),
+                         encoding="utf-8")
+        server.handle([issue, story])
+        maybe = (f"{story.resolve()}: not imported: saved with {issue.resolve()}, which could not be read; if it "
+                 "names what that holds, it goes in with it once fixed and saved")
+        assert maybe in server.problems and any(line.startswith(f"{issue.resolve()}:") for line in server.problems)
+        issue.write_text(draft, encoding="utf-8")
+        server.handle([issue])
+        assert server.problems == () and "Ütemezett hír" in shown("/hu/issues/15/")[0], said
+    finally:
+        server.http.shutdown()
         server.http.server_close()
         engine.dispose()
 

@@ -29,18 +29,27 @@ from newsroom.serve import Preview
 @pass_app
 @content_errors
 def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
-    """Preview the site with drafts at http://HOST:PORT/, rebuilding and reloading on every change."""
+    """Preview the site with drafts at http://HOST:PORT/, rebuilding and reloading on every change.
+
+    Changed content files are imported each on its own merit: of files saved together, a bad one is held
+    back, its problems shown at the top of every page, and the files that need it wait for it. A change to
+    newsroom.toml is said to need a restart (the preview keeps the settings it started with). A connection
+    that sends nothing for 30 s is closed. Ctrl-C waits for a build under way, then removes the preview's
+    folder.
+    """
     app.open_content()
     database_file = sqlite_path(app.db_url)
     with _stopped_as_by_ctrl_c(), tempfile.TemporaryDirectory(prefix="newsroom-preview-") as folder:
         try:
             preview = Preview(app.engine, app.settings, Path(folder) / "site", today=app.today, now=app.now,
-                              content=content, database_file=database_file, host=host, port=port, say=click.echo)
+                              content=content, database_file=database_file, host=host, port=port, say=click.echo,
+                              settings_folder=Path.cwd())
         except OSError as error:  # the port taken, or not ours to take
             raise click.ClickException(f"cannot listen on {netloc(host, port)}: {_why(error, port)}") from None
         try:  # stopped at any time, during the first build too, the preview ends alike
             preview.start()
-            click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, the database"
+            click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, newsroom.toml, the "
+                       "database"
                        f"{' and ' + ', '.join(map(str, content)) if content else ''}; Ctrl-C stops")
             preview.wait()
         except KeyboardInterrupt:
