@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from sitebuild import BASE, build_sample, html_pages, page_url, parse, text_of
+from sitebuild import BASE, build_sample, html_pages, page_url, parse, read_aloud, shown_text, text_of
 
 from newsroom import SAMPLE_DIR
 
@@ -398,3 +398,20 @@ def test_the_language_switch_names_each_language_in_itself(site):
         names = {item.get("lang"): "".join(item.itertext()) for item in switch if item.tag in ("a", "span")}
         assert names == {"hu": "HU, magyarul", "en": "ENG, in English"}, path
         assert all(a.get("lang") == a.get("hreflang") for a in switch.iter("a")), path
+
+
+def test_a_correction_s_language_marks_are_read_as_the_language_s_name(tmp_path):
+    """"[ENG]" after a corrected field's name was spelled out by screen readers, "left bracket E N G": the mark
+    stays as readers see it, and a screen reader reads the language's name in the page's language instead."""
+    story = (SAMPLE_DIR / "stories" / "i13-aws-trainium3-capacity.yaml").read_text(encoding="utf-8")
+    story = story.replace("headline: Újabb régiókban bérelhető a Trainium3, köztük Európában",
+                          "headline: Újabb régiókban is bérelhető a Trainium3, köztük Európában")
+    english = re.search(r"\nen:\n  headline: (.*)\n", story)[1]
+    story = story.replace(f"\nen:\n  headline: {english}\n", f"\nen:\n  headline: {english}!\n")
+    site = build_sample(tmp_path, {"stories/i13-aws-trainium3-capacity.yaml": story})
+    for lang, shown, read in (("hu", "(cím [ENG], cím [HU])", "(cím angol, cím magyar)"),
+                              ("en", "(headline [ENG], headline [HU])", "(headline English, headline Hungarian)")):
+        corrections = parse(site / lang / "issues/13/index.html").find(".//section[@id='corrections']")
+        items = corrections.findall(".//li")
+        assert len(items) == 1, lang
+        assert shown in shown_text(items[0]) and read in read_aloud(items[0]), (shown_text(items[0]), read_aloud(items[0]))
