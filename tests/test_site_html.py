@@ -415,3 +415,54 @@ def test_a_correction_s_language_marks_are_read_as_the_language_s_name(tmp_path)
         items = corrections.findall(".//li")
         assert len(items) == 1, lang
         assert shown in shown_text(items[0]) and read in read_aloud(items[0]), (shown_text(items[0]), read_aloud(items[0]))
+
+
+#: The navigation's sections: the pages under each one's address are its own (a year, a tag, a section of the
+#: archive; an issue; an entry, a letter, a category, a level of the glossary).
+SECTIONS = ("issues/", "glossary/", "archive/")
+
+
+def _navigation_marks(document) -> dict[str, str]:
+    """{link's address: its aria-current} of the site navigation's links (the language switch aside)."""
+    nav = next(nav for nav in document.iter("nav") if nav.get("class") == "site-nav")
+    return {a.get("href"): a.get("aria-current") for li in nav.iter("li") if li.get("class") != "languages"
+            for a in li.iter("a") if a.get("aria-current")}
+
+
+def test_the_navigation_marks_the_page_shown_and_the_section_that_holds_it(site):
+    """No link of the navigation said where the reader was. The link to the page shown is the current page
+    (aria-current="page"), the link of the section holding it the current item of the set ("true"), as a
+    screen reader says it ("current page", "current"); every other link is plain."""
+    shown = {}
+    for path in html_pages(site):
+        url = page_url(site, path)
+        document = parse(path)
+        if url in ("", "404.html") or not any(n.get("class") == "site-nav" for n in document.iter("nav")):
+            continue
+        lang, rest = url.split("/", 1)
+        links = {f"/{lang}/{part}" for part in (*SECTIONS, "method/", "feeds/")}
+        if f"/{url}" in links:
+            expected = {f"/{url}": "page"}
+        else:
+            expected = {f"/{lang}/{part}": "true" for part in SECTIONS if rest.startswith(part)}
+        marks = _navigation_marks(document)
+        assert marks == expected, url
+        assert set(marks) <= links, url
+        shown[url] = marks
+    en = {"Editions": "/en/issues/", "Glossary": "/en/glossary/", "Archive": "/en/archive/", "Method": "/en/method/",
+          "RSS": "/en/feeds/"}
+    for url, marked in (("en/issues/", {"Editions": "page"}), ("en/issues/13/", {"Editions": "true"}),
+                        ("en/glossary/", {"Glossary": "page"}), ("en/glossary/trainium/", {"Glossary": "true"}),
+                        ("en/glossary/letter/t/", {"Glossary": "true"}),
+                        ("en/glossary/category/infrastructure/", {"Glossary": "true"}),
+                        ("en/glossary/level/basic/", {"Glossary": "true"}), ("en/archive/", {"Archive": "page"}),
+                        ("en/archive/2026/", {"Archive": "true"}), ("en/archive/tag/chips/", {"Archive": "true"}),
+                        ("en/archive/section/code/2026/", {"Archive": "true"}), ("en/method/", {"Method": "page"}),
+                        ("en/feeds/", {"RSS": "page"}), ("en/", {}), ("en/search/", {}), ("en/reference/", {}),
+                        ("en/reference/trainium/", {})):
+        assert shown[url] == {en[name]: value for name, value in marked.items()}, url
+    assert _navigation_marks(parse(site / "en/404.html")) == {}
+    # Seen too, and not by colour alone: the marked link is underlined.
+    css = next((site / "assets").glob("site.*.css")).read_text()
+    rules = re.findall(r"([^{}]*a\[aria-current[^{}]*)\{([^}]*)\}", css)
+    assert rules and all("text-decoration" in body or "border" in body for _, body in rules), rules
