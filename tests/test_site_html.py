@@ -414,7 +414,8 @@ def test_a_correction_s_language_marks_are_read_as_the_language_s_name(tmp_path)
         corrections = parse(site / lang / "issues/13/index.html").find(".//section[@id='corrections']")
         items = corrections.findall(".//li")
         assert len(items) == 1, lang
-        assert shown in shown_text(items[0]) and read in read_aloud(items[0]), (shown_text(items[0]), read_aloud(items[0]))
+        seen, heard = shown_text(items[0]), read_aloud(items[0])
+        assert shown in seen and read in heard, (seen, heard)
 
 
 #: The navigation's sections: the pages under each one's address are its own (a year, a tag, a section of the
