@@ -23,7 +23,8 @@ from newsroom.diagnostics import Diagnostic, first_of
 from newsroom.drafts import draft_link_problem, is_draft
 from newsroom.reference_rules import structure_problems, table_problems
 from newsroom.reference_starter import placeholder_problems
-from newsroom.render.markdown import References, find_references, left_out, link_problem, unnamed_links
+from newsroom.render.markdown import (References, find_references, images_without_alt, left_out, link_problem,
+                                     unnamed_links)
 from newsroom.settings import Settings
 from newsroom.vocabulary_rules import vocabulary_problems
 
@@ -165,6 +166,7 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from placeholder_problems(record, languages)
     yield from _left_out(record, languages)
     yield from _unnamed_links(record, languages)
+    yield from _images_without_alt(record, languages)
     yield from _long_titles(record, languages)
     yield from record_unshowable(record)
 
@@ -221,6 +223,20 @@ def _unnamed_links(record: Record, languages: tuple[str, ...]) -> Iterator[Diagn
                     "between the brackets ([text](…)), or alt text for its image ([![what it shows](…)](…))"),
                     "warning")
 
+
+def _images_without_alt(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """A raw `<img src=…>` with no `alt`, which the pages keep as written: a screen reader reads its file name
+    (in a link, as the link's name); a warning at the field, saying how to describe it or mark it decoration."""
+    spec = Field("map", fields=kinds()[record.kind].texts)
+    for lang in languages:
+        for path, text in _markdown_in(record.text(lang), spec, lang):
+            for source, in_link in images_without_alt(text):
+                image = f'<img src="{source}">' if source else "<img>"
+                yield Diagnostic(record.location, None, path, (
+                    f"{image} in a link has no alt text: a screen reader reads its file name as the link's name; "
+                    "say where the link leads in alt=\"…\" (alt=\"\" if the link's own text says it)") if in_link else (
+                    f"{image} has no alt text: a screen reader reads its file name instead; say what it shows in "
+                    "alt=\"…\", or write alt=\"\" if it is decoration"), "warning")
 
 def _markdown_in(value: Any, spec: Field, path: str) -> Iterator[tuple[str, str]]:
     """(path, text) of each Markdown text in `value`, a record's language block or a part of it, by the

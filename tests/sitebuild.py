@@ -123,6 +123,22 @@ def text_of(element) -> str:
     return " ".join(" ".join(element.itertext()).split())
 
 
+def _text_without(element, hidden) -> str:
+    return "".join([element.text or "", *(("" if hidden(child) else _text_without(child, hidden)) + (child.tail or "")
+                                          for child in element)])
+
+
+def shown_text(element) -> str:
+    """An element's text as the page shows it: without what only a screen reader reads (visually hidden)."""
+    hidden = lambda child: "visually-hidden" in (child.get("class") or "").split()  # noqa: E731
+    return " ".join(_text_without(element, hidden).split())
+
+
+def read_aloud(element) -> str:
+    """An element's text as a screen reader reads it: without what is hidden from it (aria-hidden)."""
+    return " ".join(_text_without(element, lambda child: child.get("aria-hidden") == "true").split())
+
+
 def language_switch(document) -> dict[str, str]:
     """Where a page's language switch leads, by language (to its twin, or to no alternate of it: an A–Z
     index letter without a twin leads to the other language's index)."""

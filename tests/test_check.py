@@ -98,7 +98,10 @@ def test_raw_html_the_site_leaves_out_is_a_warning_naming_what(sample_cli, write
     sample_cli("import", str(write_files({"e.yaml": entry})))
     said = ("entry:x-entry: en.history: warning: the site leaves out […](javascript:…), onerror= of <img>, "
             "<script>, style= of <span> and more: write it in Markdown (a `\\<` shows a `<` as it is), or take it out")
-    assert sample_cli("check").stderr.splitlines() == [said, "0 error(s), 1 warning(s)"]
+    # The image itself is kept, without its onerror=, and without alt text: said too (see below).
+    undescribed = ("entry:x-entry: en.history: warning: <img src=\"x\"> has no alt text: a screen reader reads its "
+                   "file name instead; say what it shows in alt=\"…\", or write alt=\"\" if it is decoration")
+    assert sample_cli("check").stderr.splitlines() == [undescribed, said, "0 error(s), 2 warning(s)"]
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
@@ -134,6 +137,32 @@ def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_
         (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
     assert page.find(".//p[@class='definition']").text == "The model's  window, or <ctx>."
 
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_raw_image_without_alt_text_is_a_warning_saying_how_to_describe_it(sample_cli, write_files, tmp_path):
+    """A raw `<img src=…>` without `alt` is kept on the page as written, and a screen reader reads its file name
+    for it (in a link, as the link's name): built without a word. An image described, one marked as decoration
+    (`alt=""`), a Markdown image (its alt text, or decoration) and one in code say nothing."""
+    text = ("A chart <img src='https://example.org/chart.png'>, a logo <a href='https://example.org/home'>"
+            "<IMG SRC=https://example.org/logo.png></a>, <img src='https://example.org/ok.png' alt='Sales by year'>, "
+            "<img src='https://example.org/line.png' alt=''>, ![](https://example.org/md.png) and "
+            "`<img src=code.png>`.")
+    entry = _entry(en_definition="Plain.") + '  history: "' + text + '"\n'
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.history: warning: <img src=\"https://example.org/chart.png\"> has no alt text: a screen "
+        "reader reads its file name instead; say what it shows in alt=\"…\", or write alt=\"\" if it is decoration",
+        "entry:x-entry: en.history: warning: <img src=\"https://example.org/logo.png\"> in a link has no alt text: a "
+        "screen reader reads its file name as the link's name; say where the link leads in alt=\"…\" (alt=\"\" if "
+        "the link's own text says it)",
+        "0 error(s), 2 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: the image as written, without alt text
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    images = {image.get("src"): image.get("alt") for image in page.iter("img")}
+    assert images["https://example.org/chart.png"] is None and images["https://example.org/ok.png"] == "Sales by year"
 
 def test_a_site_without_the_method_page_its_navigation_links_is_named_and_not_built(cli, tmp_path):
     """Every page's navigation and footer, and every email, link to the Method page."""

@@ -364,7 +364,8 @@ def test_each_letter_of_the_index_has_a_page_of_its_entries(site, lang):
     assert index_links == {letter: f"/{lang}/glossary/letter/{letter_slug(letter)}/" for letter in groups}
     for letter, headwords in groups.items():
         bar, heading, listed = _letter_page(folder / letter_slug(letter) / "index.html")
-        assert heading == letter and listed == headwords
+        # The heading says whose letter it is, for a reader who lands on the page from a search or a link.
+        assert heading == {"hu": f"Fogalomtár: {letter}", "en": f"Glossary: {letter}"}[lang] and listed == headwords
         assert [name for name, _, _ in bar] == [name for name, _ in index_bar]
         assert [name for name, _, current in bar if current] == [letter]
         assert {name: href for name, href, _ in bar if href} == {k: v for k, v in index_links.items() if k != letter}
@@ -382,13 +383,13 @@ def test_a_letter_page_s_twin_is_the_same_letter_or_the_other_language_s_index(s
 def test_hungarian_letters_and_digits_have_pages_under_ascii_paths(extra_site):
     letters = extra_site / "hu" / "glossary" / "letter"
     for slug, heading, first in (("oe", "Ö", "ön"), ("ue", "Ü", "ügy"), ("dzs", "Dzs", "dzsem"), ("cs", "Cs", "csak"),
-                                 ("other", "Számok és jelek", "3D-nyomtatás")):
+                                 ("other", "számok és jelek", "3D-nyomtatás")):
         _, shown, listed = _letter_page(letters / slug / "index.html")
-        assert shown == heading and listed[0] == first, slug
+        assert shown == f"Fogalomtár: {heading}" and listed[0] == first, slug
     bar, _, _ = _letter_page(letters / "other" / "index.html")
     assert bar[0] == ("#", None, True) and bar[1] == ("A", "/hu/glossary/letter/a/", False)
     _, heading, listed = _letter_page(extra_site / "en" / "glossary" / "letter" / "other" / "index.html")
-    assert heading == "Digits and symbols" and listed == ["3D printing"]
+    assert heading == "Glossary: digits and symbols" and listed == ["3D printing"]
 
 
 def test_every_entry_is_listed_under_its_category_and_its_level(site):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from sitebuild import BASE, build_sample, html_pages, page_url, parse, text_of
+from sitebuild import BASE, build_sample, html_pages, page_url, parse, read_aloud, shown_text, text_of
 
 from newsroom import SAMPLE_DIR
 
@@ -398,3 +398,72 @@ def test_the_language_switch_names_each_language_in_itself(site):
         names = {item.get("lang"): "".join(item.itertext()) for item in switch if item.tag in ("a", "span")}
         assert names == {"hu": "HU, magyarul", "en": "ENG, in English"}, path
         assert all(a.get("lang") == a.get("hreflang") for a in switch.iter("a")), path
+
+
+def test_a_correction_s_language_marks_are_read_as_the_language_s_name(tmp_path):
+    """"[ENG]" after a corrected field's name was spelled out by screen readers, "left bracket E N G": the mark
+    stays as readers see it, and a screen reader reads the language's name in the page's language instead."""
+    story = (SAMPLE_DIR / "stories" / "i13-aws-trainium3-capacity.yaml").read_text(encoding="utf-8")
+    story = story.replace("headline: Újabb régiókban bérelhető a Trainium3, köztük Európában",
+                          "headline: Újabb régiókban is bérelhető a Trainium3, köztük Európában")
+    english = re.search(r"\nen:\n  headline: (.*)\n", story)[1]
+    story = story.replace(f"\nen:\n  headline: {english}\n", f"\nen:\n  headline: {english}!\n")
+    site = build_sample(tmp_path, {"stories/i13-aws-trainium3-capacity.yaml": story})
+    for lang, shown, read in (("hu", "(cím [ENG], cím [HU])", "(cím angol, cím magyar)"),
+                              ("en", "(headline [ENG], headline [HU])", "(headline English, headline Hungarian)")):
+        corrections = parse(site / lang / "issues/13/index.html").find(".//section[@id='corrections']")
+        items = corrections.findall(".//li")
+        assert len(items) == 1, lang
+        seen, heard = shown_text(items[0]), read_aloud(items[0])
+        assert shown in seen and read in heard, (seen, heard)
+
+
+#: The navigation's sections: the pages under each one's address are its own (a year, a tag, a section of the
+#: archive; an issue; an entry, a letter, a category, a level of the glossary).
+SECTIONS = ("issues/", "glossary/", "archive/")
+
+
+def _navigation_marks(document) -> dict[str, str]:
+    """{link's address: its aria-current} of the site navigation's links (the language switch aside)."""
+    nav = next(nav for nav in document.iter("nav") if nav.get("class") == "site-nav")
+    return {a.get("href"): a.get("aria-current") for li in nav.iter("li") if li.get("class") != "languages"
+            for a in li.iter("a") if a.get("aria-current")}
+
+
+def test_the_navigation_marks_the_page_shown_and_the_section_that_holds_it(site):
+    """No link of the navigation said where the reader was. The link to the page shown is the current page
+    (aria-current="page"), the link of the section holding it the current item of the set ("true"), as a
+    screen reader says it ("current page", "current"); every other link is plain."""
+    shown = {}
+    for path in html_pages(site):
+        url = page_url(site, path)
+        document = parse(path)
+        if url in ("", "404.html") or not any(n.get("class") == "site-nav" for n in document.iter("nav")):
+            continue
+        lang, rest = url.split("/", 1)
+        links = {f"/{lang}/{part}" for part in (*SECTIONS, "method/", "feeds/")}
+        if f"/{url}" in links:
+            expected = {f"/{url}": "page"}
+        else:
+            expected = {f"/{lang}/{part}": "true" for part in SECTIONS if rest.startswith(part)}
+        marks = _navigation_marks(document)
+        assert marks == expected, url
+        assert set(marks) <= links, url
+        shown[url] = marks
+    en = {"Editions": "/en/issues/", "Glossary": "/en/glossary/", "Archive": "/en/archive/", "Method": "/en/method/",
+          "RSS": "/en/feeds/"}
+    for url, marked in (("en/issues/", {"Editions": "page"}), ("en/issues/13/", {"Editions": "true"}),
+                        ("en/glossary/", {"Glossary": "page"}), ("en/glossary/trainium/", {"Glossary": "true"}),
+                        ("en/glossary/letter/t/", {"Glossary": "true"}),
+                        ("en/glossary/category/infrastructure/", {"Glossary": "true"}),
+                        ("en/glossary/level/basic/", {"Glossary": "true"}), ("en/archive/", {"Archive": "page"}),
+                        ("en/archive/2026/", {"Archive": "true"}), ("en/archive/tag/chips/", {"Archive": "true"}),
+                        ("en/archive/section/code/2026/", {"Archive": "true"}), ("en/method/", {"Method": "page"}),
+                        ("en/feeds/", {"RSS": "page"}), ("en/", {}), ("en/search/", {}), ("en/reference/", {}),
+                        ("en/reference/trainium/", {})):
+        assert shown[url] == {en[name]: value for name, value in marked.items()}, url
+    assert _navigation_marks(parse(site / "en/404.html")) == {}
+    # Seen too, and not by colour alone: the marked link is underlined.
+    css = next((site / "assets").glob("site.*.css")).read_text()
+    rules = re.findall(r"([^{}]*a\[aria-current[^{}]*)\{([^}]*)\}", css)
+    assert rules and all("text-decoration" in body or "border" in body for _, body in rules), rules

@@ -10,6 +10,7 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from babel import Locale
 from markupsafe import Markup
 
 from glossary.collation import sort_key
@@ -145,7 +146,9 @@ class IssuePages:
         for name in correction.changed_fields:  # "en.headline" → ("headline", "en")
             lang, _, field_name = name.rpartition(".") if name.split(".")[0] in self.settings.languages \
                 else ("", "", name)
-            fields.append({"field": field_name, "lang": lang})
+            # The language's name in the page's language, for screen readers: they spell out the "[ENG]" mark.
+            fields.append({"field": field_name, "lang": lang,
+                           "language_name": Locale.parse(lang).get_display_name(self.lang) if lang else ""})
         # The reason is typed once, in one language, and shown on every language's page: marked where foreign,
         # as is a headline that falls back to another language's (a story with no headline in this one).
         reason_lang = correction.reason_lang or self.settings.languages[0]

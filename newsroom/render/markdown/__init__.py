@@ -19,7 +19,8 @@ Pages that render several texts against one source list pass a distinct
 
 from __future__ import annotations
 
-from newsroom.render.markdown.cleaning import ALLOWED_TAGS, DROPPED_WITH_CONTENT, left_out, unnamed_links
+from newsroom.render.markdown.cleaning import (ALLOWED_TAGS, DROPPED_WITH_CONTENT, images_without_alt, left_out,
+                                               unnamed_links)
 from newsroom.render.markdown.code import code_spans, may_hold_code
 from newsroom.render.markdown.links import (
     INTERNAL_KINDS,
@@ -41,6 +42,6 @@ __all__ = [
     "ALLOWED_TAGS", "DEFAULT_MAX_NESTING", "DROPPED_WITH_CONTENT", "INTERNAL_KINDS", "OUTSIDE_REL", "OUTSIDE_SCHEMES",
     "PLAIN_AHEAD", "PLAIN_ON_THE_SPOT", "DeferredHtml", "LinkResolver", "MarkdownRenderer", "ReferenceStore",
     "References", "SourceAnchors", "SourceUrls", "TextMarks", "citation_backrefs", "code_spans", "find_references",
-    "headings_under", "left_out", "link_problem", "may_hold_code", "plain_text", "prose_tokens", "reading_text",
+    "headings_under", "images_without_alt", "left_out", "link_problem", "may_hold_code", "plain_text", "prose_tokens", "reading_text",
     "remembered_references", "text_key", "unnamed_links",
 ]

@@ -139,6 +139,55 @@ def unnamed_links(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str
     return list(dict.fromkeys(found))
 
 
+def images_without_alt(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tuple[str, bool]]:
+    """(src, whether in a link) of each raw HTML `<img>` of `text` that the pages keep without an `alt`, once
+    each in order: a screen reader reads its file name for it (in a link, as the link's name). A Markdown
+    image always has one (`![](…)` is decoration); an image the cleaner drops, with its `<svg>` say, is
+    `left_out`'s. Empty for most texts, which hold no `<img`."""
+    if "<img" not in text.lower():
+        return []  # most texts: not parsed again (`check` runs on every record of a full build)
+    tokens = _parse(_parser(max_nesting), text)
+    if isinstance(tokens, _Prose):
+        return []
+    parts: list[str] = []  # the raw HTML, with each Markdown link as an `<a>` around what it holds
+    for block in tokens:
+        if block.type == "html_block":
+            parts.append(block.content)
+        for token in block.children or [] if block.type == "inline" else []:
+            if token.type == "html_inline":
+                parts.append(token.content)
+            elif token.type in ("link_open", "link_close"):
+                parts.append("<a>" if token.type == "link_open" else "</a>")
+    if not parts:
+        return []
+    images = _Images()
+    images.feed(_html_cleaner().clean("".join(parts)))
+    images.close()
+    return list(dict.fromkeys(images.found))
+
+
+class _Images(HTMLParser):
+    """The `<img>` elements of an HTML fragment that have no `alt`: (src, whether in a link)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.links = 0
+        self.found: list[tuple[str, bool]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            self.links += 1
+        elif tag == "img" and all(name != "alt" for name, _ in attrs):
+            self.found.append((next((value or "" for name, value in attrs if name == "src"), ""), self.links > 0))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img":  # `<img …/>`: no link opens with it
+            self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a" and self.links:
+            self.links -= 1
+
 class _Markup(HTMLParser):
     """The elements of an HTML fragment: (tag, attribute names), in order."""
 
