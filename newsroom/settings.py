@@ -16,6 +16,8 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import idna
+
 from newsroom.diagnostics import ContentError, Diagnostic, Severity
 
 SETTINGS_FILE = "newsroom.toml"
@@ -115,15 +117,28 @@ def _url_problem(value: str) -> str | None:
         return "a port is a number from 1 to 65535, e.g. https://news.example.org:8443/"
     try:
         _ascii_host(parts.hostname)
-    except UnicodeError:
-        return f"{parts.hostname!r} is no host name: each of its dot-separated labels has 1 to 63 characters"
+    except UnicodeError as error:
+        return (f"{parts.hostname!r} is no host name browsers open (IDNA 2008): {_host_refusal(error)}; write the "
+                "host as its registrar gives it (its xn-- form will do)")
     return None
 
 
 def _ascii_host(host: str) -> str:
-    """`host` as links, feed ids and mail headers take it: an international name in its ASCII form
-    (`hírlevél.hu` → `xn--hrlevl-fva1a.hu`, IDNA), lowercase; UnicodeError when a label is empty or too long."""
-    return host if host.isascii() else host.encode("idna").decode("ascii")
+    """`host` as links, feed ids and mail headers take it: an international name in its ASCII form by IDNA 2008
+    with UTS #46's mapping, as browsers make it (`hírlevél.hu` → `xn--hrlevl-fva1a.hu`, `straße.de` →
+    `xn--strae-oqa.de`, which IDNA 2003 made `strasse.de`, another domain), lowercase; UnicodeError (an
+    `idna.IDNAError`) when browsers open no such name: a label empty or too long, a symbol or an emoji in it."""
+    return host if host.isascii() else idna.encode(host, uts46=True, transitional=False).decode("ascii")
+
+
+def _host_refusal(error: UnicodeError) -> str:
+    """What `idna` refused in a host name, in the words of the settings' messages."""
+    character = re.search(r"U\+([0-9A-F]{4,6})", str(error))
+    if character:
+        return f"the character {chr(int(character[1], 16))!r} (U+{character[1]}) is not allowed in a host name"
+    if re.search(r"empty|too long", str(error), re.IGNORECASE):
+        return "a host name's dot-separated labels have 1 to 63 characters each, none empty"
+    return str(error)[:1].lower() + str(error)[1:]
 
 
 def _host_name(value: str) -> str | None:

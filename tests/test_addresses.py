@@ -16,6 +16,8 @@ import html5lib
 import pytest
 from sitebuild import OWN_SITE
 
+from newsroom.settings import load
+
 #: A site served under a path, its address written as a person might: capitals, an international name, no
 #: final slash.
 WRITTEN = "HTTPS://Hírlevél.Example.NET/hirlevel"
@@ -165,3 +167,32 @@ def test_a_site_that_moves_to_another_host_keeps_its_feed_ids_with_feed_id_host(
     (cli.cwd / "newsroom.toml").write_text('feed_id_host = "https://hirek.aikorszak.hu/"\n', encoding="utf-8")
     assert cli("check", expect=1).stderr.startswith(f"{cli.cwd / 'newsroom.toml'}:1: feed_id_host: expected a host "
                                                     "name alone, e.g. news.example.org (no scheme, port or path)")
+
+
+@pytest.mark.parametrize("written, ascii_host", [
+    ("https://Straße.de/", "xn--strae-oqa.de"),  # IDNA 2003 made it strasse.de, another domain (someone else's)
+    ("https://hírlevél.hu/hirlevel", "xn--hrlevl-fva1a.hu"),
+    ("https://ＡＩ-Hírek.hu/", "xn--ai-hrek-bza.hu"),  # full-width letters, as an input method types them
+])
+def test_an_international_host_is_written_as_browsers_write_it(tmp_path, written, ascii_host):
+    """A host name is turned into its ASCII form by IDNA 2008 with UTS #46's mapping, as browsers do: Python's
+    own codec (IDNA 2003) made `straße.de` `strasse.de`, a link, a feed id and a List-Unsubscribe header to
+    another domain than the one readers type."""
+    (tmp_path / "newsroom.toml").write_text(f'base_url = "{written}"\nfeed_id_host = "{written.split("/")[2]}"\n',
+                                            encoding="utf-8")
+    settings = load(tmp_path)
+    assert urlsplit(settings.base_url).hostname == ascii_host, settings.base_url
+    assert settings.feed_id_host == ascii_host
+
+
+@pytest.mark.sqlite_only
+def test_a_host_name_browsers_refuse_is_named_at_its_line(sample_cli):
+    """IDNA 2008 takes no symbol or emoji in a host name (IDNA 2003 made `☕.hu` `xn--53h.hu`, which no browser
+    opens now): such a base URL is refused at its line, saying which character, as is an empty label."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    for host, says in (("kávé☕.hu", "the character '☕' (U+2615) is not allowed in a host name"),
+                       ("hírek..hu", "a host name's dot-separated labels have 1 to 63 characters each, none empty")):
+        settings.write_text(f'timezone = "Europe/Budapest"\nbase_url = "https://{host}/"\n', encoding="utf-8")
+        assert sample_cli("check", expect=1).stderr == (
+            f"{settings}:2: base_url: {host!r} is no host name browsers open (IDNA 2008): {says}; write the "
+            "host as its registrar gives it (its xn-- form will do)\n1 error; nothing was changed\n")
