@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -339,24 +339,41 @@ def unfit_setting(name: str, message: str, given: Collection[str] = (), severity
     return Diagnostic(where, line, name, message, severity)
 
 
+class AddressUse(NamedTuple):
+    """What a command makes of the base URL for readers, as its warnings about that address say it."""
+
+    #: What leads to the base URL, to be followed by it ("every link of this email leads to").
+    what: str
+    #: How the address is set for this command ("base_url (or --base-url)").
+    setting: str
+    #: When to set it, and why ("before mailing it (`send` refuses it)").
+    before: str
+
+
 #: What a public build makes of the base URL, and what a preview of it is (see public_address_problems).
-BUILD_LINKS = ("the canonical links, feeds, sitemap and emails of this build lead to",
-               "set base_url (or --base-url) to the address the site is served at before publishing it (`build "
-               "--drafts` and `newsroom serve` are the previews)")
+BUILD_LINKS = AddressUse("the canonical links, feeds, sitemap and emails of this build lead to",
+                         "base_url (or --base-url)", "before publishing it (`build --drafts` and `newsroom serve` "
+                         "are the previews)")
 
 
 def public_address_problems(settings: Settings, given: Collection[str] = (),
-                            uses: tuple[str, str] = BUILD_LINKS) -> list[Diagnostic]:
-    """A warning for what is made for readers (a public build, not a preview; the SKOS export) at a base URL
-    no reader reaches: `uses` says what leads there and how to mend it (`send` refuses such a base URL; see
-    mail.send.sending_problems)."""
-    unreachable = unreachable_host(settings.base_url)
-    if not unreachable:
-        return []
-    default = " (the preview's default)" if settings.base_url == Settings.base_url else ""
-    what, advice = uses
-    return [unfit_setting("base_url", f"{what} {settings.base_url}{default}, {unreachable}, which no reader reaches: "
-                                      f"{advice}", given, "warning")]
+                            uses: AddressUse = BUILD_LINKS) -> list[Diagnostic]:
+    """A warning for what is made for readers (a public build, not a preview; an issue's email file; the SKOS
+    export) at a base URL no reader reaches, or at one that is not HTTPS, which `send` refuses too (see
+    mail.send.sending_problems): `uses` says what leads there and how to mend it."""
+    base = settings.base_url
+    unreachable = unreachable_host(base)
+    if unreachable:
+        default = " (the preview's default)" if base == Settings.base_url else ""
+        return [unfit_setting("base_url", f"{uses.what} {base}{default}, {unreachable}, which no reader reaches: set "
+                                          f"{uses.setting} to the address the site is served at {uses.before}",
+                              given, "warning")]
+    if urlsplit(base).scheme != "https":
+        return [unfit_setting("base_url", f"{uses.what} {base}, which is not HTTPS: browsers mark its pages \"Not "
+                                          "secure\", and changing it later changes every address already published; "
+                                          f"set {uses.setting} to the https:// address the site is served at "
+                                          f"{uses.before}", given, "warning")]
+    return []
 
 
 def _load(folder: Path | None) -> Settings:

@@ -136,6 +136,35 @@ def test_a_public_build_says_when_its_address_is_the_preview_s(sample_cli, tmp_p
                     "publishing the file (its concepts' names are meant to stay)\n"), skos
 
 
+@pytest.mark.sqlite_only
+def test_a_public_build_at_an_http_address_says_it_is_not_https(sample_cli, tmp_path):
+    """`send` refuses a base URL that is not HTTPS, while a public build, an issue's email file and the SKOS
+    export at `http://` said nothing: their links and concepts' names were published at an address browsers mark
+    "Not secure", and changed when the site moved to https://. Each warns at newsroom.toml's line; a preview
+    says nothing, and an https:// address nothing either."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    settings.write_text('timezone = "Europe/Budapest"\nbase_url = "http://hirek.aikorszak.hu/"\n', encoding="utf-8")
+    site = ["--quiet", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail")]
+    assert sample_cli("build", "--drafts", *site).stderr == ""
+    insecure = ("http://hirek.aikorszak.hu/, which is not HTTPS: browsers mark its pages \"Not secure\", and "
+                "changing it later changes every address already published; set base_url")
+    assert sample_cli("build", *site).stderr == (
+        f"newsroom.toml:2: base_url: warning: the canonical links, feeds, sitemap and emails of this build lead to "
+        f"{insecure} (or --base-url) to the https:// address the site is served at before publishing it (`build "
+        "--drafts` and `newsroom serve` are the previews)\n")
+    mail = ["13", "--lang", "en", "--out", str(tmp_path / "one")]
+    assert sample_cli("email", *mail).stderr == (
+        f"newsroom.toml:2: base_url: warning: every link of this email leads to {insecure} (or --base-url) to the "
+        "https:// address the site is served at before mailing it (`send` refuses it)\n")
+    assert sample_cli("email", *mail, "--draft").stderr == ""
+    skos = tmp_path / "glossary.ttl"
+    assert sample_cli("export", "--skos", str(skos)).stderr == (
+        f"newsroom.toml:2: base_url: warning: the concepts of {skos} are named by addresses under {insecure} to the "
+        "https:// address the site is served at before publishing the file (its concepts' names are meant to "
+        "stay)\n")
+    assert sample_cli("build", *site, "--base-url", "https://hirek.aikorszak.hu/").stderr == ""
+
+
 #: A publication of its own with one glossary entry, for its feeds' ids.
 MOVING = {**OWN_SITE, "site.yaml": OWN_SITE["site.yaml"] + "categories: [{slug: infra, hu: Infra, en: Infra}]\n",
           "entries/chip.yaml": "kind: entry\nslug: chip\ncategory: infra\nlevel: basic\ntrend: mainstream\n"

@@ -29,7 +29,7 @@ from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.drafts import as_draft_problem, draft_locations, without_drafts
 from newsroom.models import SiteText, history_key
-from newsroom.settings import public_address_problems
+from newsroom.settings import AddressUse, public_address_problems
 
 
 class _DryRun(Exception):
@@ -266,9 +266,9 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
         # The published glossary: a draft is no concept of it yet, and a relation to one is left out.
         concepts = write_skos(without_drafts(content), app.settings.base_url, app.settings.languages, skos)
         app.say(f"{concepts} concepts written to {skos} (SKOS, Turtle)")
-        report(public_address_problems(app.settings, uses=(
-            f"the concepts of {skos} are named by addresses under", "set base_url to the address the site is served "
-            "at before publishing the file (its concepts' names are meant to stay)")))
+        report(public_address_problems(app.settings, uses=AddressUse(
+            f"the concepts of {skos} are named by addresses under", "base_url",
+            "before publishing the file (its concepts' names are meant to stay)")))
 
 
 @click.command()

@@ -23,7 +23,7 @@ from newsroom.listening import netloc
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
-from newsroom.settings import Settings, public_address_problems
+from newsroom.settings import AddressUse, Settings, public_address_problems
 
 
 def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Derived]:
@@ -103,9 +103,8 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
         _write(out / relative, data)
         app.say(str(out / relative))
     if not draft:  # a preview is for the editors, at whatever address they preview the site
-        report(public_address_problems(settings, ("base_url",) if base_url else (), uses=(
-            "every link of this email leads to", "set base_url (or --base-url) to the address the site is served at "
-            "before mailing it (`send` refuses it)")))
+        report(public_address_problems(settings, ("base_url",) if base_url else (), uses=AddressUse(
+            "every link of this email leads to", "base_url (or --base-url)", "before mailing it (`send` refuses it)")))
 
 
 @click.command()
