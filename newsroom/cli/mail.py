@@ -19,7 +19,7 @@ from newsroom.mail.send import (PASSWORD_ENV, PASSWORD_FILE_ENV, SECURITY_MODES,
                                 SendReport, SmtpServer, SmtpUnavailable, connect, never_sent, parse_rate, plan_issue,
                                 send_issue, sending_problems)
 from newsroom.drafts import without_drafts
-from newsroom.listening import netloc
+from newsroom.listening import netloc, reachable
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
@@ -250,7 +250,8 @@ def unsubscribe_server(app: App, host: str, port: int) -> None:
         server = make_unsubscribe_server(app.engine, app.settings, app.now, host, port)
     except OSError as error:
         raise click.ClickException(f"cannot listen on {netloc(host, port)}: {error.strerror or error}") from None
-    app.say(f"unsubscribe server on http://{netloc(host, server.server_port)}/ (Ctrl+C to stop)")
+    # On every address (0.0.0.0, ::) it names this machine, as the preview does: a browser elsewhere opens that.
+    app.say(f"unsubscribe server on http://{netloc(reachable(host), server.server_port)}/ (Ctrl+C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
