@@ -95,6 +95,12 @@ class Settings:
 SUPPORTED_LANGUAGES = ("hu", "en")
 #: Characters of an atom (RFC 5322), of which a list id's dot-separated parts are made (RFC 2919).
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+#: The address a message gives as the example of the publication's: a placeholder, for a name reserved for
+#: examples (news.example.org) or the preview's default is one `send` refuses (see unreachable_host).
+EXAMPLE_HOST = "<your public host>"
+EXAMPLE_URL = f"https://{EXAMPLE_HOST}/"
+#: The example a message gives of a setting whose default is none to follow (see _type_problems).
+_EXAMPLES = {"base_url": EXAMPLE_URL, "unsubscribe_url": f"{EXAMPLE_URL}unsubscribe", "feed_id_host": EXAMPLE_HOST}
 #: The longest list id: every Message-ID is made of it (render/email.py `message_id`: at most 70 characters
 #: besides) and recorded with each send in a column of 250 (`sends.message_id`), which PostgreSQL holds to.
 LIST_ID_LENGTH = 180
@@ -104,7 +110,7 @@ def _url_problem(value: str) -> str | None:
     """Why `value` is not an absolute http(s) URL a page, a feed or an email can give as it is."""
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "expected an absolute http(s) URL, e.g. https://news.example.org/"
+        return f"expected an absolute http(s) URL, e.g. {EXAMPLE_URL}"
     if re.search(r"[\s<>\"]", value):
         return "a URL has no spaces, quotes or angle brackets: percent-encode them (%20)"
     if "@" in parts.netloc:
@@ -114,7 +120,7 @@ def _url_problem(value: str) -> str | None:
     except ValueError:
         port = 0
     if port == 0 and parts.netloc.rpartition("]")[2].count(":"):
-        return "a port is a number from 1 to 65535, e.g. https://news.example.org:8443/"
+        return f"a port is a number from 1 to 65535, e.g. {EXAMPLE_URL.removesuffix('/')}:8443/"
     try:
         _ascii_host(parts.hostname)
     except UnicodeError as error:
@@ -261,7 +267,7 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
     elif urlsplit(settings.unsubscribe_url).query or urlsplit(settings.unsubscribe_url).fragment:
         found["unsubscribe_url"] = "each subscriber's link adds its own ?t=…: no ?query or #fragment"
     if settings.feed_id_host and not _host_name(settings.feed_id_host):
-        found["feed_id_host"] = ("expected a host name alone, e.g. news.example.org (no scheme, port or path): "
+        found["feed_id_host"] = (f"expected a host name alone, e.g. {EXAMPLE_HOST} (no scheme, port or path): "
                                  "the host the feeds were first published from")
     date = _date_problem(settings.feed_id_date)
     if date:
@@ -293,7 +299,7 @@ def _type_problems(data: dict[str, Any], location: str, lines: dict[str, int]) -
         elif isinstance(default, int):
             fits, wanted = isinstance(value, int) and not isinstance(value, bool), f"a whole number, e.g. {default}"
         else:
-            fits, wanted = isinstance(value, str), f'text in quotes, e.g. "{default or "…"}"'
+            fits, wanted = isinstance(value, str), f'text in quotes, e.g. "{_EXAMPLES.get(name, default) or "…"}"'
         if not fits:
             problems.append(Diagnostic(location, lines.get(name), name, f"expected {wanted}, not {value!r}"))
     return problems

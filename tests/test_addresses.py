@@ -103,11 +103,29 @@ def test_an_address_no_link_can_give_is_named_at_its_line(sample_cli):
     for line, says in (('base_url = "https://desk:s3cret@news.aikorszak.hu/"', "base_url: no user name or password "
                         "before the host: every page, feed and email would show it to readers"),
                        ('base_url = "https://news.aikorszak.hu:84430/"', "base_url: a port is a number from 1 to "
-                        "65535, e.g. https://news.example.org:8443/"),
+                        "65535, e.g. https://<your public host>:8443/"),
                        ('base_url = "https://news.aikorszak.hu/hirlevel/index.html"', "base_url: the base URL is "
                         "the folder every page's path is added to, not a page in it: leave out index.html"),
                        ('unsubscribe_url = "https://news.aikorszak.hu/leave?list=weekly"', "unsubscribe_url: each "
                         "subscriber's link adds its own ?t=…: no ?query or #fragment")):
+        settings.write_text(f'timezone = "Europe/Budapest"\n{line}\n', encoding="utf-8")
+        assert sample_cli("check", expect=1).stderr == f"{settings}:2: {says}\n1 error; nothing was changed\n"
+
+
+@pytest.mark.sqlite_only
+def test_the_example_address_of_a_message_is_no_address_send_refuses(sample_cli):
+    """The messages about an address gave `https://news.example.org/` (and the preview's own default) as the
+    example to follow, a name reserved for examples that `send` refuses: they name a placeholder instead."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    for line, says in (('base_url = "news.aikorszak.hu"', "base_url: expected an absolute http(s) URL, e.g. "
+                        "https://<your public host>/"),
+                       ("base_url = 443", 'base_url: expected text in quotes, e.g. "https://<your public host>/", '
+                        "not 443"),
+                       ('unsubscribe_url = "leave"', "unsubscribe_url: expected an absolute http(s) URL, e.g. "
+                        "https://<your public host>/; empty means {base_url}unsubscribe"),
+                       ("unsubscribe_url = 1", 'unsubscribe_url: expected text in quotes, e.g. '
+                        '"https://<your public host>/unsubscribe", not 1'),
+                       ("feed_id_host = 1", 'feed_id_host: expected text in quotes, e.g. "<your public host>", not 1')):
         settings.write_text(f'timezone = "Europe/Budapest"\n{line}\n', encoding="utf-8")
         assert sample_cli("check", expect=1).stderr == f"{settings}:2: {says}\n1 error; nothing was changed\n"
 
@@ -195,7 +213,7 @@ def test_a_site_that_moves_to_another_host_keeps_its_feed_ids_with_feed_id_host(
     assert ids("https://gepifigyelo.hu/", 'feed_id_host = "Hirek.Aikorszak.hu"\n') == first
     (cli.cwd / "newsroom.toml").write_text('feed_id_host = "https://hirek.aikorszak.hu/"\n', encoding="utf-8")
     assert cli("check", expect=1).stderr.startswith(f"{cli.cwd / 'newsroom.toml'}:1: feed_id_host: expected a host "
-                                                    "name alone, e.g. news.example.org (no scheme, port or path)")
+                                                    "name alone, e.g. <your public host> (no scheme, port or path)")
 
 
 @pytest.mark.parametrize("written, ascii_host", [
