@@ -70,7 +70,7 @@ def copy_before_upgrade(url: str, revision: str) -> Path | None:
     except sqlite3.Error as error:
         copy.unlink(missing_ok=True)
         raise UnusableDatabase(f"cannot keep a copy of the database as {copy} before upgrading it: {error}; nothing "
-                               "was changed: make room there (or keep a copy yourself), then run `newsroom init` "
+                               "was changed: make room for it there, then run `newsroom init` "
                                "again") from None
     finally:
         source.close()
