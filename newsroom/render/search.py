@@ -392,8 +392,8 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
             shards[half] = _json(dict(sorted(tokens_.items())))
     # Hits are shown entries first, then stories newest first: the id of the first story (see `sources`).
     stories = next((number for number, item in enumerate(docs) if item.kind == "story"), len(docs))
-    files = {"meta.json": _json({"version": INDEX_FORMAT, "documents": len(docs), "chunk": CHUNK, "shards": sorted(shards),
-                                 "stories": stories})}
+    files = {"meta.json": _json({"version": INDEX_FORMAT, "documents": len(docs), "chunk": CHUNK,
+                                 "shards": sorted(shards), "stories": stories})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
     chunks = last.chunks if last is not None and changed is not None else {}
     fresh = changed or set()
