@@ -176,9 +176,9 @@ UNWRITTEN = "required in every language, and none has it yet: write it"
 #: The content hash migration 0013_lost_texts gives a record whose texts an earlier upgrade deleted.
 LOST_TEXTS = ""
 #: What `check` says of such a record, instead of asking for each text to be written.
-LOST = ("its texts in every language were deleted by an earlier newsroom's upgrade of this SQLite database through "
-        "schema 0010 (an entry's relations too): import its file from the export made before that upgrade "
-        "(`newsroom import DIR`), which stores it again")
+LOST = ("its texts in every language are missing from the database (an earlier newsroom's upgrade of a SQLite "
+        "database through schema 0010 deleted them, an entry's relations too): import its file from an export made "
+        "while it had them (`newsroom import DIR`), which stores it again")
 #: The most characters a title shows well in (an email's Subject, a feed reader's list, search results).
 TITLE_LIMIT = 200
 #: A record's title in its texts, per kind.

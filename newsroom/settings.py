@@ -12,9 +12,11 @@ import tomllib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import idna
 
 from newsroom.diagnostics import ContentError, Diagnostic, Severity
 
@@ -93,6 +95,12 @@ class Settings:
 SUPPORTED_LANGUAGES = ("hu", "en")
 #: Characters of an atom (RFC 5322), of which a list id's dot-separated parts are made (RFC 2919).
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+#: The address a message gives as the example of the publication's: a placeholder, for a name reserved for
+#: examples (news.example.org) or the preview's default is one `send` refuses (see unreachable_host).
+EXAMPLE_HOST = "<your public host>"
+EXAMPLE_URL = f"https://{EXAMPLE_HOST}/"
+#: The example a message gives of a setting whose default is none to follow (see _type_problems).
+_EXAMPLES = {"base_url": EXAMPLE_URL, "unsubscribe_url": f"{EXAMPLE_URL}unsubscribe", "feed_id_host": EXAMPLE_HOST}
 #: The longest list id: every Message-ID is made of it (render/email.py `message_id`: at most 70 characters
 #: besides) and recorded with each send in a column of 250 (`sends.message_id`), which PostgreSQL holds to.
 LIST_ID_LENGTH = 180
@@ -102,7 +110,7 @@ def _url_problem(value: str) -> str | None:
     """Why `value` is not an absolute http(s) URL a page, a feed or an email can give as it is."""
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "expected an absolute http(s) URL, e.g. https://news.example.org/"
+        return f"expected an absolute http(s) URL, e.g. {EXAMPLE_URL}"
     if re.search(r"[\s<>\"]", value):
         return "a URL has no spaces, quotes or angle brackets: percent-encode them (%20)"
     if "@" in parts.netloc:
@@ -112,18 +120,31 @@ def _url_problem(value: str) -> str | None:
     except ValueError:
         port = 0
     if port == 0 and parts.netloc.rpartition("]")[2].count(":"):
-        return "a port is a number from 1 to 65535, e.g. https://news.example.org:8443/"
+        return f"a port is a number from 1 to 65535, e.g. {EXAMPLE_URL.removesuffix('/')}:8443/"
     try:
         _ascii_host(parts.hostname)
-    except UnicodeError:
-        return f"{parts.hostname!r} is no host name: each of its dot-separated labels has 1 to 63 characters"
+    except UnicodeError as error:
+        return (f"{parts.hostname!r} is no host name browsers open (IDNA 2008): {_host_refusal(error)}; write the "
+                "host as its registrar gives it (its xn-- form will do)")
     return None
 
 
 def _ascii_host(host: str) -> str:
-    """`host` as links, feed ids and mail headers take it: an international name in its ASCII form
-    (`hírlevél.hu` → `xn--hrlevl-fva1a.hu`, IDNA), lowercase; UnicodeError when a label is empty or too long."""
-    return host if host.isascii() else host.encode("idna").decode("ascii")
+    """`host` as links, feed ids and mail headers take it: an international name in its ASCII form by IDNA 2008
+    with UTS #46's mapping, as browsers make it (`hírlevél.hu` → `xn--hrlevl-fva1a.hu`, `straße.de` →
+    `xn--strae-oqa.de`, which IDNA 2003 made `strasse.de`, another domain), lowercase; UnicodeError (an
+    `idna.IDNAError`) when browsers open no such name: a label empty or too long, a symbol or an emoji in it."""
+    return host if host.isascii() else idna.encode(host, uts46=True, transitional=False).decode("ascii")
+
+
+def _host_refusal(error: UnicodeError) -> str:
+    """What `idna` refused in a host name, in the words of the settings' messages."""
+    character = re.search(r"U\+([0-9A-F]{4,6})", str(error))
+    if character:
+        return f"the character {chr(int(character[1], 16))!r} (U+{character[1]}) is not allowed in a host name"
+    if re.search(r"empty|too long", str(error), re.IGNORECASE):
+        return "a host name's dot-separated labels have 1 to 63 characters each, none empty"
+    return str(error)[:1].lower() + str(error)[1:]
 
 
 def _host_name(value: str) -> str | None:
@@ -246,7 +267,7 @@ def validate(settings: Settings, location: str = SETTINGS_FILE, lines: dict[str,
     elif urlsplit(settings.unsubscribe_url).query or urlsplit(settings.unsubscribe_url).fragment:
         found["unsubscribe_url"] = "each subscriber's link adds its own ?t=…: no ?query or #fragment"
     if settings.feed_id_host and not _host_name(settings.feed_id_host):
-        found["feed_id_host"] = ("expected a host name alone, e.g. news.example.org (no scheme, port or path): "
+        found["feed_id_host"] = (f"expected a host name alone, e.g. {EXAMPLE_HOST} (no scheme, port or path): "
                                  "the host the feeds were first published from")
     date = _date_problem(settings.feed_id_date)
     if date:
@@ -278,7 +299,7 @@ def _type_problems(data: dict[str, Any], location: str, lines: dict[str, int]) -
         elif isinstance(default, int):
             fits, wanted = isinstance(value, int) and not isinstance(value, bool), f"a whole number, e.g. {default}"
         else:
-            fits, wanted = isinstance(value, str), f'text in quotes, e.g. "{default or "…"}"'
+            fits, wanted = isinstance(value, str), f'text in quotes, e.g. "{_EXAMPLES.get(name, default) or "…"}"'
         if not fits:
             problems.append(Diagnostic(location, lines.get(name), name, f"expected {wanted}, not {value!r}"))
     return problems
@@ -324,24 +345,41 @@ def unfit_setting(name: str, message: str, given: Collection[str] = (), severity
     return Diagnostic(where, line, name, message, severity)
 
 
+class AddressUse(NamedTuple):
+    """What a command makes of the base URL for readers, as its warnings about that address say it."""
+
+    #: What leads to the base URL, to be followed by it ("every link of this email leads to").
+    what: str
+    #: How the address is set for this command ("base_url (or --base-url)").
+    setting: str
+    #: When to set it, and why ("before mailing it (`send` refuses it)").
+    before: str
+
+
 #: What a public build makes of the base URL, and what a preview of it is (see public_address_problems).
-BUILD_LINKS = ("the canonical links, feeds, sitemap and emails of this build lead to",
-               "set base_url (or --base-url) to the address the site is served at before publishing it (`build "
-               "--drafts` and `newsroom serve` are the previews)")
+BUILD_LINKS = AddressUse("the canonical links, feeds, sitemap and emails of this build lead to",
+                         "base_url (or --base-url)", "before publishing it (`build --drafts` and `newsroom serve` "
+                         "are the previews)")
 
 
 def public_address_problems(settings: Settings, given: Collection[str] = (),
-                            uses: tuple[str, str] = BUILD_LINKS) -> list[Diagnostic]:
-    """A warning for what is made for readers (a public build, not a preview; the SKOS export) at a base URL
-    no reader reaches: `uses` says what leads there and how to mend it (`send` refuses such a base URL; see
-    mail.send.sending_problems)."""
-    unreachable = unreachable_host(settings.base_url)
-    if not unreachable:
-        return []
-    default = " (the preview's default)" if settings.base_url == Settings.base_url else ""
-    what, advice = uses
-    return [unfit_setting("base_url", f"{what} {settings.base_url}{default}, {unreachable}, which no reader reaches: "
-                                      f"{advice}", given, "warning")]
+                            uses: AddressUse = BUILD_LINKS) -> list[Diagnostic]:
+    """A warning for what is made for readers (a public build, not a preview; an issue's email file; the SKOS
+    export) at a base URL no reader reaches, or at one that is not HTTPS, which `send` refuses too (see
+    mail.send.sending_problems): `uses` says what leads there and how to mend it."""
+    base = settings.base_url
+    unreachable = unreachable_host(base)
+    if unreachable:
+        default = " (the preview's default)" if base == Settings.base_url else ""
+        return [unfit_setting("base_url", f"{uses.what} {base}{default}, {unreachable}, which no reader reaches: set "
+                                          f"{uses.setting} to the address the site is served at {uses.before}",
+                              given, "warning")]
+    if urlsplit(base).scheme != "https":
+        return [unfit_setting("base_url", f"{uses.what} {base}, which is not HTTPS: browsers mark its pages \"Not "
+                                          "secure\", and changing it later changes every address already published; "
+                                          f"set {uses.setting} to the https:// address the site is served at "
+                                          f"{uses.before}", given, "warning")]
+    return []
 
 
 def _load(folder: Path | None) -> Settings:

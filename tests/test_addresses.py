@@ -16,6 +16,8 @@ import html5lib
 import pytest
 from sitebuild import OWN_SITE
 
+from newsroom.settings import load
+
 #: A site served under a path, its address written as a person might: capitals, an international name, no
 #: final slash.
 WRITTEN = "HTTPS://Hírlevél.Example.NET/hirlevel"
@@ -101,11 +103,29 @@ def test_an_address_no_link_can_give_is_named_at_its_line(sample_cli):
     for line, says in (('base_url = "https://desk:s3cret@news.aikorszak.hu/"', "base_url: no user name or password "
                         "before the host: every page, feed and email would show it to readers"),
                        ('base_url = "https://news.aikorszak.hu:84430/"', "base_url: a port is a number from 1 to "
-                        "65535, e.g. https://news.example.org:8443/"),
+                        "65535, e.g. https://<your public host>:8443/"),
                        ('base_url = "https://news.aikorszak.hu/hirlevel/index.html"', "base_url: the base URL is "
                         "the folder every page's path is added to, not a page in it: leave out index.html"),
                        ('unsubscribe_url = "https://news.aikorszak.hu/leave?list=weekly"', "unsubscribe_url: each "
                         "subscriber's link adds its own ?t=…: no ?query or #fragment")):
+        settings.write_text(f'timezone = "Europe/Budapest"\n{line}\n', encoding="utf-8")
+        assert sample_cli("check", expect=1).stderr == f"{settings}:2: {says}\n1 error; nothing was changed\n"
+
+
+@pytest.mark.sqlite_only
+def test_the_example_address_of_a_message_is_no_address_send_refuses(sample_cli):
+    """The messages about an address gave `https://news.example.org/` (and the preview's own default) as the
+    example to follow, a name reserved for examples that `send` refuses: they name a placeholder instead."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    for line, says in (('base_url = "news.aikorszak.hu"', "base_url: expected an absolute http(s) URL, e.g. "
+                        "https://<your public host>/"),
+                       ("base_url = 443", 'base_url: expected text in quotes, e.g. "https://<your public host>/", '
+                        "not 443"),
+                       ('unsubscribe_url = "leave"', "unsubscribe_url: expected an absolute http(s) URL, e.g. "
+                        "https://<your public host>/; empty means {base_url}unsubscribe"),
+                       ("unsubscribe_url = 1", 'unsubscribe_url: expected text in quotes, e.g. '
+                        '"https://<your public host>/unsubscribe", not 1'),
+                       ("feed_id_host = 1", 'feed_id_host: expected text in quotes, e.g. "<your public host>", not 1')):
         settings.write_text(f'timezone = "Europe/Budapest"\n{line}\n', encoding="utf-8")
         assert sample_cli("check", expect=1).stderr == f"{settings}:2: {says}\n1 error; nothing was changed\n"
 
@@ -132,6 +152,35 @@ def test_a_public_build_says_when_its_address_is_the_preview_s(sample_cli, tmp_p
                     "are named by addresses under http://localhost:8000/ (the preview's default), this machine's own "
                     "name, which no reader reaches: set base_url to the address the site is served at before "
                     "publishing the file (its concepts' names are meant to stay)\n"), skos
+
+
+@pytest.mark.sqlite_only
+def test_a_public_build_at_an_http_address_says_it_is_not_https(sample_cli, tmp_path):
+    """`send` refuses a base URL that is not HTTPS, while a public build, an issue's email file and the SKOS
+    export at `http://` said nothing: their links and concepts' names were published at an address browsers mark
+    "Not secure", and changed when the site moved to https://. Each warns at newsroom.toml's line; a preview
+    says nothing, and an https:// address nothing either."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    settings.write_text('timezone = "Europe/Budapest"\nbase_url = "http://hirek.aikorszak.hu/"\n', encoding="utf-8")
+    site = ["--quiet", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail")]
+    assert sample_cli("build", "--drafts", *site).stderr == ""
+    insecure = ("http://hirek.aikorszak.hu/, which is not HTTPS: browsers mark its pages \"Not secure\", and "
+                "changing it later changes every address already published; set base_url")
+    assert sample_cli("build", *site).stderr == (
+        f"newsroom.toml:2: base_url: warning: the canonical links, feeds, sitemap and emails of this build lead to "
+        f"{insecure} (or --base-url) to the https:// address the site is served at before publishing it (`build "
+        "--drafts` and `newsroom serve` are the previews)\n")
+    mail = ["13", "--lang", "en", "--out", str(tmp_path / "one")]
+    assert sample_cli("email", *mail).stderr == (
+        f"newsroom.toml:2: base_url: warning: every link of this email leads to {insecure} (or --base-url) to the "
+        "https:// address the site is served at before mailing it (`send` refuses it)\n")
+    assert sample_cli("email", *mail, "--draft").stderr == ""
+    skos = tmp_path / "glossary.ttl"
+    assert sample_cli("export", "--skos", str(skos)).stderr == (
+        f"newsroom.toml:2: base_url: warning: the concepts of {skos} are named by addresses under {insecure} to the "
+        "https:// address the site is served at before publishing the file (its concepts' names are meant to "
+        "stay)\n")
+    assert sample_cli("build", *site, "--base-url", "https://hirek.aikorszak.hu/").stderr == ""
 
 
 #: A publication of its own with one glossary entry, for its feeds' ids.
@@ -164,4 +213,33 @@ def test_a_site_that_moves_to_another_host_keeps_its_feed_ids_with_feed_id_host(
     assert ids("https://gepifigyelo.hu/", 'feed_id_host = "Hirek.Aikorszak.hu"\n') == first
     (cli.cwd / "newsroom.toml").write_text('feed_id_host = "https://hirek.aikorszak.hu/"\n', encoding="utf-8")
     assert cli("check", expect=1).stderr.startswith(f"{cli.cwd / 'newsroom.toml'}:1: feed_id_host: expected a host "
-                                                    "name alone, e.g. news.example.org (no scheme, port or path)")
+                                                    "name alone, e.g. <your public host> (no scheme, port or path)")
+
+
+@pytest.mark.parametrize("written, ascii_host", [
+    ("https://Straße.de/", "xn--strae-oqa.de"),  # IDNA 2003 made it strasse.de, another domain (someone else's)
+    ("https://hírlevél.hu/hirlevel", "xn--hrlevl-fva1a.hu"),
+    ("https://ＡＩ-Hírek.hu/", "xn--ai-hrek-bza.hu"),  # full-width letters, as an input method types them
+])
+def test_an_international_host_is_written_as_browsers_write_it(tmp_path, written, ascii_host):
+    """A host name is turned into its ASCII form by IDNA 2008 with UTS #46's mapping, as browsers do: Python's
+    own codec (IDNA 2003) made `straße.de` `strasse.de`, a link, a feed id and a List-Unsubscribe header to
+    another domain than the one readers type."""
+    (tmp_path / "newsroom.toml").write_text(f'base_url = "{written}"\nfeed_id_host = "{written.split("/")[2]}"\n',
+                                            encoding="utf-8")
+    settings = load(tmp_path)
+    assert urlsplit(settings.base_url).hostname == ascii_host, settings.base_url
+    assert settings.feed_id_host == ascii_host
+
+
+@pytest.mark.sqlite_only
+def test_a_host_name_browsers_refuse_is_named_at_its_line(sample_cli):
+    """IDNA 2008 takes no symbol or emoji in a host name (IDNA 2003 made `☕.hu` `xn--53h.hu`, which no browser
+    opens now): such a base URL is refused at its line, saying which character, as is an empty label."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    for host, says in (("kávé☕.hu", "the character '☕' (U+2615) is not allowed in a host name"),
+                       ("hírek..hu", "a host name's dot-separated labels have 1 to 63 characters each, none empty")):
+        settings.write_text(f'timezone = "Europe/Budapest"\nbase_url = "https://{host}/"\n', encoding="utf-8")
+        assert sample_cli("check", expect=1).stderr == (
+            f"{settings}:2: base_url: {host!r} is no host name browsers open (IDNA 2008): {says}; write the "
+            "host as its registrar gives it (its xn-- form will do)\n1 error; nothing was changed\n")

@@ -534,7 +534,7 @@ BAD_SETTINGS = [
     ("feed_limit = 0", "feed_limit", "1 or more"),
     ("feed_limit = true", "feed_limit", "expected a whole number"),
     ("stale_after_months = -1", "stale_after_months", "0 or more"),
-    ("base_url = 5", "base_url", 'expected text in quotes, e.g. "http://localhost:8000/", not 5'),
+    ("base_url = 5", "base_url", 'expected text in quotes, e.g. "https://<your public host>/", not 5'),
     ('base_url = "news.example.org"', "base_url", "expected an absolute http(s) URL"),
     ('base_url = "https://example.org/a b/"', "base_url", "no spaces"),
     ('base_url = "https://example.org/?lang=hu"', "base_url", "no ?query or #fragment"),

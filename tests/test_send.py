@@ -776,6 +776,26 @@ def test_the_unsubscribe_server_command_serves_a_confirmation_page(sample_cli, h
         server.wait(timeout=10)
 
 
+def test_the_unsubscribe_server_on_every_address_names_this_machine(sample_cli):
+    """On every address (`--host 0.0.0.0`) the unsubscribe server said it served at http://0.0.0.0:PORT/, which
+    no browser of another machine opens; it names this machine, as the preview does, and serves there."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen([sys.executable, "-m", "newsroom", "--db", sample_cli.db_url, "unsubscribe-server",
+                               "--host", "0.0.0.0", "--port", "0"], cwd=ROOT, env=environment,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        announced = server.stdout.readline()
+        assert announced, server.communicate(timeout=10)[1]
+        said = re.fullmatch(r"unsubscribe server on http://([^:/]+):(\d+)/ \(Ctrl\+C to stop\)\n", announced)
+        assert said and said[1] in {socket.getfqdn(), socket.gethostname()}, announced
+        with pytest.raises(urllib.error.HTTPError) as unknown:  # this very server, on every address
+            urllib.request.urlopen(f"http://127.0.0.1:{said[2]}/unsubscribe?t={'f' * 32}", timeout=10)
+        assert unknown.value.code == 404
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def test_an_address_longer_than_mail_servers_take_is_refused_at_its_line(sample_cli, smtp):
     """RFC 5321 limits an address to 254 characters and the part before its @ to 64: a longer one (the
     subscriber table holds 320) stopped `send` on a traceback on PostgreSQL. It is refused at its line, neither

@@ -82,6 +82,19 @@ def test_hits_show_entries_first_then_reference_pages_then_the_newest_stories_fi
     assert 0 < meta["stories"] < meta["documents"]
 
 
+def test_meta_json_names_the_format_of_shards_with_marked_keys(site):
+    """meta.json said version 1, the first index's, after its shards took marked keys for names ("gepi=", a word
+    of a name; "gepi tanulas =", a whole name), where stories start ("stories") and a fallback row's language:
+    a reader of version 1 took a marked key for a word. It says version 2."""
+    for lang in ("hu", "en"):
+        folder = site / lang / "search/index"
+        meta = json.loads((folder / "meta.json").read_bytes())
+        marked = [key for shard in (folder / "shards").glob("*.json") for key in json.loads(shard.read_bytes())
+                  if key.endswith("=")]
+        assert marked and "stories" in meta
+        assert meta["version"] == 2, meta
+
+
 def test_the_first_query_downloads_little(site):
     for lang in ("hu", "en"):
         folder = site / lang / "search/index"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, make_url
 from conftest import Cli
 from sitebuild import parse, text_of
 
@@ -84,13 +84,54 @@ def upgraded(databases, tmp_path, monkeypatch):
 
 def test_init_upgrades_the_first_schema_and_says_so(upgraded):
     """`init` said "database ready" alike for a new database, one at the newest schema and one it upgraded:
-    it now says from which schema to which."""
+    it now says from which schema to which (and, on SQLite, where the copy it kept first is)."""
+    kept = _kept(upgraded.db_url, "0001")
+    copy = f"; the database as it was is kept in {kept}, which the earlier newsroom opens" if kept else ""
     assert upgraded.said.splitlines() == [f"database ready: {upgraded.db_url} (upgraded from schema 0001 to "
-                                          f"{SCHEMA_REVISION})"]
+                                          f"{SCHEMA_REVISION}{copy})"]
     engine = create_engine(upgraded.db_url)
     assert current_revision(engine) == SCHEMA_REVISION
     engine.dispose()
     assert upgraded("init").stdout.splitlines() == [f"database ready: {upgraded.db_url}"]
+
+
+def _kept(url: str, revision: str, number: str = "") -> Path | None:
+    """Where `init` keeps a copy of the SQLite database of `url` at `revision` before upgrading it; None for
+    another database."""
+    database = make_url(url).database
+    if make_url(url).get_backend_name() != "sqlite" or not database:
+        return None
+    return Path(database).with_name(f"{Path(database).stem}-{revision}{number}.db")
+
+
+@pytest.mark.sqlite_only("the copy is SQLite's: another database is copied by its own tools (init --help)")
+def test_init_keeps_a_copy_of_a_sqlite_database_before_upgrading_it(databases, tmp_path):
+    """An upgrade cannot be taken back, and the earlier newsroom no longer opens the database: `init` upgraded
+    it without a copy, which every other command's refusal of an older schema told the editor to keep. It keeps
+    one beside the database before changing anything, the earlier newsroom's to open, never over a file there."""
+    cli = Cli(databases.new(), tmp_path)
+    _old_database(cli.db_url)
+    engine = create_engine(cli.db_url)
+    before = _rows(engine)
+    engine.dispose()
+    taken = _kept(cli.db_url, "0001")
+    taken.write_bytes(b"an editor's own copy")
+    said = cli("init").stdout
+    kept = _kept(cli.db_url, "0001", "-2")
+    assert f"(upgraded from schema 0001 to {SCHEMA_REVISION}; the database as it was is kept in {kept}, which the " \
+           "earlier newsroom opens)" in said, said
+    assert taken.read_bytes() == b"an editor's own copy"
+    engine = create_engine(f"sqlite:///{kept}")
+    assert current_revision(engine) == "0001" and _rows(engine) == before
+    engine.dispose()
+    assert cli("init").stdout.splitlines() == [f"database ready: {cli.db_url}"]  # nothing to upgrade: no copy
+    assert {path.name for path in tmp_path.glob("*-0001*")} == {taken.name, kept.name}
+
+
+def test_init_help_says_to_keep_a_copy_before_an_upgrade(cli):
+    said = " ".join(cli("init", "--help").stdout.split())
+    assert "An upgrade cannot be taken back: the earlier newsroom no longer opens the database." in said, said
+    assert "keep a copy of another first (`pg_dump --format=custom --file=before.dump postgresql://…`)" in said
 
 
 def test_an_upgraded_publication_builds_the_site_and_emails_a_fresh_one_of_its_content_builds(upgraded, databases,
@@ -163,10 +204,12 @@ def test_texts_an_earlier_upgrade_lost_are_stored_again_by_importing_their_files
     monkeypatch.setenv(NOW_ENV, CORRECTED)
     cli("init")
     said = cli("check", expect=1).stderr
-    assert ("entry:token: its texts in every language were deleted by an earlier newsroom's upgrade of this SQLite "
-            "database through schema 0010 (an entry's relations too): import its file from the export made before "
-            "that upgrade (`newsroom import DIR`), which stores it again") in said.splitlines(), said
-    assert "page:method: its texts in every language were deleted" in said and "required in every" not in said
+    # Said alike on PostgreSQL, whose upgrade lost nothing: "this SQLite database" named no database of its own.
+    assert ("entry:token: its texts in every language are missing from the database (an earlier newsroom's "
+            "upgrade of a SQLite database through schema 0010 deleted them, an entry's relations too): import its "
+            "file from an export made while it had them (`newsroom import DIR`), which stores it again"
+            ) in said.splitlines(), said
+    assert "page:method: its texts in every language are missing" in said and "required in every" not in said
     export = {**FILES, "stories/i1-longer-context.yaml": FILES["stories/i1-longer-context.yaml"].replace(
         "headline: Longer context", "headline: A longer context")}  # as corrected
     assert cli("import", str(write_files(export))).stdout.startswith("0 created, 3 updated")  # 2 entries, a page

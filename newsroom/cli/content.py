@@ -24,12 +24,12 @@ from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, reference_problems, stored_otherwise
 from newsroom.content.reader import Reading, read_content
 from newsroom.db.errors import cannot_connect, refused_role, shown
-from newsroom.db.migrate import current_revision, upgrade
+from newsroom.db.migrate import SCHEMA_REVISION, copy_before_upgrade, current_revision, refuse_newer, upgrade
 from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.drafts import as_draft_problem, draft_locations, without_drafts
 from newsroom.models import SiteText, history_key
-from newsroom.settings import public_address_problems
+from newsroom.settings import AddressUse, public_address_problems
 
 
 class _DryRun(Exception):
@@ -132,14 +132,20 @@ def _removed_records(session: Session, removed: list[tuple[Path, manifest.Base]]
 def init(app: App, sample: bool) -> None:
     """Create or upgrade the database schema (Alembic migrations).
 
-    Keep a copy of a database before upgrading it, to go back to: every other command run on it says how
-    (`sqlite3 newsroom.db ".backup newsroom-before.db"`, or pg_dump)."""
+    An upgrade cannot be taken back: the earlier newsroom no longer opens the database. Before upgrading a
+    SQLite database, init keeps a copy of it beside it (newsroom.db: newsroom-SCHEMA.db) and says where; keep a
+    copy of another first (`pg_dump --format=custom --file=before.dump postgresql://…`): every other command run
+    on a database of an older schema says how."""
     try:
         before = current_revision(app.engine)  # the first question asked: a database that does not answer is named
     except (OperationalError, ProgrammingError) as error:
         if refused_role(error):
             raise  # told with the grants the role needs (see newsroom.db.errors.explain)
         raise cannot_connect(error, app.db_url) from None
+    kept = None
+    if before is not None and before != SCHEMA_REVISION:
+        refuse_newer(app.engine, before)  # a newer newsroom's database: neither copied nor changed
+        kept = copy_before_upgrade(app.db_url, before)  # an upgrade cannot be taken back
     try:
         upgrade(app.engine)
     except OperationalError as error:
@@ -147,7 +153,8 @@ def init(app: App, sample: bool) -> None:
             raise
         raise click.ClickException(f"cannot open the database {shown(app.db_url)}: {error.orig}") from None
     after = current_revision(app.engine)
-    upgraded = f" (upgraded from schema {before} to {after})" if before is not None and before != after else ""
+    copy = f"; the database as it was is kept in {kept}, which the earlier newsroom opens" if kept else ""
+    upgraded = f" (upgraded from schema {before} to {after}{copy})" if before is not None and before != after else ""
     app.say(f"database ready: {shown(app.db_url)}{upgraded}")
     if not sample and not _has_site(app):
         app.say("no publication here yet: write site.yaml and pages/method.yaml, then `newsroom import site.yaml "
@@ -266,9 +273,9 @@ def export(app: App, out: Path | None, skos: Path | None) -> None:
         # The published glossary: a draft is no concept of it yet, and a relation to one is left out.
         concepts = write_skos(without_drafts(content), app.settings.base_url, app.settings.languages, skos)
         app.say(f"{concepts} concepts written to {skos} (SKOS, Turtle)")
-        report(public_address_problems(app.settings, uses=(
-            f"the concepts of {skos} are named by addresses under", "set base_url to the address the site is served "
-            "at before publishing the file (its concepts' names are meant to stay)")))
+        report(public_address_problems(app.settings, uses=AddressUse(
+            f"the concepts of {skos} are named by addresses under", "base_url",
+            "before publishing the file (its concepts' names are meant to stay)")))
 
 
 @click.command()

@@ -19,11 +19,11 @@ from newsroom.mail.send import (PASSWORD_ENV, PASSWORD_FILE_ENV, SECURITY_MODES,
                                 SendReport, SmtpServer, SmtpUnavailable, connect, never_sent, parse_rate, plan_issue,
                                 send_issue, sending_problems)
 from newsroom.drafts import without_drafts
-from newsroom.listening import netloc
+from newsroom.listening import netloc, reachable
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
 from newsroom.render.email import prepare_email, render_email
-from newsroom.settings import Settings, public_address_problems
+from newsroom.settings import AddressUse, Settings, public_address_problems
 
 
 def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Derived]:
@@ -103,9 +103,8 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
         _write(out / relative, data)
         app.say(str(out / relative))
     if not draft:  # a preview is for the editors, at whatever address they preview the site
-        report(public_address_problems(settings, ("base_url",) if base_url else (), uses=(
-            "every link of this email leads to", "set base_url (or --base-url) to the address the site is served at "
-            "before mailing it (`send` refuses it)")))
+        report(public_address_problems(settings, ("base_url",) if base_url else (), uses=AddressUse(
+            "every link of this email leads to", "base_url (or --base-url)", "before mailing it (`send` refuses it)")))
 
 
 @click.command()
@@ -251,7 +250,8 @@ def unsubscribe_server(app: App, host: str, port: int) -> None:
         server = make_unsubscribe_server(app.engine, app.settings, app.now, host, port)
     except OSError as error:
         raise click.ClickException(f"cannot listen on {netloc(host, port)}: {error.strerror or error}") from None
-    app.say(f"unsubscribe server on http://{netloc(host, server.server_port)}/ (Ctrl+C to stop)")
+    # On every address (0.0.0.0, ::) it names this machine, as the preview does: a browser elsewhere opens that.
+    app.say(f"unsubscribe server on http://{netloc(reachable(host), server.server_port)}/ (Ctrl+C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

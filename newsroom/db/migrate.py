@@ -6,6 +6,7 @@ first, and reading the revision a database is at needs no more than one query.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,37 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
     refuse_newer(engine, current_revision(engine))
     command.upgrade(alembic_config(engine), revision)
+
+
+def copy_before_upgrade(url: str, revision: str) -> Path | None:
+    """A copy of the SQLite database file of `url`, at schema `revision`, kept beside it before an upgrade
+    (`newsroom.db` → `newsroom-<revision>.db`, numbered past a file of that name): the earlier newsroom opens
+    it, and an upgrade cannot be taken back. SQLite's backup copies the database whole, its write-ahead log's
+    pages with it. None for another database, which its own tools copy (see errors.keep_a_copy)."""
+    from newsroom.db.session import sqlite_path  # the session's module: not every migration's import
+
+    file = sqlite_path(url)
+    if file is None:
+        return None
+    copy, number = file.with_name(f"{file.stem}-{revision}{file.suffix}"), 1
+    while copy.exists():
+        number += 1
+        copy = file.with_name(f"{file.stem}-{revision}-{number}{file.suffix}")
+    source = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        target = sqlite3.connect(copy)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+    except sqlite3.Error as error:
+        copy.unlink(missing_ok=True)
+        raise UnusableDatabase(f"cannot keep a copy of the database as {copy} before upgrading it: {error}; nothing "
+                               "was changed: make room for it there, then run `newsroom init` "
+                               "again") from None
+    finally:
+        source.close()
+    return copy
 
 
 def current_revision(engine: Engine) -> str | None:

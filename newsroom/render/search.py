@@ -50,6 +50,11 @@ SNIPPET_CHARS = 180
 MIN_SUFFIX = 4
 #: Ends a marked key of the shards: "gepi=" a word of a name, "gepi tanulas =" a whole name.
 NAME_MARK = "="
+#: The index's format, meta.json's "version", for a reader of the files other than templates/assets/search.js
+#: (made with them, it reads both): 1, shards mapping tokens to ids and chunks of rows [kind, title, url,
+#: snippet]; 2, also marked keys among a shard's tokens (NAME_MARK: a name's word, a whole name), where the
+#: stories start (meta.json's "stories") and a fallback row's language (its fifth column).
+INDEX_FORMAT = 2
 #: Hits the script shows at once: it puts a whole name's hits among them in order of accents, as `search` does.
 PAGE = 50
 
@@ -387,8 +392,8 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
             shards[half] = _json(dict(sorted(tokens_.items())))
     # Hits are shown entries first, then stories newest first: the id of the first story (see `sources`).
     stories = next((number for number, item in enumerate(docs) if item.kind == "story"), len(docs))
-    files = {"meta.json": _json({"version": 1, "documents": len(docs), "chunk": CHUNK, "shards": sorted(shards),
-                                 "stories": stories})}
+    files = {"meta.json": _json({"version": INDEX_FORMAT, "documents": len(docs), "chunk": CHUNK,
+                                 "shards": sorted(shards), "stories": stories})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
     chunks = last.chunks if last is not None and changed is not None else {}
     fresh = changed or set()
