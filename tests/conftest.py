@@ -39,11 +39,18 @@ def _backends() -> list:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only(why): its PostgreSQL leg is not run (suite time); by default "
                                        "because what it checks does not depend on the database")
+    config.addinivalue_line("markers", "long: runs for minutes of the suite's time; started before the others, so "
+                                       "that no core is left running it alone at the end")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A `sqlite_only` test's PostgreSQL leg is skipped before any database is made for it (suite time): the
-    storage it goes through is covered on PostgreSQL by the tests of the store and the build's state."""
+    storage it goes through is covered on PostgreSQL by the tests of the store and the build's state.
+
+    The `long` tests go first (the rest keep their order): the suite's workers take the tests in order and
+    take over each other's queued ones when idle (`--dist worksteal`), so a test of several minutes started
+    late would keep one core busy alone while the others have finished."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable: False (long) first
     for item in items:
         marker, spec = item.get_closest_marker("sqlite_only"), getattr(item, "callspec", None)
         if marker is not None and spec is not None and spec.params.get("databases") == "postgresql":

@@ -554,6 +554,7 @@ def _same_tree(left: Path, right: Path) -> list[str]:
     return differ
 
 
+@pytest.mark.long
 @pytest.mark.sqlite_only("two builds an edit; the state's round trip on PostgreSQL is covered by the other tests here")
 @pytest.mark.parametrize("edits", [EDITS, MORE_EDITS], ids=["stories-entries-templates", "pages-site-issues"])
 def test_random_edits_rebuild_exactly_what_a_full_build_makes(sample_cli, tmp_path, edits):

@@ -552,6 +552,7 @@ def shown_in_part(kind: str, target: str) -> str | None:
     return None if kind == "issue" else HREFS.get((kind, target))
 
 
+@pytest.mark.long
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.one_of(CITING, st.sampled_from(XSS_PAYLOADS)),
        padding=st.sampled_from(["", "Padding text. " * 12, "Padding *text* [4]. " * 8]))

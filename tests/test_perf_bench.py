@@ -219,6 +219,7 @@ def test_the_breakdown_with_workers_times_each_step_of_the_build_process_and_its
     assert 0 < alone <= total
 
 
+@pytest.mark.long
 def test_the_benchmark_prints_and_writes_every_step_at_two_scales(tmp_path: Path):
     import json
     import subprocess
@@ -299,6 +300,7 @@ def _compare(tmp_path: Path, *args: str):
                           capture_output=True, text=True, timeout=600, cwd=tmp_path)
 
 
+@pytest.mark.long
 def test_the_comparison_builds_each_version_in_turn_and_reports_their_medians(tmp_path: Path):
     import json
     import statistics
@@ -319,6 +321,7 @@ def test_the_comparison_builds_each_version_in_turn_and_reports_their_medians(tm
     assert re.search(r"^change: wall [+-][\d.]+ s \([+-][\d.]+ %\), CPU [+-][\d.]+ s", done.stdout, re.M)
 
 
+@pytest.mark.long
 def test_the_comparison_of_a_rebuild_starts_each_run_from_the_full_build(tmp_path: Path):
     import json
 
