@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from newsroom.build.model import Content, Record
 from newsroom.build import urls
 from newsroom.diagnostics import Diagnostic
+from newsroom.reference_starter import PLACEHOLDER, PLACEHOLDER_RE
 
 #: Where `newsroom export` writes a record's file, by kind.
 FOLDERS = {"entry": "entries", "reference": "reference", "page": "pages"}
@@ -61,14 +62,38 @@ def as_draft_problem(problem: Diagnostic) -> Diagnostic:
         f"{problem.message} (a draft: to fix before it is published)"))
 
 
-def draft_link_problem(location: str, field: str, target: Record) -> Diagnostic:
+def draft_link_problem(location: str, field: str, target: Record, named: bool = False) -> Diagnostic:
     """The warning at `field` of the published record at `location` that points at the draft `target`: the
-    public site shows the name there as text, without a link, until the draft is published."""
+    public site shows the name there as text, without a link, until the draft is published. Where that name
+    is the draft's own (`named`: a relation, a story's term) and still the starter's TODO in a language, the
+    public pages leave it out instead (see `unwritten_names`), and the warning says so."""
     folder = FOLDERS[target.kind]
-    return Diagnostic(location, None, field, (
-        f"{target.location} is a draft, shown as text until it is published: remove `draft: true` from its file "
-        f"({folder}/{target.key}.yaml) and import it, or run `newsroom edit {target.location} --set draft=false`"),
-        "warning")
+    publish = (f"remove `draft: true` from its file ({folder}/{target.key}.yaml) and import it, or run "
+               f"`newsroom edit {target.location} --set draft=false`")
+    if named and any(starter_name(target, lang) for lang in target.data if isinstance(target.data[lang], Mapping)):
+        return Diagnostic(location, None, field, (
+            f"{target.location} is a draft whose headword is still the starter's {PLACEHOLDER}, left out of "
+            f"published pages until it is published: write its headword, then {publish}"), "warning")
+    return Diagnostic(location, None, field, f"{target.location} is a draft, shown as text until it is published: "
+                      f"{publish}", "warning")
+
+
+def starter_name(draft: Record, lang: str) -> bool:
+    """Whether the headword of the draft entry `draft` in `lang` still holds the starter's TODO."""
+    headword = draft.text(lang).get("headword")
+    return isinstance(headword, str) and bool(PLACEHOLDER_RE.search(headword))
+
+
+def unwritten_names(drafts: Mapping[str, Record], names: dict[str, str], languages: tuple[str, ...]) -> None:
+    """Make "" the name in `names` ({"lang/slug": headword}, the build's) of each of the `drafts` (those a
+    public build leaves out) whose headword shown in a language still holds the starter's TODO: a published
+    page shows a draft's headword as text where a relation or a story's term names it, and "" leaves that
+    out, so no reader sees a placeholder (a preview shows it: its drafts are no hidden ones)."""
+    for slug in drafts:
+        for lang in languages:
+            key = f"{lang}/{slug}"
+            if key in names and PLACEHOLDER_RE.search(names[key]):
+                names[key] = ""
 
 
 def method_draft_problems(content: Content) -> list[Diagnostic]:

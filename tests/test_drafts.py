@@ -260,3 +260,38 @@ def test_a_draft_method_page_stops_publishing_and_is_marked_in_a_preview(sample_
     _build(sample_cli, preview, "--drafts")
     article = next(parse(preview / "en/method/index.html").iter("article"))
     assert "draft" in article.get("class").split()
+
+
+@pytest.mark.sqlite_only("what a build shows does not depend on the database")
+def test_a_draft_whose_headword_is_still_the_starter_s_todo_is_left_out_of_published_pages(sample_cli, tmp_path):
+    """A relation to a draft, and a story's term, show the draft's headword as text: never a placeholder."""
+    sample_cli("edit", ENTRY, "--set", "draft=true", "--set", "en.headword=TODO", "--set", "hu.headword=TODO: név")
+    said = sample_cli("check").stderr.splitlines()
+    left_out = (f"warning: {ENTRY} is a draft whose headword is still the starter's TODO, left out of published "
+                f"pages until it is published: write its headword, then remove `draft: true` from its file "
+                f"(entries/trainium3.yaml) and import it, or run `newsroom edit {ENTRY} --set draft=false`")
+    for where in ("entry:trainium: relations.narrower[1]", "story:i13-aws-trainium3-capacity: terms[0]"):
+        assert f"{where}: {left_out}" in said, where
+    # A link's own text is the editor's: that warning stays as it was.
+    assert f"entry:trainium2: en.current_state: warning: {ENTRY} is a draft, " \
+           f"{PUBLISH.format(ENTRY, 'entries/trainium3.yaml')}" in said
+
+    site = tmp_path / "site"
+    _build(sample_cli, site)
+    for page in html_pages(site):
+        assert "TODO" not in text_of(parse(page).find(".//body")), page
+    for feed in [*site.rglob("*.xml"), *site.rglob("*.atom")]:
+        assert "TODO" not in feed.read_text(encoding="utf-8"), feed
+    trainium = parse(site / "en/glossary/trainium/index.html")
+    narrower = next(p for p in trainium.iter("p") if p.get("class") == "relations narrower")
+    assert "Trainium2" in text_of(narrower)  # the other relations stay
+    story = next(li for li in parse(site / "en/issues/13/index.html").iter("article")
+                 if li.get("id") == "story-i13-aws-trainium3-capacity")
+    assert "TODO" not in text_of(story)
+
+    # The preview shows the draft as it is, for its editors.
+    preview = tmp_path / "preview"
+    _build(sample_cli, preview, "--drafts")
+    narrower = next(p for p in parse(preview / "en/glossary/trainium/index.html").iter("p")
+                    if p.get("class") == "relations narrower")
+    assert "TODO" in text_of(narrower)

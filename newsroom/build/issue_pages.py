@@ -198,7 +198,7 @@ class IssuePages:
                               if story.data.get("sources") else None)
         prefix = f"cite-{story.key}"
         terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
-                 for slug in self.derived.mentions.get(story.key, ())]
+                 for slug in self.derived.mentions.get(story.key, ()) if not self.unwritten(slug)]
         # Rendered when a template first shows them, not while every page is planned: a build plans
         # every page but renders only the changed ones. Each field names its own anchor prefix, so
         # the anchors do not depend on the order things are rendered in.
