@@ -15,8 +15,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from newsroom.build.model import Content, Record
 from newsroom.build import urls
+from newsroom.build.model import Content, Record
 from newsroom.diagnostics import Diagnostic
 from newsroom.reference_starter import PLACEHOLDER, PLACEHOLDER_RE
 
@@ -46,8 +46,8 @@ def drafts_in(records: Mapping[str, Record]) -> dict[str, Record]:
 
 
 def draft_locations(content: Content) -> set[str]:
-    """`entry:slug`, `reference:slug` and `page:slug` of every draft: work in progress, whose own problems stop no
-    build, import or edit until it is published (`edit --set draft=false` is then refused while it has
+    """`entry:slug`, `reference:slug` and `page:slug` of every draft: work in progress, whose own problems stop
+    no build, import or edit until it is published (`edit --set draft=false` is then refused while it has
     errors); `check` reports them as warnings."""
     return {record.location for records in (content.entries, content.pages)
             for record in records.values() if is_draft(record)}

@@ -289,7 +289,7 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
             now: dt.datetime | None, memo: state.Memo | None = None) -> list[Diagnostic]:
     """Check before rendering: a broken link must stop the build, not ship.
 
-    Unpublished issues, draft entries and draft reference pages are work in progress: their problems are
+    Unpublished issues, draft entries, reference pages and site pages are work in progress: their problems are
     checked when they are scheduled or published, and in a preview they are only warnings.
     A database with no site file builds no site: its pages would have no publication name and a Method
     link to nothing; nor does a public build with a draft Method page.
