@@ -5,6 +5,7 @@ entry may have gone out. Left "scheduled", its record could still be changed, it
 deleted, as work in progress, without a correction, and `send` would refuse it. So every command that
 reads or changes the content first records each issue whose time has come as published at that time
 (`publish_due`), in a revision by the editor "schedule"; from then on a change to it is a correction.
+Its reason is written in the site's first language, as an editor's `--reason` is by default (`--reason-lang`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,23 @@ from issues.models import Issue
 
 #: The editor named in the revision that records a scheduled issue as published.
 EDITOR = "schedule"
+#: That revision's reason as the message catalogs know it, and as it was recorded before it was translated.
 REASON = "published at its scheduled time"
+
+
+def reason(lang: str) -> str:
+    """That revision's reason in `lang` (the site's first language: no listing marks it as foreign)."""
+    from newsroom.i18n import translations
+
+    return translations(lang).gettext("published at its scheduled time")  # REASON, written out for extraction
+
+
+def _reasons() -> set[str]:
+    """Every language's wording of that reason, and the English one every such revision was recorded with
+    before."""
+    from newsroom.i18n import LOCALE_DIR
+
+    return {REASON, *(reason(folder.name) for folder in LOCALE_DIR.iterdir() if folder.is_dir())}
 
 
 def is_due(issue: Issue, now: dt.datetime) -> bool:
@@ -33,7 +50,7 @@ def went_out_on_schedule(session: Session, number: int) -> bool:
 
     return session.scalar(select(Revision.id).where(
         Revision.record_kind == "issue", Revision.record_key == str(number), Revision.changed_by == EDITOR,
-        Revision.reason == REASON).limit(1)) is not None
+        Revision.reason.in_(sorted(_reasons()))).limit(1)) is not None
 
 
 def recorded(number: int) -> str:
@@ -58,8 +75,10 @@ def publish_due(session: Session, now: dt.datetime, languages: tuple[str, ...]) 
     # would pay, a rebuild with nothing to do among them, for the rare one that finds an issue due.
     from issues.revisions import Change, current_issue_record, write_issue
 
+    first = languages[0]
     for issue in due:
         assert issue.published_at is not None
-        change = Change(editor=EDITOR, now=issue.published_at, languages=languages, reason=REASON, reason_lang="en")
+        change = Change(editor=EDITOR, now=issue.published_at, languages=languages, reason=reason(first),
+                        reason_lang=first)
         write_issue(session, issue, {**current_issue_record(issue, languages), "status": "published"}, change)
     return [issue.number for issue in due]

@@ -113,7 +113,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             if term not in content.entries:
                 problems.append(Diagnostic(story.location, None, f"terms[{i}]", f"no glossary entry {term!r}"))
             elif is_draft(content.entries[term]):
-                problems.append(draft_link_problem(story.location, f"terms[{i}]", content.entries[term]))
+                problems.append(draft_link_problem(story.location, f"terms[{i}]", content.entries[term], named=True))
     if only is not None:
         problems = [problem for problem in problems if problem.location in only]
     return sorted(set(problems), key=lambda d: (d.location, d.field, d.message))

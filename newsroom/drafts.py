@@ -1,11 +1,13 @@
-"""Draft glossary entries and reference pages (`draft: true`): kept, checked and previewed, never published.
+"""Draft glossary entries, reference pages and site pages (`draft: true`): kept, checked and previewed, never
+published.
 
 One place decides what readers see of them: a public build makes its site from `without_drafts(content)`,
 so a draft has no page, is in no list, index, feed, sitemap or search index, and is linked and counted
 nowhere — every part of the build already treats a record that is not there so. `build --drafts` and
 `serve` make theirs from the whole content and mark each draft's page. A draft's own problems stop
 no build until it is published (see `draft_locations`); a published record that points at one is shown
-with that name as text, and `check` says so (`draft_link_problem`).
+with that name as text, and `check` says so (`draft_link_problem`). The Method page is the exception:
+every page and email links to it, so a draft one stops publishing (`method_draft_problems`).
 """
 
 from __future__ import annotations
@@ -13,18 +15,24 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
+from newsroom.build import urls
 from newsroom.build.model import Content, Record
 from newsroom.diagnostics import Diagnostic
+from newsroom.reference_starter import PLACEHOLDER, PLACEHOLDER_RE
+
+#: Where `newsroom export` writes a record's file, by kind.
+FOLDERS = {"entry": "entries", "reference": "reference", "page": "pages"}
 
 
 def is_draft(record: Record | None) -> bool:
-    """Whether `record` is a draft entry or reference page (None, a record that is not there, is none)."""
+    """Whether `record` is a draft entry, reference page or site page (None, a record that is not there, is
+    none)."""
     return record is not None and bool(record.data.get("draft"))
 
 
 def without_drafts(content: Content) -> Content:
-    """`content` as readers see it: every draft entry and reference page left out (the same object when
-    there is none, as in most builds)."""
+    """`content` as readers see it: every draft entry, reference page and site page left out (the same object
+    when there is none, as in most builds)."""
     if not any(map(is_draft, content.entries.values())) and not any(map(is_draft, content.pages.values())):
         return content
     return dataclasses.replace(
@@ -38,8 +46,8 @@ def drafts_in(records: Mapping[str, Record]) -> dict[str, Record]:
 
 
 def draft_locations(content: Content) -> set[str]:
-    """`entry:slug` and `reference:slug` of every draft: work in progress, whose own problems stop no
-    build, import or edit until it is published (`edit --set draft=false` is then refused while it has
+    """`entry:slug`, `reference:slug` and `page:slug` of every draft: work in progress, whose own problems stop
+    no build, import or edit until it is published (`edit --set draft=false` is then refused while it has
     errors); `check` reports them as warnings."""
     return {record.location for records in (content.entries, content.pages)
             for record in records.values() if is_draft(record)}
@@ -54,11 +62,51 @@ def as_draft_problem(problem: Diagnostic) -> Diagnostic:
         f"{problem.message} (a draft: to fix before it is published)"))
 
 
-def draft_link_problem(location: str, field: str, target: Record) -> Diagnostic:
+def draft_link_problem(location: str, field: str, target: Record, named: bool = False) -> Diagnostic:
     """The warning at `field` of the published record at `location` that points at the draft `target`: the
-    public site shows the name there as text, without a link, until the draft is published."""
-    folder = "entries" if target.kind == "entry" else "reference"  # where `newsroom export` writes its file
-    return Diagnostic(location, None, field, (
-        f"{target.location} is a draft, shown as text until it is published: remove `draft: true` from its file "
-        f"({folder}/{target.key}.yaml) and import it, or run `newsroom edit {target.location} --set draft=false`"),
-        "warning")
+    public site shows the name there as text, without a link, until the draft is published. Where that name
+    is the draft's own (`named`: a relation, a story's term) and still the starter's TODO in a language, the
+    public pages leave it out instead (see `unwritten_names`), and the warning says so."""
+    folder = FOLDERS[target.kind]
+    publish = (f"remove `draft: true` from its file ({folder}/{target.key}.yaml) and import it, or run "
+               f"`newsroom edit {target.location} --set draft=false`")
+    if named and any(starter_name(target, lang) for lang in target.data if isinstance(target.data[lang], Mapping)):
+        return Diagnostic(location, None, field, (
+            f"{target.location} is a draft whose headword is still the starter's {PLACEHOLDER}, left out of "
+            f"published pages until it is published: write its headword, then {publish}"), "warning")
+    return Diagnostic(location, None, field, f"{target.location} is a draft, shown as text until it is published: "
+                      f"{publish}", "warning")
+
+
+def starter_name(draft: Record, lang: str) -> bool:
+    """Whether the headword of the draft entry `draft` in `lang` still holds the starter's TODO."""
+    headword = draft.text(lang).get("headword")
+    return isinstance(headword, str) and bool(PLACEHOLDER_RE.search(headword))
+
+
+def unwritten_names(drafts: Mapping[str, Record], names: dict[str, str], languages: tuple[str, ...]) -> None:
+    """Make "" the name in `names` ({"lang/slug": headword}, the build's) of each of the `drafts` (those a
+    public build leaves out) whose headword shown in a language still holds the starter's TODO: a published
+    page shows a draft's headword as text where a relation or a story's term names it, and "" leaves that
+    out, so no reader sees a placeholder (a preview shows it: its drafts are no hidden ones)."""
+    for slug in drafts:
+        for lang in languages:
+            key = f"{lang}/{slug}"
+            if key in names and PLACEHOLDER_RE.search(names[key]):
+                names[key] = ""
+
+
+def method_draft_problems(content: Content) -> list[Diagnostic]:
+    """The error of a draft Method page, which stops a public build, `send` and `email` (not a preview):
+    every page's navigation and footer and every email's footer link to it, and it is where readers learn
+    how the publication is made, its machine editing included. Leaving those links out would publish the
+    site without that disclosure; linking to nothing would break them. Asked besides `check_content`, as
+    `checks.no_site` is, since a draft's own problems are only warnings."""
+    method = content.pages.get(urls.METHOD)
+    if method is None or method.kind != "page" or not is_draft(method):
+        return []
+    return [Diagnostic(method.location, None, "draft", (
+        "the Method page is a draft: every page's navigation and footer and every email link to it, and it says "
+        "how the publication is made (its machine editing too), so nothing is published without it: remove "
+        f"`draft: true` from its file ({FOLDERS['page']}/{urls.METHOD}.yaml) and import it, or run "
+        f"`newsroom edit {method.location} --set draft=false`"))]

@@ -21,7 +21,7 @@ from newsroom.diagnostics import Diagnostic
 
 #: What marks a starter's text still to be written.
 PLACEHOLDER = "TODO"
-_PLACEHOLDER_RE = re.compile(rf"\b{PLACEHOLDER}\b")
+PLACEHOLDER_RE = re.compile(rf"\b{PLACEHOLDER}\b")
 PLACEHOLDER_MESSAGE = f"still the starter's {PLACEHOLDER}: write the page's own text here"
 
 _HEAD = """\
@@ -84,7 +84,7 @@ def placeholder_problems(record: Record, languages: tuple[str, ...]) -> Iterator
 
 def _in(record: Record, value: Any, path: str) -> Iterator[Diagnostic]:
     if isinstance(value, str):
-        if _PLACEHOLDER_RE.search(value):
+        if PLACEHOLDER_RE.search(value):
             yield Diagnostic(record.location, None, path, PLACEHOLDER_MESSAGE, "warning")
     elif isinstance(value, Mapping):
         for key, item in value.items():

@@ -175,3 +175,123 @@ def test_a_database_from_before_drafts_upgrades_with_every_record_published(samp
             assert connection.execute(text(f"SELECT count(*) FROM {table}")).scalar() > 0, table
     engine.dispose()
     assert "draft" not in sample_cli("glossary", "list").stdout
+
+
+#: A site page besides Method, kept as a draft; a published entry links to it.
+ABOUT = """\
+kind: page
+slug: about
+draft: true
+hu:
+  title: Rólunk
+  body: A szerkesztőség.
+en:
+  title: About us
+  body: The editors.
+"""
+
+
+@pytest.mark.sqlite_only("what a build shows does not depend on the database")
+def test_a_draft_site_page_is_nowhere_in_a_public_build_and_marked_in_a_preview(sample_cli, tmp_path):
+    (sample_cli.cwd / "about.yaml").write_text(ABOUT, encoding="utf-8")
+    sample_cli("import", "about.yaml")
+    sample_cli("edit", "entry:gpu", "--set", "en.limits=Who writes it: [the editors](page:about).")
+    said = sample_cli("check").stderr.splitlines()
+    assert (f"entry:gpu: en.limits: warning: page:about is a draft, "
+            f"{PUBLISH.format('page:about', 'pages/about.yaml')}") in said
+    assert not [line for line in said if ": error:" in line]
+
+    site = tmp_path / "site"
+    _build(sample_cli, site)
+    assert not (site / "en/about").exists() and not (site / "hu/about").exists()
+    assert not [link for link in _links(site) if "/about/" in link]
+    assert "/about/" not in (site / "sitemap.xml").read_text(encoding="utf-8")
+    documents = json.dumps([json.loads(p.read_text(encoding="utf-8")) for p in (site / "en/search").rglob("*.json")])
+    assert "/en/about/" not in documents
+    gpu = parse(site / "en/glossary/gpu/index.html")
+    assert "the editors" in text_of(gpu.find(".//main"))
+    assert [a for a in gpu.iter("a") if text_of(a) == "the editors"] == []
+
+    preview = tmp_path / "preview"
+    _build(sample_cli, preview, "--drafts")
+    for path in ("en/about/", "hu/about/"):
+        article = next(parse(preview / path / "index.html").iter("article"))
+        assert "draft" in article.get("class").split(), path
+        banner = next(p for p in article.iter("p") if p.get("class") == "draft-banner")
+        assert text_of(banner) == ("Draft · Preview: this page is not published." if path.startswith("en") else
+                                   "Piszkozat · Előnézet: ez az oldal még nincs közzétéve.")
+
+    out = tmp_path / "out"
+    sample_cli("export", str(out))
+    assert "\ndraft: true\n" in (out / "pages/about.yaml").read_text(encoding="utf-8")
+    assert "\ndraft:" not in (out / "pages/method.yaml").read_text(encoding="utf-8")
+    sample_cli("edit", "page:about", "--set", "draft=false")
+    _build(sample_cli, site)
+    assert (site / "en/about/index.html").is_file() and (site / "hu/about/index.html").is_file()
+    gpu = parse(site / "en/glossary/gpu/index.html")
+    assert [a.get("href") for a in gpu.iter("a") if text_of(a) == "the editors"] == ["/en/about/"]
+
+
+#: What check, a public build, `email` and `send` say of a draft Method page.
+METHOD_DRAFT = ("page:method: draft: the Method page is a draft: every page's navigation and footer and every "
+                "email link to it, and it says how the publication is made (its machine editing too), so nothing "
+                "is published without it: remove `draft: true` from its file (pages/method.yaml) and import it, "
+                "or run `newsroom edit page:method --set draft=false`")
+
+
+@pytest.mark.sqlite_only("what check and a build say does not depend on the database")
+def test_a_draft_method_page_stops_publishing_and_is_marked_in_a_preview(sample_cli, tmp_path):
+    """Every page's navigation and every email's footer link to the Method page: a public build, or an email,
+    without it would link to nothing and say nothing of how the newsletter is made."""
+    site = tmp_path / "site"
+    _build(sample_cli, site)
+    before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    sample_cli("edit", "page:method", "--set", "draft=true")
+    said = sample_cli("check", expect=1).stderr.splitlines()
+    assert METHOD_DRAFT in said
+    refused = sample_cli("build", "--out", str(site), "--base-url", BASE, expect=1).stderr
+    assert METHOD_DRAFT in refused
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == before  # the site as it was
+    refused = sample_cli("email", "13", "--lang", "en", "--out", str(tmp_path / "mail"), "--base-url", BASE,
+                         expect=1).stderr
+    assert METHOD_DRAFT in refused and not (tmp_path / "mail").exists()
+
+    preview = tmp_path / "preview"
+    _build(sample_cli, preview, "--drafts")
+    article = next(parse(preview / "en/method/index.html").iter("article"))
+    assert "draft" in article.get("class").split()
+
+
+@pytest.mark.sqlite_only("what a build shows does not depend on the database")
+def test_a_draft_whose_headword_is_still_the_starter_s_todo_is_left_out_of_published_pages(sample_cli, tmp_path):
+    """A relation to a draft, and a story's term, show the draft's headword as text: never a placeholder."""
+    sample_cli("edit", ENTRY, "--set", "draft=true", "--set", "en.headword=TODO", "--set", "hu.headword=TODO: név")
+    said = sample_cli("check").stderr.splitlines()
+    left_out = (f"warning: {ENTRY} is a draft whose headword is still the starter's TODO, left out of published "
+                f"pages until it is published: write its headword, then remove `draft: true` from its file "
+                f"(entries/trainium3.yaml) and import it, or run `newsroom edit {ENTRY} --set draft=false`")
+    for where in ("entry:trainium: relations.narrower[1]", "story:i13-aws-trainium3-capacity: terms[0]"):
+        assert f"{where}: {left_out}" in said, where
+    # A link's own text is the editor's: that warning stays as it was.
+    assert f"entry:trainium2: en.current_state: warning: {ENTRY} is a draft, " \
+           f"{PUBLISH.format(ENTRY, 'entries/trainium3.yaml')}" in said
+
+    site = tmp_path / "site"
+    _build(sample_cli, site)
+    for page in html_pages(site):
+        assert "TODO" not in text_of(parse(page).find(".//body")), page
+    for feed in [*site.rglob("*.xml"), *site.rglob("*.atom")]:
+        assert "TODO" not in feed.read_text(encoding="utf-8"), feed
+    trainium = parse(site / "en/glossary/trainium/index.html")
+    narrower = next(p for p in trainium.iter("p") if p.get("class") == "relations narrower")
+    assert "Trainium2" in text_of(narrower)  # the other relations stay
+    story = next(li for li in parse(site / "en/issues/13/index.html").iter("article")
+                 if li.get("id") == "story-i13-aws-trainium3-capacity")
+    assert "TODO" not in text_of(story)
+
+    # The preview shows the draft as it is, for its editors.
+    preview = tmp_path / "preview"
+    _build(sample_cli, preview, "--drafts")
+    narrower = next(p for p in parse(preview / "en/glossary/trainium/index.html").iter("p")
+                    if p.get("class") == "relations narrower")
+    assert "TODO" in text_of(narrower)

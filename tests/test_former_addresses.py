@@ -372,3 +372,29 @@ def test_a_story_slug_another_story_has_or_had_is_refused_and_nothing_is_stored(
     assert (f"formerly[0]: {RENAMED_STORY!r} is the slug of story:{RENAMED_STORY}, whose anchor on the issue pages "
             "is that address") in edited.stderr
     assert {key: sample_cli("edit", f"story:{key}").stdout for key in records} == records
+
+
+@pytest.mark.sqlite_only
+def test_a_story_s_source_links_keep_the_ids_emails_sent_before_link_to(sample_cli, tmp_path):
+    """Source links were `story-SLUG-source-N` before they became `story-SLUG--source-N`: the emails sent then
+    link the old ids, which each issue page keeps as an empty anchor at the link (a renamed story's old slug's
+    too), where no other id on the page is the same."""
+    sample_cli("rename", STORY, RENAMED_STORY)
+    site = tmp_path / "site"
+    _build(sample_cli, site)
+    for lang in ("hu", "en"):
+        page = parse(site / lang / "issues" / "13" / "index.html")  # strict: raises on any HTML5 parse error
+        ids = [element.get("id") for element in page.iter() if element.get("id")]
+        assert len(ids) == len(set(ids))
+        checked = 0
+        for story in page.iter("article"):
+            slug = story.get("id", "").removeprefix("story-")
+            links = [a for a in story.iter("a") if (a.get("id") or "").startswith(f"story-{slug}--source-")]
+            former = [STORY] if slug == RENAMED_STORY else []
+            for n, link in enumerate(links, start=1):
+                for old in (slug, *former):
+                    anchor = story.find(f".//span[@id='story-{old}-source-{n}']")
+                    assert anchor is not None, (lang, old, n)
+                    assert list(anchor) == [] and not (anchor.text or "").strip()
+                    checked += 1
+        assert checked > 3, checked

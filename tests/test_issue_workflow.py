@@ -12,6 +12,7 @@ from pathlib import Path
 import feedparser
 import html5lib
 import pytest
+from sqlalchemy import create_engine, text
 from conftest import Cli, Meanwhile
 from sitebuild import BASE, ISSUE_14_STORY, ISSUE_15_STORY, SCHEDULED_ISSUE, SPECIAL_ISSUE_15, shown_text
 
@@ -501,8 +502,16 @@ def test_a_scheduled_issue_is_recorded_as_published_when_its_time_comes(desk, mo
     shown = desk("issue", "show", "14")
     assert "status: published November 9, 2026, 7:00\u202fAM CET" in shown.stdout
     assert "issue 14: its scheduled time has come; recorded as published" not in shown.stderr  # the build did
+    # The reason is in the site's first language, as an editor's --reason is by default: no "[en]" mark.
     history = desk("history", "issue:14").stdout
-    assert "  schedule  changed: status — [en] published at its scheduled time" in history, history
+    assert "  schedule  changed: status — megjelent az ütemezett időpontjában" in history, history
+    refused = desk("issue", "unschedule", "14", expect=1).stderr
+    assert "issue:14: status: issue 14's scheduled time, November 9, 2026, 7:00\u202fAM CET, has passed" in refused
+    with create_engine(desk.db_url).begin() as connection:  # as recorded before: in English, whatever the site's
+        connection.execute(text("UPDATE revisions SET reason = 'published at its scheduled time', reason_lang = 'en' "
+                                "WHERE changed_by = 'schedule'"))
+    refused = desk("issue", "unschedule", "14", expect=1).stderr
+    assert "issue:14: status: issue 14's scheduled time, November 9, 2026, 7:00\u202fAM CET, has passed" in refused
     refused = desk("story", "edit", "s1", "--headline-en", "Story 1", expect=1).stderr
     assert "issue 14 is published; to change it, add --correction" in refused
     refused = desk("delete", "story:s2", expect=1).stderr
@@ -577,7 +586,7 @@ def test_two_commands_that_find_an_issue_due_at_once_both_go_on(desk, monkeypatc
     assert shown.exit_code == 0, shown.stderr
     assert "status: published November 9, 2026, 7:00" in shown.stdout
     history = desk("history", "issue:14").stdout
-    assert history.count("published at its scheduled time") == 1, history
+    assert history.count("megjelent az ütemezett időpontjában") == 1, history
 
 
 def test_an_edit_goes_on_while_a_reading_command_records_an_issue_due(desk, databases, monkeypatch):
@@ -619,7 +628,7 @@ def test_an_edit_goes_on_while_a_reading_command_records_an_issue_due(desk, data
     edited = edit.outcome()
     assert edited.exit_code == 0, edited.stderr
     assert desk("issue", "corrections", "14").stdout.strip().endswith("anna  story:s1  en.headline — typo")
-    assert desk("history", "issue:14").stdout.count("published at its scheduled time") == 1
+    assert desk("history", "issue:14").stdout.count("megjelent az ütemezett időpontjában") == 1
 
 
 @sqlite_only

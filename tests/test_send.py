@@ -813,3 +813,19 @@ def test_an_address_longer_than_mail_servers_take_is_refused_at_its_line(sample_
     assert "Traceback" not in result.stderr
     assert mailbox.count() == Counter(["anna@example.org"])
     assert _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == 1
+
+
+def test_an_issue_is_not_sent_while_the_method_page_is_a_draft(sample_cli, smtp, subscribers):
+    """Every email's footer links to the Method page, which says how the newsletter is made: a draft one would
+    be a link to nothing in every inbox."""
+    mailbox, server = smtp
+    sample_cli("edit", "page:method", "--set", "draft=true")
+    refused = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, "--base-url", BASE,
+                         expect=1).stderr
+    assert refused.startswith("page:method: draft: the Method page is a draft: every page's navigation and footer "
+                              "and every email link to it"), refused
+    assert mailbox.messages == [] and _scalar(sample_cli.db_url, "SELECT count(*) FROM subscribers") == 0
+    sample_cli("edit", "page:method", "--set", "draft=false")
+    sample_cli("send", "13", "--lang", "hu", "--to", str(subscribers), "--smtp", server, "--base-url", BASE,
+               expect=1)  # three Hungarian subscribers mailed (the list has two invalid lines)
+    assert len(mailbox.messages) == 3

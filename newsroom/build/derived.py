@@ -20,6 +20,7 @@ from issues.dates import format_week
 from issues.visibility import is_public, visible_numbers
 from newsroom.build.model import Content, Record
 from newsroom.build.state import Memo
+from newsroom.drafts import unwritten_names
 from newsroom.settings import Settings
 
 
@@ -161,7 +162,8 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
     `memo` remembers story mentions across builds; `run` spreads matching many stories over the cores;
     `made` is what `term_matchers` gives for this content and memo, if the caller made it already.
     `hidden` are the draft entries a public build leaves out of `content` (see newsroom.drafts): only
-    their headwords are kept, the text a published entry's relation to one shows without a link."""
+    their headwords are kept, the text a published entry's relation to one shows without a link ("" for
+    one still the starter's TODO, which is left out)."""
     visible = visible_numbers(content, drafts, now, settings.zone)
     glossary, by_lang = made if made is not None else term_matchers(content, settings.languages, memo)
     matched = (spread_matches(content, by_lang, {lang: FormHeads(m) for lang, m in by_lang.items()}, run)
@@ -175,6 +177,7 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
     facts = story_facts(content, settings.languages)
     years = stories_by_year(content, settings)
     names = headwords({**(hidden or {}), **content.entries}, settings.languages)
+    unwritten_names(hidden or {}, names, settings.languages)  # a starter's TODO is shown on no published page
     entry_langs = {slug: texts_of(entry, settings) for slug, entry in content.entries.items()}
     lettered = letter_lists(entry_langs, names, settings, memo)
     return Derived(visible, mentions, in_the_news(content, mentions, visible), relations_of(content), by_lang,

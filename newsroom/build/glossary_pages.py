@@ -66,7 +66,7 @@ class GlossaryPages:
 
     def relation_groups(self, slug: str) -> dict[str, list[dict[str, Any]]]:
         """Related concepts by group; a missing target, or a concept named without an entry, has no href and
-        is shown as text."""
+        is shown as text; a draft still named by the starter's TODO is left out."""
         groups: dict[str, list[dict[str, Any]]] = {}
         for group in GROUPS:
             groups[group] = []
@@ -75,6 +75,8 @@ class GlossaryPages:
                     name, name_lang = name_label(link.name, self.lang)
                     groups[group].append({"label": self.marked(name, name_lang or self.lang), "href": None,
                                           "note": None, "note_lang": self.lang})
+                    continue
+                if self.unwritten(link.slug):
                     continue
                 notes = link.note or {}
                 note_lang = self.lang if notes.get(self.lang) else next(iter(notes), self.lang)

@@ -83,6 +83,7 @@ class IssuePages:
             if in_section:
                 sections.append({"slug": slug, "name": section_names[slug], "href": self.href(urls.section(
                     self.lang, slug)), "stories": [self.story_context(s) for s in in_section]})
+        old_sources = _old_source_ids(stories)
         newer, older = self.derived.neighbours[f"{self.lang}/{number}"]
         corrections = [c for c in self.content.corrections.get(number, ()) if self.correction_shown(number, c)]
         published = issue.data.get("published_at")
@@ -93,7 +94,7 @@ class IssuePages:
             # The page's meta description: the lead (the site's tagline, in the template, without one).
             "description": shortened(plain_text(text["lead"])) if text.get("lead") else None,
             "week": format_week(dt.date.fromisoformat(week["start"]), dt.date.fromisoformat(week["end"]), self.lang),
-            "issue_line": self.issue_line(number), "sections": sections,
+            "issue_line": self.issue_line(number), "sections": sections, "old_sources": old_sources,
             "draft": self.unpublished(issue) is not None, "scheduled": self.unpublished(issue) == "scheduled",
             "published": format_datetime(dt.datetime.fromisoformat(published), self.lang, self.settings.timezone)
             if published else None,
@@ -201,7 +202,7 @@ class IssuePages:
                               if story.data.get("sources") else None)
         prefix = f"cite-{story.key}"
         terms = [{"slug": slug, "headword": self.headword_label(slug), "href": self.resolve("entry", slug)}
-                 for slug in self.derived.mentions.get(story.key, ())]
+                 for slug in self.derived.mentions.get(story.key, ()) if not self.unwritten(slug)]
         # Rendered when a template first shows them, not while every page is planned: a build plans
         # every page but renders only the changed ones. Each field names its own anchor prefix, so
         # the anchors do not depend on the order things are rendered in.
@@ -451,3 +452,20 @@ class IssuePages:
                    "heading_label": self.tag_label(slug, written), "kind": "tag"}
         return self.spec(urls.tag(self.lang, slug), "archive_list.html", context, lambda lang: urls.tag(lang, slug),
                          languages=self.showing(self.derived.tagged.get(slug, ())))
+
+
+def _old_source_ids(stories: list[Record]) -> dict[str, dict[int, list[str]]]:
+    """{story slug: {n: the ids its n-th source link had before it was `story-SLUG--source-N`}}: the
+    `story-SLUG-source-N` of its slug and of each former one, which emails sent then link to. The issue page
+    keeps each as an empty anchor at the link, but one that is another id of the page: a story's
+    `story-SLUG` (a story slugged `x-source-1`) or its former slug's. (Two old ids are never the same, nor
+    is one a new id: a slug has no "--".)"""
+    taken = {f"story-{slug}" for story in stories for slug in (story.key, *(story.data.get("formerly") or ()))}
+    found: dict[str, dict[int, list[str]]] = {}
+    for story in stories:
+        for n in range(1, len(story.data.get("sources") or ()) + 1):
+            ids = [f"story-{slug}-source-{n}" for slug in (story.key, *(story.data.get("formerly") or ()))]
+            ids = [old for old in ids if old not in taken]
+            if ids:
+                found.setdefault(story.key, {})[n] = ids
+    return found

@@ -40,7 +40,7 @@ from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, change
 from newsroom.checks import check_content, markdown_texts, no_site, record_problems
 from newsroom.db.session import WalCopy, quick_commit, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.drafts import draft_locations, drafts_in, without_drafts
+from newsroom.drafts import draft_locations, drafts_in, method_draft_problems, without_drafts
 from newsroom.i18n import catalog_digest
 from newsroom.render import search
 from newsroom.render.assets import asset_urls, load_assets
@@ -289,16 +289,17 @@ def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
             now: dt.datetime | None, memo: state.Memo | None = None) -> list[Diagnostic]:
     """Check before rendering: a broken link must stop the build, not ship.
 
-    Unpublished issues, draft entries and draft reference pages are work in progress: their problems are
+    Unpublished issues, draft entries, reference pages and site pages are work in progress: their problems are
     checked when they are scheduled or published, and in a preview they are only warnings.
     A database with no site file builds no site: its pages would have no publication name and a Method
-    link to nothing.
+    link to nothing; nor does a public build with a draft Method page.
     """
     unpublished = (unpublished_locations(content, visible_numbers(content, False, now, settings.zone))
                    | draft_locations(content))
     problems = [p if p.location not in unpublished or p.severity == "warning" else replace(p, severity="warning")
                 for p in check_content(content, settings, today, memo=memo) if drafts or p.location not in unpublished]
     errors = [p for p in problems if p.severity == "error"] + list(no_site(content))
+    errors += [] if drafts else method_draft_problems(content)
     if errors:
         raise ContentError(errors)
     return problems

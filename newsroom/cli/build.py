@@ -20,7 +20,8 @@ _HELD: list[object] = []
 @click.command()
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("_site"), show_default=True)
 @click.option("--base-url", help="Absolute URL the site is served from.")
-@click.option("--drafts", is_flag=True, help="Preview: include draft and scheduled issues.")
+@click.option("--drafts", is_flag=True, help="Preview: include draft and scheduled issues, and draft entries, "
+              "reference pages and site pages, each marked.")
 @click.option("--email-out", type=click.Path(file_okay=False, path_type=Path), default=Path("_email"),
               show_default=True, help="Folder for the latest published issue's emails (.html, .txt, .eml).")
 @click.option("--full", is_flag=True, help="Ignore the recorded build state: render and compare every page.")

@@ -27,7 +27,7 @@ from newsroom.db.errors import cannot_connect, refused_role, shown
 from newsroom.db.migrate import SCHEMA_REVISION, copy_before_upgrade, current_revision, refuse_newer, upgrade
 from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.drafts import as_draft_problem, draft_locations, without_drafts
+from newsroom.drafts import as_draft_problem, draft_locations, method_draft_problems, without_drafts
 from newsroom.models import SiteText, history_key
 from newsroom.settings import AddressUse, public_address_problems
 
@@ -295,7 +295,8 @@ def check(app: App, strict: bool) -> None:
             problems = [as_draft_problem(problem) if problem.location in unpublished
                         else as_draft_work(problem, content, app.settings, drafts.get(problem.location))
                         for problem in check_content(content, app.settings, app.today(), memo=memo)]
-            problems = sorted([*problems, *no_site(content)], key=lambda d: (d.location, d.field, d.message))
+            problems = sorted([*problems, *no_site(content), *method_draft_problems(content)],
+                              key=lambda d: (d.location, d.field, d.message))
     report(problems)
     errors = sum(1 for p in problems if p.severity == "error")
     warnings = len(problems) - errors

@@ -18,7 +18,7 @@ from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.mail.send import (PASSWORD_ENV, PASSWORD_FILE_ENV, SECURITY_MODES, SMTP_USER_ENV, RateLimiter,
                                 SendReport, SmtpServer, SmtpUnavailable, connect, never_sent, parse_rate, plan_issue,
                                 send_issue, sending_problems)
-from newsroom.drafts import without_drafts
+from newsroom.drafts import method_draft_problems, without_drafts
 from newsroom.listening import netloc, reachable
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
@@ -28,10 +28,15 @@ from newsroom.settings import AddressUse, Settings, public_address_problems
 
 def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Derived]:
     """Everything stored, and what the build derives from it on the command's clock (draft issues only for a
-    preview). Never a draft entry or reference page: an email's links lead to the public site."""
+    preview). Never a draft entry, reference page or site page: an email's links lead to the public site,
+    whose Method page its footer links to (a draft one is refused but in a preview)."""
     app.open_content()
     with session_factory(app.engine)() as session:
-        content = without_drafts(load_content(session))
+        stored = load_content(session)
+    unpublished = [] if drafts else method_draft_problems(stored)
+    if unpublished:
+        raise ContentError(unpublished)
+    content = without_drafts(stored)
     return content, derive(content, settings, drafts, app.now())
 
 

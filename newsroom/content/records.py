@@ -65,9 +65,9 @@ def apply_site(session: Session, record: dict[str, Any], languages: tuple[str, .
 
 
 def page_to_record(page: Page) -> dict[str, Any]:
-    record: dict[str, Any] = {"kind": page.kind, "slug": page.slug, "formerly": page.formerly}
+    record: dict[str, Any] = {"kind": page.kind, "slug": page.slug, "formerly": page.formerly,
+                              "draft": page.draft or None}
     if page.kind == "reference":
-        record["draft"] = page.draft or None
         if page.updated is not None:
             record["updated"] = page.updated.isoformat()
         record["sources"] = page.sources
@@ -83,7 +83,7 @@ def apply_page(page: Page, record: dict[str, Any], languages: tuple[str, ...]) -
     page.kind = record["kind"]
     page.slug = record["slug"]
     page.formerly = record.get("formerly")
-    page.draft = record["kind"] == "reference" and bool(record.get("draft"))
+    page.draft = bool(record.get("draft"))
     updated = record.get("updated") if record["kind"] == "reference" else None
     page.updated = dt.date.fromisoformat(updated) if updated else None
     page.sources = record.get("sources", [])

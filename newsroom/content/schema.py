@@ -142,7 +142,8 @@ def _kinds() -> dict[str, Kind]:
                 "sections": Field("list", of=mapping(("title",), title=TEXT, simple=LAYER, deep=LAYER)),
             },
         ),
-        "page": Kind("page", "slug", {"slug": Field("page_slug", True), "formerly": FORMER_PAGE_SLUGS},
+        "page": Kind("page", "slug",
+                     {"slug": Field("page_slug", True), "formerly": FORMER_PAGE_SLUGS, "draft": DRAFT},
                      {"title": TEXT, "summary": TEXT, "body": MD}),
         "issue": Kind(
             "issue", "number",
