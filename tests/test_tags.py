@@ -201,3 +201,23 @@ def test_a_section_feed_s_stories_carry_their_tags_named_in_the_feed_s_language(
             item = next(e for e in feed.entries if e.link.endswith("#story-i13-eu-ai-act-text-labelling-guidance"))
             terms = [category.term for category in item.tags]
             assert terms[0] == section and tag in terms and "ai-act" not in terms, (lang, ext, terms)
+
+
+def test_an_issues_feed_s_items_carry_their_stories_tags_named_in_the_feed_s_language(site):
+    # Each issue's categories are its sections' names, then its stories' tags as the feed's language names
+    # them (one written in no language as the stories write it), each once, in the order of the archive's
+    # list of tags; RSS and Atom alike.
+    for lang, sections, tag, unnamed in (("hu", ["Kód", "Pénz", "Szabályozás", "Tudomány", "Társadalom"],
+                                          "MI-rendelet", "مرحبا"),
+                                         ("en", ["Code", "Money", "Policy", "Science", "Society"], "AI Act", "日本")):
+        keywords = {name for names in _keywords(parse(site / lang / "issues/13/index.html")) for name in names}
+        listed = [text_of(a) for a in _tag_links(parse(site / lang / "archive/index.html")).values()]
+        expected = [*sections, *(name for name in listed if name in keywords)]
+        assert tag in expected and unnamed in expected, expected
+        for ext in ("xml", "atom"):
+            feed = feedparser.parse((site / lang / f"feeds/issues.{ext}").read_bytes())
+            assert not feed.bozo, feed.get("bozo_exception")
+            item = next(e for e in feed.entries if e.link == f"{BASE}{lang}/issues/13/")
+            terms = [category.term for category in item.tags]
+            assert terms == expected, (lang, ext, terms)
+            assert "ai-act" not in terms and len(terms) == len(set(terms)), (lang, ext, terms)
