@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 
 import feedparser
 import pytest
-from sitebuild import BASE, build_sample, parse, run, text_of
+from sitebuild import BASE, OWN_SITE, build_sample, parse, run, text_of
 
 from issues.archive import tag_slug
 
@@ -176,6 +176,21 @@ def test_check_warns_of_a_tag_the_site_names_not_or_not_in_every_language(site):
             "`tags:` (slug: مرحبا, and its name in each language) and import that (`newsroom import site.yaml`)"
             ) in checked, checked
     assert checked.count("the site file names no tag") == 7, checked  # once a tag, at its first story
+
+
+def test_check_warns_of_a_tag_the_site_file_lists_with_no_name(tmp_path, write_files):
+    # A slug alone, or with its names left empty, names the tag in no language: its pages show it as the
+    # stories write it, as if the list left it out. A warning at the item, as for a name missing in one language.
+    tags = ("tags:\n  - slug: ai-act\n    hu: MI-rendelet\n    en: AI Act\n  - slug: chips\n"
+            "  - slug: robots\n    hu: ''\n    en:\n")
+    run(tmp_path, "init")
+    run(tmp_path, "import", str(write_files({**OWN_SITE, "site.yaml": OWN_SITE["site.yaml"] + tags})))
+    checked = run(tmp_path, "check")
+    for index, slug in ((1, "chips"), (2, "robots")):
+        assert (f"site: tags[{index}]: warning: the tag {slug!r} has no name in any language: its pages show it "
+                "as the stories write it; write its name in each language under its slug (hu: …, en: …)"
+                ) in checked, checked
+    assert "tags[0]" not in checked and "0 error(s), 2 warning(s)" in checked, checked
 
 
 def test_the_site_file_refuses_a_tag_slug_that_is_no_page_s_name(tmp_path):
