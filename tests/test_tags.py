@@ -148,6 +148,18 @@ def test_a_tag_is_named_in_the_page_s_language_at_one_address(site):
             parse(site / lang / "issues/13/index.html"))), lang
 
 
+def test_the_sample_tags_its_stories_on_the_ai_act_with_one_tag(site):
+    # One law, one tag: the Commission's threshold consultation (issue 10) carries the tag of the other two
+    # AI Act stories, and no second page names the law otherwise.
+    for lang in ("hu", "en"):
+        assert not (site / lang / "archive/tag/eu-ai-act").exists(), lang
+        page = parse(site / lang / "archive/tag/ai-act/index.html")
+        listed = {a.get("href").rpartition("#story-")[2] for a in page.find(".//main").iter("a")
+                  if "#story-" in (a.get("href") or "")}
+        assert listed == {"i10-ai-act-compute-threshold-consultation", "i12-ai-office-training-data-summaries",
+                          "i13-eu-ai-act-text-labelling-guidance"}, (lang, listed)
+
+
 def test_the_archive_lists_tags_in_the_order_of_their_names(site):
     names = [text_of(a) for a in _tag_links(parse(site / "hu/archive/index.html")).values()]
     assert names.index("adatközpontok") < names.index("általános célú MI") < names.index("Anthropic") \
