@@ -14,6 +14,7 @@ from sitebuild import BASE, OWN_SITE, build_sample, parse, run, text_of
 from issues.archive import tag_slug
 
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+ATOM = "{http://www.w3.org/2005/Atom}"
 
 
 def _story(slug: str, position: int, tags: list[str]) -> str:
@@ -113,6 +114,18 @@ def test_check_names_two_tags_that_would_share_one_page(tmp_path):
                "archive/tag/model-card/: write it 'Model Card', or give it a tag of its own")
     checked = run(folder, "check")
     assert f"story:lower: {message}" in checked, checked
+
+
+def _categories(feed: Path, link: str) -> list[str]:
+    """The categories of the item of `feed` (RSS 2.0 or Atom) whose link ends with `link`, every one as the XML
+    has it (feedparser keeps each term once, so it cannot show one written twice)."""
+    root = ET.parse(feed).getroot()
+    if feed.suffix == ".xml":
+        item = next(i for i in root.iter("item") if i.findtext("link").endswith(link))
+        return [category.text for category in item.iter("category")]
+    entry = next(e for e in root.iter(f"{ATOM}entry") if any(
+        a.get("href").endswith(link) for a in e.iter(f"{ATOM}link")))
+    return [category.get("term") for category in entry.iter(f"{ATOM}category")]
 
 
 def _tag_links(page) -> dict[str, object]:
@@ -246,5 +259,15 @@ def test_an_issues_feed_s_items_carry_their_stories_tags_named_in_the_feed_s_lan
             assert not feed.bozo, feed.get("bozo_exception")
             item = next(e for e in feed.entries if e.link == f"{BASE}{lang}/issues/13/")
             terms = [category.term for category in item.tags]
-            assert terms == expected, (lang, ext, terms)
+            assert terms == expected == _categories(site / lang / f"feeds/issues.{ext}", f"/{lang}/issues/13/"), (
+                lang, ext, terms)
             assert "ai-act" not in terms and len(terms) == len(set(terms)), (lang, ext, terms)
+
+
+def test_a_tag_named_as_its_story_s_section_is_one_category_of_it(tmp_path):
+    # A story of the Code section tagged "Kód", the section's Hungarian name: its Hungarian items name it once.
+    site = build_sample(tmp_path, {"stories/code-tag.yaml": _story("code-tag", 90, ["Kód"])})
+    for ext in ("xml", "atom"):
+        assert _categories(site / f"hu/feeds/section-code.{ext}", "#story-code-tag") == ["Kód"], ext
+        terms = _categories(site / f"hu/feeds/issues.{ext}", "/hu/issues/13/")
+        assert terms.count("Kód") == 1 and "Pénz" in terms, (ext, terms)

@@ -242,7 +242,7 @@ def issue_items(planner: Planner, remember: Remember = _made) -> Iterator[FeedIt
 
 def section_items(planner: Planner, section: str, remember: Remember = _made) -> Iterator[FeedItem]:
     """The newest published stories of one section, dated by their issue's publication (each one's
-    HTML remembered by `remember`), with the section's name and their tags' as their categories."""
+    HTML remembered by `remember`), with the section's name and their tags' as their categories, each once."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     name = planner.names("sections").get(section, section)
     # Chosen by each story's facts (issue, section, position), so the feed reads only the text of
@@ -263,7 +263,7 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
             link=f"{page}#story-{story.key}", published=published,
             updated=planner.last_corrected(story.data["issue"], story.key), summary=plain_text(text.get("summary") or ""),
             content=remember(f"{lang}/story/{story.key}/{page}", partial(story_html, planner, story, template, page)),
-            categories=(name, *planner.tag_names(story.data.get("tags") or ())),
+            categories=tuple(dict.fromkeys((name, *planner.tag_names(story.data.get("tags") or ())))),
             twins=tuple((other, settings.base_url + urls.issue(other, story.data["issue"]) + f"#story-{story.key}")
                         for other in settings.languages if other != lang and story.has(other)))
 
