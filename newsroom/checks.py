@@ -520,6 +520,11 @@ def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagno
                                      f"{item['slug']!r} has no name in this language")
     for i, item in enumerate(content.site.get("tags", [])):
         named = [lang for lang in languages if item.get(lang)]
+        if not named:  # as if the list left it out, but then `check` would say so at its first story
+            yield Diagnostic("site", None, f"tags[{i}]", (
+                f"the tag {item['slug']!r} has no name in any language: its pages show it as the stories write it; "
+                f"write its name in each language under its slug ({', '.join(f'{lang}: …' for lang in languages)})"
+            ), "warning")
         for lang in languages if named else ():
             if not item.get(lang):
                 yield Diagnostic("site", None, f"tags[{i}].{lang}", (

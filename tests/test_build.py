@@ -182,20 +182,20 @@ def test_a_build_on_a_terminal_shows_its_progress_and_ends_with_one_summary_line
             "https://news.aikorszak.hu/"]
     status, out, shown = _built_on_a_terminal(sample_cli.db_url, tmp_path, *site)
     assert status == 0, shown
-    counts = re.findall(r"(\d+)/(\d+) \[", shown)  # tqdm: "…| 120/278 [00:00<00:00, 300.2page/s]"
+    counts = re.findall(r"(\d+)/(\d+) \[", shown)  # tqdm: "…| 120/276 [00:00<00:00, 300.2page/s]"
     assert counts and "page/s" in shown, shown
-    # Its works: the 262 pages (258 in the sitemap, the root and three 404 pages), 7 feeds and a search
+    # Its works: the 260 pages (256 in the sitemap, the root and three 404 pages), 7 feeds and a search
     # index in each language.
-    assert {int(total) for _, total in counts} == {278}, counts
-    assert max(int(done) for done, _ in counts) <= 278
+    assert {int(total) for _, total in counts} == {276}, counts
+    assert max(int(done) for done, _ in counts) <= 276
     summary = out.splitlines()
     assert len(summary) == 1 and re.fullmatch(
-        rf"368 files \(258 pages, 258 rendered\): 368 written, 0 unchanged, 0 removed in \d+\.\d\ds → "
+        rf"366 files \(256 pages, 256 rendered\): 366 written, 0 unchanged, 0 removed in \d+\.\d\ds → "
         rf"{re.escape(str(tmp_path / 'site'))}", summary[0]), out
 
     # A terminal that reports no width (a new pseudo-terminal, some containers') gets a bar all the same.
     status, out, shown = _built_on_a_terminal(sample_cli.db_url, tmp_path, "--full", *site, columns=0)
-    assert status == 0 and re.search(r"making: +\d+%\|[^|]*\| \d+/278 \[", shown), shown
+    assert status == 0 and re.search(r"making: +\d+%\|[^|]*\| \d+/276 \[", shown), shown
 
     for quiet in (["--quiet"], ["-q"]):
         status, out, shown = _built_on_a_terminal(sample_cli.db_url, tmp_path, "--full", *quiet, *site)
@@ -203,7 +203,7 @@ def test_a_build_on_a_terminal_shows_its_progress_and_ends_with_one_summary_line
     quiet_first = sample_cli("--quiet", "build", "--full", *site)
     assert quiet_first.stdout == "" and quiet_first.stderr == ""
     piped = sample_cli("build", "--full", *site)  # not on a terminal: the summary, no bar
-    assert piped.stderr == "" and re.fullmatch(r"368 files \(258 pages, 258 rendered\): 0 written, 368 unchanged, "
+    assert piped.stderr == "" and re.fullmatch(r"366 files \(256 pages, 256 rendered\): 0 written, 366 unchanged, "
                                                r"0 removed in \d+\.\d\ds → .*\n", piped.stdout), piped.stdout
 
 

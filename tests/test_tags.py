@@ -9,11 +9,12 @@ from xml.etree import ElementTree as ET
 
 import feedparser
 import pytest
-from sitebuild import BASE, build_sample, parse, run, text_of
+from sitebuild import BASE, OWN_SITE, build_sample, parse, run, text_of
 
 from issues.archive import tag_slug
 
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+ATOM = "{http://www.w3.org/2005/Atom}"
 
 
 def _story(slug: str, position: int, tags: list[str]) -> str:
@@ -115,6 +116,18 @@ def test_check_names_two_tags_that_would_share_one_page(tmp_path):
     assert f"story:lower: {message}" in checked, checked
 
 
+def _categories(feed: Path, link: str) -> list[str]:
+    """The categories of the item of `feed` (RSS 2.0 or Atom) whose link ends with `link`, every one as the XML
+    has it (feedparser keeps each term once, so it cannot show one written twice)."""
+    root = ET.parse(feed).getroot()
+    if feed.suffix == ".xml":
+        item = next(i for i in root.iter("item") if i.findtext("link").endswith(link))
+        return [category.text for category in item.iter("category")]
+    entry = next(e for e in root.iter(f"{ATOM}entry") if any(
+        a.get("href").endswith(link) for a in e.iter(f"{ATOM}link")))
+    return [category.get("term") for category in entry.iter(f"{ATOM}category")]
+
+
 def _tag_links(page) -> dict[str, object]:
     """The archive's links to tag pages, by the tag's address (the last part of the path)."""
     return {unquote(a.get("href")).rstrip("/").rpartition("/")[2]: a for a in page.iter("a")
@@ -148,6 +161,18 @@ def test_a_tag_is_named_in_the_page_s_language_at_one_address(site):
             parse(site / lang / "issues/13/index.html"))), lang
 
 
+def test_the_sample_tags_its_stories_on_the_ai_act_with_one_tag(site):
+    # One law, one tag: the Commission's threshold consultation (issue 10) carries the tag of the other two
+    # AI Act stories, and no second page names the law otherwise.
+    for lang in ("hu", "en"):
+        assert not (site / lang / "archive/tag/eu-ai-act").exists(), lang
+        page = parse(site / lang / "archive/tag/ai-act/index.html")
+        listed = {a.get("href").rpartition("#story-")[2] for a in page.find(".//main").iter("a")
+                  if "#story-" in (a.get("href") or "")}
+        assert listed == {"i10-ai-act-compute-threshold-consultation", "i12-ai-office-training-data-summaries",
+                          "i13-eu-ai-act-text-labelling-guidance"}, (lang, listed)
+
+
 def test_the_archive_lists_tags_in_the_order_of_their_names(site):
     names = [text_of(a) for a in _tag_links(parse(site / "hu/archive/index.html")).values()]
     assert names.index("adatközpontok") < names.index("általános célú MI") < names.index("Anthropic") \
@@ -178,6 +203,21 @@ def test_check_warns_of_a_tag_the_site_names_not_or_not_in_every_language(site):
     assert checked.count("the site file names no tag") == 7, checked  # once a tag, at its first story
 
 
+def test_check_warns_of_a_tag_the_site_file_lists_with_no_name(tmp_path, write_files):
+    # A slug alone, or with its names left empty, names the tag in no language: its pages show it as the
+    # stories write it, as if the list left it out. A warning at the item, as for a name missing in one language.
+    tags = ("tags:\n  - slug: ai-act\n    hu: MI-rendelet\n    en: AI Act\n  - slug: chips\n"
+            "  - slug: robots\n    hu: ''\n    en:\n")
+    run(tmp_path, "init")
+    run(tmp_path, "import", str(write_files({**OWN_SITE, "site.yaml": OWN_SITE["site.yaml"] + tags})))
+    checked = run(tmp_path, "check")
+    for index, slug in ((1, "chips"), (2, "robots")):
+        assert (f"site: tags[{index}]: warning: the tag {slug!r} has no name in any language: its pages show it "
+                "as the stories write it; write its name in each language under its slug (hu: …, en: …)"
+                ) in checked, checked
+    assert "tags[0]" not in checked and "0 error(s), 2 warning(s)" in checked, checked
+
+
 def test_the_site_file_refuses_a_tag_slug_that_is_no_page_s_name(tmp_path):
     folder = tmp_path
     run(folder, "init")
@@ -201,3 +241,33 @@ def test_a_section_feed_s_stories_carry_their_tags_named_in_the_feed_s_language(
             item = next(e for e in feed.entries if e.link.endswith("#story-i13-eu-ai-act-text-labelling-guidance"))
             terms = [category.term for category in item.tags]
             assert terms[0] == section and tag in terms and "ai-act" not in terms, (lang, ext, terms)
+
+
+def test_an_issues_feed_s_items_carry_their_stories_tags_named_in_the_feed_s_language(site):
+    # Each issue's categories are its sections' names, then its stories' tags as the feed's language names
+    # them (one written in no language as the stories write it), each once, in the order of the archive's
+    # list of tags; RSS and Atom alike.
+    for lang, sections, tag, unnamed in (("hu", ["Kód", "Pénz", "Szabályozás", "Tudomány", "Társadalom"],
+                                          "MI-rendelet", "مرحبا"),
+                                         ("en", ["Code", "Money", "Policy", "Science", "Society"], "AI Act", "日本")):
+        keywords = {name for names in _keywords(parse(site / lang / "issues/13/index.html")) for name in names}
+        listed = [text_of(a) for a in _tag_links(parse(site / lang / "archive/index.html")).values()]
+        expected = [*sections, *(name for name in listed if name in keywords)]
+        assert tag in expected and unnamed in expected, expected
+        for ext in ("xml", "atom"):
+            feed = feedparser.parse((site / lang / f"feeds/issues.{ext}").read_bytes())
+            assert not feed.bozo, feed.get("bozo_exception")
+            item = next(e for e in feed.entries if e.link == f"{BASE}{lang}/issues/13/")
+            terms = [category.term for category in item.tags]
+            assert terms == expected == _categories(site / lang / f"feeds/issues.{ext}", f"/{lang}/issues/13/"), (
+                lang, ext, terms)
+            assert "ai-act" not in terms and len(terms) == len(set(terms)), (lang, ext, terms)
+
+
+def test_a_tag_named_as_its_story_s_section_is_one_category_of_it(tmp_path):
+    # A story of the Code section tagged "Kód", the section's Hungarian name: its Hungarian items name it once.
+    site = build_sample(tmp_path, {"stories/code-tag.yaml": _story("code-tag", 90, ["Kód"])})
+    for ext in ("xml", "atom"):
+        assert _categories(site / f"hu/feeds/section-code.{ext}", "#story-code-tag") == ["Kód"], ext
+        terms = _categories(site / f"hu/feeds/issues.{ext}", "/hu/issues/13/")
+        assert terms.count("Kód") == 1 and "Pénz" in terms, (ext, terms)

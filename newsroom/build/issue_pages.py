@@ -298,6 +298,12 @@ class IssuePages:
         """A story's tags (as written) by their names on this language's pages (see `tag_name`), each once."""
         return list(dict.fromkeys(self.tag_name(archive.tag_slug(tag), tag)[0] for tag in tags))
 
+    def listed_tag_names(self, stories: Iterable[Record]) -> list[str]:
+        """The tags `stories` carry by their names on this language's pages, each once, in the order of the
+        archive's list of tags (see `tags_by_name`): an issue's, whatever the order of its stories."""
+        return list(dict.fromkeys(self.tag_name(slug, written)[0]
+                                  for slug, written in self.tags_by_name(archive.tags(stories))))
+
     def tag_label(self, slug: str, written: str) -> str | Markup:
         """A tag's name for a link or heading, marked (`lang`) when it is another language's."""
         name, lang = self.tag_name(slug, written)

@@ -218,8 +218,8 @@ def entry_html(planner: Planner, slug: str, template: Template, page: str) -> st
 
 
 def issue_items(planner: Planner, remember: Remember = _made) -> Iterator[FeedItem]:
-    """The newest published issues, each with its full text (remembered by `remember`) and the names
-    of its sections."""
+    """The newest published issues, each with its full text (remembered by `remember`) and, as its categories,
+    the names of its sections, then its stories' tags' (see `Planner.listed_tag_names`), each once."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     section_names = planner.names("sections")
     numbers = published_issues(planner.derived)  # the latest publication first; the number breaks ties
@@ -227,20 +227,22 @@ def issue_items(planner: Planner, remember: Remember = _made) -> Iterator[FeedIt
     for number in numbers[: settings.feed_limit]:
         issue = content.issues[number]
         text = planner.text(issue)[0]
-        sections = {s.data["section"] for s in content.stories_of(number)}
+        stories = [story for story in content.stories_of(number) if planner.available(story)]  # as its page's
+        sections = {story.data["section"] for story in stories}
+        names = [name for slug, name in section_names.items() if slug in sections]
         yield FeedItem(
             id=tag_id(settings, f"{lang}/issues/{number}"), title=text.get("title") or str(number),
             link=settings.base_url + urls.issue(lang, number), published=publication_time(issue, settings.zone),
             updated=planner.last_corrected(number), summary=plain_text(text.get("lead") or ""),
             content=remember(f"{lang}/issue/{number}", partial(issue_html, planner, number, template)),
-            categories=tuple(name for slug, name in section_names.items() if slug in sections),
+            categories=tuple(dict.fromkeys([*names, *planner.listed_tag_names(stories)])),
             twins=tuple((other, settings.base_url + urls.issue(other, number))
                         for other in settings.languages if other != lang and issue.has(other)))
 
 
 def section_items(planner: Planner, section: str, remember: Remember = _made) -> Iterator[FeedItem]:
     """The newest published stories of one section, dated by their issue's publication (each one's
-    HTML remembered by `remember`), with the section's name and their tags' as their categories."""
+    HTML remembered by `remember`), with the section's name and their tags' as their categories, each once."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     name = planner.names("sections").get(section, section)
     # Chosen by each story's facts (issue, section, position), so the feed reads only the text of
@@ -261,7 +263,7 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
             link=f"{page}#story-{story.key}", published=published,
             updated=planner.last_corrected(story.data["issue"], story.key), summary=plain_text(text.get("summary") or ""),
             content=remember(f"{lang}/story/{story.key}/{page}", partial(story_html, planner, story, template, page)),
-            categories=(name, *planner.tag_names(story.data.get("tags") or ())),
+            categories=tuple(dict.fromkeys((name, *planner.tag_names(story.data.get("tags") or ())))),
             twins=tuple((other, settings.base_url + urls.issue(other, story.data["issue"]) + f"#story-{story.key}")
                         for other in settings.languages if other != lang and story.has(other)))
 
