@@ -13,7 +13,7 @@ from glossary.graph import graph_problems
 from glossary.mentions import label_clashes
 from glossary.provenance import provenance_problems
 from glossary.staleness import stale_problems
-from issues.archive import tag_clashes, unnamed_tags
+from issues.archive import tag_clashes, tag_name_clashes, unnamed_tags
 from issues.dates import before_its_week
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
@@ -530,6 +530,7 @@ def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagno
                 yield Diagnostic("site", None, f"tags[{i}].{lang}", (
                     f"the tag {item['slug']!r} has no name in this language: its pages show the {named[0]} name "
                     f"{item[named[0]]!r}, marked as {named[0]}; write its name here"), "warning")
+    yield from tag_name_clashes(content, languages)
 
 
 def _stale(content: Content, settings: Settings, today: dt.date) -> Iterator[Diagnostic]:
