@@ -268,8 +268,8 @@ def test_a_draft_whose_headword_is_still_the_starter_s_todo_is_left_out_of_publi
     sample_cli("edit", ENTRY, "--set", "draft=true", "--set", "en.headword=TODO", "--set", "hu.headword=TODO: név")
     said = sample_cli("check").stderr.splitlines()
     left_out = (f"warning: {ENTRY} is a draft whose headword is still the starter's TODO, left out of published "
-                f"pages until it is published: write its headword, then remove `draft: true` from its file "
-                f"(entries/trainium3.yaml) and import it, or run `newsroom edit {ENTRY} --set draft=false`")
+                f"pages in hu and en until it is published: write its headword, then remove `draft: true` from its "
+                f"file (entries/trainium3.yaml) and import it, or run `newsroom edit {ENTRY} --set draft=false`")
     for where in ("entry:trainium: relations.narrower[1]", "story:i13-aws-trainium3-capacity: terms[0]"):
         assert f"{where}: {left_out}" in said, where
     # A link's own text is the editor's: that warning stays as it was.
@@ -295,3 +295,28 @@ def test_a_draft_whose_headword_is_still_the_starter_s_todo_is_left_out_of_publi
     narrower = next(p for p in parse(preview / "en/glossary/trainium/index.html").iter("p")
                     if p.get("class") == "relations narrower")
     assert "TODO" in text_of(narrower)
+
+
+@pytest.mark.sqlite_only("what a build shows does not depend on the database")
+def test_a_draft_whose_headword_is_the_starter_s_todo_in_one_language_is_left_out_of_that_language_s_pages(
+        sample_cli, tmp_path):
+    """Its Hungarian headword written, its English one not yet: the Hungarian pages show the draft's name as text,
+    the English ones leave it out, and `check` says which (it said "published pages", as if both left it out)."""
+    sample_cli("edit", ENTRY, "--set", "draft=true", "--set", "en.headword=TODO")
+    said = sample_cli("check").stderr.splitlines()
+    left_out = (f"warning: {ENTRY} is a draft whose headword in en is still the starter's TODO, left out of "
+                "published pages in en until it is published (those in hu show its headword as text): write its "
+                "headword in en, then remove `draft: true` from its file (entries/trainium3.yaml) and import it, "
+                f"or run `newsroom edit {ENTRY} --set draft=false`")
+    for where in ("entry:trainium: relations.narrower[1]", "story:i13-aws-trainium3-capacity: terms[0]"):
+        assert f"{where}: {left_out}" in said, (where, said)
+
+    site = tmp_path / "site"
+    _build(sample_cli, site)
+    shown = {}
+    for lang in ("hu", "en"):
+        narrower = next(p for p in parse(site / lang / "glossary/trainium/index.html").iter("p")
+                        if p.get("class") == "relations narrower")
+        shown[lang] = text_of(narrower)
+        assert "TODO" not in shown[lang] and not [a for a in narrower.iter("a") if "trainium3" in a.get("href")]
+    assert "Trainium3" in shown["hu"] and "Trainium3" not in shown["en"], shown
