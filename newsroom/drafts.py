@@ -7,7 +7,8 @@ nowhere — every part of the build already treats a record that is not there so
 `serve` make theirs from the whole content and mark each draft's page. A draft's own problems stop
 no build until it is published (see `draft_locations`); a published record that points at one is shown
 with that name as text, and `check` says so (`draft_link_problem`). The Method page is the exception:
-every page and email links to it, so a draft one stops publishing (`method_draft_problems`).
+every page and email links to it, so a draft one stops publishing (`method_draft_problems`), and a published
+one is not made a draft again (`method_kept_published`).
 """
 
 from __future__ import annotations
@@ -132,3 +133,16 @@ def method_draft_problems(content: Content) -> list[Diagnostic]:
         "how the publication is made (its machine editing too), so nothing is published without it: remove "
         f"`draft: true` from its file ({FOLDERS['page']}/{urls.METHOD}.yaml) and import it, or run "
         f"`newsroom edit {method.location} --set draft=false`"))]
+
+
+def method_kept_published() -> Diagnostic:
+    """The refusal of a change that would make the published Method page a draft (`edit --set draft=true`, an
+    import of its file saying `draft: true`): the error `method_draft_problems` names would then stop the
+    whole site. A Method page not yet published (none stored, or a draft, as a new publication writes its
+    first) may be stored as a draft, which `check` names until it is published."""
+    return Diagnostic(f"page:{urls.METHOD}", None, "draft", (
+        "the Method page is published, and a draft one would stop `check`, every public build, `email` and "
+        "`send`: every page's navigation and footer and every email link to it, and it says how the publication "
+        "is made (its machine editing too); keep it published and change its text instead (`newsroom edit "
+        f"page:{urls.METHOD} --set en.body=…`, or its file without `draft: true`, imported): the next build "
+        "shows the change"))

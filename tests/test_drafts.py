@@ -14,7 +14,7 @@ from rdflib import RDF, SKOS, Graph
 from sqlalchemy import create_engine, text
 
 from newsroom.db.migrate import alembic_config
-from sitebuild import BASE, html_pages, parse, text_of
+from sitebuild import BASE, OWN_SITE, html_pages, parse, text_of
 
 #: The sample's much-linked entry (stories' terms, a relation, links in entries' text) and its reference page.
 ENTRY, PAGE = "entry:trainium3", "reference:trainium"
@@ -246,7 +246,11 @@ def test_a_draft_method_page_stops_publishing_and_is_marked_in_a_preview(sample_
     site = tmp_path / "site"
     _build(sample_cli, site)
     before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
-    sample_cli("edit", "page:method", "--set", "draft=true")
+    # Stored as a backup is restored: `edit` and a checked import refuse to make a published Method page a draft.
+    sample_cli("export", str(tmp_path / "out"))
+    method = tmp_path / "out/pages/method.yaml"
+    method.write_text("draft: true\n" + method.read_text(encoding="utf-8"), encoding="utf-8")
+    sample_cli("import", "--no-check", str(method))
     said = sample_cli("check", expect=1).stderr.splitlines()
     assert METHOD_DRAFT in said
     refused = sample_cli("build", "--out", str(site), "--base-url", BASE, expect=1).stderr
@@ -260,6 +264,42 @@ def test_a_draft_method_page_stops_publishing_and_is_marked_in_a_preview(sample_
     _build(sample_cli, preview, "--drafts")
     article = next(parse(preview / "en/method/index.html").iter("article"))
     assert "draft" in article.get("class").split()
+
+
+#: What `edit` and `import` say when they would make the published Method page a draft.
+METHOD_KEPT = ("draft: the Method page is published, and a draft one would stop `check`, every public build, `email` "
+               "and `send`: every page's navigation and footer and every email link to it, and it says how the "
+               "publication is made (its machine editing too); keep it published and change its text instead "
+               "(`newsroom edit page:method --set en.body=…`, or its file without `draft: true`, imported): the "
+               "next build shows the change")
+
+
+def test_the_published_method_page_is_not_made_a_draft(sample_cli, tmp_path):
+    """`edit page:method --set draft=true` was stored without a word, and then `check`, a public build, `email`
+    and `send` refused the whole site: refused, as is an import of its file saying `draft: true`; nothing
+    stored changes. `--no-check` stores the file as it is (a backup restored), which `check` then names."""
+    refused = sample_cli("edit", "page:method", "--set", "draft=true", expect=1).stderr
+    assert f"page:method: {METHOD_KEPT}" in refused.splitlines(), refused
+    assert "\ndraft:" not in sample_cli("edit", "page:method").stdout
+    sample_cli("export", str(tmp_path / "out"))
+    method = tmp_path / "out/pages/method.yaml"
+    method.write_text("draft: true\n" + method.read_text(encoding="utf-8"), encoding="utf-8")
+    refused = sample_cli("import", str(method), expect=1).stderr
+    assert f"{method}:1: {METHOD_KEPT}" in refused.splitlines(), refused
+    assert "\ndraft:" not in sample_cli("edit", "page:method").stdout and sample_cli("check").stderr == ""
+
+
+def test_a_new_publication_s_method_page_may_be_a_draft_until_it_is_published(cli, write_files):
+    """Before anything is published, the Method page may be written as a draft, as a starter is, and
+    previewed: stored, `check` naming it as it names a draft Method page at any time, until it is published."""
+    cli("init")
+    files = {**OWN_SITE, "pages/method.yaml": "draft: true\n" + OWN_SITE["pages/method.yaml"]}
+    cli("import", str(write_files(files)))
+    assert cli("check", expect=1).stderr.splitlines() == [METHOD_DRAFT, "1 error(s), 0 warning(s)"]
+    cli("edit", "page:method", "--set", "draft=true")  # a draft stays one: no change, no refusal
+    cli("edit", "page:method", "--set", "draft=false")
+    assert cli("check").stderr == ""
+    assert f"page:method: {METHOD_KEPT}" in cli("edit", "page:method", "--set", "draft=true", expect=1).stderr
 
 
 @pytest.mark.sqlite_only("what a build shows does not depend on the database")
