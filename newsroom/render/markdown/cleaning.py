@@ -7,8 +7,10 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 from html.parser import HTMLParser
+from typing import Any
 
 import nh3
+from markdown_it.token import Token
 
 from newsroom.render.markdown.links import OUTSIDE_REL, OUTSIDE_SCHEMES
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
@@ -128,11 +130,11 @@ def unnamed_links(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str
     return list(dict.fromkeys(found))
 
 
-def _unnamed_in(children: list) -> Iterator[str]:
+def _unnamed_in(children: list[Token]) -> Iterator[str]:
     """The targets of the links among one paragraph's inline tokens, Markdown or raw `<a href>`, with nothing
     in them to read: no text, no code, and no image with alt text (a raw `<img>` without `alt` is named by its
     file name, which `images_without_alt` warns of)."""
-    links: list[list] = []  # [target (None: an `<a>` without href, no link), named] of each open link
+    links: list[list[Any]] = []  # [target (None: an `<a>` without href, no link), named] of each open link
     for token in children:
         opened = token.type == "link_open" or token.type == "html_inline" and _RAW_OPEN.match(token.content)
         if opened:
