@@ -102,7 +102,8 @@ def graph_problems(content: Content, languages: tuple[str, ...]) -> list[Diagnos
                                                "warning"))
                 else:
                     if is_draft(content.entries[target]) and not is_draft(entry):
-                        problems.append(draft_link_problem(entry.location, field, content.entries[target], named=True))
+                        problems.append(draft_link_problem(entry.location, field, content.entries[target], languages,
+                                                           named=True))
                     pair = (slug, target) if slug < target else (target, slug)
                     kinds.setdefault(pair, []).append((group if slug == pair[0] else INVERSE[group], slug, field))
                     if group == "broader":

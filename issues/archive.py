@@ -120,3 +120,28 @@ def unnamed_tags(content: Content) -> Iterator[Diagnostic]:
                 f"the site file names no tag {slug!r}: its page (archive/tag/{slug}/) and the archive show it as "
                 f"written here, {tag!r}, in every language; name it under the site file's `tags:` (slug: {slug}, "
                 "and its name in each language) and import that (`newsroom import site.yaml`)"), "warning")
+
+
+def reader_name(name: str) -> str:
+    """`name` as a reader tells names apart: case aside (casefold), a letter with its accent alike whether written
+    as one character or two (NFC), runs of spaces as one."""
+    return " ".join(unicodedata.normalize("NFC", name).casefold().split())
+
+
+def tag_name_clashes(content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """Tags the site file's `tags:` gives one name in a language (`ai-act` and `eu-ai-act` both "MI-rendelet"):
+    two pages with one heading, and one name twice in the archive's list, that no reader tells apart. A warning
+    at the later item's name, naming the earlier tag."""
+    items = content.site.get("tags", []) if content.site else []
+    for lang in languages:
+        first: dict[str, tuple[str, str]] = {}  # the name as a reader reads it → (slug, name) of its first tag
+        for index, item in enumerate(items):
+            name = item.get(lang)
+            if not isinstance(name, str) or not name.strip():
+                continue
+            slug, (other, written) = item["slug"], first.setdefault(reader_name(name), (item["slug"], name))
+            if other != slug:
+                yield Diagnostic("site", None, f"tags[{index}].{lang}", (
+                    f"the tag {slug!r} has the name of the tag {other!r} in this language, {written!r}: their two "
+                    f"pages (archive/tag/{other}/, archive/tag/{slug}/) have one heading and the archive lists the "
+                    "name twice; give each its own name, or tag their stories with one of them"), "warning")

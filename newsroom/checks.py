@@ -13,7 +13,7 @@ from glossary.graph import graph_problems
 from glossary.mentions import label_clashes
 from glossary.provenance import provenance_problems
 from glossary.staleness import stale_problems
-from issues.archive import tag_clashes, unnamed_tags
+from issues.archive import tag_clashes, tag_name_clashes, unnamed_tags
 from issues.dates import before_its_week
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
@@ -113,7 +113,8 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
             if term not in content.entries:
                 problems.append(Diagnostic(story.location, None, f"terms[{i}]", f"no glossary entry {term!r}"))
             elif is_draft(content.entries[term]):
-                problems.append(draft_link_problem(story.location, f"terms[{i}]", content.entries[term], named=True))
+                problems.append(draft_link_problem(story.location, f"terms[{i}]", content.entries[term],
+                                                   settings.languages, named=True))
     if only is not None:
         problems = [problem for problem in problems if problem.location in only]
     return sorted(set(problems), key=lambda d: (d.location, d.field, d.message))
@@ -352,7 +353,7 @@ def _references(record: Record, content: Content, languages: tuple[str, ...],
                     if slug not in targets[kind]:
                         yield Diagnostic(record.location, None, path, f"link to a missing {kind} {slug!r}")
                     elif is_draft(targets[kind][slug]) and not is_draft(record):
-                        yield draft_link_problem(record.location, path, targets[kind][slug])
+                        yield draft_link_problem(record.location, path, targets[kind][slug], languages)
             for number in refs.issues:
                 if number not in content.issues:
                     yield Diagnostic(record.location, None, path, f"link to a missing issue {number}")
@@ -530,6 +531,7 @@ def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagno
                 yield Diagnostic("site", None, f"tags[{i}].{lang}", (
                     f"the tag {item['slug']!r} has no name in this language: its pages show the {named[0]} name "
                     f"{item[named[0]]!r}, marked as {named[0]}; write its name here"), "warning")
+    yield from tag_name_clashes(content, languages)
 
 
 def _stale(content: Content, settings: Settings, today: dt.date) -> Iterator[Diagnostic]:

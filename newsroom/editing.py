@@ -30,8 +30,9 @@ from issues.models import Story
 from issues.records import apply_story
 from issues.revisions import Change
 from issues.visibility import drafts_of
-from newsroom.drafts import draft_locations
+from newsroom.drafts import draft_locations, method_kept_published
 from issues.workflow import public_issues_of, untranslated
+from newsroom.build import urls
 from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content
 from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, former_slugs,
@@ -44,7 +45,7 @@ from newsroom.content.schema import TEXTUAL, Validator, as_written, field_at
 from newsroom.content.yamlio import dotted, parse, plain
 from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.models import DELETED, RENAMED, Revision, last_versions, revision_kinds
+from newsroom.models import DELETED, RENAMED, Page, Revision, last_versions, revision_kinds
 from newsroom.settings import Settings
 
 if TYPE_CHECKING:
@@ -241,13 +242,18 @@ def buildable(session: Session, store: Callable[[], T], touched: Callable[[T], C
 
     `touched(result)` names the records the change created or changed (see blocking_problems). The errors
     are worked out after the change, and before it only when there are some (a savepoint holds the change
-    meanwhile; it is then made again)."""
+    meanwhile; it is then made again). Nor may it make the published Method page a draft (see
+    newsroom.drafts.method_kept_published), which would stop every public build, `email` and `send`."""
+    published = _method_state(session) is False
     change = session.begin_nested()
     result = store()
     rechecked = touched(result)
     if not rechecked:
         change.commit()
         return result  # nothing changed
+    if published and f"page:{urls.METHOD}" in rechecked and _method_state(session):
+        change.rollback()
+        raise ContentError([method_kept_published()], fix)
     after = _problems(session, settings, now, rechecked, publishable)
     if not after.blocking and not after.held:
         change.commit()
@@ -259,6 +265,12 @@ def buildable(session: Session, store: Callable[[], T], touched: Callable[[T], C
         raise ContentError(sorted(blocking | held), _refusal(blocking, held, after.held_issues) +
                            (f": {fix}" if fix else ""))
     return store()
+
+
+def _method_state(session: Session) -> bool | None:
+    """Whether the stored Method page is a draft (None: there is none)."""
+    session.flush()
+    return session.scalar(select(Page.draft).where(Page.kind == "page", Page.slug == urls.METHOD))
 
 
 def _refusal(blocking: set[Diagnostic], held: set[Diagnostic], issues: Sequence[int]) -> str:

@@ -123,6 +123,35 @@ def test_a_link_with_nothing_to_read_is_a_warning_saying_how_to_name_it(sample_c
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_raw_link_holding_only_an_image_marked_as_decoration_is_a_link_with_nothing_to_read(sample_cli, write_files,
+                                                                                              tmp_path):
+    """`<a href="…"><img src="…" alt=""></a>`: the image is decoration (`alt=""`), so the link has no name, as
+    `[![](logo.png)](…)` has none: a screen reader says "link". Warned as that one is; an image described in a
+    link (raw or Markdown) names it, and one without alt is `images_without_alt`'s warning alone."""
+    text = ("A logo <a href='https://example.org/raw-logo'> <img src='https://example.org/l.png' alt=''> </a>, "
+            "[<img src='https://example.org/l.png' alt=\"\">](https://example.org/md-raw-logo), "
+            "<a href='https://example.org/md-image'>![](https://example.org/l.png)</a>, "
+            "<a href='https://example.org/described'><img src='https://example.org/l.png' alt='The logo'></a>, "
+            "[<img src='https://example.org/l.png' alt='The logo'>](https://example.org/md-described) and "
+            "<a href='https://example.org/text'><img src='https://example.org/l.png' alt=''> Home</a>.")
+    entry = _entry(en_definition="Plain.") + "  history: \"" + text.replace('"', '\\"') + "\"\n"
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.history: warning: link '{url}' {said}" for url in (  # sorted, as check sorts them
+            "https://example.org/md-image", "https://example.org/md-raw-logo", "https://example.org/raw-logo")] + [
+        "0 error(s), 3 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: the link, its only content an image marked as decoration
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    link = next(a for a in page.iter("a") if a.get("href") == "https://example.org/raw-logo")
+    assert "".join(link.itertext()).strip() == "" and [image.get("alt") for image in link.iter("img")] == [""]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_cli, write_files, tmp_path):
     """A definition is one paragraph of Markdown (links, citations): `<context>` in it was dropped from its
     page, the index, feeds and search without a word; `\\<context>` shows it."""

@@ -14,7 +14,7 @@ from rdflib import RDF, SKOS, Graph
 from sqlalchemy import create_engine, text
 
 from newsroom.db.migrate import alembic_config
-from sitebuild import BASE, html_pages, parse, text_of
+from sitebuild import BASE, OWN_SITE, html_pages, parse, text_of
 
 #: The sample's much-linked entry (stories' terms, a relation, links in entries' text) and its reference page.
 ENTRY, PAGE = "entry:trainium3", "reference:trainium"
@@ -246,7 +246,11 @@ def test_a_draft_method_page_stops_publishing_and_is_marked_in_a_preview(sample_
     site = tmp_path / "site"
     _build(sample_cli, site)
     before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
-    sample_cli("edit", "page:method", "--set", "draft=true")
+    # Stored as a backup is restored: `edit` and a checked import refuse to make a published Method page a draft.
+    sample_cli("export", str(tmp_path / "out"))
+    method = tmp_path / "out/pages/method.yaml"
+    method.write_text("draft: true\n" + method.read_text(encoding="utf-8"), encoding="utf-8")
+    sample_cli("import", "--no-check", str(method))
     said = sample_cli("check", expect=1).stderr.splitlines()
     assert METHOD_DRAFT in said
     refused = sample_cli("build", "--out", str(site), "--base-url", BASE, expect=1).stderr
@@ -262,14 +266,50 @@ def test_a_draft_method_page_stops_publishing_and_is_marked_in_a_preview(sample_
     assert "draft" in article.get("class").split()
 
 
+#: What `edit` and `import` say when they would make the published Method page a draft.
+METHOD_KEPT = ("draft: the Method page is published, and a draft one would stop `check`, every public build, `email` "
+               "and `send`: every page's navigation and footer and every email link to it, and it says how the "
+               "publication is made (its machine editing too); keep it published and change its text instead "
+               "(`newsroom edit page:method --set en.body=…`, or its file without `draft: true`, imported): the "
+               "next build shows the change")
+
+
+def test_the_published_method_page_is_not_made_a_draft(sample_cli, tmp_path):
+    """`edit page:method --set draft=true` was stored without a word, and then `check`, a public build, `email`
+    and `send` refused the whole site: refused, as is an import of its file saying `draft: true`; nothing
+    stored changes. `--no-check` stores the file as it is (a backup restored), which `check` then names."""
+    refused = sample_cli("edit", "page:method", "--set", "draft=true", expect=1).stderr
+    assert f"page:method: {METHOD_KEPT}" in refused.splitlines(), refused
+    assert "\ndraft:" not in sample_cli("edit", "page:method").stdout
+    sample_cli("export", str(tmp_path / "out"))
+    method = tmp_path / "out/pages/method.yaml"
+    method.write_text("draft: true\n" + method.read_text(encoding="utf-8"), encoding="utf-8")
+    refused = sample_cli("import", str(method), expect=1).stderr
+    assert f"{method}:1: {METHOD_KEPT}" in refused.splitlines(), refused
+    assert "\ndraft:" not in sample_cli("edit", "page:method").stdout and sample_cli("check").stderr == ""
+
+
+def test_a_new_publication_s_method_page_may_be_a_draft_until_it_is_published(cli, write_files):
+    """Before anything is published, the Method page may be written as a draft, as a starter is, and
+    previewed: stored, `check` naming it as it names a draft Method page at any time, until it is published."""
+    cli("init")
+    files = {**OWN_SITE, "pages/method.yaml": "draft: true\n" + OWN_SITE["pages/method.yaml"]}
+    cli("import", str(write_files(files)))
+    assert cli("check", expect=1).stderr.splitlines() == [METHOD_DRAFT, "1 error(s), 0 warning(s)"]
+    cli("edit", "page:method", "--set", "draft=true")  # a draft stays one: no change, no refusal
+    cli("edit", "page:method", "--set", "draft=false")
+    assert cli("check").stderr == ""
+    assert f"page:method: {METHOD_KEPT}" in cli("edit", "page:method", "--set", "draft=true", expect=1).stderr
+
+
 @pytest.mark.sqlite_only("what a build shows does not depend on the database")
 def test_a_draft_whose_headword_is_still_the_starter_s_todo_is_left_out_of_published_pages(sample_cli, tmp_path):
     """A relation to a draft, and a story's term, show the draft's headword as text: never a placeholder."""
     sample_cli("edit", ENTRY, "--set", "draft=true", "--set", "en.headword=TODO", "--set", "hu.headword=TODO: név")
     said = sample_cli("check").stderr.splitlines()
     left_out = (f"warning: {ENTRY} is a draft whose headword is still the starter's TODO, left out of published "
-                f"pages until it is published: write its headword, then remove `draft: true` from its file "
-                f"(entries/trainium3.yaml) and import it, or run `newsroom edit {ENTRY} --set draft=false`")
+                f"pages in hu and en until it is published: write its headword, then remove `draft: true` from its "
+                f"file (entries/trainium3.yaml) and import it, or run `newsroom edit {ENTRY} --set draft=false`")
     for where in ("entry:trainium: relations.narrower[1]", "story:i13-aws-trainium3-capacity: terms[0]"):
         assert f"{where}: {left_out}" in said, where
     # A link's own text is the editor's: that warning stays as it was.
@@ -295,3 +335,28 @@ def test_a_draft_whose_headword_is_still_the_starter_s_todo_is_left_out_of_publi
     narrower = next(p for p in parse(preview / "en/glossary/trainium/index.html").iter("p")
                     if p.get("class") == "relations narrower")
     assert "TODO" in text_of(narrower)
+
+
+@pytest.mark.sqlite_only("what a build shows does not depend on the database")
+def test_a_draft_whose_headword_is_the_starter_s_todo_in_one_language_is_left_out_of_that_language_s_pages(
+        sample_cli, tmp_path):
+    """Its Hungarian headword written, its English one not yet: the Hungarian pages show the draft's name as text,
+    the English ones leave it out, and `check` says which (it said "published pages", as if both left it out)."""
+    sample_cli("edit", ENTRY, "--set", "draft=true", "--set", "en.headword=TODO")
+    said = sample_cli("check").stderr.splitlines()
+    left_out = (f"warning: {ENTRY} is a draft whose headword in en is still the starter's TODO, left out of "
+                "published pages in en until it is published (those in hu show its headword as text): write its "
+                "headword in en, then remove `draft: true` from its file (entries/trainium3.yaml) and import it, "
+                f"or run `newsroom edit {ENTRY} --set draft=false`")
+    for where in ("entry:trainium: relations.narrower[1]", "story:i13-aws-trainium3-capacity: terms[0]"):
+        assert f"{where}: {left_out}" in said, (where, said)
+
+    site = tmp_path / "site"
+    _build(sample_cli, site)
+    shown = {}
+    for lang in ("hu", "en"):
+        narrower = next(p for p in parse(site / lang / "glossary/trainium/index.html").iter("p")
+                        if p.get("class") == "relations narrower")
+        shown[lang] = text_of(narrower)
+        assert "TODO" not in shown[lang] and not [a for a in narrower.iter("a") if "trainium3" in a.get("href")]
+    assert "Trainium3" in shown["hu"] and "Trainium3" not in shown["en"], shown

@@ -309,35 +309,32 @@ def test_a_database_of_a_newer_newsroom_is_named_and_left_as_it_was(newer, comma
 
 def test_a_database_of_an_older_schema_is_sent_to_init_with_how_to_keep_a_copy_first(sample_cli):
     """`export`, the backup a careful team makes before an upgrade, is refused on an older schema: the refusal
-    says how to keep a copy of the database as it is, a command that works where it is run."""
+    sends the editor to `newsroom init`, which keeps a SQLite database's copy itself, where the refusal says;
+    another database's copy is the editor's to keep first, with a command that works where it is run."""
     engine = create_engine(sample_cli.db_url)
     with engine.begin() as connection:
         connection.execute(text("UPDATE alembic_version SET version_num = '0005_build_output_mtime'"))
     engine.dispose()
     result = sample_cli("export", "out", expect=1)
     assert "is at schema 0005_build_output_mtime, this version needs" in result.stderr
-    assert "run `newsroom init` to upgrade it, after keeping a copy to go back to: `" in result.stderr
     assert not (sample_cli.cwd / "out").exists()
-    [command] = re.findall(r"`((?:sqlite3|pg_dump) [^`]+)`", result.stderr)
     url = make_url(sample_cli.db_url)
     if url.get_backend_name() == "sqlite":
+        # No sqlite3 command to run first (init's own copy made it one copy too many): tests/test_upgrade.py
+        # runs init as said on a database of the first schema, and finds the copy where this names it.
         copy = Path(url.database).with_name(f"{Path(url.database).stem}-0005_build_output_mtime.db")
-        assert command == f"sqlite3 {url.database} \".backup {copy}\""
-    else:
-        copy = sample_cli.cwd / f"{url.database}-0005_build_output_mtime.dump"
-        assert command.startswith(f"pg_dump --format=custom --file={copy.name} postgresql://") and ":@" not in command
+        assert (f"run `newsroom init` to upgrade it; before upgrading, it keeps a copy of the database as it is, "
+                f"{copy}, which the earlier newsroom opens") in result.stderr, result.stderr
+        assert "sqlite3" not in result.stderr and not copy.exists()
+        return
+    assert "run `newsroom init` to upgrade it, after keeping a copy to go back to: `" in result.stderr
+    [command] = re.findall(r"`(pg_dump [^`]+)`", result.stderr)
+    copy = sample_cli.cwd / f"{url.database}-0005_build_output_mtime.dump"
+    assert command.startswith(f"pg_dump --format=custom --file={copy.name} postgresql://") and ":@" not in command
     if shutil.which(command.split()[0]) is None:
         return
     subprocess.run(command, shell=True, cwd=sample_cli.cwd, check=True, capture_output=True)  # noqa: S602
-    if url.get_backend_name() == "sqlite":
-        engine = create_engine(f"sqlite:///{copy}")
-        with engine.connect() as connection:
-            assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == \
-                "0005_build_output_mtime"
-            assert connection.execute(text("SELECT count(*) FROM entries")).scalar() > 0
-        engine.dispose()
-    else:
-        assert copy.stat().st_size > 0
+    assert copy.stat().st_size > 0
 
 
 @pytest.mark.sqlite_only

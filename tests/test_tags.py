@@ -218,6 +218,28 @@ def test_check_warns_of_a_tag_the_site_file_lists_with_no_name(tmp_path, write_f
     assert "tags[0]" not in checked and "0 error(s), 2 warning(s)" in checked, checked
 
 
+def test_check_warns_of_two_tags_the_site_file_names_alike_in_a_language(tmp_path, write_files):
+    # Two tag pages with one heading ("Címke: MI-rendelet") in the archive's list are two tags a reader cannot
+    # tell apart: a warning at the second item, naming the first. Names are compared as a reader reads them:
+    # case aside, and a letter written precomposed (é) or as a letter and its accent (e + ◌́) alike.
+    tags = ("tags:\n  - slug: ai-act\n    hu: MI-rendelet\n    en: AI Act\n"
+            "  - slug: eu-ai-act\n    hu: mi-rendelet\n    en: EU AI Act\n"
+            "  - slug: chips\n    hu: Csipek\n    en: Chips\n"
+            "  - slug: cafe\n    hu: Kávé\n    en: Cafe\n  - slug: kave\n    hu: Ka\u0301ve\u0301\n    en: Coffee\n")
+    run(tmp_path, "init")
+    run(tmp_path, "import", str(write_files({**OWN_SITE, "site.yaml": OWN_SITE["site.yaml"] + tags})))
+    checked = run(tmp_path, "check")
+    assert ("site: tags[1].hu: warning: the tag 'eu-ai-act' has the name of the tag 'ai-act' in this language, "
+            "'MI-rendelet': their two pages (archive/tag/ai-act/, archive/tag/eu-ai-act/) have one heading and "
+            "the archive lists the name twice; give each its own name, or tag their stories with one of them"
+            ) in checked, checked
+    assert ("site: tags[4].hu: warning: the tag 'kave' has the name of the tag 'cafe' in this language, 'Kávé': "
+            "their two pages (archive/tag/cafe/, archive/tag/kave/) have one heading and the archive lists the "
+            "name twice; give each its own name, or tag their stories with one of them") in checked, checked
+    assert "tags[0]" not in checked and "tags[2]" not in checked and ".en:" not in checked, checked
+    assert "0 error(s), 2 warning(s)" in checked, checked
+
+
 def test_the_site_file_refuses_a_tag_slug_that_is_no_page_s_name(tmp_path):
     folder = tmp_path
     run(folder, "init")

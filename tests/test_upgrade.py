@@ -3,6 +3,8 @@ upgraded by `newsroom init`, then checked, built and mailed as the same content 
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -126,6 +128,29 @@ def test_init_keeps_a_copy_of_a_sqlite_database_before_upgrading_it(databases, t
     engine.dispose()
     assert cli("init").stdout.splitlines() == [f"database ready: {cli.db_url}"]  # nothing to upgrade: no copy
     assert {path.name for path in tmp_path.glob("*-0001*")} == {taken.name, kept.name}
+
+
+@pytest.mark.sqlite_only("init keeps a SQLite database's copy: another's is kept by its own tools, the refusal "
+                         "saying how (tests/test_start_up_errors.py runs that command)")
+def test_a_command_refusing_an_older_schema_says_where_init_keeps_the_copy_and_init_keeps_it_there(databases,
+                                                                                                   tmp_path):
+    """The refusal told a SQLite editor to copy the database with sqlite3 first, although `init` keeps a copy
+    itself: it says so, and where; the command it suggests, run, leaves the copy there."""
+    cli = Cli(databases.new(), tmp_path)
+    _old_database(cli.db_url)
+    engine = create_engine(cli.db_url)
+    before = _rows(engine)
+    engine.dispose()
+    refused = cli("export", "out", expect=1).stderr
+    kept = _kept(cli.db_url, "0001")
+    [command] = re.findall(r"run `(newsroom [^`]+)` to upgrade it", refused)
+    assert f"; before upgrading, it keeps a copy of the database as it is, {kept}, which the earlier newsroom " \
+           "opens" in refused, refused
+    assert "sqlite3" not in refused and not kept.exists()
+    cli(*shlex.split(command)[1:])
+    engine = create_engine(f"sqlite:///{kept}")
+    assert current_revision(engine) == "0001" and _rows(engine) == before
+    engine.dispose()
 
 
 def test_init_help_says_to_keep_a_copy_before_an_upgrade(cli):

@@ -24,9 +24,9 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from newsroom import settings as settings_module
 from newsroom.db.base import EDITOR_LENGTH, SLUG_LENGTH
-from newsroom.db.errors import (BadDatabaseURL, UnusableDatabase, cannot_connect, cannot_write, explain, keep_a_copy,
-                                refused_role, shown)
-from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer
+from newsroom.db.errors import (BadDatabaseURL, UnusableDatabase, cannot_connect, cannot_write, explain, refused_role,
+                                shown)
+from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer, upgrade_advice
 from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
                                  writing, writing_if_free)
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -93,8 +93,7 @@ class App:
         if current != SCHEMA_REVISION:
             refuse_newer(engine, current)
             raise click.ClickException(f"the database {shown(self.db_url)} is at schema {current}, this version needs "
-                                       f"{SCHEMA_REVISION}: run `newsroom init` to upgrade it, after keeping a copy "
-                                       f"to go back to: {keep_a_copy(self.db_url, current)}")
+                                       f"{SCHEMA_REVISION}: {upgrade_advice(self.db_url, current)}")
 
     def open_content(self) -> None:
         """What every command that reads the content does first: refuse a database `newsroom init` has not

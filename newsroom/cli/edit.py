@@ -68,9 +68,10 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
     """Show or change one record (entry, story, page, issue); never overwrites a newer version.
 
     A change that would give the record an error that stops every build (a missing translation, a
-    link to nothing) is refused, as is one that leaves a scheduled or published issue unpublishable;
-    a published issue or its story changes only with --correction and a --reason, which readers are
-    shown."""
+    link to nothing) is refused, as is one that leaves a scheduled or published issue unpublishable,
+    or makes the published Method page a draft (every page and email links to it: change its text
+    instead); a published issue or its story changes only with --correction and a --reason, which
+    readers are shown."""
     change = Change(editor, app.now(), app.settings.languages, reason, reason_language(app, reason_lang))
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)

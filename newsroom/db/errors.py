@@ -50,7 +50,8 @@ def shown(url: str | URL) -> str:
 
 def keep_a_copy(url: str, revision: str) -> str:
     """How to keep a copy of the database of `url`, at schema `revision`, to go back to before `newsroom init`
-    upgrades it (`export` reads only the schema this version needs): SQLite's backup of the file, PostgreSQL's
+    upgrades it (`export` reads only the schema this version needs): SQLite's backup of a file `init` copies not
+    itself (see migrate.upgrade_advice: a URL with `?uri=true`), PostgreSQL's
     pg_dump (the URL without its driver or password: pg_dump asks for that, or reads it from ~/.pgpass); the
     backup tool of another database."""
     parsed = make_url(url)

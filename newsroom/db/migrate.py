@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, inspect, text
 
-from newsroom.db.errors import UnusableDatabase, shown
+from newsroom.db.errors import UnusableDatabase, keep_a_copy, shown
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -56,10 +56,7 @@ def copy_before_upgrade(url: str, revision: str) -> Path | None:
     file = sqlite_path(url)
     if file is None:
         return None
-    copy, number = file.with_name(f"{file.stem}-{revision}{file.suffix}"), 1
-    while copy.exists():
-        number += 1
-        copy = file.with_name(f"{file.stem}-{revision}-{number}{file.suffix}")
+    copy = _copy_of(file, revision)
     source = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
     try:
         target = sqlite3.connect(copy)
@@ -75,6 +72,29 @@ def copy_before_upgrade(url: str, revision: str) -> Path | None:
     finally:
         source.close()
     return copy
+
+
+def _copy_of(file: Path, revision: str) -> Path:
+    """Where `copy_before_upgrade` keeps the copy of the SQLite database `file` at `revision`: beside it, as
+    `newsroom-<revision>.db`, numbered past a file of that name."""
+    copy, number = file.with_name(f"{file.stem}-{revision}{file.suffix}"), 1
+    while copy.exists():
+        number += 1
+        copy = file.with_name(f"{file.stem}-{revision}-{number}{file.suffix}")
+    return copy
+
+
+def upgrade_advice(url: str, revision: str) -> str:
+    """What a command refusing the database of `url`, at the older schema `revision`, says to do: run `newsroom
+    init`, which keeps a copy of a SQLite database file itself (said, and where: no copy of the editor's is
+    needed); another database's copy is the editor's to keep first, by its own tools (see errors.keep_a_copy)."""
+    from newsroom.db.session import sqlite_path  # the session's module: not every migration's import
+
+    file = sqlite_path(url)
+    if file is not None:
+        return (f"run `newsroom init` to upgrade it; before upgrading, it keeps a copy of the database as it is, "
+                f"{_copy_of(file, revision)}, which the earlier newsroom opens")
+    return f"run `newsroom init` to upgrade it, after keeping a copy to go back to: {keep_a_copy(url, revision)}"
 
 
 def current_revision(engine: Engine) -> str | None:

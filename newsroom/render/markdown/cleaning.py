@@ -4,10 +4,13 @@ text's raw HTML the pages leave out (`left_out`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from html.parser import HTMLParser
+from typing import Any
 
 import nh3
+from markdown_it.token import Token
 
 from newsroom.render.markdown.links import OUTSIDE_REL, OUTSIDE_SCHEMES
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
@@ -103,16 +106,19 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-#: What a link with nothing to read needs: brackets holding only spaces and images without alt text, or a raw
-#: `<a …>` closed at once.
-_MAYBE_UNNAMED = re.compile(r"\[(?:\s|!\[\s*\]\([^)]*\))*\]\(|<a\s[^>]*>\s*</a", re.IGNORECASE)
+#: What a link with nothing to read needs: brackets, or a raw `<a …>`, holding only spaces and images without alt
+#: text (`![](…)`, `<img … alt="">`): a filter that may let through a text with none, never one with one.
+_MAYBE_UNNAMED = re.compile(r"(?:\[|<a\s[^>]*>)(?:\s|!\[\s*\]\([^)]*\)|<img\s[^>]*>)*(?:\]\(|</a)", re.IGNORECASE)
 _RAW_LINK = re.compile(r"<a\s[^>]*?href\s*=\s*[\"']?([^\"'\s>]*)", re.IGNORECASE)
+_RAW_OPEN = re.compile(r"<a[\s>]", re.IGNORECASE)
+_RAW_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
+_RAW_IMAGE = re.compile(r"<img[\s/>]", re.IGNORECASE)
 
 
 def unnamed_links(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     """The targets of `text`'s links with nothing for a screen reader to read as their name, each once: no
-    text and no image with alt text in them (`[](…)`, `[![](logo.png)](…)`, `<a href="…"></a>`).
-    Empty for most texts, which hold neither `](` nor `<a`."""
+    text and no image with alt text in them (`[](…)`, `[![](logo.png)](…)`, `<a href="…"></a>`, `<a href="…">
+    <img src="…" alt=""></a>`). Empty for most texts, which hold neither `](` nor `<a`."""
     if "](" not in text and "<a" not in text.lower() or not _MAYBE_UNNAMED.search(text):
         return []  # most texts: not parsed again (`check` runs on every record of a full build)
     tokens = _parse(_parser(max_nesting), text)
@@ -120,23 +126,37 @@ def unnamed_links(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str
         return []
     found: list[str] = []
     for block in tokens:
-        children = block.children or [] if block.type == "inline" else []
-        target, named = None, False
-        for token in children:
-            if token.type == "link_open":
-                target, named = str(token.attrGet("href") or ""), False
-            elif token.type == "link_close" and target is not None:
-                found.extend([] if named else [target])
-                target = None
-            elif token.type in ("text", "code_inline", "image") and token.content.strip():
-                named = True
-        for at, start in enumerate(children):  # raw HTML: `<a href="…">` closed with nothing but spaces before
-            raw = _RAW_LINK.match(start.content) if start.type == "html_inline" else None
-            rest = [token for token in children[at + 1:] if token.type not in ("text", "softbreak")
-                    or token.content.strip()] if raw else []
-            if rest and rest[0].type == "html_inline" and rest[0].content.lower().startswith("</a"):
-                found.append(raw[1])
+        found.extend(_unnamed_in(block.children or [] if block.type == "inline" else []))
     return list(dict.fromkeys(found))
+
+
+def _unnamed_in(children: list[Token]) -> Iterator[str]:
+    """The targets of the links among one paragraph's inline tokens, Markdown or raw `<a href>`, with nothing
+    in them to read: no text, no code, and no image with alt text (a raw `<img>` without `alt` is named by its
+    file name, which `images_without_alt` warns of)."""
+    links: list[list[Any]] = []  # [target (None: an `<a>` without href, no link), named] of each open link
+    for token in children:
+        opened = token.type == "link_open" or token.type == "html_inline" and _RAW_OPEN.match(token.content)
+        if opened:
+            raw = _RAW_LINK.match(token.content) if token.type == "html_inline" else None
+            target = str(token.attrGet("href") or "") if token.type == "link_open" else raw[1] if raw else None
+            links.append([target, False])
+        elif token.type == "link_close" or token.type == "html_inline" and _RAW_CLOSE.match(token.content):
+            target, named = links.pop() if links else (None, True)
+            if target is not None and not named:
+                yield target
+        elif token.type in ("text", "code_inline", "image") and token.content.strip() or (
+                token.type == "html_inline" and _RAW_IMAGE.match(token.content) and _image_named(token.content)):
+            for link in links:
+                link[1] = True
+
+
+def _image_named(tag: str) -> bool:
+    """Whether the raw `<img …>` start tag `tag` gives a link a name: alt text, or no `alt` at all (a screen
+    reader then reads the file name); `alt=""` marks it decoration, nothing to read."""
+    image = _Markup.of(tag)
+    attributes = dict(image.values[0]) if image.values else {}
+    return "alt" not in attributes or bool((attributes["alt"] or "").strip())
 
 
 def images_without_alt(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tuple[str, bool]]:
@@ -194,6 +214,7 @@ class _Markup(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.elements: list[tuple[str, tuple[str, ...]]] = []
+        self.values: list[list[tuple[str, str | None]]] = []  # each element's attributes with their values
 
     @classmethod
     def of(cls, fragment: str) -> _Markup:
@@ -204,6 +225,7 @@ class _Markup(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.elements.append((tag, tuple(name for name, _ in attrs)))
+        self.values.append(attrs)
 
     @property
     def tags(self) -> set[str]:
