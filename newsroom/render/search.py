@@ -194,8 +194,8 @@ def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
 
 def sources(planner: Planner) -> list[DocumentSource]:
     """The glossary entries (headword, aliases, definition), reference pages (title, summary, sections),
-    stories and tags' pages of the planner's language, in that order (hits are shown so, the tags before
-    the stories; see `index_files`).
+    stories and tags' pages of the planner's language, in that order; hits are shown so, but for the tags,
+    shown before the stories (see `index_files`).
 
     Each document depends on its record's text in the language it shows, all of it (see
     tracking.whole_value), and its Markdown is read only if it is made: an update of a large index
