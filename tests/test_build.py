@@ -190,7 +190,7 @@ def test_a_build_on_a_terminal_shows_its_progress_and_ends_with_one_summary_line
     assert max(int(done) for done, _ in counts) <= 276
     summary = out.splitlines()
     assert len(summary) == 1 and re.fullmatch(
-        rf"366 files \(256 pages, 256 rendered\): 366 written, 0 unchanged, 0 removed in \d+\.\d\ds → "
+        rf"370 files \(256 pages, 256 rendered\): 370 written, 0 unchanged, 0 removed in \d+\.\d\ds → "
         rf"{re.escape(str(tmp_path / 'site'))}", summary[0]), out
 
     # A terminal that reports no width (a new pseudo-terminal, some containers') gets a bar all the same.
@@ -203,7 +203,7 @@ def test_a_build_on_a_terminal_shows_its_progress_and_ends_with_one_summary_line
     quiet_first = sample_cli("--quiet", "build", "--full", *site)
     assert quiet_first.stdout == "" and quiet_first.stderr == ""
     piped = sample_cli("build", "--full", *site)  # not on a terminal: the summary, no bar
-    assert piped.stderr == "" and re.fullmatch(r"366 files \(256 pages, 256 rendered\): 0 written, 366 unchanged, "
+    assert piped.stderr == "" and re.fullmatch(r"370 files \(256 pages, 256 rendered\): 0 written, 370 unchanged, "
                                                r"0 removed in \d+\.\d\ds → .*\n", piped.stdout), piped.stdout
 
 

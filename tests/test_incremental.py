@@ -31,6 +31,7 @@ from newsroom import PROJECT_ROOT
 from newsroom.build import rendering
 from newsroom.db.session import make_engine, transaction
 from newsroom.render import feeds
+from newsroom.render.search import search
 
 BASE = "https://news.example.org/"
 NOW_ENV = "NEWSROOM_NOW"
@@ -814,6 +815,9 @@ def test_retagging_a_story_renders_only_the_pages_of_its_tags(sample_cli, tmp_pa
     output = publication.build(site)
     assert tag_pages > 60 and _rendered(output) < tag_pages // 4, output
     assert (site / "en" / "archive" / "tag" / "retagged" / "index.html").is_file()
+    # The search index, updated, finds the new tag's page (made anew, it would too: the trees are alike).
+    assert [hit["url"] for hit in search(site / "en" / "search" / "index", "retagged")][:1] == \
+        ["/en/archive/tag/retagged/"]
     fresh = tmp_path / "fresh"
     publication.build(fresh, "--full")
     assert _same_tree(site, fresh) == [], dropped
@@ -838,6 +842,13 @@ def test_a_tag_renamed_remakes_the_pages_that_show_its_name_alone(sample_cli, tm
         "hu/issues/12/index.html", "hu/issues/13/index.html"], output
     assert _written(site, before, "*/feeds/*") == ["hu/feeds/issues.atom", "hu/feeds/issues.xml",
                                                    "hu/feeds/section-policy.atom", "hu/feeds/section-policy.xml"]
+    # The Hungarian search index finds the tag's page by its new name (updated: a few of its files written);
+    # the English one is left alone.
+    written = _written(site, before, "*/search/index/**/*.json")
+    assert written and all(path.startswith("hu/") for path in written), written
+    hu = site / "hu" / "search" / "index"
+    assert search(hu, "uniós MI-törvény")[0]["url"] == "/hu/archive/tag/ai-act/"
+    assert search(hu, "uniós MI-törvény")[0]["title"] == "uniós MI-törvény"
     assert "Címke: uniós MI-törvény" in (site / "hu/archive/tag/ai-act/index.html").read_text(encoding="utf-8")
     for ext in ("xml", "atom"):
         feed = feedparser.parse((site / f"hu/feeds/issues.{ext}").read_bytes())
@@ -1249,7 +1260,7 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     tracked = track_content(content, tracker), track_derived(derive(content, settings, False), tracker)
     docs = search.sources(Planner(*tracked, settings, "en", None))
     reads = tracker.take()
-    assert {doc.kind for doc in docs} == {"entry", "reference", "story"}
+    assert {doc.kind for doc in docs} == {"entry", "reference", "story", "tag"}
     whole = 0
     references = {slug: page for slug, page in content.pages.items() if page.kind == "reference"}
     for kind, records in (("entries", content.entries), ("pages", references), ("stories", content.stories)):
@@ -1261,7 +1272,12 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
             assert texts <= {f"content.{kind}{SEP}{slug}{SEP}{shown}", f"content.{kind}{SEP}{slug}{SEP}issue",
                              *names}, texts
             whole += f"content.{kind}{SEP}{slug}{SEP}{shown}" in texts
-    assert whole == len(docs)  # every document depends on the text it was made from
+    assert whole == sum(1 for doc in docs if doc.kind != "tag")  # every document depends on the text it was made from
+    # A tag's page depends on the tag's names and on its list of stories, not on the other tags'.
+    tags = [doc for doc in docs if doc.kind == "tag"]
+    assert len(tags) > 60
+    assert {read for read in reads if read.startswith("derived.tag_names")} == \
+        {f"derived.tag_names{SEP}{doc.url.split('/')[-2]}" for doc in tags}
 
 
 @pytest.mark.sqlite_only
@@ -1631,7 +1647,7 @@ def test_a_new_release_of_a_library_that_renders_remakes_every_output(sample_cli
     finally:
         monkeypatch.undo()
         pipeline.code_version.cache_clear()
-    assert re.search(r"\(256 pages, 256 rendered\): 0 written, 366 unchanged, 0 removed ", output), output
+    assert re.search(r"\(256 pages, 256 rendered\): 0 written, 370 unchanged, 0 removed ", output), output
 
 
 def test_new_code_makes_its_pages_from_its_own_results_not_those_remembered_from_the_old(sample_cli, tmp_path,

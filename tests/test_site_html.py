@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from sitebuild import BASE, build_sample, html_pages, page_url, parse, read_aloud, shown_text, text_of
+from sitebuild import BASE, OWN_SITE, build_sample, html_pages, page_url, parse, read_aloud, shown_text, text_of
 
 from newsroom import SAMPLE_DIR
 
@@ -433,7 +433,8 @@ def _navigation_marks(document) -> dict[str, str]:
 def test_the_navigation_marks_the_page_shown_and_the_section_that_holds_it(site):
     """No link of the navigation said where the reader was. The link to the page shown is the current page
     (aria-current="page"), the link of the section holding it the current item of the set ("true"), as a
-    screen reader says it ("current page", "current"); every other link is plain."""
+    screen reader says it ("current page", "current"); every other link is plain. The home page, the latest
+    issue, marked no link: it marks Editions, as that issue's own page does."""
     shown = {}
     for path in html_pages(site):
         url = page_url(site, path)
@@ -444,6 +445,8 @@ def test_the_navigation_marks_the_page_shown_and_the_section_that_holds_it(site)
         links = {f"/{lang}/{part}" for part in (*SECTIONS, "method/", "feeds/")}
         if f"/{url}" in links:
             expected = {f"/{url}": "page"}
+        elif rest == "":  # the home page: the latest issue, under Editions as its own page is
+            expected = {f"/{lang}/issues/": "true"}
         else:
             expected = {f"/{lang}/{part}": "true" for part in SECTIONS if rest.startswith(part)}
         marks = _navigation_marks(document)
@@ -459,7 +462,8 @@ def test_the_navigation_marks_the_page_shown_and_the_section_that_holds_it(site)
                         ("en/glossary/level/basic/", {"Glossary": "true"}), ("en/archive/", {"Archive": "page"}),
                         ("en/archive/2026/", {"Archive": "true"}), ("en/archive/tag/chips/", {"Archive": "true"}),
                         ("en/archive/section/code/2026/", {"Archive": "true"}), ("en/method/", {"Method": "page"}),
-                        ("en/feeds/", {"RSS": "page"}), ("en/", {}), ("en/search/", {}), ("en/reference/", {}),
+                        ("en/feeds/", {"RSS": "page"}), ("en/", {"Editions": "true"}), ("en/search/", {}),
+                        ("en/reference/", {}),
                         ("en/reference/trainium/", {})):
         assert shown[url] == {en[name]: value for name, value in marked.items()}, url
     assert _navigation_marks(parse(site / "en/404.html")) == {}
@@ -467,3 +471,15 @@ def test_the_navigation_marks_the_page_shown_and_the_section_that_holds_it(site)
     css = next((site / "assets").glob("site.*.css")).read_text()
     rules = re.findall(r"([^{}]*a\[aria-current[^{}]*)\{([^}]*)\}", css)
     assert rules and all("text-decoration" in body or "border" in body for _, body in rules), rules
+
+
+@pytest.mark.sqlite_only("the navigation does not depend on the database")
+def test_the_home_page_before_the_first_issue_marks_no_section(cli, write_files, tmp_path):
+    """Until an issue is published the home page shows none, so no section holds it: Editions stays plain."""
+    cli("init")
+    cli("import", str(write_files(OWN_SITE)))
+    cli("build", "--out", str(tmp_path / "site"))
+    for lang, none in (("hu", "Még nem jelent meg lapszám."), ("en", "No issue has been published yet.")):
+        document = parse(tmp_path / "site" / lang / "index.html")
+        assert none in text_of(document.find(".//main"))
+        assert _navigation_marks(document) == {}, lang

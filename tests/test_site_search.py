@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sitebuild import build_sample, parse
 
+from newsroom import SAMPLE_DIR
 from newsroom.render.search import (DocumentSource, LastIndex, SearchDocument, fold, index_files, search, shard_of,
                                     split_key, tokens)
 
@@ -58,41 +59,99 @@ def test_the_built_index_finds_entries_by_headword_alias_and_definition_and_stor
     assert "Trainium" in [hit["title"] for hit in search(hu, "amazon trainium chip")]  # alias
     en = site / "en/search/index"
     hits = search(en, "trainium")
-    assert {hit["kind"] for hit in hits} == {"entry", "reference", "story"}
+    assert {hit["kind"] for hit in hits} == {"entry", "reference", "story", "tag"}
     assert all(hit["url"].startswith("/en/") for hit in hits)
     story = next(hit for hit in hits if hit["kind"] == "story")
     assert "#story-" in story["url"] and (site / story["url"].split("#")[0].lstrip("/") / "index.html").is_file()
 
 
-def test_hits_show_entries_first_then_reference_pages_then_the_newest_stories_first(site):
+KINDS = ("entry", "reference", "tag", "story")
+
+
+def test_hits_show_entries_first_then_reference_pages_then_tags_then_the_newest_stories_first(site):
     # No title holds "software": every hit has the same rank, and they come in the order of their kinds.
     hits = search(site / "en/search/index", "software")
     kinds = [hit["kind"] for hit in hits]
-    assert kinds == sorted(kinds) and {"entry", "reference", "story"} <= set(kinds)  # in this order
+    assert kinds == sorted(kinds, key=KINDS.index) and {"entry", "reference", "story"} <= set(kinds)  # in this order
     issues = [int(re.search(r"/issues/(\d+)/", hit["url"]).group(1)) for hit in hits if hit["kind"] == "story"]
     assert len(set(issues)) > 2 and issues == sorted(issues, reverse=True)
-    # The index says where its stories start (the script shows them from the last one back).
+    # The index says where its stories start (the script shows them from the last one back) and where the tags
+    # do, after them (a new issue's stories go in before a few tags, not before every story).
     folder = site / "en/search/index"
     meta = json.loads((folder / "meta.json").read_bytes())
     rows = [row for chunk in range(-(-meta["documents"] // meta["chunk"]))
             for row in json.loads((folder / f"docs/{chunk}.json").read_bytes())]
     entries = sum(1 for row in rows if row[0] == "entry")
     assert [row[0] for row in rows] == ["entry"] * entries + ["reference"] * (meta["stories"] - entries) \
-        + ["story"] * (len(rows) - meta["stories"])
-    assert 0 < meta["stories"] < meta["documents"]
+        + ["story"] * (meta["tags"] - meta["stories"]) + ["tag"] * (len(rows) - meta["tags"])
+    assert 0 < meta["stories"] < meta["tags"] < meta["documents"]
+
+
+def test_a_tag_is_found_by_its_name_in_the_page_s_language_and_by_its_slug(site):
+    """The search found entries, reference pages and stories, not tags: "MI-rendelet" on the Hungarian page did
+    not offer the tag's page. A tag's page is found by the tag's name in the page's language, first when the query
+    is that name, and by its slug, a name no result shows ("ai-act", "chips" on the Hungarian page); its hit says
+    how many stories the page lists."""
+    hu, en = site / "hu/search/index", site / "en/search/index"
+    first = search(hu, "MI-rendelet")[0]
+    assert first == {"kind": "tag", "title": "MI-rendelet", "url": "/hu/archive/tag/ai-act/", "snippet": "3 hír",
+                     "lang": ""}
+    assert (site / "hu/archive/tag/ai-act/index.html").is_file()
+    assert search(hu, "mi rendelet")[0] == first  # accents, case and the hyphen aside
+    assert search(hu, "ai-act")[0] == first  # the slug
+    assert search(en, "AI Act")[0] == {"kind": "tag", "title": "AI Act", "url": "/en/archive/tag/ai-act/",
+                                       "snippet": "3 stories", "lang": ""}
+    assert [hit["title"] for hit in search(hu, "chips") if hit["kind"] == "tag"] == ["chipek"]
+    # Each language's own name: the Hungarian one finds nothing on the English page.
+    assert [hit for hit in search(en, "MI-rendelet") if hit["kind"] == "tag"] == []
+    # Every tag page of a language is in its index, once.
+    for lang in ("hu", "en"):
+        pages = {f"/{lang}/archive/tag/{page.parent.name}/"
+                 for page in (site / lang / "archive/tag").glob("*/index.html")}
+        folder = site / lang / "search/index"
+        meta = json.loads((folder / "meta.json").read_bytes())
+        rows = [row for chunk in range(-(-meta["documents"] // meta["chunk"]))
+                for row in json.loads((folder / f"docs/{chunk}.json").read_bytes())]
+        tags = [row[2] for row in rows if row[0] == "tag"]
+        assert len(pages) > 60 and sorted(tags) == sorted(pages), lang
+
+
+def test_a_tag_without_a_name_in_the_page_s_language_is_found_as_its_page_shows_it(tmp_path):
+    """A tag the site file does not name is found, and shown, as its stories write it, and by its slug; one named
+    in the other language alone by that name, marked as that language's (as its page shows it)."""
+    story = (SAMPLE_DIR / "stories" / "i13-aws-trainium3-capacity.yaml").read_text(encoding="utf-8")
+    story = story.replace("tags: [chips, cloud, aws, europe]", "tags: [chips, cloud, aws, europe, Kvantumgépek, edge]")
+    site_file = (SAMPLE_DIR / "site.yaml").read_text(encoding="utf-8") + "  - slug: edge\n    en: Edge AI\n"
+    site = build_sample(tmp_path, {"stories/i13-aws-trainium3-capacity.yaml": story, "site.yaml": site_file})
+    hu, en = site / "hu/search/index", site / "en/search/index"
+    for folder, lang in ((hu, "hu"), (en, "en")):
+        unnamed = {"kind": "tag", "title": "Kvantumgépek", "url": f"/{lang}/archive/tag/kvantumgepek/",
+                   "snippet": "1 hír" if lang == "hu" else "1 story", "lang": ""}
+        assert search(folder, "kvantumgépek")[0] == unnamed
+        assert search(folder, "kvantumgep")[0] == unnamed
+    assert search(hu, "Edge AI")[0] == {"kind": "tag", "title": "Edge AI", "url": "/hu/archive/tag/edge/",
+                                        "snippet": "1 hír", "lang": "en"}
+    assert search(hu, "edge")[0]["url"] == "/hu/archive/tag/edge/"
+    assert search(en, "Edge AI")[0]["lang"] == ""
+    # As the pages head them.
+    for page, heading in (("hu/archive/tag/kvantumgepek", "Címke: Kvantumgépek"),
+                          ("hu/archive/tag/edge", "Címke: Edge AI")):
+        [h1] = parse(site / page / "index.html").iter("h1")
+        assert " ".join("".join(h1.itertext()).split()) == heading
 
 
 def test_meta_json_names_the_format_of_shards_with_marked_keys(site):
     """meta.json said version 1, the first index's, after its shards took marked keys for names ("gepi=", a word
     of a name; "gepi tanulas =", a whole name), where stories start ("stories") and a fallback row's language:
-    a reader of version 1 took a marked key for a word. It says version 2."""
+    a reader of version 1 took a marked key for a word. It said version 2 then, and says 3 since the tags' pages
+    follow the stories (from "tags" on), which a reader of version 2 took for the newest stories."""
     for lang in ("hu", "en"):
         folder = site / lang / "search/index"
         meta = json.loads((folder / "meta.json").read_bytes())
         marked = [key for shard in (folder / "shards").glob("*.json") for key in json.loads(shard.read_bytes())
                   if key.endswith("=")]
-        assert marked and "stories" in meta
-        assert meta["version"] == 2, meta
+        assert marked and "stories" in meta and "tags" in meta
+        assert meta["version"] == 3, meta
 
 
 def test_the_first_query_downloads_little(site):
@@ -112,6 +171,11 @@ def test_the_search_page_points_its_script_at_the_index(site):
     assert form.get("data-one") == "%(num)s találat" and form.get("data-none")
     scripts = [s.get("src") for s in document.iter("script") if s.get("src")]
     assert len(scripts) == 1 and (site / scripts[0].lstrip("/")).is_file()
+    # The page says what the search covers, tags too.
+    [scope] = [p for p in document.iter("p") if p.get("class") == "search-scope"]
+    tags = len(list((site / "hu/archive/tag").glob("*/index.html")))
+    assert re.fullmatch(r"A keresés kiterjed: \d+ szócikk · \d+ referenciaoldal · \d+ hír · (\d+) címke\.",
+                        " ".join("".join(scope.itertext()).split())).group(1) == str(tags), "".join(scope.itertext())
     # The box says what it searches: reference pages too, since they are in the index.
     [box] = [i for i in document.iter("input") if i.get("id") == "site-search"]
     assert box.get("placeholder") == "Fogalomtár, referenciaoldalak és hírek"
@@ -236,6 +300,27 @@ def _ranked(query):
     return [hit["url"] for hit in search(index_files(docs), query)]
 
 
+def test_in_a_rank_tags_come_after_the_reference_pages_and_before_the_newest_stories():
+    # Tags are indexed after the stories (meta.json's "tags" says from where) and shown before them.
+    docs = [SearchDocument("entry", "Chipgyártás", "/e/1", "", "Chipgyártás szilícium"),
+            SearchDocument("reference", "Chipek", "/r/1", "", "Chipek szilícium"),
+            SearchDocument("story", "Régi", "/s/1", "", "szilícium"),
+            SearchDocument("story", "Új", "/s/2", "", "szilícium"),
+            SearchDocument("tag", "félvezetők", "/t/1", "", "félvezetők chips szilícium", "félvezetők\nchips"),
+            SearchDocument("tag", "gyártás", "/t/2", "", "gyártás chip-manufacturing szilícium",
+                           "gyártás\nchip-manufacturing")]
+    files = index_files(docs)
+    assert {key: json.loads(files["meta.json"])[key] for key in ("stories", "tags")} == {"stories": 2, "tags": 4}
+    assert [hit["url"] for hit in search(files, "szilicium")] == ["/e/1", "/r/1", "/t/1", "/t/2", "/s/2", "/s/1"]
+    assert [hit["url"] for hit in search(files, "chips")] == ["/t/1"]  # a hidden name finds it
+    assert [hit["url"] for hit in search(files, "chip")] == ["/t/2", "/e/1", "/r/1", "/t/1"]  # a name's word first
+    assert [hit["url"] for hit in search(files, "chip manufacturing")] == ["/t/2"]
+    # Without stories, the tags start where they would.
+    files = index_files([docs[0], *docs[4:]])
+    assert {key: json.loads(files["meta.json"])[key] for key in ("stories", "tags")} == {"stories": 1, "tags": 1}
+    assert [hit["url"] for hit in search(files, "szilicium")] == ["/e/1", "/t/1", "/t/2"]
+
+
 def test_a_query_that_is_a_name_ranks_it_first_then_titles_holding_its_words():
     # The name itself; then a title with the words (a story's headline too); then one whose words begin with
     # them; then a text that mentions them. Before, hits came in the documents' order only.
@@ -252,15 +337,16 @@ def test_the_headword_ranks_first_on_the_built_site(site):
     # "adatközpont" came third, after two entries whose definitions mention data centres.
     assert search(site / "hu/search/index", "adatkozpont")[0]["title"] == "adatközpont"
     assert search(site / "hu/search/index", "Rainier")[0]["title"] == "Rainier-projekt"
-    assert [hit["title"] for hit in search(site / "en/search/index", "trainium")][:3] == \
-        ["Trainium", "Trainium2", "Trainium3"]
+    assert [(hit["kind"], hit["title"]) for hit in search(site / "en/search/index", "trainium")][:4] == \
+        [("entry", "Trainium"), ("tag", "Trainium"), ("entry", "Trainium2"), ("entry", "Trainium3")]
 
 
 #: Queries a reader types: accents or none, any case and order, prefixes, names in the other language, and
 #: what holds no word or only punctuation.
 QUERIES = ["gepi tanulas", "GÉPI", "tanul", "machine learning", "data center", "adatkozpont", "trainium", "gpu",
            "chip", "a", "Project Rainier", "kozpont", "tpu google", "ő", "ö", "u", "ű", "(", "", "  ", "[", "\\",
-           "*", ".+", "<img src=x onerror=alert(1)>", "trainium " * 25]
+           "*", ".+", "<img src=x onerror=alert(1)>", "trainium " * 25, "MI-rendelet", "ai act", "AI Act", "chips",
+           "open", "adatközpontok", "export controls"]
 
 
 #: The script's functions run on a built index, as its page runs them (first page, then the rest): each query's links.
@@ -274,7 +360,7 @@ const row = (hit) => read("docs/" + Math.floor(hit.id / meta.chunk) + ".json")[h
 console.log(JSON.stringify(queries.map((query) => {
   const words = c.tokens(query);
   const tables = words.map((w) => c.shardsFor(w, meta.shards).map((k) => read("shards/" + k + ".json")));
-  const hits = c.rank(words, tables, meta.stories), first = hits.slice(0, c.PAGE);
+  const hits = c.rank(words, tables, meta.stories, meta.tags), first = hits.slice(0, c.PAGE);
   return c.byAccents(first, first.map((hit) => row(hit)[1]), query).concat(hits.slice(c.PAGE)).map((h) => row(h)[2]);
 })));
 """
@@ -312,15 +398,26 @@ def test_the_address_s_query_is_searched_and_back_returns_to_the_search_before(s
     found = _titles(site, "hu", "adatkozpont")
     assert opened["query"] == "adatkozpont" and opened["status"] == f"{len(found)} találat"
     assert [hit["title"] for hit in opened["results"]] == found
-    assert data_center["address"] == "?q=data%20center" and data_center["status"] == "1 találat"
+    # The entry "adatközpont" and the tag "adatközpontok", found by its slug (data-centers).
+    assert data_center["address"] == "?q=data%20center" and data_center["status"] == "2 találat"
     assert trainium["address"] == "?q=trainium"
     # Back shows the search before, its words in the box (each search was a step of the history).
-    assert (back["query"], back["status"], back["results"]) == ("data center", "1 találat", data_center["results"])
+    assert (back["query"], back["status"], back["results"]) == ("data center", "2 találat", data_center["results"])
     assert (back_again["query"], back_again["results"]) == ("adatkozpont", opened["results"])
     # The masthead's form sends "+" for a space; English says "1 result", "19 results".
     one, many = _page(site, "en", ["open", "?q=data+center+datacenter"], ["submit", "data center"])
     assert one["query"] == "data center datacenter" and one["status"] == "1 result"
     assert many["status"] == f"{len(_titles(site, 'en', 'data center'))} results"
+
+
+@needs_node
+def test_a_tag_s_hit_is_shown_as_a_tag_with_its_count_of_stories(site):
+    [hungarian] = _page(site, "hu", ["open", "?q=MI-rendelet"])
+    assert hungarian["results"][0] == {"href": "/hu/archive/tag/ai-act/", "title": "MI-rendelet", "kind": "Címke",
+                                       "snippet": "3 hír", "lang": "", "marked": ""}
+    [english] = _page(site, "en", ["open", "?q=ai-act"])
+    assert english["results"][0] == {"href": "/en/archive/tag/ai-act/", "title": "AI Act", "kind": "Tag",
+                                     "snippet": "3 stories", "lang": "", "marked": ""}
 
 
 @needs_node

@@ -318,6 +318,12 @@ class IssuePages:
         published, leaves them be."""
         return self.stories_among(f"tagged{SEP}{slug}", lambda: self.derived.tagged.get(slug, ()))
 
+    def tag_shown(self, slug: str) -> tuple[str, str, int]:
+        """A tag's name as its page heads it, the language of that name (see `tag_name`), and how many stories
+        the page lists: what the search index says of the page."""
+        stories = self.tagged(slug)
+        return (*self.tag_name(slug, archive.tags(stories)[slug]), len(stories))
+
     def stories_among(self, name: str, keys: Callable[[], Iterable[str]]) -> list[Record]:
         """The visible stories among `keys()` (a story list the build derives, such as a tag's), in archive
         order, as plain records (see `archive_stories`); computed once per planner. They depend on that

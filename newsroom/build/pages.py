@@ -410,7 +410,8 @@ class Planner(IssuePages, GlossaryPages, ReferencePages):
         stories = sum(1 for story in self.content.stories.values()
                       if story.data["issue"] in shown and self.available(story))
         context = {"index_href": self.href(urls.search_index(self.lang)), "entry_count": entries,
-                   "reference_count": len(self.reference_slugs()), "story_count": stories}
+                   "reference_count": len(self.reference_slugs()), "story_count": stories,
+                   "tag_count": len(self.tag_slugs())}
         return self.spec(urls.search(self.lang), "search.html", context, urls.search)
 
     def moved(self, record: Record, former: str) -> PageSpec:

@@ -9,9 +9,9 @@ repeats them, and `search` below runs a query against the built files the
 same way the script does, so tests exercise the real index.
 
 Hits are ranked by where the query's words are: a document one of whose names (an entry's headword,
-aliases and English term, a reference page's title) is the query comes first, then one whose names or
-title (a story's headline) hold every word, then one whose names' or title's words begin with every word,
-then the others. The shards say so with marked keys beside the tokens: "gepi=" lists the documents with
+aliases and English term, a reference page's title, a tag's name and slug) is the query comes first, then one
+whose names or title (a story's headline) hold every word, then one whose names' or title's words begin with
+every word, then the others. The shards say so with marked keys beside the tokens: "gepi=" lists the documents with
 the word "gepi" in a name or title, "gepi tanulas =" those with the name "gépi tanulás" (no token holds
 "=" or a space).
 """
@@ -35,6 +35,7 @@ from newsroom.build.model import Record
 from newsroom.build.pages import Planner
 from newsroom.build.reference import LAYERS
 from newsroom.build.tracking import whole_value
+from newsroom.i18n import format_count, translations
 from newsroom.render.markdown import plain_text
 
 #: Documents per chunk file: a query's hits fetch few chunks, and each chunk stays a few kilobytes.
@@ -51,10 +52,12 @@ MIN_SUFFIX = 4
 #: Ends a marked key of the shards: "gepi=" a word of a name, "gepi tanulas =" a whole name.
 NAME_MARK = "="
 #: The index's format, meta.json's "version", for a reader of the files other than templates/assets/search.js
-#: (made with them, it reads both): 1, shards mapping tokens to ids and chunks of rows [kind, title, url,
+#: (made with them, it reads each): 1, shards mapping tokens to ids and chunks of rows [kind, title, url,
 #: snippet]; 2, also marked keys among a shard's tokens (NAME_MARK: a name's word, a whole name), where the
-#: stories start (meta.json's "stories") and a fallback row's language (its fifth column).
-INDEX_FORMAT = 2
+#: stories start (meta.json's "stories") and a fallback row's language (its fifth column); 3, also the tags'
+#: pages (rows of kind "tag"), after the stories, from meta.json's "tags" on: a reader of 2 took them for the
+#: newest stories.
+INDEX_FORMAT = 3
 #: Hits the script shows at once: it puts a whole name's hits among them in order of accents, as `search` does.
 PAGE = 50
 
@@ -135,7 +138,7 @@ def shards_for(word: str, keys: Iterable[str]) -> list[str]:
 class SearchDocument:
     """One searchable page or story: what is shown for a hit and the text that finds it."""
 
-    kind: str  # "entry", "reference" or "story"
+    kind: str  # "entry", "reference", "story" or "tag"
     title: str
     url: str
     snippet: str
@@ -190,8 +193,9 @@ def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
 
 
 def sources(planner: Planner) -> list[DocumentSource]:
-    """The glossary entries (headword, aliases, definition), reference pages (title, summary, sections)
-    and stories of the planner's language, in that order (hits are shown so).
+    """The glossary entries (headword, aliases, definition), reference pages (title, summary, sections),
+    stories and tags' pages of the planner's language, in that order; hits are shown so, but for the tags,
+    shown before the stories (see `index_files`).
 
     Each document depends on its record's text in the language it shows, all of it (see
     tracking.whole_value), and its Markdown is read only if it is made: an update of a large index
@@ -215,6 +219,8 @@ def sources(planner: Planner) -> list[DocumentSource]:
         for story in content.stories_of(number):
             if planner.available(story):
                 found.append(_story_source(planner, story, number))
+    # Tags last: a new issue's stories go in before them, and an update moves a few tags, not every story.
+    found += [_tag_source(planner, slug) for slug in planner.tag_slugs()]
     return found
 
 
@@ -238,6 +244,23 @@ def _story_source(planner: Planner, story: Record, number: int) -> DocumentSourc
                           planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
                           (text.get("headline") or "",), f"{story.content_hash}.{story.version}",
                           partial(_fields, text, "summary", "body"), "", "" if text_lang == planner.lang else text_lang)
+
+
+def _tag_source(planner: Planner, slug: str) -> DocumentSource:
+    """A tag's page: found by the tag's name as the page shows it (the site file's name in the planner's
+    language, else in another language, marked as a fallback; an unnamed tag as its stories write it) and by
+    its slug, a name no hit shows ("ai-act" finds "MI-rendelet"); its snippet counts the page's stories."""
+    name, name_lang, count = planner.tag_shown(slug)
+    snippet = translations(planner.lang).ngettext("%(count)s story", "%(count)s stories", count) \
+        % {"count": format_count(count, planner.lang)}
+    names = tuple(dict.fromkeys((name, slug)))
+    return DocumentSource("tag", name, planner.href(urls.tag(planner.lang, slug)), names, "", _no_texts,
+                          "\n".join(names), "" if name_lang == planner.lang else name_lang, snippet)
+
+
+def _no_texts() -> tuple[str, ...]:
+    """A tag's Markdown texts: none (its page lists stories, each found by its own)."""
+    return ()
 
 
 def _reference_source(planner: Planner, slug: str) -> DocumentSource:
@@ -390,10 +413,12 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
             halves.setdefault(split_key(token), {})[token] = ids
         for half, tokens_ in halves.items():
             shards[half] = _json(dict(sorted(tokens_.items())))
-    # Hits are shown entries first, then stories newest first: the id of the first story (see `sources`).
-    stories = next((number for number, item in enumerate(docs) if item.kind == "story"), len(docs))
+    # Hits are shown entries and reference pages first, then tags, then stories newest first: the ids of the
+    # first story and the first tag (see `sources`).
+    tags = next((number for number, item in enumerate(docs) if item.kind == "tag"), len(docs))
+    stories = next((number for number, item in enumerate(docs) if item.kind == "story"), tags)
     files = {"meta.json": _json({"version": INDEX_FORMAT, "documents": len(docs), "chunk": CHUNK,
-                                 "shards": sorted(shards), "stories": stories})}
+                                 "shards": sorted(shards), "stories": stories, "tags": tags})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
     chunks = last.chunks if last is not None and changed is not None else {}
     fresh = changed or set()
@@ -422,7 +447,7 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
 
     `index` is the index folder on disk or the mapping `index_files` returns. Hits come ranked as the
     module's docstring says (a whole name's hit whose title is the query with its accents first), and in a
-    rank entries first, in document order, then stories, newest first (the last documents first).
+    rank entries and reference pages first, in document order, then tags, then stories, newest first.
     """
     read = (lambda rel: (index / rel).read_bytes() if (index / rel).exists() else None) if isinstance(index, Path) \
         else (lambda rel: index.get(rel))
@@ -432,9 +457,8 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
     for table, word in zip(tables, words):
         for key in shards_for(word, meta["shards"]):
             table.update(json.loads(read(f"shards/{key}.json")))
-    first = meta.get("stories", meta["documents"])
-    ranked = sorted(_ranks(words, tables).items(),
-                    key=lambda hit: (hit[1], hit[0] >= first, hit[0] if hit[0] < first else -hit[0]))
+    ranked = sorted(_ranks(words, tables).items(), key=partial(_order, meta.get("stories", meta["documents"]),
+                                                                meta.get("tags", meta["documents"])))
     results = []
     for number, rank in ranked:
         chunk = json.loads(read(f"docs/{number // meta['chunk']}.json"))
@@ -445,6 +469,15 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
     whole = [hit for hit in results[:PAGE] if hit["rank"] == 0]
     whole.sort(key=lambda hit: not same_words(hit["title"], query))
     return [{key: value for key, value in hit.items() if key != "rank"} for hit in whole + results[len(whole):]]
+
+
+def _order(stories: int, tags: int, hit: tuple[int, int]) -> tuple[int, int, int]:
+    """A hit's place, (id, rank), as the script's `rank` sorts: by rank, then entries and reference pages
+    (ids before `stories`) in order, tags (from `tags` on) in order, stories (between) the last first."""
+    number, rank = hit
+    if number < stories:
+        return rank, 0, number
+    return (rank, 1, number) if number >= tags else (rank, 2, -number)
 
 
 def _ranks(words: list[str], tables: list[dict[str, list[int]]]) -> dict[int, int]:

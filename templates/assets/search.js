@@ -23,8 +23,9 @@
 
   // The hits of `words`, each word's shard tables given, ranked as search() in newsroom/render/search.py:
   // [{id, rank}], rank 0 if the words are one of the document's names, 1 if each is a word of its names,
-  // 2 if each begins one, 3 else; in a rank entries first, in order, then stories newest first (from `stories`).
-  function rank(words, tables, stories) {
+  // 2 if each begins one, 3 else; in a rank entries and reference pages first, in order, then tags (from `tags`
+  // on), in order, then stories newest first (from `stories` to the tags).
+  function rank(words, tables, stories, tags) {
     if (!words.length) { return []; }
     var hits = null, exact = null, begun = null;
     var both = function (a, b) {
@@ -51,10 +52,13 @@
     var ranked = Array.from(hits).map(function (id) {
       return {id: id, rank: whole.has(id) ? 0 : exact.has(id) ? 1 : begun.has(id) ? 2 : 3};
     });
+    if (tags === undefined) { tags = Infinity; }  // an index without tags
+    var group = function (id) { return id < stories ? 0 : id >= tags ? 1 : 2; };
     return ranked.sort(function (a, b) {
       if (a.rank !== b.rank) { return a.rank - b.rank; }
-      var x = a.id, y = b.id;
-      return (x < stories) !== (y < stories) ? (x < stories ? -1 : 1) : (x < stories ? x - y : y - x);
+      var x = group(a.id), y = group(b.id);
+      if (x !== y) { return x - y; }
+      return x === 2 ? b.id - a.id : a.id - b.id;
     });
   }
   // The first page's whole-name hits (rank 0, first), those whose title is the query with its accents first.
@@ -116,7 +120,7 @@
         return Promise.all(shardsFor(w, meta.shards).map(function (k) { return load("shards/" + k + ".json"); }));
       })).then(function (tables) {
         if (search !== current) { return; }
-        var hits = rank(words, tables, meta.stories === undefined ? meta.documents : meta.stories);
+        var hits = rank(words, tables, meta.stories === undefined ? meta.documents : meta.stories, meta.tags);
         say(hits.length ? message(hits.length === 1 ? "one" : "many", hits.length) : form.getAttribute("data-none"));
         return showFrom(meta, hits, 0, query, search);
       });
