@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from newsroom.build.model import Content, Record
@@ -128,20 +129,38 @@ def reader_name(name: str) -> str:
     return " ".join(unicodedata.normalize("NFC", name).casefold().split())
 
 
+def shown_tag_name(names: Mapping[str, Any], lang: str, languages: tuple[str, ...]) -> tuple[str, str] | None:
+    """A tag's name on `lang`'s pages and the language it is in, from its item of the site file's `tags:`
+    (`names`, {lang: name}): its name in `lang`, else in the first of `languages` that has one (a fallback,
+    marked as that language's); None when it names it in none (the pages show it as the stories write it)."""
+    shown = next((other for other in (lang, *languages) if names.get(other)), None)
+    return None if shown is None else (names[shown], shown)
+
+
 def tag_name_clashes(content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
-    """Tags the site file's `tags:` gives one name in a language (`ai-act` and `eu-ai-act` both "MI-rendelet"):
-    two pages with one heading, and one name twice in the archive's list, that no reader tells apart. A warning
-    at the later item's name, naming the earlier tag."""
+    """Tags whose pages show one name in a language (`ai-act` and `eu-ai-act` both "MI-rendelet"), their own
+    or, for a tag with none there, another language's (see `shown_tag_name`): two pages with one heading, and
+    one name twice in the archive's list, that no reader tells apart. A warning at the later item's name,
+    naming the earlier tag; two tags that both fall back are their own language's clash, warned there."""
     items = content.site.get("tags", []) if content.site else []
     for lang in languages:
-        first: dict[str, tuple[str, str]] = {}  # the name as a reader reads it → (slug, name) of its first tag
+        first: dict[str, tuple[str, str, str]] = {}  # the name as a reader reads it → (slug, name, its language)
         for index, item in enumerate(items):
-            name = item.get(lang)
-            if not isinstance(name, str) or not name.strip():
+            shown = shown_tag_name(item, lang, languages)
+            if shown is None or not isinstance(shown[0], str) or not shown[0].strip():
                 continue
-            slug, (other, written) = item["slug"], first.setdefault(reader_name(name), (item["slug"], name))
-            if other != slug:
-                yield Diagnostic("site", None, f"tags[{index}].{lang}", (
-                    f"the tag {slug!r} has the name of the tag {other!r} in this language, {written!r}: their two "
-                    f"pages (archive/tag/{other}/, archive/tag/{slug}/) have one heading and the archive lists the "
-                    "name twice; give each its own name, or tag their stories with one of them"), "warning")
+            slug, (name, named_in) = item["slug"], shown
+            other, written, other_in = first.setdefault(reader_name(name), (slug, name, named_in))
+            if other == slug or named_in != lang and other_in != lang:
+                continue
+            pages = f"their two pages (archive/tag/{other}/, archive/tag/{slug}/) have one heading and the " \
+                    "archive lists the name twice"
+            yield Diagnostic("site", None, f"tags[{index}].{lang}", (
+                f"the tag {slug!r} has the name of the tag {other!r} in this language, {written!r}: {pages}; give "
+                "each its own name, or tag their stories with one of them") if named_in == other_in else (
+                f"the tag {slug!r} has no name in this language, and the {named_in} name its pages show here, "
+                f"{name!r}, is the name of the tag {other!r} in this language: {pages}; write its name here"
+            ) if named_in != lang else (
+                f"the tag {slug!r} has the name the tag {other!r} shows in this language, {written!r}, its "
+                f"{other_in} name (it has none here): {pages}; write the tag {other!r} a name in this language, "
+                "or give this one another"), "warning")

@@ -30,7 +30,6 @@ from issues.models import Story
 from issues.records import apply_story
 from issues.revisions import Change
 from issues.visibility import drafts_of
-from newsroom.drafts import draft_locations, method_kept_published
 from issues.workflow import public_issues_of, untranslated
 from newsroom.build import urls
 from newsroom.build.model import Content, load_content
@@ -45,6 +44,7 @@ from newsroom.content.schema import TEXTUAL, Validator, as_written, field_at
 from newsroom.content.yamlio import dotted, parse, plain
 from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
+from newsroom.drafts import draft_locations, method_kept_published
 from newsroom.models import DELETED, RENAMED, Page, Revision, last_versions, revision_kinds
 from newsroom.settings import Settings
 

@@ -5,7 +5,7 @@ has one cell per column, none blank, its first a plain label (no source, not "no
 has the same sections, layers, texts and tables (their captions, columns and rows), so a reader
 switching language finds the same page. A part one language has and another lacks is reported as a
 missing translation, as a field is; a language with no text at all is the `missing_translation`
-policy's case (see checks._translations).
+policy's case (see checks.translations._translations).
 """
 
 from __future__ import annotations

@@ -152,6 +152,41 @@ def test_a_raw_link_holding_only_an_image_marked_as_decoration_is_a_link_with_no
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_raw_link_written_as_a_block_of_its_own_is_checked_for_a_name(sample_cli, write_files, tmp_path):
+    """`<a href="…">` at the start of a line, with blank lines around, is an HTML block, not part of a
+    paragraph: an empty one, or one holding only an image marked as decoration, was built without a word. It
+    is warned as the inline ones are; one with text or a described image in it, or around a paragraph of text
+    (its `</a>` in a later block), says nothing."""
+    blocks = [
+        "<a href='https://example.org/block-empty'>\n</a>",
+        "<a href='https://example.org/block-logo'>\n<img src='https://example.org/l.png' alt=''>\n</a>",
+        "<a href='https://example.org/block-described'>\n<img src='https://example.org/l.png' alt='The logo'>\n</a>",
+        "<a href='https://example.org/block-text'>\n<span>Home</span>\n</a>",
+        "<a href='https://example.org/block-around'>\n\nA paragraph to read.\n\n</a>",
+        "<a href='https://example.org/block-script'>\n<script>alert(1)</script>\n</a>",
+    ]
+    history = "".join(f"    {line}\n" if line else "\n" for block in blocks for line in ["Between."] + [
+        ""] + block.splitlines() + [""])
+    entry = _entry(en_definition="Plain.") + "  history: |\n" + history
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    warnings = sample_cli("check").stderr.splitlines()
+    assert [line for line in warnings if "has no text" in line] == [
+        f"entry:x-entry: en.history: warning: link '{url}' {said}" for url in (  # sorted, as check sorts them
+            "https://example.org/block-empty", "https://example.org/block-logo", "https://example.org/block-script")]
+    site = tmp_path / "site"  # what the reader gets: the block links with nothing in them to read
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    links = {a.get("href"): a for a in page.iter("a")}
+    for url in ("block-empty", "block-logo", "block-script"):
+        link = links[f"https://example.org/{url}"]
+        assert "".join(link.itertext()).strip() == "" and all(not image.get("alt") for image in link.iter("img"))
+    assert "".join(links["https://example.org/block-around"].itertext()).strip() == "A paragraph to read."
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_cli, write_files, tmp_path):
     """A definition is one paragraph of Markdown (links, citations): `<context>` in it was dropped from its
     page, the index, feeds and search without a word; `\\<context>` shows it."""

@@ -240,6 +240,31 @@ def test_check_warns_of_two_tags_the_site_file_names_alike_in_a_language(tmp_pat
     assert "0 error(s), 2 warning(s)" in checked, checked
 
 
+def test_check_warns_of_a_tag_whose_other_language_name_shows_as_another_tag_s_name(tmp_path, write_files):
+    # A tag with no name in a language shows its name in another (marked as that language's) on that language's
+    # pages: "Címke: open weights" on its Hungarian page, the heading the Hungarian page of a tag named "Open
+    # weights" there has. A warning at the later item, the fallback's language said; two tags that fall back to
+    # one name are the other language's clash, warned there once.
+    tags = ("tags:\n  - slug: nyilt-sulyok\n    hu: Open weights\n    en: Open-weight models\n"
+            "  - slug: open-weights\n    en: open weights\n"
+            "  - slug: chips\n    en: Chips\n  - slug: csipek\n    hu: chips\n    en: Chip makers\n"
+            "  - slug: robots\n    en: Robots\n  - slug: robotics\n    en: robots\n")
+    run(tmp_path, "init")
+    run(tmp_path, "import", str(write_files({**OWN_SITE, "site.yaml": OWN_SITE["site.yaml"] + tags})))
+    checked = run(tmp_path, "check")
+    said = "have one heading and the archive lists the name twice"
+    assert ("site: tags[1].hu: warning: the tag 'open-weights' has no name in this language, and the en name its "
+            "pages show here, 'open weights', is the name of the tag 'nyilt-sulyok' in this language: their two "
+            f"pages (archive/tag/nyilt-sulyok/, archive/tag/open-weights/) {said}; write its name here") in checked, \
+        checked
+    assert ("site: tags[3].hu: warning: the tag 'csipek' has the name the tag 'chips' shows in this language, "
+            "'Chips', its en name (it has none here): their two pages (archive/tag/chips/, archive/tag/csipek/) "
+            f"{said}; write the tag 'chips' a name in this language, or give this one another") in checked, checked
+    assert ("site: tags[5].en: warning: the tag 'robotics' has the name of the tag 'robots' in this language, "
+            "'Robots'") in checked, checked
+    assert checked.count(said) == 3, checked  # not also at tags[5].hu, where both show their English name
+
+
 def test_the_site_file_refuses_a_tag_slug_that_is_no_page_s_name(tmp_path):
     folder = tmp_path
     run(folder, "init")

@@ -290,9 +290,8 @@ class IssuePages:
     def tag_name(self, slug: str, written: str) -> tuple[str, str]:
         """A tag's name on this language's pages and the language it is in: the site file's name in this
         language, else in the first other language that has one, else the tag as the stories write it."""
-        names = self.derived.tag_names.get(slug) or {}
-        lang = next((lang for lang in (self.lang, *self.settings.languages) if names.get(lang)), None)
-        return (written, self.lang) if lang is None else (names[lang], lang)
+        shown = archive.shown_tag_name(self.derived.tag_names.get(slug) or {}, self.lang, self.settings.languages)
+        return (written, self.lang) if shown is None else shown
 
     def tag_names(self, tags: Iterable[str]) -> list[str]:
         """A story's tags (as written) by their names on this language's pages (see `tag_name`), each once."""

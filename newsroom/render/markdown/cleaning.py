@@ -4,7 +4,6 @@ text's raw HTML the pages leave out (`left_out`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any
@@ -118,45 +117,111 @@ _RAW_IMAGE = re.compile(r"<img[\s/>]", re.IGNORECASE)
 def unnamed_links(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     """The targets of `text`'s links with nothing for a screen reader to read as their name, each once: no
     text and no image with alt text in them (`[](…)`, `[![](logo.png)](…)`, `<a href="…"></a>`, `<a href="…">
-    <img src="…" alt=""></a>`). Empty for most texts, which hold neither `](` nor `<a`."""
+    <img src="…" alt=""></a>`), in a paragraph or as raw HTML on lines of its own (an HTML block, which may open
+    a link that a later block closes). Empty for most texts, which hold neither `](` nor `<a`."""
     if "](" not in text and "<a" not in text.lower() or not _MAYBE_UNNAMED.search(text):
         return []  # most texts: not parsed again (`check` runs on every record of a full build)
     tokens = _parse(_parser(max_nesting), text)
     if isinstance(tokens, _Prose):
         return []
-    found: list[str] = []
+    links = _OpenLinks()
     for block in tokens:
-        found.extend(_unnamed_in(block.children or [] if block.type == "inline" else []))
-    return list(dict.fromkeys(found))
+        if block.type == "html_block":
+            _BlockLinks(links).read(block.content)
+        elif block.type == "inline":
+            _inline_links(block.children or [], links)
+    return list(dict.fromkeys(links.unnamed))
 
 
-def _unnamed_in(children: list[Token]) -> Iterator[str]:
-    """The targets of the links among one paragraph's inline tokens, Markdown or raw `<a href>`, with nothing
-    in them to read: no text, no code, and no image with alt text (a raw `<img>` without `alt` is named by its
-    file name, which `images_without_alt` warns of)."""
-    links: list[list[Any]] = []  # [target (None: an `<a>` without href, no link), named] of each open link
+class _OpenLinks:
+    """The links open at a point of a text's walk, each [target (None: an `<a>` without href, no link), named],
+    and the targets of those closed with nothing in them to read."""
+
+    def __init__(self) -> None:
+        self.open: list[list[Any]] = []
+        self.unnamed: list[str] = []
+
+    def opened(self, target: str | None) -> None:
+        self.open.append([target, False])
+
+    def closed(self) -> None:
+        target, named = self.open.pop() if self.open else (None, True)
+        if target is not None and not named:
+            self.unnamed.append(target)
+
+    def named(self) -> None:
+        for link in self.open:
+            link[1] = True
+
+
+def _inline_links(children: list[Token], links: _OpenLinks) -> None:
+    """Walk one paragraph's inline tokens, Markdown links and raw `<a href>` alike: text, code and an image with
+    alt text name the links open around them (a raw `<img>` without `alt` is named by its file name, which
+    `images_without_alt` warns of)."""
     for token in children:
-        opened = token.type == "link_open" or token.type == "html_inline" and _RAW_OPEN.match(token.content)
-        if opened:
-            raw = _RAW_LINK.match(token.content) if token.type == "html_inline" else None
-            target = str(token.attrGet("href") or "") if token.type == "link_open" else raw[1] if raw else None
-            links.append([target, False])
+        if token.type == "link_open":
+            links.opened(str(token.attrGet("href") or ""))
+        elif token.type == "html_inline" and _RAW_OPEN.match(token.content):
+            raw = _RAW_LINK.match(token.content)
+            links.opened(raw[1] if raw else None)
         elif token.type == "link_close" or token.type == "html_inline" and _RAW_CLOSE.match(token.content):
-            target, named = links.pop() if links else (None, True)
-            if target is not None and not named:
-                yield target
+            links.closed()
         elif token.type in ("text", "code_inline", "image") and token.content.strip() or (
                 token.type == "html_inline" and _RAW_IMAGE.match(token.content) and _image_named(token.content)):
-            for link in links:
-                link[1] = True
+            links.named()
+
+
+class _BlockLinks(HTMLParser):
+    """Walk an HTML block (raw HTML on lines of its own) as `_inline_links` walks a paragraph: its text and its
+    images with alt text name the links open around them; what the cleaner drops with its content (a
+    `<script>`) names nothing."""
+
+    def __init__(self, links: _OpenLinks) -> None:
+        super().__init__(convert_charrefs=True)
+        self.links = links
+        self.dropped = 0  # how deep inside elements the pages leave out with their content
+
+    def read(self, html: str) -> None:
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in DROPPED_WITH_CONTENT:
+            self.dropped += 1
+        elif self.dropped:
+            return
+        elif tag == "a":
+            self.links.opened(next((value or "" for name, value in attrs if name == "href"), None))
+        elif tag == "img" and _alt_named(attrs):
+            self.links.named()
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img" and not self.dropped and _alt_named(attrs):  # `<img …/>`: no element opens with it
+            self.links.named()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in DROPPED_WITH_CONTENT:
+            self.dropped = max(0, self.dropped - 1)
+        elif tag == "a" and not self.dropped:
+            self.links.closed()
+
+    def handle_data(self, data: str) -> None:
+        if data.strip() and not self.dropped:
+            self.links.named()
+
+
+def _alt_named(attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether an `<img>` of these attributes gives a link a name: alt text, or no `alt` at all (a screen reader
+    then reads the file name); `alt=""` marks it decoration, nothing to read."""
+    attributes = dict(attrs)
+    return "alt" not in attributes or bool((attributes["alt"] or "").strip())
 
 
 def _image_named(tag: str) -> bool:
     """Whether the raw `<img …>` start tag `tag` gives a link a name: alt text, or no `alt` at all (a screen
     reader then reads the file name); `alt=""` marks it decoration, nothing to read."""
     image = _Markup.of(tag)
-    attributes = dict(image.values[0]) if image.values else {}
-    return "alt" not in attributes or bool((attributes["alt"] or "").strip())
+    return _alt_named(image.values[0] if image.values else [])
 
 
 def images_without_alt(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tuple[str, bool]]:
