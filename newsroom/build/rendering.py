@@ -286,8 +286,12 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
         for process in processes:
             if process.is_alive() and waiting:  # a failure: the others stop now
                 process.terminate()
-            process.join()
+        # Before waiting for them: a worker whose SIGTERM came before it set its own handlers (it forked with this
+        # thread's, held by _signals_held) goes on working; with no read end left its next send fails, and it
+        # stops (see _work_through). Read ends held here, it would wait for ever on a full pipe.
         for reader in waiting:
             reader.close()
+        for process in processes:
+            process.join()
         gc.unfreeze()
     return results
