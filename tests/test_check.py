@@ -8,7 +8,9 @@ import html5lib
 import pytest
 from sitebuild import OWN_SITE
 
+from glossary.mentions import label_clashes
 from newsroom import SAMPLE_DIR
+from newsroom.build.model import Content, Record
 
 
 def test_the_sample_publication_is_clean(sample_cli):
@@ -348,6 +350,34 @@ def test_a_name_an_entry_gives_twice_is_a_warning_and_shown_once(sample_cli, wri
     page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
         (site / "en" / "glossary" / "qchip" / "index.html").read_bytes())
     assert page.find(".//section[@id='aliases']/p").text == "quantum chip · QC · quantum computer chip"
+
+
+@pytest.mark.sqlite_only("what check finds in an entry is the same on either database")
+def test_names_told_apart_only_by_spacing_are_one_name(sample_cli, write_files, tmp_path):
+    """One space or two between words look the same to a reader (a page shows two as one): "Also known as"
+    showed `kávé gép · Kávé  gép · espresso` and `check` said nothing."""
+    entry = _entry(slug="coffee").replace("headword: coffee en", "headword: kávé gép\n  aliases: "
+                                          '["Kávé  gép", "espresso"]')
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:coffee: en.aliases[0]: warning: 'Kávé  gép' is this entry's en.headword already: \"Also known as\" "
+        "shows each name once; take it out", "0 error(s), 1 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "coffee" / "index.html").read_bytes())
+    assert page.find(".//section[@id='aliases']/p").text == "kávé gép · espresso"
+
+
+def test_names_told_apart_only_by_how_an_accent_is_typed_are_one_name():
+    """"é" stored as one character or as "e" and a combining accent (an import composes it, a record stored
+    otherwise may not be) is one name to a reader: warned as a name given twice, as tags' names are."""
+    headword, decomposed = "kávé", "ka\u0301ve\u0301"
+    entry = Record("entry", "coffee", {"en": {"headword": headword, "aliases": [decomposed, "espresso"]}}, "")
+    content = Content(site={}, entries={"coffee": entry}, pages={}, issues={}, stories={})
+    assert [str(problem) for problem in label_clashes(content, ("en",))] == [
+        f"entry:coffee: en.aliases[0]: warning: {decomposed!r} is this entry's en.headword already: \"Also known "
+        "as\" shows each name once; take it out"]
 
 
 @pytest.mark.sqlite_only("what check finds in a record is the same on either database")
