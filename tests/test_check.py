@@ -188,6 +188,57 @@ def test_a_raw_link_written_as_a_block_of_its_own_is_checked_for_a_name(sample_c
         assert "".join(link.itertext()).strip() == "" and all(not image.get("alt") for image in link.iter("img"))
     assert "".join(links["https://example.org/block-around"].itertext()).strip() == "A paragraph to read."
 
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_raw_link_with_an_href_of_no_value_is_checked_for_a_name_in_a_paragraph_as_in_a_block(sample_cli,
+                                                                                              write_files, tmp_path):
+    """`<a href>` (no `=`) is a link to the page itself, `href=""` on the page: empty, a screen reader says
+    "link". Written as a block of its own it was warned, in a paragraph it was not."""
+    entry = _entry(en_definition="An <a href></a> link.") + "  history: |\n    Before.\n\n    <a href>\n    </a>\n"
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    said = ("link '' has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.{field}: warning: {said}" for field in ("definition", "history")] + [
+        "0 error(s), 2 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: a link to the page itself, with nothing to read
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    link = next(a for a in page.find(".//p[@class='definition']").iter("a"))
+    assert link.get("href") == "" and "".join(link.itertext()) == ""
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_link_s_name_is_what_its_page_shows_in_it_and_an_anchor_without_href_is_no_link(sample_cli, write_files,
+                                                                                         tmp_path):
+    """A `<script>` in a raw link in a paragraph named it by its code, which the page leaves out with it (in a
+    block it did not); an image in an `<a>` without href was warned as one in a link, whose name its file name
+    is, and the page has no link there: the image is read as an image."""
+    text = ("A <a href='https://example.org/script'><script>alert(1)</script></a> link and a "
+            "<a name='top'><img src='https://example.org/logo.png'></a> logo.")
+    entry = _entry(en_definition="Plain.") + '  history: "' + text + '"\n'
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.history: warning: <img src=\"https://example.org/logo.png\"> has no alt text: a screen "
+        "reader reads its file name instead; say what it shows in alt=\"…\", or write alt=\"\" if it is decoration",
+        "entry:x-entry: en.history: warning: link 'https://example.org/script' has no text: screen readers say "
+        "\"link\" and nothing more; write its text between the brackets ([text](…)), or alt text for its image "
+        "([![what it shows](…)](…))",
+        "entry:x-entry: en.history: warning: the site leaves out <script>, name= of <a>: write it in Markdown (a "
+        "`\\<` shows a `<` as it is), or take it out",
+        "0 error(s), 3 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: an empty link, and an image in no link
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    links = [a for a in page.iter("a") if a.get("href") == "https://example.org/script"]
+    assert len(links) == 1 and "".join(links[0].itertext()) == ""
+    image = next(image for image in page.iter("img") if image.get("src") == "https://example.org/logo.png")
+    assert all(image not in list(a.iter("img")) for a in page.iter("a") if a.get("href") is not None)
+
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_cli, write_files, tmp_path):
     """A definition is one paragraph of Markdown (links, citations): `<context>` in it was dropped from its
