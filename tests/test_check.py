@@ -239,6 +239,31 @@ def test_a_link_s_name_is_what_its_page_shows_in_it_and_an_anchor_without_href_i
     image = next(image for image in page.iter("img") if image.get("src") == "https://example.org/logo.png")
     assert all(image not in list(a.iter("img")) for a in page.iter("a") if a.get("href") is not None)
 
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_link_holding_only_empty_markup_a_space_or_a_decorative_image_by_reference_has_nothing_to_read(
+        sample_cli, write_files):
+    """An empty `<span>`, a no-break space (`&nbsp;`), or an image marked as decoration in a reference link
+    (`[…][logo]`): nothing to read, and not warned, as such a text was never read for it."""
+    texts = {"definition": "A <a href='https://example.org/span'><span></span></a> link.",
+             "history": "A [&nbsp;](https://example.org/space) link.",
+             "current_state": "A [<img src='https://example.org/l.png' alt=''>][logo] link.\n\n"
+                              "[logo]: https://example.org/logo"}
+    entry = _entry(en_definition="Plain.").replace("  definition: \"Plain.\"\n", "".join(
+        f"  {field}: |\n" + "".join(f"    {line}\n" if line else "\n" for line in text.splitlines())
+        for field, text in texts.items()))
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n"
+                          "  current_state: Most.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.{field}: warning: link '{url}' {said}" for field, url in (  # sorted, as check sorts them
+            ("current_state", "https://example.org/logo"), ("definition", "https://example.org/span"),
+            ("history", "https://example.org/space"))] + [
+        "0 error(s), 3 warning(s)"]
+
+
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_cli, write_files, tmp_path):
     """A definition is one paragraph of Markdown (links, citations): `<context>` in it was dropped from its
