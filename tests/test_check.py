@@ -211,6 +211,26 @@ def test_a_raw_link_with_an_href_of_no_value_is_checked_for_a_name_in_a_paragrap
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_raw_link_written_as_self_closing_opens_a_link_as_html_reads_it(sample_cli, write_files, tmp_path):
+    """HTML reads `<a href="…"/>` as `<a href="…">`: written as a block of its own, the link it opens was not
+    checked for a name (in a paragraph it was)."""
+    entry = _entry(en_definition="Plain.") + ("  history: |\n    Before.\n\n    <a href='https://example.org/slash'/>\n"
+                                              "    </a>\n")
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.history: warning: link 'https://example.org/slash' has no text: screen readers say "
+        "\"link\" and nothing more; write its text between the brackets ([text](…)), or alt text for its image "
+        "([![what it shows](…)](…))", "0 error(s), 1 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: the link, empty
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    link = next(a for a in page.iter("a") if a.get("href") == "https://example.org/slash")
+    assert "".join(link.itertext()).strip() == ""
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_link_s_name_is_what_its_page_shows_in_it_and_an_anchor_without_href_is_no_link(sample_cli, write_files,
                                                                                          tmp_path):
     """A `<script>` in a raw link in a paragraph named it by its code, which the page leaves out with it (in a

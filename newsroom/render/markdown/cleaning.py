@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from html.parser import HTMLParser
 from html import escape
+from html.parser import HTMLParser
 from typing import Any, NamedTuple
 
 import nh3
@@ -217,8 +217,8 @@ class _Reader(HTMLParser):
             self._image(dict(attrs))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "img" and not self.dropped:  # `<img …/>`: no element opens with it
-            self._image(dict(attrs))
+        if tag not in ("svg", "math"):  # HTML reads `<a …/>` as `<a …>`; only SVG and MathML close an element so
+            self.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.dropped:
