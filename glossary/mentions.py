@@ -12,6 +12,7 @@ from glossary.matching import Mention, Term, TermMatcher, label_key
 from newsroom.build.model import Content, Record
 from newsroom.diagnostics import Diagnostic
 from newsroom.drafts import is_draft
+from newsroom.names import reader_name
 from newsroom.render.markdown import code_spans, may_hold_code
 
 STORY_FIELDS = ("headline", "summary", "body")
@@ -39,12 +40,12 @@ def label_clashes(content: Content, languages: Iterable[str]) -> Iterator[Diagno
             named = [(f"{lang}.headword", text.get("headword"))]
             named += [(f"{lang}.{field}[{i}]", label) for field in ("aliases", "match_forms")
                       for i, label in enumerate(text.get(field) or [])]
-            shown: dict[str, str] = {}  # the names the page shows (headword, aliases): each once
+            shown: dict[str, str] = {}  # the names the page shows (headword, aliases): each once (`distinct_names`)
             for field, label in named:
                 if not label or not label.strip():
                     continue
                 if not field.endswith("]") or ".aliases[" in field:
-                    first = shown.setdefault(label.casefold(), field)
+                    first = shown.setdefault(reader_name(label), field)
                     if first != field:
                         yield Diagnostic(entry.location, None, field, (
                             f"{label!r} is this entry's {first} already: \"Also known as\" shows each name "

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 from newsroom.build.model import Content, Record
 from newsroom.diagnostics import Diagnostic, first_of
+from newsroom.names import reader_name
 
 
 #: The longest tag slug, in bytes of UTF-8: it names a folder, and a file name holds 255 at most.
@@ -121,12 +122,6 @@ def unnamed_tags(content: Content) -> Iterator[Diagnostic]:
                 f"the site file names no tag {slug!r}: its page (archive/tag/{slug}/) and the archive show it as "
                 f"written here, {tag!r}, in every language; name it under the site file's `tags:` (slug: {slug}, "
                 "and its name in each language) and import that (`newsroom import site.yaml`)"), "warning")
-
-
-def reader_name(name: str) -> str:
-    """`name` as a reader tells names apart: case aside (casefold), a letter with its accent alike whether written
-    as one character or two (NFC), runs of spaces as one."""
-    return " ".join(unicodedata.normalize("NFC", name).casefold().split())
 
 
 def shown_tag_name(names: Mapping[str, Any], lang: str, languages: tuple[str, ...]) -> tuple[str, str] | None:

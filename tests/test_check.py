@@ -8,7 +8,9 @@ import html5lib
 import pytest
 from sitebuild import OWN_SITE
 
+from glossary.mentions import label_clashes
 from newsroom import SAMPLE_DIR
+from newsroom.build.model import Content, Record
 
 
 def test_the_sample_publication_is_clean(sample_cli):
@@ -186,6 +188,102 @@ def test_a_raw_link_written_as_a_block_of_its_own_is_checked_for_a_name(sample_c
         assert "".join(link.itertext()).strip() == "" and all(not image.get("alt") for image in link.iter("img"))
     assert "".join(links["https://example.org/block-around"].itertext()).strip() == "A paragraph to read."
 
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_raw_link_with_an_href_of_no_value_is_checked_for_a_name_in_a_paragraph_as_in_a_block(sample_cli,
+                                                                                              write_files, tmp_path):
+    """`<a href>` (no `=`) is a link to the page itself, `href=""` on the page: empty, a screen reader says
+    "link". Written as a block of its own it was warned, in a paragraph it was not."""
+    entry = _entry(en_definition="An <a href></a> link.") + "  history: |\n    Before.\n\n    <a href>\n    </a>\n"
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    said = ("link '' has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.{field}: warning: {said}" for field in ("definition", "history")] + [
+        "0 error(s), 2 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: a link to the page itself, with nothing to read
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    link = next(a for a in page.find(".//p[@class='definition']").iter("a"))
+    assert link.get("href") == "" and "".join(link.itertext()) == ""
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_raw_link_written_as_self_closing_opens_a_link_as_html_reads_it(sample_cli, write_files, tmp_path):
+    """HTML reads `<a href="…"/>` as `<a href="…">`: written as a block of its own, the link it opens was not
+    checked for a name (in a paragraph it was)."""
+    entry = _entry(en_definition="Plain.") + ("  history: |\n    Before.\n\n    <a href='https://example.org/slash'/>\n"
+                                              "    </a>\n")
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.history: warning: link 'https://example.org/slash' has no text: screen readers say "
+        "\"link\" and nothing more; write its text between the brackets ([text](…)), or alt text for its image "
+        "([![what it shows](…)](…))", "0 error(s), 1 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: the link, empty
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    link = next(a for a in page.iter("a") if a.get("href") == "https://example.org/slash")
+    assert "".join(link.itertext()).strip() == ""
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_link_s_name_is_what_its_page_shows_in_it_and_an_anchor_without_href_is_no_link(sample_cli, write_files,
+                                                                                         tmp_path):
+    """A `<script>` in a raw link in a paragraph named it by its code, which the page leaves out with it (in a
+    block it did not); an image in an `<a>` without href was warned as one in a link, whose name its file name
+    is, and the page has no link there: the image is read as an image."""
+    text = ("A <a href='https://example.org/script'><script>alert(1)</script></a> link and a "
+            "<a name='top'><img src='https://example.org/logo.png'></a> logo.")
+    entry = _entry(en_definition="Plain.") + '  history: "' + text + '"\n'
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.history: warning: <img src=\"https://example.org/logo.png\"> has no alt text: a screen "
+        "reader reads its file name instead; say what it shows in alt=\"…\", or write alt=\"\" if it is decoration",
+        "entry:x-entry: en.history: warning: link 'https://example.org/script' has no text: screen readers say "
+        "\"link\" and nothing more; write its text between the brackets ([text](…)), or alt text for its image "
+        "([![what it shows](…)](…))",
+        "entry:x-entry: en.history: warning: the site leaves out <script>, name= of <a>: write it in Markdown (a "
+        "`\\<` shows a `<` as it is), or take it out",
+        "0 error(s), 3 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: an empty link, and an image in no link
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    links = [a for a in page.iter("a") if a.get("href") == "https://example.org/script"]
+    assert len(links) == 1 and "".join(links[0].itertext()) == ""
+    image = next(image for image in page.iter("img") if image.get("src") == "https://example.org/logo.png")
+    assert all(image not in list(a.iter("img")) for a in page.iter("a") if a.get("href") is not None)
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_link_holding_only_empty_markup_a_space_or_a_decorative_image_by_reference_has_nothing_to_read(
+        sample_cli, write_files):
+    """An empty `<span>`, a no-break space (`&nbsp;`), or an image marked as decoration in a reference link
+    (`[…][logo]`): nothing to read, and not warned, as such a text was never read for it."""
+    texts = {"definition": "A <a href='https://example.org/span'><span></span></a> link.",
+             "history": "A [&nbsp;](https://example.org/space) link.",
+             "current_state": "A [<img src='https://example.org/l.png' alt=''>][logo] link.\n\n"
+                              "[logo]: https://example.org/logo"}
+    entry = _entry(en_definition="Plain.").replace("  definition: \"Plain.\"\n", "".join(
+        f"  {field}: |\n" + "".join(f"    {line}\n" if line else "\n" for line in text.splitlines())
+        for field, text in texts.items()))
+    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n"
+                          "  current_state: Most.\n")
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.{field}: warning: link '{url}' {said}" for field, url in (  # sorted, as check sorts them
+            ("current_state", "https://example.org/logo"), ("definition", "https://example.org/span"),
+            ("history", "https://example.org/space"))] + [
+        "0 error(s), 3 warning(s)"]
+
+
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_cli, write_files, tmp_path):
     """A definition is one paragraph of Markdown (links, citations): `<context>` in it was dropped from its
@@ -348,6 +446,34 @@ def test_a_name_an_entry_gives_twice_is_a_warning_and_shown_once(sample_cli, wri
     page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
         (site / "en" / "glossary" / "qchip" / "index.html").read_bytes())
     assert page.find(".//section[@id='aliases']/p").text == "quantum chip · QC · quantum computer chip"
+
+
+@pytest.mark.sqlite_only("what check finds in an entry is the same on either database")
+def test_names_told_apart_only_by_spacing_are_one_name(sample_cli, write_files, tmp_path):
+    """One space or two between words look the same to a reader (a page shows two as one): "Also known as"
+    showed `kávé gép · Kávé  gép · espresso` and `check` said nothing."""
+    entry = _entry(slug="coffee").replace("headword: coffee en", "headword: kávé gép\n  aliases: "
+                                          '["Kávé  gép", "espresso"]')
+    sample_cli("import", str(write_files({"e.yaml": entry})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:coffee: en.aliases[0]: warning: 'Kávé  gép' is this entry's en.headword already: \"Also known as\" "
+        "shows each name once; take it out", "0 error(s), 1 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "coffee" / "index.html").read_bytes())
+    assert page.find(".//section[@id='aliases']/p").text == "kávé gép · espresso"
+
+
+def test_names_told_apart_only_by_how_an_accent_is_typed_are_one_name():
+    """"é" stored as one character or as "e" and a combining accent (an import composes it, a record stored
+    otherwise may not be) is one name to a reader: warned as a name given twice, as tags' names are."""
+    headword, decomposed = "kávé", "ka\u0301ve\u0301"
+    entry = Record("entry", "coffee", {"en": {"headword": headword, "aliases": [decomposed, "espresso"]}}, "")
+    content = Content(site={}, entries={"coffee": entry}, pages={}, issues={}, stories={})
+    assert [str(problem) for problem in label_clashes(content, ("en",))] == [
+        f"entry:coffee: en.aliases[0]: warning: {decomposed!r} is this entry's en.headword already: \"Also known "
+        "as\" shows each name once; take it out"]
 
 
 @pytest.mark.sqlite_only("what check finds in a record is the same on either database")

@@ -20,6 +20,7 @@ from issues.dates import format_date, format_source_dates
 from newsroom.build import urls
 from newsroom.build.tracking import SEP
 from newsroom.i18n import format_message
+from newsroom.names import distinct_names
 from newsroom.render.markdown import plain_text
 
 
@@ -61,6 +62,7 @@ class GlossaryPages:
         status = status_month(entry)
         return {"entry": entry.data, "text": text, "text_lang": text_lang, "md": self.markdown(entry),
                 "groups": self.relation_groups(slug), "affected": self.affected(text),
+                "also_known_as": distinct_names([text.get("headword") or slug, *(text.get("aliases") or [])]),
                 "status_month": format_status_month(status, self.lang), "status_date": status.isoformat(),
                 "source_dates": format_source_dates(list(entry.data.get("sources") or []), self.lang)}
 

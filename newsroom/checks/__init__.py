@@ -58,67 +58,98 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
     every problem a change of those records alone may have brought (another record's own problems depend
     on it only through whether it exists).
     """
-    problems: list[Diagnostic] = []
-    records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
-               *content.stories.values()]
-    if only is not None or recheck is not None:
-        records = [record for record in records
-                   if (only is None or record.location in only) and (recheck is None or record.location in recheck)]
-    if memo is None:
-        for record in records:
-            problems.extend(_record_problems(record, content, settings, complete_translations))
-    else:
-        for record in records:
-            problems.extend(record_problems(record, content, settings, memo, complete_translations))
-    for issue in content.issues.values():  # one stored before the content files were checked for these
-        number = issue.data["number"]
-        if number < 1:
-            problems.append(Diagnostic(issue.location, None, "number", (
-                f"{number}: issue numbers count from 1, and a content file saying {number} is refused, so an "
-                "export of it does not import again"), "warning"))
-        late = publication_time_problem({**issue.data, "kind": "issue"})
-        if late:
-            problems.append(Diagnostic(issue.location, None, "published_at", late))
-        backwards = week_problem({**issue.data, "kind": "issue"})
-        if backwards:
-            problems.append(Diagnostic(issue.location, None, "week.end", backwards))
-        if issue.data.get("status") in ("scheduled", "published"):
-            problems.extend(empty_issue_problems(content, issue.data["number"]))
-            problems.extend(_early(issue, settings))
-    problems.extend(_overlapping_weeks(content))
-    problems.extend(_shared_places(content))
-    problems.extend(tag_clashes(content))
-    problems.extend(unnamed_tags(content))
-    problems.extend(_former_slug_clashes(content))
-    for page in content.pages.values():
-        problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
-        if problem is not None:
-            problems.append(Diagnostic(page.location, None, "slug", problem))
-        problems.extend(_update_date(page, today))
-    method = content.pages.get(urls.METHOD)
-    if content.site and (method is None or method.kind != "page"):  # a site's, not some records' of one
-        problems.append(Diagnostic(f"page:{urls.METHOD}", None, "", (
-            "every page's navigation and every email link to the Method page, and there is none: "
-            f"write pages/{urls.METHOD}.yaml (kind: page, slug: {urls.METHOD}) and import it")))
-    problems.extend(_site_names(content, settings.languages))
-    problems.extend(site_unshowable(content))
-    problems.extend(vocabulary_problems(content, settings.languages))
-    problems.extend(graph_problems(content, settings.languages))
-    problems.extend(label_clashes(content, settings.languages))
-    problems.extend(_stale(content, settings, today))
-    problems.extend(provenance_problems(content))
-    for story in content.stories.values():
-        if not story.data.get("sources"):
-            problems.append(Diagnostic(story.location, None, "sources", "a story needs at least one source"))
-        for i, term in enumerate(story.data.get("terms") or []):
-            if term not in content.entries:
-                problems.append(Diagnostic(story.location, None, f"terms[{i}]", f"no glossary entry {term!r}"))
-            elif is_draft(content.entries[term]):
-                problems.append(draft_link_problem(story.location, f"terms[{i}]", content.entries[term],
-                                                   settings.languages, named=True))
+    records = _checked_records(content, only, recheck)
+    problems = [*_own_problems(records, content, settings, complete_translations, memo),
+                *_issue_problems(content, settings), *_content_wide_problems(content, settings, today),
+                *_story_problems(content, settings)]
     if only is not None:
         problems = [problem for problem in problems if problem.location in only]
     return sorted(set(problems), key=lambda d: (d.location, d.field, d.message))
+
+
+def _checked_records(content: Content, only: Collection[str] | None,
+                     recheck: Collection[str] | None) -> list[Record]:
+    """The records whose own problems are looked for: every record, or those `only` and `recheck` name."""
+    records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
+               *content.stories.values()]
+    if only is None and recheck is None:
+        return records
+    return [record for record in records
+            if (only is None or record.location in only) and (recheck is None or record.location in recheck)]
+
+
+def _own_problems(records: list[Record], content: Content, settings: Settings, complete_translations: bool,
+                  memo: Memo | None) -> Iterator[Diagnostic]:
+    """Each record's own problems (its texts and fields), looked up in `memo` when there is one."""
+    for record in records:
+        if memo is None:
+            yield from _record_problems(record, content, settings, complete_translations)
+        else:
+            yield from record_problems(record, content, settings, memo, complete_translations)
+
+
+def _issue_problems(content: Content, settings: Settings) -> Iterator[Diagnostic]:
+    """An issue's number, publication time and week, and what a scheduled or published one lacks."""
+    for issue in content.issues.values():  # one stored before the content files were checked for these
+        number = issue.data["number"]
+        if number < 1:
+            yield Diagnostic(issue.location, None, "number", (
+                f"{number}: issue numbers count from 1, and a content file saying {number} is refused, so an "
+                "export of it does not import again"), "warning")
+        late = publication_time_problem({**issue.data, "kind": "issue"})
+        if late:
+            yield Diagnostic(issue.location, None, "published_at", late)
+        backwards = week_problem({**issue.data, "kind": "issue"})
+        if backwards:
+            yield Diagnostic(issue.location, None, "week.end", backwards)
+        if issue.data.get("status") in ("scheduled", "published"):
+            yield from empty_issue_problems(content, issue.data["number"])
+            yield from _early(issue, settings)
+
+
+def _content_wide_problems(content: Content, settings: Settings, today: dt.date) -> Iterator[Diagnostic]:
+    """What no record has alone: shared weeks and places, clashing names and slugs, pages, the site's own
+    needs, the glossary's graph and staleness."""
+    yield from _overlapping_weeks(content)
+    yield from _shared_places(content)
+    yield from tag_clashes(content)
+    yield from unnamed_tags(content)
+    yield from _former_slug_clashes(content)
+    yield from _page_problems(content, today)
+    yield from _site_names(content, settings.languages)
+    yield from site_unshowable(content)
+    yield from vocabulary_problems(content, settings.languages)
+    yield from graph_problems(content, settings.languages)
+    yield from label_clashes(content, settings.languages)
+    yield from _stale(content, settings, today)
+    yield from provenance_problems(content)
+
+
+def _page_problems(content: Content, today: dt.date) -> Iterator[Diagnostic]:
+    """A page's slug and update date, and a site without the Method page every navigation links to."""
+    for page in content.pages.values():
+        problem = page_slug_problem(page.key) if page.kind == "page" else None  # not a reference page's
+        if problem is not None:
+            yield Diagnostic(page.location, None, "slug", problem)
+        yield from _update_date(page, today)
+    method = content.pages.get(urls.METHOD)
+    if content.site and (method is None or method.kind != "page"):  # a site's, not some records' of one
+        yield Diagnostic(f"page:{urls.METHOD}", None, "", (
+            "every page's navigation and every email link to the Method page, and there is none: "
+            f"write pages/{urls.METHOD}.yaml (kind: page, slug: {urls.METHOD}) and import it"))
+
+
+def _story_problems(content: Content, settings: Settings) -> Iterator[Diagnostic]:
+    """A story without sources, and its `terms:` naming no entry or a draft one."""
+    for story in content.stories.values():
+        if not story.data.get("sources"):
+            yield Diagnostic(story.location, None, "sources", "a story needs at least one source")
+        for i, term in enumerate(story.data.get("terms") or []):
+            if term not in content.entries:
+                yield Diagnostic(story.location, None, f"terms[{i}]", f"no glossary entry {term!r}")
+            elif is_draft(content.entries[term]):
+                yield draft_link_problem(story.location, f"terms[{i}]", content.entries[term],
+                                         settings.languages, named=True)
 
 
 def record_problems(record: Record, content: Content, settings: Settings, memo: Memo,

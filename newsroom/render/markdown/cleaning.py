@@ -1,12 +1,14 @@
-"""Sanitising: the allow-list nh3 cleaners of HTML and plain text, outside links' rel, and what of a
-text's raw HTML the pages leave out (`left_out`)."""
+"""Sanitising: the allow-list nh3 cleaners of HTML and plain text, outside links' rel, what of a text's raw
+HTML the pages leave out (`left_out`), and what of the rest a screen reader has nothing to read for: links
+(`unnamed_links`) and images (`images_without_alt`), read in one walk."""
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from html import escape
 from html.parser import HTMLParser
-from typing import Any
+from typing import Any, NamedTuple
 
 import nh3
 from markdown_it.token import Token
@@ -105,123 +107,24 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-#: What a link with nothing to read needs: brackets, or a raw `<a …>`, holding only spaces and images without alt
-#: text (`![](…)`, `<img … alt="">`): a filter that may let through a text with none, never one with one.
-_MAYBE_UNNAMED = re.compile(r"(?:\[|<a\s[^>]*>)(?:\s|!\[\s*\]\([^)]*\)|<img\s[^>]*>)*(?:\]\(|</a)", re.IGNORECASE)
-_RAW_LINK = re.compile(r"<a\s[^>]*?href\s*=\s*[\"']?([^\"'\s>]*)", re.IGNORECASE)
-_RAW_OPEN = re.compile(r"<a[\s>]", re.IGNORECASE)
-_RAW_CLOSE = re.compile(r"</a\s*>", re.IGNORECASE)
-_RAW_IMAGE = re.compile(r"<img[\s/>]", re.IGNORECASE)
+#: What a link with nothing to read needs: brackets (`[…](…)`, `[…][…]`), or a raw `<a …>`, holding only spaces,
+#: character references (`&nbsp;`), images without alt text (`![](…)`) and tags (`<img … alt="">`, `<span>`): a
+#: filter that may let through a text with none, never one with one. A text with an element the pages leave out
+#: with its content (`<script>`) is read all the same (`_DROPPED`).
+_MAYBE_UNNAMED = re.compile(r"(?:\[|<a\s[^>]*>)(?:\s|&#?[a-z0-9]+;|!\[\s*\]\([^)]*\)|<[^<>]*>)*(?:\][(\[]|</a)",
+                            re.IGNORECASE)
+_DROPPED = re.compile(rf"<(?:{'|'.join(sorted(DROPPED_WITH_CONTENT))})[\s/>]", re.IGNORECASE)
 
 
 def unnamed_links(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     """The targets of `text`'s links with nothing for a screen reader to read as their name, each once: no
-    text and no image with alt text in them (`[](…)`, `[![](logo.png)](…)`, `<a href="…"></a>`, `<a href="…">
-    <img src="…" alt=""></a>`), in a paragraph or as raw HTML on lines of its own (an HTML block, which may open
-    a link that a later block closes). Empty for most texts, which hold neither `](` nor `<a`."""
-    if "](" not in text and "<a" not in text.lower() or not _MAYBE_UNNAMED.search(text):
+    text and no image with alt text in them (`[](…)`, `[![](logo.png)](…)`, `<a href="…"></a>`, `<a href>`, `<a
+    href="…"><img src="…" alt=""></a>`), in a paragraph or as raw HTML on lines of its own (an HTML block, which
+    may open a link that a later block closes). Empty for most texts, which hold neither `](` nor `<a`."""
+    if "](" not in text and "][" not in text and "<a" not in text.lower() or not (
+            _MAYBE_UNNAMED.search(text) or _DROPPED.search(text)):
         return []  # most texts: not parsed again (`check` runs on every record of a full build)
-    tokens = _parse(_parser(max_nesting), text)
-    if isinstance(tokens, _Prose):
-        return []
-    links = _OpenLinks()
-    for block in tokens:
-        if block.type == "html_block":
-            _BlockLinks(links).read(block.content)
-        elif block.type == "inline":
-            _inline_links(block.children or [], links)
-    return list(dict.fromkeys(links.unnamed))
-
-
-class _OpenLinks:
-    """The links open at a point of a text's walk, each [target (None: an `<a>` without href, no link), named],
-    and the targets of those closed with nothing in them to read."""
-
-    def __init__(self) -> None:
-        self.open: list[list[Any]] = []
-        self.unnamed: list[str] = []
-
-    def opened(self, target: str | None) -> None:
-        self.open.append([target, False])
-
-    def closed(self) -> None:
-        target, named = self.open.pop() if self.open else (None, True)
-        if target is not None and not named:
-            self.unnamed.append(target)
-
-    def named(self) -> None:
-        for link in self.open:
-            link[1] = True
-
-
-def _inline_links(children: list[Token], links: _OpenLinks) -> None:
-    """Walk one paragraph's inline tokens, Markdown links and raw `<a href>` alike: text, code and an image with
-    alt text name the links open around them (a raw `<img>` without `alt` is named by its file name, which
-    `images_without_alt` warns of)."""
-    for token in children:
-        if token.type == "link_open":
-            links.opened(str(token.attrGet("href") or ""))
-        elif token.type == "html_inline" and _RAW_OPEN.match(token.content):
-            raw = _RAW_LINK.match(token.content)
-            links.opened(raw[1] if raw else None)
-        elif token.type == "link_close" or token.type == "html_inline" and _RAW_CLOSE.match(token.content):
-            links.closed()
-        elif token.type in ("text", "code_inline", "image") and token.content.strip() or (
-                token.type == "html_inline" and _RAW_IMAGE.match(token.content) and _image_named(token.content)):
-            links.named()
-
-
-class _BlockLinks(HTMLParser):
-    """Walk an HTML block (raw HTML on lines of its own) as `_inline_links` walks a paragraph: its text and its
-    images with alt text name the links open around them; what the cleaner drops with its content (a
-    `<script>`) names nothing."""
-
-    def __init__(self, links: _OpenLinks) -> None:
-        super().__init__(convert_charrefs=True)
-        self.links = links
-        self.dropped = 0  # how deep inside elements the pages leave out with their content
-
-    def read(self, html: str) -> None:
-        self.feed(html)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in DROPPED_WITH_CONTENT:
-            self.dropped += 1
-        elif self.dropped:
-            return
-        elif tag == "a":
-            self.links.opened(next((value or "" for name, value in attrs if name == "href"), None))
-        elif tag == "img" and _alt_named(attrs):
-            self.links.named()
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "img" and not self.dropped and _alt_named(attrs):  # `<img …/>`: no element opens with it
-            self.links.named()
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in DROPPED_WITH_CONTENT:
-            self.dropped = max(0, self.dropped - 1)
-        elif tag == "a" and not self.dropped:
-            self.links.closed()
-
-    def handle_data(self, data: str) -> None:
-        if data.strip() and not self.dropped:
-            self.links.named()
-
-
-def _alt_named(attrs: list[tuple[str, str | None]]) -> bool:
-    """Whether an `<img>` of these attributes gives a link a name: alt text, or no `alt` at all (a screen reader
-    then reads the file name); `alt=""` marks it decoration, nothing to read."""
-    attributes = dict(attrs)
-    return "alt" not in attributes or bool((attributes["alt"] or "").strip())
-
-
-def _image_named(tag: str) -> bool:
-    """Whether the raw `<img …>` start tag `tag` gives a link a name: alt text, or no `alt` at all (a screen
-    reader then reads the file name); `alt=""` marks it decoration, nothing to read."""
-    image = _Markup.of(tag)
-    return _alt_named(image.values[0] if image.values else [])
+    return list(_reading(text, max_nesting).unnamed)
 
 
 def images_without_alt(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tuple[str, bool]]:
@@ -231,47 +134,123 @@ def images_without_alt(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> lis
     `left_out`'s. Empty for most texts, which hold no `<img`."""
     if "<img" not in text.lower():
         return []  # most texts: not parsed again (`check` runs on every record of a full build)
+    return list(_reading(text, max_nesting).images)
+
+
+class _Read(NamedTuple):
+    """What a screen reader gets wrong of a text: its links with nothing to read (their targets) and its
+    images without alt ((src, whether in a link)), each once, in order."""
+
+    unnamed: tuple[str, ...]
+    images: tuple[tuple[str, bool], ...]
+
+
+@lru_cache(maxsize=64)  # `check` asks after a text's links, then after its images
+def _reading(text: str, max_nesting: int) -> _Read:
+    """`text` read once as the pages show it (see `_as_html` and `_Reader`)."""
     tokens = _parse(_parser(max_nesting), text)
     if isinstance(tokens, _Prose):
-        return []
-    parts: list[str] = []  # the raw HTML, with each Markdown link as an `<a>` around what it holds
+        return _Read((), ())
+    reader = _Reader()
+    reader.feed(_as_html(tokens))
+    reader.close()
+    return _Read(tuple(dict.fromkeys(reader.unnamed)), tuple(dict.fromkeys(reader.images)))
+
+
+def _as_html(tokens: list[Token]) -> str:
+    """A text's links and images (Markdown and raw alike), its text, code and raw HTML (inline and blocks), as
+    one piece of HTML in document order: a link may open in one raw piece and close in a later one. What the
+    rest of the Markdown makes (paragraphs, emphasis, lists) names nothing and is left out."""
+    parts: list[str] = []
     for block in tokens:
         if block.type == "html_block":
             parts.append(block.content)
-        for token in block.children or [] if block.type == "inline" else []:
-            if token.type == "html_inline":
-                parts.append(token.content)
-            elif token.type in ("link_open", "link_close"):
-                parts.append("<a>" if token.type == "link_open" else "</a>")
-    if not parts:
-        return []
-    images = _Images()
-    images.feed(_html_cleaner().clean("".join(parts)))
-    images.close()
-    return list(dict.fromkeys(images.found))
+        elif block.type in ("fence", "code_block"):
+            parts.append(escape(block.content))
+        elif block.type == "inline":
+            parts.extend(_inline_html(token) for token in block.children or [])
+    return "".join(parts)
 
 
-class _Images(HTMLParser):
-    """The `<img>` elements of an HTML fragment that have no `alt`: (src, whether in a link)."""
+def _inline_html(token: Token) -> str:
+    """One inline token as HTML, for `_as_html` (a citation mark names nothing: the pages make it a link of its
+    own, which an `<a>` around it cannot hold)."""
+    if token.type == "html_inline":
+        return token.content
+    if token.type in ("text", "code_inline"):
+        return escape(token.content)
+    if token.type == "link_open":
+        return f'<a href="{escape(str(token.attrGet("href") or ""))}">'
+    if token.type == "link_close":
+        return "</a>"
+    if token.type == "image":  # its alt text is its content (`![alt](…)`); `![](…)` is decoration
+        return f'<img src="{escape(str(token.attrGet("src") or ""))}" alt="{escape(token.content)}">'
+    return ""
+
+
+#: Elements without an end tag: dropped, they hold nothing (`<embed>`).
+_VOID = frozenset({"embed", "frame"})
+
+
+class _Reader(HTMLParser):
+    """A text as a screen reader reads it (`_as_html`'s HTML): a link is an `<a>` with an `href`, even an empty
+    one, and its name is its text and the alt text of its images (a raw `<img>` without `alt`: its file name,
+    which is warned of as an image without alt); what the cleaner drops with its content (a `<script>`, an
+    `<svg>`) names nothing and holds no link or image."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.links = 0
-        self.found: list[tuple[str, bool]] = []
+        self.links: list[list[Any]] = []  # the links open here: [target (None: an `<a>` without href), named]
+        self.dropped: list[str] = []  # the elements open here that the pages leave out with their content
+        self.unnamed: list[str] = []
+        self.images: list[tuple[str, bool]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "a":
-            self.links += 1
-        elif tag == "img" and all(name != "alt" for name, _ in attrs):
-            self.found.append((next((value or "" for name, value in attrs if name == "src"), ""), self.links > 0))
+        if tag in DROPPED_WITH_CONTENT:
+            if tag not in _VOID:
+                self.dropped.append(tag)
+        elif self.dropped:
+            return
+        elif tag == "a":
+            self.links.append([next((value or "" for name, value in attrs if name == "href"), None), False])
+        elif tag == "img":
+            self._image(dict(attrs))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "img":  # `<img …/>`: no link opens with it
+        if tag not in ("svg", "math"):  # HTML reads `<a …/>` as `<a …>`; only SVG and MathML close an element so
             self.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "a" and self.links:
-            self.links -= 1
+        if tag in self.dropped:
+            del self.dropped[len(self.dropped) - 1 - self.dropped[::-1].index(tag):]
+        elif tag == "a" and not self.dropped and self.links:
+            target, named = self.links.pop()
+            if target is not None and not named:
+                self.unnamed.append(target)
+
+    def handle_data(self, data: str) -> None:
+        if data.strip() and not self.dropped:
+            self._named()
+
+    def _image(self, attributes: dict[str, str | None]) -> None:
+        """An image names the links around it with its alt text, or without `alt` its file name (`alt=""` marks
+        it decoration, nothing to read); one without `alt` is read by its file name, in a link as its name."""
+        if "alt" not in attributes:
+            self.images.append((_shown_src(attributes.get("src") or ""), any(
+                target is not None for target, _ in self.links)))
+        if "alt" not in attributes or (attributes["alt"] or "").strip():
+            self._named()
+
+    def _named(self) -> None:
+        for link in self.links:
+            link[1] = True
+
+
+def _shown_src(src: str) -> str:
+    """An image's `src` as the pages keep it: none of a scheme the cleaner refuses (`javascript:`)."""
+    image = _Markup.of(_html_cleaner().clean(f'<img src="{escape(src)}">'))
+    return next((value or "" for name, value in image.values[0] if name == "src"), "") if image.values else ""
+
 
 class _Markup(HTMLParser):
     """The elements of an HTML fragment: (tag, attribute names), in order."""
