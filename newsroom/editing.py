@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -30,7 +30,7 @@ from issues.models import Story
 from issues.records import apply_story
 from issues.revisions import Change
 from issues.visibility import drafts_of
-from issues.workflow import public_issues_of, untranslated
+from issues.workflow import as_draft_work, public_issues_of, untranslated
 from newsroom.build import urls
 from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content
@@ -44,7 +44,7 @@ from newsroom.content.schema import TEXTUAL, Validator, as_written, field_at
 from newsroom.content.yamlio import dotted, parse, plain
 from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.drafts import draft_locations, method_kept_published
+from newsroom.drafts import as_draft_problem, draft_locations, method_kept_published
 from newsroom.models import DELETED, RENAMED, Page, Revision, last_versions, revision_kinds
 from newsroom.settings import Settings
 
@@ -182,11 +182,12 @@ def blocking_problems(session: Session, settings: Settings, now: dt.datetime, re
 
 @dataclass(frozen=True)
 class _Found:
-    """What `_problems` finds: the errors that stop every build; with `publishable`, those that keep the
-    scheduled or published issues it looked at (`public`) from going out as they are, and which issues
-    those are in."""
+    """What `_problems` finds: the errors that stop every build; the warnings of the records it was asked
+    about, as `newsroom check` words them; with `publishable`, the errors that keep the scheduled or published
+    issues it looked at (`public`) from going out as they are, and which issues those are in."""
 
     blocking: set[Diagnostic]
+    warnings: list[Diagnostic] = field(default_factory=list)
     held: set[Diagnostic] = field(default_factory=set)
     public: frozenset[int] = frozenset()
     held_issues: tuple[int, ...] = ()
@@ -194,23 +195,52 @@ class _Found:
 
 def _problems(session: Session, settings: Settings, now: dt.datetime, recheck: Collection[str], publishable: bool,
               public: Collection[int] | None = None) -> _Found:
-    """`blocking_problems`, and with `publishable` the parts missing in a language of a scheduled or
-    published issue among those `recheck` names (its own record, or its stories') — or of the issues
-    `public`, when given —, which keep it from going out as it is (see issues.workflow.untranslated)."""
+    """`blocking_problems`, the warnings of the records at `recheck` (their own and the content-wide ones
+    placed at them; a draft's errors among them, see `as_check_words`), and with `publishable` the parts
+    missing in a language of a scheduled or published issue among those `recheck` names (its own record, or
+    its stories') — or of the issues `public`, when given —, which keep it from going out as it is (see
+    issues.workflow.untranslated)."""
     session.flush()
     with remembered(session) as (content, memo):
+        asked = set(recheck)
         issues = {location.partition(":")[2] for location in recheck if location.startswith("issue:")}
         recheck = {*recheck, *(story.location for story in content.stories.values()
                                if str(story.data["issue"]) in issues)}
-        hidden = {*drafts_of(content), *draft_locations(content)}
+        drafts, unpublished = drafts_of(content), draft_locations(content)
+        hidden = {*drafts, *unpublished}
         today = now.astimezone(settings.zone).date()
-        blocking = {problem for problem in check_content(content, settings, today, memo=memo, recheck=recheck)
-                    if problem.severity == "error" and problem.location not in hidden}
+        found = check_content(content, settings, today, memo=memo, recheck=recheck)
+        blocking = {problem for problem in found if problem.severity == "error" and problem.location not in hidden}
+        warnings = _as_check_words([problem for problem in found if problem.location in asked and (
+            problem.severity == "warning" or problem.location in hidden)], content, settings, drafts, unpublished)
         if not publishable:
-            return _Found(blocking)
+            return _Found(blocking, warnings)
         public = frozenset(public_issues_of(content, recheck) if public is None else public)
         held = untranslated(content, settings, public) - blocking
-        return _Found(blocking, held, public, tuple(sorted(public_issues_of(content, [p.location for p in held]))))
+        return _Found(blocking, warnings, held, public,
+                      tuple(sorted(public_issues_of(content, [p.location for p in held]))))
+
+
+def as_check_words(problems: Iterable[Diagnostic], content: Content, settings: Settings) -> list[Diagnostic]:
+    """`problems` as `newsroom check` reports them: an error of a draft entry or page, or of a draft issue or
+    its stories, is a warning saying when it is to be fixed (work in progress stops no build; see
+    newsroom.drafts.as_draft_problem and issues.workflow.as_draft_work)."""
+    return _as_check_words(problems, content, settings, drafts_of(content), draft_locations(content))
+
+
+def _as_check_words(problems: Iterable[Diagnostic], content: Content, settings: Settings, drafts: Mapping[str, int],
+                    unpublished: Collection[str]) -> list[Diagnostic]:
+    """`as_check_words`, with the content's draft issues' records (`drafts`: their issue, by location) and its
+    draft entries' and pages' locations (`unpublished`) found already."""
+    return [as_draft_problem(problem) if problem.location in unpublished
+            else as_draft_work(problem, content, settings, drafts.get(problem.location)) for problem in problems]
+
+
+def stored_warnings(session: Session, settings: Settings, now: dt.datetime, stored: Collection[str]
+                    ) -> list[Diagnostic]:
+    """The warnings of the records at `stored` (locations) once a change has stored them, as `buildable`
+    returns them: for a change the workflow checks instead (an issue's or a story's `edit`)."""
+    return _problems(session, settings, now, stored, publishable=False).warnings
 
 
 @contextmanager
@@ -233,38 +263,41 @@ def remembered(session: Session) -> Iterator[tuple[Content, Memo | None]]:
 
 
 def buildable(session: Session, store: Callable[[], T], touched: Callable[[T], Collection[str]], settings: Settings,
-              now: dt.datetime, fix: str | None = None, publishable: bool = False) -> T:
-    """What `store()` returns once it has written a change into `session`, unless the change gives the content
-    an error that stops every build and that it did not have (one it had already may stay: a change may fix
-    one problem of several): then ContentError naming those, ending with `fix`; nothing stored. With
-    `publishable`, nor may it give a scheduled or published issue it touches an error that keeps it from
-    going out as it is (`newsroom issue publish` refuses them; see `_problems`).
+              now: dt.datetime, fix: str | None = None, publishable: bool = False) -> tuple[T, list[Diagnostic]]:
+    """What `store()` returns once it has written a change into `session`, and the warnings of the records it
+    stored, unless the change gives the content an error that stops every build and that it did not have (one
+    it had already may stay: a change may fix one problem of several): then ContentError naming those, ending
+    with `fix`; nothing stored. With `publishable`, nor may it give a scheduled or published issue it touches
+    an error that keeps it from going out as it is (`newsroom issue publish` refuses them; see `_problems`).
 
     `touched(result)` names the records the change created or changed (see blocking_problems). The errors
     are worked out after the change, and before it only when there are some (a savepoint holds the change
-    meanwhile; it is then made again). Nor may it make the published Method page a draft (see
-    newsroom.drafts.method_kept_published), which would stop every public build, `email` and `send`."""
+    meanwhile; it is then made again). The warnings are those the same check finds at those records, every
+    one of them (their own and the content-wide ones placed there, as `newsroom check` words them), not only
+    those the change brought: telling those apart would check the content a second time before each change.
+    Nor may it make the published Method page a draft (see newsroom.drafts.method_kept_published), which
+    would stop every public build, `email` and `send`."""
     published = _method_state(session) is False
     change = session.begin_nested()
     result = store()
     rechecked = touched(result)
     if not rechecked:
         change.commit()
-        return result  # nothing changed
+        return result, []  # nothing changed
     if published and f"page:{urls.METHOD}" in rechecked and _method_state(session):
         change.rollback()
         raise ContentError([method_kept_published()], fix)
     after = _problems(session, settings, now, rechecked, publishable)
     if not after.blocking and not after.held:
         change.commit()
-        return result
+        return result, after.warnings
     change.rollback()
     before = _problems(session, settings, now, rechecked, publishable, after.public)
     blocking, held = after.blocking - before.blocking, after.held - before.held
     if blocking or held:
         raise ContentError(sorted(blocking | held), _refusal(blocking, held, after.held_issues) +
                            (f": {fix}" if fix else ""))
-    return store()
+    return store(), after.warnings
 
 
 def _method_state(session: Session) -> bool | None:
@@ -292,7 +325,8 @@ def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord]
                    reason_required: bool = False, reason_lang: str | None = None) -> ImportResult:
     """Import `loaded` (see import_records) unless that gives the content an error that stops every build
     (see `buildable`): then ContentError naming each error in its file, at its field's line; nothing stored.
-    Not `checked`: imported as it is (a backup restored as it was)."""
+    The warnings of the records it stored are the result's `warnings`, placed so too. Not `checked`:
+    imported as it is (a backup restored as it was), with no warnings."""
     def store() -> ImportResult:
         return import_records(session, loaded, settings.languages, now, author, bases=bases, reason=reason,
                               corrections=corrections, reason_required=reason_required, zone=settings.zone,
@@ -301,9 +335,12 @@ def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord]
     if not checked:
         return store()
     try:
-        return buildable(session, store, lambda result: result.stored, settings, now, fix, publishable=True)
+        result, warnings = buildable(session, store, lambda result: result.stored, settings, now, fix,
+                                     publishable=True)
     except ContentError as error:
         raise ContentError(in_files(error.diagnostics, loaded), error.advice) from None
+    result.warnings = in_files(warnings, loaded)
+    return result
 
 
 def delete(session: Session, loaded: Loaded, settings: Settings, now: dt.datetime, author: str,
@@ -432,7 +469,7 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
                        reason=reason or f"{location} renamed to {loaded.kind}:{new}", marks=(RENAMED,))
         return Renamed(current.version + 1, [item.location for item in rewritten])
 
-    return buildable(session, store, lambda done: {f"{loaded.kind}:{new}", *done.rewritten}, settings, now)
+    return buildable(session, store, lambda done: {f"{loaded.kind}:{new}", *done.rewritten}, settings, now)[0]
 
 
 def _refuse_taken(session: Session, loaded: Loaded, new: str) -> None:

@@ -366,15 +366,18 @@ def test_a_site_without_a_tagline_is_a_warning_and_its_pages_show_no_empty_one(c
     """A site file without a tagline gave every page an empty masthead line and the glossary index, the archive,
     the editions and the home page an empty meta description, without a word from `check`."""
     cli("init")
-    cli("import", str(write_files({
+    folder = write_files({
         "site.yaml": "kind: site\nhu: {name: Gépi Figyelő, tagline: Hetente}\nen: {name: Machine Watch}\n",
         "pages/method.yaml": "kind: page\nslug: method\nhu: {title: Módszer, body: Kézzel.}\n"
-                             "en: {title: Method, body: By hand.}\n"})))
-    assert cli("check").stderr.splitlines() == [
-        "site: en.tagline: warning: the publication has no tagline in this language: the masthead shows it under "
-        "the name, and the pages with no description of their own (the glossary index, the archive, the editions, "
-        "an issue without a lead) give it to search engines and link previews, the name alone without it: "
-        "write one", "0 error(s), 1 warning(s)"]
+                             "en: {title: Method, body: By hand.}\n"})
+    imported = cli("import", str(folder))
+    said = ("en.tagline: warning: the publication has no tagline in this language: the masthead shows it under "
+            "the name, and the pages with no description of their own (the glossary index, the archive, the editions, "
+            "an issue without a lead) give it to search engines and link previews, the name alone without it: "
+            "write one")
+    assert cli("check").stderr.splitlines() == [f"site: {said}", "0 error(s), 1 warning(s)"]
+    # The import said it in the site file, at the line of the field's language (it has no tagline to point at).
+    assert imported.stderr.splitlines() == [f"{folder / 'site.yaml'}:3: {said}", "1 warning in what was imported"]
     cli("build", "--out", str(tmp_path / "site"))
     parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
     for lang, name, tagline in (("hu", "Gépi Figyelő", "Hetente"), ("en", "Machine Watch", None)):
@@ -419,7 +422,8 @@ def test_a_name_two_entries_share_is_a_warning_at_the_later_one(sample_cli, writ
         "headword: tpu-chip hu", "headword: Google TPU\n  aliases: [TPU, tensorchip]")
     result = sample_cli("check", "--strict", expect=None)
     assert result.stderr == ""
-    sample_cli("import", str(write_files({"e.yaml": twin})))
+    folder = write_files({"e.yaml": twin})
+    imported = sample_cli("import", str(folder))
     result = sample_cli("check")
     said = "is also a name of entry 'google-tpu': mentions of it in stories link that entry, not this one; " \
            "give one of them another name"
@@ -428,6 +432,12 @@ def test_a_name_two_entries_share_is_a_warning_at_the_later_one(sample_cli, writ
         f"entry:tpu-chip: hu.aliases[0]: warning: 'TPU' {said}",
         f"entry:tpu-chip: hu.headword: warning: 'Google TPU' {said}",
         "0 error(s), 3 warning(s)"]
+    # The import said them (content-wide ones, found by looking at every entry's names) in the file.
+    assert imported.stderr.splitlines() == [
+        f"{folder / 'e.yaml'}:10: hu.headword: warning: 'Google TPU' {said}",
+        f"{folder / 'e.yaml'}:11: hu.aliases[0]: warning: 'TPU' {said}",
+        f"{folder / 'e.yaml'}:14: en.headword: warning: 'Google  TPU' {said}",
+        "3 warnings in what was imported"]
 
 
 @pytest.mark.sqlite_only("what check finds in an entry is the same on either database")
@@ -508,6 +518,91 @@ def test_warnings_alone_exit_zero_unless_strict(sample_cli, write_files):
     strict = sample_cli("check", "--strict", expect=1).stderr.splitlines()
     assert strict[:-1] == result.stderr.splitlines()[:-1]  # each a warning, as printed without --strict
     assert strict[-1] == "0 error(s), 1 warning(s): --strict fails on warnings"
+
+
+UNNAMED_TAG = ("the site file names no tag 'brand-new-tag': its page (archive/tag/brand-new-tag/) and the archive "
+               "show it as written here, 'brand-new-tag', in every language; name it under the site file's `tags:` "
+               "(slug: brand-new-tag, and its name in each language) and import that (`newsroom import site.yaml`)")
+
+
+def test_an_import_says_the_warnings_of_what_it_stored_in_its_files_at_their_lines(sample_cli, write_files, tmp_path):
+    """An import stored a story with a tag the site file does not name and said nothing: `check` named it later,
+    at its record, not in the file. The import names it in the file, at the field's line, and stores the story;
+    --quiet keeps it (a warning is a problem), and a file stored with none says nothing."""
+    sample_cli("export", str(tmp_path / "out"))
+    text = (tmp_path / "out" / "stories" / "i13-vllm-trainium-backend.yaml").read_text(encoding="utf-8")
+    assert text.splitlines()[5:7] == ["tags:", "- open-source"]
+    file = write_files({"story.yaml": text.replace("\ntags:\n", "\ntags:\n- brand-new-tag\n")}) / "story.yaml"
+    correction = ("--correction", "--reason", "tagged")
+    warned = [f"{file}:7: tags[0]: warning: {UNNAMED_TAG}"]
+    tried = sample_cli("import", "--dry-run", *correction, str(file))
+    assert tried.stderr.splitlines() == [*warned, "1 warning in what would be imported"]
+    result = sample_cli("--quiet", "import", *correction, str(file))
+    assert (result.stdout, result.stderr.splitlines()) == ("", [*warned, "1 warning in what was imported"])
+    assert sample_cli("check").stderr.splitlines() == [
+        f"story:i13-vllm-trainium-backend: tags[0]: warning: {UNNAMED_TAG}", "0 error(s), 1 warning(s)"]
+    again = sample_cli("import", *correction, str(file))  # nothing stored, nothing said
+    assert (again.stdout, again.stderr) == ("0 created, 0 updated, 1 unchanged\n", "")
+    file.write_text(text.replace("- open-source\n", "- open-source\n- inference\n", 1), encoding="utf-8")
+    fixed = sample_cli("import", *correction, str(file))
+    assert (fixed.stdout, fixed.stderr) == ("0 created, 1 updated, 0 unchanged\n", "")
+
+
+def test_an_import_says_the_warnings_of_the_site_file_at_their_lines(sample_cli, tmp_path):
+    """A site-file warning was named only by `check`, as `site`, at no line."""
+    sample_cli("export", str(tmp_path / "out"))
+    file = tmp_path / "out" / "site.yaml"
+    lines = file.read_text(encoding="utf-8").splitlines()
+    line = lines.index("- slug: aws") + 1
+    assert lines[line:line + 2] == ["  hu: AWS", "  en: AWS"]
+    file.write_text("\n".join([*lines[:line + 1], *lines[line + 2:]]) + "\n", encoding="utf-8")
+    said = "the tag 'aws' has no name in this language: its pages show the hu name 'AWS', marked as hu; write its name here"
+    result = sample_cli("import", str(file))
+    assert result.stderr.splitlines() == [f"{file}:{line}: tags[4].en: warning: {said}", "1 warning in what was imported"]
+    assert sample_cli("check").stderr.splitlines() == [f"site: tags[4].en: warning: {said}", "0 error(s), 1 warning(s)"]
+
+
+def test_an_import_says_a_drafts_problems_as_check_does(sample_cli, write_files):
+    """A draft issue's story and a draft entry stop no build, so their errors stop no import: they are said as
+    `check` says them, warnings saying when to fix them, in their files."""
+    sample_cli("issue", "new", "--title-hu", "Cím", "--title-en", "Title")
+    story = ("kind: story\nslug: i14-draft\nissue: 14\nsection: code\nposition: 1\ntags: [brand-new-tag]\n"
+             "sources: [{publisher: X, title: Y, url: 'https://example.org/'}]\n"
+             "hu: {headline: Címsor, summary: 'Lásd [ezt](entry:nowhere).'}\n")
+    entry = _entry("d-entry", en_definition="See [this](entry:nowhere).").replace("status: 2026-11",
+                                                                                     "status: 2026-11\ndraft: true")
+    folder = write_files({"story.yaml": story, "entry.yaml": entry})
+    result = sample_cli("import", str(folder))
+    assert result.stdout == "2 created, 0 updated, 0 unchanged\n"
+    later = "draft issue 14: to fix before it is scheduled or published"
+    missing = "link to a missing entry 'nowhere'"
+    assert result.stderr.splitlines() == [
+        f"{folder / 'entry.yaml'}:15: en.definition: warning: {missing} (a draft: to fix before it is published)",
+        f"{folder / 'story.yaml'}: en: warning: missing translation of en.headline and en.summary ({later}: "
+        "newsroom story edit i14-draft --headline-en … --summary-en …)",
+        f"{folder / 'story.yaml'}:6: tags[0]: warning: {UNNAMED_TAG}",
+        f"{folder / 'story.yaml'}:8: hu.summary: warning: {missing} ({later})",
+        "4 warnings in what was imported"]
+    checked = sample_cli("check").stderr.splitlines()
+    assert checked[-1] == "0 error(s), 4 warning(s)"
+    assert sorted(checked[:-1]) == sorted(re.sub(rf"^{re.escape(str(folder))}/(\w+)\.yaml(:\d+)?", lambda m: {
+        "story": "story:i14-draft", "entry": "entry:d-entry"}[m[1]], line) for line in result.stderr.splitlines()[:-1])
+
+
+def test_an_edit_says_the_warnings_of_the_record_it_saved(sample_cli):
+    """`edit` saved an entry's alias that repeats its headword, and a story's tag the site file does not name,
+    without a word; it names them at the record and field, as `check` does (there is no file)."""
+    result = sample_cli("edit", "entry:gpu", "--set", "en.aliases=[GPU]")
+    assert result.stdout == "entry gpu: saved as version 2\n"
+    assert result.stderr.splitlines() == [
+        "entry:gpu: en.aliases[0]: warning: 'GPU' is this entry's en.headword already: \"Also known as\" shows each "
+        "name once; take it out", "1 warning in what was saved"]
+    story = sample_cli("-q", "edit", "story:i13-vllm-trainium-backend", "--set", "tags=[brand-new-tag]",
+                       "--correction", "--reason", "tagged")
+    assert (story.stdout, story.stderr.splitlines()) == ("", [
+        f"story:i13-vllm-trainium-backend: tags[0]: warning: {UNNAMED_TAG}", "1 warning in what was saved"])
+    unchanged = sample_cli("edit", "entry:gpu", "--set", "en.aliases=[GPU]")
+    assert (unchanged.stdout, unchanged.stderr) == ("entry gpu: no change (version 2 stays)\n", "")
 
 
 def test_check_and_delete_answer_alike_from_the_records_a_build_remembered(sample_cli, write_files, tmp_path):

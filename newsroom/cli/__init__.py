@@ -192,6 +192,14 @@ def report(diagnostics: list[Diagnostic]) -> None:
         click.echo(str(diagnostic), err=True)
 
 
+def report_warnings(warnings: list[Diagnostic], where: str) -> None:
+    """The warnings of the records a command stored, as `check` prints them, then how many and `where` ("in
+    what was imported"); with --quiet too, which keeps problems."""
+    if warnings:
+        report(warnings)
+        click.echo(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} {where}", err=True)
+
+
 def content_errors(func: F) -> F:
     """Turn a ContentError into its diagnostics on stderr and exit status 1, never a traceback."""
 

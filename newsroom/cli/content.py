@@ -12,13 +12,11 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 
 from issues.dates import html_datetime
-from issues.visibility import drafts_of
-from issues.workflow import as_draft_work
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
 from newsroom.checks import check_content, no_site
 from newsroom.cli import (NOW_ENV, App, content_errors, editor_name, pass_app, reason_lang_option, reason_language,
-                          report)
+                          report, report_warnings)
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, reference_problems, stored_otherwise
@@ -27,7 +25,7 @@ from newsroom.db.errors import cannot_connect, refused_role, shown
 from newsroom.db.migrate import SCHEMA_REVISION, copy_before_upgrade, current_revision, refuse_newer, upgrade
 from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.drafts import as_draft_problem, draft_locations, method_draft_problems, without_drafts
+from newsroom.drafts import method_draft_problems, without_drafts
 from newsroom.models import SiteText, history_key
 from newsroom.settings import AddressUse, public_address_problems
 
@@ -165,6 +163,7 @@ def init(app: App, sample: bool) -> None:
         except ContentError as error:
             raise ContentError(error.diagnostics, _sample_refused(app)) from None
         app.say(f"sample publication: {result.summary()}")
+        report_warnings(result.warnings, "in what was imported")
 
 
 def _has_site(app: App) -> bool:
@@ -227,6 +226,8 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
     A change to a published issue or its stories needs --correction and --reason, and is
     listed among its corrections with that reason.
     A file removed from an exported folder is reported; --prune deletes its record.
+    The warnings of the records stored are printed as `newsroom check` words them, in their files at their
+    fields' lines (a draft's errors among them); they stop nothing.
     """
     result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked, dry_run,
                      reason_lang=reason_lang)
@@ -236,8 +237,10 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
         for key in sorted(result.removed):
             app.say(f"would delete {key}")
         app.say(f"{result.summary()} (a dry run: nothing was stored)")
+        report_warnings(result.warnings, "in what would be imported")
         return
     app.say(result.summary())
+    report_warnings(result.warnings, "in what was imported")
 
 
 @click.command()
@@ -291,10 +294,8 @@ def check(app: App, strict: bool) -> None:
     with app.reading() as session:
         one_state(session)
         with editing.remembered(session) as (content, memo):
-            drafts, unpublished = drafts_of(content), draft_locations(content)
-            problems = [as_draft_problem(problem) if problem.location in unpublished
-                        else as_draft_work(problem, content, app.settings, drafts.get(problem.location))
-                        for problem in check_content(content, app.settings, app.today(), memo=memo)]
+            problems = editing.as_check_words(check_content(content, app.settings, app.today(), memo=memo), content,
+                                              app.settings)
             problems = sorted([*problems, *no_site(content), *method_draft_problems(content)],
                               key=lambda d: (d.location, d.field, d.message))
     report(problems)

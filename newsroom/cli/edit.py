@@ -11,7 +11,7 @@ from issues.revisions import Change
 from issues.workflow import recheck_after_change, status_advice
 from newsroom import editing
 from newsroom.cli import (App, content_errors, editor_option, editor_options, pass_app, reason_label,
-                          reason_language, report)
+                          reason_language, report, report_warnings)
 from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import CREATED, DELETED, UNPUBLISHED
@@ -71,7 +71,7 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
     link to nothing) is refused, as is one that leaves a scheduled or published issue unpublishable,
     or makes the published Method page a draft (every page and email links to it: change its text
     instead); a published issue or its story changes only with --correction and a --reason, which
-    readers are shown."""
+    readers are shown. The record's warnings are printed as `newsroom check` words them; they stop nothing."""
     change = Change(editor, app.now(), app.settings.languages, reason, reason_language(app, reason_lang))
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
@@ -97,20 +97,24 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
         place = _new_place(loaded, record, "position" in paths)
         try:
             if place is not None:  # it moves as `story move` moves it, the rest of the edit saved with it
-                version = _move(session, loaded, record, change, place, correction)
-            else:  # an issue and its stories are checked as the workflow checks them (below); the rest here
-                version = editing.save(session, loaded, record, change.languages, change.now, change.editor,
-                                       change.reason, change.reason_lang) if issues else _save_buildable(
-                    session, app, loaded, record, change)
+                version, warnings = _move(session, loaded, record, change, place, correction), None
+            elif issues:  # an issue and its stories are checked as the workflow checks them (below)
+                version, warnings = editing.save(session, loaded, record, change.languages, change.now,
+                                                 change.editor, change.reason, change.reason_lang), None
+            else:
+                version, warnings = _save_buildable(session, app, loaded, record, change)
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
         for number in issues:
             recheck_after_change(session, app.settings, change, number)
+        if warnings is None and version != loaded.version:
+            warnings = editing.stored_warnings(session, app.settings, change.now, {f"{loaded.kind}:{loaded.key}"})
     if version == loaded.version:  # the fields set already held those values
         app.say(f"{loaded.kind} {loaded.key}: no change (version {version} stays)")
     else:
         app.say(f"{loaded.kind} {loaded.key}: saved as version {version}")
+    report_warnings(warnings or [], "in what was saved")
 
 
 def _move(session: Any, loaded: editing.Loaded, record: dict[str, Any], change: Change,
@@ -130,12 +134,15 @@ def _move(session: Any, loaded: editing.Loaded, record: dict[str, Any], change: 
     return saved[-1]
 
 
-def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any], change: Change) -> int:
+def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any], change: Change
+                    ) -> tuple[int, list[Diagnostic]]:
     """Save the edit of an entry or a page unless it gives the content an error that stops every build (one
-    it had already may stay: an edit may fix one problem of several; see `editing.buildable`)."""
+    it had already may stay: an edit may fix one problem of several; see `editing.buildable`): its version,
+    and the record's warnings."""
     return editing.buildable(session, lambda: editing.save(session, loaded, record, change.languages, change.now,
                                                            change.editor, change.reason, change.reason_lang),
-                             lambda _: {f"{loaded.kind}:{loaded.key}"}, app.settings, change.now)
+                             lambda version: {f"{loaded.kind}:{loaded.key}"} if version != loaded.version else set(),
+                             app.settings, change.now)
 
 
 def _workflow_fields_unchanged(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any]) -> None:

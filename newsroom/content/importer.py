@@ -41,6 +41,8 @@ class ImportResult:
     deleted: Counter[str] = field(default_factory=Counter)  # records whose exported files were removed (--prune)
     stored: set[str] = field(default_factory=set)  # where the records created or updated are: `entry:gpu`, `site`
     removed: set[str] = field(default_factory=set)  # where the records deleted (--prune) were: `entry:gpu`
+    #: The warnings of the records stored, each in its file at its field's line (see editing.import_checked).
+    warnings: list[Diagnostic] = field(default_factory=list)
 
     def summary(self) -> str:
         total = lambda c: sum(c.values())  # noqa: E731
