@@ -244,6 +244,24 @@ en: {headline: 1.50, summary: English text.}
     assert "tags:\n- '2026-11-05'\n" in shown and "headline: '2026-11-05'" in shown and "headline: '1.50'" in shown
 
 
+def test_story_add_and_edit_give_a_source_s_language(desk):
+    """--source-lang pairs with its --source-url as --publisher does: the source's `lang`, which a page in
+    another language marks its title with (as a content file's `lang:`)."""
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1", "--source-lang", "en")
+    assert "  url: https://example.org/1\n  lang: en\n" in desk("edit", "s1").stdout
+    link = next(a for a in parse(build(desk, "--drafts") / "hu/issues/14/index.html").iter("a")
+                if a.get("href") == "https://example.org/1")
+    assert (link.get("lang"), link.text) == ("en", "Example")
+    desk("story", "edit", "s1", "--source-url", "https://example.org/hu", "--source-title", "Magyar cím",
+         "--source-lang", "hu")
+    assert "- title: Magyar cím\n  url: https://example.org/hu\n  lang: hu\n" in desk("edit", "s1").stdout
+    result = desk("story", "edit", "s1", "--source-url", "https://example.org/x", "--source-lang", "english!",
+                  expect=1)
+    assert "story:s1: sources[0].lang: expected a language tag, as en, de or pt-BR, got 'english!'" \
+        in result.stderr.splitlines()
+
+
 def test_stories_move_between_sections_and_positions(desk):
     new_issue(desk)
     for n in (1, 2, 3):
@@ -835,7 +853,7 @@ EVERY_PROBLEM_AT_ONCE = [
       "story:i13-chips: terms[1]: no glossary entry 'nosuch'",
       "5 errors; nothing was changed"]),
     (["story", "add", "99", "--slug", "Chips!", "--publisher", "Example", "--term", "nosuch"],
-     ["--source-url: each --publisher/--source-title needs its --source-url (they pair up in order)",
+     ["--source-url: each --publisher/--source-title/--source-lang needs its --source-url (they pair up in order)",
       "issue:99: number: no issue 99",
       "story:Chips!: section: required; give --section (known: code, money, policy, science, society; the site "
       "file's `sections:` in site.yaml, changed by `newsroom import site.yaml`)",

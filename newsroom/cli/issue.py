@@ -253,18 +253,20 @@ def story() -> None:
 STORY_TEXTS = ("headline", "summary", "body")
 
 
-def _sources(urls: tuple[str, ...], publishers: tuple[str, ...], titles: tuple[str, ...]
-             ) -> tuple[list[dict[str, str]], list[Diagnostic]]:
+def _sources(urls: tuple[str, ...], publishers: tuple[str, ...], titles: tuple[str, ...],
+             langs: tuple[str, ...] = ()) -> tuple[list[dict[str, str]], list[Diagnostic]]:
     """The sources the options give, and the problem with them (named with the command's others)."""
     problems = []
-    if len(publishers) > len(urls) or len(titles) > len(urls):
-        problems.append(Diagnostic("--source-url", None, "", "each --publisher/--source-title needs its "
-                                   "--source-url (they pair up in order)"))
+    if max(len(publishers), len(titles), len(langs)) > len(urls):
+        problems.append(Diagnostic("--source-url", None, "", "each --publisher/--source-title/--source-lang needs "
+                                   "its --source-url (they pair up in order)"))
     sources = []
     for i, url in enumerate(urls):
         publisher = publishers[i] if i < len(publishers) else None
         title = titles[i] if i < len(titles) else (publisher or url)
-        sources.append({k: v for k, v in (("publisher", publisher), ("title", title), ("url", url)) if v})
+        lang = langs[i] if i < len(langs) else None
+        sources.append({k: v for k, v in (("publisher", publisher), ("title", title), ("url", url),
+                                          ("lang", lang)) if v})
     return sources, problems
 
 
@@ -297,6 +299,9 @@ def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--source-url", multiple=True, help="Source URL (repeatable)."),
         click.option("--publisher", multiple=True, help="Publisher of the matching --source-url."),
         click.option("--source-title", multiple=True, help="Title of the matching --source-url."),
+        click.option("--source-lang", multiple=True, metavar="LANG",
+                     help="Language the matching --source-url's title is written in (e.g. en), when a page in "
+                          "another language should mark it."),
         click.option("--tag", "tags", multiple=True, help="Tag (repeatable)."),
         click.option("--term", "terms", multiple=True, help="Glossary entry slug it mentions (repeatable)."),
         click.option("--audience", "audiences", multiple=True, help="Audience slug (repeatable)."),
@@ -316,14 +321,14 @@ def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:
 @pass_app
 @content_errors
 def add(app: App, number: int, section: str | None, source_url: tuple[str, ...], publisher: tuple[str, ...],
-        source_title: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...], audiences: tuple[str, ...],
+        source_title: tuple[str, ...], source_lang: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...], audiences: tuple[str, ...],
         slug: str | None, position: int | None, file: Path | None, editor: str, correction: bool,
         reason: str | None, reason_lang: str | None, **options: Any) -> None:
     """Add a story to issue ISSUE, from options or from --file (options override the file)."""
     record = _story_file(file, number, app.settings.languages) if file else {}
     for lang, fields in _texts(STORY_TEXTS, options).items():
         record[lang] = {**(record.get(lang) or {}), **fields}
-    sources, problems = _sources(source_url, publisher, source_title)
+    sources, problems = _sources(source_url, publisher, source_title, source_lang)
     given = {"section": section, "slug": slug, "position": position, "tags": list(tags) or None,
              "terms": list(terms) or None, "audiences": list(audiences) or None, "sources": sources or None}
     record.update({key: value for key, value in given.items() if value is not None})
@@ -342,11 +347,11 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
 @pass_app
 @content_errors
 def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, ...], publisher: tuple[str, ...],
-               source_title: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...],
+               source_title: tuple[str, ...], source_lang: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...],
                audiences: tuple[str, ...], editor: str, correction: bool, reason: str | None,
                reason_lang: str | None, **options: Any) -> None:
     """Change a story's texts, sources, tags, terms or audiences (use `story move` for its place)."""
-    sources, problems = _sources(source_url, publisher, source_title)
+    sources, problems = _sources(source_url, publisher, source_title, source_lang)
     if section:
         problems.append(Diagnostic(f"story:{slug}", None, "section", "use `newsroom story move` to change "
                                    "a story's section"))
