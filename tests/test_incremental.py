@@ -1248,7 +1248,7 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     from newsroom.build.pages import Planner, derive
     from newsroom.build.tracking import SEP, Tracker, track_content, track_derived
     from newsroom.db.session import session_factory
-    from newsroom.render import search
+    from newsroom.render import search_documents
     from newsroom.settings import Settings
 
     engine = make_engine(sample_cli.db_url)
@@ -1258,7 +1258,7 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     settings = Settings()
     tracker = Tracker()
     tracked = track_content(content, tracker), track_derived(derive(content, settings, False), tracker)
-    docs = search.sources(Planner(*tracked, settings, "en", None))
+    docs = search_documents.sources(Planner(*tracked, settings, "en", None))
     reads = tracker.take()
     assert {doc.kind for doc in docs} == {"entry", "reference", "story", "tag"}
     whole = 0
