@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sitebuild import build_sample, parse
+from sitebuild import BASE, DRAFT_ISSUE, ISSUE_14_STORY, build_sample, parse, run
 
 from newsroom import SAMPLE_DIR
 from newsroom.render.search import (DocumentSource, LastIndex, SearchDocument, fold, index_files, search, shard_of,
@@ -59,13 +59,20 @@ def test_the_built_index_finds_entries_by_headword_alias_and_definition_and_stor
     assert "Trainium" in [hit["title"] for hit in search(hu, "amazon trainium chip")]  # alias
     en = site / "en/search/index"
     hits = search(en, "trainium")
-    assert {hit["kind"] for hit in hits} == {"entry", "reference", "story", "tag"}
+    assert {hit["kind"] for hit in hits} == {"entry", "reference", "story", "tag", "issue"}
     assert all(hit["url"].startswith("/en/") for hit in hits)
     story = next(hit for hit in hits if hit["kind"] == "story")
     assert "#story-" in story["url"] and (site / story["url"].split("#")[0].lstrip("/") / "index.html").is_file()
 
 
 KINDS = ("entry", "reference", "tag", "story")
+
+
+def _rows(folder):
+    """Every row of an index's chunks, in id order."""
+    meta = json.loads((folder / "meta.json").read_bytes())
+    return [row for chunk in range(-(-meta["documents"] // meta["chunk"]))
+            for row in json.loads((folder / f"docs/{chunk}.json").read_bytes())]
 
 
 def test_hits_show_entries_first_then_reference_pages_then_tags_then_the_newest_stories_first(site):
@@ -76,15 +83,23 @@ def test_hits_show_entries_first_then_reference_pages_then_tags_then_the_newest_
     issues = [int(re.search(r"/issues/(\d+)/", hit["url"]).group(1)) for hit in hits if hit["kind"] == "story"]
     assert len(set(issues)) > 2 and issues == sorted(issues, reverse=True)
     # The index says where its stories start (the script shows them from the last one back) and where the tags
-    # do, after them (a new issue's stories go in before a few tags, not before every story).
+    # do, after them (a new issue's stories go in before a few tags, not before every story). Each issue's page
+    # follows its stories, among them.
     folder = site / "en/search/index"
     meta = json.loads((folder / "meta.json").read_bytes())
-    rows = [row for chunk in range(-(-meta["documents"] // meta["chunk"]))
-            for row in json.loads((folder / f"docs/{chunk}.json").read_bytes())]
+    rows = _rows(folder)
     entries = sum(1 for row in rows if row[0] == "entry")
     assert [row[0] for row in rows] == ["entry"] * entries + ["reference"] * (meta["stories"] - entries) \
-        + ["story"] * (meta["tags"] - meta["stories"]) + ["tag"] * (len(rows) - meta["tags"])
+        + [row[0] for row in rows[meta["stories"]:meta["tags"]]] + ["tag"] * (len(rows) - meta["tags"])
     assert 0 < meta["stories"] < meta["tags"] < meta["documents"]
+    numbers = []
+    for row in rows[meta["stories"]:meta["tags"]]:
+        number = int(re.search(r"/issues/(\d+)/", row[2]).group(1))
+        if row[0] == "issue":
+            numbers.append(number)
+        else:
+            assert row[0] == "story" and number not in numbers and number >= max(numbers, default=0), row
+    assert numbers == [10, 11, 12, 13] and rows[meta["tags"] - 1][0] == "issue"
 
 
 def test_a_tag_is_found_by_its_name_in_the_page_s_language_and_by_its_slug(site):
@@ -140,18 +155,65 @@ def test_a_tag_without_a_name_in_the_page_s_language_is_found_as_its_page_shows_
         assert " ".join("".join(h1.itertext()).split()) == heading
 
 
+TWELVE = {"hu": {"kind": "issue", "title": "Rekordköltés adatközpontokra, ágensek a kódban", "url": "/hu/issues/12/",
+                 "snippet": "12. szám · 2026. okt. 26. – nov. 1.", "lang": ""},
+          "en": {"kind": "issue", "title": "Record data center spending, agents in the codebase",
+                 "url": "/en/issues/12/", "snippet": "Issue 12 · Oct 26 – Nov 1, 2026", "lang": ""}}
+
+
+def test_an_issue_is_found_by_its_number_its_title_and_its_lead_first_for_its_number(site):
+    """A reader who remembered "it was in issue 12", or an edition's title, found nothing: the search knew the
+    glossary, reference pages, tags and stories. An issue's page is found by its number (as the page's language
+    writes it too), its title and its lead, first when the query is its number; its hit gives the number and the
+    week as the issue's page does."""
+    hu, en = site / "hu/search/index", site / "en/search/index"
+    for query in ("12", "#12", "12. szám", "12. SZAM", "rekordkoltes", "ágensek a kódban", "negyedéves"):
+        assert search(hu, query)[0] == TWELVE["hu"], query
+    for query in ("12", "#12", "Issue 12", "issue 12", "codebase", "record spending"):
+        assert search(en, query)[0] == TWELVE["en"], query
+    # The number as the other language writes it is no name of it.
+    assert [hit for hit in search(hu, "Issue 12") if hit["kind"] == "issue"] == []
+    # Its hit says what the issue's page says: the number and week over the title.
+    for lang, hit in TWELVE.items():
+        document = parse(site / lang / "issues/12/index.html")
+        [line] = [p for p in document.iter("p") if p.get("class") == "issue-meta"]
+        [h1] = document.iter("h1")
+        assert (" ".join("".join(line.itertext()).split()), "".join(h1.itertext())) == \
+            (" ".join(hit["snippet"].split()), hit["title"])
+    # The beginning of a number finds the issues it begins, newest first; every issue is in each index once.
+    assert [hit["url"] for hit in search(en, "1") if hit["kind"] == "issue"] == \
+        ["/en/issues/13/", "/en/issues/12/", "/en/issues/11/", "/en/issues/10/"]
+    for lang in ("hu", "en"):
+        pages = sorted(f"/{lang}/issues/{page.parent.name}/" for page in (site / lang / "issues").glob("*/index.html"))
+        assert sorted(row[2] for row in _rows(site / lang / "search/index") if row[0] == "issue") == pages
+
+
+def test_a_draft_issue_is_found_in_the_preview_and_never_in_a_public_build(tmp_path):
+    site = build_sample(tmp_path, {"issues/0014.yaml": DRAFT_ISSUE, "stories/i14-story.yaml": ISSUE_14_STORY})
+    preview = tmp_path / "preview"
+    run(tmp_path, "build", "--drafts", "--out", str(preview), "--base-url", BASE)
+    for lang, title in (("hu", "Piszkozat szám"), ("en", "Draft issue")):
+        public, drafts = site / lang / "search/index", preview / lang / "search/index"
+        assert [row for row in _rows(public) if "/issues/14/" in row[2]] == []
+        assert [hit for hit in search(public, title) if "/issues/14/" in hit["url"]] == []
+        assert search(drafts, "14")[0] == {"kind": "issue", "title": title, "url": f"/{lang}/issues/14/",
+                                           "snippet": search(drafts, "14")[0]["snippet"], "lang": ""}
+        assert search(drafts, "14")[0]["snippet"].startswith("14. szám · " if lang == "hu" else "Issue 14 · ")
+
+
 def test_meta_json_names_the_format_of_shards_with_marked_keys(site):
     """meta.json said version 1, the first index's, after its shards took marked keys for names ("gepi=", a word
     of a name; "gepi tanulas =", a whole name), where stories start ("stories") and a fallback row's language:
-    a reader of version 1 took a marked key for a word. It said version 2 then, and says 3 since the tags' pages
-    follow the stories (from "tags" on), which a reader of version 2 took for the newest stories."""
+    a reader of version 1 took a marked key for a word. It said version 2 then, 3 since the tags' pages follow
+    the stories (from "tags" on), which a reader of version 2 took for the newest stories, and says 4 since each
+    issue's page is among the stories, a kind of row a reader of version 3 had no word for."""
     for lang in ("hu", "en"):
         folder = site / lang / "search/index"
         meta = json.loads((folder / "meta.json").read_bytes())
         marked = [key for shard in (folder / "shards").glob("*.json") for key in json.loads(shard.read_bytes())
                   if key.endswith("=")]
         assert marked and "stories" in meta and "tags" in meta
-        assert meta["version"] == 3, meta
+        assert meta["version"] == 4, meta
 
 
 def test_the_first_query_downloads_little(site):
@@ -346,7 +408,8 @@ def test_the_headword_ranks_first_on_the_built_site(site):
 QUERIES = ["gepi tanulas", "GÉPI", "tanul", "machine learning", "data center", "adatkozpont", "trainium", "gpu",
            "chip", "a", "Project Rainier", "kozpont", "tpu google", "ő", "ö", "u", "ű", "(", "", "  ", "[", "\\",
            "*", ".+", "<img src=x onerror=alert(1)>", "trainium " * 25, "MI-rendelet", "ai act", "AI Act", "chips",
-           "open", "adatközpontok", "export controls"]
+           "open", "adatközpontok", "export controls", "12", "#12", "12. szám", "Issue 12", "1", "13", "rekordköltés",
+           "codebase", "custom chips", "saját chipek"]
 
 
 #: The script's functions run on a built index, as its page runs them (first page, then the rest): each query's links.
@@ -372,6 +435,14 @@ def test_the_browser_script_finds_and_ranks_as_the_index_builder(site):
         folder = site / lang / "search/index"
         expected = [[hit["url"] for hit in search(folder, query)] for query in QUERIES]
         assert _node(_RANK, f"{folder}/", json.dumps(QUERIES)) == expected
+
+
+@needs_node
+def test_the_browser_script_finds_an_issue_by_its_number_and_title_first(site):
+    for lang, queries in (("hu", ["12", "#12", "12. szám", "rekordköltés"]),
+                          ("en", ["12", "#12", "Issue 12", "codebase"])):
+        found = _node(_RANK, f"{site / lang / 'search/index'}/", json.dumps(queries))
+        assert [urls[0] for urls in found] == [f"/{lang}/issues/12/"] * len(queries)
 
 
 def _page(site, lang, *steps):
@@ -418,6 +489,15 @@ def test_a_tag_s_hit_is_shown_as_a_tag_with_its_count_of_stories(site):
     [english] = _page(site, "en", ["open", "?q=ai-act"])
     assert english["results"][0] == {"href": "/en/archive/tag/ai-act/", "title": "AI Act", "kind": "Tag",
                                      "snippet": "3 stories", "lang": "", "marked": ""}
+
+
+@needs_node
+def test_an_issue_s_hit_is_shown_as_an_issue_with_its_number_and_week(site):
+    for lang, query, kind in (("hu", "?q=12.+sz%C3%A1m", "Lapszám"), ("en", "?q=Issue+12", "Issue")):
+        [seen] = _page(site, lang, ["open", query])
+        hit = TWELVE[lang]
+        assert seen["results"][0] == {"href": hit["url"], "title": hit["title"], "kind": kind,
+                                      "snippet": hit["snippet"], "lang": "", "marked": ""}
 
 
 @needs_node

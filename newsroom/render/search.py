@@ -9,11 +9,11 @@ repeats them, and `search` below runs a query against the built files the
 same way the script does, so tests exercise the real index.
 
 Hits are ranked by where the query's words are: a document one of whose names (an entry's headword,
-aliases and English term, a reference page's title, a tag's name and slug) is the query comes first, then one
-whose names or title (a story's headline) hold every word, then one whose names' or title's words begin with
-every word, then the others. The shards say so with marked keys beside the tokens: "gepi=" lists the documents with
-the word "gepi" in a name or title, "gepi tanulas =" those with the name "gépi tanulás" (no token holds
-"=" or a space).
+aliases and English term, a reference page's title, a tag's name and slug, an issue's number and title) is the
+query comes first, then one whose names or title (a story's headline) hold every word, then one whose names'
+or title's words begin with every word, then the others. The shards say so with marked keys beside the
+tokens: "gepi=" lists the documents with the word "gepi" in a name or title, "gepi tanulas =" those with the
+name "gépi tanulás" (no token holds "=" or a space).
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ NAME_MARK = "="
 #: snippet]; 2, also marked keys among a shard's tokens (NAME_MARK: a name's word, a whole name), where the
 #: stories start (meta.json's "stories") and a fallback row's language (its fifth column); 3, also the tags'
 #: pages (rows of kind "tag"), after the stories, from meta.json's "tags" on: a reader of 2 took them for the
-#: newest stories.
-INDEX_FORMAT = 3
+#: newest stories; 4, also the issues' pages (rows of kind "issue"), each after its stories, among them from
+#: meta.json's "stories" on: a reader of 3 showed them with no word for what they are.
+INDEX_FORMAT = 4
 #: Hits the script shows at once: it puts a whole name's hits among them in order of accents, as `search` does.
 PAGE = 50
 
@@ -131,7 +132,7 @@ def shards_for(word: str, keys: Iterable[str]) -> list[str]:
 class SearchDocument:
     """One searchable page or story: what is shown for a hit and the text that finds it."""
 
-    kind: str  # "entry", "reference", "story" or "tag"
+    kind: str  # "entry", "reference", "story", "issue" or "tag"
     title: str
     url: str
     snippet: str
@@ -294,10 +295,10 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
             halves.setdefault(split_key(token), {})[token] = ids
         for half, tokens_ in halves.items():
             shards[half] = _json(dict(sorted(tokens_.items())))
-    # Hits are shown entries and reference pages first, then tags, then stories newest first: the ids of the
-    # first story and the first tag (see `search_documents.sources`).
+    # Hits are shown entries and reference pages first, then tags, then stories and issues newest first: the
+    # ids of the first story (or issue) and the first tag (see `search_documents.sources`).
     tags = next((number for number, item in enumerate(docs) if item.kind == "tag"), len(docs))
-    stories = next((number for number, item in enumerate(docs) if item.kind == "story"), tags)
+    stories = next((number for number, item in enumerate(docs) if item.kind in ("story", "issue")), tags)
     files = {"meta.json": _json({"version": INDEX_FORMAT, "documents": len(docs), "chunk": CHUNK,
                                  "shards": sorted(shards), "stories": stories, "tags": tags})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
@@ -328,7 +329,8 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
 
     `index` is the index folder on disk or the mapping `index_files` returns. Hits come ranked as the
     module's docstring says (a whole name's hit whose title is the query with its accents first), and in a
-    rank entries and reference pages first, in document order, then tags, then stories, newest first.
+    rank entries and reference pages first, in document order, then tags, then stories and issues, newest first
+    (an issue before its stories).
     """
     read = (lambda rel: (index / rel).read_bytes() if (index / rel).exists() else None) if isinstance(index, Path) \
         else (lambda rel: index.get(rel))
@@ -354,7 +356,8 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
 
 def _order(stories: int, tags: int, hit: tuple[int, int]) -> tuple[int, int, int]:
     """A hit's place, (id, rank), as the script's `rank` sorts: by rank, then entries and reference pages
-    (ids before `stories`) in order, tags (from `tags` on) in order, stories (between) the last first."""
+    (ids before `stories`) in order, tags (from `tags` on) in order, stories and issues (between) the last
+    first."""
     number, rank = hit
     if number < stories:
         return rank, 0, number

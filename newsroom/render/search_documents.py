@@ -12,7 +12,7 @@ from newsroom.build.model import Record
 from newsroom.build.pages import Planner
 from newsroom.build.reference import LAYERS
 from newsroom.build.tracking import whole_value
-from newsroom.i18n import format_count, translations
+from newsroom.i18n import format_count, format_message, translations
 from newsroom.render.search import DocumentSource
 
 
@@ -22,8 +22,8 @@ def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
 
 def sources(planner: Planner) -> list[DocumentSource]:
     """The glossary entries (headword, aliases, definition), reference pages (title, summary, sections),
-    stories and tags' pages of the planner's language, in that order; hits are shown so, but for the tags,
-    shown before the stories (see `index_files`).
+    stories with their issues' pages (number, title, lead) and tags' pages of the planner's language, in that
+    order; hits are shown so, but for the tags, shown before the stories and issues (see `index_files`).
 
     Each document depends on its record's text in the language it shows, all of it (see
     tracking.whole_value), and its Markdown is read only if it is made: an update of a large index
@@ -42,11 +42,13 @@ def sources(planner: Planner) -> list[DocumentSource]:
                                     partial(_fields, text, "definition"), "\n".join(names),
                                     "" if text_lang == planner.lang else text_lang))
     found += [_reference_source(planner, slug) for slug in planner.reference_slugs()]
-    # Stories by issue, oldest first: a new issue's come last, and an index update appends them.
+    # Stories by issue, oldest first, each issue's page after its stories (shown newest first, it comes before
+    # them): a new issue's come last, and an index update appends them.
     for number in sorted(planner.issues):
         for story in content.stories_of(number):
             if planner.available(story):
                 found.append(_story_source(planner, story, number))
+        found.append(_issue_source(planner, number))
     # Tags last: a new issue's stories go in before them, and an update moves a few tags, not every story.
     found += [_tag_source(planner, slug) for slug in planner.tag_slugs()]
     return found
@@ -72,6 +74,21 @@ def _story_source(planner: Planner, story: Record, number: int) -> DocumentSourc
                           planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
                           (text.get("headline") or "",), f"{story.content_hash}.{story.version}",
                           partial(_fields, text, "summary", "body"), "", "" if text_lang == planner.lang else text_lang)
+
+
+def _issue_source(planner: Planner, number: int) -> DocumentSource:
+    """An issue's page: found by its number ("12", "#12", and as the page's language writes it, "12. szám",
+    "Issue 12"), its title and its lead; its hit says the number and the week as the pages write them
+    ("12. szám · 2026. okt. 26. – nov. 1.")."""
+    issue = planner.content.issues[number]
+    tracked, text_lang = planner.text(issue)
+    text = whole_value(tracked)
+    label = format_message(planner.gettext("Issue %(number)s"), {"number": number})
+    title = text.get("title") or label
+    names = tuple(dict.fromkeys(name for name in (str(number), label, text.get("title") or "") if name.strip()))
+    return DocumentSource("issue", title, planner.href(urls.issue(planner.lang, number)), names,
+                          f"{issue.content_hash}.{issue.version}", partial(_fields, text, "lead"), "\n".join(names),
+                          "" if text_lang == planner.lang else text_lang, planner.issue_line(number))
 
 
 def _tag_source(planner: Planner, slug: str) -> DocumentSource:
