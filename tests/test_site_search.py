@@ -131,13 +131,21 @@ def test_a_tag_is_found_by_its_name_in_the_page_s_language_and_by_its_slug(site)
         assert len(pages) > 60 and sorted(tags) == sorted(pages), lang
 
 
-def test_a_tag_without_a_name_in_the_page_s_language_is_found_as_its_page_shows_it(tmp_path):
-    """A tag the site file does not name is found, and shown, as its stories write it, and by its slug; one named
-    in the other language alone by that name, marked as that language's (as its page shows it)."""
+@pytest.fixture(scope="module")
+def tagged_site(tmp_path_factory):
+    """The sample with two more tags on a story: "Kvantumgépek", which the site file does not name, and "edge",
+    which it names in English alone ("Edge AI")."""
     story = (SAMPLE_DIR / "stories" / "i13-aws-trainium3-capacity.yaml").read_text(encoding="utf-8")
     story = story.replace("tags: [chips, cloud, aws, europe]", "tags: [chips, cloud, aws, europe, Kvantumgépek, edge]")
     site_file = (SAMPLE_DIR / "site.yaml").read_text(encoding="utf-8") + "  - slug: edge\n    en: Edge AI\n"
-    site = build_sample(tmp_path, {"stories/i13-aws-trainium3-capacity.yaml": story, "site.yaml": site_file})
+    return build_sample(tmp_path_factory.mktemp("tagged"), {"stories/i13-aws-trainium3-capacity.yaml": story,
+                                                           "site.yaml": site_file})
+
+
+def test_a_tag_without_a_name_in_the_page_s_language_is_found_as_its_page_shows_it(tagged_site):
+    """A tag the site file does not name is found, and shown, as its stories write it, and by its slug; one named
+    in the other language alone by that name, marked as that language's (as its page shows it)."""
+    site = tagged_site
     hu, en = site / "hu/search/index", site / "en/search/index"
     for folder, lang in ((hu, "hu"), (en, "en")):
         unnamed = {"kind": "tag", "title": "Kvantumgépek", "url": f"/{lang}/archive/tag/kvantumgepek/",
@@ -485,10 +493,27 @@ def test_the_address_s_query_is_searched_and_back_returns_to_the_search_before(s
 def test_a_tag_s_hit_is_shown_as_a_tag_with_its_count_of_stories(site):
     [hungarian] = _page(site, "hu", ["open", "?q=MI-rendelet"])
     assert hungarian["results"][0] == {"href": "/hu/archive/tag/ai-act/", "title": "MI-rendelet", "kind": "Címke",
-                                       "snippet": "3 hír", "lang": "", "marked": ""}
+                                       "snippet": "3 hír", "lang": "", "marked": "", "snippet_lang": ""}
     [english] = _page(site, "en", ["open", "?q=ai-act"])
     assert english["results"][0] == {"href": "/en/archive/tag/ai-act/", "title": "AI Act", "kind": "Tag",
-                                     "snippet": "3 stories", "lang": "", "marked": ""}
+                                     "snippet": "3 stories", "lang": "", "marked": "",
+                                     "snippet_lang": ""}
+
+
+@needs_node
+def test_a_tag_named_in_another_language_alone_is_shown_as_its_page_shows_it(tagged_site):
+    """A tag the site file names in English alone showed "not yet translated" on the Hungarian search page, its
+    count of stories marked English: its page heads it "Címke: Edge AI", the name marked English and nothing
+    more, and so does its hit now; the count is Hungarian."""
+    [hungarian] = _page(tagged_site, "hu", ["open", "?q=Edge+AI"])
+    assert hungarian["results"][0] == {"href": "/hu/archive/tag/edge/", "title": "Edge AI", "kind": "Címke",
+                                       "snippet": "1 hír", "lang": "en", "marked": "", "snippet_lang": ""}
+    [h1] = parse(tagged_site / "hu/archive/tag/edge/index.html").iter("h1")
+    assert [(span.get("lang"), span.text) for span in h1.iter("span")] == [("en", "Edge AI")]
+    assert [small for small in h1.iter("small")] == []
+    [english] = _page(tagged_site, "en", ["open", "?q=Edge+AI"])  # its own language's name
+    assert english["results"][0] == {"href": "/en/archive/tag/edge/", "title": "Edge AI", "kind": "Tag",
+                                     "snippet": "1 story", "lang": "", "marked": "", "snippet_lang": ""}
 
 
 @needs_node
@@ -497,7 +522,7 @@ def test_an_issue_s_hit_is_shown_as_an_issue_with_its_number_and_week(site):
         [seen] = _page(site, lang, ["open", query])
         hit = TWELVE[lang]
         assert seen["results"][0] == {"href": hit["url"], "title": hit["title"], "kind": kind,
-                                      "snippet": hit["snippet"], "lang": "", "marked": ""}
+                                      "snippet": hit["snippet"], "lang": "", "marked": "", "snippet_lang": ""}
 
 
 @needs_node

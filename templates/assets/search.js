@@ -5,8 +5,8 @@
   "use strict";
   var PAGE = 50;  // hits shown at once; "More results" shows as many more
   // Kinds whose snippet is the page's own words, not the document's text: an issue's number and week
-  // ("Issue 12 · Oct 26 – Nov 1, 2026").
-  var OWN_SNIPPET = {issue: true};
+  // ("Issue 12 · Oct 26 – Nov 1, 2026"), a tag's count of stories ("3 hír").
+  var OWN_SNIPPET = {issue: true, tag: true};
   var MARK = "=";  // ends a marked key of a shard: "gepi=" a word of a name, "gepi tanulas =" a whole name
 
   function fold(text) { return text.toLowerCase().normalize("NFKD").replace(/\p{M}/gu, ""); }
@@ -164,10 +164,13 @@
     if (doc[4]) {  // another language's text, shown under the fallback policy: mark it
       link.lang = doc[4];
       if (!OWN_SNIPPET[doc[0]]) { snippet.lang = doc[4]; }
-      var note = document.createElement("small");
-      note.className = "untranslated-mark";
-      note.textContent = form.getAttribute("data-untranslated");
-      item.append(" ", note);
+      // A tag's name in another language is its name here too, as its page heads it: no note.
+      if (doc[0] !== "tag") {
+        var note = document.createElement("small");
+        note.className = "untranslated-mark";
+        note.textContent = form.getAttribute("data-untranslated");
+        item.append(" ", note);
+      }
     }
     item.append(snippet);
     list.append(item);
