@@ -241,14 +241,26 @@ def test_the_search_page_points_its_script_at_the_index(site):
     assert form.get("data-one") == "%(num)s találat" and form.get("data-none")
     scripts = [s.get("src") for s in document.iter("script") if s.get("src")]
     assert len(scripts) == 1 and (site / scripts[0].lstrip("/")).is_file()
-    # The page says what the search covers, tags too.
+    # The page says what the search covers, tags and issues too.
     [scope] = [p for p in document.iter("p") if p.get("class") == "search-scope"]
     tags = len(list((site / "hu/archive/tag").glob("*/index.html")))
-    assert re.fullmatch(r"A keresés kiterjed: \d+ szócikk · \d+ referenciaoldal · \d+ hír · (\d+) címke\.",
-                        " ".join("".join(scope.itertext()).split())).group(1) == str(tags), "".join(scope.itertext())
-    # The box says what it searches: reference pages too, since they are in the index.
-    [box] = [i for i in document.iter("input") if i.get("id") == "site-search"]
-    assert box.get("placeholder") == "Fogalomtár, referenciaoldalak és hírek"
+    assert re.fullmatch(r"A keresés kiterjed: \d+ szócikk · \d+ referenciaoldal · \d+ hír · (\d+) címke · "
+                        r"(\d+) lapszám\.", " ".join("".join(scope.itertext()).split())).groups() == (str(tags), "4")
+
+
+def test_the_search_page_and_every_search_box_say_what_is_searched(site):
+    """The search page's description and the masthead's box said the glossary, the reference pages and the
+    stories are searched: tags and issues are found too."""
+    said = {"hu": ("Keresés a fogalomtárban, a referenciaoldalakon, a címkék között, valamint a hírlevél minden "
+                   "lapszámában és hírében.", "Fogalomtár, referenciaoldalak, címkék, lapszámok és hírek"),
+            "en": ("Search the glossary, the reference pages, the tags and every issue and story of the newsletter.",
+                   "Glossary, reference pages, tags, issues and stories")}
+    for lang, (description, placeholder) in said.items():
+        document = parse(site / lang / "search/index.html")
+        assert [m.get("content") for m in document.iter("meta") if m.get("name") == "description"] == [description]
+        for page in (f"{lang}/search/index.html", f"{lang}/index.html", f"{lang}/issues/12/index.html"):
+            [box] = [i for i in parse(site / page).iter("input") if i.get("id") == "site-search"]
+            assert box.get("placeholder") == placeholder, page
 
 
 def test_a_headword_compound_is_found_by_its_last_part(site):
