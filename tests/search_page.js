@@ -76,7 +76,7 @@ function seen() {
     const mark = item.children.find((node) => node.className === "untranslated-mark");
     const snippet = item.children[item.children.length - 1];
     return {href: link.href, title: link.textContent, kind: kind.textContent, snippet: snippet.textContent,
-            lang: link.lang || "", marked: mark ? mark.textContent : ""};
+            lang: link.lang || "", marked: mark ? mark.textContent : "", snippet_lang: snippet.lang || ""};
   });
   return {address: location.search, query: input.value, masthead: byId["site-search"].value, title: document.title,
           status: byId["search-status"].textContent, results: results,

@@ -23,7 +23,7 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from sitebuild import language_switch, parse
+from sitebuild import ISSUE_15_STORY, SPECIAL_ISSUE_15, language_switch, parse
 from sqlalchemy import select
 
 from issues.models import Story
@@ -1243,12 +1243,13 @@ def test_values_a_planner_keeps_across_pages_are_inputs_of_every_page(sample_cli
 def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cli):
     """An English edit remakes the English search index only: each document depends on its record's
     text in the language it shows, as one read, and on nothing of the other language's but an entry's
-    headword and aliases (names it is found by in both languages, with its English term)."""
+    headword and aliases (names it is found by in both languages, with its English term); an issue's page
+    also on its week, which its hit shows."""
     from newsroom.build.model import load_content
     from newsroom.build.pages import Planner, derive
     from newsroom.build.tracking import SEP, Tracker, track_content, track_derived
     from newsroom.db.session import session_factory
-    from newsroom.render import search
+    from newsroom.render import search_documents
     from newsroom.settings import Settings
 
     engine = make_engine(sample_cli.db_url)
@@ -1258,19 +1259,24 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     settings = Settings()
     tracker = Tracker()
     tracked = track_content(content, tracker), track_derived(derive(content, settings, False), tracker)
-    docs = search.sources(Planner(*tracked, settings, "en", None))
+    docs = search_documents.sources(Planner(*tracked, settings, "en", None))
     reads = tracker.take()
-    assert {doc.kind for doc in docs} == {"entry", "reference", "story", "tag"}
+    assert {doc.kind for doc in docs} == {"entry", "reference", "story", "tag", "issue"}
     whole = 0
     references = {slug: page for slug, page in content.pages.items() if page.kind == "reference"}
-    for kind, records in (("entries", content.entries), ("pages", references), ("stories", content.stories)):
+    issues = {str(number): issue for number, issue in content.issues.items()}
+    for kind, records in (("entries", content.entries), ("pages", references), ("stories", content.stories),
+                          ("issues", issues)):
         for slug, record in records.items():
             shown = "en" if record.has("en") else "hu"  # the fallback of a record not yet translated
             texts = {read for read in reads if read.startswith(f"content.{kind}{SEP}{slug}{SEP}")}
             names = {f"content.{kind}{SEP}{slug}{SEP}{field}" for field in
                      ("english_term", f"hu{SEP}headword", f"hu{SEP}aliases")} if kind == "entries" else set()
+            # An issue's languages are read from its texts' fields (its pages do so too), not from derived facts.
+            fields = {f"content.issues{SEP}{slug}{SEP}{lang}{SEP}*" for lang in ("hu", "en")} \
+                if kind == "issues" else set()
             assert texts <= {f"content.{kind}{SEP}{slug}{SEP}{shown}", f"content.{kind}{SEP}{slug}{SEP}issue",
-                             *names}, texts
+                             f"content.{kind}{SEP}{slug}{SEP}week", *names, *fields}, texts
             whole += f"content.{kind}{SEP}{slug}{SEP}{shown}" in texts
     assert whole == sum(1 for doc in docs if doc.kind != "tag")  # every document depends on the text it was made from
     # A tag's page depends on the tag's names and on its list of stories, not on the other tags'.
@@ -1278,6 +1284,46 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     assert len(tags) > 60
     assert {read for read in reads if read.startswith("derived.tag_names")} == \
         {f"derived.tag_names{SEP}{doc.url.split('/')[-2]}" for doc in tags}
+
+
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)  # the store is no part of it
+def test_a_new_issue_goes_into_the_search_index_with_its_stories_before_the_tags(sample_cli, tmp_path):
+    """An issue's page is a document of the index, after its stories: publishing one puts its stories and its
+    page where the stories end, and moves only the tags (a document's id is its place), so the index is updated
+    where it was before issues were in it (while the documents that move or change are at most half); the files
+    are those of an index made anew."""
+    from newsroom.build.model import load_content
+    from newsroom.build.pages import Planner, derive
+    from newsroom.db.session import session_factory
+    from newsroom.render import search as search_module
+    from newsroom.render import search_documents
+    from newsroom.settings import Settings
+
+    def documents(lang):
+        engine = make_engine(sample_cli.db_url)
+        with session_factory(engine)() as session:
+            content = load_content(session)
+        engine.dispose()
+        settings = Settings()
+        return search_documents.sources(Planner(content, derive(content, settings, False), settings, lang, None))
+
+    before = {lang: documents(lang) for lang in ("hu", "en")}
+    folder = tmp_path / "content"
+    for name, text in (("issues/0015.yaml", SPECIAL_ISSUE_15), ("stories/i15-story.yaml", ISSUE_15_STORY)):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    sample_cli("import", str(folder))
+    for lang in ("hu", "en"):
+        old, new = before[lang], documents(lang)
+        tags = next(number for number, doc in enumerate(old) if doc.kind == "tag")
+        # Everything before the tags stays where it was, as it was; the new issue's story and page follow.
+        assert [doc.digest() for doc in new[:tags]] == [doc.digest() for doc in old[:tags]]
+        assert [(doc.kind, doc.url) for doc in new[tags:tags + 3]] == [
+            ("story", f"/{lang}/issues/15/#story-i15-story"), ("issue", f"/{lang}/issues/15/"),
+            ("tag", old[tags].url)]
+        assert [doc.digest() for doc in new[tags + 2:]] == [doc.digest() for doc in old[tags:]]
+        last = search_module.LastIndex.of([doc.digest() for doc in old], search_module.index_files(old))
+        assert search_module.index_files(new, last) == search_module.index_files(new)
 
 
 @pytest.mark.sqlite_only

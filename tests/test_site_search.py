@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sitebuild import build_sample, parse
+from sitebuild import BASE, DRAFT_ISSUE, ISSUE_14_STORY, build_sample, parse, run
 
 from newsroom import SAMPLE_DIR
 from newsroom.render.search import (DocumentSource, LastIndex, SearchDocument, fold, index_files, search, shard_of,
@@ -59,13 +59,20 @@ def test_the_built_index_finds_entries_by_headword_alias_and_definition_and_stor
     assert "Trainium" in [hit["title"] for hit in search(hu, "amazon trainium chip")]  # alias
     en = site / "en/search/index"
     hits = search(en, "trainium")
-    assert {hit["kind"] for hit in hits} == {"entry", "reference", "story", "tag"}
+    assert {hit["kind"] for hit in hits} == {"entry", "reference", "story", "tag", "issue"}
     assert all(hit["url"].startswith("/en/") for hit in hits)
     story = next(hit for hit in hits if hit["kind"] == "story")
     assert "#story-" in story["url"] and (site / story["url"].split("#")[0].lstrip("/") / "index.html").is_file()
 
 
 KINDS = ("entry", "reference", "tag", "story")
+
+
+def _rows(folder):
+    """Every row of an index's chunks, in id order."""
+    meta = json.loads((folder / "meta.json").read_bytes())
+    return [row for chunk in range(-(-meta["documents"] // meta["chunk"]))
+            for row in json.loads((folder / f"docs/{chunk}.json").read_bytes())]
 
 
 def test_hits_show_entries_first_then_reference_pages_then_tags_then_the_newest_stories_first(site):
@@ -76,15 +83,23 @@ def test_hits_show_entries_first_then_reference_pages_then_tags_then_the_newest_
     issues = [int(re.search(r"/issues/(\d+)/", hit["url"]).group(1)) for hit in hits if hit["kind"] == "story"]
     assert len(set(issues)) > 2 and issues == sorted(issues, reverse=True)
     # The index says where its stories start (the script shows them from the last one back) and where the tags
-    # do, after them (a new issue's stories go in before a few tags, not before every story).
+    # do, after them (a new issue's stories go in before a few tags, not before every story). Each issue's page
+    # follows its stories, among them.
     folder = site / "en/search/index"
     meta = json.loads((folder / "meta.json").read_bytes())
-    rows = [row for chunk in range(-(-meta["documents"] // meta["chunk"]))
-            for row in json.loads((folder / f"docs/{chunk}.json").read_bytes())]
+    rows = _rows(folder)
     entries = sum(1 for row in rows if row[0] == "entry")
     assert [row[0] for row in rows] == ["entry"] * entries + ["reference"] * (meta["stories"] - entries) \
-        + ["story"] * (meta["tags"] - meta["stories"]) + ["tag"] * (len(rows) - meta["tags"])
+        + [row[0] for row in rows[meta["stories"]:meta["tags"]]] + ["tag"] * (len(rows) - meta["tags"])
     assert 0 < meta["stories"] < meta["tags"] < meta["documents"]
+    numbers = []
+    for row in rows[meta["stories"]:meta["tags"]]:
+        number = int(re.search(r"/issues/(\d+)/", row[2]).group(1))
+        if row[0] == "issue":
+            numbers.append(number)
+        else:
+            assert row[0] == "story" and number not in numbers and number >= max(numbers, default=0), row
+    assert numbers == [10, 11, 12, 13] and rows[meta["tags"] - 1][0] == "issue"
 
 
 def test_a_tag_is_found_by_its_name_in_the_page_s_language_and_by_its_slug(site):
@@ -116,13 +131,21 @@ def test_a_tag_is_found_by_its_name_in_the_page_s_language_and_by_its_slug(site)
         assert len(pages) > 60 and sorted(tags) == sorted(pages), lang
 
 
-def test_a_tag_without_a_name_in_the_page_s_language_is_found_as_its_page_shows_it(tmp_path):
-    """A tag the site file does not name is found, and shown, as its stories write it, and by its slug; one named
-    in the other language alone by that name, marked as that language's (as its page shows it)."""
+@pytest.fixture(scope="module")
+def tagged_site(tmp_path_factory):
+    """The sample with two more tags on a story: "Kvantumgépek", which the site file does not name, and "edge",
+    which it names in English alone ("Edge AI")."""
     story = (SAMPLE_DIR / "stories" / "i13-aws-trainium3-capacity.yaml").read_text(encoding="utf-8")
     story = story.replace("tags: [chips, cloud, aws, europe]", "tags: [chips, cloud, aws, europe, Kvantumgépek, edge]")
     site_file = (SAMPLE_DIR / "site.yaml").read_text(encoding="utf-8") + "  - slug: edge\n    en: Edge AI\n"
-    site = build_sample(tmp_path, {"stories/i13-aws-trainium3-capacity.yaml": story, "site.yaml": site_file})
+    return build_sample(tmp_path_factory.mktemp("tagged"), {"stories/i13-aws-trainium3-capacity.yaml": story,
+                                                           "site.yaml": site_file})
+
+
+def test_a_tag_without_a_name_in_the_page_s_language_is_found_as_its_page_shows_it(tagged_site):
+    """A tag the site file does not name is found, and shown, as its stories write it, and by its slug; one named
+    in the other language alone by that name, marked as that language's (as its page shows it)."""
+    site = tagged_site
     hu, en = site / "hu/search/index", site / "en/search/index"
     for folder, lang in ((hu, "hu"), (en, "en")):
         unnamed = {"kind": "tag", "title": "Kvantumgépek", "url": f"/{lang}/archive/tag/kvantumgepek/",
@@ -140,18 +163,65 @@ def test_a_tag_without_a_name_in_the_page_s_language_is_found_as_its_page_shows_
         assert " ".join("".join(h1.itertext()).split()) == heading
 
 
+TWELVE = {"hu": {"kind": "issue", "title": "Rekordköltés adatközpontokra, ágensek a kódban", "url": "/hu/issues/12/",
+                 "snippet": "12. szám · 2026. okt. 26. – nov. 1.", "lang": ""},
+          "en": {"kind": "issue", "title": "Record data center spending, agents in the codebase",
+                 "url": "/en/issues/12/", "snippet": "Issue 12 · Oct 26 – Nov 1, 2026", "lang": ""}}
+
+
+def test_an_issue_is_found_by_its_number_its_title_and_its_lead_first_for_its_number(site):
+    """A reader who remembered "it was in issue 12", or an edition's title, found nothing: the search knew the
+    glossary, reference pages, tags and stories. An issue's page is found by its number (as the page's language
+    writes it too), its title and its lead, first when the query is its number; its hit gives the number and the
+    week as the issue's page does."""
+    hu, en = site / "hu/search/index", site / "en/search/index"
+    for query in ("12", "#12", "12. szám", "12. SZAM", "rekordkoltes", "ágensek a kódban", "negyedéves"):
+        assert search(hu, query)[0] == TWELVE["hu"], query
+    for query in ("12", "#12", "Issue 12", "issue 12", "codebase", "record spending"):
+        assert search(en, query)[0] == TWELVE["en"], query
+    # The number as the other language writes it is no name of it.
+    assert [hit for hit in search(hu, "Issue 12") if hit["kind"] == "issue"] == []
+    # Its hit says what the issue's page says: the number and week over the title.
+    for lang, hit in TWELVE.items():
+        document = parse(site / lang / "issues/12/index.html")
+        [line] = [p for p in document.iter("p") if p.get("class") == "issue-meta"]
+        [h1] = document.iter("h1")
+        assert (" ".join("".join(line.itertext()).split()), "".join(h1.itertext())) == \
+            (" ".join(hit["snippet"].split()), hit["title"])
+    # The beginning of a number finds the issues it begins, newest first; every issue is in each index once.
+    assert [hit["url"] for hit in search(en, "1") if hit["kind"] == "issue"] == \
+        ["/en/issues/13/", "/en/issues/12/", "/en/issues/11/", "/en/issues/10/"]
+    for lang in ("hu", "en"):
+        pages = sorted(f"/{lang}/issues/{page.parent.name}/" for page in (site / lang / "issues").glob("*/index.html"))
+        assert sorted(row[2] for row in _rows(site / lang / "search/index") if row[0] == "issue") == pages
+
+
+def test_a_draft_issue_is_found_in_the_preview_and_never_in_a_public_build(tmp_path):
+    site = build_sample(tmp_path, {"issues/0014.yaml": DRAFT_ISSUE, "stories/i14-story.yaml": ISSUE_14_STORY})
+    preview = tmp_path / "preview"
+    run(tmp_path, "build", "--drafts", "--out", str(preview), "--base-url", BASE)
+    for lang, title in (("hu", "Piszkozat szám"), ("en", "Draft issue")):
+        public, drafts = site / lang / "search/index", preview / lang / "search/index"
+        assert [row for row in _rows(public) if "/issues/14/" in row[2]] == []
+        assert [hit for hit in search(public, title) if "/issues/14/" in hit["url"]] == []
+        assert search(drafts, "14")[0] == {"kind": "issue", "title": title, "url": f"/{lang}/issues/14/",
+                                           "snippet": search(drafts, "14")[0]["snippet"], "lang": ""}
+        assert search(drafts, "14")[0]["snippet"].startswith("14. szám · " if lang == "hu" else "Issue 14 · ")
+
+
 def test_meta_json_names_the_format_of_shards_with_marked_keys(site):
     """meta.json said version 1, the first index's, after its shards took marked keys for names ("gepi=", a word
     of a name; "gepi tanulas =", a whole name), where stories start ("stories") and a fallback row's language:
-    a reader of version 1 took a marked key for a word. It said version 2 then, and says 3 since the tags' pages
-    follow the stories (from "tags" on), which a reader of version 2 took for the newest stories."""
+    a reader of version 1 took a marked key for a word. It said version 2 then, 3 since the tags' pages follow
+    the stories (from "tags" on), which a reader of version 2 took for the newest stories, and says 4 since each
+    issue's page is among the stories, a kind of row a reader of version 3 had no word for."""
     for lang in ("hu", "en"):
         folder = site / lang / "search/index"
         meta = json.loads((folder / "meta.json").read_bytes())
         marked = [key for shard in (folder / "shards").glob("*.json") for key in json.loads(shard.read_bytes())
                   if key.endswith("=")]
         assert marked and "stories" in meta and "tags" in meta
-        assert meta["version"] == 3, meta
+        assert meta["version"] == 4, meta
 
 
 def test_the_first_query_downloads_little(site):
@@ -171,14 +241,26 @@ def test_the_search_page_points_its_script_at_the_index(site):
     assert form.get("data-one") == "%(num)s találat" and form.get("data-none")
     scripts = [s.get("src") for s in document.iter("script") if s.get("src")]
     assert len(scripts) == 1 and (site / scripts[0].lstrip("/")).is_file()
-    # The page says what the search covers, tags too.
+    # The page says what the search covers, tags and issues too.
     [scope] = [p for p in document.iter("p") if p.get("class") == "search-scope"]
     tags = len(list((site / "hu/archive/tag").glob("*/index.html")))
-    assert re.fullmatch(r"A keresés kiterjed: \d+ szócikk · \d+ referenciaoldal · \d+ hír · (\d+) címke\.",
-                        " ".join("".join(scope.itertext()).split())).group(1) == str(tags), "".join(scope.itertext())
-    # The box says what it searches: reference pages too, since they are in the index.
-    [box] = [i for i in document.iter("input") if i.get("id") == "site-search"]
-    assert box.get("placeholder") == "Fogalomtár, referenciaoldalak és hírek"
+    assert re.fullmatch(r"A keresés kiterjed: \d+ szócikk · \d+ referenciaoldal · \d+ hír · (\d+) címke · "
+                        r"(\d+) lapszám\.", " ".join("".join(scope.itertext()).split())).groups() == (str(tags), "4")
+
+
+def test_the_search_page_and_every_search_box_say_what_is_searched(site):
+    """The search page's description and the masthead's box said the glossary, the reference pages and the
+    stories are searched: tags and issues are found too."""
+    said = {"hu": ("Keresés a fogalomtárban, a referenciaoldalakon, a címkék között, valamint a hírlevél minden "
+                   "lapszámában és hírében.", "Fogalomtár, referenciaoldalak, címkék, lapszámok és hírek"),
+            "en": ("Search the glossary, the reference pages, the tags and every issue and story of the newsletter.",
+                   "Glossary, reference pages, tags, issues and stories")}
+    for lang, (description, placeholder) in said.items():
+        document = parse(site / lang / "search/index.html")
+        assert [m.get("content") for m in document.iter("meta") if m.get("name") == "description"] == [description]
+        for page in (f"{lang}/search/index.html", f"{lang}/index.html", f"{lang}/issues/12/index.html"):
+            [box] = [i for i in parse(site / page).iter("input") if i.get("id") == "site-search"]
+            assert box.get("placeholder") == placeholder, page
 
 
 def test_a_headword_compound_is_found_by_its_last_part(site):
@@ -346,7 +428,8 @@ def test_the_headword_ranks_first_on_the_built_site(site):
 QUERIES = ["gepi tanulas", "GÉPI", "tanul", "machine learning", "data center", "adatkozpont", "trainium", "gpu",
            "chip", "a", "Project Rainier", "kozpont", "tpu google", "ő", "ö", "u", "ű", "(", "", "  ", "[", "\\",
            "*", ".+", "<img src=x onerror=alert(1)>", "trainium " * 25, "MI-rendelet", "ai act", "AI Act", "chips",
-           "open", "adatközpontok", "export controls"]
+           "open", "adatközpontok", "export controls", "12", "#12", "12. szám", "Issue 12", "1", "13", "rekordköltés",
+           "codebase", "custom chips", "saját chipek"]
 
 
 #: The script's functions run on a built index, as its page runs them (first page, then the rest): each query's links.
@@ -372,6 +455,14 @@ def test_the_browser_script_finds_and_ranks_as_the_index_builder(site):
         folder = site / lang / "search/index"
         expected = [[hit["url"] for hit in search(folder, query)] for query in QUERIES]
         assert _node(_RANK, f"{folder}/", json.dumps(QUERIES)) == expected
+
+
+@needs_node
+def test_the_browser_script_finds_an_issue_by_its_number_and_title_first(site):
+    for lang, queries in (("hu", ["12", "#12", "12. szám", "rekordköltés"]),
+                          ("en", ["12", "#12", "Issue 12", "codebase"])):
+        found = _node(_RANK, f"{site / lang / 'search/index'}/", json.dumps(queries))
+        assert [urls[0] for urls in found] == [f"/{lang}/issues/12/"] * len(queries)
 
 
 def _page(site, lang, *steps):
@@ -414,10 +505,36 @@ def test_the_address_s_query_is_searched_and_back_returns_to_the_search_before(s
 def test_a_tag_s_hit_is_shown_as_a_tag_with_its_count_of_stories(site):
     [hungarian] = _page(site, "hu", ["open", "?q=MI-rendelet"])
     assert hungarian["results"][0] == {"href": "/hu/archive/tag/ai-act/", "title": "MI-rendelet", "kind": "Címke",
-                                       "snippet": "3 hír", "lang": "", "marked": ""}
+                                       "snippet": "3 hír", "lang": "", "marked": "", "snippet_lang": ""}
     [english] = _page(site, "en", ["open", "?q=ai-act"])
     assert english["results"][0] == {"href": "/en/archive/tag/ai-act/", "title": "AI Act", "kind": "Tag",
-                                     "snippet": "3 stories", "lang": "", "marked": ""}
+                                     "snippet": "3 stories", "lang": "", "marked": "",
+                                     "snippet_lang": ""}
+
+
+@needs_node
+def test_a_tag_named_in_another_language_alone_is_shown_as_its_page_shows_it(tagged_site):
+    """A tag the site file names in English alone showed "not yet translated" on the Hungarian search page, its
+    count of stories marked English: its page heads it "Címke: Edge AI", the name marked English and nothing
+    more, and so does its hit now; the count is Hungarian."""
+    [hungarian] = _page(tagged_site, "hu", ["open", "?q=Edge+AI"])
+    assert hungarian["results"][0] == {"href": "/hu/archive/tag/edge/", "title": "Edge AI", "kind": "Címke",
+                                       "snippet": "1 hír", "lang": "en", "marked": "", "snippet_lang": ""}
+    [h1] = parse(tagged_site / "hu/archive/tag/edge/index.html").iter("h1")
+    assert [(span.get("lang"), span.text) for span in h1.iter("span")] == [("en", "Edge AI")]
+    assert [small for small in h1.iter("small")] == []
+    [english] = _page(tagged_site, "en", ["open", "?q=Edge+AI"])  # its own language's name
+    assert english["results"][0] == {"href": "/en/archive/tag/edge/", "title": "Edge AI", "kind": "Tag",
+                                     "snippet": "1 story", "lang": "", "marked": "", "snippet_lang": ""}
+
+
+@needs_node
+def test_an_issue_s_hit_is_shown_as_an_issue_with_its_number_and_week(site):
+    for lang, query, kind in (("hu", "?q=12.+sz%C3%A1m", "Lapszám"), ("en", "?q=Issue+12", "Issue")):
+        [seen] = _page(site, lang, ["open", query])
+        hit = TWELVE[lang]
+        assert seen["results"][0] == {"href": hit["url"], "title": hit["title"], "kind": kind,
+                                      "snippet": hit["snippet"], "lang": "", "marked": "", "snippet_lang": ""}
 
 
 @needs_node

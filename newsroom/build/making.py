@@ -42,7 +42,7 @@ from newsroom.db.session import WalCopy, quick_commit, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.drafts import draft_locations, drafts_in, method_draft_problems, without_drafts
 from newsroom.i18n import catalog_digest
-from newsroom.render import search
+from newsroom.render import search, search_documents
 from newsroom.render.assets import asset_urls, load_assets
 from newsroom.render.static import static_folder, static_paths
 from newsroom.render.email import EMAIL_TEMPLATES, latest_email
@@ -645,7 +645,7 @@ def _search_index(planner: Callable[[], Planner], folder: str, out: Path,
     meta): the next build updates the last index, read back from the published files, when
     every one of them is as this state recorded it. The planner is made here, where the group's
     reads are noted."""
-    docs = search.sources(planner())
+    docs = search_documents.sources(planner())
     files = {path: output for path, output in known}
     remembered = next((output.meta["docs"] for output in files.values() if output.meta and "docs" in output.meta),
                       None)

@@ -411,7 +411,7 @@ class Planner(IssuePages, GlossaryPages, ReferencePages):
                       if story.data["issue"] in shown and self.available(story))
         context = {"index_href": self.href(urls.search_index(self.lang)), "entry_count": entries,
                    "reference_count": len(self.reference_slugs()), "story_count": stories,
-                   "tag_count": len(self.tag_slugs())}
+                   "tag_count": len(self.tag_slugs()), "issue_count": len(shown)}
         return self.spec(urls.search(self.lang), "search.html", context, urls.search)
 
     def moved(self, record: Record, former: str) -> PageSpec:

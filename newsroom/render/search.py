@@ -9,11 +9,11 @@ repeats them, and `search` below runs a query against the built files the
 same way the script does, so tests exercise the real index.
 
 Hits are ranked by where the query's words are: a document one of whose names (an entry's headword,
-aliases and English term, a reference page's title, a tag's name and slug) is the query comes first, then one
-whose names or title (a story's headline) hold every word, then one whose names' or title's words begin with
-every word, then the others. The shards say so with marked keys beside the tokens: "gepi=" lists the documents with
-the word "gepi" in a name or title, "gepi tanulas =" those with the name "gépi tanulás" (no token holds
-"=" or a space).
+aliases and English term, a reference page's title, a tag's name and slug, an issue's number and title) is the
+query comes first, then one whose names or title (a story's headline) hold every word, then one whose names'
+or title's words begin with every word, then the others. The shards say so with marked keys beside the
+tokens: "gepi=" lists the documents with the word "gepi" in a name or title, "gepi tanulas =" those with the
+name "gépi tanulás" (no token holds "=" or a space).
 """
 
 from __future__ import annotations
@@ -26,16 +26,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import orjson
 
-from newsroom.build import urls
-from newsroom.build.model import Record
-from newsroom.build.pages import Planner
-from newsroom.build.reference import LAYERS
-from newsroom.build.tracking import whole_value
-from newsroom.i18n import format_count, translations
 from newsroom.render.markdown import plain_text
 
 #: Documents per chunk file: a query's hits fetch few chunks, and each chunk stays a few kilobytes.
@@ -56,8 +49,9 @@ NAME_MARK = "="
 #: snippet]; 2, also marked keys among a shard's tokens (NAME_MARK: a name's word, a whole name), where the
 #: stories start (meta.json's "stories") and a fallback row's language (its fifth column); 3, also the tags'
 #: pages (rows of kind "tag"), after the stories, from meta.json's "tags" on: a reader of 2 took them for the
-#: newest stories.
-INDEX_FORMAT = 3
+#: newest stories; 4, also the issues' pages (rows of kind "issue"), each after its stories, among them from
+#: meta.json's "stories" on: a reader of 3 showed them with no word for what they are.
+INDEX_FORMAT = 4
 #: Hits the script shows at once: it puts a whole name's hits among them in order of accents, as `search` does.
 PAGE = 50
 
@@ -138,7 +132,7 @@ def shards_for(word: str, keys: Iterable[str]) -> list[str]:
 class SearchDocument:
     """One searchable page or story: what is shown for a hit and the text that finds it."""
 
-    kind: str  # "entry", "reference", "story" or "tag"
+    kind: str  # "entry", "reference", "story", "issue" or "tag"
     title: str
     url: str
     snippet: str
@@ -186,118 +180,6 @@ class DocumentSource:
         snippet = _snippet(self.snippet or (plain[0] if plain else ""))
         return SearchDocument(self.kind, self.title, self.url, snippet, " ".join([*self.words, *plain]),
                               self.names, self.text_lang)
-
-
-def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
-    return tuple(text.get(name) or "" for name in names)
-
-
-def sources(planner: Planner) -> list[DocumentSource]:
-    """The glossary entries (headword, aliases, definition), reference pages (title, summary, sections),
-    stories and tags' pages of the planner's language, in that order; hits are shown so, but for the tags,
-    shown before the stories (see `index_files`).
-
-    Each document depends on its record's text in the language it shows, all of it (see
-    tracking.whole_value), and its Markdown is read only if it is made: an update of a large index
-    reads a few long texts, not every one, and an edit of one language leaves the other's index alone.
-    """
-    found = []
-    content = planner.content
-    for slug, entry in content.entries.items():
-        if not planner.available(entry):
-            continue
-        tracked, text_lang = planner.text(entry)
-        text = whole_value(tracked)
-        names = _entry_names(planner, entry, text, text_lang)
-        found.append(DocumentSource("entry", text.get("headword") or slug, planner.href(urls.entry(planner.lang, slug)),
-                                    names, f"{entry.content_hash}.{entry.version}",
-                                    partial(_fields, text, "definition"), "\n".join(names),
-                                    "" if text_lang == planner.lang else text_lang))
-    found += [_reference_source(planner, slug) for slug in planner.reference_slugs()]
-    # Stories by issue, oldest first: a new issue's come last, and an index update appends them.
-    for number in sorted(planner.issues):
-        for story in content.stories_of(number):
-            if planner.available(story):
-                found.append(_story_source(planner, story, number))
-    # Tags last: a new issue's stories go in before them, and an update moves a few tags, not every story.
-    found += [_tag_source(planner, slug) for slug in planner.tag_slugs()]
-    return found
-
-
-def _entry_names(planner: Planner, entry: Record, text: Mapping[str, Any], text_lang: str) -> tuple[str, ...]:
-    """An entry's headword and aliases, then its English term and its names in the other languages: a reader
-    types "machine learning" or "data center" on the Hungarian search page too."""
-    names = [text.get("headword") or entry.key, *(text.get("aliases") or [])]
-    names.append(entry.data.get("english_term") or "")
-    for lang in planner.settings.languages:
-        if lang != text_lang:
-            other = entry.text(lang)
-            names += [other.get("headword") or "", *(other.get("aliases") or [])]
-    return tuple(dict.fromkeys(name for name in names if name.strip()))
-
-
-def _story_source(planner: Planner, story: Record, number: int) -> DocumentSource:
-    tracked, text_lang = planner.text(story)
-    text = whole_value(tracked)
-    slug = story.key
-    return DocumentSource("story", text.get("headline") or slug,
-                          planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
-                          (text.get("headline") or "",), f"{story.content_hash}.{story.version}",
-                          partial(_fields, text, "summary", "body"), "", "" if text_lang == planner.lang else text_lang)
-
-
-def _tag_source(planner: Planner, slug: str) -> DocumentSource:
-    """A tag's page: found by the tag's name as the page shows it (the site file's name in the planner's
-    language, else in another language, marked as a fallback; an unnamed tag as its stories write it) and by
-    its slug, a name no hit shows ("ai-act" finds "MI-rendelet"); its snippet counts the page's stories."""
-    name, name_lang, count = planner.tag_shown(slug)
-    snippet = translations(planner.lang).ngettext("%(count)s story", "%(count)s stories", count) \
-        % {"count": format_count(count, planner.lang)}
-    names = tuple(dict.fromkeys((name, slug)))
-    return DocumentSource("tag", name, planner.href(urls.tag(planner.lang, slug)), names, "", _no_texts,
-                          "\n".join(names), "" if name_lang == planner.lang else name_lang, snippet)
-
-
-def _no_texts() -> tuple[str, ...]:
-    """A tag's Markdown texts: none (its page lists stories, each found by its own)."""
-    return ()
-
-
-def _reference_source(planner: Planner, slug: str) -> DocumentSource:
-    """A reference page: found by its title (its word endings too, as a headword's), its summary (the
-    snippet), its sections' titles and spec tables (plain text), and their Simple and Deep dive texts. A
-    page is long, but a publication has few of them, and a document keeps each of its tokens once."""
-    page = planner.content.pages[slug]
-    tracked, text_lang = planner.text(page)
-    text = whole_value(tracked)
-    title = text.get("title") or slug
-    sections = list(text.get("sections") or [])
-    summary = text.get("summary") or ""
-    words = [title, summary]
-    for section in sections:
-        words.append(section.get("title") or "")
-        words += [cell for layer in LAYERS for cell in _table_words((section.get(layer) or {}).get("table"))]
-    return DocumentSource("reference", title, planner.href(urls.reference(planner.lang, slug)), tuple(words),
-                          f"{page.content_hash}.{page.version}", partial(_reference_texts, sections), title,
-                          "" if text_lang == planner.lang else text_lang, summary)
-
-
-def _table_words(table: Mapping[str, Any] | None) -> list[str]:
-    """A spec table's caption, columns, labels and values: not its "Not published" notes, alike on every
-    page."""
-    if not table:
-        return []
-    cells = [*([table["caption"]] if table.get("caption") else []), *(table.get("columns") or [])]
-    for row in table.get("rows") or []:
-        cells += [cell if isinstance(cell, str) else str(cell.get("value") or "")
-                  for cell in row if isinstance(cell, str) or isinstance(cell, Mapping) and "value" in cell]
-    return cells
-
-
-def _reference_texts(sections: list[Mapping[str, Any]]) -> tuple[str, ...]:
-    """A reference page's Markdown texts: each section's layers'."""
-    parts = [section.get(layer) or {} for section in sections for layer in LAYERS]
-    return tuple(part[name] for part in parts for name in ("text", "after") if part.get(name))
 
 
 def _snippet(text: str) -> str:
@@ -353,7 +235,7 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
     With the `last` index (ids are positions), the index is updated: only documents whose digest
     changed, or that are new at the end, are made plain and tokenised; their ids (and those of
     documents no longer there) leave every token, and they join their new ones; their chunk rows
-    are replaced. A new issue's stories come last (see `sources`), so publishing one updates the
+    are replaced. A new issue's stories come last (see `search_documents.sources`), so publishing one updates the
     index too. The bytes are those of an index made anew.
     """
     docs = list(docs)
@@ -413,10 +295,10 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
             halves.setdefault(split_key(token), {})[token] = ids
         for half, tokens_ in halves.items():
             shards[half] = _json(dict(sorted(tokens_.items())))
-    # Hits are shown entries and reference pages first, then tags, then stories newest first: the ids of the
-    # first story and the first tag (see `sources`).
+    # Hits are shown entries and reference pages first, then tags, then stories and issues newest first: the
+    # ids of the first story (or issue) and the first tag (see `search_documents.sources`).
     tags = next((number for number, item in enumerate(docs) if item.kind == "tag"), len(docs))
-    stories = next((number for number, item in enumerate(docs) if item.kind == "story"), tags)
+    stories = next((number for number, item in enumerate(docs) if item.kind in ("story", "issue")), tags)
     files = {"meta.json": _json({"version": INDEX_FORMAT, "documents": len(docs), "chunk": CHUNK,
                                  "shards": sorted(shards), "stories": stories, "tags": tags})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
@@ -447,7 +329,8 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
 
     `index` is the index folder on disk or the mapping `index_files` returns. Hits come ranked as the
     module's docstring says (a whole name's hit whose title is the query with its accents first), and in a
-    rank entries and reference pages first, in document order, then tags, then stories, newest first.
+    rank entries and reference pages first, in document order, then tags, then stories and issues, newest first
+    (an issue before its stories).
     """
     read = (lambda rel: (index / rel).read_bytes() if (index / rel).exists() else None) if isinstance(index, Path) \
         else (lambda rel: index.get(rel))
@@ -473,7 +356,8 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
 
 def _order(stories: int, tags: int, hit: tuple[int, int]) -> tuple[int, int, int]:
     """A hit's place, (id, rank), as the script's `rank` sorts: by rank, then entries and reference pages
-    (ids before `stories`) in order, tags (from `tags` on) in order, stories (between) the last first."""
+    (ids before `stories`) in order, tags (from `tags` on) in order, stories and issues (between) the last
+    first."""
     number, rank = hit
     if number < stories:
         return rank, 0, number

@@ -4,6 +4,9 @@
 (function () {
   "use strict";
   var PAGE = 50;  // hits shown at once; "More results" shows as many more
+  // Kinds whose snippet is the page's own words, not the document's text: an issue's number and week
+  // ("Issue 12 · Oct 26 – Nov 1, 2026"), a tag's count of stories ("3 hír").
+  var OWN_SNIPPET = {issue: true, tag: true};
   var MARK = "=";  // ends a marked key of a shard: "gepi=" a word of a name, "gepi tanulas =" a whole name
 
   function fold(text) { return text.toLowerCase().normalize("NFKD").replace(/\p{M}/gu, ""); }
@@ -24,7 +27,7 @@
   // The hits of `words`, each word's shard tables given, ranked as search() in newsroom/render/search.py:
   // [{id, rank}], rank 0 if the words are one of the document's names, 1 if each is a word of its names,
   // 2 if each begins one, 3 else; in a rank entries and reference pages first, in order, then tags (from `tags`
-  // on), in order, then stories newest first (from `stories` to the tags).
+  // on), in order, then stories and issues newest first (from `stories` to the tags; an issue before its stories).
   function rank(words, tables, stories, tags) {
     if (!words.length) { return []; }
     var hits = null, exact = null, begun = null;
@@ -159,11 +162,15 @@
     snippet.textContent = doc[3];
     item.append(link, kind);
     if (doc[4]) {  // another language's text, shown under the fallback policy: mark it
-      link.lang = snippet.lang = doc[4];
-      var note = document.createElement("small");
-      note.className = "untranslated-mark";
-      note.textContent = form.getAttribute("data-untranslated");
-      item.append(" ", note);
+      link.lang = doc[4];
+      if (!OWN_SNIPPET[doc[0]]) { snippet.lang = doc[4]; }
+      // A tag's name in another language is its name here too, as its page heads it: no note.
+      if (doc[0] !== "tag") {
+        var note = document.createElement("small");
+        note.className = "untranslated-mark";
+        note.textContent = form.getAttribute("data-untranslated");
+        item.append(" ", note);
+      }
     }
     item.append(snippet);
     list.append(item);

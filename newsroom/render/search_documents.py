@@ -1,0 +1,145 @@
+"""The search index's documents, as a language's pages show its records: what each is found by and what its
+hit shows (see newsroom/render/search.py, which indexes them)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+from newsroom.build import urls
+from newsroom.build.model import Record
+from newsroom.build.pages import Planner
+from newsroom.build.reference import LAYERS
+from newsroom.build.tracking import whole_value
+from newsroom.i18n import format_count, format_message, translations
+from newsroom.render.search import DocumentSource
+
+
+def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
+    return tuple(text.get(name) or "" for name in names)
+
+
+def sources(planner: Planner) -> list[DocumentSource]:
+    """The glossary entries (headword, aliases, definition), reference pages (title, summary, sections),
+    stories with their issues' pages (number, title, lead) and tags' pages of the planner's language, in that
+    order; hits are shown so, but for the tags, shown before the stories and issues (see `index_files`).
+
+    Each document depends on its record's text in the language it shows, all of it (see
+    tracking.whole_value), and its Markdown is read only if it is made: an update of a large index
+    reads a few long texts, not every one, and an edit of one language leaves the other's index alone.
+    """
+    found = []
+    content = planner.content
+    for slug, entry in content.entries.items():
+        if not planner.available(entry):
+            continue
+        tracked, text_lang = planner.text(entry)
+        text = whole_value(tracked)
+        names = _entry_names(planner, entry, text, text_lang)
+        found.append(DocumentSource("entry", text.get("headword") or slug, planner.href(urls.entry(planner.lang, slug)),
+                                    names, f"{entry.content_hash}.{entry.version}",
+                                    partial(_fields, text, "definition"), "\n".join(names),
+                                    "" if text_lang == planner.lang else text_lang))
+    found += [_reference_source(planner, slug) for slug in planner.reference_slugs()]
+    # Stories by issue, oldest first, each issue's page after its stories (shown newest first, it comes before
+    # them): a new issue's come last, and an index update appends them.
+    for number in sorted(planner.issues):
+        for story in content.stories_of(number):
+            if planner.available(story):
+                found.append(_story_source(planner, story, number))
+        found.append(_issue_source(planner, number))
+    # Tags last: a new issue's stories go in before them, and an update moves a few tags, not every story.
+    found += [_tag_source(planner, slug) for slug in planner.tag_slugs()]
+    return found
+
+
+def _entry_names(planner: Planner, entry: Record, text: Mapping[str, Any], text_lang: str) -> tuple[str, ...]:
+    """An entry's headword and aliases, then its English term and its names in the other languages: a reader
+    types "machine learning" or "data center" on the Hungarian search page too."""
+    names = [text.get("headword") or entry.key, *(text.get("aliases") or [])]
+    names.append(entry.data.get("english_term") or "")
+    for lang in planner.settings.languages:
+        if lang != text_lang:
+            other = entry.text(lang)
+            names += [other.get("headword") or "", *(other.get("aliases") or [])]
+    return tuple(dict.fromkeys(name for name in names if name.strip()))
+
+
+def _story_source(planner: Planner, story: Record, number: int) -> DocumentSource:
+    tracked, text_lang = planner.text(story)
+    text = whole_value(tracked)
+    slug = story.key
+    return DocumentSource("story", text.get("headline") or slug,
+                          planner.href(urls.issue(planner.lang, number)) + f"#story-{slug}",
+                          (text.get("headline") or "",), f"{story.content_hash}.{story.version}",
+                          partial(_fields, text, "summary", "body"), "", "" if text_lang == planner.lang else text_lang)
+
+
+def _issue_source(planner: Planner, number: int) -> DocumentSource:
+    """An issue's page: found by its number ("12", "#12", and as the page's language writes it, "12. szám",
+    "Issue 12"), its title and its lead; its hit says the number and the week as the pages write them
+    ("12. szám · 2026. okt. 26. – nov. 1.")."""
+    issue = planner.content.issues[number]
+    tracked, text_lang = planner.text(issue)
+    text = whole_value(tracked)
+    label = format_message(planner.gettext("Issue %(number)s"), {"number": number})
+    title = text.get("title") or label
+    names = tuple(dict.fromkeys(name for name in (str(number), label, text.get("title") or "") if name.strip()))
+    return DocumentSource("issue", title, planner.href(urls.issue(planner.lang, number)), names,
+                          f"{issue.content_hash}.{issue.version}", partial(_fields, text, "lead"), "\n".join(names),
+                          "" if text_lang == planner.lang else text_lang, planner.issue_line(number))
+
+
+def _tag_source(planner: Planner, slug: str) -> DocumentSource:
+    """A tag's page: found by the tag's name as the page shows it (the site file's name in the planner's
+    language, else in another language, marked as a fallback; an unnamed tag as its stories write it) and by
+    its slug, a name no hit shows ("ai-act" finds "MI-rendelet"); its snippet counts the page's stories."""
+    name, name_lang, count = planner.tag_shown(slug)
+    snippet = translations(planner.lang).ngettext("%(count)s story", "%(count)s stories", count) \
+        % {"count": format_count(count, planner.lang)}
+    names = tuple(dict.fromkeys((name, slug)))
+    return DocumentSource("tag", name, planner.href(urls.tag(planner.lang, slug)), names, "", _no_texts,
+                          "\n".join(names), "" if name_lang == planner.lang else name_lang, snippet)
+
+
+def _no_texts() -> tuple[str, ...]:
+    """A tag's Markdown texts: none (its page lists stories, each found by its own)."""
+    return ()
+
+
+def _reference_source(planner: Planner, slug: str) -> DocumentSource:
+    """A reference page: found by its title (its word endings too, as a headword's), its summary (the
+    snippet), its sections' titles and spec tables (plain text), and their Simple and Deep dive texts. A
+    page is long, but a publication has few of them, and a document keeps each of its tokens once."""
+    page = planner.content.pages[slug]
+    tracked, text_lang = planner.text(page)
+    text = whole_value(tracked)
+    title = text.get("title") or slug
+    sections = list(text.get("sections") or [])
+    summary = text.get("summary") or ""
+    words = [title, summary]
+    for section in sections:
+        words.append(section.get("title") or "")
+        words += [cell for layer in LAYERS for cell in _table_words((section.get(layer) or {}).get("table"))]
+    return DocumentSource("reference", title, planner.href(urls.reference(planner.lang, slug)), tuple(words),
+                          f"{page.content_hash}.{page.version}", partial(_reference_texts, sections), title,
+                          "" if text_lang == planner.lang else text_lang, summary)
+
+
+def _table_words(table: Mapping[str, Any] | None) -> list[str]:
+    """A spec table's caption, columns, labels and values: not its "Not published" notes, alike on every
+    page."""
+    if not table:
+        return []
+    cells = [*([table["caption"]] if table.get("caption") else []), *(table.get("columns") or [])]
+    for row in table.get("rows") or []:
+        cells += [cell if isinstance(cell, str) else str(cell.get("value") or "")
+                  for cell in row if isinstance(cell, str) or isinstance(cell, Mapping) and "value" in cell]
+    return cells
+
+
+def _reference_texts(sections: list[Mapping[str, Any]]) -> tuple[str, ...]:
+    """A reference page's Markdown texts: each section's layers'."""
+    parts = [section.get(layer) or {} for section in sections for layer in LAYERS]
+    return tuple(part[name] for part in parts for name in ("text", "after") if part.get(name))
