@@ -18,16 +18,10 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import html
-import ipaddress
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from http import HTTPStatus
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import BinaryIO
-from urllib.parse import urlsplit
 
 import watchfiles
 from sqlalchemy import Engine
@@ -42,13 +36,13 @@ from newsroom.content.reader import SUFFIXES, LoadedRecord, hidden, read_content
 from newsroom.db.session import busy, session_factory, writing
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import import_checked
-from newsroom.i18n import LOCALE_DIR, translations
-from newsroom.listening import address_family, netloc, reachable
+from newsroom.i18n import LOCALE_DIR
+from newsroom.listening import netloc, reachable
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
+from newsroom.serve_http import PreviewHTTPServer, RequestHandler, loopback, not_shown, with_problems
 from newsroom.settings import SETTINGS_FILE, Settings, load
 
-BUILD_ID_PATH = "/__build_id"
 #: How often a database that is no file is asked whether anything changed (a SQLite file is watched).
 POLL_SECONDS = 2.0
 #: How long a connection may send nothing (no request, or the rest of one) before it is closed: each holds a
@@ -56,175 +50,6 @@ POLL_SECONDS = 2.0
 IDLE_SECONDS = 30.0
 #: How long stopping waits for a round under way before it says what it waits for.
 STOP_SAID_SECONDS = 1.0
-
-
-#: What each kind of file a build writes is served as, with its charset, the same on every system (the
-#: guesses of `mimetypes` come from the system's tables: where they lack `.atom`, a feed was a download).
-CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/xml; charset=utf-8",
-                 ".atom": "application/atom+xml; charset=utf-8", ".json": "application/json; charset=utf-8",
-                 ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-                 ".txt": "text/plain; charset=utf-8"}
-
-
-class _Handler(SimpleHTTPRequestHandler):
-    """Static files from the preview folder, the build id, and the site's own 404 page."""
-
-    server: _PreviewHTTPServer
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
-
-    @property
-    def timeout(self) -> float:  # type: ignore[override]  # read as the connection is set up (socketserver)
-        return self.server.preview.idle_seconds
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if self._elsewhere() or self._build_id():
-            return
-        problems = self.server.preview.problems
-        page = self._html_file() if problems else None
-        if page is not None:
-            self._send_page(HTTPStatus.OK, page)
-            return
-        super().do_GET()
-
-    def do_HEAD(self) -> None:  # noqa: N802
-        if not (self._elsewhere() or self._build_id()):
-            super().do_HEAD()
-
-    def _build_id(self) -> bool:
-        """Answer a request for the build id (the reload script's); False for any other path."""
-        if self.path.split("?", 1)[0] != BUILD_ID_PATH:
-            return False
-        body = self.server.preview.build_id.encode()
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", "text/plain; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-        return True
-
-    def _html_file(self) -> Path | None:
-        """The HTML file a GET of a page is answered with, if any (a folder's: its index.html)."""
-        path = self.path.split("?", 1)[0].split("#", 1)[0]
-        file = Path(self.translate_path(path))
-        file = file / "index.html" if path.endswith("/") else file
-        return file if file.suffix == ".html" and file.is_file() else None
-
-    def _send_page(self, code: int, page: Path) -> None:
-        """A page of the site, with the last round's problems at its top when it failed."""
-        body = page.read_bytes()
-        problems = self.server.preview.problems
-        if problems:
-            body = with_problems(body, problems, self._language())
-        self._send_body(code, body)
-
-    def _send_body(self, code: int, body: bytes) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def _language(self) -> str:
-        """The language of the requested path (its first folder), else the site's first."""
-        first = self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
-        languages = self.server.preview.settings.languages
-        return first if first in languages else languages[0]
-
-    def _elsewhere(self) -> bool:
-        """Refuse a request for another site's name while the preview listens on this machine alone: a page
-        of any site can make its name lead here (DNS rebinding) and read the preview, drafts included. A
-        browser of this machine names it (127.0.0.1, localhost) or its address; the site's name never."""
-        host = self.headers.get("Host")
-        if not self.server.preview.local or host is None or _this_machine(host):
-            return False
-        self.send_error(HTTPStatus.FORBIDDEN, "Not this host", f"The preview answers at {self.server.preview.url}")
-        return True
-
-    def send_head(self) -> BinaryIO | None:
-        try:
-            return super().send_head()
-        except ValueError:  # a NUL in the path (`%00`), which no file's name holds: it was a traceback
-            self.send_error(HTTPStatus.NOT_FOUND)
-            return None
-
-    def list_directory(self, path: str) -> None:
-        """A folder without an index.html is not found, as on the web server the site goes to (nginx's
-        default), not a listing of its files."""
-        self.send_error(HTTPStatus.NOT_FOUND)
-
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")  # a preview must never show yesterday's page
-        self.send_header("X-Content-Type-Options", "nosniff")  # a file is what its type says, never a guess
-        super().end_headers()
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """Not found: the 404 page of the path's language (`/en/…`: the English one), else the root's."""
-        page = self._not_found_page() if code == HTTPStatus.NOT_FOUND else None
-        if page is not None:
-            self._send_page(code, page)
-        elif code == HTTPStatus.NOT_FOUND and self.server.preview.problems:  # no site yet: the first build failed
-            self._send_body(code, self.server.preview.problems_page(self._language()))
-        else:
-            super().send_error(code, message, explain)
-
-    def _not_found_page(self) -> Path | None:
-        root = Path(self.directory)
-        return next((page for page in (root / self._language() / "404.html", root / "404.html") if page.is_file()),
-                    None)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass  # requests are not news; build results are printed instead
-
-
-def _not_shown(lang: str) -> str:
-    """What heads the problems of a change the preview could not take in, in `lang`."""
-    _ = translations(lang).gettext
-    return _("The last change is not shown: the preview shows the site as it was until this is fixed.")
-
-
-def with_problems(page: bytes, problems: Sequence[str], lang: str) -> bytes:
-    """`page` with the problems of the preview's last round set first in its body: the editor sees there, not
-    only in the terminal, why the change saved is not shown (the preview keeps the last good site)."""
-    said = _not_shown(lang)
-    note = (f'<div class="preview-banner" role="alert" style="text-align: start"><p>{html.escape(said)}</p>'
-            f'<pre style="white-space: pre-wrap">{html.escape(chr(10).join(problems))}</pre></div>')
-    body = re.search(rb"<body[^>]*>", page)
-    at = body.end() if body else 0
-    return page[:at] + note.encode() + page[at:]
-
-
-def _this_machine(host: str) -> bool:
-    """Whether a Host header names this machine, or an address (which no other site's page can name as its own)."""
-    try:
-        name = (urlsplit(f"//{host}").hostname or "").rstrip(".")
-    except ValueError:
-        return False
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
-
-
-def loopback(host: str) -> bool:
-    """Whether listening on `host` keeps the preview to this machine."""
-    try:
-        return host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-class _PreviewHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    preview: Preview
-
-    def __init__(self, address: tuple[str, int], handler: Callable[..., _Handler]) -> None:
-        self.address_family = address_family(*address)  # `--host ::1` (this machine), `--host ::` (every address)
-        super().__init__(address, handler)
 
 
 class Preview:
@@ -249,8 +74,8 @@ class Preview:
         static = static_folder(settings.static)
         self.static = static.resolve() if static is not None else None
         self.out.mkdir(parents=True, exist_ok=True)
-        handler = functools.partial(_Handler, directory=str(self.out))
-        self.http = _PreviewHTTPServer((host, port), handler)
+        handler = functools.partial(RequestHandler, directory=str(self.out))
+        self.http = PreviewHTTPServer((host, port), handler)
         self.http.preview = self
         self.host, self.port = self.http.server_address[0], self.http.server_address[1]
         self.local = loopback(host)
@@ -473,7 +298,7 @@ class Preview:
         """A page of the problems alone, while no build has succeeded, reloaded as a page of the site is."""
         reload = self.templates / "_reload.js"
         script = f"<script>{reload.read_text(encoding='utf-8')}</script>\n" if reload.is_file() else ""
-        title = html.escape(_not_shown(lang))
+        title = html.escape(not_shown(lang))
         page = (f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
                 f'</head>\n<body>\n{script}</body>\n</html>\n')
         return with_problems(page.encode(), self.problems, lang)
