@@ -11,6 +11,9 @@ is asked every two seconds for the hash of what it holds. A failed import or bui
 last good site and prints the problems, which every page then shows at its top (its id changes
 too, so the open page reloads); changes it could not take in (the
 database held by another command, say) are tried again until it can.
+What the pages show of the watcher's work, the build id and the problems, is
+one immutable snapshot it swaps in whole (serve_http.Shown), so that no
+request sees it half changed.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from newsroom.i18n import LOCALE_DIR
 from newsroom.listening import netloc, reachable
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
-from newsroom.serve_http import PreviewHTTPServer, RequestHandler, loopback, not_shown, with_problems
+from newsroom.serve_http import PreviewHTTPServer, RequestHandler, Shown, loopback, not_shown, with_problems
 from newsroom.settings import SETTINGS_FILE, Settings, load
 
 #: How often a database that is no file is asked whether anything changed (a SQLite file is watched).
@@ -84,7 +87,8 @@ class Preview:
                 "included (`--host 127.0.0.1` keeps it to this machine)")
         # Listening on every address (0.0.0.0, ::), the links name this machine: a colleague's browser opens that.
         self.settings = settings.replace(base_url=f"http://{netloc(reachable(host), self.port)}/")
-        self.build_id = "0"
+        # What the pages show, swapped whole (see Shown): the state below is the watcher's own, as it works.
+        self.shown = Shown("0")
         self._builds = 0
         self._failures = 0  # rounds that failed: each changes the build id, so the browser shows its problems
         self._import_problems: dict[Path, tuple[str, ...]] = {}  # each file's, until it imports or is removed
@@ -140,7 +144,14 @@ class Preview:
         return self._import(paths)[1]
 
     def _import(self, paths: Iterable[Path]) -> tuple[int, bool]:
-        """`import_files`: how many files went in, and whether all did."""
+        """`import_files`: how many files went in, and whether all did. Problems come or gone are shown once
+        the round is over, under a new build id (a file removed: the open pages reload without its problems)."""
+        counts = self._import_round(paths)
+        if self._problems_now() != self.shown.problems:
+            self._reload()
+        return counts
+
+    def _import_round(self, paths: Iterable[Path]) -> tuple[int, bool]:
         # A file may come twice: changed twice in one round (added, then modified), or again after a retry.
         paths = [p for p in paths if p.suffix in SUFFIXES and not self._hidden(p)]
         saved = {p for p in paths if p.is_file()}
@@ -228,7 +239,6 @@ class Preview:
         said = dict.fromkeys(line for path in sorted(left_out) for line in left_out[path])
         for line in (*said, *notes.values(), *([advice] if advice else [])):
             self.say(line)
-        self._reload()
 
     def _hidden(self, path: Path) -> bool:
         """Whether `path` is in a hidden folder of a content folder (`.git/…`), as `import` leaves them."""
@@ -265,14 +275,15 @@ class Preview:
             result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True)
         except ContentError as error:
             self._report(error.diagnostics)
-            self._build_problems = self._failed(error.diagnostics)
+            self._build_problems = tuple(_in_order(error.diagnostics))
+            self._reload()  # the open pages reload, to show them
             return False
         finally:
             self._database_seen = seen if seen is not None else self._database_state()
         self._report(result.warnings)
         self._builds += 1
-        self.build_id = str(self._builds)
         self._build_problems = ()
+        self.shown = Shown(str(self._builds), self._problems_now())
         self.say(f"build {self.build_id}: {result.pages} pages, {result.stats.written} written → {self.url}")
         return True
 
@@ -288,31 +299,35 @@ class Preview:
             self.rebuild()
 
     @property
+    def build_id(self) -> str:
+        """The id the preview's pages poll: a new one reloads them (a build, or problems come or gone)."""
+        return self.shown.build_id
+
+    @property
     def problems(self) -> tuple[str, ...]:
         """What stopped the import of each file not yet fixed, or the last build, shown at the top of every page
         until fixed: the problems of a file saved bad stay while other files go in."""
+        return self.shown.problems
+
+    def _problems_now(self) -> tuple[str, ...]:
+        """`problems` as the watcher's own record of them now has them, shown once it swaps them in."""
         imported = dict.fromkeys(said for _, problems in sorted(self._import_problems.items()) for said in problems)
         return (*self._settings_problems, *imported, *self._build_problems)
 
-    def problems_page(self, lang: str) -> bytes:
+    def problems_page(self, lang: str, problems: Sequence[str]) -> bytes:
         """A page of the problems alone, while no build has succeeded, reloaded as a page of the site is."""
         reload = self.templates / "_reload.js"
         script = f"<script>{reload.read_text(encoding='utf-8')}</script>\n" if reload.is_file() else ""
         title = html.escape(not_shown(lang))
         page = (f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
                 f'</head>\n<body>\n{script}</body>\n</html>\n')
-        return with_problems(page.encode(), self.problems, lang)
+        return with_problems(page.encode(), problems, lang)
 
     # -- internals -------------------------------------------------------------------------
-    def _failed(self, diagnostics: list[Diagnostic]) -> tuple[str, ...]:
-        """The problems of a failed build as said, and a new build id: the open pages reload to show them."""
-        self._reload()
-        return tuple(_in_order(diagnostics))
-
     def _reload(self) -> None:
-        """A new build id without a build: the open pages reload, to show the problems as they now are."""
+        """Show the problems as they now are, under a new build id without a build: the open pages reload."""
         self._failures += 1
-        self.build_id = f"{self._builds}.{self._failures}"
+        self.shown = Shown(f"{self._builds}.{self._failures}", self._problems_now())
 
     def _watch(self) -> None:
         roots = [self.templates, self.locale, *self.content, *([self.static] if self.static else [])]

@@ -8,6 +8,7 @@ import html
 import ipaddress
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -21,6 +22,20 @@ if TYPE_CHECKING:
     from newsroom.serve import Preview
 
 BUILD_ID_PATH = "/__build_id"
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the preview shows at one moment: the id its pages poll to reload, and the problems at their top.
+
+    The watcher changes its own record of the problems step by step (a file's go, another's come), then swaps a
+    new `Shown` in with one assignment; a request takes the one of its start and answers from it alone. A
+    snapshot rather than a lock: the watcher is the only writer, a request never waits for it, and a page at
+    an id always shows that id's problems (read apart, a page could show a moment between two changes, at
+    the id of the one before, and the open page, reloaded to it, stayed so)."""
+
+    build_id: str
+    problems: tuple[str, ...] = ()
 
 
 #: What each kind of file a build writes is served as, with its charset, the same on every system (the
@@ -37,15 +52,20 @@ class RequestHandler(SimpleHTTPRequestHandler):
     server: PreviewHTTPServer
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
 
+    shown: Shown  # taken as the request is read: what the whole answer shows
+
     @property
     def timeout(self) -> float:  # type: ignore[override]  # read as the connection is set up (socketserver)
         return self.server.preview.idle_seconds
 
+    def parse_request(self) -> bool:
+        self.shown = self.server.preview.shown  # one moment for the whole answer, errors included (see Shown)
+        return super().parse_request()
+
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         if self._elsewhere() or self._build_id():
             return
-        problems = self.server.preview.problems
-        page = self._html_file() if problems else None
+        page = self._html_file() if self.shown.problems else None
         if page is not None:
             self._send_page(HTTPStatus.OK, page)
             return
@@ -59,7 +79,7 @@ class RequestHandler(SimpleHTTPRequestHandler):
         """Answer a request for the build id (the reload script's); False for any other path."""
         if self.path.split("?", 1)[0] != BUILD_ID_PATH:
             return False
-        body = self.server.preview.build_id.encode()
+        body = self.shown.build_id.encode()
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/plain; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -78,9 +98,8 @@ class RequestHandler(SimpleHTTPRequestHandler):
     def _send_page(self, code: int, page: Path) -> None:
         """A page of the site, with the last round's problems at its top when it failed."""
         body = page.read_bytes()
-        problems = self.server.preview.problems
-        if problems:
-            body = with_problems(body, problems, self._language())
+        if self.shown.problems:
+            body = with_problems(body, self.shown.problems, self._language())
         self._send_body(code, body)
 
     def _send_body(self, code: int, body: bytes) -> None:
@@ -129,8 +148,8 @@ class RequestHandler(SimpleHTTPRequestHandler):
         page = self._not_found_page() if code == HTTPStatus.NOT_FOUND else None
         if page is not None:
             self._send_page(code, page)
-        elif code == HTTPStatus.NOT_FOUND and self.server.preview.problems:  # no site yet: the first build failed
-            self._send_body(code, self.server.preview.problems_page(self._language()))
+        elif code == HTTPStatus.NOT_FOUND and self.shown.problems:  # no site yet: the first build failed
+            self._send_body(code, self.server.preview.problems_page(self._language(), self.shown.problems))
         else:
             super().send_error(code, message, explain)
 

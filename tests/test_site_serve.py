@@ -730,6 +730,54 @@ def test_files_saved_together_go_in_each_on_its_own_merit(tmp_path):
         engine.dispose()
 
 
+def test_a_page_requested_while_a_change_goes_in_shows_the_problems_of_one_moment(tmp_path):
+    """Each request sees the problems and the build id of one moment, as they were before a change or after it
+    (they were read from the preview's working state as it was being changed: a page asked for as a fixed
+    file's problems had gone and those of a file saved bad with it had not yet come showed none, at the id
+    whose pages showed the first file's; the open page reloaded to it, and then never again)."""
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    gpu, trainium = content / "gpu.yaml", content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "gpu.yaml", gpu)
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", trainium)
+    seen: dict[str, set[str | None]] = {}  # each build id, and the problems shown by the pages at it
+
+    def look(_said: str = "") -> None:
+        """A page and the build id, as the browser asks for them, at each thing the preview says."""
+        before = _request(server, "/__build_id")[2].decode()
+        alert = html5lib.parse(_request(server, "/en/glossary/gpu/")[2], namespaceHTMLElements=False).find(
+            ".//body/div[@role='alert']")
+        if _request(server, "/__build_id")[2].decode() == before:  # else a moment between two: not one
+            seen.setdefault(before, set()).add(None if alert is None else alert.find("pre").text)
+
+    engine = make_engine(f"sqlite:///{work / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
+                     database_file=work / "site.db", port=0, say=look)
+    threading.Thread(target=server.http.serve_forever, daemon=True).start()
+    try:
+        assert server.rebuild()
+        good_gpu, good_trainium = gpu.read_text(encoding="utf-8"), trainium.read_text(encoding="utf-8")
+        gpu.write_text(good_gpu.replace("    A GPU (graphics processing unit)", "    Cited [9]: a GPU (graphics "
+                                        "processing unit)"), encoding="utf-8")
+        server.handle([gpu])
+        look()
+        gpu.write_text(good_gpu, encoding="utf-8")  # fixed, and another file saved bad with it
+        trainium.write_text(good_trainium.replace("    Trainium is Amazon's own", "    Cited [9]: Trainium is "
+                                                  "Amazon's own"), encoding="utf-8")
+        server.handle([gpu, trainium])
+        look()
+        assert len(seen) >= 3, seen  # the bad file's, then the other's before the build and after
+        assert {id: len(problems) for id, problems in seen.items()} == dict.fromkeys(seen, 1), seen
+        (last,) = seen[server.build_id]
+        assert f"{trainium.resolve()}:" in last and f"{gpu.resolve()}:" not in last
+    finally:
+        server.http.shutdown()
+        server.http.server_close()
+        engine.dispose()
+
+
 def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, monkeypatch):
     """As for every command that changes the content: the preview's import first records a scheduled issue
     whose time has come as published, so a change of it is a correction, which the preview leaves to
