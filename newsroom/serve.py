@@ -100,6 +100,11 @@ class Preview:
         self._threads: list[threading.Thread] = []
         self._stalled: str | None = None  # what stopped the last round of the watcher, once said
         self._watching = threading.Event()  # set once the watcher sees changes
+        self._waiting_said = False  # stopping: that it waits for the round under way
+        self._stopped_again = False  # stopping: asked again while a build was under way
+        self._watch_ended = threading.Event()  # set as the watcher's thread ends
+        self._building = threading.Event()  # set while a build writes into the preview's folder
+        self._gate = threading.Lock()  # a build begins, or stopping does: one after the other (see rebuild)
 
     @property
     def url(self) -> str:
@@ -126,16 +131,42 @@ class Preview:
 
         A round under way (an import, a build) is waited for, however long it takes: the caller removes the
         preview's folder next, and a build still writing made it again, the site with its drafts left in the
-        temporary folder (it was waited for 10 s)."""
-        self._stop.set()
+        temporary folder (it was waited for 10 s). Stopped again meanwhile, see stopped_again."""
+        with self._gate:  # no build begins from now on (see rebuild)
+            self._stop.set()
+        self._stop_threads()
+
+    def stopped_again(self, folder: Path | None = None) -> None:
+        """Answer a stop asked for again while stopping (a second Ctrl-C or `kill`, from its signal's handler).
+
+        While a build writes into the preview's folder (`folder`, the preview's own by default), the second
+        is said to wait on, with what a third does; the third raises KeyboardInterrupt, which ends the wait:
+        the caller ends at once and leaves the folder, the build may still write into it (at the second, it
+        was removed under the build). With no build under way, nothing: nothing writes into the folder, and
+        the stop ends in a moment (interrupted, it left the folder half removed)."""
+        if not self.building:
+            return
+        if self._stopped_again:
+            raise KeyboardInterrupt
+        self._stopped_again = self._waiting_said = True
+        self.say(f"stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) or "
+                 f"by `kill -9`, the preview ends at once and leaves its folder {folder or self.out} (the site "
+                 "with its drafts) to remove by hand")
+
+    def _stop_threads(self) -> None:
+        """Shut the server down and wait for the watcher's round, saying after a second what is waited for. The
+        watcher's end is waited for as an Event it sets: a join a signal's handler breaks into takes the thread
+        for ended, still running (CPython gh-90882)."""
         if self._threads and self._threads[0].ident is not None:  # shutdown() waits for a loop that ran
-            self.http.shutdown()
+            self.http.shutdown()  # once the loop has ended, at once
         self.http.server_close()
-        for thread in self._threads:
-            thread.join(timeout=STOP_SAID_SECONDS)
-            if thread.is_alive():
+        if len(self._threads) > 1 and self._threads[1].ident is not None:
+            if not self._watch_ended.wait(STOP_SAID_SECONDS) and not self._waiting_said:
+                self._waiting_said = True
                 self.say("stopping: waiting for the build under way to end, which writes into the preview's folder")
-                thread.join()
+            self._watch_ended.wait()
+        for thread in self._threads:
+            thread.join()  # ending, if not ended
 
     # -- one round of work ---------------------------------------------------------------
     def import_files(self, paths: Iterable[Path]) -> bool:
@@ -263,8 +294,24 @@ class Preview:
                    else "`newsroom delete KEY`")
             self.say(f"{path}: removed; its record stays in the database and in the preview ({how} deletes it)")
 
+    @property
+    def building(self) -> bool:
+        """Whether a build writes into the preview's folder now. Once stop() has begun, it can only end."""
+        return self._building.is_set()
+
     def rebuild(self) -> bool:
-        """Build the whole site with drafts into the preview folder; keep the last good one on error."""
+        """Build the whole site with drafts into the preview folder; keep the last good one on error. None
+        begins once stopping has (False)."""
+        with self._gate:  # as stop() sets _stop: a build begun before is `building`, none begins after
+            if self._stop.is_set():
+                return False
+            self._building.set()
+        try:
+            return self._rebuild()
+        finally:
+            self._building.clear()
+
+    def _rebuild(self) -> bool:
         # No cache to clear: environments are kept per template-folder and catalog digest (render/html.py).
         # A database that is no file is asked before the build reads it: a colleague's edit committed while
         # the build works is then seen as a change at the next poll (asked after, it was taken as built and
@@ -295,7 +342,7 @@ class Preview:
                         for p in changed)
         database = self._database_state() != self._database_seen
         imported = self._import(content)[0] if content else 0
-        if (imported or interface or database) and not self._stop.is_set():  # stopping: no build to wait for
+        if imported or interface or database:
             self.rebuild()
 
     @property
@@ -330,6 +377,13 @@ class Preview:
         self.shown = Shown(f"{self._builds}.{self._failures}", self._problems_now())
 
     def _watch(self) -> None:
+        """The watcher's thread: rounds until stopped, its end said to stop() (see _stop_threads)."""
+        try:
+            self._rounds()
+        finally:
+            self._watch_ended.set()
+
+    def _rounds(self) -> None:
         roots = [self.templates, self.locale, *self.content, *([self.static] if self.static else [])]
         if self.database_file is not None:
             roots.append(self.database_file.parent)
@@ -346,6 +400,8 @@ class Preview:
                 self.handle(paths)
                 self._stalled = None
             except Exception as error:  # noqa: BLE001 - the preview outlives any one round
+                if self._stop.is_set():  # stopped at once (see stop), the build's workers ended as the process
+                    return
                 # Another command holding the database past the wait (an import of many files), a full
                 # disk…: this round's changes are tried again every half second, said once.
                 pending = paths

@@ -917,6 +917,88 @@ def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tm
     assert list(temporary.glob("newsroom-preview-*")) == []
 
 
+#: `newsroom serve` whose second build (the first rebuild, the watcher's) waits for the file $RELEASE to be made.
+HELD_REBUILD = """\
+import os, pathlib, runpy, sys, time
+from newsroom import serve
+real_build, builds = serve.build, []
+def build(*args, **kwargs):
+    builds.append(1)
+    if len(builds) == 2:
+        print("rebuilding", flush=True)
+        while not pathlib.Path(os.environ["RELEASE"]).exists():
+            time.sleep(0.05)
+    return real_build(*args, **kwargs)
+serve.build = build
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM to handle: it ends a process at once")
+@pytest.mark.parametrize("third", [False, True], ids=["the-build-ends", "stopped-a-third-time"])
+def test_stopped_again_while_a_build_runs_the_preview_says_it_still_waits(databases, tmp_path, third):
+    """Stopped again (Ctrl-C, `kill`) while it waits for the build under way, the preview says it still waits
+    and what stopping once more does, and waits on: the build over, exit 0, its folder removed (it ended at
+    once, its folder removed under the build still writing into it, "Aborted!", exit 1). Stopped a third
+    time, it ends at once, exit 1, and names the folder it leaves, the site with its drafts, to remove."""
+    content, temporary, release = tmp_path / "content", tmp_path / "tmp", tmp_path / "release"
+    content.mkdir()
+    temporary.mkdir()
+    entry = content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "RELEASE": str(release)}
+    process = subprocess.Popen([sys.executable, "-c", HELD_REBUILD, "--db", databases.new("sample"), "serve",
+                                "--port", "0", "--content", str(content)], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    watchdog = threading.Timer(TIMEOUT, process.kill)  # a bound on waiting: killed, its output ends
+    watchdog.start()
+    said: list[str] = []
+
+    def until(start: str) -> str:
+        for line in process.stdout:
+            said.append(line.rstrip("\n"))
+            if line.startswith(start):
+                return said[-1]
+        pytest.fail(f"the preview ended before it said {start!r}: {said}")
+
+    try:
+        until("previewing ")
+        (folder,) = temporary.glob("newsroom-preview-*")
+        entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Edited: "
+                                                                   "Trainium is Amazon's own"), encoding="utf-8")
+        until("rebuilding")
+        process.send_signal(signal.SIGTERM)
+        assert until("stopping: ") == ("stopping: waiting for the build under way to end, which writes into the "
+                                       "preview's folder")
+        process.send_signal(signal.SIGTERM)
+        assert until("stopping: ") == (
+            "stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) or by "
+            f"`kill -9`, the preview ends at once and leaves its folder {folder} (the site with its drafts) to "
+            "remove by hand")
+        if third:
+            process.send_signal(signal.SIGTERM)
+        else:
+            release.touch()
+        rest = process.stdout.read()
+        code = process.wait()
+    finally:
+        watchdog.cancel()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+    if third:
+        assert code == 1 and rest == (f"Error: stopped without waiting for the build under way: the preview's "
+                                      f"folder {folder}, which it was writing into, is left as it is (the site "
+                                      "with its drafts): remove it\n"), rest
+        assert folder.is_dir()
+    else:
+        assert code == 0 and rest.startswith("build 2: ") and "Aborted" not in rest, rest
+        assert list(temporary.glob("newsroom-preview-*")) == []
+
+
 @pytest.mark.sqlite_only("the port is taken before the database is read")
 def test_a_port_in_use_is_named_with_what_to_do(databases, tmp_path):
     """`serve --port N` where N is taken: exit 1, naming the port and the way out (it said only "Address already
