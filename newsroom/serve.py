@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import html
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -43,7 +42,7 @@ from newsroom.i18n import LOCALE_DIR
 from newsroom.listening import netloc, reachable
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
-from newsroom.serve_http import PreviewHTTPServer, RequestHandler, Shown, loopback, not_shown, with_problems
+from newsroom.serve_http import PreviewHTTPServer, RequestHandler, Shown, loopback
 from newsroom.settings import SETTINGS_FILE, Settings, load
 
 #: How often a database that is no file is asked whether anything changed (a SQLite file is watched).
@@ -360,15 +359,6 @@ class Preview:
         """`problems` as the watcher's own record of them now has them, shown once it swaps them in."""
         imported = dict.fromkeys(said for _, problems in sorted(self._import_problems.items()) for said in problems)
         return (*self._settings_problems, *imported, *self._build_problems)
-
-    def problems_page(self, lang: str, problems: Sequence[str]) -> bytes:
-        """A page of the problems alone, while no build has succeeded, reloaded as a page of the site is."""
-        reload = self.templates / "_reload.js"
-        script = f"<script>{reload.read_text(encoding='utf-8')}</script>\n" if reload.is_file() else ""
-        title = html.escape(not_shown(lang))
-        page = (f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
-                f'</head>\n<body>\n{script}</body>\n</html>\n')
-        return with_problems(page.encode(), problems, lang)
 
     # -- internals -------------------------------------------------------------------------
     def _reload(self) -> None:

@@ -149,9 +149,14 @@ class RequestHandler(SimpleHTTPRequestHandler):
         if page is not None:
             self._send_page(code, page)
         elif code == HTTPStatus.NOT_FOUND and self.shown.problems:  # no site yet: the first build failed
-            self._send_body(code, self.server.preview.problems_page(self._language(), self.shown.problems))
+            self._send_body(code, failure_page(self._language(), self.shown.problems, self._reload_script()))
         else:
             super().send_error(code, message, explain)
+
+    def _reload_script(self) -> str:
+        """The script that reloads a preview page at a new build id, from the templates the site is built with."""
+        script = self.server.preview.templates / "_reload.js"
+        return script.read_text(encoding="utf-8") if script.is_file() else ""
 
     def _not_found_page(self) -> Path | None:
         root = Path(self.directory)
@@ -162,7 +167,7 @@ class RequestHandler(SimpleHTTPRequestHandler):
         pass  # requests are not news; build results are printed instead
 
 
-def not_shown(lang: str) -> str:
+def _not_shown(lang: str) -> str:
     """What heads the problems of a change the preview could not take in, in `lang`."""
     _ = translations(lang).gettext
     return _("The last change is not shown: the preview shows the site as it was until this is fixed.")
@@ -171,12 +176,28 @@ def not_shown(lang: str) -> str:
 def with_problems(page: bytes, problems: Sequence[str], lang: str) -> bytes:
     """`page` with the problems of the preview's last round set first in its body: the editor sees there, not
     only in the terminal, why the change saved is not shown (the preview keeps the last good site)."""
-    said = not_shown(lang)
+    said = _not_shown(lang)
     note = (f'<div class="preview-banner" role="alert" style="text-align: start"><p>{html.escape(said)}</p>'
             f'<pre style="white-space: pre-wrap">{html.escape(chr(10).join(problems))}</pre></div>')
     body = re.search(rb"<body[^>]*>", page)
     at = body.end() if body else 0
     return page[:at] + note.encode() + page[at:]
+
+
+def failure_page(lang: str, problems: Sequence[str], script: str) -> bytes:
+    """What every path answers while the preview has no site to show (its first build failed): a page in
+    `lang` with the landmarks and headings of the site's own, the problems listed (in English, as the
+    terminal says them), and `script`, which reloads it once the site is built."""
+    _ = translations(lang).gettext
+    heading = html.escape(_("No preview yet: the site could not be built"))
+    what = html.escape(_("Fix what is listed below and save it: this page reloads by itself once the site is built."))
+    named = html.escape(_("Problems"))
+    listed = "".join(f"<li>{html.escape(problem)}</li>\n" for problem in problems)
+    return (f'<!DOCTYPE html>\n<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f'<title>{heading}</title>\n</head>\n<body>\n<main>\n<h1>{heading}</h1>\n<p>{what}</p>\n'
+            f'<h2>{named}</h2>\n<ul lang="en" style="white-space: pre-wrap">\n{listed}</ul>\n'
+            f'</main>\n{f"<script>{script}</script>" if script else ""}\n</body>\n</html>\n').encode()
 
 
 def _this_machine(host: str) -> bool:

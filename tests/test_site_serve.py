@@ -299,7 +299,9 @@ def test_an_edit_of_the_templates_newsroom_toml_names_is_served(preview):
 @pytest.mark.sqlite_only("what the build stops on is no matter of the database")
 def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases, tmp_path):
     """Started with a template the build stops on, the preview has no site to show: every path answers with the
-    problems, in its language, and reloads itself (it was a bare "Error response 404"); mended, the site is served."""
+    problems, in its language, and reloads itself (it was a bare "Error response 404"); mended, the site is served.
+    That page is valid HTML5 with the landmarks of the site's pages, a main region and a heading, and the problems
+    in a list marked as English, as the terminal says them (it was a body of a banner's alert and a <pre>)."""
     db_url = databases.new("migrated")
     Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
     templates = tmp_path / "templates"
@@ -315,14 +317,24 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
                      database_file=Path(db_url.removeprefix("sqlite:///")), port=0, say=said.append)
     server.start()
     try:
-        for path, lang, shown in [("hu/", "hu", "Az utolsó változtatás nem látszik"),
-                                  ("en/no-such-page/", "en", "The last change is not shown")]:
-            status, _, body = _request(server, "/" + path)
-            document = html5lib.parse(body, namespaceHTMLElements=False)
-            alert = document.find(".//body/div[@role='alert']")
-            assert status == 404 and document.get("lang") == lang, path
-            assert text_of(alert.find("p")).startswith(shown) and "unknown tag 'endiff'" in alert.find("pre").text
-            assert "/__build_id" in text_of(document.find(".//script"))
+        strict = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)  # raises at any parse error
+        for path, lang, heading, said in [
+                ("hu/", "hu", "Még nincs előnézet: a webhelyet nem sikerült összeállítani",
+                 "Javítsd ki az alább felsoroltakat, és mentsd el: ez az oldal magától újratöltődik, amint elkészül "
+                 "a webhely."),
+                ("en/no-such-page/", "en", "No preview yet: the site could not be built",
+                 "Fix what is listed below and save it: this page reloads by itself once the site is built.")]:
+            status, headers, body = _request(server, "/" + path)
+            document = strict.parse(body)
+            assert status == 404 and headers["content-type"] == "text/html; charset=utf-8", path
+            assert document.get("lang") == lang and text_of(document.find("head/title")) == heading, path
+            main = document.find("body/main")
+            assert [child.tag for child in main] == ["h1", "p", "h2", "ul"], path
+            assert [text_of(child) for child in main[:3]] == [heading, said, "Hibák" if lang == "hu" else "Problems"]
+            problems = [text_of(item) for item in main.find("ul")]
+            assert main.find("ul").get("lang") == "en" and len(problems) == 1, problems
+            assert problems[0].startswith(f"{base.resolve()}:") and "unknown tag 'endiff'" in problems[0], problems
+            assert "/__build_id" in text_of(document.find("body/script"))
         base.write_text(text, encoding="utf-8")
         _wait_for(lambda: _request(server, "/hu/")[0] == 200 and b'role="alert"' not in _request(server, "/hu/")[2],
                   "the mended site served", said)
