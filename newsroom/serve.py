@@ -22,27 +22,23 @@ import datetime as dt
 import functools
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import watchfiles
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
-from issues.schedule import publish_due, recorded
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
-from newsroom.content import manifest
-from newsroom.content.importer import ImportResult
-from newsroom.content.reader import SUFFIXES, LoadedRecord, hidden, read_content
-from newsroom.db.session import busy, session_factory, writing
+from newsroom.db.session import busy, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.editing import import_checked
 from newsroom.i18n import LOCALE_DIR
 from newsroom.listening import netloc, reachable
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
 from newsroom.serve_http import PreviewHTTPServer, RequestHandler, Shown, loopback
+from newsroom.serve_imports import SavedFiles, in_order
 from newsroom.settings import SETTINGS_FILE, Settings, load
 
 #: How often a database that is no file is asked whether anything changed (a SQLite file is watched).
@@ -90,8 +86,7 @@ class Preview:
         self.shown = Shown("0")
         self._builds = 0
         self._failures = 0  # rounds that failed: each changes the build id, so the browser shows its problems
-        self._import_problems: dict[Path, tuple[str, ...]] = {}  # each file's, until it imports or is removed
-        self._waiting: dict[Path, set[Path]] = {}  # files held back, with those they wait for (see _import_apart)
+        self._saved = SavedFiles(engine, self.settings, self.content, now, say)  # the files' problems with them
         self._build_problems: tuple[str, ...] = ()  # of the last build, until one succeeds
         self._database_seen: tuple[object, ...] = ()
         self._polled = 0.0  # when a database that is no file was last asked for its state
@@ -176,122 +171,10 @@ class Preview:
     def _import(self, paths: Iterable[Path]) -> tuple[int, bool]:
         """`import_files`: how many files went in, and whether all did. Problems come or gone are shown once
         the round is over, under a new build id (a file removed: the open pages reload without its problems)."""
-        counts = self._import_round(paths)
+        counts = self._saved.take(paths)
         if self._problems_now() != self.shown.problems:
             self._reload()
         return counts
-
-    def _import_round(self, paths: Iterable[Path]) -> tuple[int, bool]:
-        # A file may come twice: changed twice in one round (added, then modified), or again after a retry.
-        paths = [p for p in paths if p.suffix in SUFFIXES and not self._hidden(p)]
-        saved = {p for p in paths if p.is_file()}
-        removed = sorted({p for p in paths if not p.exists()})
-        self._removed(removed)
-        for path in removed:  # its problems go with it
-            self._import_problems.pop(path, None)
-            self._waiting.pop(path, None)
-        # A file held back for want of others goes in with them, when they are saved again.
-        files = sorted(saved | {p for p, needed in self._waiting.items() if needed & saved and p.is_file()})
-        if not files:
-            return 0, True
-        reading = read_content(files, self.settings.languages)
-        unread = _by_file(files, reading.problems) if reading.problems else {}
-        left_out = {path: problems for path, problems in unread.items() if problems}
-        loaded = [item for item in reading.loaded if Path(item.location) not in left_out]
-        result, published, held, advice = self._import_apart(loaded, left_out)
-        imported = [path for path in files if path not in left_out]
-        for path in imported:  # another file's problems stay until that file goes in (or is removed)
-            self._import_problems.pop(path, None)
-            self._waiting.pop(path, None)
-        for number in published:
-            self.say(recorded(number))
-        if result is not None:
-            self.say(f"imported {len(imported)} file(s): {result.summary()}")
-        if left_out:
-            self._not_imported(left_out, held, advice)
-        return len(imported), not left_out
-
-    def _import_apart(self, loaded: list[LoadedRecord], left_out: dict[Path, tuple[str, ...]]
-                      ) -> tuple[ImportResult | None, list[int], dict[Path, tuple[list[Path], bool]], str | None]:
-        """Import `loaded` but the files whose problems stop it, one round after another, each round all or
-        nothing (nothing stored of a round that fails): what the last round stored, the issues it recorded
-        as published, the files held back for want of others left out (`held`: those named, and whether they
-        could not even be read), and the import's advice. `left_out` (the files not read) gets theirs."""
-        unread = sorted(left_out)
-        clean: set[Path] = set()  # tried with every file left out since, without a problem of its own
-        held: dict[Path, tuple[list[Path], bool]] = {}
-        advice = None
-        while loaded:
-            try:
-                with writing(self.engine) as session:
-                    # As every command that changes the content: an issue whose time has come is published,
-                    # and a file changing it is a correction.
-                    published = publish_due(session, self.now(), self.settings.languages)
-                    result = import_checked(session, loaded, self.settings, self.now(), author="serve",
-                                            fix="fix and save again (the preview shows the content as it was)",
-                                            corrections=False)
-                return result, published, held, advice
-            except ContentError as error:
-                advice = error.advice or advice
-                trying = sorted({Path(item.location) for item in loaded})
-                found = _by_file(trying, error.diagnostics)
-                own = {path for path in trying if any(d.location == str(path) for d in error.diagnostics)}
-                bad = own or set(trying)  # problems of no file of the save (a stored record's): all held
-                before = sorted(left_out)
-                for path in sorted(bad):
-                    if path in clean:
-                        held[path] = (before, False)
-                    elif unread and before == unread:  # tried first without the files not read
-                        held[path] = (unread, True)
-                    left_out[path] = found[path]
-                clean |= set(trying) - bad
-                loaded = [item for item in loaded if Path(item.location) not in bad]
-        return None, [], held, advice
-
-    def _not_imported(self, left_out: dict[Path, tuple[str, ...]], held: dict[Path, tuple[list[Path], bool]],
-                      advice: str | None) -> None:
-        """Say and show why each file of `left_out` did not go in, and which wait for others saved with them."""
-        notes: dict[Path, str] = {}
-        for path, (needed, unread) in held.items():
-            named = ", ".join(map(str, needed))
-            them = "them" if len(needed) > 1 else "it"
-            notes[path] = (f"{path}: not imported: saved with {named}, which could not be read; if it names what "
-                           f"{'they hold' if len(needed) > 1 else 'that holds'}, it goes in with {them} once fixed "
-                           "and saved" if unread else
-                           f"{path}: not imported: it needs {named}, saved with it, which did not go in; it goes "
-                           f"in with {them} once fixed and saved")
-        for path in sorted(left_out):
-            self._import_problems[path] = (*left_out[path], *([notes[path]] if path in notes else []),
-                                           *([advice] if advice else []))
-            self._waiting[path] = set(held[path][0]) if path in held else set()
-            if not self._waiting[path]:
-                del self._waiting[path]
-        said = dict.fromkeys(line for path in sorted(left_out) for line in left_out[path])
-        for line in (*said, *notes.values(), *([advice] if advice else [])):
-            self.say(line)
-
-    def _hidden(self, path: Path) -> bool:
-        """Whether `path` is in a hidden folder of a content folder (`.git/…`), as `import` leaves them."""
-        folder = next((folder for folder in self.content if path.is_relative_to(folder)), None)
-        return folder is not None and hidden(path, folder)
-
-    def _removed(self, paths: list[Path]) -> None:
-        """Say that a removed content file leaves its record in the database, and how to delete it (the
-        preview imports what changes; it deletes nothing on its own)."""
-        if not paths:
-            return
-        try:
-            exported = dict(manifest.missing(self.content))
-        except ContentError:
-            exported = {}  # a damaged manifest: the import said so
-        for path in paths:
-            base = exported.get(path)
-            if base is not None and base.kind == "site":
-                self.say(f"{path}: removed; the site's settings stay in the database as they are")
-                continue
-            how = (f"`newsroom delete {base.kind}:{base.key}`, or `newsroom import FOLDER --prune`" if base is not None
-                   else "`newsroom delete KEY`")
-            self.say(f"{path}: removed; its record stays in the database and in the preview ({how} deletes it)")
 
     @property
     def building(self) -> bool:
@@ -321,7 +204,7 @@ class Preview:
             result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True)
         except ContentError as error:
             self._report(error.diagnostics)
-            self._build_problems = tuple(_in_order(error.diagnostics))
+            self._build_problems = tuple(in_order(error.diagnostics))
             self._reload()  # the open pages reload, to show them
             return False
         finally:
@@ -357,8 +240,7 @@ class Preview:
 
     def _problems_now(self) -> tuple[str, ...]:
         """`problems` as the watcher's own record of them now has them, shown once it swaps them in."""
-        imported = dict.fromkeys(said for _, problems in sorted(self._import_problems.items()) for said in problems)
-        return (*self._settings_problems, *imported, *self._build_problems)
+        return (*self._settings_problems, *self._saved.shown(), *self._build_problems)
 
     # -- internals -------------------------------------------------------------------------
     def _reload(self) -> None:
@@ -416,7 +298,7 @@ class Preview:
             changed = load(self.settings_file.parent) != self._settings_given if self.settings_file else False
             problems: tuple[str, ...] = ()
         except ContentError as error:
-            changed, problems = True, tuple(_in_order(error.diagnostics))
+            changed, problems = True, tuple(in_order(error.diagnostics))
         except OSError as error:
             changed, problems = True, (f"{self.settings_file}: {error.strerror or error}",)
         said = (*problems, f"{self.settings_file}: changed; the preview goes on with the settings it started with: "
@@ -477,23 +359,5 @@ class Preview:
         return tuple(state)
 
     def _report(self, diagnostics: list[Diagnostic]) -> None:
-        for said in _in_order(diagnostics):
+        for said in in_order(diagnostics):
             self.say(said)
-
-
-def _by_file(files: Sequence[Path], diagnostics: list[Diagnostic]) -> dict[Path, tuple[str, ...]]:
-    """The problems of a failed import, as said, by the file they stay with: each file's own, and those naming
-    no file of the import (a record's key) with every file of it; a file without any has none."""
-    named = {str(path) for path in files}
-    unplaced = [d for d in diagnostics if d.location not in named]
-    by_file = {}
-    for path in files:
-        found = [d for d in diagnostics if d.location == str(path)] + unplaced
-        by_file[path] = tuple(_in_order(found))
-    return by_file
-
-
-def _in_order(diagnostics: list[Diagnostic]) -> list[str]:
-    """The problems as said, each once, by place."""
-    ordered = sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message))
-    return [str(diagnostic) for diagnostic in ordered]
