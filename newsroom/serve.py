@@ -137,8 +137,9 @@ class Preview:
         is said to wait on, with what a third does; the third raises KeyboardInterrupt, which ends the wait:
         the caller ends at once and leaves the folder, the build may still write into it (at the second, it
         was removed under the build). With no build under way, nothing: nothing writes into the folder, and
-        the stop ends in a moment (interrupted, it left the folder half removed)."""
-        if not self.building:
+        the stop ends in a moment (interrupted, it left the folder half removed). Nor during the first build,
+        which the first stop breaks off in this thread: it ends as soon as its workers have."""
+        if not self.building or not self._threads:
             return
         if self._stopped_again:
             raise KeyboardInterrupt
