@@ -11,44 +11,36 @@ is asked every two seconds for the hash of what it holds. A failed import or bui
 last good site and prints the problems, which every page then shows at its top (its id changes
 too, so the open page reloads); changes it could not take in (the
 database held by another command, say) are tried again until it can.
+What the pages show of the watcher's work, the build id and the problems, is
+one immutable snapshot it swaps in whole (serve_http.Shown), so that no
+request sees it half changed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-import html
-import ipaddress
-import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from http import HTTPStatus
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import BinaryIO
-from urllib.parse import urlsplit
 
 import watchfiles
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 
-from issues.schedule import publish_due, recorded
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
-from newsroom.content import manifest
-from newsroom.content.importer import ImportResult
-from newsroom.content.reader import SUFFIXES, LoadedRecord, hidden, read_content
-from newsroom.db.session import busy, session_factory, writing
+from newsroom.db.session import busy, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.editing import import_checked
-from newsroom.i18n import LOCALE_DIR, translations
-from newsroom.listening import address_family, netloc, reachable
+from newsroom.i18n import LOCALE_DIR
+from newsroom.listening import netloc, reachable
 from newsroom.render.folder import template_folder
 from newsroom.render.static import static_folder
+from newsroom.serve_http import PreviewHTTPServer, RequestHandler, Shown, loopback
+from newsroom.serve_imports import SavedFiles, in_order
 from newsroom.settings import SETTINGS_FILE, Settings, load
 
-BUILD_ID_PATH = "/__build_id"
 #: How often a database that is no file is asked whether anything changed (a SQLite file is watched).
 POLL_SECONDS = 2.0
 #: How long a connection may send nothing (no request, or the rest of one) before it is closed: each holds a
@@ -56,175 +48,6 @@ POLL_SECONDS = 2.0
 IDLE_SECONDS = 30.0
 #: How long stopping waits for a round under way before it says what it waits for.
 STOP_SAID_SECONDS = 1.0
-
-
-#: What each kind of file a build writes is served as, with its charset, the same on every system (the
-#: guesses of `mimetypes` come from the system's tables: where they lack `.atom`, a feed was a download).
-CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/xml; charset=utf-8",
-                 ".atom": "application/atom+xml; charset=utf-8", ".json": "application/json; charset=utf-8",
-                 ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-                 ".txt": "text/plain; charset=utf-8"}
-
-
-class _Handler(SimpleHTTPRequestHandler):
-    """Static files from the preview folder, the build id, and the site's own 404 page."""
-
-    server: _PreviewHTTPServer
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
-
-    @property
-    def timeout(self) -> float:  # type: ignore[override]  # read as the connection is set up (socketserver)
-        return self.server.preview.idle_seconds
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if self._elsewhere() or self._build_id():
-            return
-        problems = self.server.preview.problems
-        page = self._html_file() if problems else None
-        if page is not None:
-            self._send_page(HTTPStatus.OK, page)
-            return
-        super().do_GET()
-
-    def do_HEAD(self) -> None:  # noqa: N802
-        if not (self._elsewhere() or self._build_id()):
-            super().do_HEAD()
-
-    def _build_id(self) -> bool:
-        """Answer a request for the build id (the reload script's); False for any other path."""
-        if self.path.split("?", 1)[0] != BUILD_ID_PATH:
-            return False
-        body = self.server.preview.build_id.encode()
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", "text/plain; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-        return True
-
-    def _html_file(self) -> Path | None:
-        """The HTML file a GET of a page is answered with, if any (a folder's: its index.html)."""
-        path = self.path.split("?", 1)[0].split("#", 1)[0]
-        file = Path(self.translate_path(path))
-        file = file / "index.html" if path.endswith("/") else file
-        return file if file.suffix == ".html" and file.is_file() else None
-
-    def _send_page(self, code: int, page: Path) -> None:
-        """A page of the site, with the last round's problems at its top when it failed."""
-        body = page.read_bytes()
-        problems = self.server.preview.problems
-        if problems:
-            body = with_problems(body, problems, self._language())
-        self._send_body(code, body)
-
-    def _send_body(self, code: int, body: bytes) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def _language(self) -> str:
-        """The language of the requested path (its first folder), else the site's first."""
-        first = self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
-        languages = self.server.preview.settings.languages
-        return first if first in languages else languages[0]
-
-    def _elsewhere(self) -> bool:
-        """Refuse a request for another site's name while the preview listens on this machine alone: a page
-        of any site can make its name lead here (DNS rebinding) and read the preview, drafts included. A
-        browser of this machine names it (127.0.0.1, localhost) or its address; the site's name never."""
-        host = self.headers.get("Host")
-        if not self.server.preview.local or host is None or _this_machine(host):
-            return False
-        self.send_error(HTTPStatus.FORBIDDEN, "Not this host", f"The preview answers at {self.server.preview.url}")
-        return True
-
-    def send_head(self) -> BinaryIO | None:
-        try:
-            return super().send_head()
-        except ValueError:  # a NUL in the path (`%00`), which no file's name holds: it was a traceback
-            self.send_error(HTTPStatus.NOT_FOUND)
-            return None
-
-    def list_directory(self, path: str) -> None:
-        """A folder without an index.html is not found, as on the web server the site goes to (nginx's
-        default), not a listing of its files."""
-        self.send_error(HTTPStatus.NOT_FOUND)
-
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")  # a preview must never show yesterday's page
-        self.send_header("X-Content-Type-Options", "nosniff")  # a file is what its type says, never a guess
-        super().end_headers()
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """Not found: the 404 page of the path's language (`/en/…`: the English one), else the root's."""
-        page = self._not_found_page() if code == HTTPStatus.NOT_FOUND else None
-        if page is not None:
-            self._send_page(code, page)
-        elif code == HTTPStatus.NOT_FOUND and self.server.preview.problems:  # no site yet: the first build failed
-            self._send_body(code, self.server.preview.problems_page(self._language()))
-        else:
-            super().send_error(code, message, explain)
-
-    def _not_found_page(self) -> Path | None:
-        root = Path(self.directory)
-        return next((page for page in (root / self._language() / "404.html", root / "404.html") if page.is_file()),
-                    None)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass  # requests are not news; build results are printed instead
-
-
-def _not_shown(lang: str) -> str:
-    """What heads the problems of a change the preview could not take in, in `lang`."""
-    _ = translations(lang).gettext
-    return _("The last change is not shown: the preview shows the site as it was until this is fixed.")
-
-
-def with_problems(page: bytes, problems: Sequence[str], lang: str) -> bytes:
-    """`page` with the problems of the preview's last round set first in its body: the editor sees there, not
-    only in the terminal, why the change saved is not shown (the preview keeps the last good site)."""
-    said = _not_shown(lang)
-    note = (f'<div class="preview-banner" role="alert" style="text-align: start"><p>{html.escape(said)}</p>'
-            f'<pre style="white-space: pre-wrap">{html.escape(chr(10).join(problems))}</pre></div>')
-    body = re.search(rb"<body[^>]*>", page)
-    at = body.end() if body else 0
-    return page[:at] + note.encode() + page[at:]
-
-
-def _this_machine(host: str) -> bool:
-    """Whether a Host header names this machine, or an address (which no other site's page can name as its own)."""
-    try:
-        name = (urlsplit(f"//{host}").hostname or "").rstrip(".")
-    except ValueError:
-        return False
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
-
-
-def loopback(host: str) -> bool:
-    """Whether listening on `host` keeps the preview to this machine."""
-    try:
-        return host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-class _PreviewHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    preview: Preview
-
-    def __init__(self, address: tuple[str, int], handler: Callable[..., _Handler]) -> None:
-        self.address_family = address_family(*address)  # `--host ::1` (this machine), `--host ::` (every address)
-        super().__init__(address, handler)
 
 
 class Preview:
@@ -249,8 +72,8 @@ class Preview:
         static = static_folder(settings.static)
         self.static = static.resolve() if static is not None else None
         self.out.mkdir(parents=True, exist_ok=True)
-        handler = functools.partial(_Handler, directory=str(self.out))
-        self.http = _PreviewHTTPServer((host, port), handler)
+        handler = functools.partial(RequestHandler, directory=str(self.out))
+        self.http = PreviewHTTPServer((host, port), handler)
         self.http.preview = self
         self.host, self.port = self.http.server_address[0], self.http.server_address[1]
         self.local = loopback(host)
@@ -259,11 +82,11 @@ class Preview:
                 "included (`--host 127.0.0.1` keeps it to this machine)")
         # Listening on every address (0.0.0.0, ::), the links name this machine: a colleague's browser opens that.
         self.settings = settings.replace(base_url=f"http://{netloc(reachable(host), self.port)}/")
-        self.build_id = "0"
+        # What the pages show, swapped whole (see Shown): the state below is the watcher's own, as it works.
+        self.shown = Shown("0")
         self._builds = 0
         self._failures = 0  # rounds that failed: each changes the build id, so the browser shows its problems
-        self._import_problems: dict[Path, tuple[str, ...]] = {}  # each file's, until it imports or is removed
-        self._waiting: dict[Path, set[Path]] = {}  # files held back, with those they wait for (see _import_apart)
+        self._saved = SavedFiles(engine, self.settings, self.content, now, say)  # the files' problems with them
         self._build_problems: tuple[str, ...] = ()  # of the last build, until one succeeds
         self._database_seen: tuple[object, ...] = ()
         self._polled = 0.0  # when a database that is no file was last asked for its state
@@ -271,6 +94,11 @@ class Preview:
         self._threads: list[threading.Thread] = []
         self._stalled: str | None = None  # what stopped the last round of the watcher, once said
         self._watching = threading.Event()  # set once the watcher sees changes
+        self._waiting_said = False  # stopping: that it waits for the round under way
+        self._stopped_again = False  # stopping: asked again while a build was under way
+        self._watch_ended = threading.Event()  # set as the watcher's thread ends
+        self._building = threading.Event()  # set while a build writes into the preview's folder
+        self._gate = threading.Lock()  # a build begins, or stopping does: one after the other (see rebuild)
 
     @property
     def url(self) -> str:
@@ -297,16 +125,43 @@ class Preview:
 
         A round under way (an import, a build) is waited for, however long it takes: the caller removes the
         preview's folder next, and a build still writing made it again, the site with its drafts left in the
-        temporary folder (it was waited for 10 s)."""
-        self._stop.set()
+        temporary folder (it was waited for 10 s). Stopped again meanwhile, see stopped_again."""
+        with self._gate:  # no build begins from now on (see rebuild)
+            self._stop.set()
+        self._stop_threads()
+
+    def stopped_again(self, folder: Path | None = None) -> None:
+        """Answer a stop asked for again while stopping (a second Ctrl-C or `kill`, from its signal's handler).
+
+        While a build writes into the preview's folder (`folder`, the preview's own by default), the second
+        is said to wait on, with what a third does; the third raises KeyboardInterrupt, which ends the wait:
+        the caller ends at once and leaves the folder, the build may still write into it (at the second, it
+        was removed under the build). With no build under way, nothing: nothing writes into the folder, and
+        the stop ends in a moment (interrupted, it left the folder half removed). Nor during the first build,
+        which the first stop breaks off in this thread: it ends as soon as its workers have."""
+        if not self.building or not self._threads:
+            return
+        if self._stopped_again:
+            raise KeyboardInterrupt
+        self._stopped_again = self._waiting_said = True
+        self.say(f"stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) or "
+                 f"by `kill -9`, the preview ends at once and leaves its folder {folder or self.out} (the site "
+                 "with its drafts) to remove by hand")
+
+    def _stop_threads(self) -> None:
+        """Shut the server down and wait for the watcher's round, saying after a second what is waited for. The
+        watcher's end is waited for as an Event it sets: a join a signal's handler breaks into takes the thread
+        for ended, still running (CPython gh-90882)."""
         if self._threads and self._threads[0].ident is not None:  # shutdown() waits for a loop that ran
-            self.http.shutdown()
+            self.http.shutdown()  # once the loop has ended, at once
         self.http.server_close()
-        for thread in self._threads:
-            thread.join(timeout=STOP_SAID_SECONDS)
-            if thread.is_alive():
+        if len(self._threads) > 1 and self._threads[1].ident is not None:
+            if not self._watch_ended.wait(STOP_SAID_SECONDS) and not self._waiting_said:
+                self._waiting_said = True
                 self.say("stopping: waiting for the build under way to end, which writes into the preview's folder")
-                thread.join()
+            self._watch_ended.wait()
+        for thread in self._threads:
+            thread.join()  # ending, if not ended
 
     # -- one round of work ---------------------------------------------------------------
     def import_files(self, paths: Iterable[Path]) -> bool:
@@ -315,121 +170,31 @@ class Preview:
         return self._import(paths)[1]
 
     def _import(self, paths: Iterable[Path]) -> tuple[int, bool]:
-        """`import_files`: how many files went in, and whether all did."""
-        # A file may come twice: changed twice in one round (added, then modified), or again after a retry.
-        paths = [p for p in paths if p.suffix in SUFFIXES and not self._hidden(p)]
-        saved = {p for p in paths if p.is_file()}
-        removed = sorted({p for p in paths if not p.exists()})
-        self._removed(removed)
-        for path in removed:  # its problems go with it
-            self._import_problems.pop(path, None)
-            self._waiting.pop(path, None)
-        # A file held back for want of others goes in with them, when they are saved again.
-        files = sorted(saved | {p for p, needed in self._waiting.items() if needed & saved and p.is_file()})
-        if not files:
-            return 0, True
-        reading = read_content(files, self.settings.languages)
-        unread = _by_file(files, reading.problems) if reading.problems else {}
-        left_out = {path: problems for path, problems in unread.items() if problems}
-        loaded = [item for item in reading.loaded if Path(item.location) not in left_out]
-        result, published, held, advice = self._import_apart(loaded, left_out)
-        imported = [path for path in files if path not in left_out]
-        for path in imported:  # another file's problems stay until that file goes in (or is removed)
-            self._import_problems.pop(path, None)
-            self._waiting.pop(path, None)
-        for number in published:
-            self.say(recorded(number))
-        if result is not None:
-            self.say(f"imported {len(imported)} file(s): {result.summary()}")
-        if left_out:
-            self._not_imported(left_out, held, advice)
-        return len(imported), not left_out
+        """`import_files`: how many files went in, and whether all did. Problems come or gone are shown once
+        the round is over, under a new build id (a file removed: the open pages reload without its problems)."""
+        counts = self._saved.take(paths)
+        if self._problems_now() != self.shown.problems:
+            self._reload()
+        return counts
 
-    def _import_apart(self, loaded: list[LoadedRecord], left_out: dict[Path, tuple[str, ...]]
-                      ) -> tuple[ImportResult | None, list[int], dict[Path, tuple[list[Path], bool]], str | None]:
-        """Import `loaded` but the files whose problems stop it, one round after another, each round all or
-        nothing (nothing stored of a round that fails): what the last round stored, the issues it recorded
-        as published, the files held back for want of others left out (`held`: those named, and whether they
-        could not even be read), and the import's advice. `left_out` (the files not read) gets theirs."""
-        unread = sorted(left_out)
-        clean: set[Path] = set()  # tried with every file left out since, without a problem of its own
-        held: dict[Path, tuple[list[Path], bool]] = {}
-        advice = None
-        while loaded:
-            try:
-                with writing(self.engine) as session:
-                    # As every command that changes the content: an issue whose time has come is published,
-                    # and a file changing it is a correction.
-                    published = publish_due(session, self.now(), self.settings.languages)
-                    result = import_checked(session, loaded, self.settings, self.now(), author="serve",
-                                            fix="fix and save again (the preview shows the content as it was)",
-                                            corrections=False)
-                return result, published, held, advice
-            except ContentError as error:
-                advice = error.advice or advice
-                trying = sorted({Path(item.location) for item in loaded})
-                found = _by_file(trying, error.diagnostics)
-                own = {path for path in trying if any(d.location == str(path) for d in error.diagnostics)}
-                bad = own or set(trying)  # problems of no file of the save (a stored record's): all held
-                before = sorted(left_out)
-                for path in sorted(bad):
-                    if path in clean:
-                        held[path] = (before, False)
-                    elif unread and before == unread:  # tried first without the files not read
-                        held[path] = (unread, True)
-                    left_out[path] = found[path]
-                clean |= set(trying) - bad
-                loaded = [item for item in loaded if Path(item.location) not in bad]
-        return None, [], held, advice
-
-    def _not_imported(self, left_out: dict[Path, tuple[str, ...]], held: dict[Path, tuple[list[Path], bool]],
-                      advice: str | None) -> None:
-        """Say and show why each file of `left_out` did not go in, and which wait for others saved with them."""
-        notes: dict[Path, str] = {}
-        for path, (needed, unread) in held.items():
-            named = ", ".join(map(str, needed))
-            them = "them" if len(needed) > 1 else "it"
-            notes[path] = (f"{path}: not imported: saved with {named}, which could not be read; if it names what "
-                           f"{'they hold' if len(needed) > 1 else 'that holds'}, it goes in with {them} once fixed "
-                           "and saved" if unread else
-                           f"{path}: not imported: it needs {named}, saved with it, which did not go in; it goes "
-                           f"in with {them} once fixed and saved")
-        for path in sorted(left_out):
-            self._import_problems[path] = (*left_out[path], *([notes[path]] if path in notes else []),
-                                           *([advice] if advice else []))
-            self._waiting[path] = set(held[path][0]) if path in held else set()
-            if not self._waiting[path]:
-                del self._waiting[path]
-        said = dict.fromkeys(line for path in sorted(left_out) for line in left_out[path])
-        for line in (*said, *notes.values(), *([advice] if advice else [])):
-            self.say(line)
-        self._reload()
-
-    def _hidden(self, path: Path) -> bool:
-        """Whether `path` is in a hidden folder of a content folder (`.git/…`), as `import` leaves them."""
-        folder = next((folder for folder in self.content if path.is_relative_to(folder)), None)
-        return folder is not None and hidden(path, folder)
-
-    def _removed(self, paths: list[Path]) -> None:
-        """Say that a removed content file leaves its record in the database, and how to delete it (the
-        preview imports what changes; it deletes nothing on its own)."""
-        if not paths:
-            return
-        try:
-            exported = dict(manifest.missing(self.content))
-        except ContentError:
-            exported = {}  # a damaged manifest: the import said so
-        for path in paths:
-            base = exported.get(path)
-            if base is not None and base.kind == "site":
-                self.say(f"{path}: removed; the site's settings stay in the database as they are")
-                continue
-            how = (f"`newsroom delete {base.kind}:{base.key}`, or `newsroom import FOLDER --prune`" if base is not None
-                   else "`newsroom delete KEY`")
-            self.say(f"{path}: removed; its record stays in the database and in the preview ({how} deletes it)")
+    @property
+    def building(self) -> bool:
+        """Whether a build writes into the preview's folder now. Once stop() has begun, it can only end."""
+        return self._building.is_set()
 
     def rebuild(self) -> bool:
-        """Build the whole site with drafts into the preview folder; keep the last good one on error."""
+        """Build the whole site with drafts into the preview folder; keep the last good one on error. None
+        begins once stopping has (False)."""
+        with self._gate:  # as stop() sets _stop: a build begun before is `building`, none begins after
+            if self._stop.is_set():
+                return False
+            self._building.set()
+        try:
+            return self._rebuild()
+        finally:
+            self._building.clear()
+
+    def _rebuild(self) -> bool:
         # No cache to clear: environments are kept per template-folder and catalog digest (render/html.py).
         # A database that is no file is asked before the build reads it: a colleague's edit committed while
         # the build works is then seen as a change at the next poll (asked after, it was taken as built and
@@ -440,14 +205,15 @@ class Preview:
             result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True)
         except ContentError as error:
             self._report(error.diagnostics)
-            self._build_problems = self._failed(error.diagnostics)
+            self._build_problems = tuple(in_order(error.diagnostics))
+            self._reload()  # the open pages reload, to show them
             return False
         finally:
             self._database_seen = seen if seen is not None else self._database_state()
         self._report(result.warnings)
         self._builds += 1
-        self.build_id = str(self._builds)
         self._build_problems = ()
+        self.shown = Shown(str(self._builds), self._problems_now())
         self.say(f"build {self.build_id}: {result.pages} pages, {result.stats.written} written → {self.url}")
         return True
 
@@ -459,37 +225,38 @@ class Preview:
                         for p in changed)
         database = self._database_state() != self._database_seen
         imported = self._import(content)[0] if content else 0
-        if (imported or interface or database) and not self._stop.is_set():  # stopping: no build to wait for
+        if imported or interface or database:
             self.rebuild()
+
+    @property
+    def build_id(self) -> str:
+        """The id the preview's pages poll: a new one reloads them (a build, or problems come or gone)."""
+        return self.shown.build_id
 
     @property
     def problems(self) -> tuple[str, ...]:
         """What stopped the import of each file not yet fixed, or the last build, shown at the top of every page
         until fixed: the problems of a file saved bad stay while other files go in."""
-        imported = dict.fromkeys(said for _, problems in sorted(self._import_problems.items()) for said in problems)
-        return (*self._settings_problems, *imported, *self._build_problems)
+        return self.shown.problems
 
-    def problems_page(self, lang: str) -> bytes:
-        """A page of the problems alone, while no build has succeeded, reloaded as a page of the site is."""
-        reload = self.templates / "_reload.js"
-        script = f"<script>{reload.read_text(encoding='utf-8')}</script>\n" if reload.is_file() else ""
-        title = html.escape(_not_shown(lang))
-        page = (f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
-                f'</head>\n<body>\n{script}</body>\n</html>\n')
-        return with_problems(page.encode(), self.problems, lang)
+    def _problems_now(self) -> tuple[str, ...]:
+        """`problems` as the watcher's own record of them now has them, shown once it swaps them in."""
+        return (*self._settings_problems, *self._saved.shown(), *self._build_problems)
 
     # -- internals -------------------------------------------------------------------------
-    def _failed(self, diagnostics: list[Diagnostic]) -> tuple[str, ...]:
-        """The problems of a failed build as said, and a new build id: the open pages reload to show them."""
-        self._reload()
-        return tuple(_in_order(diagnostics))
-
     def _reload(self) -> None:
-        """A new build id without a build: the open pages reload, to show the problems as they now are."""
+        """Show the problems as they now are, under a new build id without a build: the open pages reload."""
         self._failures += 1
-        self.build_id = f"{self._builds}.{self._failures}"
+        self.shown = Shown(f"{self._builds}.{self._failures}", self._problems_now())
 
     def _watch(self) -> None:
+        """The watcher's thread: rounds until stopped, its end said to stop() (see _stop_threads)."""
+        try:
+            self._rounds()
+        finally:
+            self._watch_ended.set()
+
+    def _rounds(self) -> None:
         roots = [self.templates, self.locale, *self.content, *([self.static] if self.static else [])]
         if self.database_file is not None:
             roots.append(self.database_file.parent)
@@ -506,6 +273,8 @@ class Preview:
                 self.handle(paths)
                 self._stalled = None
             except Exception as error:  # noqa: BLE001 - the preview outlives any one round
+                if self._stop.is_set():  # stopped at once (see stop), the build's workers ended as the process
+                    return
                 # Another command holding the database past the wait (an import of many files), a full
                 # disk…: this round's changes are tried again every half second, said once.
                 pending = paths
@@ -530,7 +299,7 @@ class Preview:
             changed = load(self.settings_file.parent) != self._settings_given if self.settings_file else False
             problems: tuple[str, ...] = ()
         except ContentError as error:
-            changed, problems = True, tuple(_in_order(error.diagnostics))
+            changed, problems = True, tuple(in_order(error.diagnostics))
         except OSError as error:
             changed, problems = True, (f"{self.settings_file}: {error.strerror or error}",)
         said = (*problems, f"{self.settings_file}: changed; the preview goes on with the settings it started with: "
@@ -591,23 +360,5 @@ class Preview:
         return tuple(state)
 
     def _report(self, diagnostics: list[Diagnostic]) -> None:
-        for said in _in_order(diagnostics):
+        for said in in_order(diagnostics):
             self.say(said)
-
-
-def _by_file(files: Sequence[Path], diagnostics: list[Diagnostic]) -> dict[Path, tuple[str, ...]]:
-    """The problems of a failed import, as said, by the file they stay with: each file's own, and those naming
-    no file of the import (a record's key) with every file of it; a file without any has none."""
-    named = {str(path) for path in files}
-    unplaced = [d for d in diagnostics if d.location not in named]
-    by_file = {}
-    for path in files:
-        found = [d for d in diagnostics if d.location == str(path)] + unplaced
-        by_file[path] = tuple(_in_order(found))
-    return by_file
-
-
-def _in_order(diagnostics: list[Diagnostic]) -> list[str]:
-    """The problems as said, each once, by place."""
-    ordered = sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message))
-    return [str(diagnostic) for diagnostic in ordered]

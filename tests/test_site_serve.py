@@ -299,7 +299,9 @@ def test_an_edit_of_the_templates_newsroom_toml_names_is_served(preview):
 @pytest.mark.sqlite_only("what the build stops on is no matter of the database")
 def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases, tmp_path):
     """Started with a template the build stops on, the preview has no site to show: every path answers with the
-    problems, in its language, and reloads itself (it was a bare "Error response 404"); mended, the site is served."""
+    problems, in its language, and reloads itself (it was a bare "Error response 404"); mended, the site is served.
+    That page is valid HTML5 with the landmarks of the site's pages, a main region and a heading, and the problems
+    in a list marked as English, as the terminal says them (it was a body of a banner's alert and a <pre>)."""
     db_url = databases.new("migrated")
     Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
     templates = tmp_path / "templates"
@@ -315,14 +317,24 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
                      database_file=Path(db_url.removeprefix("sqlite:///")), port=0, say=said.append)
     server.start()
     try:
-        for path, lang, shown in [("hu/", "hu", "Az utolsó változtatás nem látszik"),
-                                  ("en/no-such-page/", "en", "The last change is not shown")]:
-            status, _, body = _request(server, "/" + path)
-            document = html5lib.parse(body, namespaceHTMLElements=False)
-            alert = document.find(".//body/div[@role='alert']")
-            assert status == 404 and document.get("lang") == lang, path
-            assert text_of(alert.find("p")).startswith(shown) and "unknown tag 'endiff'" in alert.find("pre").text
-            assert "/__build_id" in text_of(document.find(".//script"))
+        strict = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)  # raises at any parse error
+        for path, lang, heading, said in [
+                ("hu/", "hu", "Még nincs előnézet: a webhelyet nem sikerült összeállítani",
+                 "Javítsd ki az alább felsoroltakat, és mentsd el: ez az oldal magától újratöltődik, amint elkészül "
+                 "a webhely."),
+                ("en/no-such-page/", "en", "No preview yet: the site could not be built",
+                 "Fix what is listed below and save it: this page reloads by itself once the site is built.")]:
+            status, headers, body = _request(server, "/" + path)
+            document = strict.parse(body)
+            assert status == 404 and headers["content-type"] == "text/html; charset=utf-8", path
+            assert document.get("lang") == lang and text_of(document.find("head/title")) == heading, path
+            main = document.find("body/main")
+            assert [child.tag for child in main] == ["h1", "p", "h2", "ul"], path
+            assert [text_of(child) for child in main[:3]] == [heading, said, "Hibák" if lang == "hu" else "Problems"]
+            problems = [text_of(item) for item in main.find("ul")]
+            assert main.find("ul").get("lang") == "en" and len(problems) == 1, problems
+            assert problems[0].startswith(f"{base.resolve()}:") and "unknown tag 'endiff'" in problems[0], problems
+            assert "/__build_id" in text_of(document.find("body/script"))
         base.write_text(text, encoding="utf-8")
         _wait_for(lambda: _request(server, "/hu/")[0] == 200 and b'role="alert"' not in _request(server, "/hu/")[2],
                   "the mended site served", said)
@@ -730,6 +742,54 @@ def test_files_saved_together_go_in_each_on_its_own_merit(tmp_path):
         engine.dispose()
 
 
+def test_a_page_requested_while_a_change_goes_in_shows_the_problems_of_one_moment(tmp_path):
+    """Each request sees the problems and the build id of one moment, as they were before a change or after it
+    (they were read from the preview's working state as it was being changed: a page asked for as a fixed
+    file's problems had gone and those of a file saved bad with it had not yet come showed none, at the id
+    whose pages showed the first file's; the open page reloaded to it, and then never again)."""
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    gpu, trainium = content / "gpu.yaml", content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "gpu.yaml", gpu)
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", trainium)
+    seen: dict[str, set[str | None]] = {}  # each build id, and the problems shown by the pages at it
+
+    def look(_said: str = "") -> None:
+        """A page and the build id, as the browser asks for them, at each thing the preview says."""
+        before = _request(server, "/__build_id")[2].decode()
+        alert = html5lib.parse(_request(server, "/en/glossary/gpu/")[2], namespaceHTMLElements=False).find(
+            ".//body/div[@role='alert']")
+        if _request(server, "/__build_id")[2].decode() == before:  # else a moment between two: not one
+            seen.setdefault(before, set()).add(None if alert is None else alert.find("pre").text)
+
+    engine = make_engine(f"sqlite:///{work / 'site.db'}")
+    server = Preview(engine, Settings(), tmp_path / "preview", today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc), content=[content],
+                     database_file=work / "site.db", port=0, say=look)
+    threading.Thread(target=server.http.serve_forever, daemon=True).start()
+    try:
+        assert server.rebuild()
+        good_gpu, good_trainium = gpu.read_text(encoding="utf-8"), trainium.read_text(encoding="utf-8")
+        gpu.write_text(good_gpu.replace("    A GPU (graphics processing unit)", "    Cited [9]: a GPU (graphics "
+                                        "processing unit)"), encoding="utf-8")
+        server.handle([gpu])
+        look()
+        gpu.write_text(good_gpu, encoding="utf-8")  # fixed, and another file saved bad with it
+        trainium.write_text(good_trainium.replace("    Trainium is Amazon's own", "    Cited [9]: Trainium is "
+                                                  "Amazon's own"), encoding="utf-8")
+        server.handle([gpu, trainium])
+        look()
+        assert len(seen) >= 3, seen  # the bad file's, then the other's before the build and after
+        assert {id: len(problems) for id, problems in seen.items()} == dict.fromkeys(seen, 1), seen
+        (last,) = seen[server.build_id]
+        assert f"{trainium.resolve()}:" in last and f"{gpu.resolve()}:" not in last
+    finally:
+        server.http.shutdown()
+        server.http.server_close()
+        engine.dispose()
+
+
 def test_a_file_changing_an_issue_whose_time_has_come_is_a_correction(tmp_path, monkeypatch):
     """As for every command that changes the content: the preview's import first records a scheduled issue
     whose time has come as published, so a change of it is a correction, which the preview leaves to
@@ -867,6 +927,88 @@ def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tm
         pytest.skip("the build forked no worker (one core?)")
     assert process.returncode == 0 and "previewing" not in said and "Exception ignored" not in said, said
     assert list(temporary.glob("newsroom-preview-*")) == []
+
+
+#: `newsroom serve` whose second build (the first rebuild, the watcher's) waits for the file $RELEASE to be made.
+HELD_REBUILD = """\
+import os, pathlib, runpy, sys, time
+from newsroom import serve
+real_build, builds = serve.build, []
+def build(*args, **kwargs):
+    builds.append(1)
+    if len(builds) == 2:
+        print("rebuilding", flush=True)
+        while not pathlib.Path(os.environ["RELEASE"]).exists():
+            time.sleep(0.05)
+    return real_build(*args, **kwargs)
+serve.build = build
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM to handle: it ends a process at once")
+@pytest.mark.parametrize("third", [False, True], ids=["the-build-ends", "stopped-a-third-time"])
+def test_stopped_again_while_a_build_runs_the_preview_says_it_still_waits(databases, tmp_path, third):
+    """Stopped again (Ctrl-C, `kill`) while it waits for the build under way, the preview says it still waits
+    and what stopping once more does, and waits on: the build over, exit 0, its folder removed (it ended at
+    once, its folder removed under the build still writing into it, "Aborted!", exit 1). Stopped a third
+    time, it ends at once, exit 1, and names the folder it leaves, the site with its drafts, to remove."""
+    content, temporary, release = tmp_path / "content", tmp_path / "tmp", tmp_path / "release"
+    content.mkdir()
+    temporary.mkdir()
+    entry = content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "RELEASE": str(release)}
+    process = subprocess.Popen([sys.executable, "-c", HELD_REBUILD, "--db", databases.new("sample"), "serve",
+                                "--port", "0", "--content", str(content)], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    watchdog = threading.Timer(TIMEOUT, process.kill)  # a bound on waiting: killed, its output ends
+    watchdog.start()
+    said: list[str] = []
+
+    def until(start: str) -> str:
+        for line in process.stdout:
+            said.append(line.rstrip("\n"))
+            if line.startswith(start):
+                return said[-1]
+        pytest.fail(f"the preview ended before it said {start!r}: {said}")
+
+    try:
+        until("previewing ")
+        (folder,) = temporary.glob("newsroom-preview-*")
+        entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Edited: "
+                                                                   "Trainium is Amazon's own"), encoding="utf-8")
+        until("rebuilding")
+        process.send_signal(signal.SIGTERM)
+        assert until("stopping: ") == ("stopping: waiting for the build under way to end, which writes into the "
+                                       "preview's folder")
+        process.send_signal(signal.SIGTERM)
+        assert until("stopping: ") == (
+            "stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) or by "
+            f"`kill -9`, the preview ends at once and leaves its folder {folder} (the site with its drafts) to "
+            "remove by hand")
+        if third:
+            process.send_signal(signal.SIGTERM)
+        else:
+            release.touch()
+        rest = process.stdout.read()
+        code = process.wait()
+    finally:
+        watchdog.cancel()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+    if third:
+        assert code == 1 and rest == (f"Error: stopped without waiting for the build under way: the preview's "
+                                      f"folder {folder}, which it was writing into, is left as it is (the site "
+                                      "with its drafts): remove it\n"), rest
+        assert folder.is_dir()
+    else:
+        assert code == 0 and rest.startswith("build 2: ") and "Aborted" not in rest, rest
+        assert list(temporary.glob("newsroom-preview-*")) == []
 
 
 @pytest.mark.sqlite_only("the port is taken before the database is read")

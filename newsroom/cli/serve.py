@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import errno
+import functools
+import shutil
 import signal
 import socket
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -35,27 +37,49 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
     back, its problems shown at the top of every page, and the files that need it wait for it. A change to
     newsroom.toml is said to need a restart (the preview keeps the settings it started with). A connection
     that sends nothing for 30 s is closed. Ctrl-C waits for a build under way, then removes the preview's
-    folder.
+    folder; pressed a third time, it stops at once and leaves the folder.
     """
     app.open_content()
     database_file = sqlite_path(app.db_url)
-    with _stopped_as_by_ctrl_c(), tempfile.TemporaryDirectory(prefix="newsroom-preview-") as folder:
+    with _stopped_as_by_ctrl_c() as stopping:
+        folder = Path(tempfile.mkdtemp(prefix="newsroom-preview-"))
+        at_once = False  # stopped without waiting for the build under way: its folder is left
         try:
-            preview = Preview(app.engine, app.settings, Path(folder) / "site", today=app.today, now=app.now,
-                              content=content, database_file=database_file, host=host, port=port, say=click.echo,
-                              settings_folder=Path.cwd())
-        except OSError as error:  # the port taken, or not ours to take
-            raise click.ClickException(f"cannot listen on {netloc(host, port)}: {_why(error, port)}") from None
-        try:  # stopped at any time, during the first build too, the preview ends alike
-            preview.start()
-            click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, newsroom.toml, the "
-                       "database"
-                       f"{' and ' + ', '.join(map(str, content)) if content else ''}; Ctrl-C stops")
-            preview.wait()
-        except KeyboardInterrupt:
-            pass
+            try:
+                preview = Preview(app.engine, app.settings, folder / "site", today=app.today, now=app.now,
+                                  content=content, database_file=database_file, host=host, port=port,
+                                  say=click.echo, settings_folder=Path.cwd())
+            except OSError as error:  # the port taken, or not ours to take
+                raise click.ClickException(f"cannot listen on {netloc(host, port)}: {_why(error, port)}") from None
+            stopping.append(functools.partial(preview.stopped_again, folder))
+            at_once = not _previewed(preview, content)
         finally:
-            preview.stop()
+            if not at_once:
+                shutil.rmtree(folder, ignore_errors=True)
+    if at_once:
+        raise click.ClickException(f"stopped without waiting for the build under way: the preview's folder {folder}, "
+                                   "which it was writing into, is left as it is (the site with its drafts): remove it")
+
+
+def _previewed(preview: Preview, content: tuple[Path, ...]) -> bool:
+    """Serve until stopped, at any time, during the first build too; False when stopped at once while a build
+    still writes into the preview's folder (a third Ctrl-C, see Preview.stopped_again), which is then not to be
+    removed: the build could make it again as it is."""
+    try:
+        preview.start()
+        click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, newsroom.toml, the "
+                   f"database{' and ' + ', '.join(map(str, content)) if content else ''}; Ctrl-C stops")
+        preview.wait()
+    except KeyboardInterrupt:
+        pass
+    except BaseException:
+        preview.stop()  # an error as it started
+        raise
+    try:
+        preview.stop()
+    except KeyboardInterrupt:
+        return not preview.building
+    return True
 
 
 def _why(error: OSError, port: int) -> str:
@@ -71,17 +95,29 @@ def _why(error: OSError, port: int) -> str:
 
 
 @contextmanager
-def _stopped_as_by_ctrl_c() -> Iterator[None]:
+def _stopped_as_by_ctrl_c() -> Iterator[list[Callable[[], None]]]:
     """`kill`, or the terminal closed (SIGTERM, SIGHUP), stops the preview as Ctrl-C does: its folder, the site
-    with its drafts, is removed (it was left in the temporary folder, one more at every preview so ended)."""
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+    with its drafts, is removed (it was left in the temporary folder, one more at every preview so ended).
 
-    signals = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    The first of them raises KeyboardInterrupt; each one after is answered by what is appended to the list
+    given (the preview's stopped_again), else raises it too: a second Ctrl-C no longer breaks off the wait for
+    a build under way, nor the removal of the folder. A signal ignored (`nohup`) stays ignored."""
+    again: list[Callable[[], None]] = []
+    asked = 0
+
+    def interrupt(signum: int, frame: object) -> None:
+        nonlocal asked
+        asked += 1
+        if asked == 1 or not again:
+            raise KeyboardInterrupt
+        again[0]()
+
+    signals = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
     main = threading.current_thread() is threading.main_thread()  # only the main thread may set a handler
-    previous = {number: signal.signal(number, interrupt) for number in signals} if main else {}
+    signals = [number for number in signals if main and signal.getsignal(number) is not signal.SIG_IGN]
+    previous = {number: signal.signal(number, interrupt) for number in signals}
     try:
-        yield
+        yield again
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)

@@ -1,0 +1,232 @@
+"""The preview server's HTTP side: the preview folder's files as the web server the site goes to serves them,
+the build id the preview's pages poll to reload, and the problems of a change the preview could not take in,
+at the top of every page (serve.py runs it)."""
+
+from __future__ import annotations
+
+import html
+import ipaddress
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+from urllib.parse import urlsplit
+
+from newsroom.i18n import translations
+from newsroom.listening import address_family
+
+if TYPE_CHECKING:
+    from newsroom.serve import Preview
+
+BUILD_ID_PATH = "/__build_id"
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the preview shows at one moment: the id its pages poll to reload, and the problems at their top.
+
+    The watcher changes its own record of the problems step by step (a file's go, another's come), then swaps a
+    new `Shown` in with one assignment; a request takes the one of its start and answers from it alone. A
+    snapshot rather than a lock: one thread writes (the caller's as the preview starts, then the watcher's), a
+    request never waits for it, and a page at an id always shows that id's problems (read apart, a page could show a moment between two changes, at
+    the id of the one before, and the open page, reloaded to it, stayed so)."""
+
+    build_id: str
+    problems: tuple[str, ...] = ()
+
+
+#: What each kind of file a build writes is served as, with its charset, the same on every system (the
+#: guesses of `mimetypes` come from the system's tables: where they lack `.atom`, a feed was a download).
+CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/xml; charset=utf-8",
+                 ".atom": "application/atom+xml; charset=utf-8", ".json": "application/json; charset=utf-8",
+                 ".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                 ".txt": "text/plain; charset=utf-8"}
+
+
+class RequestHandler(SimpleHTTPRequestHandler):
+    """Static files from the preview folder, the build id, and the site's own 404 page."""
+
+    server: PreviewHTTPServer
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
+
+    shown: Shown  # taken as the request is read: what the whole answer shows
+
+    @property
+    def timeout(self) -> float:  # type: ignore[override]  # read as the connection is set up (socketserver)
+        return self.server.preview.idle_seconds
+
+    def parse_request(self) -> bool:
+        self.shown = self.server.preview.shown  # one moment for the whole answer, errors included (see Shown)
+        return super().parse_request()
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        if self._elsewhere() or self._build_id():
+            return
+        page = self._html_file() if self.shown.problems else None
+        if page is not None:
+            self._send_page(HTTPStatus.OK, page)
+            return
+        super().do_GET()
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        if not (self._elsewhere() or self._build_id()):
+            super().do_HEAD()
+
+    def _build_id(self) -> bool:
+        """Answer a request for the build id (the reload script's); False for any other path."""
+        if self.path.split("?", 1)[0] != BUILD_ID_PATH:
+            return False
+        body = self.shown.build_id.encode()
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        return True
+
+    def _html_file(self) -> Path | None:
+        """The HTML file a GET of a page is answered with, if any (a folder's: its index.html)."""
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        file = Path(self.translate_path(path))
+        file = file / "index.html" if path.endswith("/") else file
+        return file if file.suffix == ".html" and file.is_file() else None
+
+    def _send_page(self, code: int, page: Path) -> None:
+        """A page of the site, with the last round's problems at its top when it failed."""
+        body = page.read_bytes()
+        if self.shown.problems:
+            body = with_problems(body, self.shown.problems, self._language())
+        self._send_body(code, body)
+
+    def _send_body(self, code: int, body: bytes) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _language(self) -> str:
+        """The language of the requested path (its first folder), else the site's first."""
+        first = self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
+        languages = self.server.preview.settings.languages
+        return first if first in languages else languages[0]
+
+    def _elsewhere(self) -> bool:
+        """Refuse a request for another site's name while the preview listens on this machine alone: a page
+        of any site can make its name lead here (DNS rebinding) and read the preview, drafts included. A
+        browser of this machine names it (127.0.0.1, localhost) or its address; the site's name never."""
+        host = self.headers.get("Host")
+        if not self.server.preview.local or host is None or _this_machine(host):
+            return False
+        self.send_error(HTTPStatus.FORBIDDEN, "Not this host", f"The preview answers at {self.server.preview.url}")
+        return True
+
+    def send_head(self) -> BinaryIO | None:
+        try:
+            return super().send_head()
+        except ValueError:  # a NUL in the path (`%00`), which no file's name holds: it was a traceback
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return None
+
+    def list_directory(self, path: str) -> None:
+        """A folder without an index.html is not found, as on the web server the site goes to (nginx's
+        default), not a listing of its files."""
+        self.send_error(HTTPStatus.NOT_FOUND)
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")  # a preview must never show yesterday's page
+        self.send_header("X-Content-Type-Options", "nosniff")  # a file is what its type says, never a guess
+        super().end_headers()
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Not found: the 404 page of the path's language (`/en/…`: the English one), else the root's."""
+        page = self._not_found_page() if code == HTTPStatus.NOT_FOUND else None
+        if page is not None:
+            self._send_page(code, page)
+        elif code == HTTPStatus.NOT_FOUND and self.shown.problems:  # no site yet: the first build failed
+            self._send_body(code, failure_page(self._language(), self.shown.problems, self._reload_script()))
+        else:
+            super().send_error(code, message, explain)
+
+    def _reload_script(self) -> str:
+        """The script that reloads a preview page at a new build id, from the templates the site is built with."""
+        script = self.server.preview.templates / "_reload.js"
+        return script.read_text(encoding="utf-8") if script.is_file() else ""
+
+    def _not_found_page(self) -> Path | None:
+        root = Path(self.directory)
+        return next((page for page in (root / self._language() / "404.html", root / "404.html") if page.is_file()),
+                    None)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass  # requests are not news; build results are printed instead
+
+
+def _not_shown(lang: str) -> str:
+    """What heads the problems of a change the preview could not take in, in `lang`."""
+    _ = translations(lang).gettext
+    return _("The last change is not shown: the preview shows the site as it was until this is fixed.")
+
+
+def with_problems(page: bytes, problems: Sequence[str], lang: str) -> bytes:
+    """`page` with the problems of the preview's last round set first in its body: the editor sees there, not
+    only in the terminal, why the change saved is not shown (the preview keeps the last good site)."""
+    said = _not_shown(lang)
+    note = (f'<div class="preview-banner" role="alert" style="text-align: start"><p>{html.escape(said)}</p>'
+            f'<pre style="white-space: pre-wrap">{html.escape(chr(10).join(problems))}</pre></div>')
+    body = re.search(rb"<body[^>]*>", page)
+    at = body.end() if body else 0
+    return page[:at] + note.encode() + page[at:]
+
+
+def failure_page(lang: str, problems: Sequence[str], script: str) -> bytes:
+    """What every path answers while the preview has no site to show (its first build failed): a page in
+    `lang` with the landmarks and headings of the site's own, the problems listed (in English, as the
+    terminal says them), and `script`, which reloads it once the site is built."""
+    _ = translations(lang).gettext
+    heading = html.escape(_("No preview yet: the site could not be built"))
+    what = html.escape(_("Fix what is listed below and save it: this page reloads by itself once the site is built."))
+    named = html.escape(_("Problems"))
+    listed = "".join(f"<li>{html.escape(problem)}</li>\n" for problem in problems)
+    return (f'<!DOCTYPE html>\n<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f'<title>{heading}</title>\n</head>\n<body>\n<main>\n<h1>{heading}</h1>\n<p>{what}</p>\n'
+            f'<h2>{named}</h2>\n<ul lang="en" style="white-space: pre-wrap">\n{listed}</ul>\n'
+            f'</main>\n{f"<script>{script}</script>" if script else ""}\n</body>\n</html>\n').encode()
+
+
+def _this_machine(host: str) -> bool:
+    """Whether a Host header names this machine, or an address (which no other site's page can name as its own)."""
+    try:
+        name = (urlsplit(f"//{host}").hostname or "").rstrip(".")
+    except ValueError:
+        return False
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def loopback(host: str) -> bool:
+    """Whether listening on `host` keeps the preview to this machine."""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class PreviewHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    preview: Preview
+
+    def __init__(self, address: tuple[str, int], handler: Callable[..., RequestHandler]) -> None:
+        self.address_family = address_family(*address)  # `--host ::1` (this machine), `--host ::` (every address)
+        super().__init__(address, handler)
