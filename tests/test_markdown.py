@@ -146,7 +146,8 @@ def test_citation_href_is_escaped() -> None:
     odd = MarkdownRenderer(resolve=resolve, citation_href=lambda n: f'#s{n}"><script>x</script>')
     html = odd.html("[1]")
     assert elements(html, "script") == []
-    assert elements(html, "a")[0].get("href") == '#s1"><script>x</script>'
+    # Percent-encoded, as a URL holds a quote or an angle bracket (and as the browser would request it).
+    assert elements(html, "a")[0].get("href") == "#s1%22%3E%3Cscript%3Ex%3C/script%3E"
 
 
 # --- internal and outside links -----------------------------------------------
@@ -626,3 +627,24 @@ def test_plain_prose_is_recognised_and_syntax_is_not() -> None:
                    "2024. január", "a\n---", "a | b", "a\tb", "a\u00a0", "\ufeffa", "a &amp; b", "a <b>", "a\\b",
                    "[1234567890]", "a [", "1) x", "a\r\nb", " a", "a\n b"]:
         assert prose_tokens(syntax) is None, syntax
+
+
+# --- raw HTML made valid HTML5 (tests/test_html_conformance.py checks the built pages with vnu) -----------
+
+@pytest.mark.parametrize(("raw", "html"), [
+    ('<span lang="english">a</span> <span lang="hu_HU">b</span> <span lang="hu-Latn">c</span>',
+     "<p><span>a</span> <span>b</span> <span>c</span></p>\n"),
+    ('<span lang="pt-BR">a</span> <span lang="sr-Latn">b</span> <span lang="es-419">c</span>',
+     '<p><span lang="pt-BR">a</span> <span lang="sr-Latn">b</span> <span lang="es-419">c</span></p>\n'),
+    ('<ol start="one"><li>a</li></ol><ol start="-2"><li>b</li></ol>', '<ol><li>a</li></ol><ol start="-2"><li>b</li></ol>'),
+    ('<table><tr><td colspan="0" rowspan="x">a</td><td colspan="2">b</td><th scope="everything">c</th></tr></table>',
+     '<table><tbody><tr><td>a</td><td colspan="2">b</td><th>c</th></tr></tbody></table>'),
+    ('<a href="https://example.org/a b?q=c d#e#f">a</a> <a href="https://example.org/%zz">b</a>',
+     '<p><a href="https://example.org/a%20b?q=c%20d#e%23f" rel="noopener noreferrer">a</a> '
+     '<a href="https://example.org/%25zz" rel="noopener noreferrer">b</a></p>\n'),
+    ('<a href="https://a..b/">a</a> <a href="https:///x">b</a> <img src="https://example.org/a b.png" alt="c">',
+     '<p><a>a</a> <a>b</a> <img src="https://example.org/a%20b.png" alt="c"></p>\n'),
+])
+def test_raw_html_attribute_values_are_kept_as_html5_allows_them_mended_or_left_out(
+        renderer: MarkdownRenderer, raw: str, html: str) -> None:
+    assert str(renderer.html(raw)) == html
