@@ -648,3 +648,25 @@ def test_plain_prose_is_recognised_and_syntax_is_not() -> None:
 def test_raw_html_attribute_values_are_kept_as_html5_allows_them_mended_or_left_out(
         renderer: MarkdownRenderer, raw: str, html: str) -> None:
     assert str(renderer.html(raw)) == html
+
+
+@pytest.mark.parametrize(("raw", "html"), [
+    ("<li>an item</li> <dt>a term</dt><dd>its text</dd>", "<div>an item</div> <div>a term</div><div>its text</div>"),
+    ("Text <summary>a summary</summary> and <figcaption>a caption</figcaption>.",
+     "<p>Text </p><div>a summary</div> and <div>a caption</div>.<p></p>\n"),
+    ("<ul>text<li>an item</li><p>a paragraph</p></ul>", "<ul><li>text</li><li>an item</li><li><p>a paragraph</p></li></ul>"),
+    ("<dl><dd>before its term</dd><dt>a term</dt></dl><dl><dt>a</dt><dd>b</dd></dl>",
+     "<div><div>before its term</div><div>a term</div></div><dl><dt>a</dt><dd>b</dd></dl>"),
+    ("<details>no summary</details><details><summary>one</summary><summary>two</summary>x</details>",
+     "<div>no summary</div><details><summary>one</summary><div>two</div>x</details>"),
+    ('<figure><figcaption>a</figcaption><img src="https://e.org/i.png" alt="i"><figcaption>b</figcaption></figure>',
+     '<figure><figcaption>a</figcaption><img src="https://e.org/i.png" alt="i"><div>b</div></figure>'),
+    ("<span>\n\n- a list in a span\n\n</span>", "\n<ul>\n<li>a list in a span</li>\n</ul>\n"),
+    ('<img alt="no source"> ![a data image](data:image/png;base64,iVBORw0KGgo=)',
+     "<p>no source a data image</p>\n"),
+    ('<img alt="<script>alert(1)</script> &amp; &quot;"> <img src="javascript:alert(1)" alt="<b>">',
+     "<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot; &lt;b&gt;</p>\n"),
+])
+def test_raw_html_elements_stand_where_html5_allows_them_each_word_kept(renderer: MarkdownRenderer, raw: str,
+                                                                        html: str) -> None:
+    assert str(renderer.html(raw)) == html

@@ -13,6 +13,7 @@ from markdown_it.token import Token
 from markupsafe import Markup, escape
 
 from newsroom.render.markdown.cleaning import _html_cleaner, _outside_rel
+from newsroom.render.markdown.conformance import conform
 from newsroom.render.markdown.links import OUTSIDE_REL, LinkResolver, SourceAnchors, _classify
 from newsroom.render.markdown.memo import _AHEAD, _STORES, PLAIN_AHEAD, text_key
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose, _prose_html
@@ -98,13 +99,17 @@ class MarkdownRenderer:
                 return Markup(_prose_html(tokens, anchor_prefix, href, escape=str))
             return Markup(_outside_rel(self._cleaner.clean(_prose_html(tokens, anchor_prefix, href))))
         counts: dict[int, int] = {}
+        raw_html = any(token.type == "html_block" or token.type == "inline" and token.children is not None
+                       and any(child.type == "html_inline" for child in token.children) for token in tokens)
         for token in tokens:
             if token.type in ("th_open", "td_open"):
                 _alignment_as_class(token)
             elif token.type == "inline" and token.children:
                 token.children = self._prepare_inline(token.children, anchor_prefix, counts)
-        html = self._md.renderer.render(tokens, self._md.options, {})
-        return Markup(_outside_rel(self._cleaner.clean(html)))
+        html = self._cleaner.clean(self._md.renderer.render(tokens, self._md.options, {}))
+        # markdown-it writes valid structure; an editor's raw HTML may put an element where none may be, and
+        # an image whose URL the cleaner left out (`data:`) has no source.
+        return Markup(_outside_rel(conform(html) if raw_html or "<img" in html else html))
 
     def _prepare_inline(self, children: list[Token], prefix: str, counts: dict[int, int]) -> list[Token]:
         """Number citations, resolve internal links, unwrap links that must not be links."""
