@@ -670,3 +670,10 @@ def test_raw_html_attribute_values_are_kept_as_html5_allows_them_mended_or_left_
 def test_raw_html_elements_stand_where_html5_allows_them_each_word_kept(renderer: MarkdownRenderer, raw: str,
                                                                         html: str) -> None:
     assert str(renderer.html(raw)) == html
+
+
+def test_an_id_written_in_raw_html_never_repeats_a_citation_s(renderer: MarkdownRenderer) -> None:
+    """A raw `<a id="cite-1-1">` (pasted, or another text's anchor on the same page) made a duplicate id."""
+    html = str(renderer.html('<a id="cite-1-1" href="#x">a</a> <a id="story-x-1-1" href="#y">b</a> [1]'))
+    assert html == ('<p><a href="#x">a</a> <a href="#y">b</a> '
+                    '<sup class="cite"><a href="#source-1" id="cite-1-1">1</a></sup></p>\n')

@@ -27,8 +27,9 @@ _ANCHOR_ID = re.compile(r"[a-z][a-z0-9-]*-[0-9]+-[0-9]+\Z")
 
 
 def _keep_id(tag: str, attribute: str, value: str) -> str | None:
-    """nh3 attribute filter: only citation anchor ids survive, so raw HTML cannot plant ids; other values as
-    HTML5 allows them (`attribute_value`)."""
+    """nh3 attribute filter: only citation-like anchor ids survive (of which the renderer keeps its citations'
+    own, `_citation_ids_only`, so raw HTML cannot plant ids); other values as HTML5 allows them
+    (`attribute_value`)."""
     if attribute == "id":
         return value if tag == "a" and _ANCHOR_ID.match(value) else None
     return attribute_value(tag, attribute, value)
