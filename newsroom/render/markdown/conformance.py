@@ -12,12 +12,10 @@ keeping every word of it. Markdown's own HTML needs neither: markdown-it writes 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from html.parser import HTMLParser
 from urllib.parse import quote, urlsplit
 
-from babel import Locale
-from babel.core import get_global
+from newsroom.i18n import is_language_tag
 
 _VOID = frozenset({"br", "hr", "img", "wbr"})
 #: Elements whose content is phrasing only (text and inline elements); a list, table or heading in one is not
@@ -29,32 +27,10 @@ _TRANSPARENT = frozenset({"a", "ins", "del"})
 _FLOW_ONLY = frozenset("""blockquote details dl figure h2 h3 h4 h5 h6 hr ol p pre table ul div""".split())
 _CELL_SPAN = {"colspan": (1, 1000), "rowspan": (0, 65534)}
 _SCOPES = frozenset({"row", "col", "rowgroup", "colgroup"})
-_LANGUAGE_TAG = re.compile(r"([a-z]{2,3})(?:-([A-Z][a-z]{3}))?(?:-([A-Z]{2}|[0-9]{3}))?\Z")
 #: What a URL's path, query and fragment keep as written; other characters are percent-encoded.
 _URL_SAFE = "/:@!$&'()*+,;=-._~%?"
 _PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _HOST = re.compile(r"(?:(?:[\w-]+\.)*[\w-]+\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?\Z")  # bücher.example too
-
-
-@lru_cache(maxsize=1)
-def _languages() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    english = Locale("en")
-    return (frozenset(code for code in english.languages if "_" not in code), frozenset(english.scripts),
-            frozenset(english.territories))
-
-
-@lru_cache(maxsize=256)
-def is_language_tag(tag: str) -> bool:
-    """A language tag HTML's `lang` takes: a known language, an optional script other than its usual one
-    (`sr-Latn`, not `hu-Latn`) and an optional region (`pt-BR`, `es-419`), with the usual letter case."""
-    match = _LANGUAGE_TAG.match(tag)
-    if match is None:
-        return False
-    language, script, region = match.groups()
-    languages, scripts, regions = _languages()
-    usual_script = (get_global("likely_subtags").get(language) or "").split("_")[1:2]
-    return (language in languages and (script is None or script in scripts and [script] != usual_script)
-            and (region is None or region in regions))
 
 
 def mended_url(url: str) -> str | None:
