@@ -642,6 +642,9 @@ def test_plain_prose_is_recognised_and_syntax_is_not() -> None:
     ('<a href="https://example.org/a b?q=c d#e#f">a</a> <a href="https://example.org/%zz">b</a>',
      '<p><a href="https://example.org/a%20b?q=c%20d#e%23f" rel="noopener noreferrer">a</a> '
      '<a href="https://example.org/%25zz" rel="noopener noreferrer">b</a></p>\n'),
+    ('<a href="https://example.org/a b#c?d">a</a> <a href="mailto:x y">b</a>',
+     '<p><a href="https://example.org/a%20b#c?d" rel="noopener noreferrer">a</a> '
+     '<a href="mailto:x%20y" rel="noopener noreferrer">b</a></p>\n'),
     ('<a href="https://a..b/">a</a> <a href="https:///x">b</a> <img src="https://example.org/a b.png" alt="c">',
      '<p><a>a</a> <a>b</a> <img src="https://example.org/a%20b.png" alt="c"></p>\n'),
 ])

@@ -30,6 +30,11 @@ _SCOPES = frozenset({"row", "col", "rowgroup", "colgroup"})
 #: What a URL's path, query and fragment keep as written; other characters are percent-encoded.
 _URL_SAFE = "/:@!$&'()*+,;=-._~%?"
 _PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+#: A URL `mended_url` would give back as it is: an http(s) host name, or no scheme, or mailto:, then only
+#: characters a URL may hold (no `%`) and at most one `#`.
+_URL_CHARACTERS = r"[A-Za-z0-9/._~!$&'()*+,;=:@?-]*"
+_PLAIN_URL = re.compile(rf"(?:https?://[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::[0-9]{{1,5}})?(?=[/?#]|\Z)"
+                        rf"|(?![A-Za-z][A-Za-z0-9+.-]*:)|mailto:){_URL_CHARACTERS}(?:#{_URL_CHARACTERS})?\Z")
 _HOST = re.compile(r"(?:(?:[\w-]+\.)*[\w-]+\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?\Z")  # bücher.example too
 
 
@@ -37,6 +42,8 @@ def mended_url(url: str) -> str | None:
     """`url` as HTML5 takes it: characters a URL may not hold percent-encoded (a space as `%20`, a `%` not
     followed by two hex digits as `%25`), a backslash read as the browser reads it (`/`); None for one whose
     host is no host name (`https:///x`, `https://a..b/`)."""
+    if _PLAIN_URL.match(url):  # most are: the site's own links, citations, a source's address
+        return url
     url = url.strip()
     parts = urlsplit(url.replace("\\", "/")) if url.lower().startswith(("http:", "https:")) else urlsplit(url)
     if parts.scheme.lower() in ("http", "https") and not _HOST.match(parts.netloc.rsplit("@", 1)[-1]):
@@ -46,10 +53,12 @@ def mended_url(url: str) -> str | None:
         return quote(_PERCENT.sub("%25", text), safe=safe)
 
     mended = f"{parts.scheme}:" if parts.scheme else ""
-    if parts.netloc or url.startswith("//") or parts.scheme.lower() in ("http", "https"):
-        mended += "//" + parts.netloc
+    if parts.netloc or url[len(parts.scheme) + 1 if parts.scheme else 0:].startswith("//") \
+            or parts.scheme.lower() in ("http", "https"):
+        web = parts.scheme.lower() in ("http", "https")  # its host checked above, an IDN's letters kept
+        mended += "//" + (parts.netloc if web else encoded(parts.netloc, safe=_URL_SAFE + "[]"))
     mended += encoded(parts.path)
-    if "?" in url:
+    if "?" in url.split("#", 1)[0]:
         mended += "?" + encoded(parts.query)
     if "#" in url:
         mended += "#" + encoded(parts.fragment, safe=_URL_SAFE.replace("?", "") + "?")
@@ -183,6 +192,20 @@ def _made_block(element: _Element) -> bool:
         first = next((node for node in element.children if isinstance(node, _Element) or node.strip()), None)
         return not (isinstance(first, _Element) and first.name == "summary")
     return False
+
+
+#: Raw HTML that may put an element where none may be: a list's, a term list's, a fold's or a figure's parts.
+#: Inline raw HTML without them (`<abbr>`, `<span lang>`, `<a href>`) cannot: a paragraph holds it whole.
+_MAY_MISPLACE = re.compile(r"<(?:li|dt|dd|summary|figcaption|details|ul|ol|dl)[\s/>]", re.IGNORECASE)
+_IMAGE_WITHOUT_SOURCE = re.compile(r'<img(?![^>]*\ssrc=")')
+
+
+def needs_conform(html_blocks: list[str], html_inline: list[str], html: str) -> bool:
+    """Whether the cleaner's `html` of a text with these raw HTML blocks and inline tags may need `conform`:
+    a block (which may open an inline element around the Markdown after it), a part of a list, term list,
+    fold or figure, or an image whose URL the cleaner left out."""
+    return bool(html_blocks) or any(_MAY_MISPLACE.search(part) for part in html_inline) \
+        or "<img" in html and _IMAGE_WITHOUT_SOURCE.search(html) is not None
 
 
 def conform(html: str) -> str:

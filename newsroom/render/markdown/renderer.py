@@ -14,7 +14,7 @@ from markdown_it.token import Token
 from markupsafe import Markup, escape
 
 from newsroom.render.markdown.cleaning import _html_cleaner, _outside_rel
-from newsroom.render.markdown.conformance import conform
+from newsroom.render.markdown.conformance import conform, needs_conform
 from newsroom.render.markdown.links import OUTSIDE_REL, LinkResolver, SourceAnchors, _classify
 from newsroom.render.markdown.memo import _AHEAD, _STORES, PLAIN_AHEAD, text_key
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose, _prose_html
@@ -100,8 +100,10 @@ class MarkdownRenderer:
                 return Markup(_prose_html(tokens, anchor_prefix, href, escape=str))
             return Markup(_outside_rel(self._cleaner.clean(_prose_html(tokens, anchor_prefix, href))))
         counts: dict[int, int] = {}
-        raw_html = any(token.type == "html_block" or token.type == "inline" and token.children is not None
-                       and any(child.type == "html_inline" for child in token.children) for token in tokens)
+        blocks = [token.content for token in tokens if token.type == "html_block"]
+        inline = [child.content for token in tokens if token.type == "inline" and token.children
+                  for child in token.children if child.type == "html_inline"]
+        raw_html = bool(blocks or inline)
         # With raw HTML about, the citations' ids carry a mark no text can know, so that only they keep theirs.
         mark = _CITATION_MARK if raw_html else ""
         for token in tokens:
@@ -114,7 +116,7 @@ class MarkdownRenderer:
             html = _citation_ids_only(html)
         # markdown-it writes valid structure; an editor's raw HTML may put an element where none may be, and
         # an image whose URL the cleaner left out (`data:`) has no source.
-        return Markup(_outside_rel(conform(html) if raw_html or "<img" in html else html))
+        return Markup(_outside_rel(conform(html) if needs_conform(blocks, inline, html) else html))
 
     def _prepare_inline(self, children: list[Token], prefix: str, counts: dict[int, int]) -> list[Token]:
         """Number citations, resolve internal links, unwrap links that must not be links."""
