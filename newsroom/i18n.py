@@ -144,7 +144,8 @@ def _subtags() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
 
     english = Locale("en")
     return (frozenset(code.lower() for code in english.languages if "_" not in code),
-            frozenset(code.lower() for code in english.scripts), frozenset(code.lower() for code in english.territories))
+            frozenset(code.lower() for code in english.scripts),
+            frozenset(code.lower() for code in english.territories))
 
 
 @lru_cache(maxsize=256)

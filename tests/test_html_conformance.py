@@ -111,7 +111,8 @@ Text with <summary>a stray summary</summary> and <figcaption>a stray caption</fi
 <a href="https://example.org/a b">a space</a>, <a href="https://example.org/a%zz">a lone percent</a>,
 <a href="https://example.org/[x]#a#b">brackets</a>, <a href="https:///path">no host</a>,
 <a href="https://example.org\\back">a backslash</a>, <img src="https://example.org/a b.png" alt="a space">,
-<img alt="no source">, ![a data image](data:image/png;base64,iVBORw0KGgo=), <a id="cite-conformance-story-summary-1-1" href="#x">the id of
+<img alt="no source">, ![a data image](data:image/png;base64,iVBORw0KGgo=),
+<a id="cite-conformance-story-summary-1-1" href="#x">the id of
 the summary's citation</a> [1]
 """
 
