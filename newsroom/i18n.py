@@ -130,3 +130,37 @@ def _takes_az(text: str) -> bool:
     if word.isupper():  # an abbreviation, said letter by letter
         return word[0] in _VOWEL_LETTER_NAMES
     return word[0].lower() in _VOWELS
+
+
+_LANGUAGE_TAG = re.compile(r"([a-z]{2,3})(?:-([a-z]{4}))?(?:-([a-z]{2}|[0-9]{3}))?\Z")
+#: Languages written in more than one script with none the usual one (no Suppress-Script in the IANA
+#: registry): `zh-Hans` and `sr-Latn` say something; `hu-Latn` says what `hu` says, and HTML refuses it.
+_SCRIPTS_VARY = frozenset({"az", "bs", "ha", "ks", "mn", "ms", "pa", "sd", "shi", "sr", "uz", "vai", "yue", "zh"})
+
+
+@lru_cache(maxsize=1)
+def _subtags() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    from babel import Locale  # as the catalogs: only when a tag is checked
+
+    english = Locale("en")
+    return (frozenset(code.lower() for code in english.languages if "_" not in code),
+            frozenset(code.lower() for code in english.scripts),
+            frozenset(code.lower() for code in english.territories))
+
+
+@lru_cache(maxsize=256)
+def is_language_tag(tag: str) -> bool:
+    """A language tag as HTML's `lang` takes it (letter case aside): a language Babel knows, an optional
+    script other than the one it goes without saying (`sr-Latn`, not `hu-Latn`) and an optional region
+    (`pt-BR`, `es-419`)."""
+    from babel.core import get_global
+
+    match = _LANGUAGE_TAG.match(tag.lower())
+    if match is None:
+        return False
+    language, script, region = match.groups()
+    languages, scripts, regions = _subtags()
+    usual = (get_global("likely_subtags").get(language) or "").lower().split("_")[1:2]
+    return (language in languages and (script is None or script in scripts and ([script] != usual
+                                                                                  or language in _SCRIPTS_VARY))
+            and (region is None or region in regions))

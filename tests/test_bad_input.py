@@ -301,6 +301,16 @@ CASES = {
             'url: "https://example.org/a"}', 'url: "https://example.org/a", lang: English}')},
         "stories/b.yaml:7: sources[0].lang: expected a language tag, as en, de or pt-BR, got 'English'",
     ),
+    "a source's language a tag of no language": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace(
+            'url: "https://example.org/a"}', 'url: "https://example.org/a", lang: xx}')},
+        "stories/b.yaml:7: sources[0].lang: expected a language tag, as en, de or pt-BR, got 'xx'",
+    ),
+    "a source's language with the script its language goes without saying": (
+        {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story").replace(
+            'url: "https://example.org/a"}', 'url: "https://example.org/a", lang: hu-Latn}')},
+        "stories/b.yaml:7: sources[0].lang: expected a language tag, as en, de or pt-BR, got 'hu-Latn'",
+    ),
     "a story naming no entry among its terms": (
         {"stories/b.yaml": STORY.replace("slug: a-story", "slug: b-story\nterms: [nowhere]")},
         "stories/b.yaml:3: terms[0]: no glossary entry 'nowhere'",

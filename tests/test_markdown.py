@@ -146,7 +146,8 @@ def test_citation_href_is_escaped() -> None:
     odd = MarkdownRenderer(resolve=resolve, citation_href=lambda n: f'#s{n}"><script>x</script>')
     html = odd.html("[1]")
     assert elements(html, "script") == []
-    assert elements(html, "a")[0].get("href") == '#s1"><script>x</script>'
+    # Percent-encoded, as a URL holds a quote or an angle bracket (and as the browser would request it).
+    assert elements(html, "a")[0].get("href") == "#s1%22%3E%3Cscript%3Ex%3C/script%3E"
 
 
 # --- internal and outside links -----------------------------------------------
@@ -626,3 +627,58 @@ def test_plain_prose_is_recognised_and_syntax_is_not() -> None:
                    "2024. január", "a\n---", "a | b", "a\tb", "a\u00a0", "\ufeffa", "a &amp; b", "a <b>", "a\\b",
                    "[1234567890]", "a [", "1) x", "a\r\nb", " a", "a\n b"]:
         assert prose_tokens(syntax) is None, syntax
+
+
+# --- raw HTML made valid HTML5 (tests/test_html_conformance.py checks the built pages with vnu) -----------
+
+@pytest.mark.parametrize(("raw", "html"), [
+    ('<span lang="english">a</span> <span lang="hu_HU">b</span> <span lang="hu-Latn">c</span>',
+     "<p><span>a</span> <span>b</span> <span>c</span></p>\n"),
+    ('<span lang="pt-BR">a</span> <span lang="sr-Latn">b</span> <span lang="es-419">c</span>',
+     '<p><span lang="pt-BR">a</span> <span lang="sr-Latn">b</span> <span lang="es-419">c</span></p>\n'),
+    ('<ol start="one"><li>a</li></ol><ol start="-2"><li>b</li></ol>',
+     '<ol><li>a</li></ol><ol start="-2"><li>b</li></ol>'),
+    ('<table><tr><td colspan="0" rowspan="x">a</td><td colspan="2">b</td><th scope="everything">c</th></tr></table>',
+     '<table><tbody><tr><td>a</td><td colspan="2">b</td><th>c</th></tr></tbody></table>'),
+    ('<a href="https://example.org/a b?q=c d#e#f">a</a> <a href="https://example.org/%zz">b</a>',
+     '<p><a href="https://example.org/a%20b?q=c%20d#e%23f" rel="noopener noreferrer">a</a> '
+     '<a href="https://example.org/%25zz" rel="noopener noreferrer">b</a></p>\n'),
+    ('<a href="https://example.org/a b#c?d">a</a> <a href="mailto:x y">b</a>',
+     '<p><a href="https://example.org/a%20b#c?d" rel="noopener noreferrer">a</a> '
+     '<a href="mailto:x%20y" rel="noopener noreferrer">b</a></p>\n'),
+    ('<a href="https://a..b/">a</a> <a href="https:///x">b</a> <img src="https://example.org/a b.png" alt="c">',
+     '<p><a>a</a> <a>b</a> <img src="https://example.org/a%20b.png" alt="c"></p>\n'),
+])
+def test_raw_html_attribute_values_are_kept_as_html5_allows_them_mended_or_left_out(
+        renderer: MarkdownRenderer, raw: str, html: str) -> None:
+    assert str(renderer.html(raw)) == html
+
+
+@pytest.mark.parametrize(("raw", "html"), [
+    ("<li>an item</li> <dt>a term</dt><dd>its text</dd>", "<div>an item</div> <div>a term</div><div>its text</div>"),
+    ("Text <summary>a summary</summary> and <figcaption>a caption</figcaption>.",
+     "<p>Text </p><div>a summary</div> and <div>a caption</div>.<p></p>\n"),
+    ("<ul>text<li>an item</li><p>a paragraph</p></ul>",
+     "<ul><li>text</li><li>an item</li><li><p>a paragraph</p></li></ul>"),
+    ("<dl><dd>before its term</dd><dt>a term</dt></dl><dl><dt>a</dt><dd>b</dd></dl>",
+     "<div><div>before its term</div><div>a term</div></div><dl><dt>a</dt><dd>b</dd></dl>"),
+    ("<details>no summary</details><details><summary>one</summary><summary>two</summary>x</details>",
+     "<div>no summary</div><details><summary>one</summary><div>two</div>x</details>"),
+    ('<figure><figcaption>a</figcaption><img src="https://e.org/i.png" alt="i"><figcaption>b</figcaption></figure>',
+     '<figure><figcaption>a</figcaption><img src="https://e.org/i.png" alt="i"><div>b</div></figure>'),
+    ("<span>\n\n- a list in a span\n\n</span>", "\n<ul>\n<li>a list in a span</li>\n</ul>\n"),
+    ('<img alt="no source"> ![a data image](data:image/png;base64,iVBORw0KGgo=)',
+     "<p>no source a data image</p>\n"),
+    ('<img alt="<script>alert(1)</script> &amp; &quot;"> <img src="javascript:alert(1)" alt="<b>">',
+     "<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot; &lt;b&gt;</p>\n"),
+])
+def test_raw_html_elements_stand_where_html5_allows_them_each_word_kept(renderer: MarkdownRenderer, raw: str,
+                                                                        html: str) -> None:
+    assert str(renderer.html(raw)) == html
+
+
+def test_an_id_written_in_raw_html_never_repeats_a_citation_s(renderer: MarkdownRenderer) -> None:
+    """A raw `<a id="cite-1-1">` (pasted, or another text's anchor on the same page) made a duplicate id."""
+    html = str(renderer.html('<a id="cite-1-1" href="#x">a</a> <a id="story-x-1-1" href="#y">b</a> [1]'))
+    assert html == ('<p><a href="#x">a</a> <a href="#y">b</a> '
+                    '<sup class="cite"><a href="#source-1" id="cite-1-1">1</a></sup></p>\n')

@@ -20,6 +20,7 @@ from newsroom.build.urls import SITE_FOLDERS
 from newsroom.content.yamlio import Path, dotted
 from newsroom.db.base import SLUG_LENGTH
 from newsroom.diagnostics import Diagnostic
+from newsroom.i18n import is_language_tag
 from newsroom.reference_rules import blank, row_problems
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -451,8 +452,10 @@ class Validator:
         return True if value else None
 
     def _language(self, path: Path, value: Any, spec: Field) -> str | None:
-        """A language tag (`en`, `pt-BR`), as a page's `lang` attribute takes it."""
-        if not isinstance(value, str) or not LANGUAGE_RE.match(value.strip()):
+        """A language tag (`en`, `pt-BR`), as a page's `lang` attribute takes it: a language, script and region
+        HTML5 knows (`xx`, `hu-Latn` were taken before, and made the pages invalid; one stored so still builds)."""
+        if not isinstance(value, str) or not LANGUAGE_RE.match(value.strip()) \
+                or not (self.stored or is_language_tag(value.strip())):
             return self._wrong(path, value, spec)
         return value.strip()
 

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import nh3
 from markdown_it.token import Token
 
+from newsroom.render.markdown.conformance import attribute_value
 from newsroom.render.markdown.links import OUTSIDE_REL, OUTSIDE_SCHEMES
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 
@@ -28,10 +29,12 @@ _ANCHOR_ID = re.compile(r"[a-z][a-z0-9-]*-[0-9]+-[0-9]+\Z")
 
 
 def _keep_id(tag: str, attribute: str, value: str) -> str | None:
-    """nh3 attribute filter: only citation anchor ids survive, so raw HTML cannot plant ids."""
+    """nh3 attribute filter: only citation-like anchor ids survive (of which the renderer keeps its citations'
+    own, `_citation_ids_only`, so raw HTML cannot plant ids); other values as HTML5 allows them
+    (`attribute_value`)."""
     if attribute == "id":
         return value if tag == "a" and _ANCHOR_ID.match(value) else None
-    return value
+    return attribute_value(tag, attribute, value)
 
 
 _A_START = re.compile(r'<a((?:\s+[a-z-]+="[^"]*")*)>')

@@ -4,6 +4,7 @@ internal links resolved; `DeferredHtml` renders it on first use."""
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -13,6 +14,7 @@ from markdown_it.token import Token
 from markupsafe import Markup, escape
 
 from newsroom.render.markdown.cleaning import _html_cleaner, _outside_rel
+from newsroom.render.markdown.conformance import conform, needs_conform
 from newsroom.render.markdown.links import OUTSIDE_REL, LinkResolver, SourceAnchors, _classify
 from newsroom.render.markdown.memo import _AHEAD, _STORES, PLAIN_AHEAD, text_key
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose, _prose_html
@@ -98,13 +100,23 @@ class MarkdownRenderer:
                 return Markup(_prose_html(tokens, anchor_prefix, href, escape=str))
             return Markup(_outside_rel(self._cleaner.clean(_prose_html(tokens, anchor_prefix, href))))
         counts: dict[int, int] = {}
+        blocks = [token.content for token in tokens if token.type == "html_block"]
+        inline = [child.content for token in tokens if token.type == "inline" and token.children
+                  for child in token.children if child.type == "html_inline"]
+        raw_html = bool(blocks or inline)
+        # With raw HTML about, the citations' ids carry a mark no text can know, so that only they keep theirs.
+        mark = _CITATION_MARK if raw_html else ""
         for token in tokens:
             if token.type in ("th_open", "td_open"):
                 _alignment_as_class(token)
             elif token.type == "inline" and token.children:
-                token.children = self._prepare_inline(token.children, anchor_prefix, counts)
-        html = self._md.renderer.render(tokens, self._md.options, {})
-        return Markup(_outside_rel(self._cleaner.clean(html)))
+                token.children = self._prepare_inline(token.children, mark + anchor_prefix, counts)
+        html = self._cleaner.clean(self._md.renderer.render(tokens, self._md.options, {}))
+        if raw_html:
+            html = _citation_ids_only(html)
+        # markdown-it writes valid structure; an editor's raw HTML may put an element where none may be, and
+        # an image whose URL the cleaner left out (`data:`) has no source.
+        return Markup(_outside_rel(conform(html) if needs_conform(blocks, inline, html) else html))
 
     def _prepare_inline(self, children: list[Token], prefix: str, counts: dict[int, int]) -> list[Token]:
         """Number citations, resolve internal links, unwrap links that must not be links."""
@@ -138,6 +150,17 @@ class MarkdownRenderer:
                 return False
             token.attrSet("href", href)
         return True
+
+
+_ID = re.compile(r' id="([^"]*)"')
+_CITATION_MARK = "m" + secrets.token_hex(8) + "-"
+
+
+def _citation_ids_only(html: str) -> str:
+    """The cleaner's `html` with its citations' anchor ids (marked, see `_render`) and no other: a raw
+    `<a id="cite-1-1">` would repeat one, or another text's on the page, and a page's ids are unique."""
+    return _ID.sub(lambda match: f' id="{match.group(1)[len(_CITATION_MARK):]}"'
+                   if match.group(1).startswith(_CITATION_MARK) else "", html)
 
 
 #: A tag of the cleaner's output: `<name` + ` name="value"`* + `>` (see `_outside_rel`), so a heading tag is never

@@ -1,0 +1,264 @@
+"""What an editor's raw HTML may hold that the allow-list keeps but HTML5 does not allow, made valid.
+
+nh3 keeps allowed tags and attributes wherever they are written; the page then fails the Nu HTML Checker
+(and a browser guesses): `<li>` outside a list, `<summary>` outside `<details>`, a `<details>` without its
+`<summary>`, text in a `<ul>` or a `<dl>` that is no list of terms, a list inside a `<span>`, an `<img>`
+whose URL the cleaner left out, a `lang` that is no language tag, `colspan="0"`, `start="one"`, a URL
+with a space. `attribute_value` (the cleaner's attribute filter) keeps a value HTML5 allows, mends a URL,
+and drops the rest; `conform` rewrites the cleaner's output so that each element sits where it may,
+keeping every word of it. Markdown's own HTML needs neither: markdown-it writes only valid structure.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from urllib.parse import quote, urlsplit
+
+from newsroom.i18n import is_language_tag
+
+_VOID = frozenset({"br", "hr", "img", "wbr"})
+#: Elements whose content is phrasing only (text and inline elements); a list, table or heading in one is not
+#: allowed, so the element's tags go and its content stays. `a`, `ins` and `del` take their parent's model.
+_PHRASING_ONLY = frozenset("""abbr b cite code dfn em h2 h3 h4 h5 h6 i kbd mark p pre q s samp small span
+    strong sub sup var""".split())
+_TRANSPARENT = frozenset({"a", "ins", "del"})
+#: Elements that are flow content only: not allowed where only phrasing content is.
+_FLOW_ONLY = frozenset("""blockquote details dl figure h2 h3 h4 h5 h6 hr ol p pre table ul div""".split())
+_CELL_SPAN = {"colspan": (1, 1000), "rowspan": (0, 65534)}
+_SCOPES = frozenset({"row", "col", "rowgroup", "colgroup"})
+#: What a URL's path, query and fragment keep as written; other characters are percent-encoded.
+_URL_SAFE = "/:@!$&'()*+,;=-._~%?"
+_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+#: A URL `mended_url` would give back as it is: an http(s) host name, or no scheme, or mailto:, then only
+#: characters a URL may hold (no `%`) and at most one `#`.
+_URL_CHARACTERS = r"[A-Za-z0-9/._~!$&'()*+,;=:@?-]*"
+_PLAIN_URL = re.compile(rf"(?:https?://[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::[0-9]{{1,5}})?(?=[/?#]|\Z)"
+                        rf"|(?![A-Za-z][A-Za-z0-9+.-]*:)|mailto:){_URL_CHARACTERS}(?:#{_URL_CHARACTERS})?\Z")
+_HOST = re.compile(r"(?:(?:[\w-]+\.)*[\w-]+\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?\Z")  # bücher.example too
+
+
+def mended_url(url: str) -> str | None:
+    """`url` as HTML5 takes it: characters a URL may not hold percent-encoded (a space as `%20`, a `%` not
+    followed by two hex digits as `%25`), a backslash read as the browser reads it (`/`); None for one whose
+    host is no host name (`https:///x`, `https://a..b/`)."""
+    if _PLAIN_URL.match(url):  # most are: the site's own links, citations, a source's address
+        return url
+    url = url.strip()
+    parts = urlsplit(url.replace("\\", "/")) if url.lower().startswith(("http:", "https:")) else urlsplit(url)
+    if parts.scheme.lower() in ("http", "https") and not _HOST.match(parts.netloc.rsplit("@", 1)[-1]):
+        return None
+
+    def encoded(text: str, safe: str = _URL_SAFE) -> str:
+        return quote(_PERCENT.sub("%25", text), safe=safe)
+
+    mended = f"{parts.scheme}:" if parts.scheme else ""
+    if parts.netloc or url[len(parts.scheme) + 1 if parts.scheme else 0:].startswith("//") \
+            or parts.scheme.lower() in ("http", "https"):
+        web = parts.scheme.lower() in ("http", "https")  # its host checked above, an IDN's letters kept
+        mended += "//" + (parts.netloc if web else encoded(parts.netloc, safe=_URL_SAFE + "[]"))
+    mended += encoded(parts.path)
+    if "?" in url.split("#", 1)[0]:
+        mended += "?" + encoded(parts.query)
+    if "#" in url:
+        mended += "#" + encoded(parts.fragment, safe=_URL_SAFE.replace("?", "") + "?")
+    return mended
+
+
+def attribute_value(tag: str, attribute: str, value: str) -> str | None:
+    """The value kept for `attribute` of a raw `tag` (mended where it can be), or None to leave it out."""
+    if attribute in ("href", "src"):
+        return mended_url(value)
+    if attribute == "lang":
+        return value if value == "" or is_language_tag(value) else None
+    if attribute == "start":
+        return value if re.fullmatch(r"-?[0-9]+", value) else None
+    if attribute in _CELL_SPAN:
+        low, high = _CELL_SPAN[attribute]
+        return value if re.fullmatch(r"[0-9]+", value) and low <= int(value) <= high else None
+    if attribute == "scope":
+        return value if value.lower() in _SCOPES else None
+    return value
+
+
+class _Element:
+    __slots__ = ("name", "start", "children")
+
+    def __init__(self, name: str, start: str) -> None:
+        self.name, self.start, self.children = name, start, []
+
+    def elements(self) -> list[_Element]:
+        return [child for child in self.children if isinstance(child, _Element)]
+
+    def holds_text(self) -> bool:
+        return any(isinstance(child, str) and child.strip() for child in self.children)
+
+
+class _TreeBuilder(HTMLParser):
+    """The cleaner's output as a tree: every element it writes is closed, so the tree is the document's."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.root = _Element("", "")
+        self.open = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        element = _Element(tag, self.get_starttag_text() or f"<{tag}>")
+        self.open[-1].children.append(element)
+        if tag not in _VOID:
+            self.open.append(element)
+
+    def handle_endtag(self, tag: str) -> None:
+        if len(self.open) > 1 and self.open[-1].name == tag:
+            self.open.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.open[-1].children.append(data.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+    def handle_entityref(self, name: str) -> None:
+        self.open[-1].children.append(f"&{name};")
+
+    def handle_charref(self, name: str) -> None:
+        self.open[-1].children.append(f"&#{name};")
+
+
+_SRC = re.compile(r'\ssrc="')
+_ALT = re.compile(r'\salt="([^"]*)"')
+_GROUPS = re.compile(r"(?:(?:t)+(?:d)+)+\Z")  # a <dl>'s children: groups of terms (t) and descriptions (d)
+
+
+def _fixed_children(parent: _Element) -> list[_Element | str]:
+    """`parent`'s children, each element where it may be: a misplaced one made a block (<div>), a list's
+    stray content put in items, an image without a source (its URL was left out) shown as its alt text."""
+    children: list[_Element | str] = []
+    for child in parent.children:
+        if isinstance(child, _Element) and _misplaced(child, parent, children):
+            child.name, child.start = "div", "<div>"  # a block of its own, as it was shown
+        elif isinstance(child, _Element) and child.name == "img" and not _SRC.search(child.start):
+            child = _alt_text(child.start)  # an image of nothing: its text
+        children.append(child)
+    if parent.name in ("ul", "ol"):
+        return _in_items(children)
+    return children
+
+
+def _alt_text(start_tag: str) -> str:
+    """An image's alt text as text: the cleaner's serialiser escapes `&` and `"` in a value, not `<` or `>`."""
+    alt = _ALT.search(start_tag)
+    return alt.group(1).replace("<", "&lt;").replace(">", "&gt;") if alt else ""
+
+
+def _misplaced(child: _Element, parent: _Element, before: list[_Element | str]) -> bool:
+    started = any(isinstance(node, _Element) or node.strip() for node in before)
+    if child.name == "li":
+        return parent.name not in ("ul", "ol")
+    if child.name in ("dt", "dd"):
+        return parent.name != "dl"
+    if child.name == "summary":
+        return parent.name != "details" or started
+    if child.name == "figcaption":
+        return parent.name != "figure" or (started and child is not _last(parent)) \
+            or any(isinstance(node, _Element) and node.name == "figcaption" for node in before)
+    return False
+
+
+def _last(parent: _Element) -> _Element | str | None:
+    meaningful = [node for node in parent.children if isinstance(node, _Element) or node.strip()]
+    return meaningful[-1] if meaningful else None
+
+
+def _in_items(children: list[_Element | str]) -> list[_Element | str]:
+    items: list[_Element | str] = []
+    for child in children:
+        if isinstance(child, _Element) and child.name == "li" or isinstance(child, str) and not child.strip():
+            items.append(child)
+        elif items and isinstance(items[-1], _Element) and items[-1].name == "li*":
+            items[-1].children.append(child)
+        else:
+            item = _Element("li*", "<li>")  # an item made here, to which the stray content after it goes too
+            item.children.append(child)
+            items.append(item)
+    return items
+
+
+def _made_block(element: _Element) -> bool:
+    """A <dl> that is no list of terms, a <details> whose first child is no <summary>: a <div>, its terms,
+    descriptions and summaries too, each word kept."""
+    if element.name == "dl":
+        kinds = "".join("t" if child.name == "dt" else "d" if child.name == "dd" else "x"
+                        for child in element.elements())
+        return element.holds_text() or not _GROUPS.match(kinds)
+    if element.name == "details":
+        first = next((node for node in element.children if isinstance(node, _Element) or node.strip()), None)
+        return not (isinstance(first, _Element) and first.name == "summary")
+    return False
+
+
+#: Raw HTML that may put an element where none may be: a list's, a term list's, a fold's or a figure's parts.
+#: Inline raw HTML without them (`<abbr>`, `<span lang>`, `<a href>`) cannot: a paragraph holds it whole.
+_MAY_MISPLACE = re.compile(r"<(?:li|dt|dd|summary|figcaption|details|ul|ol|dl)[\s/>]", re.IGNORECASE)
+_IMAGE_WITHOUT_SOURCE = re.compile(r'<img(?![^>]*\ssrc=")')
+
+
+def needs_conform(html_blocks: list[str], html_inline: list[str], html: str) -> bool:
+    """Whether the cleaner's `html` of a text with these raw HTML blocks and inline tags may need `conform`:
+    a block (which may open an inline element around the Markdown after it), a part of a list, term list,
+    fold or figure, or an image whose URL the cleaner left out."""
+    return bool(html_blocks) or any(_MAY_MISPLACE.search(part) for part in html_inline) \
+        or "<img" in html and _IMAGE_WITHOUT_SOURCE.search(html) is not None
+
+
+def conform(html: str) -> str:
+    """The cleaner's `html` with every element where HTML5 allows it (see the module's docstring)."""
+    builder = _TreeBuilder()
+    builder.feed(html)
+    builder.close()
+    order: list[_Element] = []  # parents before children, without recursion: raw HTML may nest deep
+    stack = [builder.root]
+    while stack:
+        element = stack.pop()
+        order.append(element)
+        if element.name in ("dl", "details") and _made_block(element):
+            element.name, element.start = "div", "<div>"
+            for child in element.elements():
+                if child.name in ("dt", "dd", "summary"):
+                    child.name, child.start = "div", "<div>"
+        element.children = _fixed_children(element)
+        stack.extend(element.elements())
+    _unwrap_phrasing_around_blocks(order)
+    return _serialised(builder.root)
+
+
+def _unwrap_phrasing_around_blocks(order: list[_Element]) -> None:
+    """An inline element (a <span>, <em>, a heading's text) holding a list, table or paragraph loses its tags,
+    children first, so that what it held sits in the block around it."""
+    holds_block: dict[int, bool] = {}
+    for element in reversed(order):
+        children: list[_Element | str] = []
+        block = False
+        for child in element.children:
+            if isinstance(child, _Element) and child.name in _PHRASING_ONLY and holds_block.get(id(child)):
+                children.extend(child.children)
+                block = True
+                continue
+            children.append(child)
+            if isinstance(child, _Element):
+                block = block or child.name in _FLOW_ONLY \
+                    or child.name in _TRANSPARENT and holds_block.get(id(child), False)
+        element.children = children
+        holds_block[id(element)] = block
+
+
+def _serialised(root: _Element) -> str:
+    out: list[str] = []
+    stack: list[_Element | str] = list(reversed(root.children))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+            continue
+        out.append(node.start)
+        if node.name not in _VOID:
+            stack.append(f"</{node.name.rstrip('*')}>")
+            stack.extend(reversed(node.children))
+    return "".join(out)
