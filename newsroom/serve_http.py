@@ -175,10 +175,11 @@ def _not_shown(lang: str) -> str:
 
 def with_problems(page: bytes, problems: Sequence[str], lang: str) -> bytes:
     """`page` with the problems of the preview's last round set first in its body: the editor sees there, not
-    only in the terminal, why the change saved is not shown (the preview keeps the last good site)."""
+    only in the terminal, why the change saved is not shown (the preview keeps the last good site). The problems
+    are in English, as the terminal says them, and marked so (a Hungarian page's screen reader reads them so)."""
     said = _not_shown(lang)
     note = (f'<div class="preview-banner" role="alert" style="text-align: start"><p>{html.escape(said)}</p>'
-            f'<pre style="white-space: pre-wrap">{html.escape(chr(10).join(problems))}</pre></div>')
+            f'<pre lang="en" dir="ltr" style="white-space: pre-wrap">{html.escape(chr(10).join(problems))}</pre></div>')
     body = re.search(rb"<body[^>]*>", page)
     at = body.end() if body else 0
     return page[:at] + note.encode() + page[at:]

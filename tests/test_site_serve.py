@@ -605,6 +605,7 @@ def test_a_saved_file_that_would_stop_every_build_is_not_imported(tmp_path):
             alert = document.find(".//body/div[@role='alert']")
             assert alert is not None and text_of(alert.find("p")).startswith(shown), path
             problems = alert.find("pre").text
+            assert alert.find("pre").get("lang") == "en", path  # as the terminal says them, on a page of either
             assert f"{entry.resolve()}:" in problems and "citation [9] has no source" in problems, path
             assert document.find(".//img[@onerror]") is None and document.get("lang") == lang
         assert "A GPU (graphics processing unit)" in _get(server.url + "en/glossary/gpu/")[1]
