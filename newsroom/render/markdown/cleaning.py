@@ -88,6 +88,9 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     tokens = _parse(_parser(max_nesting), text)
     if isinstance(tokens, _Prose):
         return found
+    # The raw pieces on their own, not the page's HTML that `screen_reader` reads: they are compared by tag and
+    # attribute, so there a Markdown link's href= would hide one the cleaner takes from a raw <a>, and markup the
+    # Markdown makes and the cleaner trims (a fence's class="language-…", an image's ftp: src=) would be said.
     raw = [token.content for block in tokens for token in (
         [block] if block.type == "html_block" else block.children or [] if block.type == "inline" else [])
         if token.type in ("html_block", "html_inline")]
