@@ -351,6 +351,30 @@ def test_a_citation_in_a_raw_link_written_as_blocks_ends_the_link_where_html_end
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_link_in_a_raw_link_closes_it_and_leaves_it_nothing_to_read(sample_cli, write_files, tmp_path):
+    """HTML has no link in a link: a Markdown link or a second raw `<a href>` right inside a raw `<a href="…">`
+    closes it, and the reader gets it empty. Text before the inner link names it."""
+    texts = {"definition": "A <a href='https://example.org/outer'>[the inner](https://example.org/inner)</a> link.",
+             "history": "A <a href='https://example.org/raw-outer'><a href='https://example.org/raw-inner'>inner</a>"
+                        "</a> link.",
+             "current_state": "A <a href='https://example.org/named'>see [the inner](https://example.org/i)</a>."}
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_texts(texts)})))
+    said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.{field}: warning: link '{url}' {said}" for field, url in (
+            ("definition", "https://example.org/outer"), ("history", "https://example.org/raw-outer"))] + [
+        "0 error(s), 2 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: the outer links empty, or named by the text before the inner
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    names = {link.get("href"): "".join(link.itertext()) for link in page.iter("a")}
+    assert [names[f"https://example.org/{url}"] for url in ("outer", "inner", "raw-outer", "raw-inner", "named")] == [
+        "", "the inner", "", "inner", "see "]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_cli, write_files, tmp_path):
     """A definition is one paragraph of Markdown (links, citations): `<context>` in it was dropped from its
     page, the index, feeds and search without a word; `\\<context>` shows it."""
