@@ -284,6 +284,96 @@ def test_a_link_holding_only_empty_markup_a_space_or_a_decorative_image_by_refer
         "0 error(s), 3 warning(s)"]
 
 
+def _entry_with_texts(texts):
+    """An entry whose English definition, history and current state are `texts` (a field each, as written)."""
+    entry = _entry(en_definition="Plain.").replace("  definition: \"Plain.\"\n", "".join(
+        f"  {field}: |\n" + "".join(f"    {line}\n" if line else "\n" for line in text.splitlines())
+        for field, text in texts.items()))
+    return entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n  current_state: Most.\n")
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_link_the_page_shows_as_no_link_is_warned_once_for_what_is_wrong_not_for_its_name(sample_cli, write_files,
+                                                                                           tmp_path):
+    """`[](ftp://…)` is shown as its text, and the cleaner takes the `href=` out of a raw `<a href="javascript:…">`
+    or `<a href="entry:…">`: the page has no link there, yet each was warned as a link with no name besides the
+    warning naming the refused address or the HTML left out. That one warning is what is left."""
+    texts = {"definition": "A [](ftp://example.org/f) link.",
+             "history": "A <a href='javascript:alert(1)'></a> link.",
+             "current_state": "A <a href='entry:trainium'></a> link."}
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_texts(texts)})))
+    left_out = ("warning: the site leaves out href= of <a>: write it in Markdown (a `\\<` shows a `<` as it is), or "
+                "take it out")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.current_state: {left_out}",
+        "entry:x-entry: en.definition: warning: link 'ftp://example.org/f' is shown as its text: links take "
+        "http(s)://, mailto:, or entry:, page: and issue: for the site's own pages (a reference page is page:SLUG)",
+        f"entry:x-entry: en.history: {left_out}", "0 error(s), 3 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: no link in any of them
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    assert "".join(page.find(".//p[@class='definition']").itertext()) == "A  link."
+    empty = [a for a in page.iter("a") if not "".join(a.itertext()).strip()]
+    assert empty and all(a.get("href") is None for a in empty)
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_citation_in_a_raw_link_written_as_blocks_ends_the_link_where_html_ends_it(sample_cli, write_files,
+                                                                                    tmp_path):
+    """HTML has no link in a link: a citation `[1]` in a paragraph between a raw `<a href="…">` block and its
+    `</a>` is a link of its own, which closes the raw one before it and leaves a copy of it, empty or with the
+    text before the mark, in the paragraph; the link's first piece, before the paragraph, holds nothing to
+    read. Either way the reader gets a link with no name, now warned. In a paragraph, a raw `<a>` holds no
+    citation (markdown-it makes none in a link): `<a href="…">[1]</a>` is a link named "[1]", said nothing of."""
+    texts = {"definition": "See <a href='https://example.org/inline'>[1]</a> and "
+                           "<a href='https://example.org/inline-text'>the report [1]</a>.",
+             "history": "Before.\n\n<a href='https://example.org/block'>\n\n[1]\n\n</a>",
+             "current_state": "Before.\n\n<a href='https://example.org/block-text'>\n\nThe report [1]\n\n</a>"}
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_texts(texts)})))
+    said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.{field}: warning: link '{url}' {said}" for field, url in (
+            ("current_state", "https://example.org/block-text"), ("history", "https://example.org/block"))] + [
+        "0 error(s), 2 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: each block link in pieces, one with nothing to read
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    names = {}
+    for link in page.iter("a"):
+        names.setdefault(link.get("href"), []).append("".join(link.itertext()).strip())
+    assert names["https://example.org/inline"] == ["[1]"]
+    assert names["https://example.org/inline-text"] == ["the report [1]"]
+    assert names["https://example.org/block"] == ["", ""]
+    assert names["https://example.org/block-text"] == ["", "The report"]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_link_in_a_raw_link_closes_it_and_leaves_it_nothing_to_read(sample_cli, write_files, tmp_path):
+    """HTML has no link in a link: a Markdown link or a second raw `<a href>` right inside a raw `<a href="…">`
+    closes it, and the reader gets it empty. Text before the inner link names it."""
+    texts = {"definition": "A <a href='https://example.org/outer'>[the inner](https://example.org/inner)</a> link.",
+             "history": "A <a href='https://example.org/raw-outer'><a href='https://example.org/raw-inner'>inner</a>"
+                        "</a> link.",
+             "current_state": "A <a href='https://example.org/named'>see [the inner](https://example.org/i)</a>."}
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_texts(texts)})))
+    said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.{field}: warning: link '{url}' {said}" for field, url in (
+            ("definition", "https://example.org/outer"), ("history", "https://example.org/raw-outer"))] + [
+        "0 error(s), 2 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: the outer links empty, or named by the text before the inner
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    names = {link.get("href"): "".join(link.itertext()) for link in page.iter("a")}
+    assert [names[f"https://example.org/{url}"] for url in ("outer", "inner", "raw-outer", "raw-inner", "named")] == [
+        "", "the inner", "", "inner", "see "]
+
+
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_cli, write_files, tmp_path):
     """A definition is one paragraph of Markdown (links, citations): `<context>` in it was dropped from its

@@ -19,8 +19,7 @@ Pages that render several texts against one source list pass a distinct
 
 from __future__ import annotations
 
-from newsroom.render.markdown.cleaning import (ALLOWED_TAGS, DROPPED_WITH_CONTENT, images_without_alt, left_out,
-                                               unnamed_links)
+from newsroom.render.markdown.cleaning import ALLOWED_TAGS, DROPPED_WITH_CONTENT, left_out
 from newsroom.render.markdown.code import code_spans, may_hold_code
 from newsroom.render.markdown.links import (
     INTERNAL_KINDS,
@@ -37,6 +36,7 @@ from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, prose_tokens
 from newsroom.render.markdown.plaintext import TextMarks, plain_text, reading_text
 from newsroom.render.markdown.references import citation_backrefs, find_references
 from newsroom.render.markdown.renderer import DeferredHtml, MarkdownRenderer, headings_under
+from newsroom.render.markdown.screen_reader import images_without_alt, unnamed_links
 
 __all__ = [
     "ALLOWED_TAGS", "DEFAULT_MAX_NESTING", "DROPPED_WITH_CONTENT", "INTERNAL_KINDS", "OUTSIDE_REL", "OUTSIDE_SCHEMES",
