@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from newsroom.render.markdown import (
+    DEFAULT_MAX_NESTING,
     PLAIN_AHEAD,
     MarkdownRenderer,
     References,
@@ -26,7 +27,9 @@ from newsroom.render.markdown import (
     prose_tokens,
     reading_text,
     remembered_references,
+    unnamed_links,
 )
+from newsroom.render.markdown.screen_reader import _reading
 
 KNOWN = {("entry", "gpu"): "/en/glossary/gpu/", ("entry", "trainium"): "/en/glossary/trainium/",
          ("page", "method"): "/en/method/", ("issue", "13"): "/en/issues/13/"}
@@ -682,3 +685,20 @@ def test_an_id_written_in_raw_html_never_repeats_a_citation_s(renderer: Markdown
     html = str(renderer.html('<a id="cite-1-1" href="#x">a</a> <a id="story-x-1-1" href="#y">b</a> [1]'))
     assert html == ('<p><a href="#x">a</a> <a href="#y">b</a> '
                     '<sup class="cite"><a href="#source-1" id="cite-1-1">1</a></sup></p>\n')
+
+
+_LINK_PIECES = ["[", "]", "](", "](https://e.org/a)", "][", "[1]", "[12]", "![](", "![](x.png)", "![](a_(b).png)",
+                "![](a\\(b.png)", ")", "(", " ", "\n", "\n\n", "&nbsp;", "&#160;", "&amp", "<a href=\"https://e.org/b\">",
+                "<a name=x>", "<A\thref=y>", "<a title=\"a<b\" href=\"z\">", "</a>", "<a ", "<span>", "</span>",
+                "<img src=\"i.png\" alt=\"\">", "<b", ">", "<script>", "</script>", "text", "`", "<https://e.org/c>"]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_LINK_PIECES), max_size=24))
+def test_the_quick_filter_never_hides_a_link_with_no_name(pieces: list[str]) -> None:
+    """Most texts are not parsed for links with no name (`check` looks in every text): a filter passes over them. Whatever mix of brackets,
+    raw links, images, citations, references and tags a text holds, the links with no name found are those a
+    reading of the whole text finds (the filter's patterns stop where another search may start, so a text of
+    thousands of `<a x>` is searched in linear time; each opening searched the rest of the text again)."""
+    text = "".join(pieces)
+    assert unnamed_links(text) == list(_reading(text, DEFAULT_MAX_NESTING).unnamed)

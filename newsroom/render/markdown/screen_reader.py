@@ -21,12 +21,21 @@ from newsroom.render.markdown.renderer import MarkdownRenderer
 #: What a link with nothing to read needs: brackets (`[…](…)`, `[…][…]`), or a raw `<a …>`, holding only spaces,
 #: character references (`&nbsp;`), images without alt text (`![](…)`), citation marks (`[1]`) and tags (`<img …
 #: alt="">`, `<span>`): a filter that may let through a text with none, never one with one. A text with an element
-#: the pages leave out with its content (`<script>`, `_DROPPED`), or with a link that may open in a raw `<a …>`,
-#: which HTML then closes (`_NESTED`), is read all the same.
-_MAYBE_UNNAMED = re.compile(r"(?:\[|<a\s[^>]*>)(?:\s|&#?[a-z0-9]+;|!\[\s*\]\([^)]*\)|\[[0-9]{1,9}\]|<[^<>]*>)*"
-                            r"(?:\][(\[]|</a)", re.IGNORECASE)
+#: the pages leave out with its content (`<script>`, `_DROPPED`), with a link that may open in a raw `<a …>`,
+#: which HTML then closes (`_nested`), with a raw `<a …>` left open in its paragraph (`_left_open`: HTML opens it
+#: again, empty, after the paragraph), or with a raw `<a` whose attributes hold a `<` (`_ODD`), is read all the
+#: same. Each pattern stops at the next place another search may start (a filler is no `<a …>` and no `</a>`, no character
+#: class crosses a `<`, a `(` or a `)` it does not pair: an image's address may hold one pair of brackets, as
+#: `(a_(b))`, or escaped ones), so a text is searched in linear time: a text of thousands of `<a x>` took
+#: seconds for each 10 KB more (every opening searched the rest of the text again).
+_MAYBE_UNNAMED = re.compile(r"(?:\[|<a\s[^<>]*+>)(?:\s|&#?[a-z0-9]++;"
+                            r"|!\[\s*\]\((?:\\.|[^()\\]|\((?:\\.|[^()\\])*+\))*+\)"
+                            r"|\[[0-9]{1,9}\]|<(?!a\s|/a\b)[^<>]*+>)*+(?:\][(\[]|</a)", re.IGNORECASE)
 _DROPPED = re.compile(rf"<(?:{'|'.join(sorted(DROPPED_WITH_CONTENT))})[\s/>]", re.IGNORECASE)
-_NESTED = re.compile(r"<a\s[^>]*>.*?(?:\[|<a[\s>/]|<[a-z][a-z0-9+.-]*:)", re.IGNORECASE | re.DOTALL)
+_OPENS = re.compile(r"<a\s[^<>]*+>", re.IGNORECASE)
+_OPENS_OR_CLOSES = re.compile(r"<a\s[^<>]*+>|</a[\s>]|\n[ \t]*+\n", re.IGNORECASE)  # and paragraphs' ends
+_CLOSES_IT = re.compile(r"\[|<a[\s>/]|<[a-z][a-z0-9+.-]*:", re.IGNORECASE)  # a citation, a link, an autolink
+_ODD = re.compile(r"<a\s[^<>]*+<", re.IGNORECASE)
 
 
 def unnamed_links(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
@@ -39,9 +48,29 @@ def unnamed_links(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str
     cleaner takes out (`javascript:`, `entry:`, `left_out`'s). Empty for most texts, which hold neither `](` nor
     `<a`."""
     if "](" not in text and "][" not in text and "<a" not in text.lower() or not (
-            _MAYBE_UNNAMED.search(text) or _DROPPED.search(text) or _NESTED.search(text)):
+            _MAYBE_UNNAMED.search(text) or _DROPPED.search(text) or _nested(text) or _left_open(text)
+            or _ODD.search(text)):
         return []  # most texts: not parsed again (`check` runs on every record of a full build)
     return list(_reading(text, max_nesting).unnamed)
+
+
+def _nested(text: str) -> bool:
+    """Whether a raw `<a …>` of `text` has a citation, a link or an autolink after it, which may close it: after
+    the first one whenever after any (one search from there, not one from each)."""
+    opened = _OPENS.search(text)
+    return opened is not None and _CLOSES_IT.search(text, opened.end()) is not None
+
+
+def _left_open(text: str) -> bool:
+    """Whether a raw `<a …>` of `text` is not closed by a `</a>` after it in its paragraph (before a blank line)."""
+    open_links = 0
+    for tag in _OPENS_OR_CLOSES.finditer(text):
+        if tag[0][0] == "\n":
+            if open_links:
+                return True
+        else:
+            open_links = open_links + 1 if tag[0][1] != "/" else max(open_links - 1, 0)
+    return open_links > 0
 
 
 def images_without_alt(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tuple[str, bool]]:
