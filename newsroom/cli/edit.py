@@ -10,6 +10,7 @@ from issues.assembly import load_issue, move_story, require_changeable
 from issues.revisions import Change
 from issues.workflow import recheck_after_change, status_advice
 from newsroom import editing
+from newsroom.checks import changes
 from newsroom.cli import (App, content_errors, editor_option, editor_options, pass_app, reason_label,
                           reason_language, report, report_warnings)
 from newsroom.content.yamlio import dump
@@ -109,7 +110,7 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
         for number in issues:
             recheck_after_change(session, app.settings, change, number)
         if warnings is None and version != loaded.version:
-            warnings = editing.stored_warnings(session, app.settings, change.now, {f"{loaded.kind}:{loaded.key}"})
+            warnings = changes.stored_warnings(session, app.settings, change.now, {f"{loaded.kind}:{loaded.key}"})
     if version == loaded.version:  # the fields set already held those values
         app.say(f"{loaded.kind} {loaded.key}: no change (version {version} stays)")
     else:
@@ -137,9 +138,9 @@ def _move(session: Any, loaded: editing.Loaded, record: dict[str, Any], change: 
 def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any], change: Change
                     ) -> tuple[int, list[Diagnostic]]:
     """Save the edit of an entry or a page unless it gives the content an error that stops every build (one
-    it had already may stay: an edit may fix one problem of several; see `editing.buildable`): its version,
+    it had already may stay: an edit may fix one problem of several; see `changes.buildable`): its version,
     and the record's warnings."""
-    return editing.buildable(session, lambda: editing.save(session, loaded, record, change.languages, change.now,
+    return changes.buildable(session, lambda: editing.save(session, loaded, record, change.languages, change.now,
                                                            change.editor, change.reason, change.reason_lang),
                              lambda version: {f"{loaded.kind}:{loaded.key}"} if version != loaded.version else set(),
                              app.settings, change.now)
