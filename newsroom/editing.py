@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select, update
@@ -250,10 +250,12 @@ RENAMED_KINDS = (*LINK_KINDS, "story")
 
 @dataclass(frozen=True)
 class Renamed:
-    """What `rename` did: the record's new version, and where the records whose references it rewrote are."""
+    """What `rename` did: the record's new version, where the records whose references it rewrote are, and
+    the warnings of those records and of the renamed one, as `newsroom check` words them (see buildable)."""
 
     version: int
     rewritten: list[str]
+    warnings: list[Diagnostic] = field(default_factory=list)
 
 
 def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: dt.datetime, author: str,
@@ -266,7 +268,7 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
     the same text: not a correction of a published issue, nor is a story's own renaming). Refused
     (ContentError, nothing stored) when the slug is not one, is taken (or was a deleted record's, or another
     story's), when the record moved on from `loaded.version` (Conflict), or when the renaming gives the
-    content an error that stops every build."""
+    content an error that stops every build. The warnings of the records it stored come with what it did."""
     location = f"{loaded.kind}:{loaded.key}"
     if loaded.kind not in RENAMED_KINDS:
         raise ContentError([_diagnostic(loaded, (
@@ -311,7 +313,8 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
                        reason=reason or f"{location} renamed to {loaded.kind}:{new}", marks=(RENAMED,))
         return Renamed(current.version + 1, [item.location for item in rewritten])
 
-    return buildable(session, store, lambda done: {f"{loaded.kind}:{new}", *done.rewritten}, settings, now)[0]
+    done, warnings = buildable(session, store, lambda done: {f"{loaded.kind}:{new}", *done.rewritten}, settings, now)
+    return Renamed(done.version, done.rewritten, warnings)
 
 
 def _refuse_taken(session: Session, loaded: Loaded, new: str) -> None:

@@ -231,7 +231,8 @@ def rename(app: App, key: str, new_slug: str, kind: str | None, expect_version: 
     The old slug goes to the record's `formerly`: its old address sends readers on to the new one (a story's
     old anchor stays on its issue's pages). Every reference to it — relations, stories' terms,
     `entry:`/`page:` links in any text — is rewritten, each record kept as a revision; readers see the same
-    text, so a published issue's story changes without --correction and is not listed among its corrections."""
+    text, so a published issue's story changes without --correction and is not listed among its corrections.
+    The warnings of the records it stored are printed as `newsroom check` words them; they stop nothing."""
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
         if expect_version is not None:
@@ -245,6 +246,7 @@ def rename(app: App, key: str, new_slug: str, kind: str | None, expect_version: 
     kept = "its old anchor stays on its issue's pages" if loaded.kind == "story" else \
         "its old address sends readers on"
     app.say(f"{loaded.kind} {loaded.key} is now {loaded.kind}:{new_slug} (version {done.version}){rewritten}; {kept}")
+    report_warnings(done.warnings, "in what was saved")
 
 
 @click.command()
