@@ -1,11 +1,11 @@
 """Whether a change may be stored, and what `newsroom check` says of what it stored.
 
-The commands that store content (`import`, `edit`, `rename`, `delete`) check the content with the change
-made, as `newsroom check` would: a change that gives it an error which
-stops every build, and that it did not have, is refused (`buildable`); the warnings of the records it stored
-are said as `check` words them (`stored_warnings`, `as_check_words`). The content checked is read from what
-the last build remembered wherever a record is unchanged (`remembered`), so each check reads only what
-changed since.
+The commands that store content check it with the change made, as `newsroom check` would: `import`, `edit`
+and `rename` refuse a change that gives it an error which stops every build, and that it did not have
+(`buildable`; the `issue` and `story` commands leave that to the workflow, and `delete` compares the whole
+content before and after: `all_problems`). Each then says the warnings of the records it stored as `check`
+words them (`stored_warnings`, `as_check_words`, `with_own`). The content checked is read from what the last
+build remembered wherever a record is unchanged (`remembered`), so each check reads only what changed since.
 """
 
 from __future__ import annotations
@@ -106,6 +106,18 @@ def stored_warnings(session: Session, settings: Settings, now: dt.datetime, stor
     """The warnings of the records at `stored` (locations) once a change has stored them, as `buildable`
     returns them: for a change the workflow checks instead (an issue's or a story's `edit`)."""
     return _problems(session, settings, now, stored, publishable=False).warnings
+
+
+def with_own(own: Iterable[Diagnostic], stored: Sequence[Diagnostic]) -> list[Diagnostic]:
+    """The warnings `stored` (of the records a command stored: see stored_warnings), and those a command found
+    in its own options (`own`) that the check did not find too: each said once, in `newsroom check`'s words
+    where both found it (an unknown term of a draft issue's story is one warning, saying when to fix it)."""
+    def found(warning: Diagnostic) -> bool:
+        return any(said.location == warning.location and said.field == warning.field
+                   and (said.message == warning.message or said.message.startswith(f"{warning.message} ("))
+                   for said in stored)
+
+    return [*stored, *(warning for warning in own if not found(warning))]
 
 
 @contextmanager
