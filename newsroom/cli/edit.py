@@ -12,7 +12,7 @@ from issues.workflow import recheck_after_change, status_advice
 from newsroom import editing
 from newsroom.checks import changes
 from newsroom.cli import (App, content_errors, editor_option, editor_options, pass_app, reason_label,
-                          reason_language, report, report_warnings)
+                          reason_language, report_warnings)
 from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import CREATED, DELETED, UNPUBLISHED
@@ -198,7 +198,8 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
     Refused when another record would then have an error (a story naming a deleted entry among its
     terms, a text linking to it: change those first). A story of a published issue goes only with
     --correction and a --reason (the issue page lists it as removed, with that reason). `newsroom history
-    KEY --show N` prints the deleted version back as a content file, for `newsroom import`."""
+    KEY --show N` prints the deleted version back as a content file, for `newsroom import`. The warnings it
+    leaves on other records (a relation to it, shown as plain text) are printed, and how many."""
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
         if expect_version is not None:
@@ -209,9 +210,9 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
-    report(warnings)
     app.say(f"{loaded.kind} {loaded.key}: deleted (version {loaded.version} is kept: "
             f"newsroom history {loaded.kind}:{loaded.key} --show {loaded.version})")
+    report_warnings(warnings, "the deletion left on other records")
 
 
 @click.command()
