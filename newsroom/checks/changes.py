@@ -104,7 +104,8 @@ def _as_check_words(problems: Iterable[Diagnostic], content: Content, settings: 
 def stored_warnings(session: Session, settings: Settings, now: dt.datetime, stored: Collection[str]
                     ) -> list[Diagnostic]:
     """The warnings of the records at `stored` (locations) once a change has stored them, as `buildable`
-    returns them: for a change the workflow checks instead (an issue's or a story's `edit`)."""
+    returns them: for a change the workflow checks instead (`edit` of an issue or a story, the `issue` and
+    `story` commands)."""
     return _problems(session, settings, now, stored, publishable=False).warnings
 
 
