@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import OperationalError
@@ -29,11 +28,8 @@ from issues.assembly import close_up, removal_problems, slug_problem
 from issues.models import Story
 from issues.records import apply_story
 from issues.revisions import Change
-from issues.visibility import drafts_of
-from issues.workflow import as_draft_work, public_issues_of, untranslated
-from newsroom.build import urls
-from newsroom.build.model import Content, load_content
-from newsroom.checks import check_content
+from newsroom.build.model import load_content
+from newsroom.checks.changes import all_problems, buildable
 from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, former_slugs,
                                       import_records, record_query, reference_problems)
 from newsroom.content.manifest import Base
@@ -44,17 +40,11 @@ from newsroom.content.schema import TEXTUAL, Validator, as_written, field_at
 from newsroom.content.yamlio import dotted, parse, plain
 from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
-from newsroom.drafts import as_draft_problem, draft_locations, method_kept_published
-from newsroom.models import DELETED, RENAMED, Page, Revision, last_versions, revision_kinds
+from newsroom.models import DELETED, RENAMED, Revision, last_versions, revision_kinds
 from newsroom.settings import Settings
-
-if TYPE_CHECKING:
-    from newsroom.build.state import Memo
 
 #: Kinds an edit session can open, in the order a bare key is looked up.
 KINDS = ("entry", "story", "reference", "page", "issue")
-
-T = TypeVar("T")
 
 #: What `edit`, `history`, `delete` and `rename` say of `site`: the site file is no record they open, and an
 #: editor looking for its history should learn that none is kept rather than that it does not exist.
@@ -170,154 +160,6 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
     return loaded.version + 1
 
 
-def blocking_problems(session: Session, settings: Settings, now: dt.datetime, recheck: Collection[str]
-                      ) -> set[Diagnostic]:
-    """The errors that stop every build which a change of the records at `recheck` (locations such as
-    `entry:gpu`) may have brought, as `newsroom check` words them: those records' own, and the
-    content-wide ones of every record (see check_content's `recheck`). None of a draft issue or its stories
-    (see issues.visibility.drafts_of), nor of a draft entry or reference page (see newsroom.drafts). An
-    issue's stories are rechecked with it, which may have made them public."""
-    return _problems(session, settings, now, recheck, publishable=False).blocking
-
-
-@dataclass(frozen=True)
-class _Found:
-    """What `_problems` finds: the errors that stop every build; the warnings of the records it was asked
-    about, as `newsroom check` words them; with `publishable`, the errors that keep the scheduled or published
-    issues it looked at (`public`) from going out as they are, and which issues those are in."""
-
-    blocking: set[Diagnostic]
-    warnings: list[Diagnostic] = field(default_factory=list)
-    held: set[Diagnostic] = field(default_factory=set)
-    public: frozenset[int] = frozenset()
-    held_issues: tuple[int, ...] = ()
-
-
-def _problems(session: Session, settings: Settings, now: dt.datetime, recheck: Collection[str], publishable: bool,
-              public: Collection[int] | None = None) -> _Found:
-    """`blocking_problems`, the warnings of the records at `recheck` (their own and the content-wide ones
-    placed at them; a draft's errors among them, see `as_check_words`), and with `publishable` the parts
-    missing in a language of a scheduled or published issue among those `recheck` names (its own record, or
-    its stories') — or of the issues `public`, when given —, which keep it from going out as it is (see
-    issues.workflow.untranslated)."""
-    session.flush()
-    with remembered(session) as (content, memo):
-        asked = set(recheck)
-        issues = {location.partition(":")[2] for location in recheck if location.startswith("issue:")}
-        recheck = {*recheck, *(story.location for story in content.stories.values()
-                               if str(story.data["issue"]) in issues)}
-        drafts, unpublished = drafts_of(content), draft_locations(content)
-        hidden = {*drafts, *unpublished}
-        today = now.astimezone(settings.zone).date()
-        found = check_content(content, settings, today, memo=memo, recheck=recheck)
-        blocking = {problem for problem in found if problem.severity == "error" and problem.location not in hidden}
-        warnings = _as_check_words([problem for problem in found if problem.location in asked and (
-            problem.severity == "warning" or problem.location in hidden)], content, settings, drafts, unpublished)
-        if not publishable:
-            return _Found(blocking, warnings)
-        public = frozenset(public_issues_of(content, recheck) if public is None else public)
-        held = untranslated(content, settings, public) - blocking
-        return _Found(blocking, warnings, held, public,
-                      tuple(sorted(public_issues_of(content, [p.location for p in held]))))
-
-
-def as_check_words(problems: Iterable[Diagnostic], content: Content, settings: Settings) -> list[Diagnostic]:
-    """`problems` as `newsroom check` reports them: an error of a draft entry or page, or of a draft issue or
-    its stories, is a warning saying when it is to be fixed (work in progress stops no build; see
-    newsroom.drafts.as_draft_problem and issues.workflow.as_draft_work)."""
-    return _as_check_words(problems, content, settings, drafts_of(content), draft_locations(content))
-
-
-def _as_check_words(problems: Iterable[Diagnostic], content: Content, settings: Settings, drafts: Mapping[str, int],
-                    unpublished: Collection[str]) -> list[Diagnostic]:
-    """`as_check_words`, with the content's draft issues' records (`drafts`: their issue, by location) and its
-    draft entries' and pages' locations (`unpublished`) found already."""
-    return [as_draft_problem(problem) if problem.location in unpublished
-            else as_draft_work(problem, content, settings, drafts.get(problem.location)) for problem in problems]
-
-
-def stored_warnings(session: Session, settings: Settings, now: dt.datetime, stored: Collection[str]
-                    ) -> list[Diagnostic]:
-    """The warnings of the records at `stored` (locations) once a change has stored them, as `buildable`
-    returns them: for a change the workflow checks instead (an issue's or a story's `edit`)."""
-    return _problems(session, settings, now, stored, publishable=False).warnings
-
-
-@contextmanager
-def remembered(session: Session) -> Iterator[tuple[Content, Memo | None]]:
-    """The content as `session` sees it, and the memo of its records' problems for `check_content`: both
-    from what the last build of this code remembered (the records, their problems and the references of
-    their texts) wherever a record is unchanged, so checking the whole content reads and parses only what
-    changed since. Nothing is stored back. Without such a build (none yet, or one of other code), the
-    content read afresh and no memo: filling memos that nothing keeps costs more than it saves."""
-    from newsroom.build.pipeline import code_version  # the build's code: loaded only by a command that checks
-    from newsroom.build.state import load_memos
-    from newsroom.render.markdown import remembered_references
-
-    memos = load_memos(session, ["records", "checks", "references"], code=code_version())
-    if memos["records"].empty:
-        yield load_content(session), None
-        return
-    with remembered_references(memos["references"]):
-        yield load_content(session, memos["records"]), memos["checks"]
-
-
-def buildable(session: Session, store: Callable[[], T], touched: Callable[[T], Collection[str]], settings: Settings,
-              now: dt.datetime, fix: str | None = None, publishable: bool = False) -> tuple[T, list[Diagnostic]]:
-    """What `store()` returns once it has written a change into `session`, and the warnings of the records it
-    stored, unless the change gives the content an error that stops every build and that it did not have (one
-    it had already may stay: a change may fix one problem of several): then ContentError naming those, ending
-    with `fix`; nothing stored. With `publishable`, nor may it give a scheduled or published issue it touches
-    an error that keeps it from going out as it is (`newsroom issue publish` refuses them; see `_problems`).
-
-    `touched(result)` names the records the change created or changed (see blocking_problems). The errors
-    are worked out after the change, and before it only when there are some (a savepoint holds the change
-    meanwhile; it is then made again). The warnings are those the same check finds at those records, every
-    one of them (their own and the content-wide ones placed there, as `newsroom check` words them), not only
-    those the change brought: telling those apart would check the content a second time before each change.
-    Nor may it make the published Method page a draft (see newsroom.drafts.method_kept_published), which
-    would stop every public build, `email` and `send`."""
-    published = _method_state(session) is False
-    change = session.begin_nested()
-    result = store()
-    rechecked = touched(result)
-    if not rechecked:
-        change.commit()
-        return result, []  # nothing changed
-    if published and f"page:{urls.METHOD}" in rechecked and _method_state(session):
-        change.rollback()
-        raise ContentError([method_kept_published()], fix)
-    after = _problems(session, settings, now, rechecked, publishable)
-    if not after.blocking and not after.held:
-        change.commit()
-        return result, after.warnings
-    change.rollback()
-    before = _problems(session, settings, now, rechecked, publishable, after.public)
-    blocking, held = after.blocking - before.blocking, after.held - before.held
-    if blocking or held:
-        raise ContentError(sorted(blocking | held), _refusal(blocking, held, after.held_issues) +
-                           (f": {fix}" if fix else ""))
-    return store(), after.warnings
-
-
-def _method_state(session: Session) -> bool | None:
-    """Whether the stored Method page is a draft (None: there is none)."""
-    session.flush()
-    return session.scalar(select(Page.draft).where(Page.kind == "page", Page.slug == urls.METHOD))
-
-
-def _refusal(blocking: set[Diagnostic], held: set[Diagnostic], issues: Sequence[int]) -> str:
-    """Why `buildable` refuses a change that brings the errors `blocking` and `held` (see _Found)."""
-    these = "this error" if len(blocking | held) == 1 else "these errors"
-    if not held:
-        return f"every build would stop on {these}, which the content did not have before"
-    going = (f"{'issues' if len(issues) > 1 else 'issue'} {', '.join(map(str, issues))}, scheduled or published, "
-             "would go out with a part missing in a language (`newsroom issue publish` refuses that)")
-    if not blocking:
-        return f"with {these}, {going}"
-    return f"with {these}, every build would stop, and {going}"
-
-
 def import_checked(session: Session, loaded: Sequence[LoadedRecord | FileRecord], settings: Settings,
                    now: dt.datetime, author: str = "import",
                    bases: Mapping[tuple[str, str], tuple[Base, str]] | None = None, reason: str | None = None,
@@ -376,7 +218,7 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
     if not rows:
         return []
     today = now.astimezone(settings.zone).date()
-    before = _all_problems(session, settings, today)
+    before = all_problems(session, settings, today)
     deletion = session.begin_nested()
     for current, row in rows:
         session.add(Revision(record_kind=current.kind, record_key=current.key, version=current.version,
@@ -386,7 +228,7 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
         if isinstance(row, Story):
             session.flush()
             close_up(session, Change(author, now, settings.languages, reason, reason_lang), row)
-    added = _all_problems(session, settings, today) - before
+    added = all_problems(session, settings, today) - before
     errors = sorted(problem for problem in added if problem.severity == "error")
     if errors:
         deletion.rollback()
@@ -408,10 +250,12 @@ RENAMED_KINDS = (*LINK_KINDS, "story")
 
 @dataclass(frozen=True)
 class Renamed:
-    """What `rename` did: the record's new version, and where the records whose references it rewrote are."""
+    """What `rename` did: the record's new version, where the records whose references it rewrote are, and
+    the warnings of those records and of the renamed one, as `newsroom check` words them (see buildable)."""
 
     version: int
     rewritten: list[str]
+    warnings: list[Diagnostic] = field(default_factory=list)
 
 
 def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: dt.datetime, author: str,
@@ -424,7 +268,7 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
     the same text: not a correction of a published issue, nor is a story's own renaming). Refused
     (ContentError, nothing stored) when the slug is not one, is taken (or was a deleted record's, or another
     story's), when the record moved on from `loaded.version` (Conflict), or when the renaming gives the
-    content an error that stops every build."""
+    content an error that stops every build. The warnings of the records it stored come with what it did."""
     location = f"{loaded.kind}:{loaded.key}"
     if loaded.kind not in RENAMED_KINDS:
         raise ContentError([_diagnostic(loaded, (
@@ -469,7 +313,8 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
                        reason=reason or f"{location} renamed to {loaded.kind}:{new}", marks=(RENAMED,))
         return Renamed(current.version + 1, [item.location for item in rewritten])
 
-    return buildable(session, store, lambda done: {f"{loaded.kind}:{new}", *done.rewritten}, settings, now)[0]
+    done, warnings = buildable(session, store, lambda done: {f"{loaded.kind}:{new}", *done.rewritten}, settings, now)
+    return Renamed(done.version, done.rewritten, warnings)
 
 
 def _refuse_taken(session: Session, loaded: Loaded, new: str) -> None:
@@ -521,11 +366,6 @@ def _rewritten(record: dict[str, Any], kind: str, old: str, new: str, languages:
             f"links to {scheme}:{old} in a way renaming cannot rewrite: write it as [text]({scheme}:{old}) "
             "and rename again"))]) from None
 
-
-def _all_problems(session: Session, settings: Settings, today: dt.date) -> set[Diagnostic]:
-    session.flush()
-    with remembered(session) as (content, memo):
-        return set(check_content(content, settings, today, memo=memo))
 
 
 def deleted(session: Session, key: str, kind: str | None = None) -> tuple[str, list[Revision]] | None:

@@ -77,8 +77,9 @@ def test_a_deleted_entry_leaves_every_page_and_comes_back_from_its_history(sampl
 
     deleted = sample_cli("--quiet", "delete", "matrix-unit", "--editor", "anna", "--reason", "merged into tpu")
     # The relation to it stays in tensor-core's record, shown as plain text: a warning, not a refusal.
-    assert deleted.stderr.strip() == ("entry:tensor-core: relations.related[0]: warning: "
-                                      "no entry 'matrix-unit': shown as plain text until it is written"), deleted.stderr
+    assert deleted.stderr.splitlines() == [
+        "entry:tensor-core: relations.related[0]: warning: no entry 'matrix-unit': shown as plain text until it is "
+        "written", "1 warning the deletion left on other records"]
     assert sample_cli("edit", "matrix-unit", expect=1).stderr.strip().endswith("no entry, story, page or issue "
                                                                                  "'matrix-unit'")
     built = sample_cli("build", "--out", str(site)).stdout
@@ -94,6 +95,10 @@ def test_a_deleted_entry_leaves_every_page_and_comes_back_from_its_history(sampl
     restored = tmp_path / "matrix-unit.yaml"
     restored.write_text(kept, encoding="utf-8")
     assert sample_cli("import", str(restored)).stdout.startswith("1 created")
+    # A deletion that leaves no warning on other records says none.
+    again = sample_cli("delete", "tensor-core")
+    assert (again.stdout.startswith("entry tensor-core: deleted"), again.stderr) == (True, "")
+    assert sample_cli("import", str(folder / "tensor-core.yaml")).stdout.startswith("1 created")
     sample_cli("build", "--out", str(site))
     assert "Matrix unit" in _index_headwords(site, "en")
 

@@ -160,6 +160,28 @@ def test_rename_gives_a_record_a_new_address_keeping_its_history_and_every_refer
         assert not issue.findall(".//section[@id='corrections']")
 
 
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_rename_says_the_warnings_of_the_records_it_stored(sample_cli):
+    """`rename` stored the renamed record and every record whose references it rewrote, and said nothing of their
+    warnings, which `check` named later: it names them as `edit` does, at each record (the renamed one at its new
+    slug) and field, and how many; a renaming of records with none says nothing."""
+    story = "story:i11-trainium2-gpu-training-cost-study"
+    sample_cli("edit", "entry:gpu", "--set", "en.aliases=[GPU]")
+    sample_cli("edit", story, "--set", "tags=[brand-new-tag]", "--correction", "--reason", "tagged")
+    result = sample_cli("rename", "gpu", "graphics-processor")
+    assert result.stdout.startswith("entry gpu is now entry:graphics-processor (version 3); ")
+    unnamed = ("the site file names no tag 'brand-new-tag': its page (archive/tag/brand-new-tag/) and the archive "
+               "show it as written here, 'brand-new-tag', in every language; name it under the site file's `tags:` "
+               "(slug: brand-new-tag, and its name in each language) and import that (`newsroom import site.yaml`)")
+    warned = [
+        "entry:graphics-processor: en.aliases[0]: warning: 'GPU' is this entry's en.headword already: \"Also known "
+        "as\" shows each name once; take it out", f"{story}: tags[0]: warning: {unnamed}"]
+    assert result.stderr.splitlines() == [*warned, "2 warnings in what was saved"]
+    assert sample_cli("check").stderr.splitlines() == [*warned, "0 error(s), 2 warning(s)"]
+    clean = sample_cli("rename", "reference:trainium", "trainium-profile")
+    assert (clean.stdout.startswith("reference trainium is now reference:trainium-profile"), clean.stderr) == (True, "")
+
+
 @pytest.mark.sqlite_only
 def test_renaming_back_takes_the_new_slug_out_of_the_former_ones(sample_cli):
     sample_cli("rename", "reference:trainium", "trainium-profile")

@@ -956,15 +956,72 @@ def test_an_issue_without_a_story_is_neither_scheduled_nor_published(desk, tmp_p
 @pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
 def test_story_add_to_a_draft_says_an_unknown_term_is_a_warning(desk):
     """A draft's story may name an entry still to be written: it is added (or edited), and the editor told so
-    at once."""
+    at once, once, as `check` words it (the option's own finding and the check's are one warning)."""
     new_issue(desk)
+    later = "(draft issue 14: to fix before it is scheduled or published)"
     result = desk("story", "add", "14", *story_args(1), "--slug", "termed", "--term", "nosuch")
     assert result.stdout.splitlines() == ["story termed added to issue 14, code #1"]
-    assert result.stderr.splitlines() == ["story:termed: terms[0]: warning: no glossary entry 'nosuch'"]
+    assert result.stderr.splitlines() == [f"story:termed: terms[0]: warning: no glossary entry 'nosuch' {later}",
+                                          "1 warning in what was saved"]
     # And so is an edit naming one.
     result = desk("story", "edit", "termed", "--term", "gpu", "--term", "elsewhere")
     assert result.stdout.splitlines() == ["story termed updated"]
-    assert result.stderr.splitlines() == ["story:termed: terms[1]: warning: no glossary entry 'elsewhere'"]
+    assert result.stderr.splitlines() == [f"story:termed: terms[1]: warning: no glossary entry 'elsewhere' {later}",
+                                          "1 warning in what was saved"]
+    # An edit that stores nothing names what its options name, as before.
+    result = desk("story", "edit", "termed", "--term", "gpu", "--term", "elsewhere")
+    assert (result.stdout, result.stderr.splitlines()) == (
+        "story termed unchanged\n", ["story:termed: terms[1]: warning: no glossary entry 'elsewhere'"])
+    assert desk("check").stderr.splitlines() == [f"story:termed: terms[1]: warning: no glossary entry 'elsewhere' "
+                                                 f"{later}", "0 error(s), 1 warning(s)"]
+
+
+NO_LINK_TEXT = ("link 'https://example.org/x' has no text: screen readers say \"link\" and nothing more; write its "
+                "text between the brackets ([text](…)), or alt text for its image ([![what it shows](…)](…))")
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_story_add_and_edit_say_the_warnings_of_the_story_they_stored(desk):
+    """`story add` and `story edit` stored a story with a link that has no text and a tag the site file does not
+    name, and said nothing: `check` named them later. They name them as `edit` does, at the story and field, and
+    how many; --quiet keeps them (they are problems), and a story with none says nothing."""
+    new_issue(desk)
+    unnamed = ("the site file names no tag 'brand-new-tag': its page (archive/tag/brand-new-tag/) and the archive "
+               "show it as written here, 'brand-new-tag', in every language; name it under the site file's `tags:` "
+               "(slug: brand-new-tag, and its name in each language) and import that (`newsroom import site.yaml`)")
+    warned = [f"story:s1: en.summary: warning: {NO_LINK_TEXT}", f"story:s1: tags[0]: warning: {unnamed}"]
+    result = desk("--quiet", "story", "add", "14", *story_args(1)[:-2], "--tag", "brand-new-tag",  # not chips
+                  "--summary-en", "See [](https://example.org/x) [1].", "--slug", "s1")
+    assert (result.stdout, result.stderr.splitlines()) == ("", [*warned, "2 warnings in what was saved"])
+    assert desk("check").stderr.splitlines() == [*warned, "0 error(s), 2 warning(s)"]
+    result = desk("story", "edit", "s1", "--summary-en", "See [this](https://example.org/x) [1].")
+    assert (result.stdout, result.stderr.splitlines()) == ("story s1 updated\n",
+                                                          [warned[1], "1 warning in what was saved"])
+    clean = desk("story", "edit", "s1", "--tag", "chips")
+    assert (clean.stdout, clean.stderr) == ("story s1 updated\n", "")
+    added = desk("story", "add", "14", *story_args(2), "--slug", "s2")
+    assert (added.stdout, added.stderr) == ("story s2 added to issue 14, code #2\n", "")
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_issue_new_and_edit_say_the_warnings_of_the_issue_they_stored(desk):
+    """`issue new` and `issue edit` store an issue's texts: a title in one language only, a lead's link with no
+    text were named by `check` alone. They name them as `edit` does, and how many; an issue with none says nothing."""
+    result = desk("issue", "new", "--title-hu", "Tizennegyedik")
+    assert result.stdout == "issue 14 created (draft): 2026-11-09 – 2026-11-15\n"
+    assert result.stderr.splitlines() == [
+        "issue:14: en: warning: missing translation of en.title (draft issue 14: to fix before it is scheduled or "
+        "published: newsroom issue edit 14 --title-en …)", "1 warning in what was saved"]
+    result = desk("issue", "edit", "14", "--title-en", "Fourteen", "--lead-en", "See [](https://example.org/x).",
+                  "--lead-hu", "Lásd [ezt](https://example.org/x).")
+    assert (result.stdout, result.stderr.splitlines()) == ("issue 14 updated\n", [
+        f"issue:14: en.lead: warning: {NO_LINK_TEXT}", "1 warning in what was saved"])
+    clean = desk("issue", "edit", "14", "--lead-en", "See [this](https://example.org/x).")
+    assert (clean.stdout, clean.stderr) == ("issue 14 updated\n", "")
+    unchanged = desk("issue", "edit", "14", "--lead-en", "See [this](https://example.org/x).")
+    assert (unchanged.stdout, unchanged.stderr) == ("issue 14 unchanged\n", "")
+    following = desk("issue", "new", "--title-hu", "Tizenötödik", "--title-en", "Fifteen")
+    assert (following.stdout, following.stderr) == ("issue 15 created (draft): 2026-11-16 – 2026-11-22\n", "")
 
 
 def test_check_gives_a_draft_s_problems_as_warnings_and_a_scheduled_issue_s_as_errors(desk, tmp_path):

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from issues.dates import html_datetime
 from newsroom import SAMPLE_DIR, editing
 from newsroom.build.model import load_content
-from newsroom.checks import check_content, no_site
+from newsroom.checks import changes, check_content, no_site
 from newsroom.cli import (NOW_ENV, App, content_errors, editor_name, pass_app, reason_lang_option, reason_language,
                           report, report_warnings)
 from newsroom.content import manifest
@@ -293,8 +293,8 @@ def check(app: App, strict: bool) -> None:
     a draft entry's or reference page's, until it is published (`edit --set draft=false` refuses them)."""
     with app.reading() as session:
         one_state(session)
-        with editing.remembered(session) as (content, memo):
-            problems = editing.as_check_words(check_content(content, app.settings, app.today(), memo=memo), content,
+        with changes.remembered(session) as (content, memo):
+            problems = changes.as_check_words(check_content(content, app.settings, app.today(), memo=memo), content,
                                               app.settings)
             problems = sorted([*problems, *no_site(content), *method_draft_problems(content)],
                               key=lambda d: (d.location, d.field, d.message))

@@ -10,8 +10,9 @@ from issues.assembly import load_issue, move_story, require_changeable
 from issues.revisions import Change
 from issues.workflow import recheck_after_change, status_advice
 from newsroom import editing
+from newsroom.checks import changes
 from newsroom.cli import (App, content_errors, editor_option, editor_options, pass_app, reason_label,
-                          reason_language, report, report_warnings)
+                          reason_language, report_warnings)
 from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import CREATED, DELETED, UNPUBLISHED
@@ -109,7 +110,7 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
         for number in issues:
             recheck_after_change(session, app.settings, change, number)
         if warnings is None and version != loaded.version:
-            warnings = editing.stored_warnings(session, app.settings, change.now, {f"{loaded.kind}:{loaded.key}"})
+            warnings = changes.stored_warnings(session, app.settings, change.now, {f"{loaded.kind}:{loaded.key}"})
     if version == loaded.version:  # the fields set already held those values
         app.say(f"{loaded.kind} {loaded.key}: no change (version {version} stays)")
     else:
@@ -137,9 +138,9 @@ def _move(session: Any, loaded: editing.Loaded, record: dict[str, Any], change: 
 def _save_buildable(session: Any, app: App, loaded: editing.Loaded, record: dict[str, Any], change: Change
                     ) -> tuple[int, list[Diagnostic]]:
     """Save the edit of an entry or a page unless it gives the content an error that stops every build (one
-    it had already may stay: an edit may fix one problem of several; see `editing.buildable`): its version,
+    it had already may stay: an edit may fix one problem of several; see `changes.buildable`): its version,
     and the record's warnings."""
-    return editing.buildable(session, lambda: editing.save(session, loaded, record, change.languages, change.now,
+    return changes.buildable(session, lambda: editing.save(session, loaded, record, change.languages, change.now,
                                                            change.editor, change.reason, change.reason_lang),
                              lambda version: {f"{loaded.kind}:{loaded.key}"} if version != loaded.version else set(),
                              app.settings, change.now)
@@ -197,7 +198,8 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
     Refused when another record would then have an error (a story naming a deleted entry among its
     terms, a text linking to it: change those first). A story of a published issue goes only with
     --correction and a --reason (the issue page lists it as removed, with that reason). `newsroom history
-    KEY --show N` prints the deleted version back as a content file, for `newsroom import`."""
+    KEY --show N` prints the deleted version back as a content file, for `newsroom import`. The warnings it
+    leaves on other records (a relation to it, shown as plain text) are printed, and how many."""
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
         if expect_version is not None:
@@ -208,9 +210,9 @@ def delete(app: App, key: str, kind: str | None, expect_version: int | None, edi
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
-    report(warnings)
     app.say(f"{loaded.kind} {loaded.key}: deleted (version {loaded.version} is kept: "
             f"newsroom history {loaded.kind}:{loaded.key} --show {loaded.version})")
+    report_warnings(warnings, "the deletion left on other records")
 
 
 @click.command()
@@ -230,7 +232,8 @@ def rename(app: App, key: str, new_slug: str, kind: str | None, expect_version: 
     The old slug goes to the record's `formerly`: its old address sends readers on to the new one (a story's
     old anchor stays on its issue's pages). Every reference to it — relations, stories' terms,
     `entry:`/`page:` links in any text — is rewritten, each record kept as a revision; readers see the same
-    text, so a published issue's story changes without --correction and is not listed among its corrections."""
+    text, so a published issue's story changes without --correction and is not listed among its corrections.
+    The warnings of the records it stored are printed as `newsroom check` words them; they stop nothing."""
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
         if expect_version is not None:
@@ -244,6 +247,7 @@ def rename(app: App, key: str, new_slug: str, kind: str | None, expect_version: 
     kept = "its old anchor stays on its issue's pages" if loaded.kind == "story" else \
         "its old address sends readers on"
     app.say(f"{loaded.kind} {loaded.key} is now {loaded.kind}:{new_slug} (version {done.version}){rewritten}; {kept}")
+    report_warnings(done.warnings, "in what was saved")
 
 
 @click.command()

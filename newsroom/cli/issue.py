@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,9 @@ from issues.models import STATUSES
 from issues.queries import corrections as list_corrections
 from issues.queries import issue_lines
 from issues.revisions import Change
+from newsroom.checks import changes
 from newsroom.cli import (App, content_errors, editor_option, editor_options, pass_app, reason_label,
-                          reason_language, report)
+                          reason_language, report, report_warnings)
 from newsroom.content.reader import read_text
 from newsroom.content.schema import MAX_INT, Validator
 from newsroom.content.yamlio import parse
@@ -97,6 +98,13 @@ def _week(app: App, week: str | None, start: str | None, end: str | None) -> ass
     return None
 
 
+def _stored_warnings(session: Any, app: App, change: Change, location: str, own: Iterable[Diagnostic] = ()
+                     ) -> list[Diagnostic]:
+    """The warnings of the record at `location` the command stored, as `newsroom check` words them, and those
+    of its own options (`own`: an unknown term of a draft's story) that the check did not find too."""
+    return changes.with_own(own, changes.stored_warnings(session, app.settings, change.now, {location}))
+
+
 def _date(option: str, value: str) -> dt.date:
     try:
         return dt.date.fromisoformat(value)
@@ -121,17 +129,21 @@ def issue() -> None:
 @content_errors
 def new(app: App, week: str | None, start: str | None, end: str | None, number: int | None, editor: str,
         **options: Any) -> None:
-    """Create the next issue as a draft."""
+    """Create the next issue as a draft; the warnings of what it stored are printed as `newsroom check` words
+    them (a text missing in a language), they stop nothing."""
     problems: list[Diagnostic] = []
     try:
         span = _week(app, week, start, end)
     except ContentError as error:  # named with the others; they are checked as for the default week
         span, problems = None, error.diagnostics
+    change = _change(app, editor)
     with app.transaction() as session:
         span = span or assembly.week_to_cover(session, app.today())
-        created = assembly.new_issue(session, _change(app, editor), span, number,
-                                     _texts(("title", "lead", "editor_note"), options), problems)
+        created = assembly.new_issue(session, change, span, number, _texts(("title", "lead", "editor_note"), options),
+                                     problems)
+        warnings = _stored_warnings(session, app, change, f"issue:{created.number}")
         app.say(f"issue {created.number} created (draft): {created.week_start} – {created.week_end}")
+    report_warnings(warnings, "in what was saved")
 
 
 @issue.command("edit")
@@ -142,13 +154,16 @@ def new(app: App, week: str | None, start: str | None, end: str | None, number: 
 @content_errors
 def edit(app: App, number: int, editor: str, correction: bool, reason: str | None, reason_lang: str | None,
          **options: Any) -> None:
-    """Set an issue's title, lead or editor's note (an empty value clears it)."""
+    """Set an issue's title, lead or editor's note (an empty value clears it); the warnings of what it stored
+    are printed as `newsroom check` words them, they stop nothing."""
     change = _change(app, editor, reason, reason_lang)
     with app.transaction() as session:
         changed = assembly.edit_issue(session, change, number, _texts(("title", "lead", "editor_note"), options),
                                       correction)
         workflow.recheck_after_change(session, app.settings, change, number)
+        warnings = _stored_warnings(session, app, change, f"issue:{number}") if changed else []
     app.say(f"issue {number} {'updated' if changed else 'unchanged'}")
+    report_warnings(warnings, "in what was saved")
 
 
 @issue.command("show")
@@ -324,7 +339,8 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
         source_title: tuple[str, ...], source_lang: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...], audiences: tuple[str, ...],
         slug: str | None, position: int | None, file: Path | None, editor: str, correction: bool,
         reason: str | None, reason_lang: str | None, **options: Any) -> None:
-    """Add a story to issue ISSUE, from options or from --file (options override the file)."""
+    """Add a story to issue ISSUE, from options or from --file (options override the file); the warnings of the
+    story are printed as `newsroom check` words them, they stop nothing."""
     record = _story_file(file, number, app.settings.languages) if file else {}
     for lang, fields in _texts(STORY_TEXTS, options).items():
         record[lang] = {**(record.get(lang) or {}), **fields}
@@ -336,8 +352,9 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
     with app.transaction() as session:
         added, warnings = assembly.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
+        warnings = _stored_warnings(session, app, change, f"story:{added.slug}", warnings)
         app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
-    report(warnings)
+    report_warnings(warnings, "in what was saved")
 
 
 @story.command("edit")
@@ -350,7 +367,8 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
                source_title: tuple[str, ...], source_lang: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...],
                audiences: tuple[str, ...], editor: str, correction: bool, reason: str | None,
                reason_lang: str | None, **options: Any) -> None:
-    """Change a story's texts, sources, tags, terms or audiences (use `story move` for its place)."""
+    """Change a story's texts, sources, tags, terms or audiences (use `story move` for its place); the warnings
+    of the story are printed as `newsroom check` words them, they stop nothing."""
     sources, problems = _sources(source_url, publisher, source_title, source_lang)
     if section:
         problems.append(Diagnostic(f"story:{slug}", None, "section", "use `newsroom story move` to change "
@@ -363,8 +381,13 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
                                                 correction, problems)
         number = assembly.load_story_issue(session, slug)
         workflow.recheck_after_change(session, app.settings, change, number)
+        if changed:
+            warnings = _stored_warnings(session, app, change, f"story:{slug}", warnings)
     app.say(f"story {slug} {'updated' if changed else 'unchanged'}")
-    report(warnings)
+    if changed:
+        report_warnings(warnings, "in what was saved")
+    else:  # nothing stored: only what its options named (an unknown term of a draft), as before
+        report(warnings)
 
 
 @story.command("move")
