@@ -16,8 +16,15 @@ UPDATE_HINT = ("run: pybabel extract -F babel.cfg -o locale/messages.pot --no-lo
 
 
 def _ids(path: Path, lang: str | None = None) -> dict[str, object]:
+    """Each message of a catalog by its id, and by its context where it has one (`pgettext`): "Issue" in a search
+    hit is another message than "Issue" in "12. szám", and each must be in every catalog."""
     with path.open("rb") as handle:
-        return {m.id if isinstance(m.id, str) else m.id[0]: m for m in read_po(handle, locale=lang) if m.id}
+        return {_key(m): m for m in read_po(handle, locale=lang) if m.id}
+
+
+def _key(message) -> str:
+    msgid = message.id if isinstance(message.id, str) else message.id[0]
+    return f"{message.context}\x04{msgid}" if message.context else msgid
 
 
 def test_catalog_template_matches_the_templates_and_code(tmp_path):
