@@ -127,6 +127,10 @@ PASTED_HTML = """
 
 <details><summary><h3>a heading</h3><p>and a paragraph in a summary</p></summary>y</details>
 
+<details><summary><ul>a list's text in a summary<b>x</b></ul></summary>y</details>
+
+Text <small><cite><pre>pre in a citation</pre></cite></small>, <em><blockquote>a quote</blockquote></em>.
+
 <table><tr><td colspan="3">a span past the columns</td></tr><tr><td>b</td><td>c</td></tr></table>
 
 <table><tr><td rowspan="3">a span past the rows</td><td>b</td></tr><tr><td>c</td></tr><tr></tr></table>

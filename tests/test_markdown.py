@@ -697,6 +697,10 @@ def test_an_id_written_in_raw_html_never_repeats_a_citation_s(renderer: Markdown
      "</summary>y</details>"),
     ("<details><summary><details><summary>in</summary>a fold</details></summary>x</details>",
      "<details><summary>in a fold</summary>x</details>"),
+    ("<details><summary><ul>a list's text<b>x</b></ul></summary>y</details>",
+     "<details><summary>a list's text<b>x</b></summary>y</details>"),
+    ("Text <em><blockquote>quoted</blockquote></em> and <b><p>a paragraph</p></b>",
+     "<p>Text <em></em></p><blockquote><em>quoted</em></blockquote> and <p>a paragraph</p><p></p>\n"),
     ('<table><tr><td colspan="3">a</td></tr><tr><td>b</td><td>c</td></tr></table>'
      '<table><tr><td>1</td><td rowspan="0">2</td></tr><tr><td>3</td></tr></table>',
      '<table><tbody><tr><td colspan="2">a</td></tr><tr><td>b</td><td>c</td></tr></tbody></table>'

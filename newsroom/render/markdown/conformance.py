@@ -198,9 +198,11 @@ def _made_block(element: _Element) -> bool:
 
 
 #: Raw HTML that may put an element where none may be: a list's, a term list's, a fold's, a figure's or a
-#: table's parts. Inline raw HTML without them (`<abbr>`, `<span lang>`, `<a href>`) cannot: a paragraph holds
-#: it whole, but for a <dfn> in a <dfn> and a nesting deeper than `MAX_DEPTH`.
-_MAY_MISPLACE = re.compile(r"<(?:li|dt|dd|summary|figcaption|details|ul|ol|dl|table)[\s/>]", re.IGNORECASE)
+#: table's parts, or a block an inline element may not hold (`<em><blockquote>`). Inline raw HTML without
+#: them (`<abbr>`, `<span lang>`, `<a href>`) cannot: a paragraph holds it whole, but for a <dfn> in a <dfn>
+#: and a nesting deeper than `MAX_DEPTH`.
+_MAY_MISPLACE = re.compile(r"<(?:li|dt|dd|summary|figcaption|details|ul|ol|dl|table|blockquote|pre|p|h[2-6]|figure)"
+                           r"[\s/>]", re.IGNORECASE)
 _IMAGE_WITHOUT_SOURCE = re.compile(r'<img(?![^>]*\ssrc=")')
 
 
@@ -264,7 +266,7 @@ _HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 _CONTAINERS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "ul", "ol", "dl", "details"})
 #: What a <summary> may not hold (it takes phrasing content and headings): its tags go, a space after it.
 _NOT_IN_SUMMARY = _FLOW_ONLY - _HEADINGS | frozenset(
-    "li dt dd summary figcaption caption thead tbody tfoot tr td th".split())
+    "li li* dt dd summary figcaption caption thead tbody tfoot tr td th".split())
 _TABLE_PARTS = frozenset({"table", "thead", "tbody", "tfoot", "tr"})
 #: The context an element gives its descendants: what they may not be (see `_replaced`).
 _CONTEXTS = {"dfn": "dfn", "summary": "summary", "dt": "no heading", "th": "no heading", "caption": "caption"}
