@@ -140,6 +140,12 @@ Text <small><cite><pre>pre in a citation</pre></cite></small>, <em><blockquote>a
 
 <table><caption><table><tr><td>a table in a caption</td></tr></table></caption><tr><td>z</td></tr></table>
 
+<table><tr><td>a</td><td rowspan="2">a span down</td><td>c</td></tr><tr><td colspan="3">a span over it</td></tr>
+</table>
+
+<blockquote><a href="https://example.org/a">a link <table><tr><td><a href="https://example.org/b">in a link</a></td>
+</tr></table></a> <a href="https://example.org/c"><details><summary>a fold</summary>in a link</details></a></blockquote>
+
 <dl><dt><h3>a heading in a term</h3></dt><dd>d</dd></dl>
 
 <p class="MsoNormal"><font face="Arial">font</font> <center>centre</center> <u>underlined</u><o:p></o:p></p>

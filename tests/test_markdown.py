@@ -718,14 +718,20 @@ def test_an_id_written_in_raw_html_never_repeats_a_citation_s(renderer: Markdown
      "</table>"),
     ("<table><caption><table><tr><td>x</td><td>y</td></tr></table></caption><tr><td>z</td></tr></table>",
      "<table><caption><div>x</div><div>y</div></caption><tbody><tr><td>z</td></tr></tbody></table>"),
+    ('<table><tr><td>a</td><td rowspan="2">b</td><td>c</td></tr><tr><td colspan="3">d</td></tr></table>',
+     '<table><tbody><tr><td>a</td><td rowspan="2">b</td><td>c</td></tr><tr><td>d</td></tr></tbody></table>'),
+    ('<blockquote><a href="https://e.org/a">a <table><tr><td><a href="https://e.org/b">b</a></td></tr></table></a>'
+     '<a href="https://e.org/c"><details><summary>s</summary>x</details></a></blockquote>',
+     '<blockquote><a href="https://e.org/a" rel="noopener noreferrer">a <table><tbody><tr><td>b</td></tr></tbody>'
+     '</table></a><a href="https://e.org/c" rel="noopener noreferrer"><div><div>s</div>x</div></a></blockquote>'),
     ("<dl><dt><h3>a term</h3></dt><dd><h3>its text</h3></dd></dl><table><tr><th><h3>a head</h3></th></tr></table>",
      "<dl><dt>a term</dt><dd><h3>its text</h3></dd></dl><table><tbody><tr><th>a head</th></tr></tbody></table>"),
 ])
 def test_raw_html_descendants_and_table_spans_are_as_html5_allows_each_word_kept(
         renderer: MarkdownRenderer, raw: str, html: str) -> None:
     """A <dfn> in a <dfn>, blocks in a summary, a heading in a term or a header cell, a table in a caption, a
-    span past a table's columns or its row group's rows, a second caption, head or foot: what a word
-    processor's or a web page's paste holds."""
+    span past a table's columns or its row group's rows or over a cell spanning down, a second caption, head or
+    foot, a link or a fold in a link: what a word processor's or a web page's paste holds."""
     assert str(renderer.html(raw)) == html
 
 

@@ -269,13 +269,15 @@ _NOT_IN_SUMMARY = _FLOW_ONLY - _HEADINGS | frozenset(
     "li li* dt dd summary figcaption caption thead tbody tfoot tr td th".split())
 _TABLE_PARTS = frozenset({"table", "thead", "tbody", "tfoot", "tr"})
 #: The context an element gives its descendants: what they may not be (see `_replaced`).
-_CONTEXTS = {"dfn": "dfn", "summary": "summary", "dt": "no heading", "th": "no heading", "caption": "caption"}
+_CONTEXTS = {"dfn": "dfn", "summary": "summary", "dt": "no heading", "th": "no heading", "caption": "caption",
+             "a": "link"}
 
 
 def _replaced(element: _Element, context: frozenset[str]) -> list[_Element | str] | None:
     """What stands for `element` where `context` forbids it (its content, each word kept), or None to keep it:
     a <dfn> in a <dfn>, a heading in a term or a header cell, a paragraph, list, table or a heading
-    among other content in a summary, a table in a caption (its cells made blocks)."""
+    among other content in a summary, a table in a caption (its cells made blocks), a link or a fold in a
+    link (a fold's parts made blocks)."""
     if "dfn" in context and element.name == "dfn" or "no heading" in context and element.name in _HEADINGS:
         return element.children
     if "summary" in context and element.name in _NOT_IN_SUMMARY \
@@ -283,8 +285,11 @@ def _replaced(element: _Element, context: frozenset[str]) -> list[_Element | str
         return [*element.children, " "]
     if "caption" in context and element.name in _TABLE_PARTS:
         return element.children
-    if "caption" in context and element.name in ("td", "th", "caption"):
+    if "caption" in context and element.name in ("td", "th", "caption") \
+            or "link" in context and element.name in ("details", "summary"):
         element.name, element.start = "div", "<div>"
+    if "link" in context and element.name == "a":
+        return element.children
     return None
 
 

@@ -58,7 +58,8 @@ def _cells(row: _Element) -> list[_Element]:
 
 def _group_cells(group: _Element) -> list[tuple[_Element, int, int]]:
     """The cells of a row group with the column each begins in (as HTML's table model places them) and its
-    colspan; a rowspan past the group's last row is clipped to it."""
+    colspan; a colspan over a cell spanning down from a row above, and a rowspan past the group's last row,
+    are clipped."""
     rows = [child for child in group.elements() if child.name == "tr"]
     taken: set[tuple[int, int]] = set()
     placed: list[tuple[_Element, int, int]] = []
@@ -68,6 +69,10 @@ def _group_cells(group: _Element) -> list[tuple[_Element, int, int]]:
             while (x, y) in taken:
                 x += 1
             colspan = _span(cell, "colspan") or 1
+            free = next((width for width in range(1, colspan) if (x + width, y) in taken), colspan)
+            if free != colspan:  # it would overlap a cell above that spans down: it ends where that begins
+                _set_span(cell, "colspan", free)
+                colspan = free
             rowspan = _span(cell, "rowspan")
             if rowspan is None:
                 rowspan = 1
