@@ -129,6 +129,12 @@ PASTED_HTML = """
 
 <details><summary><ul>a list's text in a summary<b>x</b></ul></summary>y</details>
 
+<details><summary>a <ins><h2>heading in an insertion</h2></ins> in a summary</summary>y</details>
+
+| a Markdown table |
+|---|
+| with a raw cell</td></tr></tbody><thead><tr><td>and a head after its body |
+
 Text <small><cite><pre>pre in a citation</pre></cite></small>, <em><blockquote>a quote</blockquote></em>.
 
 <table><tr><td colspan="3">a span past the columns</td></tr><tr><td>b</td><td>c</td></tr></table>

@@ -697,6 +697,11 @@ def test_an_id_written_in_raw_html_never_repeats_a_citation_s(renderer: Markdown
      "</summary>y</details>"),
     ("<details><summary><details><summary>in</summary>a fold</details></summary>x</details>",
      "<details><summary>in a fold</summary>x</details>"),
+    ("<details><summary>a <ins><h2>heading</h2></ins> in an insertion</summary>y</details>",
+     "<details><summary>a <ins>heading </ins> in an insertion</summary>y</details>"),
+    ("| a |\n|---|\n| b</td></tr></tbody><thead><tr><td>c |",
+     "<table><thead>\n<tr>\n<th>a</th>\n</tr>\n</thead><tbody>\n<tr>\n<td>b</td></tr></tbody>"
+     "<tbody><tr><td>c</td>\n</tr>\n\n</tbody></table>\n"),
     ("<details><summary><ul>a list's text<b>x</b></ul></summary>y</details>",
      "<details><summary>a list's text<b>x</b></summary>y</details>"),
     ("Text <em><blockquote>quoted</blockquote></em> and <b><p>a paragraph</p></b>",

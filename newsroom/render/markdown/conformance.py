@@ -201,8 +201,8 @@ def _made_block(element: _Element) -> bool:
 #: table's parts, or a block an inline element may not hold (`<em><blockquote>`). Inline raw HTML without
 #: them (`<abbr>`, `<span lang>`, `<a href>`) cannot: a paragraph holds it whole, but for a <dfn> in a <dfn>
 #: and a nesting deeper than `MAX_DEPTH`.
-_MAY_MISPLACE = re.compile(r"<(?:li|dt|dd|summary|figcaption|details|ul|ol|dl|table|blockquote|pre|p|h[2-6]|figure)"
-                           r"[\s/>]", re.IGNORECASE)
+_MAY_MISPLACE = re.compile(r"<(?:li|dt|dd|summary|figcaption|details|ul|ol|dl|table|caption|thead|tbody|tfoot|tr|td"
+                           r"|th|blockquote|pre|p|h[2-6]|figure)[\s/>]", re.IGNORECASE)
 _IMAGE_WITHOUT_SOURCE = re.compile(r'<img(?![^>]*\ssrc=")')
 
 
@@ -304,6 +304,8 @@ def _fit_contexts(root: _Element) -> None:
             continue
         if element.name in _CONTEXTS:
             context = context | {_CONTEXTS[element.name]}
+        elif "summary" in context:
+            context = context | {"phrasing"}  # a heading may stand in a summary itself, not deeper
         children = _allowed(element.children, context)
         if element.name == "summary":
             children = _summary_content(children, context)
