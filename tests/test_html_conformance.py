@@ -117,6 +117,58 @@ the summary's citation</a> [1]
 """
 
 
+#: What a paste from a word processor, a web page or a CMS brings (the allow-list drops what it may not keep,
+#: its words staying): each element that stays lands where HTML5 allows it, nested no deeper than a browser
+#: keeps a tree.
+PASTED_HTML = """
+<dfn>a <dfn>definition in a definition</dfn></dfn>
+
+<details><summary><p>a paragraph</p><ul><li>a list in a summary</li></ul></summary>x</details>
+
+<details><summary><h3>a heading</h3><p>and a paragraph in a summary</p></summary>y</details>
+
+<details><summary><ul>a list's text in a summary<b>x</b></ul></summary>y</details>
+
+<details><summary>a <ins><h2>heading in an insertion</h2></ins> in a summary</summary>y</details>
+
+| a Markdown table |
+|---|
+| with a raw cell</td></tr></tbody><thead><tr><td>and a head after its body |
+
+Text <small><cite><pre>pre in a citation</pre></cite></small>, <em><blockquote>a quote</blockquote></em>.
+
+<table><tr><td colspan="3">a span past the columns</td></tr><tr><td>b</td><td>c</td></tr></table>
+
+<table><tr><td rowspan="3">a span past the rows</td><td>b</td></tr><tr><td>c</td></tr><tr></tr></table>
+
+<table><caption>a</caption><caption>b</caption><tfoot><tr><td>f</td></tr></tfoot><thead><tr><th><h3>h</h3></th>
+</tr></thead><thead><tr><td>i</td></tr></thead><tr><td>j<br></td></tr><tfoot><tr><td>g</td></tr></tfoot></table>
+
+<table><caption><table><tr><td>a table in a caption</td></tr></table></caption><tr><td>z</td></tr></table>
+
+<table><tr><td>a</td><td rowspan="2">a span down</td><td>c</td></tr><tr><td colspan="3">a span over it</td></tr>
+</table>
+
+<blockquote><a href="https://example.org/a">a link <table><tr><td><a href="https://example.org/b">in a link</a></td>
+</tr></table></a> <a href="https://example.org/c"><details><summary>a fold</summary>in a link</details></a></blockquote>
+
+<dl><dt><h3>a heading in a term</h3></dt><dd>d</dd></dl>
+
+<p class="MsoNormal"><font face="Arial">font</font> <center>centre</center> <u>underlined</u><o:p></o:p></p>
+
+<b id="docs-internal-guid-1"><p dir="ltr">a paragraph in bold</p><ul><li>a list in bold</li></ul></b>
+
+<ul><li><p>a</p><p>b</p></li></ul> <table border="1"><tr><td>a</td><br><td>b</td></tr></table>
+
+<a href="https://example.org/"><p>a paragraph in a link</p><div>a block in a link</div></a>
+
+<button>press</button> <form action="x"><input value="v"><label>a label</label></form>
+<video src="v.mp4">video</video> <audio src="a.mp3">audio</audio>
+<picture><source srcset="a.webp"><img src="https://example.org/a.png" alt="a picture"></picture>
+
+""" + "<span>" * 600 + "nested 600 deep" + "</span>" * 600 + "\n\n" + "<div>" * 600 + "<p>deep</p>" \
+    + "</div>" * 600 + "\n"
+
 def _indented(text: str, spaces: int = 4) -> str:
     return "".join(" " * spaces + line if line.strip() else line for line in text.splitlines(keepends=True))
 
@@ -260,12 +312,12 @@ terms: [conformance-chip]
   headline: Megfelelési hír
   summary: Összefoglaló a megfelelési chipről [1].
   body: |
-{_indented(EDITOR_MARKDOWN + MISPLACED_HTML)}
+{_indented(EDITOR_MARKDOWN + MISPLACED_HTML + PASTED_HTML)}
 en:
   headline: Conformance story
   summary: A summary about the conformance chip [1].
   body: |
-{_indented(EDITOR_MARKDOWN + MISPLACED_HTML)}
+{_indented(EDITOR_MARKDOWN + MISPLACED_HTML + PASTED_HTML)}
 """
 
 _PAGE_MARKDOWN = EDITOR_MARKDOWN.replace(" [1]", "").replace(" [2]", "")  # a site page lists no sources

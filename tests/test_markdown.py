@@ -641,8 +641,10 @@ def test_plain_prose_is_recognised_and_syntax_is_not() -> None:
      '<p><span lang="pt-BR">a</span> <span lang="sr-Latn">b</span> <span lang="es-419">c</span></p>\n'),
     ('<ol start="one"><li>a</li></ol><ol start="-2"><li>b</li></ol>',
      '<ol><li>a</li></ol><ol start="-2"><li>b</li></ol>'),
-    ('<table><tr><td colspan="0" rowspan="x">a</td><td colspan="2">b</td><th scope="everything">c</th></tr></table>',
-     '<table><tbody><tr><td>a</td><td colspan="2">b</td><th>c</th></tr></tbody></table>'),
+    ('<table><tr><td colspan="0" rowspan="x">a</td><td colspan="2">b</td><th scope="everything">c</th></tr>'
+     '<tr><td>d</td><td>e</td><td>f</td><td>g</td></tr></table>',
+     '<table><tbody><tr><td>a</td><td colspan="2">b</td><th>c</th></tr>'
+     '<tr><td>d</td><td>e</td><td>f</td><td>g</td></tr></tbody></table>'),
     ('<a href="https://example.org/a b?q=c d#e#f">a</a> <a href="https://example.org/%zz">b</a>',
      '<p><a href="https://example.org/a%20b?q=c%20d#e%23f" rel="noopener noreferrer">a</a> '
      '<a href="https://example.org/%25zz" rel="noopener noreferrer">b</a></p>\n'),
@@ -687,18 +689,94 @@ def test_an_id_written_in_raw_html_never_repeats_a_citation_s(renderer: Markdown
                     '<sup class="cite"><a href="#source-1" id="cite-1-1">1</a></sup></p>\n')
 
 
+@pytest.mark.parametrize(("raw", "html"), [
+    ("<dfn>a <dfn>b</dfn> c</dfn>, <dfn>d</dfn> <abbr><dfn>e</dfn></abbr>",
+     "<p><dfn>a b c</dfn>, <dfn>d</dfn> <abbr><dfn>e</dfn></abbr></p>\n"),
+    ("<details><summary><p>a paragraph</p><ul><li>a list</li></ul></summary>x</details>",
+     "<details><summary>a paragraph a list</summary>x</details>"),
+    ("<details><summary><h3>a heading</h3></summary>x</details><details><summary><h3>a heading</h3>"
+     "<p>and a paragraph</p></summary>y</details>",
+     "<details><summary><h3>a heading</h3></summary>x</details><details><summary>a heading and a paragraph"
+     "</summary>y</details>"),
+    ("<details><summary><details><summary>in</summary>a fold</details></summary>x</details>",
+     "<details><summary>in a fold</summary>x</details>"),
+    ("<details><summary>a <ins><h2>heading</h2></ins> in an insertion</summary>y</details>",
+     "<details><summary>a <ins>heading </ins> in an insertion</summary>y</details>"),
+    ("| a |\n|---|\n| b</td></tr></tbody><thead><tr><td>c |",
+     "<table><thead>\n<tr>\n<th>a</th>\n</tr>\n</thead><tbody>\n<tr>\n<td>b</td></tr></tbody>"
+     "<tbody><tr><td>c</td>\n</tr>\n\n</tbody></table>\n"),
+    ("<details><summary><ul>a list's text<b>x</b></ul></summary>y</details>",
+     "<details><summary>a list's text<b>x</b></summary>y</details>"),
+    ("Text <em><blockquote>quoted</blockquote></em> and <b><p>a paragraph</p></b>",
+     "<p>Text <em></em></p><blockquote><em>quoted</em></blockquote> and <p>a paragraph</p><p></p>\n"),
+    ('<table><tr><td colspan="3">a</td></tr><tr><td>b</td><td>c</td></tr></table>'
+     '<table><tr><td>1</td><td rowspan="0">2</td></tr><tr><td>3</td></tr></table>',
+     '<table><tbody><tr><td colspan="2">a</td></tr><tr><td>b</td><td>c</td></tr></tbody></table>'
+     '<table><tbody><tr><td>1</td><td rowspan="0">2</td></tr><tr><td>3</td></tr></tbody></table>'),
+    ('<table><tr><td colspan="3">a</td></tr><tr><td colspan="2">b</td><td>c</td></tr></table>',
+     '<table><tbody><tr><td colspan="2">a</td></tr><tr><td>b</td><td>c</td></tr></tbody></table>'),
+    ('<table><thead><tr><th rowspan="2">a</th></tr></thead><tr><td rowspan="3">b</td><td>c</td></tr>'
+     '<tr><td>d</td></tr><tr></tr></table>',
+     '<table><thead><tr><th>a</th></tr></thead><tbody><tr><td rowspan="2">b</td><td>c</td></tr>'
+     '<tr><td>d</td></tr></tbody></table>'),
+    ("<table><caption>a</caption><caption>b</caption><tfoot><tr><td>f</td></tr></tfoot><thead><tr><td>h</td>"
+     "</tr></thead><thead><tr><td>i</td></tr></thead><tr><td>j</td></tr><tfoot><tr><td>g</td></tr></tfoot></table>",
+     "<table><caption>a b</caption><thead><tr><td>h</td></tr></thead><tbody><tr><td>i</td></tr></tbody>"
+     "<tbody><tr><td>j</td></tr></tbody><tbody><tr><td>g</td></tr></tbody><tfoot><tr><td>f</td></tr></tfoot>"
+     "</table>"),
+    ("<table><caption><table><tr><td>x</td><td>y</td></tr></table></caption><tr><td>z</td></tr></table>",
+     "<table><caption><div>x</div><div>y</div></caption><tbody><tr><td>z</td></tr></tbody></table>"),
+    ('<table><tr><td>a</td><td rowspan="2">b</td><td>c</td></tr><tr><td colspan="3">d</td></tr></table>',
+     '<table><tbody><tr><td>a</td><td rowspan="2">b</td><td>c</td></tr><tr><td>d</td></tr></tbody></table>'),
+    ('<blockquote><a href="https://e.org/a">a <table><tr><td><a href="https://e.org/b">b</a></td></tr></table></a>'
+     '<a href="https://e.org/c"><details><summary>s</summary>x</details></a></blockquote>',
+     '<blockquote><a href="https://e.org/a" rel="noopener noreferrer">a <table><tbody><tr><td>b</td></tr></tbody>'
+     '</table></a><a href="https://e.org/c" rel="noopener noreferrer"><div><div>s</div>x</div></a></blockquote>'),
+    ("<dl><dt><h3>a term</h3></dt><dd><h3>its text</h3></dd></dl><table><tr><th><h3>a head</h3></th></tr></table>",
+     "<dl><dt>a term</dt><dd><h3>its text</h3></dd></dl><table><tbody><tr><th>a head</th></tr></tbody></table>"),
+])
+def test_raw_html_descendants_and_table_spans_are_as_html5_allows_each_word_kept(
+        renderer: MarkdownRenderer, raw: str, html: str) -> None:
+    """A <dfn> in a <dfn>, blocks in a summary, a heading in a term or a header cell, a table in a caption, a
+    span past a table's columns or its row group's rows or over a cell spanning down, a second caption, head or
+    foot, a link or a fold in a link: what a word processor's or a web page's paste holds."""
+    assert str(renderer.html(raw)) == html
+
+
+@pytest.mark.parametrize(("raw", "words"), [
+    ("<span>" * 600 + "deep" + "</span>" * 600, ["deep"]),
+    ("<table><tr><td>" * 300 + "deep" + "</td></tr></table>" * 300, ["deep"]),
+    ("<ul><li>" * 300 + "deep" + "</li></ul>" * 300, ["deep"]),
+    ("<blockquote><p>" * 300 + "deep" + "</p></blockquote>" * 300, ["deep"]),
+    ("x <b>" * 600 + "deep" + "</b>" * 600, ["x"] * 600 + ["deep"]),
+])
+def test_raw_html_nested_past_a_sane_depth_is_flattened_its_text_kept(renderer: MarkdownRenderer, raw: str,
+                                                                    words: list[str]) -> None:
+    """Browsers flatten a tree deeper than 513 levels (and the checker rejects it): past 64 of a text's own
+    levels its content is its text, with no recursion on the way."""
+    root = fragment(str(renderer.html(raw)))
+    deepest, stack = 0, [(root, 0)]
+    while stack:
+        element, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in element)
+    assert deepest <= 64 + 4  # a table's cells below the last level kept whole
+    assert " ".join(root.itertext()).split() == words
+
+
 _LINK_PIECES = ["[", "]", "](", "](https://e.org/a)", "][", "[1]", "[12]", "![](", "![](x.png)", "![](a_(b).png)",
-                "![](a\\(b.png)", ")", "(", " ", "\n", "\n\n", "&nbsp;", "&#160;", "&amp", "<a href=\"https://e.org/b\">",
-                "<a name=x>", "<A\thref=y>", "<a title=\"a<b\" href=\"z\">", "</a>", "<a ", "<span>", "</span>",
+                "![](a\\(b.png)", ")", "(", " ", "\n", "\n\n", "&nbsp;", "&#160;", "&amp",
+                "<a href=\"https://e.org/b\">", "<a name=x>", "<A\thref=y>", "<a title=\"a<b\" href=\"z\">", "</a>", "<a ", "<span>", "</span>",
                 "<img src=\"i.png\" alt=\"\">", "<b", ">", "<script>", "</script>", "text", "`", "<https://e.org/c>"]
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_LINK_PIECES), max_size=24))
 def test_the_quick_filter_never_hides_a_link_with_no_name(pieces: list[str]) -> None:
-    """Most texts are not parsed for links with no name (`check` looks in every text): a filter passes over them. Whatever mix of brackets,
-    raw links, images, citations, references and tags a text holds, the links with no name found are those a
-    reading of the whole text finds (the filter's patterns stop where another search may start, so a text of
-    thousands of `<a x>` is searched in linear time; each opening searched the rest of the text again)."""
+    """Most texts are not parsed for links with no name (`check` looks in every text): a filter passes over
+    them. Whatever mix of brackets, raw links, images, citations, references and tags a text holds, the links
+    with no name found are those a reading of the whole text finds (the filter's patterns stop where another
+    search may start, so a text of thousands of `<a x>` is searched in linear time; each opening searched the
+    rest of the text again)."""
     text = "".join(pieces)
     assert unnamed_links(text) == list(_reading(text, DEFAULT_MAX_NESTING).unnamed)

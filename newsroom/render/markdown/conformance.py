@@ -4,9 +4,11 @@ nh3 keeps allowed tags and attributes wherever they are written; the page then f
 (and a browser guesses): `<li>` outside a list, `<summary>` outside `<details>`, a `<details>` without its
 `<summary>`, text in a `<ul>` or a `<dl>` that is no list of terms, a list inside a `<span>`, an `<img>`
 whose URL the cleaner left out, a `lang` that is no language tag, `colspan="0"`, `start="one"`, a URL
-with a space. `attribute_value` (the cleaner's attribute filter) keeps a value HTML5 allows, mends a URL,
-and drops the rest; `conform` rewrites the cleaner's output so that each element sits where it may,
-keeping every word of it. Markdown's own HTML needs neither: markdown-it writes only valid structure.
+with a space, a <dfn> in a <dfn>, a list in a <summary>, a heading in a <dt>, a table in a <caption>, a
+`colspan` past a table's columns (`tables.fit_spans`), a paste nested deeper than browsers keep a tree.
+`attribute_value` (the cleaner's attribute filter) keeps a value HTML5 allows, mends a URL, and drops the
+rest; `conform` rewrites the cleaner's output so that each element sits where it may, keeping every word
+of it. Markdown's own HTML needs neither: markdown-it writes only valid structure.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from html.parser import HTMLParser
 from urllib.parse import quote, urlsplit
 
 from newsroom.i18n import is_language_tag
+from newsroom.render.markdown.tables import fit_spans
 
 _VOID = frozenset({"br", "hr", "img", "wbr"})
 #: Elements whose content is phrasing only (text and inline elements); a list, table or heading in one is not
@@ -194,17 +197,22 @@ def _made_block(element: _Element) -> bool:
     return False
 
 
-#: Raw HTML that may put an element where none may be: a list's, a term list's, a fold's or a figure's parts.
-#: Inline raw HTML without them (`<abbr>`, `<span lang>`, `<a href>`) cannot: a paragraph holds it whole.
-_MAY_MISPLACE = re.compile(r"<(?:li|dt|dd|summary|figcaption|details|ul|ol|dl)[\s/>]", re.IGNORECASE)
+#: Raw HTML that may put an element where none may be: a list's, a term list's, a fold's, a figure's or a
+#: table's parts, or a block an inline element may not hold (`<em><blockquote>`). Inline raw HTML without
+#: them (`<abbr>`, `<span lang>`, `<a href>`) cannot: a paragraph holds it whole, but for a <dfn> in a <dfn>
+#: and a nesting deeper than `MAX_DEPTH`.
+_MAY_MISPLACE = re.compile(r"<(?:li|dt|dd|summary|figcaption|details|ul|ol|dl|table|caption|thead|tbody|tfoot|tr|td"
+                           r"|th|blockquote|pre|p|h[2-6]|figure)[\s/>]", re.IGNORECASE)
 _IMAGE_WITHOUT_SOURCE = re.compile(r'<img(?![^>]*\ssrc=")')
 
 
 def needs_conform(html_blocks: list[str], html_inline: list[str], html: str) -> bool:
     """Whether the cleaner's `html` of a text with these raw HTML blocks and inline tags may need `conform`:
     a block (which may open an inline element around the Markdown after it), a part of a list, term list,
-    fold or figure, or an image whose URL the cleaner left out."""
+    fold, figure or table, a second <dfn>, inline tags enough to nest too deep, or an image whose URL the
+    cleaner left out."""
     return bool(html_blocks) or any(_MAY_MISPLACE.search(part) for part in html_inline) \
+        or len(html_inline) >= MAX_DEPTH or sum(part[:4].lower() == "<dfn" for part in html_inline) > 1 \
         or "<img" in html and _IMAGE_WITHOUT_SOURCE.search(html) is not None
 
 
@@ -226,6 +234,7 @@ def conform(html: str) -> str:
         element.children = _fixed_children(element)
         stack.extend(element.elements())
     _unwrap_phrasing_around_blocks(order)
+    _fit_contexts(builder.root)
     return _serialised(builder.root)
 
 
@@ -247,6 +256,108 @@ def _unwrap_phrasing_around_blocks(order: list[_Element]) -> None:
                     or child.name in _TRANSPARENT and holds_block.get(id(child), False)
         element.children = children
         holds_block[id(element)] = block
+
+
+#: How deep a text's elements nest: deeper, an element's content is its text (browsers flatten a page's tree
+#: past 513 levels; a page's own take some twenty).
+MAX_DEPTH = 64
+_HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
+#: Elements that hold only elements of their own kinds, never text: kept below `MAX_DEPTH` with their parts.
+_CONTAINERS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "ul", "ol", "dl", "details"})
+#: What a <summary> may not hold (it takes phrasing content and headings): its tags go, a space after it.
+_NOT_IN_SUMMARY = _FLOW_ONLY - _HEADINGS | frozenset(
+    "li li* dt dd summary figcaption caption thead tbody tfoot tr td th".split())
+_TABLE_PARTS = frozenset({"table", "thead", "tbody", "tfoot", "tr"})
+#: The context an element gives its descendants: what they may not be (see `_replaced`).
+_CONTEXTS = {"dfn": "dfn", "summary": "summary", "dt": "no heading", "th": "no heading", "caption": "caption",
+             "a": "link"}
+
+
+def _replaced(element: _Element, context: frozenset[str]) -> list[_Element | str] | None:
+    """What stands for `element` where `context` forbids it (its content, each word kept), or None to keep it:
+    a <dfn> in a <dfn>, a heading in a term or a header cell, a paragraph, list, table or a heading
+    among other content in a summary, a table in a caption (its cells made blocks), a link or a fold in a
+    link (a fold's parts made blocks)."""
+    if "dfn" in context and element.name == "dfn" or "no heading" in context and element.name in _HEADINGS:
+        return element.children
+    if "summary" in context and element.name in _NOT_IN_SUMMARY \
+            or "phrasing" in context and element.name in _HEADINGS:
+        return [*element.children, " "]
+    if "caption" in context and element.name in _TABLE_PARTS:
+        return element.children
+    if "caption" in context and element.name in ("td", "th", "caption") \
+            or "link" in context and element.name in ("details", "summary"):
+        element.name, element.start = "div", "<div>"
+    if "link" in context and element.name == "a":
+        return element.children
+    return None
+
+
+def _fit_contexts(root: _Element) -> None:
+    """Each element as its ancestors allow (`_replaced`), no deeper than `MAX_DEPTH`, tables' spans fitted to
+    their rows and columns; without recursion: raw HTML may nest deep."""
+    stack: list[tuple[_Element, int, frozenset[str]]] = [(root, 0, frozenset())]
+    while stack:
+        element, depth, context = stack.pop()
+        if depth >= MAX_DEPTH and element.name not in _CONTAINERS:
+            element.children = [_text_of(element)]
+            continue
+        if element.name in _CONTEXTS:
+            context = context | {_CONTEXTS[element.name]}
+        elif "summary" in context:
+            context = context | {"phrasing"}  # a heading may stand in a summary itself, not deeper
+        children = _allowed(element.children, context)
+        if element.name == "summary":
+            children = _summary_content(children, context)
+        stack.extend((child, depth + 1, context) for child in children if isinstance(child, _Element))
+        element.children = children
+        if element.name == "table":
+            fit_spans(element)
+
+
+def _allowed(nodes: list[_Element | str], context: frozenset[str]) -> list[_Element | str]:
+    """`nodes` with each that `context` forbids replaced by its content (`_replaced`), through every level."""
+    allowed: list[_Element | str] = []
+    pending = list(reversed(nodes))
+    while pending:
+        node = pending.pop()
+        replacement = _replaced(node, context) if isinstance(node, _Element) else None
+        if replacement is None:
+            allowed.append(node)
+        else:
+            pending.extend(reversed(replacement))
+    return allowed
+
+
+def _summary_content(children: list[_Element | str], context: frozenset[str]) -> list[_Element | str]:
+    """A summary's content: one heading alone, or phrasing content (any headings among it made text)."""
+    while children and children[-1] == " ":
+        children.pop()  # the space after its last block
+    meaningful = [node for node in children if isinstance(node, _Element) or node.strip()]
+    if any(isinstance(node, _Element) and node.name in _HEADINGS for node in meaningful) and len(meaningful) > 1:
+        children = _allowed(children, context | {"phrasing"})
+        while children and children[-1] == " ":
+            children.pop()
+    return children
+
+
+def _text_of(element: _Element) -> str:
+    """The text of `element`'s content: an image's alt text for it, a space after each block and line break."""
+    out: list[str] = []
+    stack: list[_Element | str] = list(reversed(element.children))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+        elif node.name == "img":
+            out.append(_alt_text(node.start))
+        elif node.name in _VOID:
+            out.append(" ")
+        else:
+            if node.name not in _PHRASING_ONLY or node.name in _HEADINGS or node.name == "p":
+                stack.append(" ")
+            stack.extend(reversed(node.children))
+    return "".join(out)
 
 
 def _serialised(root: _Element) -> str:

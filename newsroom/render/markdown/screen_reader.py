@@ -24,10 +24,10 @@ from newsroom.render.markdown.renderer import MarkdownRenderer
 #: the pages leave out with its content (`<script>`, `_DROPPED`), with a link that may open in a raw `<a …>`,
 #: which HTML then closes (`_nested`), with a raw `<a …>` left open in its paragraph (`_left_open`: HTML opens it
 #: again, empty, after the paragraph), or with a raw `<a` whose attributes hold a `<` (`_ODD`), is read all the
-#: same. Each pattern stops at the next place another search may start (a filler is no `<a …>` and no `</a>`, no character
-#: class crosses a `<`, a `(` or a `)` it does not pair: an image's address may hold one pair of brackets, as
-#: `(a_(b))`, or escaped ones), so a text is searched in linear time: a text of thousands of `<a x>` took
-#: seconds for each 10 KB more (every opening searched the rest of the text again).
+#: same. Each pattern stops at the next place another search may start (a filler is no `<a …>` and no `</a>`, no
+#: character class crosses a `<`, a `(` or a `)` it does not pair: an image's address may hold one pair of
+#: brackets, as `(a_(b))`, or escaped ones), so a text is searched in linear time: a text of thousands of `<a x>`
+#: took seconds for each 10 KB more (every opening searched the rest of the text again).
 _MAYBE_UNNAMED = re.compile(r"(?:\[|<a\s[^<>]*+>)(?:\s|&#?[a-z0-9]++;"
                             r"|!\[\s*\]\((?:\\.|[^()\\]|\((?:\\.|[^()\\])*+\))*+\)"
                             r"|\[[0-9]{1,9}\]|<(?!a\s|/a\b)[^<>]*+>)*+(?:\][(\[]|</a)", re.IGNORECASE)
