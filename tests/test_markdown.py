@@ -766,7 +766,8 @@ def test_raw_html_nested_past_a_sane_depth_is_flattened_its_text_kept(renderer: 
 
 _LINK_PIECES = ["[", "]", "](", "](https://e.org/a)", "][", "[1]", "[12]", "![](", "![](x.png)", "![](a_(b).png)",
                 "![](a\\(b.png)", ")", "(", " ", "\n", "\n\n", "&nbsp;", "&#160;", "&amp",
-                "<a href=\"https://e.org/b\">", "<a name=x>", "<A\thref=y>", "<a title=\"a<b\" href=\"z\">", "</a>", "<a ", "<span>", "</span>",
+                "<a href=\"https://e.org/b\">", "<a name=x>", "<A\thref=y>", "<a title=\"a<b\" href=\"z\">", "</a>",
+                "<a ", "<span>", "</span>",
                 "<img src=\"i.png\" alt=\"\">", "<b", ">", "<script>", "</script>", "text", "`", "<https://e.org/c>"]
 
 
