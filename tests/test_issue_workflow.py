@@ -1003,6 +1003,48 @@ def test_story_add_and_edit_say_the_warnings_of_the_story_they_stored(desk):
     assert (added.stdout, added.stderr) == ("story s2 added to issue 14, code #2\n", "")
 
 
+#: A draft entry: stored and previewed, shown as text where a published record names it.
+DRAFT_ENTRY = """\
+kind: entry
+slug: tensor-core
+draft: true
+category: infrastructure
+level: advanced
+trend: spreading
+status: 2026-11
+sources: [{publisher: Nvidia, title: Tensor Cores, url: "https://www.nvidia.com/tensor-cores/"}]
+hu: {headword: Tensor mag, definition: Mátrixszorzásra épített számolóegység a GPU-ban.}
+en: {headword: Tensor core, definition: A unit of a GPU built for matrix multiplication.}
+"""
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_story_move_says_the_warnings_of_the_story_where_it_now_is(desk, tmp_path):
+    """`story move` stored a story's place and issue and said nothing of it: moved into another section, or into
+    a published issue as a correction, it names the story's warnings as `story edit` does, at the story and field
+    as `check` words them where the story now is, and how many; a story with none says nothing."""
+    entry = tmp_path / "tensor-core.yaml"
+    entry.write_text(DRAFT_ENTRY, encoding="utf-8")
+    desk("import", str(entry))
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1", "--term", "tensor-core")
+    desk("story", "add", "14", *story_args(2), "--slug", "s2", "--term", "nosuch")
+    draft = ("story:s1: terms[0]: warning: entry:tensor-core is a draft, shown as text until it is published: remove "
+             "`draft: true` from its file (entries/tensor-core.yaml) and import it, or run `newsroom edit "
+             "entry:tensor-core --set draft=false`")
+    moved = desk("story", "move", "s2", "--section", "money")
+    assert (moved.stdout, moved.stderr.splitlines()) == ("story s2 is now money #1\n", [
+        "story:s2: terms[0]: warning: no glossary entry 'nosuch' (draft issue 14: to fix before it is scheduled or "
+        "published)", "1 warning in what was saved"])
+    moved = desk("story", "move", "s1", "--issue", "13", "--section", "money", "--correction", "--reason", "its week")
+    assert (moved.stdout, moved.stderr.splitlines()) == ("story s1 is now in issue 13, money #6\n", [
+        draft, "1 warning in what was saved"])
+    assert desk("check").stderr.splitlines()[:1] == [draft]
+    desk("edit", "entry:tensor-core", "--set", "draft=false")
+    clean = desk("story", "move", "s1", "--position", "1", "--correction", "--reason", "first")
+    assert (clean.stdout, clean.stderr) == ("story s1 is now money #1\n", "")
+
+
 @pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
 def test_issue_new_and_edit_say_the_warnings_of_the_issue_they_stored(desk):
     """`issue new` and `issue edit` store an issue's texts: a title in one language only, a lead's link with no

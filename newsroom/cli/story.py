@@ -163,7 +163,8 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
 def move(app: App, slug: str, number: int | None, section: str | None, position: int | None, editor: str,
          correction: bool, reason: str | None, reason_lang: str | None) -> None:
     """Move a story to another issue, section and/or position; the section it leaves closes up (unless its
-    issue is published: the others keep their places there)."""
+    issue is published: the others keep their places there). The warnings of the story are printed as
+    `newsroom check` words them (in its new issue: a link to a draft once it is published), they stop nothing."""
     if number is None and section is None and position is None:
         raise ContentError([Diagnostic(f"story:{slug}", None, "", "give --issue, --section, --position or more "
                                        "than one")])
@@ -173,8 +174,10 @@ def move(app: App, slug: str, number: int | None, section: str | None, position:
         moved = assembly.move_story(session, change, slug, section, position, correction, number)
         for touched in sorted({left, moved.issue.number}):
             workflow.recheck_after_change(session, app.settings, change, touched)
+        warnings = _stored_warnings(session, app, change, f"story:{slug}")
         where = f"in issue {moved.issue.number}, " if moved.issue.number != left else ""
         app.say(f"story {slug} is now {where}{moved.section.slug} #{moved.position}")
+    report_warnings(warnings, "in what was saved")
 
 
 COMMANDS = [story]
