@@ -1003,6 +1003,50 @@ def test_story_add_and_edit_say_the_warnings_of_the_story_they_stored(desk):
     assert (added.stdout, added.stderr) == ("story s2 added to issue 14, code #2\n", "")
 
 
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_story_add_from_a_file_says_its_warnings_at_the_file_s_lines(desk, write_files):
+    """`story add --file` said the stored story's warnings at `story:SLUG`, where `import` of the same file says
+    them at its lines: a field the file gave is named at its line there, one an option gave (which overrides the
+    file's) at `story:SLUG`, as it has no line."""
+    new_issue(desk)
+    folder = write_files({"story.yaml": """\
+section: science
+tags: [brand-new-tag]
+sources: [{publisher: Nature, title: A paper, url: "https://example.org/paper"}]
+hu:
+  headline: Fájlból
+  summary: Lásd [ezt](https://example.org/x) [1].
+en:
+  headline: From a file
+  summary: See [](https://example.org/x) [1].
+"""})
+    story = folder / "story.yaml"
+    unnamed = ("the site file names no tag '{0}': its page (archive/tag/{0}/) and the archive show it as written "
+               "here, '{0}', in every language; name it under the site file's `tags:` (slug: {0}, and its name in "
+               "each language) and import that (`newsroom import site.yaml`)")
+    result = desk("story", "add", "14", "--file", str(story), "--slug", "s1")
+    assert (result.stdout, result.stderr.splitlines()) == ("story s1 added to issue 14, science #1\n", [
+        f"{story}:2: tags[0]: warning: {unnamed.format('brand-new-tag')}",
+        f"{story}:9: en.summary: warning: {NO_LINK_TEXT}", "2 warnings in what was saved"])
+    # Options override the file: their values' warnings are the story's, the file's others at their lines.
+    result = desk("story", "add", "14", "--file", str(story), "--slug", "s2", "--tag", "other-new-tag",
+                  "--headline-en", "From options", "--headline-hu", "Opciókból")
+    assert result.stderr.splitlines() == [
+        f"{story}:9: en.summary: warning: {NO_LINK_TEXT}",
+        f"story:s2: tags[0]: warning: {unnamed.format('other-new-tag')}", "2 warnings in what was saved"]
+    result = desk("story", "add", "14", "--file", str(story), "--slug", "s3", "--tag", "chips",
+                  "--summary-en", "See [](https://example.org/x) [1].")
+    assert result.stderr.splitlines() == [f"story:s3: en.summary: warning: {NO_LINK_TEXT}",
+                                          "1 warning in what was saved"]
+    # A draft's unknown term the file names: said once, at its line, with when to fix it.
+    termed = write_files({"story.yaml": story.read_text(encoding="utf-8").replace("tags: [brand-new-tag]", (
+        "tags: [chips]\nterms: [nosuch]")).replace("See []", "See [this]")}) / "story.yaml"
+    result = desk("story", "add", "14", "--file", str(termed), "--slug", "s4")
+    assert result.stderr.splitlines() == [
+        f"{termed}:3: terms[0]: warning: no glossary entry 'nosuch' (draft issue 14: to fix before it is scheduled or "
+        "published)", "1 warning in what was saved"]
+
+
 #: A draft entry: stored and previewed, shown as text where a published record names it.
 DRAFT_ENTRY = """\
 kind: entry

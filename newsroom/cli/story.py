@@ -16,7 +16,7 @@ import click
 from issues import assembly, workflow
 from newsroom.cli import App, content_errors, editor_options, pass_app, report, report_warnings
 from newsroom.cli.issue import NUMBER, PLACE, _change, _stored_warnings, _texts, text_options
-from newsroom.content.reader import read_text
+from newsroom.content.reader import LoadedRecord, in_files, read_text
 from newsroom.content.schema import Validator
 from newsroom.content.yamlio import parse
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -102,21 +102,40 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
         slug: str | None, position: int | None, file: Path | None, editor: str, correction: bool,
         reason: str | None, reason_lang: str | None, **options: Any) -> None:
     """Add a story to issue ISSUE, from options or from --file (options override the file); the warnings of the
-    story are printed as `newsroom check` words them, they stop nothing."""
+    story are printed as `newsroom check` words them (in the file at its field's line, where the file gave the
+    field), they stop nothing."""
     record = _story_file(file, number, app.settings.languages) if file else {}
-    for lang, fields in _texts(STORY_TEXTS, options).items():
+    texts = _texts(STORY_TEXTS, options)
+    for lang, fields in texts.items():
         record[lang] = {**(record.get(lang) or {}), **fields}
     sources, problems = _sources(source_url, publisher, source_title, source_lang)
     given = {"section": section, "slug": slug, "position": position, "tags": list(tags) or None,
              "terms": list(terms) or None, "audiences": list(audiences) or None, "sources": sources or None}
-    record.update({key: value for key, value in given.items() if value is not None})
+    given = {key: value for key, value in given.items() if value is not None}
+    record.update(given)
     change = _change(app, editor, reason, reason_lang)
     with app.transaction() as session:
         added, warnings = assembly.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
         warnings = _stored_warnings(session, app, change, f"story:{added.slug}", warnings)
         app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
+    if file:
+        optioned = [*given, *(f"{lang}.{name}" for lang, fields in texts.items() for name in fields)]
+        warnings = _in_file(warnings, file, added.slug, optioned)
     report_warnings(warnings, "in what was saved")
+
+
+def _in_file(warnings: list[Diagnostic], file: Path, slug: str, optioned: list[str]) -> list[Diagnostic]:
+    """`warnings` of the story `slug` added from `file`, each at its field's line in the file (see
+    content.reader.in_files), but for those of a field an option gave (`optioned`: `tags`, `en.headline`),
+    which has no line: those stay at `story:SLUG`."""
+    def from_option(warning: Diagnostic) -> bool:
+        return any(warning.field == name or warning.field.startswith((f"{name}.", f"{name}["))
+                   for name in optioned)
+
+    in_story_file = in_files([warning for warning in warnings if not from_option(warning)],
+                             [LoadedRecord("story", slug, {}, str(file))])
+    return [*in_story_file, *(warning for warning in warnings if from_option(warning))]
 
 
 @story.command("edit")
