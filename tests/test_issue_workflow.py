@@ -1084,6 +1084,9 @@ def test_story_move_says_the_warnings_of_the_story_where_it_now_is(desk, tmp_pat
     assert (moved.stdout, moved.stderr.splitlines()) == ("story s1 is now in issue 13, money #6\n", [
         draft, "1 warning in what was saved"])
     assert desk("check").stderr.splitlines()[:1] == [draft]
+    # Left where it is, it stores nothing and says nothing more.
+    same = desk("story", "move", "s1", "--section", "money", "--position", "6", "--correction", "--reason", "same")
+    assert (same.stdout, same.stderr) == ("story s1 is now money #6\n", "")
     desk("edit", "entry:tensor-core", "--set", "draft=false")
     clean = desk("story", "move", "s1", "--position", "1", "--correction", "--reason", "first")
     assert (clean.stdout, clean.stderr) == ("story s1 is now money #1\n", "")

@@ -14,6 +14,8 @@ from typing import Any
 import click
 
 from issues import assembly, workflow
+from issues.models import Story
+from issues.queries import story_by_slug
 from newsroom.cli import App, content_errors, editor_options, pass_app, report, report_warnings
 from newsroom.cli.issue import NUMBER, PLACE, _change, _stored_warnings, _texts, text_options
 from newsroom.content.reader import LoadedRecord, in_files, read_text
@@ -190,13 +192,20 @@ def move(app: App, slug: str, number: int | None, section: str | None, position:
     change = _change(app, editor, reason, reason_lang)
     with app.transaction() as session:
         left = assembly.load_story_issue(session, slug)
+        was = _place(session.scalars(story_by_slug(slug)).one())
         moved = assembly.move_story(session, change, slug, section, position, correction, number)
         for touched in sorted({left, moved.issue.number}):
             workflow.recheck_after_change(session, app.settings, change, touched)
-        warnings = _stored_warnings(session, app, change, f"story:{slug}")
+        # A story left where it was stores nothing, and says nothing more, as an unchanged `story edit`.
+        warnings = _stored_warnings(session, app, change, f"story:{slug}") if _place(moved) != was else []
         where = f"in issue {moved.issue.number}, " if moved.issue.number != left else ""
         app.say(f"story {slug} is now {where}{moved.section.slug} #{moved.position}")
     report_warnings(warnings, "in what was saved")
+
+
+def _place(story: Story) -> tuple[int, str, int]:
+    """Where a story is: its issue's number, its section's slug, its place there."""
+    return story.issue.number, story.section.slug, story.position
 
 
 COMMANDS = [story]
