@@ -100,9 +100,9 @@ def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:
 @pass_app
 @content_errors
 def add(app: App, number: int, section: str | None, source_url: tuple[str, ...], publisher: tuple[str, ...],
-        source_title: tuple[str, ...], source_lang: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...], audiences: tuple[str, ...],
-        slug: str | None, position: int | None, file: Path | None, editor: str, correction: bool,
-        reason: str | None, reason_lang: str | None, **options: Any) -> None:
+        source_title: tuple[str, ...], source_lang: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...],
+        audiences: tuple[str, ...], slug: str | None, position: int | None, file: Path | None, editor: str,
+        correction: bool, reason: str | None, reason_lang: str | None, **options: Any) -> None:
     """Add a story to issue ISSUE, from options or from --file (options override the file); the warnings of the
     story are printed as `newsroom check` words them (in the file at its field's line, where the file gave the
     field), they stop nothing."""
@@ -147,8 +147,8 @@ def _in_file(warnings: list[Diagnostic], file: Path, slug: str, optioned: list[s
 @pass_app
 @content_errors
 def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, ...], publisher: tuple[str, ...],
-               source_title: tuple[str, ...], source_lang: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...],
-               audiences: tuple[str, ...], editor: str, correction: bool, reason: str | None,
+               source_title: tuple[str, ...], source_lang: tuple[str, ...], tags: tuple[str, ...],
+               terms: tuple[str, ...], audiences: tuple[str, ...], editor: str, correction: bool, reason: str | None,
                reason_lang: str | None, **options: Any) -> None:
     """Change a story's texts, sources, tags, terms or audiences (use `story move` for its place); the warnings
     of the story are printed as `newsroom check` words them, they stop nothing."""
