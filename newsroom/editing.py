@@ -125,7 +125,7 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
     when `record` is not valid; in both cases nothing is stored (the caller rolls back).
     """
     if record.get("kind") != loaded.kind:  # said first: as another kind, every field would be unknown
-        raise ContentError([_diagnostic(loaded, "an edit cannot change a record's kind or key")])
+        raise ContentError([record_problem(loaded, "an edit cannot change a record's kind or key")])
     location = f"{loaded.kind}:{loaded.key}"
     validator = Validator(location, {}, languages)
     valid = validator.record(record)
@@ -136,10 +136,10 @@ def save(session: Session, loaded: Loaded, record: dict[str, Any], languages: tu
         unknown = reference_problems(session, [], languages, partial)
         raise ContentError([*validator.problems, *(problem for found in unknown.values() for problem in found)])
     if valid["kind"] != loaded.kind or record_key(loaded.kind, valid) != loaded.key:
-        raise ContentError([_diagnostic(loaded, "an edit cannot change a record's kind or key")])
+        raise ContentError([record_problem(loaded, "an edit cannot change a record's kind or key")])
     current = load(session, loaded.kind, loaded.key, languages)
     if current.version != loaded.version:
-        raise _conflict(session, loaded, current, languages)
+        raise conflict(session, loaded, current, languages)
     if record_hash(valid) == record_hash(current.record):
         return current.version
     item = LoadedRecord(loaded.kind, loaded.key, valid, f"{loaded.kind}:{loaded.key}")
@@ -205,7 +205,7 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
     for loaded in sorted(records, key=lambda r: r.kind == "issue"):  # an issue after its stories
         current = load(session, loaded.kind, loaded.key, settings.languages)
         if current.version != loaded.version:
-            raise _conflict(session, loaded, current, settings.languages)
+            raise conflict(session, loaded, current, settings.languages)
         row = session.scalars(record_query(loaded.kind, loaded.key)).one()
         refusals = removal_problems(row, f"{loaded.kind}:{loaded.key}", correction, going, reason)
         if refusals:
@@ -257,11 +257,12 @@ def deleted(session: Session, key: str, kind: str | None = None) -> tuple[str, l
     return last.record_kind, history(session, last.record_kind, key)
 
 
-def _diagnostic(loaded: Loaded, message: str) -> Diagnostic:
+def record_problem(loaded: Loaded, message: str) -> Diagnostic:
+    """A refusal of a change to the record `loaded`, at the record (`entry:gpu: message`)."""
     return Diagnostic(f"{loaded.kind}:{loaded.key}", None, "", message)
 
 
-def _conflict(session: Session, loaded: Loaded, current: Loaded, languages: tuple[str, ...]) -> Conflict:
+def conflict(session: Session, loaded: Loaded, current: Loaded, languages: tuple[str, ...]) -> Conflict:
     """A Conflict naming what changed between the editor's version and the stored one."""
     revisions = history(session, loaded.kind, loaded.key)
     base = next((r for r in revisions if r.version == loaded.version), None)

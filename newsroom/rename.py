@@ -23,7 +23,7 @@ from newsroom.content.records import apply_page
 from newsroom.content.renaming import LINK_KINDS, UnrewrittenLink, rewrite_references
 from newsroom.content.schema import Validator
 from newsroom.diagnostics import ContentError, Diagnostic
-from newsroom.editing import RENAMED_KINDS, Conflict, Loaded, _conflict, _diagnostic, load
+from newsroom.editing import RENAMED_KINDS, Conflict, Loaded, conflict, load, record_problem
 from newsroom.models import RENAMED, Revision, last_versions, revision_kinds
 from newsroom.settings import Settings
 
@@ -51,11 +51,11 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
     content an error that stops every build. The warnings of the records it stored come with what it did."""
     location = f"{loaded.kind}:{loaded.key}"
     if loaded.kind not in RENAMED_KINDS:
-        raise ContentError([_diagnostic(loaded, (
+        raise ContentError([record_problem(loaded, (
             "only an entry, a story, a reference page or a site page can be renamed; an issue keeps its number"))])
     current = load(session, loaded.kind, loaded.key, settings.languages)
     if current.version != loaded.version:
-        raise _conflict(session, loaded, current, settings.languages)
+        raise conflict(session, loaded, current, settings.languages)
     formerly = [slug for slug in current.record.get("formerly", []) if slug != new]
     record = {**current.record, "slug": new, "formerly": [*formerly, loaded.key]}
     validator = Validator(location, {}, settings.languages)
@@ -65,7 +65,7 @@ def rename(session: Session, loaded: Loaded, new: str, settings: Settings, now: 
         raise ContentError(validator.problems)
     _refuse_taken(session, loaded, new)
     if last_versions(session, loaded.kind, new):
-        raise ContentError([_diagnostic(loaded, (
+        raise ContentError([record_problem(loaded, (
             f"{new!r} was the slug of a deleted record (newsroom history {loaded.kind}:{new}): its history "
             "would be taken for this one's; choose another slug"))])
 
@@ -103,12 +103,12 @@ def _refuse_taken(session: Session, loaded: Loaded, new: str) -> None:
     if loaded.kind == "story":
         taken = slug_problem(session, new, "NEW-SLUG", renamed=loaded.key)
         if taken is not None:
-            raise ContentError([_diagnostic(loaded, taken)])
+            raise ContentError([record_problem(loaded, taken)])
         return
     row = session.scalars(record_query(loaded.kind, new, exact_kind=False)).one_or_none()
     if row is not None:
         holder = "entry" if loaded.kind == "entry" else row.kind
-        raise ContentError([_diagnostic(loaded, f"{new!r} is the slug of {holder}:{new} already: choose another")])
+        raise ContentError([record_problem(loaded, f"{new!r} is the slug of {holder}:{new} already: choose another")])
 
 
 def _referring(session: Session, kind: str, old: str, new: str, languages: tuple[str, ...]) -> list[LoadedRecord]:

@@ -48,7 +48,8 @@ def text_options(*fields: str) -> Callable[[Callable[..., Any]], Callable[..., A
     return decorate
 
 
-def _texts(fields: tuple[str, ...], options: dict[str, Any]) -> dict[str, dict[str, str | None]]:
+def option_texts(fields: tuple[str, ...], options: dict[str, Any]) -> dict[str, dict[str, str | None]]:
+    """The texts `text_options` gave, by language and field ({"en": {"headline": …}}), taken out of `options`."""
     texts: dict[str, dict[str, str | None]] = {}
     for lang in OPTION_LANGUAGES:
         for field in fields:
@@ -70,7 +71,8 @@ def _moment(value: str, option: str, app: App) -> dt.datetime:
     return moment.astimezone(dt.timezone.utc)
 
 
-def _change(app: App, editor: str, reason: str | None = None, reason_lang: str | None = None) -> Change:
+def change_by(app: App, editor: str, reason: str | None = None, reason_lang: str | None = None) -> Change:
+    """The change a command makes, by `editor`, now, and why (see issues.revisions.Change)."""
     return Change(editor=editor, now=app.now(), languages=app.settings.languages, reason=reason,
                   reason_lang=reason_language(app, reason_lang))
 
@@ -95,7 +97,7 @@ def _week(app: App, week: str | None, start: str | None, end: str | None) -> ass
     return None
 
 
-def _stored_warnings(session: Any, app: App, change: Change, location: str, own: Iterable[Diagnostic] = ()
+def saved_warnings(session: Any, app: App, change: Change, location: str, own: Iterable[Diagnostic] = ()
                      ) -> list[Diagnostic]:
     """The warnings of the record at `location` the command stored, as `newsroom check` words them, and those
     of its own options (`own`: an unknown term of a draft's story) that the check did not find too."""
@@ -133,12 +135,12 @@ def new(app: App, week: str | None, start: str | None, end: str | None, number: 
         span = _week(app, week, start, end)
     except ContentError as error:  # named with the others; they are checked as for the default week
         span, problems = None, error.diagnostics
-    change = _change(app, editor)
+    change = change_by(app, editor)
     with app.transaction() as session:
         span = span or assembly.week_to_cover(session, app.today())
-        created = assembly.new_issue(session, change, span, number, _texts(("title", "lead", "editor_note"), options),
-                                     problems)
-        warnings = _stored_warnings(session, app, change, f"issue:{created.number}")
+        created = assembly.new_issue(session, change, span, number,
+                                     option_texts(("title", "lead", "editor_note"), options), problems)
+        warnings = saved_warnings(session, app, change, f"issue:{created.number}")
         app.say(f"issue {created.number} created (draft): {created.week_start} – {created.week_end}")
     report_warnings(warnings, "in what was saved")
 
@@ -153,12 +155,12 @@ def edit(app: App, number: int, editor: str, correction: bool, reason: str | Non
          **options: Any) -> None:
     """Set an issue's title, lead or editor's note (an empty value clears it); the warnings of what it stored
     are printed as `newsroom check` words them, they stop nothing."""
-    change = _change(app, editor, reason, reason_lang)
+    change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
-        changed = assembly.edit_issue(session, change, number, _texts(("title", "lead", "editor_note"), options),
+        changed = assembly.edit_issue(session, change, number, option_texts(("title", "lead", "editor_note"), options),
                                       correction)
         workflow.recheck_after_change(session, app.settings, change, number)
-        warnings = _stored_warnings(session, app, change, f"issue:{number}") if changed else []
+        warnings = saved_warnings(session, app, change, f"issue:{number}") if changed else []
     app.say(f"issue {number} {'updated' if changed else 'unchanged'}")
     report_warnings(warnings, "in what was saved")
 
@@ -205,7 +207,7 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
     """Schedule a checked issue for publication at a future time."""
     moment = _moment(at, "--at", app)
     with app.transaction() as session:
-        workflow.schedule(session, app.settings, _change(app, editor), number, moment)
+        workflow.schedule(session, app.settings, change_by(app, editor), number, moment)
         warnings = workflow.timing_warnings(session, app.settings, number)
     report(warnings)
     app.say(f"issue {number} scheduled for {format_datetime(moment, 'en', app.settings.timezone)}")
@@ -219,7 +221,7 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
 def unschedule(app: App, number: int, editor: str) -> None:
     """Take a scheduled issue back to draft."""
     with app.transaction() as session:
-        workflow.unschedule(session, app.settings, _change(app, editor), number)
+        workflow.unschedule(session, app.settings, change_by(app, editor), number)
     app.say(f"issue {number} is a draft again")
 
 
@@ -233,7 +235,7 @@ def publish(app: App, number: int, at: str | None, editor: str) -> None:
     """Check and publish an issue; it gets a fixed publication time."""
     moment = _moment(at, "--at", app) if at else None
     with app.transaction() as session:
-        published = workflow.publish(session, app.settings, _change(app, editor), number, moment)
+        published = workflow.publish(session, app.settings, change_by(app, editor), number, moment)
         warnings = workflow.timing_warnings(session, app.settings, number)
     report(warnings)
     app.say(f"issue {number} published at {format_datetime(published, 'en', app.settings.timezone)}")

@@ -17,7 +17,7 @@ from issues import assembly, workflow
 from issues.models import Story
 from issues.queries import story_by_slug
 from newsroom.cli import App, content_errors, editor_options, pass_app, report, report_warnings
-from newsroom.cli.issue import NUMBER, PLACE, _change, _stored_warnings, _texts, text_options
+from newsroom.cli.issue import NUMBER, PLACE, change_by, option_texts, saved_warnings, text_options
 from newsroom.content.reader import LoadedRecord, in_files, read_text
 from newsroom.content.schema import Validator
 from newsroom.content.yamlio import parse
@@ -107,7 +107,7 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
     story are printed as `newsroom check` words them (in the file at its field's line, where the file gave the
     field), they stop nothing."""
     record = _story_file(file, number, app.settings.languages) if file else {}
-    texts = _texts(STORY_TEXTS, options)
+    texts = option_texts(STORY_TEXTS, options)
     for lang, fields in texts.items():
         record[lang] = {**(record.get(lang) or {}), **fields}
     sources, problems = _sources(source_url, publisher, source_title, source_lang)
@@ -115,11 +115,11 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
              "terms": list(terms) or None, "audiences": list(audiences) or None, "sources": sources or None}
     given = {key: value for key, value in given.items() if value is not None}
     record.update(given)
-    change = _change(app, editor, reason, reason_lang)
+    change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
         added, warnings = assembly.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
-        warnings = _stored_warnings(session, app, change, f"story:{added.slug}", warnings)
+        warnings = saved_warnings(session, app, change, f"story:{added.slug}", warnings)
         app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
     if file:
         optioned = [*given, *(f"{lang}.{name}" for lang, fields in texts.items() for name in fields)]
@@ -158,14 +158,14 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
                                    "a story's section"))
     fields = {"tags": list(tags) or None, "terms": list(terms) or None, "audiences": list(audiences) or None,
               "sources": sources or None}
-    change = _change(app, editor, reason, reason_lang)
+    change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
-        changed, warnings = assembly.edit_story(session, change, slug, fields, _texts(STORY_TEXTS, options),
+        changed, warnings = assembly.edit_story(session, change, slug, fields, option_texts(STORY_TEXTS, options),
                                                 correction, problems)
         number = assembly.load_story_issue(session, slug)
         workflow.recheck_after_change(session, app.settings, change, number)
         if changed:
-            warnings = _stored_warnings(session, app, change, f"story:{slug}", warnings)
+            warnings = saved_warnings(session, app, change, f"story:{slug}", warnings)
     app.say(f"story {slug} {'updated' if changed else 'unchanged'}")
     if changed:
         report_warnings(warnings, "in what was saved")
@@ -189,7 +189,7 @@ def move(app: App, slug: str, number: int | None, section: str | None, position:
     if number is None and section is None and position is None:
         raise ContentError([Diagnostic(f"story:{slug}", None, "", "give --issue, --section, --position or more "
                                        "than one")])
-    change = _change(app, editor, reason, reason_lang)
+    change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
         left = assembly.load_story_issue(session, slug)
         was = _place(session.scalars(story_by_slug(slug)).one())
@@ -197,7 +197,7 @@ def move(app: App, slug: str, number: int | None, section: str | None, position:
         for touched in sorted({left, moved.issue.number}):
             workflow.recheck_after_change(session, app.settings, change, touched)
         # A story left where it was stores nothing, and says nothing more, as an unchanged `story edit`.
-        warnings = _stored_warnings(session, app, change, f"story:{slug}") if _place(moved) != was else []
+        warnings = saved_warnings(session, app, change, f"story:{slug}") if _place(moved) != was else []
         where = f"in issue {moved.issue.number}, " if moved.issue.number != left else ""
         app.say(f"story {slug} is now {where}{moved.section.slug} #{moved.position}")
     report_warnings(warnings, "in what was saved")
