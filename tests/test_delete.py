@@ -306,6 +306,45 @@ def test_an_import_with_prune_deletes_the_records_whose_exported_files_were_remo
     assert "a duplicate" in sample_cli("issue", "corrections", "13").stdout
 
 
+def test_an_import_with_prune_says_the_warnings_its_deletions_leave_and_how_many(sample_cli, tmp_path):
+    """`import --prune` printed the warnings its deletions left on other records before its summary and did not
+    count them: it says them after it, then how many, as `delete` does (a dry run, what they would leave)."""
+    for name, text in ENTRIES.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    sample_cli("import", str(tmp_path / "tensor-core.yaml"), str(tmp_path / "matrix-unit.yaml"))
+    export = tmp_path / "export"
+    sample_cli("export", str(export))
+    (export / "entries" / "matrix-unit.yaml").unlink()
+    warned = ("entry:tensor-core: relations.related[0]: warning: no entry 'matrix-unit': shown as plain text until it "
+              "is written")
+    dry = sample_cli("import", str(export), "--prune", "--dry-run")
+    assert dry.stdout.splitlines()[-1] == ("0 created, 0 updated, 60 unchanged, 1 deleted (their files were removed) "
+                                           "(a dry run: nothing was stored)")
+    assert dry.stderr.splitlines() == [warned, "1 warning the deletion would leave on other records"]
+    done = sample_cli("import", str(export), "--prune")
+    assert done.stdout == "0 created, 0 updated, 60 unchanged, 1 deleted (their files were removed)\n"
+    assert done.stderr.splitlines() == [warned, "1 warning the deletion left on other records"]
+    assert sample_cli("check").stderr.splitlines()[:1] == [warned]
+    # Two records deleted, one leaving a warning: said of the deletions.
+    lone = ENTRIES["matrix-unit.yaml"].replace("slug: matrix-unit", "slug: lone-unit")
+    (tmp_path / "lone-unit.yaml").write_text(lone, encoding="utf-8")
+    sample_cli("import", str(tmp_path / "matrix-unit.yaml"), str(tmp_path / "lone-unit.yaml"))
+    sample_cli("export", str(export))
+    for name in ("matrix-unit.yaml", "lone-unit.yaml"):
+        (export / "entries" / name).unlink()
+    two = sample_cli("import", str(export), "--prune")
+    assert two.stdout == "0 created, 0 updated, 60 unchanged, 2 deleted (their files were removed)\n"
+    assert two.stderr.splitlines() == [warned, "1 warning the deletions left on other records"]
+    # A relation to a record deleted with it is no warning: none is said.
+    sample_cli("import", str(tmp_path / "matrix-unit.yaml"))
+    sample_cli("export", str(export))
+    for name in ("matrix-unit.yaml", "tensor-core.yaml"):
+        (export / "entries" / name).unlink()
+    both = sample_cli("import", str(export), "--prune")
+    assert (both.stdout, both.stderr) == ("0 created, 0 updated, 59 unchanged, 2 deleted (their files were removed)\n",
+                                          "")
+
+
 def test_an_import_dry_run_says_what_it_would_store_and_delete_and_stores_nothing(sample_cli, tmp_path):
     """`import --dry-run`: the import made and checked as it would be, its summary and the records it would
     change said, then rolled back — before importing a colleague's folder."""

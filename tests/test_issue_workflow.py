@@ -1004,6 +1004,95 @@ def test_story_add_and_edit_say_the_warnings_of_the_story_they_stored(desk):
 
 
 @pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_story_add_from_a_file_says_its_warnings_at_the_file_s_lines(desk, write_files):
+    """`story add --file` said the stored story's warnings at `story:SLUG`, where `import` of the same file says
+    them at its lines: a field the file gave is named at its line there, one an option gave (which overrides the
+    file's) at `story:SLUG`, as it has no line."""
+    new_issue(desk)
+    folder = write_files({"story.yaml": """\
+section: science
+tags: [brand-new-tag]
+sources: [{publisher: Nature, title: A paper, url: "https://example.org/paper"}]
+hu:
+  headline: Fájlból
+  summary: Lásd [ezt](https://example.org/x) [1].
+en:
+  headline: From a file
+  summary: See [](https://example.org/x) [1].
+"""})
+    story = folder / "story.yaml"
+    unnamed = ("the site file names no tag '{0}': its page (archive/tag/{0}/) and the archive show it as written "
+               "here, '{0}', in every language; name it under the site file's `tags:` (slug: {0}, and its name in "
+               "each language) and import that (`newsroom import site.yaml`)")
+    result = desk("story", "add", "14", "--file", str(story), "--slug", "s1")
+    assert (result.stdout, result.stderr.splitlines()) == ("story s1 added to issue 14, science #1\n", [
+        f"{story}:2: tags[0]: warning: {unnamed.format('brand-new-tag')}",
+        f"{story}:9: en.summary: warning: {NO_LINK_TEXT}", "2 warnings in what was saved"])
+    # Options override the file: their values' warnings are the story's, the file's others at their lines.
+    result = desk("story", "add", "14", "--file", str(story), "--slug", "s2", "--tag", "other-new-tag",
+                  "--headline-en", "From options", "--headline-hu", "Opciókból")
+    assert result.stderr.splitlines() == [
+        f"{story}:9: en.summary: warning: {NO_LINK_TEXT}",
+        f"story:s2: tags[0]: warning: {unnamed.format('other-new-tag')}", "2 warnings in what was saved"]
+    result = desk("story", "add", "14", "--file", str(story), "--slug", "s3", "--tag", "chips",
+                  "--summary-en", "See [](https://example.org/x) [1].")
+    assert result.stderr.splitlines() == [f"story:s3: en.summary: warning: {NO_LINK_TEXT}",
+                                          "1 warning in what was saved"]
+    # A draft's unknown term the file names: said once, at its line, with when to fix it.
+    termed = write_files({"story.yaml": story.read_text(encoding="utf-8").replace("tags: [brand-new-tag]", (
+        "tags: [chips]\nterms: [nosuch]")).replace("See []", "See [this]")}) / "story.yaml"
+    result = desk("story", "add", "14", "--file", str(termed), "--slug", "s4")
+    assert result.stderr.splitlines() == [
+        f"{termed}:3: terms[0]: warning: no glossary entry 'nosuch' (draft issue 14: to fix before it is scheduled or "
+        "published)", "1 warning in what was saved"]
+
+
+#: A draft entry: stored and previewed, shown as text where a published record names it.
+DRAFT_ENTRY = """\
+kind: entry
+slug: tensor-core
+draft: true
+category: infrastructure
+level: advanced
+trend: spreading
+status: 2026-11
+sources: [{publisher: Nvidia, title: Tensor Cores, url: "https://www.nvidia.com/tensor-cores/"}]
+hu: {headword: Tensor mag, definition: Mátrixszorzásra épített számolóegység a GPU-ban.}
+en: {headword: Tensor core, definition: A unit of a GPU built for matrix multiplication.}
+"""
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_story_move_says_the_warnings_of_the_story_where_it_now_is(desk, tmp_path):
+    """`story move` stored a story's place and issue and said nothing of it: moved into another section, or into
+    a published issue as a correction, it names the story's warnings as `story edit` does, at the story and field
+    as `check` words them where the story now is, and how many; a story with none says nothing."""
+    entry = tmp_path / "tensor-core.yaml"
+    entry.write_text(DRAFT_ENTRY, encoding="utf-8")
+    desk("import", str(entry))
+    new_issue(desk)
+    desk("story", "add", "14", *story_args(1), "--slug", "s1", "--term", "tensor-core")
+    desk("story", "add", "14", *story_args(2), "--slug", "s2", "--term", "nosuch")
+    draft = ("story:s1: terms[0]: warning: entry:tensor-core is a draft, shown as text until it is published: remove "
+             "`draft: true` from its file (entries/tensor-core.yaml) and import it, or run `newsroom edit "
+             "entry:tensor-core --set draft=false`")
+    moved = desk("story", "move", "s2", "--section", "money")
+    assert (moved.stdout, moved.stderr.splitlines()) == ("story s2 is now money #1\n", [
+        "story:s2: terms[0]: warning: no glossary entry 'nosuch' (draft issue 14: to fix before it is scheduled or "
+        "published)", "1 warning in what was saved"])
+    moved = desk("story", "move", "s1", "--issue", "13", "--section", "money", "--correction", "--reason", "its week")
+    assert (moved.stdout, moved.stderr.splitlines()) == ("story s1 is now in issue 13, money #6\n", [
+        draft, "1 warning in what was saved"])
+    assert desk("check").stderr.splitlines()[:1] == [draft]
+    # Left where it is, it stores nothing and says nothing more.
+    same = desk("story", "move", "s1", "--section", "money", "--position", "6", "--correction", "--reason", "same")
+    assert (same.stdout, same.stderr) == ("story s1 is now money #6\n", "")
+    desk("edit", "entry:tensor-core", "--set", "draft=false")
+    clean = desk("story", "move", "s1", "--position", "1", "--correction", "--reason", "first")
+    assert (clean.stdout, clean.stderr) == ("story s1 is now money #1\n", "")
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
 def test_issue_new_and_edit_say_the_warnings_of_the_issue_they_stored(desk):
     """`issue new` and `issue edit` store an issue's texts: a title in one language only, a lead's link with no
     text were named by `check` alone. They name them as `edit` does, and how many; an issue with none says nothing."""

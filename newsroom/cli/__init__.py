@@ -309,7 +309,7 @@ COMMAND_MODULES = {
     "edit": "edit", "delete": "edit", "rename": "edit", "history": "edit",
     "glossary": "glossary",
     "reference": "reference",
-    "issue": "issue", "story": "issue",
+    "issue": "issue", "story": "story",
     "email": "mail", "send": "mail", "unsubscribe-server": "mail",
     "serve": "serve",
 }

@@ -81,8 +81,8 @@ def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason:
                            f"{'them' if len(removed) > 1 else 'it'}", err=True)
         else:
             records = _removed_records(session, removed, languages)
-            report(editing.delete_all(session, records, app.settings, app.now(), editor, reason, correction,
-                                      reason_lang))
+            result.left = editing.delete_all(session, records, app.settings, app.now(), editor, reason, correction,
+                                             reason_lang)
             result.deleted.update(record.kind for record in records)
             result.removed.update(f"{record.kind}:{record.key}" for record in records)
         if dry_run:
@@ -227,7 +227,8 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
     listed among its corrections with that reason.
     A file removed from an exported folder is reported; --prune deletes its record.
     The warnings of the records stored are printed as `newsroom check` words them, in their files at their
-    fields' lines (a draft's errors among them); they stop nothing.
+    fields' lines (a draft's errors among them), then those --prune's deletions left on other records, as
+    `delete` prints them, each with how many; they stop nothing.
     """
     result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked, dry_run,
                      reason_lang=reason_lang)
@@ -238,9 +239,16 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
             app.say(f"would delete {key}")
         app.say(f"{result.summary()} (a dry run: nothing was stored)")
         report_warnings(result.warnings, "in what would be imported")
+        report_warnings(result.left, f"the {_deletions(result)} would leave on other records")
         return
     app.say(result.summary())
     report_warnings(result.warnings, "in what was imported")
+    report_warnings(result.left, f"the {_deletions(result)} left on other records")
+
+
+def _deletions(result: ImportResult) -> str:
+    """"deletion" or "deletions", as --prune deleted one record or more."""
+    return "deletion" if sum(result.deleted.values()) == 1 else "deletions"
 
 
 @click.command()

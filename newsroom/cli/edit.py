@@ -16,6 +16,7 @@ from newsroom.cli import (App, content_errors, editor_option, editor_options, pa
 from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import CREATED, DELETED, UNPUBLISHED
+from newsroom.rename import rename as rename_record
 
 KIND = click.Choice(editing.KINDS)
 
@@ -239,7 +240,7 @@ def rename(app: App, key: str, new_slug: str, kind: str | None, expect_version: 
         if expect_version is not None:
             loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
         try:
-            done = editing.rename(session, loaded, new_slug, app.settings, app.now(), editor, reason)
+            done = rename_record(session, loaded, new_slug, app.settings, app.now(), editor, reason)
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None

@@ -1,4 +1,4 @@
-"""Issue assembly and the editorial workflow: `newsroom issue …` and `newsroom story …`.
+"""Issue assembly and the editorial workflow: `newsroom issue …` (stories: newsroom.cli.story).
 
 Each command parses its arguments, runs one transaction through the domain
 (`issues.assembly`, `issues.workflow`) and reports. Any refusal prints
@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 import click
@@ -25,9 +24,7 @@ from issues.revisions import Change
 from newsroom.checks import changes
 from newsroom.cli import (App, content_errors, editor_option, editor_options, pass_app, reason_label,
                           reason_language, report, report_warnings)
-from newsroom.content.reader import read_text
-from newsroom.content.schema import MAX_INT, Validator
-from newsroom.content.yamlio import parse
+from newsroom.content.schema import MAX_INT
 from newsroom.diagnostics import ContentError, Diagnostic
 
 #: Languages that get per-language options (`--title-hu`, `--headline-en`, …).
@@ -51,7 +48,8 @@ def text_options(*fields: str) -> Callable[[Callable[..., Any]], Callable[..., A
     return decorate
 
 
-def _texts(fields: tuple[str, ...], options: dict[str, Any]) -> dict[str, dict[str, str | None]]:
+def option_texts(fields: tuple[str, ...], options: dict[str, Any]) -> dict[str, dict[str, str | None]]:
+    """The texts `text_options` gave, by language and field ({"en": {"headline": …}}), taken out of `options`."""
     texts: dict[str, dict[str, str | None]] = {}
     for lang in OPTION_LANGUAGES:
         for field in fields:
@@ -73,7 +71,8 @@ def _moment(value: str, option: str, app: App) -> dt.datetime:
     return moment.astimezone(dt.timezone.utc)
 
 
-def _change(app: App, editor: str, reason: str | None = None, reason_lang: str | None = None) -> Change:
+def change_by(app: App, editor: str, reason: str | None = None, reason_lang: str | None = None) -> Change:
+    """The change a command makes, by `editor`, now, and why (see issues.revisions.Change)."""
     return Change(editor=editor, now=app.now(), languages=app.settings.languages, reason=reason,
                   reason_lang=reason_language(app, reason_lang))
 
@@ -98,7 +97,7 @@ def _week(app: App, week: str | None, start: str | None, end: str | None) -> ass
     return None
 
 
-def _stored_warnings(session: Any, app: App, change: Change, location: str, own: Iterable[Diagnostic] = ()
+def saved_warnings(session: Any, app: App, change: Change, location: str, own: Iterable[Diagnostic] = ()
                      ) -> list[Diagnostic]:
     """The warnings of the record at `location` the command stored, as `newsroom check` words them, and those
     of its own options (`own`: an unknown term of a draft's story) that the check did not find too."""
@@ -136,12 +135,12 @@ def new(app: App, week: str | None, start: str | None, end: str | None, number: 
         span = _week(app, week, start, end)
     except ContentError as error:  # named with the others; they are checked as for the default week
         span, problems = None, error.diagnostics
-    change = _change(app, editor)
+    change = change_by(app, editor)
     with app.transaction() as session:
         span = span or assembly.week_to_cover(session, app.today())
-        created = assembly.new_issue(session, change, span, number, _texts(("title", "lead", "editor_note"), options),
-                                     problems)
-        warnings = _stored_warnings(session, app, change, f"issue:{created.number}")
+        created = assembly.new_issue(session, change, span, number,
+                                     option_texts(("title", "lead", "editor_note"), options), problems)
+        warnings = saved_warnings(session, app, change, f"issue:{created.number}")
         app.say(f"issue {created.number} created (draft): {created.week_start} – {created.week_end}")
     report_warnings(warnings, "in what was saved")
 
@@ -156,12 +155,12 @@ def edit(app: App, number: int, editor: str, correction: bool, reason: str | Non
          **options: Any) -> None:
     """Set an issue's title, lead or editor's note (an empty value clears it); the warnings of what it stored
     are printed as `newsroom check` words them, they stop nothing."""
-    change = _change(app, editor, reason, reason_lang)
+    change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
-        changed = assembly.edit_issue(session, change, number, _texts(("title", "lead", "editor_note"), options),
+        changed = assembly.edit_issue(session, change, number, option_texts(("title", "lead", "editor_note"), options),
                                       correction)
         workflow.recheck_after_change(session, app.settings, change, number)
-        warnings = _stored_warnings(session, app, change, f"issue:{number}") if changed else []
+        warnings = saved_warnings(session, app, change, f"issue:{number}") if changed else []
     app.say(f"issue {number} {'updated' if changed else 'unchanged'}")
     report_warnings(warnings, "in what was saved")
 
@@ -208,7 +207,7 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
     """Schedule a checked issue for publication at a future time."""
     moment = _moment(at, "--at", app)
     with app.transaction() as session:
-        workflow.schedule(session, app.settings, _change(app, editor), number, moment)
+        workflow.schedule(session, app.settings, change_by(app, editor), number, moment)
         warnings = workflow.timing_warnings(session, app.settings, number)
     report(warnings)
     app.say(f"issue {number} scheduled for {format_datetime(moment, 'en', app.settings.timezone)}")
@@ -222,7 +221,7 @@ def schedule(app: App, number: int, at: str, editor: str) -> None:
 def unschedule(app: App, number: int, editor: str) -> None:
     """Take a scheduled issue back to draft."""
     with app.transaction() as session:
-        workflow.unschedule(session, app.settings, _change(app, editor), number)
+        workflow.unschedule(session, app.settings, change_by(app, editor), number)
     app.say(f"issue {number} is a draft again")
 
 
@@ -236,7 +235,7 @@ def publish(app: App, number: int, at: str | None, editor: str) -> None:
     """Check and publish an issue; it gets a fixed publication time."""
     moment = _moment(at, "--at", app) if at else None
     with app.transaction() as session:
-        published = workflow.publish(session, app.settings, _change(app, editor), number, moment)
+        published = workflow.publish(session, app.settings, change_by(app, editor), number, moment)
         warnings = workflow.timing_warnings(session, app.settings, number)
     report(warnings)
     app.say(f"issue {number} published at {format_datetime(published, 'en', app.settings.timezone)}")
@@ -260,159 +259,4 @@ def corrections(app: App, number: int) -> None:
         app.say(f"issue {number}: no corrections")
 
 
-@click.group()
-def story() -> None:
-    """Stories: add, edit, move."""
-
-
-STORY_TEXTS = ("headline", "summary", "body")
-
-
-def _sources(urls: tuple[str, ...], publishers: tuple[str, ...], titles: tuple[str, ...],
-             langs: tuple[str, ...] = ()) -> tuple[list[dict[str, str]], list[Diagnostic]]:
-    """The sources the options give, and the problem with them (named with the command's others)."""
-    problems = []
-    if max(len(publishers), len(titles), len(langs)) > len(urls):
-        problems.append(Diagnostic("--source-url", None, "", "each --publisher/--source-title/--source-lang needs "
-                                   "its --source-url (they pair up in order)"))
-    sources = []
-    for i, url in enumerate(urls):
-        publisher = publishers[i] if i < len(publishers) else None
-        title = titles[i] if i < len(titles) else (publisher or url)
-        lang = langs[i] if i < len(langs) else None
-        sources.append({k: v for k, v in (("publisher", publisher), ("title", title), ("url", url),
-                                          ("lang", lang)) if v})
-    return sources, problems
-
-
-def _story_file(path: Path, number: int, languages: tuple[str, ...]) -> dict[str, Any]:
-    """A story file's fields, checked with file:line places; issue, slug, section and position may be left
-    out (the command and the issue supply them)."""
-    location = str(path)
-    written: dict[Any, str] = {}  # a plain value's text as written, for a text field (see Validator.written)
-    try:
-        data, lines = parse(read_text(path, location), location, written)
-    except OSError as error:
-        raise ContentError([Diagnostic(location, None, "", f"cannot read: {error.strerror}")]) from None
-    if not isinstance(data, dict):
-        raise ContentError([Diagnostic(location, None, "", "a story file must be a mapping of fields")])
-    if data.get("kind", "story") != "story":
-        raise ContentError([Diagnostic(location, None, "kind", f"expected a story, got {data.get('kind')!r}")])
-    defaults = {"slug": "story", "issue": number, "section": "section", "position": 1}
-    validator = Validator(location, lines, languages, written=written)
-    record = validator.record({**defaults, **data, "kind": "story"})
-    if validator.problems or record is None:
-        raise ContentError(validator.problems)
-    return {key: value for key, value in record.items() if key in data and key != "kind"}
-
-
-def story_fields(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The options `story add` and `story edit` share."""
-    decorators: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-        click.option("--section", help="Section slug (from site.yaml)."),
-        text_options(*STORY_TEXTS),
-        click.option("--source-url", multiple=True, help="Source URL (repeatable)."),
-        click.option("--publisher", multiple=True, help="Publisher of the matching --source-url."),
-        click.option("--source-title", multiple=True, help="Title of the matching --source-url."),
-        click.option("--source-lang", multiple=True, metavar="LANG",
-                     help="Language the matching --source-url's title is written in (e.g. en), when a page in "
-                          "another language should mark it."),
-        click.option("--tag", "tags", multiple=True, help="Tag (repeatable)."),
-        click.option("--term", "terms", multiple=True, help="Glossary entry slug it mentions (repeatable)."),
-        click.option("--audience", "audiences", multiple=True, help="Audience slug (repeatable)."),
-    ]
-    for decorator in reversed(decorators):
-        func = decorator(func)
-    return func
-
-
-@story.command("add")
-@click.argument("number", metavar="ISSUE", type=NUMBER)
-@story_fields
-@click.option("--slug", help="Story slug (default: from the headline).")
-@click.option("--position", type=PLACE, help="Place in its section, 1 = first (default: last).")
-@click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path), help="A story content file.")
-@editor_options
-@pass_app
-@content_errors
-def add(app: App, number: int, section: str | None, source_url: tuple[str, ...], publisher: tuple[str, ...],
-        source_title: tuple[str, ...], source_lang: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...], audiences: tuple[str, ...],
-        slug: str | None, position: int | None, file: Path | None, editor: str, correction: bool,
-        reason: str | None, reason_lang: str | None, **options: Any) -> None:
-    """Add a story to issue ISSUE, from options or from --file (options override the file); the warnings of the
-    story are printed as `newsroom check` words them, they stop nothing."""
-    record = _story_file(file, number, app.settings.languages) if file else {}
-    for lang, fields in _texts(STORY_TEXTS, options).items():
-        record[lang] = {**(record.get(lang) or {}), **fields}
-    sources, problems = _sources(source_url, publisher, source_title, source_lang)
-    given = {"section": section, "slug": slug, "position": position, "tags": list(tags) or None,
-             "terms": list(terms) or None, "audiences": list(audiences) or None, "sources": sources or None}
-    record.update({key: value for key, value in given.items() if value is not None})
-    change = _change(app, editor, reason, reason_lang)
-    with app.transaction() as session:
-        added, warnings = assembly.add_story(session, change, number, record, correction, problems)
-        workflow.recheck_after_change(session, app.settings, change, number)
-        warnings = _stored_warnings(session, app, change, f"story:{added.slug}", warnings)
-        app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
-    report_warnings(warnings, "in what was saved")
-
-
-@story.command("edit")
-@click.argument("slug")
-@story_fields
-@editor_options
-@pass_app
-@content_errors
-def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, ...], publisher: tuple[str, ...],
-               source_title: tuple[str, ...], source_lang: tuple[str, ...], tags: tuple[str, ...], terms: tuple[str, ...],
-               audiences: tuple[str, ...], editor: str, correction: bool, reason: str | None,
-               reason_lang: str | None, **options: Any) -> None:
-    """Change a story's texts, sources, tags, terms or audiences (use `story move` for its place); the warnings
-    of the story are printed as `newsroom check` words them, they stop nothing."""
-    sources, problems = _sources(source_url, publisher, source_title, source_lang)
-    if section:
-        problems.append(Diagnostic(f"story:{slug}", None, "section", "use `newsroom story move` to change "
-                                   "a story's section"))
-    fields = {"tags": list(tags) or None, "terms": list(terms) or None, "audiences": list(audiences) or None,
-              "sources": sources or None}
-    change = _change(app, editor, reason, reason_lang)
-    with app.transaction() as session:
-        changed, warnings = assembly.edit_story(session, change, slug, fields, _texts(STORY_TEXTS, options),
-                                                correction, problems)
-        number = assembly.load_story_issue(session, slug)
-        workflow.recheck_after_change(session, app.settings, change, number)
-        if changed:
-            warnings = _stored_warnings(session, app, change, f"story:{slug}", warnings)
-    app.say(f"story {slug} {'updated' if changed else 'unchanged'}")
-    if changed:
-        report_warnings(warnings, "in what was saved")
-    else:  # nothing stored: only what its options named (an unknown term of a draft), as before
-        report(warnings)
-
-
-@story.command("move")
-@click.argument("slug")
-@click.option("--issue", "number", type=NUMBER, help="Move to this issue (last in its section unless --position).")
-@click.option("--section", help="Move to this section.")
-@click.option("--position", type=PLACE, help="Place in the section, 1 = first (default: last).")
-@editor_options
-@pass_app
-@content_errors
-def move(app: App, slug: str, number: int | None, section: str | None, position: int | None, editor: str,
-         correction: bool, reason: str | None, reason_lang: str | None) -> None:
-    """Move a story to another issue, section and/or position; the section it leaves closes up (unless its
-    issue is published: the others keep their places there)."""
-    if number is None and section is None and position is None:
-        raise ContentError([Diagnostic(f"story:{slug}", None, "", "give --issue, --section, --position or more "
-                                       "than one")])
-    change = _change(app, editor, reason, reason_lang)
-    with app.transaction() as session:
-        left = assembly.load_story_issue(session, slug)
-        moved = assembly.move_story(session, change, slug, section, position, correction, number)
-        for touched in sorted({left, moved.issue.number}):
-            workflow.recheck_after_change(session, app.settings, change, touched)
-        where = f"in issue {moved.issue.number}, " if moved.issue.number != left else ""
-        app.say(f"story {slug} is now {where}{moved.section.slug} #{moved.position}")
-
-
-COMMANDS = [issue, story]
+COMMANDS = [issue]

@@ -43,6 +43,9 @@ class ImportResult:
     removed: set[str] = field(default_factory=set)  # where the records deleted (--prune) were: `entry:gpu`
     #: The warnings of the records stored, each in its file at its field's line (see editing.import_checked).
     warnings: list[Diagnostic] = field(default_factory=list)
+    #: The warnings the deletions (--prune) left on other records (a relation to a deleted entry), as `delete`
+    #: gives them.
+    left: list[Diagnostic] = field(default_factory=list)
 
     def summary(self) -> str:
         total = lambda c: sum(c.values())  # noqa: E731
