@@ -563,3 +563,15 @@ def test_a_text_of_tags_between_code_spans_shows_each_tag_as_code_once() -> None
     text = "`x` <b> " * 2000
     spans = code_spans(text)
     assert spans[:4] == [(0, 3), (4, 7), (8, 11), (12, 15)] and len(spans) == 4000
+
+
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 12)), max_size=12),
+       st.lists(st.integers(0, 60), max_size=12, unique=True))
+def test_the_code_span_a_raw_element_starts_in_is_the_first_that_holds_it(spans: list[tuple[int, int]],
+                                                                         offsets: list[int]) -> None:
+    """A raw element that starts in code is skipped to the end of the first span (in their order) that holds
+    it, overlapping, adjacent, empty or out of order as the spans may be, as a look through them all says."""
+    spans = [(start, start + length) for start, length in spans]
+    holding = code_module._FirstHolding(spans)
+    for offset in sorted(offsets):
+        assert holding(offset) == next((end for start, end in spans if start <= offset < end), None)

@@ -4,6 +4,7 @@ a glossary term found there is no mention."""
 
 from __future__ import annotations
 
+import heapq
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -73,9 +74,10 @@ def _raw_elements(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int
     found: list[tuple[int, int]] = []
     unclosed: set[str] = set()  # names no closing tag follows from here on
     position = 0
+    holding = _FirstHolding(code)
     while (opening := _RAW_OPENING.search(text, position)) is not None:
         start, name = opening.start(1), (opening.group(2) or opening.group(3)).lower()
-        code_end = next((end for code_start, end in code if code_start <= start < end), None)
+        code_end = holding(start)
         if code_end is not None:
             position = code_end
             continue
@@ -88,6 +90,26 @@ def _raw_elements(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int
         found.append((start, end))
         position = end
     return found
+
+
+class _FirstHolding:
+    """The end of the first of `spans` (in their order) that holds an offset, or None, asked for offsets that
+    only grow: the spans that start by then wait in a heap by their place, and those the offsets have passed
+    leave it, each once (a text of thousands of raw elements and code spans compared each with each)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        self._spans = sorted((start, end, place) for place, (start, end) in enumerate(spans))
+        self._next = 0  # the first of `_spans` not yet in the heap
+        self._started: list[tuple[int, int]] = []  # (place, end) of the spans started
+
+    def __call__(self, offset: int) -> int | None:
+        while self._next < len(self._spans) and self._spans[self._next][0] <= offset:
+            start, end, place = self._spans[self._next]
+            heapq.heappush(self._started, (place, end))
+            self._next += 1
+        while self._started and self._started[0][1] <= offset:
+            heapq.heappop(self._started)  # ended before this offset, and so before every later one
+        return self._started[0][1] if self._started else None
 
 
 def _closing_tag(name: str) -> re.Pattern[str]:
