@@ -575,3 +575,15 @@ def test_the_code_span_a_raw_element_starts_in_is_the_first_that_holds_it(spans:
     holding = code_module._FirstHolding(spans)
     for offset in sorted(offsets):
         assert holding(offset) == next((end for start, end in spans if start <= offset < end), None)
+
+
+def test_a_dotted_name_is_looked_for_as_far_after_a_name_as_before_it() -> None:
+    """A name joined by a hyphen to a dotted name is part of it (`gpu-guide.example.com`), looked for as far
+    as `_ADDRESS_REACH` characters each way: past that a name is a word of its own on either side, so a text
+    of thousands of hyphenated names is not read again to its end for each."""
+    near = "GPU-guide.example.com and www.example-GPU"
+    assert EN.find(near) == []
+    run = "-x" * 300  # 600 characters of one hyphenated word
+    far_after, far_before = "GPU" + run + ".example.com", "www.example" + run + "-GPU"
+    assert [(found.start, found.end) for found in EN.find(far_after)] == [(0, 3)]
+    assert [(found.start, found.end) for found in EN.find(far_before)] == [(len(far_before) - 3, len(far_before))]
