@@ -88,6 +88,30 @@ def test_a_link_of_a_scheme_the_site_does_not_link_is_a_warning_naming_the_schem
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_an_image_of_a_scheme_the_site_does_not_show_is_a_warning_naming_the_addresses_it_does(sample_cli, write_files,
+                                                                                                 tmp_path):
+    """`![chart](ftp://…)` is shown as its alt text, its `src` taken out, as a link of such a scheme is shown as
+    its text: a warning at the field, once for each such image (but `data:`, said as left out); one of an address the
+    page shows says nothing."""
+    text = ("A ![chart](ftp://example.org/c.png), a ![GPU](entry:gpu), a ![plot](data:image/png;base64,AA) and "
+            "a ![kept](https://example.org/k.png), in [a link ![x](ftp://example.org/x.png)](https://example.org/).")
+    sample_cli("import", str(write_files({"e.yaml": _entry(en_definition=text)})))
+    said = "is not shown, only its alt text: images take http(s):// or an address on this site (/img/chart.png)"
+    assert sample_cli("check").stderr.splitlines() == [  # `data:` is said once, as HTML the site leaves out
+        f"entry:x-entry: en.definition: warning: image 'entry:gpu' {said}",
+        f"entry:x-entry: en.definition: warning: image 'ftp://example.org/c.png' {said}",
+        f"entry:x-entry: en.definition: warning: image 'ftp://example.org/x.png' {said}",
+        "entry:x-entry: en.definition: warning: the site leaves out […](data:…): write it in Markdown (a `\\<` shows "
+        "a `<` as it is), or take it out", "0 error(s), 4 warning(s)"]
+    site = tmp_path / "site"  # what the reader gets: the alt texts, one image
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    definition = page.find(".//p[@class='definition']")
+    assert "".join(definition.itertext()) == "A chart, a GPU, a plot and a , in a link x."
+    assert [img.get("src") for img in definition.iter("img")] == ["https://example.org/k.png"]
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_raw_html_the_site_leaves_out_is_a_warning_naming_what(sample_cli, write_files):
     """Pasted or hostile HTML is sanitised away on every page, feed and email: the editor is told what readers
     will not see, at the field, and an allowed tag says nothing; a headline's `<` is text, shown as written."""

@@ -9,9 +9,14 @@ from pathlib import Path
 
 import html5lib
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from conftest import Cli
 from sitebuild import BASE, ISSUE_14_STORY
 from sitebuild import DRAFT_ISSUE as DRAFT
+
+from newsroom.render import email as email_module
+from newsroom.render.markdown.plaintext import closes_a_word
 
 UNTRANSLATED = """\
 kind: issue
@@ -789,3 +794,29 @@ def test_the_longest_message_id_a_list_id_allows_fits_the_record_of_a_send():
     longest = max((message_id(settings, 2_147_483_647, lang, Recipient("a@example.org", "f" * 64), b"parts")
                    for lang in SUPPORTED_LANGUAGES), key=len)
     assert len(longest) <= Send.__table__.c.message_id.type.length == 250, longest
+
+
+#: How the spaces before a dropped decorative image went before they were walked back from it (a pattern
+#: searched for them from every space of the text): what an email shows now must be what this made.
+_OLD_DECORATION_GAP = re.compile(r"([ \t\n]*)\x00(.?)", re.DOTALL)
+_GAP_PIECES = [" ", "\t", "\n", "\u00a0", "\x00", "a", ".", ",", ")", "(", "<p>", "</p>", "\n\n", "word"]
+
+
+@given(st.lists(st.sampled_from(_GAP_PIECES), max_size=30))
+@example(["a", " ", "\x00", " ", "\x00", "."])  # the space after one is the space before the next
+def test_the_gap_a_decorative_image_leaves_closes_as_the_search_from_every_space_closed_it(pieces: list[str]) -> None:
+    """Whatever mix of spaces, punctuation and images dropped as decoration, the spaces before each go (unless
+    what follows closes a word or is a space), as a search from every space made it."""
+    html = "".join(pieces)
+
+    def closed(gap: re.Match[str]) -> str:
+        spaces, following = gap.groups()
+        return following if closes_a_word(following) or following.isspace() else spaces + following
+
+    assert email_module._gaps_closed(html) == _OLD_DECORATION_GAP.sub(closed, html)
+
+
+def test_decorative_images_between_spaces_leave_one_paragraph_without_gaps() -> None:
+    """A paragraph of thousands of images without alt text between spaces keeps one space for each, no image."""
+    html = "<p>a" + ' <img src="x.png" alt=""> ' * 2000 + "b</p>"
+    assert email_module.images_as_links(html) == "<p>a" + " " * 2000 + "b</p>"

@@ -8,6 +8,7 @@ reading it back gives the same record (what export and import rely on).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from glossary.matching import Term, TermMatcher
 from newsroom.content.reader import validate_text
-from newsroom.content.schema import Field, kinds
+from newsroom.content.schema import Field, _one_line, kinds
 from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError
 
@@ -174,3 +175,20 @@ def test_a_record_is_dumped_as_the_python_emitter_writes_it(record: dict[str, An
     from newsroom.content import yamlio
 
     assert dump(record) == yaml.dump(record, Dumper=yamlio._CanonicalDumper, **yamlio._OPTIONS)
+
+
+#: How a one-line field was made one line before each run of white space was read once (a run without a line
+#: break was tried from each of its characters): what the field holds now must be what this made.
+_OLD_LINE_BREAK = re.compile(r"\s*[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\s*")
+_LINE_PIECES = [" ", "  ", "\t", "\n", "\r\n", "\v", "\f", "\x1c", "\x1f", "\x85", "\u2028", "\u2029", "\u00a0",
+                "\u3000", "a", "GPU", ".", "\x00"]
+
+
+@given(st.lists(st.sampled_from(_LINE_PIECES), max_size=30))
+@example(["\t", "a", "\t", "\n", " ", "b", "\t"])
+def test_a_one_line_field_joins_its_lines_as_a_search_around_each_break_did(pieces: list[str]) -> None:
+    """Whatever white space, line breaks and other characters a one-line text holds, each line break with the
+    white space around it is one space, and the rest is kept, as a search from every character made it."""
+    text = "".join(pieces)
+    expected = _OLD_LINE_BREAK.sub(" ", text) if not text.isprintable() else text
+    assert _one_line(text) == expected

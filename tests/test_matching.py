@@ -23,6 +23,7 @@ from glossary.linking import link_first_mentions
 from glossary.matching import FormHeads, Mention, Term, TermMatcher, holds_any, is_case_sensitive
 from glossary.mentions import markdown_mentions
 from newsroom.render.markdown import MarkdownRenderer, code_spans
+from newsroom.render.markdown import code as code_module
 
 HU_TERMS = [
     Term("trainium", ("Trainium", "AWS Trainium", "Amazon Trainium")),
@@ -528,3 +529,61 @@ def test_mentions_are_the_names_outside_every_code_span(pieces: list[str]) -> No
     expected = [mention for mention in EN.find(text)
                 if not any(start < mention.end and mention.start < end for start, end in spans)]
     assert markdown_mentions(EN, text) == expected
+
+
+#: The link title pattern as it was before its destination and spaces were read possessively (a `](` followed
+#: by thousands of spaces then tried every split of them): what the new one finds must be what this one found.
+_OLD_LINK_TITLE = re.compile(r"\]\(\s*(?:<[^<>\n]*>|[^\s()<]*(?:\([^\s()]*\)[^\s()]*)*)\s+"
+                             r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))\s*\)""", re.DOTALL)
+_TITLE_PIECES = ["](", "[x", "]", " ", "  ", "\n", "\t", "\"t\"", "'t'", "(t)", "\"", "'", "(", ")", "<", ">",
+                 "<u>", "a", "b.png", "\\", "\\\"", "GPU"]
+
+
+@given(st.lists(st.sampled_from(_TITLE_PIECES), max_size=30))
+@example(["](", " ", "\"t\"", ")"])  # no destination: the spaces before the title are one run
+@example(["](", "a", "(", "b", ")", " ", "(t)", ")"])
+def test_link_titles_are_found_as_the_plain_pattern_finds_them(pieces: list[str]) -> None:
+    """A link's title is found in a text, shown as code, wherever the pattern that tried every split of the
+    spaces before it found one, and nowhere else, whatever mix of destinations, spaces and quotes it holds."""
+    text = "".join(pieces)
+    assert [(found.span(), found.span(1)) for found in code_module._LINK_TITLE.finditer(text)] \
+        == [(found.span(), found.span(1)) for found in _OLD_LINK_TITLE.finditer(text)]
+
+
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 12)), max_size=12), st.integers(0, 60))
+def test_an_offset_is_in_code_when_some_span_holds_it(spans: list[tuple[int, int]], offset: int) -> None:
+    """The spans a tag or title is looked up in (in any order, overlapping, adjacent or empty) hold an offset
+    exactly when one of them does, as a comparison with each would say."""
+    spans = [(start, start + length) for start, length in spans]
+    assert code_module._covered(spans)(offset) is any(start <= offset < end for start, end in spans)
+
+
+def test_a_text_of_tags_between_code_spans_shows_each_tag_as_code_once() -> None:
+    """Thousands of tags between inline code spans: each tag is one span, the code ones too, in order."""
+    text = "`x` <b> " * 2000
+    spans = code_spans(text)
+    assert spans[:4] == [(0, 3), (4, 7), (8, 11), (12, 15)] and len(spans) == 4000
+
+
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 12)), max_size=12),
+       st.lists(st.integers(0, 60), max_size=12, unique=True))
+def test_the_code_span_a_raw_element_starts_in_is_the_first_that_holds_it(spans: list[tuple[int, int]],
+                                                                         offsets: list[int]) -> None:
+    """A raw element that starts in code is skipped to the end of the first span (in their order) that holds
+    it, overlapping, adjacent, empty or out of order as the spans may be, as a look through them all says."""
+    spans = [(start, start + length) for start, length in spans]
+    holding = code_module._FirstHolding(spans)
+    for offset in sorted(offsets):
+        assert holding(offset) == next((end for start, end in spans if start <= offset < end), None)
+
+
+def test_a_dotted_name_is_looked_for_as_far_after_a_name_as_before_it() -> None:
+    """A name joined by a hyphen to a dotted name is part of it (`gpu-guide.example.com`), looked for as far
+    as `_ADDRESS_REACH` characters each way: past that a name is a word of its own on either side, so a text
+    of thousands of hyphenated names is not read again to its end for each."""
+    near = "GPU-guide.example.com and www.example-GPU"
+    assert EN.find(near) == []
+    run = "-x" * 300  # 600 characters of one hyphenated word
+    far_after, far_before = "GPU" + run + ".example.com", "www.example" + run + "-GPU"
+    assert [(found.start, found.end) for found in EN.find(far_after)] == [(0, 3)]
+    assert [(found.start, found.end) for found in EN.find(far_before)] == [(len(far_before) - 3, len(far_before))]

@@ -11,6 +11,7 @@ from newsroom.diagnostics import Diagnostic
 from newsroom.drafts import draft_link_problem, is_draft
 from newsroom.reference_rules import table_problems
 from newsroom.render.markdown import References, find_references, link_problem
+from newsroom.render.markdown.links import image_problem
 
 
 def _markdown_fields(value: Any, path: str) -> Iterator[tuple[str, str]]:
@@ -80,6 +81,8 @@ def _references(record: Record, content: Content, languages: tuple[str, ...],
             for href in refs.malformed:
                 severity, message = link_problem(href)
                 yield Diagnostic(record.location, None, path, message, severity)
+            for src in refs.refused_images:
+                yield Diagnostic(record.location, None, path, image_problem(src), "warning")
         yield from table_problems(record, lang, sources)
 
 

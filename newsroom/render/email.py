@@ -134,7 +134,7 @@ _EMPTY_LINK = re.compile(r'<a(?:\s+[a-z-]+="[^"]*")*>[\s\x00]*</a>')
 _EMPTY_PARAGRAPH = re.compile(r"<p>\s*</p>\n?")
 #: What a decorative image leaves for a moment (the sanitised HTML holds no NUL), and its spaces before.
 _DECORATION = "\x00"
-_DECORATION_GAP = re.compile(r"([ \t\n]*)\x00(.?)", re.DOTALL)
+_GAP = " \t\n"
 
 
 def images_as_links(html: str) -> str:
@@ -164,14 +164,26 @@ def images_as_links(html: str) -> str:
     # Decoration in a sentence leaves no space before the punctuation after it ("Two ![](x.png).").
     # A link left empty is decoration as a whole.
     html = _EMPTY_LINK.sub(_DECORATION, _LINK_OR_IMAGE.sub(replace, html))
-    return _EMPTY_PARAGRAPH.sub("", _DECORATION_GAP.sub(_close_gap, html))
+    return _EMPTY_PARAGRAPH.sub("", _gaps_closed(html))
 
 
-def _close_gap(gap: re.Match[str]) -> str:
-    """The spaces before a dropped decorative image, unless punctuation that closes (`.`, `,`, `)`) or a space
-    follows it."""
-    spaces, following = gap.groups()
-    return following if closes_a_word(following) or following.isspace() else spaces + following
+def _gaps_closed(html: str) -> str:
+    """`html` with each dropped decorative image taken out with the spaces before it (back to the last one
+    taken out), unless punctuation that closes (`.`, `,`, `)`) or a space follows it, which is then kept alone.
+    The spaces are walked back from each image, not searched for from every space of the text (a pattern
+    doing that took 6 s for a paragraph of 40 KB of spaces)."""
+    pieces: list[str] = []
+    position = 0
+    while (image := html.find(_DECORATION, position)) >= 0:
+        start = image
+        while start > position and html[start - 1] in _GAP:
+            start -= 1
+        following = html[image + 1:image + 2]
+        kept = following if closes_a_word(following) or following.isspace() else html[start:image] + following
+        pieces += [html[position:start], kept]
+        position = image + 1 + len(following)
+    pieces.append(html[position:])
+    return "".join(pieces)
 
 
 class Links:

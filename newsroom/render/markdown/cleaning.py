@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import nh3
 
 from newsroom.render.markdown.conformance import attribute_value
-from newsroom.render.markdown.links import OUTSIDE_REL, OUTSIDE_SCHEMES
+from newsroom.render.markdown.links import NEVER_LINKED, OUTSIDE_REL, OUTSIDE_SCHEMES
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 
 #: The prose and table set, plus sup, details/summary, abbr and span (with lang).
@@ -78,7 +78,7 @@ def _text_cleaner() -> nh3.Cleaner:
 
 
 #: A Markdown link to a scheme markdown-it never makes a link of: it stays as its text, brackets and all.
-_NO_LINK = re.compile(r"\]\(\s*<?\s*(javascript|vbscript|data|file):", re.IGNORECASE)
+_NO_LINK = re.compile(rf"\]\(\s*<?\s*({'|'.join(NEVER_LINKED)}):", re.IGNORECASE)
 
 
 def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:

@@ -9,6 +9,9 @@ from typing import NamedTuple, Protocol
 
 INTERNAL_KINDS = frozenset({"entry", "page", "issue"})
 OUTSIDE_SCHEMES = frozenset({"http", "https", "mailto"})
+#: Schemes markdown-it never makes a link of (`[x](javascript:…)` stays as its text, brackets and all): `check`
+#: says the site leaves them out (see cleaning.left_out), for images too.
+NEVER_LINKED = ("data", "file", "javascript", "vbscript")
 OUTSIDE_REL = "noopener noreferrer"
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
@@ -27,6 +30,9 @@ class References(NamedTuple):
     # Links that lead nowhere, shown as their text: internal ones whose target is no slug/number
     # ("issue:abc") and ones of a scheme the site does not link ("reference:x", "ftp://…"); see link_problem.
     malformed: tuple[str, ...] = ()
+    # Images the page shows as their alt text, their src taken out: of a scheme the site does not show, or an
+    # internal one ("ftp://…", "entry:gpu"), but those `cleaning.left_out` names (NEVER_LINKED); see image_problem.
+    refused_images: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,3 +96,16 @@ def link_problem(href: str) -> tuple[str, str]:
         return "error", f"link {href!r} leads nowhere: {link.kind}: takes {what}, e.g. {example}"
     return "warning", (f"link {href!r} is shown as its text: links take http(s)://, mailto:, or entry:, page: "
                        "and issue: for the site's own pages (a reference page is page:SLUG)")
+
+
+def refused_image(src: str) -> bool:
+    """Whether the page shows a Markdown image of this `src` as its alt text (the cleaner takes the `src` out),
+    and `check` has not said so already (a scheme of NEVER_LINKED)."""
+    link = _classify(src)
+    return link.treatment in ("internal", "refused") and _SCHEME.match(src)[1].lower() not in NEVER_LINKED
+
+
+def image_problem(src: str) -> str:
+    """The message `check` gives (a warning) an image of `References.refused_images`."""
+    return (f"image {src!r} is not shown, only its alt text: images take http(s):// or an address on this site "
+            "(/img/chart.png)")

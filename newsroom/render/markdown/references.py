@@ -7,7 +7,7 @@ from functools import lru_cache, partial
 
 from markdown_it.token import Token
 
-from newsroom.render.markdown.links import References, SourceAnchors, _classify
+from newsroom.render.markdown.links import References, SourceAnchors, _classify, refused_image
 from newsroom.render.markdown.memo import _AHEAD, _STORES, PLAIN_AHEAD, PLAIN_ON_THE_SPOT, text_key
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose, _scanner
 from newsroom.render.markdown.plaintext import _plain_in
@@ -54,8 +54,7 @@ def find_references(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> Ref
     else:
         found = _references(text, max_nesting)
     # Most texts point at nothing: 0 stores (and reads back) much faster than five empty lists.
-    store.put(key, [list(found.entries), list(found.pages), list(found.issues), list(found.citations),
-                    list(found.malformed)] if found != _NONE else 0)
+    store.put(key, [list(part) for part in found] if found != _NONE else 0)
     return found
 
 
@@ -89,6 +88,7 @@ def _references_in(tokens: list[Token] | _Prose) -> References:
     found: dict[str, list[str]] = {"entry": [], "page": [], "issue": []}
     citations: list[int] = []
     malformed: list[str] = []
+    images: list[str] = []
     for block in tokens:
         # Only an inline run's own children: image alt text renders as text, never as marks.
         for token in block.children if block.type == "inline" and block.children else ():
@@ -101,10 +101,12 @@ def _references_in(tokens: list[Token] | _Prose) -> References:
                     found[link.kind].append(link.target)
                 elif link.treatment in ("internal", "refused"):
                     malformed.append(href)
+            elif token.type == "image" and refused_image(src := str(token.attrGet("src") or "")):
+                images.append(src)
     return References(
         entries=tuple(found["entry"]), pages=tuple(found["page"]),
         issues=tuple(int(n) for n in found["issue"]), citations=tuple(citations),
-        malformed=tuple(malformed),
+        malformed=tuple(malformed), refused_images=tuple(images),
     )
 
 
