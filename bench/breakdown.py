@@ -58,7 +58,7 @@ from run import STEPS as BENCHMARK_STEPS, compile_engine, edits  # noqa: E402
 
 import newsroom.cli.build  # noqa: E402,F401 (what the command loads)
 from glossary import matching  # noqa: E402
-from newsroom.build import issue_pages, making, rendering, state, writer  # noqa: E402
+from newsroom.build import issue_pages, making, publishing, rendering, stale, state, works, writer  # noqa: E402
 from newsroom.build.pipeline import build  # noqa: E402
 from newsroom.db.session import make_engine  # noqa: E402
 from newsroom.render import markdown  # noqa: E402
@@ -67,17 +67,17 @@ from newsroom.settings import Settings  # noqa: E402
 #: (owner, attribute, label) of the steps timed, in the order they are printed.
 STEPS: list[tuple[Any, str, str]] = [
     (making, "load", "load the content and memos"),
-    (making, "_parse_ahead", "parse every text ahead, check each record"),
+    (making, "parse_ahead", "parse every text ahead, check each record"),
     (making, "checked", "check the content"),
     (making, "derive", "derive (mentions, lists, letters)"),
-    (making, "_page_work", "plan and render each page"),
+    (works, "_page_work", "plan and render each page"),
     (issue_pages.IssuePages, "link_terms", "  stories' Markdown with term links"),
     (issue_pages, "linked_first_mentions", "  link their first mentions"),
     (matching.TermMatcher, "find", "term matching (derive and links)"),
-    (making, "_group_work", "feeds, search index, other groups"),
-    (making, "_deps", "each output's reads and their hashes"),
+    (works, "_group_work", "feeds, search index, other groups"),
+    (works, "_deps", "each output's reads and their hashes"),
     (state, "encode_reads", "encode the reads"),
-    (making, "_publish", "write the state, swap the tree in"),
+    (making, "publish", "write the state, swap the tree in"),
     (markdown.MarkdownRenderer, "_render", "Markdown tokens to sanitised HTML"),
 ]
 
@@ -87,21 +87,21 @@ REBUILD_STEPS: list[tuple[Any, str, str]] = [
     (state, "load", "  the last build's state"),
     (state, "load_memos", "  the remembered results"),
     (making, "load_content", "  the content"),
-    (making, "_parse_ahead", "parse the new texts ahead"),
+    (making, "parse_ahead", "parse the new texts ahead"),
     (making, "checked", "check the content"),
     (making, "derive", "derive (mentions, lists, letters)"),
     (making, "list_pages", "list every page"),
-    (making, "_candidates", "compare the graph's roots"),
-    (making, "_stale_pages", "find the stale pages"),
-    (making, "_stale_groups", "find the stale groups"),
-    (making, "_make", "make them"),
-    (making, "_page_work", "  plan and render a page"),
-    (making, "_group_work", "  make a group (feeds, search index)"),
+    (stale, "candidates", "compare the graph's roots"),
+    (making, "stale_pages", "find the stale pages"),
+    (making, "stale_groups", "find the stale groups"),
+    (works, "make", "make them"),
+    (works, "_page_work", "  plan and render a page"),
+    (works, "_group_work", "  make a group (feeds, search index)"),
     (making, "_forget_superseded", "forget the edited texts' results"),
     (making, "_forget_unshown_parts", "forget the parts feeds no longer show"),
-    (making, "_publish", "write, store the state and memos"),
+    (making, "publish", "write, store the state and memos"),
     (writer.StagedTree, "finish", "  finish a new tree, swap it in"),
-    (making, "_graph", "  the dependency graph"),
+    (publishing, "_graph", "  the dependency graph"),
     (state, "save", "  store the outputs' rows"),
     (state, "save_memos", "  store the remembered results"),
     (writer.StagedTree, "wait", "wait for the old tree's removal"),
@@ -111,15 +111,15 @@ REBUILD_STEPS: list[tuple[Any, str, str]] = [
 #: The steps the build's own process runs in a full build with render workers (see `--workers`), in order.
 WORKER_STEPS: list[tuple[Any, str, str]] = [
     (making, "load", "load the content and memos"),
-    (making, "_parse_ahead", "parse every text ahead, check each record"),
+    (making, "parse_ahead", "parse every text ahead, check each record"),
     (making, "checked", "check the content"),
     (making, "derive", "derive (mentions, lists, letters)"),
     (making, "list_pages", "list every page"),
-    (making, "_stale_pages", "find the stale pages"),
-    (making, "_stale_groups", "find the stale groups"),
-    (making, "_make", "make the pages and groups"),
-    (making, "_publish", "write the state, swap the tree in"),
-    (making, "_graph", "  the dependency graph"),
+    (making, "stale_pages", "find the stale pages"),
+    (making, "stale_groups", "find the stale groups"),
+    (works, "make", "make the pages and groups"),
+    (making, "publish", "write the state, swap the tree in"),
+    (publishing, "_graph", "  the dependency graph"),
     (state, "save", "  store the outputs' rows"),
     (state, "save_memos", "  store the remembered results"),
     (writer.StagedTree, "wait", "wait for the old tree's removal"),
@@ -249,7 +249,7 @@ def second_renders(timers: Timers, by_template: dict[str, list[float]]) -> dict[
 def plans_and_renders(templates: dict[str, float], by_template: dict[str, list[float]]) -> None:
     """Count each page in its template's row of `by_template`, with the time it took to plan and
     render it once (its second rendering, see `second_renders`, taken off)."""
-    work = making._page_work
+    work = works._page_work
 
     def timed(plan: Any, *args: Any, **kwargs: Any) -> Any:
         again, started = templates["again"], time.perf_counter()
@@ -260,7 +260,7 @@ def plans_and_renders(templates: dict[str, float], by_template: dict[str, list[f
             row[0] += 1
             row[1] += time.perf_counter() - started - (templates["again"] - again)
 
-    making._page_work = timed
+    works._page_work = timed
 
 
 def write_again(site: Path, into: Path) -> tuple[float, int, int]:

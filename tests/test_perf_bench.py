@@ -72,7 +72,7 @@ def test_a_build_that_parses_and_matches_over_the_cores_makes_the_same_site(tmp_
 def over_the_cores(monkeypatch) -> set[str]:
     """Make even a small publication's first build parse ahead, match its stories and render in forked
     workers, as a large one's does; returns the names of the works run over the cores (as they run)."""
-    from newsroom.build import derived, rendering
+    from newsroom.build import checking, derived, rendering, works
 
     run_all, ran = making.run_all, set()
 
@@ -80,8 +80,9 @@ def over_the_cores(monkeypatch) -> set[str]:
         ran.update(work.func.__name__ for work in works)
         return run_all(works, *args, **kwargs)
 
-    monkeypatch.setattr(making, "run_all", spy)
-    monkeypatch.setattr(making, "PARSE_AHEAD_MIN", 1)
+    for module in (making, checking, works):  # each passes works to run_all
+        monkeypatch.setattr(module, "run_all", spy)
+    monkeypatch.setattr(checking, "PARSE_AHEAD_MIN", 1)
     monkeypatch.setattr(derived, "SPREAD_STORIES", 1)
     monkeypatch.setattr(derived, "STORIES_PER_WORK", 8)
     monkeypatch.setattr(rendering, "PARALLEL_MIN", 1)

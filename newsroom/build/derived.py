@@ -57,7 +57,7 @@ class Derived:
     page_langs: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     #: lang → the masthead's issue line: (number, week) of the first of `shown_public`, or None. Every
     #: page shows it, and only pages' frames read it, so a page whose only changed read is this one
-    #: changed only there (see build/making.py, `_Masthead`).
+    #: changed only there (see build/masthead.py).
     masthead: Mapping[str, tuple[int, str] | None] = field(default_factory=dict)
     #: "lang/number" → the (newer, older) issues next to a shown one in that language: what its
     #: page's links to them depend on, not the whole list.

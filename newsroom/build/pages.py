@@ -341,7 +341,7 @@ class Planner(IssuePages, GlossaryPages, ReferencePages):
         """Every page of this language before it is planned: its place, its template, how to plan it.
 
         Listing is cheap; planning a page (its context) is not, so an incremental build
-        plans only the pages whose recorded inputs changed (build/pipeline.py and build/making.py).
+        plans only the pages whose recorded inputs changed (build/pipeline.py and build/stale.py).
         """
         lang = self.lang
 

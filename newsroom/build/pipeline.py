@@ -7,7 +7,7 @@ while it was planned or rendered (build/tracking.py), or its templates,
 catalog, settings or the code. A page whose inputs did not change is not even
 planned: the pages are listed first (cheap), and only the stale ones are
 planned and rendered, in forked workers when there are enough (see
-build/making.py). Each feed and each language's search index is a group of files
+build/stale.py and build/works.py). Each feed and each language's search index is a group of files
 made together, kept or remade by the same rule. Assets are remade on every
 build that changed anything and written only when their bytes differ; the
 sitemap (made from every page's remembered sitemap entry) when any entry

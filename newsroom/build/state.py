@@ -128,7 +128,7 @@ class Output:
     #: decoded only for outputs under a changed root (see Graph).
     reads: bytes = NO_READS
     #: What the build needs of an output it does not remake: a page's sitemap entry, the group of
-    #: files made together (see build/making.py).
+    #: files made together (see build/stale.py).
     meta: Mapping[str, Any] | None = None
     #: The roots of the reads (see Graph), when the build that made the output worked them out.
     roots: tuple[str, ...] | None = field(default=None, repr=False)
@@ -271,7 +271,7 @@ class Readers:
     def replaced(self, changes: Mapping[str, Iterable[str]]) -> Readers:
         """These readers with the readers of some roots replaced (none: the root goes); paths new to the
         table join its end. Paths no root reads any more stay in the table until the graph is made whole
-        again (build/making.py, `_graph`: when the table holds twice as many paths as the folder has files)."""
+        again (build/publishing.py, `_graph`: when the table holds twice as many paths as the folder has files)."""
         table = {path: position for position, path in enumerate(self.paths)}
         numbers = dict(self.numbers)
         for root, paths in changes.items():

@@ -269,7 +269,7 @@ def untracked_fields(derived: Any) -> str:
 
 #: Roots whose values are stored as themselves (their repr), not as a hash: a build reads the last one
 #: back. The masthead's issue line, which a page whose only change it is gets spliced in (see
-#: build/making.py, `_Masthead`).
+#: build/masthead.py).
 MASTHEAD = "derived.masthead"
 SHOWN = frozenset({MASTHEAD})
 

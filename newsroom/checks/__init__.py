@@ -159,7 +159,7 @@ def record_problems(record: Record, content: Content, settings: Settings, memo: 
     They depend on the record, these settings and whether the records it links to exist: they are
     remembered with those links, and looked up while each exists or not as it did then (adding an
     issue or an entry re-checks the records that link to it, not every record). A build asks ahead,
-    over the cores, for the records it parses ahead (build/making.py); `check_content` then looks
+    over the cores, for the records it parses ahead (build/checking.py); `check_content` then looks
     them up."""
     flags = _flags(settings.languages, settings.missing_translation, complete_translations)
     pools: dict[str, Any] = {"entry": content.entries, "page": content.pages, "issue": content.issues}

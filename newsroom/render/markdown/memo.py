@@ -22,7 +22,7 @@ class ReferenceStore(Protocol):
 #: The stores of the build in progress, if any: "references", "plain" (text) and "html".
 #: `check` and the planner ask about every text of every record on every build;
 #: a build lends its database-backed memos here so an unchanged text is never
-#: parsed again (see build/making.py).
+#: parsed again (see build/making.py and build/checking.py).
 _STORES: list[dict[str, ReferenceStore]] = []
 
 #: The placeholder anchors of HTML rendered ahead (see find_references): new in each process that
