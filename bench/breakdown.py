@@ -85,7 +85,7 @@ STEPS: list[tuple[Any, str, str]] = [
 REBUILD_STEPS: list[tuple[Any, str, str]] = [
     (making, "load", "load (the state, the memos, the content)"),
     (state, "load", "  the last build's state"),
-    (state, "load_memos", "  the remembered results"),
+    (making, "load_memos", "  the remembered results"),
     (making, "load_content", "  the content"),
     (making, "parse_ahead", "parse the new texts ahead"),
     (making, "checked", "check the content"),
@@ -103,7 +103,7 @@ REBUILD_STEPS: list[tuple[Any, str, str]] = [
     (writer.StagedTree, "finish", "  finish a new tree, swap it in"),
     (publishing, "_graph", "  the dependency graph"),
     (state, "save", "  store the outputs' rows"),
-    (state, "save_memos", "  store the remembered results"),
+    (publishing, "save_memos", "  store the remembered results"),
     (writer.StagedTree, "wait", "wait for the old tree's removal"),
 ]
 
@@ -121,7 +121,7 @@ WORKER_STEPS: list[tuple[Any, str, str]] = [
     (making, "publish", "write the state, swap the tree in"),
     (publishing, "_graph", "  the dependency graph"),
     (state, "save", "  store the outputs' rows"),
-    (state, "save_memos", "  store the remembered results"),
+    (publishing, "save_memos", "  store the remembered results"),
     (writer.StagedTree, "wait", "wait for the old tree's removal"),
 ]
 

@@ -175,5 +175,6 @@ def register_all() -> None:
     """Import every model module so that `Base.metadata` knows every table."""
     import glossary.models  # noqa: F401
     import issues.models  # noqa: F401
+    import newsroom.build.memos  # noqa: F401
     import newsroom.build.state  # noqa: F401
     import newsroom.mail.models  # noqa: F401

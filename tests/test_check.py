@@ -746,7 +746,7 @@ def test_remembered_problems_follow_the_records_links_come_and_go(sample_cli):
     import datetime as dt
 
     from newsroom.build.model import load_content
-    from newsroom.build.state import Memo
+    from newsroom.build.memos import Memo
     from newsroom.checks import check_content
     from newsroom.db.session import make_engine, session_factory
     from newsroom.settings import Settings

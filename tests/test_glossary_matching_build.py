@@ -160,7 +160,7 @@ def test_mentions_spread_over_processes_are_the_mentions_matched_in_one(sample_c
     from newsroom.build import derived
     from newsroom.build.model import load_content
     from newsroom.build.rendering import run_all
-    from newsroom.build.state import Memo
+    from newsroom.build.memos import Memo
     from newsroom.db.session import make_engine, session_factory
     from newsroom.settings import Settings
 

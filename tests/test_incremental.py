@@ -614,7 +614,8 @@ def test_a_feed_with_nothing_in_it_is_remade_when_the_site_publishes(cli, write_
 
 def _state(engine, site: Path) -> tuple[dict, dict, dict]:
     """A built folder's state: {path: (digest, meta, decoded reads)}, the graph's root values and readers."""
-    from newsroom.build.state import BuildOutput, BuildRun, Graph, Output
+    from newsroom.build.graph import Graph
+    from newsroom.build.state import BuildOutput, BuildRun, Output
 
     folder = str(site.resolve())
     with transaction(engine) as session:
@@ -929,7 +930,9 @@ def test_a_build_graph_that_cannot_be_read_is_made_again_from_the_outputs_reads(
 
     from sqlalchemy import update
 
-    from newsroom.build.state import MARSHAL_TAG, BuildRun, Graph, pack
+    from newsroom.build.blobs import MARSHAL_TAG, pack
+    from newsroom.build.graph import Graph
+    from newsroom.build.state import BuildRun
 
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"
@@ -1039,13 +1042,13 @@ def test_builds_of_two_folders_on_one_database_store_what_they_remembered_in_tur
     the two inserts of one shard met, and the second build failed with a duplicate key)."""
     import threading
 
-    from newsroom.build import state
+    from newsroom.build import memos
 
     engine = make_engine(sample_cli.db_url)
     key = "0a" * 20  # a result's key: the hash of what it was made from
 
-    def remembered(value: str) -> dict[str, state.Memo]:
-        memo = state.Memo()
+    def remembered(value: str) -> dict[str, memos.Memo]:
+        memo = memos.Memo()
         memo.put(key, value)
         return {"checks": memo}
 
@@ -1054,12 +1057,12 @@ def test_builds_of_two_folders_on_one_database_store_what_they_remembered_in_tur
     def second() -> None:
         try:
             with transaction(engine) as session:
-                state.save_memos(session, remembered("the second build's"))
+                memos.save_memos(session, remembered("the second build's"))
         except Exception as error:  # noqa: BLE001 (what the test reports)
             failed.append(error)
 
     with transaction(engine) as session:
-        state.save_memos(session, remembered("the first build's"))
+        memos.save_memos(session, remembered("the first build's"))
         waiting = threading.Thread(target=second)
         waiting.start()
         waiting.join(0.5)
@@ -1067,7 +1070,7 @@ def test_builds_of_two_folders_on_one_database_store_what_they_remembered_in_tur
     waiting.join()
     assert failed == []
     with transaction(engine) as session:
-        assert state.load_memos(session, ["checks"])["checks"].get(key) == "the second build's"
+        assert memos.load_memos(session, ["checks"])["checks"].get(key) == "the second build's"
     engine.dispose()
 
 
@@ -1425,7 +1428,7 @@ _ROOTS = st.sampled_from([f"content.stories\x1fs{n}" for n in range(8)])
        st.lists(st.dictionaries(_ROOTS, st.sets(_PATHS)), max_size=4))
 def test_the_graph_s_readers_are_each_root_s_paths_as_given_and_as_replaced(readers, changes):
     # The stored graph numbers each path once; what each root's readers are must not depend on it.
-    from newsroom.build.state import Readers
+    from newsroom.build.graph import Readers
 
     def numbered(readers: dict[str, list[str]]) -> Readers:
         paths = sorted({path for found in readers.values() for path in found})

@@ -13,7 +13,8 @@ from sqlalchemy import select
 
 from issues.models import Story
 from newsroom import PROJECT_ROOT
-from newsroom.build import making, state
+from newsroom.build import making
+from newsroom.build.memos import load_memos
 from newsroom.build.pipeline import build
 from newsroom.build.model import load_content
 from newsroom.checks import markdown_texts
@@ -93,7 +94,7 @@ def remembered(db: Path) -> dict[str, dict[str, object]]:
     """What the stored memos of Markdown texts answer for each text of the publication."""
     with session_factory(make_engine(f"sqlite:///{db}"))() as session:
         content = load_content(session)
-        memos = state.load_memos(session, making.PARTIAL_MEMOS, making.PARTIAL_MEMOS)
+        memos = load_memos(session, making.PARTIAL_MEMOS, making.PARTIAL_MEMOS)
     records = [*content.entries.values(), *content.pages.values(), *content.issues.values(),
                *content.stories.values()]
     keys = {text_key(text) for record in records for text in markdown_texts(record, Settings().languages)}
@@ -383,7 +384,7 @@ def stored(db: Path, *names: str) -> dict[str, set[str]]:
     database (a memo just loaded has used nothing: what it has not used is all it holds)."""
     names = names or ("records", "references", "plain")
     with session_factory(make_engine(f"sqlite:///{db}"))() as session:
-        memos = state.load_memos(session, names, making.PARTIAL_MEMOS)
+        memos = load_memos(session, names, making.PARTIAL_MEMOS)
     return {name: set(memo.unused()) for name, memo in memos.items()}
 
 

@@ -254,7 +254,7 @@ def test_the_build_reads_the_records_the_export_makes(sample_cli):
     from sqlalchemy.orm import Session
 
     from newsroom.build.model import load_content
-    from newsroom.build.state import Memo
+    from newsroom.build.memos import Memo
     from newsroom.content.exporter import exported_files
 
     def exported(session: Session) -> dict[str, str]:

@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from issues.visibility import unpublished_locations, visible_numbers
-from newsroom.build import state
+from newsroom.build.memos import Memo
 from newsroom.build.model import Content, Record
 from newsroom.build.rendering import progress_bar, run_all
 from newsroom.checks import check_content, markdown_texts, no_site, record_problems
@@ -24,8 +24,8 @@ PARSE_AHEAD_MIN = 2000
 MAX_TEXTS = 50
 
 
-def parse_ahead(records: list[Record], content: Content, settings: Settings, memos: list[state.Memo],
-                checks: state.Memo, meanwhile: Callable[[], Any] | None = None, progress: bool = False) -> None:
+def parse_ahead(records: list[Record], content: Content, settings: Settings, memos: list[Memo],
+                checks: Memo, meanwhile: Callable[[], Any] | None = None, progress: bool = False) -> None:
     """Find the references (plain text, HTML ahead) of every text of `records` (those new since the last
     build) the memos do not know, and check those records (their own problems, remembered in `checks`),
     over the available cores: a first or full build parses every text once and checks every record
@@ -74,7 +74,7 @@ def parse_ahead(records: list[Record], content: Content, settings: Settings, mem
 
 
 def _parse_and_check(parts: list[tuple[Record, list[str]]], content: Content, settings: Settings,
-                     checks: state.Memo) -> None:
+                     checks: Memo) -> None:
     for record, texts in parts:
         for text in texts:
             find_references(text)
@@ -82,7 +82,7 @@ def _parse_and_check(parts: list[tuple[Record, list[str]]], content: Content, se
 
 
 def checked(content: Content, settings: Settings, today: dt.date, drafts: bool,
-            now: dt.datetime | None, memo: state.Memo | None = None) -> list[Diagnostic]:
+            now: dt.datetime | None, memo: Memo | None = None) -> list[Diagnostic]:
     """Check before rendering: a broken link must stop the build, not ship.
 
     Unpublished issues, draft entries, reference pages and site pages are work in progress: their problems are

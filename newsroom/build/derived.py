@@ -18,8 +18,8 @@ from glossary.views import letter_groups
 from issues.archive import issue_date, tag_slug
 from issues.dates import format_week
 from issues.visibility import is_public, visible_numbers
+from newsroom.build.memos import Memo
 from newsroom.build.model import Content, Record
-from newsroom.build.state import Memo
 from newsroom.drafts import unwritten_names
 from newsroom.settings import Settings
 

@@ -28,6 +28,7 @@ from newsroom.build import stale, state, works
 from newsroom.build.checking import checked, parse_ahead
 from newsroom.build.derived import term_matchers
 from newsroom.build.masthead import respliced
+from newsroom.build.memos import Memo, fresh_memos, load_memos
 from newsroom.build.model import Content, Record, load_content
 from newsroom.build.pages import PageSpec, derive, list_pages
 from newsroom.build.pipeline import BuildResult, code_version
@@ -51,7 +52,7 @@ from newsroom.render.markdown import remembered_references, text_key
 from newsroom.render.sitemap import render_sitemap
 from newsroom.settings import Settings
 
-#: Namespaces of remembered results (state.BuildMemo).
+#: Namespaces of remembered results (memos.BuildMemo).
 MEMOS = ("records", "references", "mentions", "plain", "checks", "templates", "feeds")
 #: Those a build reads only in part: the texts it renders, the records that changed, the feeds it remakes.
 PARTIAL_MEMOS = ("references", "plain", "feeds")
@@ -61,7 +62,7 @@ class Loaded(NamedTuple):
     """What `load` read: the last build's state, the remembered results, the content."""
 
     previous: state.Previous | None
-    memos: dict[str, state.Memo]
+    memos: dict[str, Memo]
     content: Content
 
 
@@ -75,8 +76,8 @@ def load(session: Session, out: Path, full: bool, by_hand: set[str] | None) -> L
             by_hand = changed_since(out, previous.stamps, previous.written_ns)
         previous = replace(previous, changed=frozenset(by_hand))
     # Remembered pure results (records, Markdown references, mentions) of this code; a full build starts empty.
-    memos = (state.fresh_memos(MEMOS, PARTIAL_MEMOS) if full
-             else state.load_memos(session, MEMOS, PARTIAL_MEMOS, code_version()))
+    memos = (fresh_memos(MEMOS, PARTIAL_MEMOS) if full
+             else load_memos(session, MEMOS, PARTIAL_MEMOS, code_version()))
     content = load_content(session, memos["records"])
     return Loaded(previous, memos, content)
 
@@ -97,7 +98,7 @@ def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: 
 def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
                email_out: Path | None, now: dt.datetime | None, preview: bool, progress: bool,
                keep: list[Any] | None, templates: Path, public: tuple[int, ...], snapshot: str,
-               previous: state.Previous | None, memos: dict[str, state.Memo], content: Content) -> BuildResult:
+               previous: state.Previous | None, memos: dict[str, Memo], content: Content) -> BuildResult:
     assets = load_assets(templates / "assets")
     # What every page's context gets besides its own: part of every page's fingerprint.
     shared: Mapping[str, Any] = {"assets": asset_urls(assets), "preview": preview}
@@ -107,7 +108,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
                 environment(lang, templates).get_template(name)
     # HTML of texts rendered ahead by the parse that finds their references (see find_references);
     # kept for this build only.
-    ahead = state.Memo()
+    ahead = Memo()
     # The term matchers, compiled while the workers parse ahead if they do (a first or full build, which
     # then matches every story): compiling the glossary's patterns takes this process a few tenths of
     # a second, while one core would idle after the parse ahead.
@@ -218,9 +219,9 @@ def _template_errors(folder: Path) -> Iterator[None]:
                                                               f"from the bundled templates ({TEMPLATES})")]) from None
 
 
-def _forget_superseded(memos: Mapping[str, state.Memo], languages: tuple[str, ...]) -> None:
+def _forget_superseded(memos: Mapping[str, Memo], languages: tuple[str, ...]) -> None:
     """Forget the Markdown results of the texts that only records edited or removed since the last build
-    held, so the memos that keep what a build does not read (see state.Memo) track the content, not
+    held, so the memos that keep what a build does not read (see memos.Memo) track the content, not
     its history. Those records are the ones the records memo knew and this build did not read again
     (their version changed, or they are gone); once forgotten, they are not looked at again.
 
@@ -243,7 +244,7 @@ def _forget_superseded(memos: Mapping[str, state.Memo], languages: tuple[str, ..
     records.forget(superseded)
 
 
-def _forget_unshown_parts(parts: state.Memo, remade: Iterable[str]) -> None:
+def _forget_unshown_parts(parts: Memo, remade: Iterable[str]) -> None:
     """Forget the parts of each feed made again that it neither took nor made (see tracking.Remembered):
     a feed asks for every part it shows, so those are an issue's or a story's that left it (a newer one
     came, or it was unpublished, moved or removed). The feeds not made again keep theirs."""

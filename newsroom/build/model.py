@@ -25,7 +25,7 @@ from newsroom.content.records import page_to_record, site_to_record
 from newsroom.models import Page
 
 if TYPE_CHECKING:
-    from newsroom.build.state import Memo
+    from newsroom.build.memos import Memo
 
 
 @dataclass(frozen=True)

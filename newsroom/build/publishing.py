@@ -14,6 +14,8 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from newsroom.build import state
+from newsroom.build.graph import Graph, Readers
+from newsroom.build.memos import Memo, save_memos
 from newsroom.build.pipeline import code_version, folder_as_left
 from newsroom.build.tracking import Values
 from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, existing_files, stamps_of,
@@ -48,7 +50,7 @@ def unchanged(previous: state.Previous | None, out: Path, path: str, digest: str
 
 
 def publish(engine: Engine, out: Path, made: dict[str, Made], previous: state.Previous | None,
-            claimed: set[str], snapshot: str, memos: Mapping[str, state.Memo], values: Values,
+            claimed: set[str], snapshot: str, memos: Mapping[str, Memo], values: Values,
             tree: StagedTree | None, emails: tuple[Path, dict[str, bytes]] | None = None) -> WriteStats:
     """Write what changed, remove what nothing makes, then record the new state (after the files).
 
@@ -96,7 +98,7 @@ def publish(engine: Engine, out: Path, made: dict[str, Made], previous: state.Pr
         if emails is not None:
             state.save_folder(session, str(emails[0].resolve()), snapshot, now, emails_at, emails_made,
                               email_stamps)
-        state.save_memos(session, memos, code_version())
+        save_memos(session, memos, code_version())
     return WriteStats(len(new), len(claimed) - len(new), len(removed))
 
 
@@ -144,7 +146,7 @@ def _changes(made: Mapping[str, Made], previous: state.Previous | None, out: Pat
 
 
 def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output], removed: list[str],
-           values: Values) -> state.Graph:
+           values: Values) -> Graph:
     """The graph after this build: the last one with the changed and removed outputs' reads taken
     out and the changed ones' put in; every root's value now."""
     known = previous.outputs if previous is not None else {}
@@ -165,7 +167,7 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
         for position, path in enumerate(paths):
             for root in _roots(reads[path]):
                 found.setdefault(root, []).append(position)
-        readers = state.Readers.numbered(paths, found)
+        readers = Readers.numbered(paths, found)
     else:
         graph = previous.graph
         touched: dict[str, set[str]] = {}
@@ -177,9 +179,9 @@ def _graph(previous: state.Previous | None, changed: Mapping[str, state.Output],
             for root in after - before:
                 touched.setdefault(root, set(graph.readers.get(root))).add(path)
         if not touched:  # no output reads under other roots than it did (most edits): stored as it was read
-            return state.Graph(values.hashes(graph.readers), graph.readers, graph.stored)
+            return Graph(values.hashes(graph.readers), graph.readers, graph.stored)
         readers = graph.readers.replaced(touched)
-    return state.Graph(values.hashes(readers), readers)
+    return Graph(values.hashes(readers), readers)
 
 
 def _roots(output: state.Output) -> Iterable[str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from newsroom.build import state, urls
 from newsroom.build.masthead import Masthead
+from newsroom.build.memos import Memo
 from newsroom.build.pages import Derived, PagePlan, Planner
 from newsroom.build.publishing import Made, published
 from newsroom.build.rendering import PageRenderer
@@ -78,7 +79,7 @@ def stale_pages(listed: list[tuple[PagePlan, Planner]], renderer: PageRenderer, 
 
 def stale_groups(tracked: tuple[TrackedContent, Derived], settings: Settings, now: dt.datetime | None, values: Values,
                  inputs: str, renderer: PageRenderer, previous: state.Previous | None, out: Path, pages: set[str],
-                 candidates: Candidates | None, parts: state.Memo) -> tuple[list[Group], list[str]]:
+                 candidates: Candidates | None, parts: Memo) -> tuple[list[Group], list[str]]:
     """The groups of files made together from much of the content — each feed, each language's
     search index — that must be remade, and the paths of those kept.
 
@@ -163,7 +164,7 @@ Group = tuple[str, Callable[[], Any], str, "state.Output | None"]
 
 @dataclass(frozen=True)
 class Candidates:
-    """The outputs under a root whose value changed (see state.Graph), and those roots: only reads
+    """The outputs under a root whose value changed (see graph.Graph), and those roots: only reads
     under them can have changed."""
 
     paths: set[str]

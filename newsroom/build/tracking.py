@@ -23,8 +23,9 @@ import marshal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
+from newsroom.build.memos import Memo
 from newsroom.build.model import Content, Record
-from newsroom.build.state import READS_FORMAT, Memo
+from newsroom.build.state import READS_FORMAT
 
 T = TypeVar("T")
 
@@ -379,7 +380,7 @@ class Values:
     def root(self, key: str) -> str:
         """The root a key reads under — one record, one value of a derived mapping, a collection's key
         list, a whole sequence, whether one item is in a derived sequence — itself a key, whose value
-        determines the value of every key under it (see state.Graph)."""
+        determines the value of every key under it (see graph.Graph)."""
         found = self._root_of.get(key)
         if found is None:
             name, _, item = key.partition(SEP)

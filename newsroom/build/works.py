@@ -13,6 +13,7 @@ from typing import Any
 
 from newsroom.build import state
 from newsroom.build.masthead import Masthead
+from newsroom.build.memos import Memo
 from newsroom.build.pages import PagePlan, Planner
 from newsroom.build.publishing import Made, unchanged
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
@@ -44,7 +45,7 @@ def _group_work(make: Callable[[], Any], tracker: Tracker, before: state.Output 
 
 
 def make(pages: list[tuple[PagePlan, Planner, str]], groups: list[Group], renderer: PageRenderer,
-         tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool, memos: list[state.Memo],
+         tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool, memos: list[Memo],
          previous: state.Previous | None, candidates: Candidates | None,
          spool: Spool | None) -> tuple[dict[str, Made], dict[str, Made]]:
     """Make the stale groups and pages, over the available cores; returns (pages made, group files made).

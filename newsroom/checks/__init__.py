@@ -34,7 +34,7 @@ from newsroom.settings import Settings
 from newsroom.vocabulary_rules import vocabulary_problems
 
 if TYPE_CHECKING:
-    from newsroom.build.state import Memo
+    from newsroom.build.memos import Memo
 
 __all__ = [
     "LANGUAGE_OWN", "LOST", "LOST_TEXTS", "REQUIRED_TEXTS", "TITLE_LIMIT", "TITLES", "UNWRITTEN", "check_content",

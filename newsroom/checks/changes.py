@@ -30,7 +30,7 @@ from newsroom.models import Page
 from newsroom.settings import Settings
 
 if TYPE_CHECKING:
-    from newsroom.build.state import Memo
+    from newsroom.build.memos import Memo
 
 T = TypeVar("T")
 
@@ -129,7 +129,7 @@ def remembered(session: Session) -> Iterator[tuple[Content, Memo | None]]:
     changed since. Nothing is stored back. Without such a build (none yet, or one of other code), the
     content read afresh and no memo: filling memos that nothing keeps costs more than it saves."""
     from newsroom.build.pipeline import code_version  # the build's code: loaded only by a command that checks
-    from newsroom.build.state import load_memos
+    from newsroom.build.memos import load_memos
     from newsroom.render.markdown import remembered_references
 
     memos = load_memos(session, ["records", "checks", "references"], code=code_version())

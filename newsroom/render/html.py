@@ -37,7 +37,7 @@ from newsroom.render.folder import TEMPLATES, folder_digest
 from newsroom.render.markdown import headings_under
 
 if TYPE_CHECKING:
-    from newsroom.build.state import Memo
+    from newsroom.build.memos import Memo
 
 #: The version of the code `_CodeGenerator` writes, in the names of the compiled templates kept between
 #: processes: code compiled by another version (or by plain Jinja) is never loaded into this one.
