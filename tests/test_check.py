@@ -40,6 +40,13 @@ def _entry(slug="x-entry", relations="{}", hu_definition="Magyar.", en_definitio
     return ENTRY.format(slug=slug, relations=relations, hu_definition=hu_definition, en_definition=en_definition)
 
 
+def _entry_with_history(history: str, en_definition: str = "Plain.") -> str:
+    """`_entry`'s file with an English history (`history`: its YAML as written after `history: `, line ends
+    included) and a plain Hungarian one."""
+    entry = _entry(en_definition=en_definition) + "  history: " + history
+    return entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+
+
 @pytest.mark.sqlite_only("each finds its problem in content loaded alike from either database; the loading "
                          "is covered on PostgreSQL by the other tests here")
 @pytest.mark.parametrize("files, expected", [
@@ -137,8 +144,7 @@ def test_a_link_with_nothing_to_read_is_a_warning_saying_how_to_name_it(sample_c
     text = ("A [](https://example.org/empty) link, a logo [![](https://example.org/l.png)](https://example.org/logo), "
             "<a href='https://example.org/raw'></a>, and [named](https://example.org/ok), "
             "[![The logo](https://example.org/l.png)](https://example.org/alt) or <https://example.org/auto>.")
-    entry = _entry(en_definition="Plain.") + '  history: "' + text + '"\n'
-    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    entry = _entry_with_history('"' + text + '"\n')
     sample_cli("import", str(write_files({"e.yaml": entry})))
     said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
             "([text](…)), or alt text for its image ([![what it shows](…)](…))")
@@ -160,8 +166,7 @@ def test_a_raw_link_holding_only_an_image_marked_as_decoration_is_a_link_with_no
             "<a href='https://example.org/described'><img src='https://example.org/l.png' alt='The logo'></a>, "
             "[<img src='https://example.org/l.png' alt='The logo'>](https://example.org/md-described) and "
             "<a href='https://example.org/text'><img src='https://example.org/l.png' alt=''> Home</a>.")
-    entry = _entry(en_definition="Plain.") + "  history: \"" + text.replace('"', '\\"') + "\"\n"
-    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    entry = _entry_with_history("\"" + text.replace('"', '\\"') + "\"\n")
     sample_cli("import", str(write_files({"e.yaml": entry})))
     said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
             "([text](…)), or alt text for its image ([![what it shows](…)](…))")
@@ -193,8 +198,7 @@ def test_a_raw_link_written_as_a_block_of_its_own_is_checked_for_a_name(sample_c
     ]
     history = "".join(f"    {line}\n" if line else "\n" for block in blocks for line in ["Between."] + [
         ""] + block.splitlines() + [""])
-    entry = _entry(en_definition="Plain.") + "  history: |\n" + history
-    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    entry = _entry_with_history("|\n" + history)
     sample_cli("import", str(write_files({"e.yaml": entry})))
     said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
             "([text](…)), or alt text for its image ([![what it shows](…)](…))")
@@ -218,8 +222,7 @@ def test_a_raw_link_with_an_href_of_no_value_is_checked_for_a_name_in_a_paragrap
                                                                                               write_files, tmp_path):
     """`<a href>` (no `=`) is a link to the page itself, `href=""` on the page: empty, a screen reader says
     "link". Written as a block of its own it was warned, in a paragraph it was not."""
-    entry = _entry(en_definition="An <a href></a> link.") + "  history: |\n    Before.\n\n    <a href>\n    </a>\n"
-    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    entry = _entry_with_history("|\n    Before.\n\n    <a href>\n    </a>\n", en_definition="An <a href></a> link.")
     sample_cli("import", str(write_files({"e.yaml": entry})))
     said = ("link '' has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
             "([text](…)), or alt text for its image ([![what it shows](…)](…))")
@@ -238,9 +241,7 @@ def test_a_raw_link_with_an_href_of_no_value_is_checked_for_a_name_in_a_paragrap
 def test_a_raw_link_written_as_self_closing_opens_a_link_as_html_reads_it(sample_cli, write_files, tmp_path):
     """HTML reads `<a href="…"/>` as `<a href="…">`: written as a block of its own, the link it opens was not
     checked for a name (in a paragraph it was)."""
-    entry = _entry(en_definition="Plain.") + ("  history: |\n    Before.\n\n    <a href='https://example.org/slash'/>\n"
-                                              "    </a>\n")
-    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    entry = _entry_with_history("|\n    Before.\n\n    <a href='https://example.org/slash'/>\n    </a>\n")
     sample_cli("import", str(write_files({"e.yaml": entry})))
     assert sample_cli("check").stderr.splitlines() == [
         "entry:x-entry: en.history: warning: link 'https://example.org/slash' has no text: screen readers say "
@@ -262,8 +263,7 @@ def test_a_link_s_name_is_what_its_page_shows_in_it_and_an_anchor_without_href_i
     is, and the page has no link there: the image is read as an image."""
     text = ("A <a href='https://example.org/script'><script>alert(1)</script></a> link and a "
             "<a name='top'><img src='https://example.org/logo.png'></a> logo.")
-    entry = _entry(en_definition="Plain.") + '  history: "' + text + '"\n'
-    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    entry = _entry_with_history('"' + text + '"\n')
     sample_cli("import", str(write_files({"e.yaml": entry})))
     assert sample_cli("check").stderr.splitlines() == [
         "entry:x-entry: en.history: warning: <img src=\"https://example.org/logo.png\"> has no alt text: a screen "
@@ -423,8 +423,7 @@ def test_a_raw_image_without_alt_text_is_a_warning_saying_how_to_describe_it(sam
             "<IMG SRC=https://example.org/logo.png></a>, <img src='https://example.org/ok.png' alt='Sales by year'>, "
             "<img src='https://example.org/line.png' alt=''>, ![](https://example.org/md.png) and "
             "`<img src=code.png>`.")
-    entry = _entry(en_definition="Plain.") + '  history: "' + text + '"\n'
-    entry = entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
+    entry = _entry_with_history('"' + text + '"\n')
     sample_cli("import", str(write_files({"e.yaml": entry})))
     assert sample_cli("check").stderr.splitlines() == [
         "entry:x-entry: en.history: warning: <img src=\"https://example.org/chart.png\"> has no alt text: a screen "
