@@ -301,7 +301,9 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
     """Started with a template the build stops on, the preview has no site to show: every path answers with the
     problems, in its language, and reloads itself (it was a bare "Error response 404"); mended, the site is served.
     That page is valid HTML5 with the landmarks of the site's pages, a main region and a heading, and the problems
-    in a list marked as English, as the terminal says them (it was a body of a banner's alert and a <pre>)."""
+    in a list marked as English, as the terminal says them (it was a body of a banner's alert and a <pre>). It is
+    sent as unavailable for now, to ask again in a second, never kept (503, Retry-After, no-store): it was a 404,
+    which tells a browser, a link checker or a proxy the page is not there. Once built, a missing page is a 404."""
     db_url = databases.new("migrated")
     Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
     templates = tmp_path / "templates"
@@ -326,7 +328,8 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
                  "Fix what is listed below and save it: this page reloads by itself once the site is built.")]:
             status, headers, body = _request(server, "/" + path)
             document = strict.parse(body)
-            assert status == 404 and headers["content-type"] == "text/html; charset=utf-8", path
+            assert status == 503 and headers["content-type"] == "text/html; charset=utf-8", path
+            assert headers["retry-after"] == "1" and headers["cache-control"] == "no-store", headers
             assert document.get("lang") == lang and text_of(document.find("head/title")) == heading, path
             main = document.find("body/main")
             assert [child.tag for child in main] == ["h1", "p", "h2", "ul"], path
@@ -338,6 +341,9 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
         base.write_text(text, encoding="utf-8")
         _wait_for(lambda: _request(server, "/hu/")[0] == 200 and b'role="alert"' not in _request(server, "/hu/")[2],
                   "the mended site served", said)
+        status, headers, body = _request(server, "/en/no-such-page/")
+        assert status == 404 and "retry-after" not in headers, headers
+        assert text_of(html5lib.parse(body, namespaceHTMLElements=False).find(".//h1")) == "Page not found", body
     finally:
         _stopped(server)
 
