@@ -548,6 +548,27 @@ def test_stopping_waits_for_the_build_under_way(tmp_path, monkeypatch):
         server.engine.dispose()
 
 
+def test_no_import_begins_once_stopping_has(tmp_path):
+    """Once stopping has begun, a saved file is not imported (nor the site built): stopping then waits for
+    nothing new, and what it says it waits for stays true (an import begun after it was ended by the process's
+    exit, unsaid). The file goes in when the preview starts again."""
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    entry = content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
+    said: list[str] = []
+    server = _started(work, tmp_path / "preview", [content], said)
+    try:
+        server.stop()
+        entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Stopped: "
+                                                                   "Trainium is Amazon's own"), encoding="utf-8")
+        before = list(said)
+        assert server.import_files([entry]) is False and said == before and server.under_way() is None
+    finally:
+        server.engine.dispose()
+
+
 def test_a_removed_content_file_is_said_to_leave_its_record(tmp_path):
     """The preview imports what changes and deletes nothing: a removed file's story stays, and it says so,
     naming the record of an exported file and how to delete it (the site file's settings are no record to delete)."""
@@ -936,19 +957,23 @@ def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tm
     assert list(temporary.glob("newsroom-preview-*")) == []
 
 
-#: `newsroom serve` whose second build (the first rebuild, the watcher's) waits for the file $RELEASE to be made.
-HELD_REBUILD = """\
+#: `newsroom serve` whose watcher's first round waits, as it begins its build ($HOLD=build: the second build, the
+#: first rebuild) or its import ($HOLD=import: the second, of the files saved), for the file $RELEASE to be made.
+HELD_ROUND = """\
 import os, pathlib, runpy, sys, time
-from newsroom import serve
-real_build, builds = serve.build, []
-def build(*args, **kwargs):
-    builds.append(1)
-    if len(builds) == 2:
-        print("rebuilding", flush=True)
-        while not pathlib.Path(os.environ["RELEASE"]).exists():
-            time.sleep(0.05)
-    return real_build(*args, **kwargs)
-serve.build = build
+from newsroom import serve, serve_imports
+def held(real, kind):
+    calls = []
+    def hold(*args, **kwargs):
+        calls.append(1)
+        if os.environ["HOLD"] == kind and len(calls) == 2:
+            print(f"{kind} held", flush=True)
+            while not pathlib.Path(os.environ["RELEASE"]).exists():
+                time.sleep(0.05)
+        return real(*args, **kwargs)
+    return hold
+serve.build = held(serve.build, "build")
+serve_imports.SavedFiles.take = held(serve_imports.SavedFiles.take, "import")
 sys.argv = ["newsroom", *sys.argv[1:]]
 runpy.run_module("newsroom", run_name="__main__")
 """
@@ -962,14 +987,60 @@ def test_stopped_again_while_a_build_runs_the_preview_says_it_still_waits(databa
     and what stopping once more does, and waits on: the build over, exit 0, its folder removed (it ended at
     once, its folder removed under the build still writing into it, "Aborted!", exit 1). Stopped a third
     time, it ends at once, exit 1, and names the folder it leaves, the site with its drafts, to remove."""
+    code, rest, folder = _stopped_while_held(databases.new("sample"), tmp_path, "build", third, [
+        "stopping: waiting for the build under way to end, which writes into the preview's folder",
+        "stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) or by "
+        "`kill -9`, the preview ends at once and leaves its folder {folder} (the site with its drafts) to "
+        "remove by hand"])
+    if third:
+        assert code == 1 and rest == (f"Error: stopped without waiting for the build under way: the preview's "
+                                      f"folder {folder}, which it was writing into, is left as it is (the site "
+                                      "with its drafts): remove it\n"), rest
+        assert folder.is_dir()
+    else:
+        assert code == 0 and rest.startswith("build 2: ") and "Aborted" not in rest, rest
+        assert not folder.exists()
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM to handle: it ends a process at once")
+@pytest.mark.parametrize("third", [False, True], ids=["the-import-ends", "stopped-a-third-time"])
+def test_stopped_again_while_an_import_runs_the_preview_says_it_waits_for_the_import(databases, tmp_path, third):
+    """Stopped while it imports a saved file, the preview says it waits for the import, not for a build (it said
+    "waiting for the build under way to end, which writes into the preview's folder", and ignored every stop
+    after). Stopped again, it says it still waits for the import, and what a third stop does: the import over,
+    exit 0, no build begun, its folder removed; stopped a third time, it ends at once, exit 1, saying the files
+    may not be stored, its folder removed (nothing writes into it)."""
+    code, rest, folder = _stopped_while_held(databases.new("sample"), tmp_path, "import", third, [
+        "stopping: waiting for the import under way to end, which stores the saved content files in the database",
+        "stopping: still waiting for the import under way to end; stopped once more (Ctrl-C, `kill`), the preview "
+        "ends at once, and the saved files it was importing may not be stored (an import stores all of its files "
+        "or none)"])
+    if third:
+        assert code == 1 and rest == ("Error: stopped without waiting for the import under way: the saved files it "
+                                      "was importing may not be stored (an import stores all of its files or none): "
+                                      "import them again (`newsroom import`, or `newsroom serve --content` started "
+                                      "again)\n"), rest
+    else:
+        assert code == 0 and rest.startswith("imported 1 file(s): ") and "build 2" not in rest, rest
+    assert not folder.exists()
+
+
+def _stopped_while_held(db_url: str, tmp_path: Path, hold: str, third: bool, stopping: list[str]
+                        ) -> tuple[int, str, Path]:
+    """`newsroom serve` watching a content folder, its round after a saved edit held as it begins its `hold`
+    ("build" or "import", see HELD_ROUND), stopped twice (`kill`), each time saying the line of `stopping`
+    (`{folder}` the preview's folder); then stopped a third time, or the round let go: its exit code, what it
+    said after, and its folder."""
     content, temporary, release = tmp_path / "content", tmp_path / "tmp", tmp_path / "release"
     content.mkdir()
     temporary.mkdir()
     entry = content / "trainium.yaml"
     shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "RELEASE": str(release)}
-    process = subprocess.Popen([sys.executable, "-c", HELD_REBUILD, "--db", databases.new("sample"), "serve",
-                                "--port", "0", "--content", str(content)], cwd=tmp_path, env=env,
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "RELEASE": str(release),
+           "HOLD": hold}
+    process = subprocess.Popen([sys.executable, "-c", HELD_ROUND, "--db", db_url, "serve", "--port", "0",
+                                "--content", str(content)], cwd=tmp_path, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     watchdog = threading.Timer(TIMEOUT, process.kill)  # a bound on waiting: killed, its output ends
     watchdog.start()
@@ -987,15 +1058,10 @@ def test_stopped_again_while_a_build_runs_the_preview_says_it_still_waits(databa
         (folder,) = temporary.glob("newsroom-preview-*")
         entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Edited: "
                                                                    "Trainium is Amazon's own"), encoding="utf-8")
-        until("rebuilding")
-        process.send_signal(signal.SIGTERM)
-        assert until("stopping: ") == ("stopping: waiting for the build under way to end, which writes into the "
-                                       "preview's folder")
-        process.send_signal(signal.SIGTERM)
-        assert until("stopping: ") == (
-            "stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) or by "
-            f"`kill -9`, the preview ends at once and leaves its folder {folder} (the site with its drafts) to "
-            "remove by hand")
+        until(f"{hold} held")
+        for line in stopping:
+            process.send_signal(signal.SIGTERM)
+            assert until("stopping: ") == line.format(folder=folder), said
         if third:
             process.send_signal(signal.SIGTERM)
         else:
@@ -1008,14 +1074,7 @@ def test_stopped_again_while_a_build_runs_the_preview_says_it_still_waits(databa
             process.kill()
             process.wait()
         process.stdout.close()
-    if third:
-        assert code == 1 and rest == (f"Error: stopped without waiting for the build under way: the preview's "
-                                      f"folder {folder}, which it was writing into, is left as it is (the site "
-                                      "with its drafts): remove it\n"), rest
-        assert folder.is_dir()
-    else:
-        assert code == 0 and rest.startswith("build 2: ") and "Aborted" not in rest, rest
-        assert list(temporary.glob("newsroom-preview-*")) == []
+    return code, rest, folder
 
 
 @pytest.mark.sqlite_only("the port is taken before the database is read")
