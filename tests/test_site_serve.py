@@ -915,32 +915,33 @@ def test_the_preview_s_build_workers_end_at_sigterm_as_any_process(databases, tm
     assert all(mask & 1 << (signal.SIGTERM - 1) == 0 for mask in caught.values())
 
 
-#: `newsroom serve` with a signal sent to itself the moment its build first forks a worker (`kill` then); with
-#: $AGAIN, two more as the build then ends its workers (at the first wait for one), each wait's end said, and
-#: the removal of the preview's folder.
+#: `newsroom serve` with signals sent to itself as its first build forks its first worker and as it then waits
+#: for one to end ($STOPS: "fork", "join", or "fork+join", two more at the wait); with "join", each wait's end
+#: is said, and the removal of the preview's folder.
 SIGNALLED_AT_FORK = """\
 import os, runpy, shutil, signal, sys
 from multiprocessing import process
+stops = os.environ["STOPS"]
 def before():
-    if not os.environ.get("SIGNALLED"):
+    if "fork" in stops and not os.environ.get("SIGNALLED"):
         os.environ["SIGNALLED"] = "1"
         print("signalled as a worker forks", flush=True)
         os.kill(os.getpid(), signal.SIGTERM)
 os.register_at_fork(before=before)
-real_join, real_rmtree = process.BaseProcess.join, shutil.rmtree
+real_join, real_rmtree, joins = process.BaseProcess.join, shutil.rmtree, []
 def join(self, timeout=None):
-    if os.environ.get("SIGNALLED") == "1":
-        os.environ["SIGNALLED"] = "2"
-        print("stopped twice more as the build ends its workers", flush=True)
-        signal.raise_signal(signal.SIGTERM)
-        signal.raise_signal(signal.SIGTERM)
+    joins.append(1)
+    if len(joins) == 1:
+        print(f"stopped {'twice more' if 'fork' in stops else 'once'} as the build ends its workers", flush=True)
+        for _ in range(2 if "fork" in stops else 1):
+            signal.raise_signal(signal.SIGTERM)
     real_join(self, timeout)
     print("a worker ended", flush=True)
 def rmtree(path, *args, **kwargs):
     if os.path.basename(path).startswith("newsroom-preview-"):
         print("the preview's folder removed", flush=True)
     real_rmtree(path, *args, **kwargs)
-if os.environ.get("AGAIN"):
+if "join" in stops:
     process.BaseProcess.join, shutil.rmtree = join, rmtree
 sys.argv = ["newsroom", *sys.argv[1:]]
 runpy.run_module("newsroom", run_name="__main__")
@@ -949,16 +950,17 @@ runpy.run_module("newsroom", run_name="__main__")
 
 @pytest.mark.sqlite_only("a signal's handling does not depend on the database")
 @pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no fork here")
-@pytest.mark.parametrize("again", [False, True], ids=["once", "twice-more-as-it-ends-its-workers"])
-def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tmp_path, again):
+@pytest.mark.parametrize("stops", ["fork", "fork+join", "join"],
+                         ids=["as-it-forks", "twice-more-as-it-ends-its-workers", "as-it-ends-its-workers"])
+def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tmp_path, stops):
     """`kill` arriving just as the build forks a worker stops the preview as at any other time (it was lost in
-    the fork's own steps, the preview went on, or hung with logging's lock held, until killed). Stopped twice
-    more as the first build ends its workers, it goes on ending them, and removes its folder once every one has
-    ended, exit 0 (the third stop broke off the build's wait for them, and the folder was removed as they could
-    still write into it)."""
+    the fork's own steps, the preview went on, or hung with logging's lock held, until killed). Stopped as the
+    first build ends its workers, after a first stop or as the first, it goes on ending them, and removes its
+    folder once every one has ended, exit 0 (the stop broke off the build's wait for them, and the folder was
+    removed as they could still write into it)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), **({"AGAIN": "1"} if again else {})}
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "STOPS": stops}
     process = subprocess.Popen([sys.executable, "-c", SIGNALLED_AT_FORK, "--db", databases.new("sample"), "serve",
                                 "--port", "0"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
@@ -973,14 +975,14 @@ def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tm
         if process.poll() is None:
             process.kill()
             process.communicate()
-    if "signalled as a worker forks" not in said:
+    if "signalled as a worker forks" not in said and " as the build ends its workers" not in said:
         pytest.skip("the build forked no worker (one core?)")
     assert process.returncode == 0 and "previewing" not in said and "Exception ignored" not in said, said
     assert list(temporary.glob("newsroom-preview-*")) == []
-    if again:
+    if "join" in stops:
         lines = said.splitlines()
-        at, removed = lines.index("stopped twice more as the build ends its workers"), lines.index(
-            "the preview's folder removed")
+        at = lines.index(f"stopped {'twice more' if 'fork' in stops else 'once'} as the build ends its workers")
+        removed = lines.index("the preview's folder removed")
         assert removed > at + 1 and set(lines[at + 1:removed]) == {"a worker ended"} and "stopping:" not in said, said
 
 
