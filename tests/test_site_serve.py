@@ -548,6 +548,38 @@ def test_stopping_waits_for_the_build_under_way(tmp_path, monkeypatch):
         server.engine.dispose()
 
 
+def test_stopping_between_an_import_and_a_build_says_it_waits_for_the_watch(tmp_path, monkeypatch):
+    """Stopped as the watcher looks at what changed (the database asked, before any import), the preview says it
+    waits for that, not for a build (it said "waiting for the build under way to end, which writes into the
+    preview's folder"), and then neither imports the file saved nor builds."""
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    entry = content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
+    said: list[str] = []
+    server = _started(work, tmp_path / "preview", [content], said)
+    real_state, looking, release = server._database_state, threading.Event(), threading.Event()
+
+    def held_state():
+        looking.set()
+        release.wait(TIMEOUT)
+        return real_state()
+
+    monkeypatch.setattr(server, "_database_state", held_state)
+    try:
+        entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Stopped: "
+                                                                   "Trainium is Amazon's own"), encoding="utf-8")
+        _wait_for(looking.is_set, "the watcher to look at the database", said)
+        before = len(said)
+        threading.Timer(1.5, release.set).start()
+        server.stop()
+        assert said[before:] == ["stopping: waiting for the preview's watch of the files and the database to end"]
+    finally:
+        release.set()
+        server.engine.dispose()
+
+
 def test_no_import_begins_once_stopping_has(tmp_path):
     """Once stopping has begun, a saved file is not imported (nor the site built): stopping then waits for
     nothing new, and what it says it waits for stays true (an import begun after it was ended by the process's
