@@ -43,7 +43,7 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
     database_file = sqlite_path(app.db_url)
     with _stopped_as_by_ctrl_c() as stopping:
         folder = Path(tempfile.mkdtemp(prefix="newsroom-preview-"))
-        broken_off = None  # what was under way when stopped without waiting for it (see _previewed)
+        broken_off: str | None = None  # what was under way when stopped without waiting for it (see _previewed)
         try:
             try:
                 preview = Preview(app.engine, app.settings, folder / "site", today=app.today, now=app.now,
