@@ -48,6 +48,11 @@ POLL_SECONDS = 2.0
 IDLE_SECONDS = 30.0
 #: How long stopping waits for a round under way before it says what it waits for.
 STOP_SAID_SECONDS = 1.0
+#: What stopping says it waits for, by what is under way (see Preview.under_way): a build writes into the
+#: preview's folder, an import the saved content files into the database; between them, the watcher looks.
+WAITED_FOR = {"build": "the build under way to end, which writes into the preview's folder",
+              "import": "the import under way to end, which stores the saved content files in the database",
+              None: "the preview's watch of the files and the database to end"}
 
 
 class Preview:
@@ -95,10 +100,11 @@ class Preview:
         self._stalled: str | None = None  # what stopped the last round of the watcher, once said
         self._watching = threading.Event()  # set once the watcher sees changes
         self._waiting_said = False  # stopping: that it waits for the round under way
-        self._stopped_again = False  # stopping: asked again while a build was under way
+        self._stopped_again = False  # stopping: asked again while a build or an import was under way
         self._watch_ended = threading.Event()  # set as the watcher's thread ends
         self._building = threading.Event()  # set while a build writes into the preview's folder
-        self._gate = threading.Lock()  # a build begins, or stopping does: one after the other (see rebuild)
+        self._importing = threading.Event()  # set while saved content files go into the database
+        self._gate = threading.Lock()  # a build or an import begins, or stopping does: one after the other
 
     @property
     def url(self) -> str:
@@ -133,20 +139,29 @@ class Preview:
     def stopped_again(self, folder: Path | None = None) -> None:
         """Answer a stop asked for again while stopping (a second Ctrl-C or `kill`, from its signal's handler).
 
-        While a build writes into the preview's folder (`folder`, the preview's own by default), the second
-        is said to wait on, with what a third does; the third raises KeyboardInterrupt, which ends the wait:
-        the caller ends at once and leaves the folder, the build may still write into it (at the second, it
-        was removed under the build). With no build under way, nothing: nothing writes into the folder, and
-        the stop ends in a moment (interrupted, it left the folder half removed). Nor during the first build,
-        which the first stop breaks off in this thread: it ends as soon as its workers have."""
-        if not self.building or not self._threads:
+        While the watcher builds or imports, the second is said to wait on for that, with what a third does;
+        the third raises KeyboardInterrupt, which ends the wait (the caller asks `under_way` what it broke
+        off). A build writes into the preview's folder (`folder`, the preview's own by default), which the
+        caller then leaves (at the second, it was removed under the build); an import stores its files all or
+        none. With neither under way, nothing: nothing writes into the folder, none begins once stopping has,
+        and the stop ends in a moment (interrupted, it left the folder half removed). Nor during the first
+        build, which the first stop breaks off in this thread: it ends as soon as its workers have, and only
+        then is the folder removed (a third stop broke off its wait for them, and removed the folder as they
+        wrote into it)."""
+        under_way = self.under_way()
+        if under_way is None or not self._threads:
             return
         if self._stopped_again:
             raise KeyboardInterrupt
         self._stopped_again = self._waiting_said = True
-        self.say(f"stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) or "
-                 f"by `kill -9`, the preview ends at once and leaves its folder {folder or self.out} (the site "
-                 "with its drafts) to remove by hand")
+        if under_way == "build":
+            self.say(f"stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) "
+                     f"or by `kill -9`, the preview ends at once and leaves its folder {folder or self.out} (the "
+                     "site with its drafts) to remove by hand")
+        else:
+            self.say("stopping: still waiting for the import under way to end; stopped once more (Ctrl-C, `kill`), "
+                     "the preview ends at once, and the saved files it was importing may not be stored (an import "
+                     "stores all of its files or none)")
 
     def _stop_threads(self) -> None:
         """Shut the server down and wait for the watcher's round, saying after a second what is waited for. The
@@ -158,7 +173,7 @@ class Preview:
         if len(self._threads) > 1 and self._threads[1].ident is not None:
             if not self._watch_ended.wait(STOP_SAID_SECONDS) and not self._waiting_said:
                 self._waiting_said = True
-                self.say("stopping: waiting for the build under way to end, which writes into the preview's folder")
+                self.say(f"stopping: waiting for {WAITED_FOR[self.under_way()]}")
             self._watch_ended.wait()
         for thread in self._threads:
             thread.join()  # ending, if not ended
@@ -171,8 +186,16 @@ class Preview:
 
     def _import(self, paths: Iterable[Path]) -> tuple[int, bool]:
         """`import_files`: how many files went in, and whether all did. Problems come or gone are shown once
-        the round is over, under a new build id (a file removed: the open pages reload without its problems)."""
-        counts = self._saved.take(paths)
+        the round is over, under a new build id (a file removed: the open pages reload without its problems).
+        None begins once stopping has (none went in): the files are imported when the preview starts again."""
+        with self._gate:  # as in rebuild: stopping waits for an import begun before, none begins after
+            if self._stop.is_set():
+                return 0, False
+            self._importing.set()
+        try:
+            counts = self._saved.take(paths)
+        finally:
+            self._importing.clear()
         if self._problems_now() != self.shown.problems:
             self._reload()
         return counts
@@ -181,6 +204,12 @@ class Preview:
     def building(self) -> bool:
         """Whether a build writes into the preview's folder now. Once stop() has begun, it can only end."""
         return self._building.is_set()
+
+    def under_way(self) -> str | None:
+        """What the preview is doing that stopping waits for: "build" (which writes into the preview's folder),
+        "import" (saved content files going into the database), else None. Once stop() has begun, neither
+        begins: None then stays None."""
+        return "build" if self.building else "import" if self._importing.is_set() else None
 
     def rebuild(self) -> bool:
         """Build the whole site with drafts into the preview folder; keep the last good one on error. None

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from newsroom.serve import Preview
 
 BUILD_ID_PATH = "/__build_id"
+#: When a client may ask again for a page while there is no site to show (`Retry-After`): as often as the
+#: preview's own pages ask for the build id (templates/_reload.js polls it every second).
+RETRY_SECONDS = 1
 
 
 @dataclass(frozen=True)
@@ -102,8 +105,10 @@ class RequestHandler(SimpleHTTPRequestHandler):
             body = with_problems(body, self.shown.problems, self._language())
         self._send_body(code, body)
 
-    def _send_body(self, code: int, body: bytes) -> None:
+    def _send_body(self, code: int, body: bytes, retry_after: int | None = None) -> None:
         self.send_response(code)
+        if retry_after is not None:
+            self.send_header("Retry-After", str(retry_after))
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -144,12 +149,16 @@ class RequestHandler(SimpleHTTPRequestHandler):
         super().end_headers()
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """Not found: the 404 page of the path's language (`/en/…`: the English one), else the root's."""
+        """Not found: the 404 page of the path's language (`/en/…`: the English one), else the root's. With no
+        site yet (the first build failed), the page of its problems, as unavailable for now (503, to ask again
+        in a moment), not as missing: a 404 tells a browser, a link checker or a proxy the page is not there."""
         page = self._not_found_page() if code == HTTPStatus.NOT_FOUND else None
         if page is not None:
             self._send_page(code, page)
         elif code == HTTPStatus.NOT_FOUND and self.shown.problems:  # no site yet: the first build failed
-            self._send_body(code, failure_page(self._language(), self.shown.problems, self._reload_script()))
+            self._send_body(HTTPStatus.SERVICE_UNAVAILABLE,
+                            failure_page(self._language(), self.shown.problems, self._reload_script()),
+                            retry_after=RETRY_SECONDS)
         else:
             super().send_error(code, message, explain)
 

@@ -301,7 +301,9 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
     """Started with a template the build stops on, the preview has no site to show: every path answers with the
     problems, in its language, and reloads itself (it was a bare "Error response 404"); mended, the site is served.
     That page is valid HTML5 with the landmarks of the site's pages, a main region and a heading, and the problems
-    in a list marked as English, as the terminal says them (it was a body of a banner's alert and a <pre>)."""
+    in a list marked as English, as the terminal says them (it was a body of a banner's alert and a <pre>). It is
+    sent as unavailable for now, to ask again in a second, never kept (503, Retry-After, no-store): it was a 404,
+    which tells a browser, a link checker or a proxy the page is not there. Once built, a missing page is a 404."""
     db_url = databases.new("migrated")
     Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
     templates = tmp_path / "templates"
@@ -326,7 +328,8 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
                  "Fix what is listed below and save it: this page reloads by itself once the site is built.")]:
             status, headers, body = _request(server, "/" + path)
             document = strict.parse(body)
-            assert status == 404 and headers["content-type"] == "text/html; charset=utf-8", path
+            assert status == 503 and headers["content-type"] == "text/html; charset=utf-8", path
+            assert headers["retry-after"] == "1" and headers["cache-control"] == "no-store", headers
             assert document.get("lang") == lang and text_of(document.find("head/title")) == heading, path
             main = document.find("body/main")
             assert [child.tag for child in main] == ["h1", "p", "h2", "ul"], path
@@ -338,6 +341,9 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
         base.write_text(text, encoding="utf-8")
         _wait_for(lambda: _request(server, "/hu/")[0] == 200 and b'role="alert"' not in _request(server, "/hu/")[2],
                   "the mended site served", said)
+        status, headers, body = _request(server, "/en/no-such-page/")
+        assert status == 404 and "retry-after" not in headers, headers
+        assert text_of(html5lib.parse(body, namespaceHTMLElements=False).find(".//h1")) == "Page not found", body
     finally:
         _stopped(server)
 
@@ -539,6 +545,59 @@ def test_stopping_waits_for_the_build_under_way(tmp_path, monkeypatch):
         assert not folder.exists()
     finally:
         release.set()
+        server.engine.dispose()
+
+
+def test_stopping_between_an_import_and_a_build_says_it_waits_for_the_watch(tmp_path, monkeypatch):
+    """Stopped as the watcher looks at what changed (the database asked, before any import), the preview says it
+    waits for that, not for a build (it said "waiting for the build under way to end, which writes into the
+    preview's folder"), and then neither imports the file saved nor builds."""
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    entry = content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
+    said: list[str] = []
+    server = _started(work, tmp_path / "preview", [content], said)
+    real_state, looking, release = server._database_state, threading.Event(), threading.Event()
+
+    def held_state():
+        looking.set()
+        release.wait(TIMEOUT)
+        return real_state()
+
+    monkeypatch.setattr(server, "_database_state", held_state)
+    try:
+        entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Stopped: "
+                                                                   "Trainium is Amazon's own"), encoding="utf-8")
+        _wait_for(looking.is_set, "the watcher to look at the database", said)
+        before = len(said)
+        threading.Timer(1.5, release.set).start()
+        server.stop()
+        assert said[before:] == ["stopping: waiting for the preview's watch of the files and the database to end"]
+    finally:
+        release.set()
+        server.engine.dispose()
+
+
+def test_no_import_begins_once_stopping_has(tmp_path):
+    """Once stopping has begun, a saved file is not imported (nor the site built): stopping then waits for
+    nothing new, and what it says it waits for stays true (an import begun after it was ended by the process's
+    exit, unsaid). The file goes in when the preview starts again."""
+    work, content = tmp_path / "work", tmp_path / "content"
+    build_sample(work)
+    content.mkdir()
+    entry = content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
+    said: list[str] = []
+    server = _started(work, tmp_path / "preview", [content], said)
+    try:
+        server.stop()
+        entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Stopped: "
+                                                                   "Trainium is Amazon's own"), encoding="utf-8")
+        before = list(said)
+        assert server.import_files([entry]) is False and said == before and server.under_way() is None
+    finally:
         server.engine.dispose()
 
 
@@ -888,15 +947,34 @@ def test_the_preview_s_build_workers_end_at_sigterm_as_any_process(databases, tm
     assert all(mask & 1 << (signal.SIGTERM - 1) == 0 for mask in caught.values())
 
 
-#: `newsroom serve` with a signal sent to itself the moment its build first forks a worker (`kill` then).
+#: `newsroom serve` with signals sent to itself as its first build forks its first worker and as it then waits
+#: for one to end ($STOPS: "fork", "join", or "fork+join", two more at the wait); with "join", each wait's end
+#: is said, and the removal of the preview's folder.
 SIGNALLED_AT_FORK = """\
-import os, runpy, signal, sys
+import os, runpy, shutil, signal, sys
+from multiprocessing import process
+stops = os.environ["STOPS"]
 def before():
-    if not os.environ.get("SIGNALLED"):
+    if "fork" in stops and not os.environ.get("SIGNALLED"):
         os.environ["SIGNALLED"] = "1"
         print("signalled as a worker forks", flush=True)
         os.kill(os.getpid(), signal.SIGTERM)
 os.register_at_fork(before=before)
+real_join, real_rmtree, joins = process.BaseProcess.join, shutil.rmtree, []
+def join(self, timeout=None):
+    joins.append(1)
+    if len(joins) == 1:
+        print(f"stopped {'twice more' if 'fork' in stops else 'once'} as the build ends its workers", flush=True)
+        for _ in range(2 if "fork" in stops else 1):
+            signal.raise_signal(signal.SIGTERM)
+    real_join(self, timeout)
+    print("a worker ended", flush=True)
+def rmtree(path, *args, **kwargs):
+    if os.path.basename(path).startswith("newsroom-preview-"):
+        print("the preview's folder removed", flush=True)
+    real_rmtree(path, *args, **kwargs)
+if "join" in stops:
+    process.BaseProcess.join, shutil.rmtree = join, rmtree
 sys.argv = ["newsroom", *sys.argv[1:]]
 runpy.run_module("newsroom", run_name="__main__")
 """
@@ -904,12 +982,17 @@ runpy.run_module("newsroom", run_name="__main__")
 
 @pytest.mark.sqlite_only("a signal's handling does not depend on the database")
 @pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no fork here")
-def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tmp_path):
+@pytest.mark.parametrize("stops", ["fork", "fork+join", "join"],
+                         ids=["as-it-forks", "twice-more-as-it-ends-its-workers", "as-it-ends-its-workers"])
+def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tmp_path, stops):
     """`kill` arriving just as the build forks a worker stops the preview as at any other time (it was lost in
-    the fork's own steps, the preview went on, or hung with logging's lock held, until killed)."""
+    the fork's own steps, the preview went on, or hung with logging's lock held, until killed). Stopped as the
+    first build ends its workers, after a first stop or as the first, it goes on ending them, and removes its
+    folder once every one has ended, exit 0 (the stop broke off the build's wait for them, and the folder was
+    removed as they could still write into it)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary)}
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "STOPS": stops}
     process = subprocess.Popen([sys.executable, "-c", SIGNALLED_AT_FORK, "--db", databases.new("sample"), "serve",
                                 "--port", "0"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
@@ -924,25 +1007,34 @@ def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tm
         if process.poll() is None:
             process.kill()
             process.communicate()
-    if "signalled as a worker forks" not in said:
+    if "signalled as a worker forks" not in said and " as the build ends its workers" not in said:
         pytest.skip("the build forked no worker (one core?)")
     assert process.returncode == 0 and "previewing" not in said and "Exception ignored" not in said, said
     assert list(temporary.glob("newsroom-preview-*")) == []
+    if "join" in stops:
+        lines = said.splitlines()
+        at = lines.index(f"stopped {'twice more' if 'fork' in stops else 'once'} as the build ends its workers")
+        removed = lines.index("the preview's folder removed")
+        assert removed > at + 1 and set(lines[at + 1:removed]) == {"a worker ended"} and "stopping:" not in said, said
 
 
-#: `newsroom serve` whose second build (the first rebuild, the watcher's) waits for the file $RELEASE to be made.
-HELD_REBUILD = """\
+#: `newsroom serve` whose watcher's first round waits, as it begins its build ($HOLD=build: the second build, the
+#: first rebuild) or its import ($HOLD=import: the second, of the files saved), for the file $RELEASE to be made.
+HELD_ROUND = """\
 import os, pathlib, runpy, sys, time
-from newsroom import serve
-real_build, builds = serve.build, []
-def build(*args, **kwargs):
-    builds.append(1)
-    if len(builds) == 2:
-        print("rebuilding", flush=True)
-        while not pathlib.Path(os.environ["RELEASE"]).exists():
-            time.sleep(0.05)
-    return real_build(*args, **kwargs)
-serve.build = build
+from newsroom import serve, serve_imports
+def held(real, kind):
+    calls = []
+    def hold(*args, **kwargs):
+        calls.append(1)
+        if os.environ["HOLD"] == kind and len(calls) == 2:
+            print(f"{kind} held", flush=True)
+            while not pathlib.Path(os.environ["RELEASE"]).exists():
+                time.sleep(0.05)
+        return real(*args, **kwargs)
+    return hold
+serve.build = held(serve.build, "build")
+serve_imports.SavedFiles.take = held(serve_imports.SavedFiles.take, "import")
 sys.argv = ["newsroom", *sys.argv[1:]]
 runpy.run_module("newsroom", run_name="__main__")
 """
@@ -956,14 +1048,60 @@ def test_stopped_again_while_a_build_runs_the_preview_says_it_still_waits(databa
     and what stopping once more does, and waits on: the build over, exit 0, its folder removed (it ended at
     once, its folder removed under the build still writing into it, "Aborted!", exit 1). Stopped a third
     time, it ends at once, exit 1, and names the folder it leaves, the site with its drafts, to remove."""
+    code, rest, folder = _stopped_while_held(databases.new("sample"), tmp_path, "build", third, [
+        "stopping: waiting for the build under way to end, which writes into the preview's folder",
+        "stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) or by "
+        "`kill -9`, the preview ends at once and leaves its folder {folder} (the site with its drafts) to "
+        "remove by hand"])
+    if third:
+        assert code == 1 and rest == (f"Error: stopped without waiting for the build under way: the preview's "
+                                      f"folder {folder}, which it was writing into, is left as it is (the site "
+                                      "with its drafts): remove it\n"), rest
+        assert folder.is_dir()
+    else:
+        assert code == 0 and rest.startswith("build 2: ") and "Aborted" not in rest, rest
+        assert not folder.exists()
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM to handle: it ends a process at once")
+@pytest.mark.parametrize("third", [False, True], ids=["the-import-ends", "stopped-a-third-time"])
+def test_stopped_again_while_an_import_runs_the_preview_says_it_waits_for_the_import(databases, tmp_path, third):
+    """Stopped while it imports a saved file, the preview says it waits for the import, not for a build (it said
+    "waiting for the build under way to end, which writes into the preview's folder", and ignored every stop
+    after). Stopped again, it says it still waits for the import, and what a third stop does: the import over,
+    exit 0, no build begun, its folder removed; stopped a third time, it ends at once, exit 1, saying the files
+    may not be stored, its folder removed (nothing writes into it)."""
+    code, rest, folder = _stopped_while_held(databases.new("sample"), tmp_path, "import", third, [
+        "stopping: waiting for the import under way to end, which stores the saved content files in the database",
+        "stopping: still waiting for the import under way to end; stopped once more (Ctrl-C, `kill`), the preview "
+        "ends at once, and the saved files it was importing may not be stored (an import stores all of its files "
+        "or none)"])
+    if third:
+        assert code == 1 and rest == ("Error: stopped without waiting for the import under way: the saved files it "
+                                      "was importing may not be stored (an import stores all of its files or none): "
+                                      "import them again (`newsroom import`, or `newsroom serve --content` started "
+                                      "again)\n"), rest
+    else:
+        assert code == 0 and rest.startswith("imported 1 file(s): ") and "build 2" not in rest, rest
+    assert not folder.exists()
+
+
+def _stopped_while_held(db_url: str, tmp_path: Path, hold: str, third: bool, stopping: list[str]
+                        ) -> tuple[int, str, Path]:
+    """`newsroom serve` watching a content folder, its round after a saved edit held as it begins its `hold`
+    ("build" or "import", see HELD_ROUND), stopped twice (`kill`), each time saying the line of `stopping`
+    (`{folder}` the preview's folder); then stopped a third time, or the round let go: its exit code, what it
+    said after, and its folder."""
     content, temporary, release = tmp_path / "content", tmp_path / "tmp", tmp_path / "release"
     content.mkdir()
     temporary.mkdir()
     entry = content / "trainium.yaml"
     shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "RELEASE": str(release)}
-    process = subprocess.Popen([sys.executable, "-c", HELD_REBUILD, "--db", databases.new("sample"), "serve",
-                                "--port", "0", "--content", str(content)], cwd=tmp_path, env=env,
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "RELEASE": str(release),
+           "HOLD": hold}
+    process = subprocess.Popen([sys.executable, "-c", HELD_ROUND, "--db", db_url, "serve", "--port", "0",
+                                "--content", str(content)], cwd=tmp_path, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     watchdog = threading.Timer(TIMEOUT, process.kill)  # a bound on waiting: killed, its output ends
     watchdog.start()
@@ -981,15 +1119,10 @@ def test_stopped_again_while_a_build_runs_the_preview_says_it_still_waits(databa
         (folder,) = temporary.glob("newsroom-preview-*")
         entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Edited: "
                                                                    "Trainium is Amazon's own"), encoding="utf-8")
-        until("rebuilding")
-        process.send_signal(signal.SIGTERM)
-        assert until("stopping: ") == ("stopping: waiting for the build under way to end, which writes into the "
-                                       "preview's folder")
-        process.send_signal(signal.SIGTERM)
-        assert until("stopping: ") == (
-            "stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) or by "
-            f"`kill -9`, the preview ends at once and leaves its folder {folder} (the site with its drafts) to "
-            "remove by hand")
+        until(f"{hold} held")
+        for line in stopping:
+            process.send_signal(signal.SIGTERM)
+            assert until("stopping: ") == line.format(folder=folder), said
         if third:
             process.send_signal(signal.SIGTERM)
         else:
@@ -1002,14 +1135,7 @@ def test_stopped_again_while_a_build_runs_the_preview_says_it_still_waits(databa
             process.kill()
             process.wait()
         process.stdout.close()
-    if third:
-        assert code == 1 and rest == (f"Error: stopped without waiting for the build under way: the preview's "
-                                      f"folder {folder}, which it was writing into, is left as it is (the site "
-                                      "with its drafts): remove it\n"), rest
-        assert folder.is_dir()
-    else:
-        assert code == 0 and rest.startswith("build 2: ") and "Aborted" not in rest, rest
-        assert list(temporary.glob("newsroom-preview-*")) == []
+    return code, rest, folder
 
 
 @pytest.mark.sqlite_only("the port is taken before the database is read")

@@ -135,7 +135,8 @@ def _work_through(job: _Job, slot: int, results: Connection, inherited: Sequence
 
 @contextmanager
 def _signals_held() -> Iterator[None]:
-    """Hold back the stopping signals this thread would handle while it forks the workers, then handle them.
+    """Hold back the stopping signals this thread would handle while it forks the workers (or waits for them to
+    end, see run_all), then handle them.
 
     A handler that raises (Ctrl-C's KeyboardInterrupt, `serve`'s at `kill`) could raise inside a step of the
     fork itself (logging's: it takes its lock before and gives it back after), where the exception is
@@ -283,15 +284,23 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
                     results[index] = each(index, result) if each else result
                 bar.update(len(part))
     finally:
-        for process in processes:
-            if process.is_alive() and waiting:  # a failure: the others stop now
-                process.terminate()
-        # Before waiting for them: a worker whose SIGTERM came before it set its own handlers (it forked with this
-        # thread's, held by _signals_held) goes on working; with no read end left its next send fails, and it
-        # stops (see _work_through). Read ends held here, it would wait for ever on a full pipe.
-        for reader in waiting:
-            reader.close()
-        for process in processes:
-            process.join()
-        gc.unfreeze()
+        # A stop (Ctrl-C, `kill`) as the workers end is handled once they all have: handled at once, it broke off
+        # the wait for them, and `serve` removed its folder while they could still write into it (write_here).
+        with _signals_held():
+            _end_workers(processes, waiting)
+            gc.unfreeze()
     return results
+
+
+def _end_workers(processes: Sequence[Any], waiting: Sequence[Connection]) -> None:
+    """Wait for every worker to end: those still at work (`waiting`: a failure, or a stop) are stopped first."""
+    for process in processes:
+        if process.is_alive() and waiting:  # a failure: the others stop now
+            process.terminate()
+    # Before waiting for them: a worker whose SIGTERM came before it set its own handlers (it forked with this
+    # thread's, held by _signals_held) goes on working; with no read end left its next send fails, and it
+    # stops (see _work_through). Read ends held here, it would wait for ever on a full pipe.
+    for reader in waiting:
+        reader.close()
+    for process in processes:
+        process.join()

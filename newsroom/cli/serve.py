@@ -36,14 +36,14 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
     Changed content files are imported each on its own merit: of files saved together, a bad one is held
     back, its problems shown at the top of every page, and the files that need it wait for it. A change to
     newsroom.toml is said to need a restart (the preview keeps the settings it started with). A connection
-    that sends nothing for 30 s is closed. Ctrl-C waits for a build under way, then removes the preview's
-    folder; pressed a third time, it stops at once and leaves the folder.
+    that sends nothing for 30 s is closed. Ctrl-C waits for a build or an import under way, then removes the
+    preview's folder; pressed a third time, it stops at once, leaving the folder a build writes into.
     """
     app.open_content()
     database_file = sqlite_path(app.db_url)
     with _stopped_as_by_ctrl_c() as stopping:
         folder = Path(tempfile.mkdtemp(prefix="newsroom-preview-"))
-        at_once = False  # stopped without waiting for the build under way: its folder is left
+        broken_off: str | None = None  # what was under way when stopped without waiting for it (see _previewed)
         try:
             try:
                 preview = Preview(app.engine, app.settings, folder / "site", today=app.today, now=app.now,
@@ -52,19 +52,23 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
             except OSError as error:  # the port taken, or not ours to take
                 raise click.ClickException(f"cannot listen on {netloc(host, port)}: {_why(error, port)}") from None
             stopping.append(functools.partial(preview.stopped_again, folder))
-            at_once = not _previewed(preview, content)
+            broken_off = _previewed(preview, content)
         finally:
-            if not at_once:
+            if broken_off != "build":  # nothing writes into the folder, and no build begins once stopping has
                 shutil.rmtree(folder, ignore_errors=True)
-    if at_once:
+    if broken_off == "build":
         raise click.ClickException(f"stopped without waiting for the build under way: the preview's folder {folder}, "
                                    "which it was writing into, is left as it is (the site with its drafts): remove it")
+    if broken_off == "import":
+        raise click.ClickException("stopped without waiting for the import under way: the saved files it was "
+                                   "importing may not be stored (an import stores all of its files or none): import "
+                                   "them again (`newsroom import`, or `newsroom serve --content` started again)")
 
 
-def _previewed(preview: Preview, content: tuple[Path, ...]) -> bool:
-    """Serve until stopped, at any time, during the first build too; False when stopped at once while a build
-    still writes into the preview's folder (a third Ctrl-C, see Preview.stopped_again), which is then not to be
-    removed: the build could make it again as it is."""
+def _previewed(preview: Preview, content: tuple[Path, ...]) -> str | None:
+    """Serve until stopped, at any time, during the first build too. What was still under way when stopped at
+    once (a third Ctrl-C, see Preview.stopped_again): "build", whose folder is then not to be removed (the build
+    could make it again as it is), or "import", which may store nothing; None when nothing was broken off."""
     try:
         preview.start()
         click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, newsroom.toml, the "
@@ -78,8 +82,8 @@ def _previewed(preview: Preview, content: tuple[Path, ...]) -> bool:
     try:
         preview.stop()
     except KeyboardInterrupt:
-        return not preview.building
-    return True
+        return preview.under_way()
+    return None
 
 
 def _why(error: OSError, port: int) -> str:
