@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from newsroom import SAMPLE_DIR
+from newsroom.i18n import format_message
 
 SECTIONS = ("code", "money", "policy", "science", "society")
 
@@ -31,7 +32,7 @@ sources:
     url: https://example.org/{i}
 hu:
   headword: Fogalom {i}
-  definition: A(z) {i}. fogalom egy mondatos meghatározása [1].
+  definition: {format_message('A(z) %(i)s.', {'i': i})} fogalom egy mondatos meghatározása [1].
   aliases: [fogalom-{i}]
 en:
   headword: Concept {i}
@@ -48,8 +49,8 @@ week: {{start: {start.isoformat()}, end: {(start + dt.timedelta(days=6)).isoform
 status: published
 published_at: {(start + dt.timedelta(days=7)).isoformat()}T07:00:00+01:00
 hu:
-  title: A(z) {number}. szám
-  lead: Bevezető a(z) {number}. számhoz.
+  title: {format_message('A(z) %(n)s.', {'n': number})} szám
+  lead: Bevezető {format_message('a(z) %(n)s.', {'n': number})} számhoz.
 en:
   title: Issue {number}
   lead: The lead of issue {number}.
