@@ -39,14 +39,15 @@ class GlossaryPages:
         status = status_month(entry)
         url = urls.entry(self.lang, slug)
         definition = plain_text(text.get("definition") or "")
+        body = self.entry_body(slug)
         # The names *Also known as* lists, then the English term (English whatever the page's language).
-        names = distinct_names([*self.also_known_as(slug), (entry.data.get("english_term") or "", "en")])
+        names = distinct_names([*body["also_known_as"], (entry.data.get("english_term") or "", "en")])
         jsonld = defined_term(
             name=text.get("headword") or slug, description=definition, url=self.settings.base_url + url,
             alternate_names=names[1:], lang=text_lang, date_modified=status.isoformat(),
             term_set=self.term_set(), code=slug)
         context = {
-            **self.entry_body(slug), "news": self.news(slug),
+            **body, "news": self.news(slug),
             "category_name": self.names("categories").get(entry.data["category"], entry.data["category"]),
             "category_href": self.href(urls.category(self.lang, entry.data["category"])),
             # Only a level of the content format has a page (`check` reports another as an error).
@@ -74,11 +75,13 @@ class GlossaryPages:
         names a reader cannot tell from one before them (`distinct_names`). The first is the headword shown."""
         entry = self.content.entries[slug]
         text, text_lang = self.text(entry)
-        names = [(text.get("headword") or slug, text_lang), *((alias, text_lang) for alias in text.get("aliases") or [])]
+        names = [(text.get("headword") or slug, text_lang)]
+        names += [(alias, text_lang) for alias in text.get("aliases") or []]
         for lang in self.texts(entry):
             if lang != text_lang:
                 other = entry.text(lang)
-                names += [(other.get("headword") or "", lang), *((alias, lang) for alias in other.get("aliases") or [])]
+                names += [(other.get("headword") or "", lang)]
+                names += [(alias, lang) for alias in other.get("aliases") or []]
         return distinct_names(names)
 
     def relation_groups(self, slug: str) -> dict[str, list[dict[str, Any]]]:
