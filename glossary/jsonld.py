@@ -32,15 +32,18 @@ def term_set_ref(url: str, name: str, lang: str) -> dict[str, Any]:
     return {"@type": "DefinedTermSet", "@id": url, "name": name, "url": url, "inLanguage": lang}
 
 
-def defined_term(*, name: str, alternate_names: Sequence[str], description: str, url: str, lang: str,
+def defined_term(*, name: str, alternate_names: Sequence[tuple[str, str]], description: str, url: str, lang: str,
                  date_modified: str, term_set: Mapping[str, Any], code: str) -> dict[str, Any]:
-    """One entry as a schema.org DefinedTerm; `date_modified` is the status date (ISO)."""
+    """One entry as a schema.org DefinedTerm; `date_modified` is the status date (ISO). `alternate_names` are
+    its other names, each (name, its language), none twice: one in another language than `lang` is a
+    language-tagged JSON-LD value."""
     term: dict[str, Any] = {
         "@context": "https://schema.org", "@type": "DefinedTerm", "@id": url, "url": url,
         "name": name, "description": description, "inLanguage": lang, "termCode": code,
         "dateModified": date_modified, "inDefinedTermSet": dict(term_set),
     }
-    alternates = [alias for alias in dict.fromkeys(alternate_names) if alias and alias != name]
+    alternates = [alias if alias_lang == lang else {"@value": alias, "@language": alias_lang}
+                  for alias, alias_lang in alternate_names]
     if alternates:
         term["alternateName"] = alternates
     return term

@@ -13,9 +13,12 @@ def reader_name(name: str) -> str:
     return " ".join(unicodedata.normalize("NFC", name).casefold().split())
 
 
-def distinct_names(names: Iterable[str]) -> list[str]:
-    """`names` without those a reader tells apart from none before them (see `reader_name`), as first written."""
-    first: dict[str, str] = {}
-    for name in names:
-        first.setdefault(reader_name(name), name)
+def distinct_names(names: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`names`, each (name, its language), without those a reader tells apart from none before them (see
+    `reader_name`), as first written; a blank name is none."""
+    first: dict[str, tuple[str, str]] = {}
+    for name, lang in names:
+        told = reader_name(name)
+        if told:
+            first.setdefault(told, (name, lang))
     return list(first.values())

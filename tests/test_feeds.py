@@ -123,6 +123,18 @@ def test_a_glossary_feed_item_carries_the_entry_s_whole_text(site, ext):
     assert trainium.summary.startswith("A Trainium az Amazon")
 
 
+@pytest.mark.parametrize("ext", ["atom", "xml"])
+def test_a_glossary_feed_item_lists_every_language_s_names_as_the_page_does(site, ext):
+    parsed = feedparser.parse((site / f"en/feeds/glossary.{ext}").read_bytes())
+    trainium = next(e for e in parsed.entries if e.link == BASE + "en/glossary/trainium/")
+    body = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parseFragment(trainium.content[0].value)
+    [names] = [s.find("p") for s in body.iter("section") if s.get("id") == "aliases"]
+    assert " ".join("".join(names.itertext()).split()) == \
+        "Trainium · AWS Trainium · Amazon Trainium · Trainium chip · Amazon AI chip · Trainium-chip · Amazon MI-chip"
+    assert [(span.text, span.get("lang")) for span in names.iter("span")] == \
+        [("Trainium-chip", "hu"), ("Amazon MI-chip", "hu")]
+
+
 def test_a_glossary_entry_returns_to_the_feed_only_when_its_status_month_moves(sample_cli, write_files, site):
     entries = SAMPLE_DIR / "entries"
     gpu = (entries / "gpu.yaml").read_text(encoding="utf-8").replace("status: 2026-10", "status: 2026-11")

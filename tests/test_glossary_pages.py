@@ -49,6 +49,38 @@ status: 2026-11
 hu: {{headword: "{EVIL}", definition: Egy mondat., aliases: ["a</SCRIPT >b"]}}
 en: {{headword: "{EVIL}", definition: One sentence., aliases: ["a</SCRIPT >b"]}}
 """
+# Names of each language: one told from another's only by case and spacing, a blank alias, an entry whose
+# headwords are one name and nothing else, and an entry written in Hungarian alone (English pages fall back).
+EXTRA["entries/npu.yaml"] = """\
+kind: entry
+slug: npu
+category: methods
+level: basic
+trend: emerging
+status: 2026-11
+english_term: Neural Processing Unit
+hu: {headword: neurális motor, definition: Egy mondat., aliases: [npu, Neural  Engine, MI-motor]}
+en: {headword: Neural engine, definition: One sentence., aliases: [NPU, "  "]}
+"""
+EXTRA["entries/transformer.yaml"] = """\
+kind: entry
+slug: transformer
+category: methods
+level: basic
+trend: emerging
+status: 2026-11
+hu: {headword: Transformer, definition: Egy mondat.}
+en: {headword: transformer, definition: One sentence.}
+"""
+EXTRA["entries/hu-only.yaml"] = """\
+kind: entry
+slug: hu-only
+category: methods
+level: basic
+trend: emerging
+status: 2026-11
+hu: {headword: Kizárólag magyar, definition: Egy mondat., aliases: [Magyar név]}
+"""
 DIGRAPH_WORDS = ["ab", "áb", "az", "áz", "comb", "cukor", "csak", "dzsem", "egér", "éger", "gyár", "lyuk",
                  "Menyhért", "mennybolt", "nyár", "ó", "ön", "sző", "tz", "tty", "ügy", "zsák"]
 EXTRA["entries/digits.yaml"] = """\
@@ -163,8 +195,9 @@ def test_the_english_page_matches_the_seed_content(site):
     misconception = section(document, "misconception")
     assert [words(dt) for dt in misconception.iter("dt")] == ["Myth", "In reality"]
     assert "Status: 2026 November" in words(section(document, "current-state"))
-    assert words(section(document, "aliases")) == \
-        "Also known as Trainium · AWS Trainium · Amazon Trainium · Trainium chip · Amazon AI chip"  # headword first, as the seed
+    # The headword first, then the aliases, then the Hungarian names not given already, as the seed lists them.
+    assert words(section(document, "aliases")) == ("Also known as Trainium · AWS Trainium · Amazon Trainium · "
+                                                   "Trainium chip · Amazon AI chip · Trainium-chip · Amazon MI-chip")
     sources = section(document, "sources").findall(".//ol/li")
     assert len(sources) == 6 and sources[0].get("id") == "source-1"
     assert sources[0].find("a").get("href") == "https://aws.amazon.com/machine-learning/trainium/"
@@ -172,6 +205,53 @@ def test_the_english_page_matches_the_seed_content(site):
     provenance = next(p for p in document.iter("p") if p.get("class") == "provenance")
     assert words(provenance) == ("This entry was machine-edited and has undergone machine expert review; the "
                                  "“In the news” section updates automatically from the newsletter's stories.")
+
+
+def _names(path: Path) -> tuple[list[tuple[str, str | None]], str | None] | None:
+    """*Also known as* of a page: (each name, the language it is marked with), and its paragraph's language;
+    None without the section."""
+    found = [s for s in parse(path).iter("section") if s.get("id") == "aliases"]
+    if not found:
+        return None
+    [paragraph] = found[0].findall("p")
+    names = [(words(span), span.get("lang")) for span in paragraph.findall("span")]
+    marked = {name for name, _ in names}
+    own = [(name, None) for name in words(paragraph).split(" · ") if name not in marked]
+    assert words(paragraph).split(" · ") == [name for name, _ in own + names]  # marked ones after the page's own
+    return own + names, paragraph.get("lang")
+
+
+@pytest.mark.parametrize("lang, names", [
+    ("en", [("Trainium", None), ("AWS Trainium", None), ("Amazon Trainium", None), ("Trainium chip", None),
+            ("Amazon AI chip", None), ("Trainium-chip", "hu"), ("Amazon MI-chip", "hu")]),
+    ("hu", [("Trainium", None), ("AWS Trainium", None), ("Amazon Trainium", None), ("Trainium-chip", None),
+            ("Amazon MI-chip", None), ("Trainium chip", "en"), ("Amazon AI chip", "en")]),
+])
+def test_also_known_as_lists_the_other_language_s_names_after_the_page_s_marked_with_their_language(
+        site, lang, names):
+    """The seed's English page ends its list with the Hungarian alias "Amazon MI-chip", after the English
+    names; ours listed the page language's alone. A screen reader reads each in its own language."""
+    assert _names(site / lang / "glossary" / "trainium" / "index.html") == (names, None)
+
+
+@pytest.mark.parametrize("lang, slug, names", [
+    # A name told from one before it only by case or spacing is shown once, as first written; a blank one never.
+    ("en", "npu", [("Neural engine", None), ("NPU", None), ("neurális motor", "hu"), ("MI-motor", "hu")]),
+    ("hu", "npu", [("neurális motor", None), ("npu", None), ("Neural Engine", None), ("MI-motor", None)]),
+    # The other language's headword is another name where it differs.
+    ("hu", "bare-entry", [("Csupasz", None), ("Bare", "en")]),
+    # The page's text a fallback from Hungarian: every name is marked Hungarian, the paragraph with nothing.
+    ("en", "hu-only", [("Kizárólag magyar", "hu"), ("Magyar név", "hu")]),
+])
+def test_names_a_reader_cannot_tell_apart_are_listed_once(extra_site, lang, slug, names):
+    assert _names(extra_site / lang / "glossary" / slug / "index.html") == (names, None)
+
+
+@pytest.mark.parametrize("lang", ["hu", "en"])
+def test_an_entry_with_no_name_beyond_its_headword_has_no_also_known_as(extra_site, lang):
+    # One headword in both languages ("transformer" is "Transformer" to a reader), no aliases.
+    for slug in ("transformer", "w0"):
+        assert _names(extra_site / lang / "glossary" / slug / "index.html") is None, slug
 
 
 def _plain_terms(path: Path) -> list[tuple[str, str]]:
@@ -243,7 +323,7 @@ def test_in_the_news_is_newest_first_with_issue_number_and_date(site):
 
 def test_empty_sections_are_left_out(extra_site):
     document = parse(extra_site / "en" / "glossary" / "bare-entry" / "index.html")
-    assert headings(document) == []
+    assert headings(document) == ["Also known as"]  # its Hungarian headword, the one other name it has
     assert not any(p.get("class") == "provenance" for p in document.iter("p"))
     # The status month is the entry's, not its "Where things stand" section's: it stays without one.
     [status] = [p for p in document.iter("p") if p.get("class") == "status"]
@@ -284,6 +364,28 @@ def test_json_ld_cannot_be_closed_by_content(extra_site):
     assert [s.get("type") for s in document.iter("script")] == ["application/ld+json"]
     term = _jsonld(document)
     assert term["name"] == EVIL and term["alternateName"] == ["a</SCRIPT >b"]
+
+
+@pytest.mark.parametrize("lang, other, names", [
+    ("en", "hu", ["AWS Trainium", "Amazon Trainium", "Trainium chip", "Amazon AI chip", "Trainium-chip",
+                  "Amazon MI-chip"]),
+    ("hu", "en", ["AWS Trainium", "Amazon Trainium", "Trainium-chip", "Amazon MI-chip", "Trainium chip",
+                  "Amazon AI chip"]),
+])
+def test_a_defined_term_s_alternate_names_are_every_language_s_each_tagged_with_its_own(site, lang, other, names):
+    term = _jsonld(parse(site / lang / "glossary" / "trainium" / "index.html"))
+    assert term["alternateName"] == [*names[:4], *({"@value": name, "@language": other} for name in names[4:])]
+
+
+@pytest.mark.parametrize("lang, alternates", [
+    ("hu", ["npu", "Neural  Engine", "MI-motor", {"@value": "Neural Processing Unit", "@language": "en"}]),
+    ("en", ["NPU", {"@value": "neurális motor", "@language": "hu"}, {"@value": "MI-motor", "@language": "hu"},
+            "Neural Processing Unit"]),
+])
+def test_the_english_term_is_an_english_alternate_name_after_the_names_the_page_lists(extra_site, lang, alternates):
+    # Each name once (a reader's way), none blank; the English term, which no name gives, English on either page.
+    term = _jsonld(parse(extra_site / lang / "glossary" / "npu" / "index.html"))
+    assert term["alternateName"] == alternates
 
 
 HU_SAMPLE_ORDER = ["adatközpont", "AWS Inferentia", "felhőszolgáltatás", "Google TPU", "GPU (grafikus processzor)",

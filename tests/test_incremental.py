@@ -799,6 +799,40 @@ def test_a_new_alias_renders_the_pages_of_the_stories_that_hold_it_alone(sample_
     assert _same_tree(site, fresh) == []
 
 
+def _also_known_as(page: Path) -> list[tuple[str, str | None]]:
+    """*Also known as* of an entry page: each name with the language it is marked with (None: the page's)."""
+    [section] = [s for s in parse(page).iter("section") if s.get("id") == "aliases"]
+    paragraph = section.find("p")
+    marked = {span.text: span.get("lang") for span in paragraph.iter("span")}
+    return [(name, marked.get(name)) for name in "".join(paragraph.itertext()).split(" · ")]
+
+
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)  # the store is no part of it
+def test_a_hungarian_alias_added_or_removed_remakes_the_english_page_of_its_entry(sample_cli, tmp_path):
+    # The English page lists the Hungarian names too: it reads them, and an incremental build after an edit
+    # of one remakes it (and what else shows them, as the glossary feed) as a full build makes it.
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    path = next(path for path in publication.files("entry") if publication.load(path)["slug"] == "trainium")
+    page = site / "en" / "glossary" / "trainium" / "index.html"
+    for edit, name in (("add", "Amazon gyorsítócsip"), ("remove", "Amazon MI-chip")):
+        record = publication.load(path)
+        if edit == "add":
+            record["hu"]["aliases"].append(name)
+        else:
+            record["hu"]["aliases"].remove(name)
+        publication.save(path, record)
+        before = {p: p.stat().st_mtime_ns for p in site.rglob("*.html")}
+        publication.build(site)
+        assert ((name, "hu") in _also_known_as(page)) == (edit == "add")
+        assert _written(site, before, "en/**/*.html") == ["en/glossary/trainium/index.html"], edit
+        fresh = tmp_path / f"fresh-{edit}"
+        publication.build(fresh, "--full")
+        assert _same_tree(site, fresh) == [], edit
+    assert _also_known_as(page)[-2:] == [("Trainium-chip", "hu"), ("Amazon gyorsítócsip", "hu")]
+
+
 @pytest.mark.sqlite_only
 def test_retagging_a_story_renders_only_the_pages_of_its_tags(sample_cli, tmp_path):
     # A tag's page depends on the stories carrying that tag, not on every story's tags: of the

@@ -367,6 +367,9 @@ def test_an_entry_is_found_by_its_english_term_and_its_names_in_the_other_langua
     assert search(hu, "machine learning accelerator")[0]["title"] == "MI-gyorsító"  # an English alias
     assert search(en, "adatközpont")[0]["title"] == "Data center"
     assert search(en, "szerverpark")[0]["title"] == "Data center"
+    # The seed's English page lists "Amazon MI-chip" among Trainium's names: a reader may type it, or part of it.
+    assert search(en, "Amazon MI-chip")[0]["title"] == "Trainium"
+    assert [hit["title"] for hit in search(en, "MI-chip")][:2] == ["AI chip", "Trainium"]  # "MI-chip" is AI chip's
 
 
 def _ranked(query):

@@ -39,12 +39,15 @@ class GlossaryPages:
         status = status_month(entry)
         url = urls.entry(self.lang, slug)
         definition = plain_text(text.get("definition") or "")
+        body = self.entry_body(slug)
+        # The names *Also known as* lists, then the English term (English whatever the page's language).
+        names = distinct_names([*body["also_known_as"], (entry.data.get("english_term") or "", "en")])
         jsonld = defined_term(
             name=text.get("headword") or slug, description=definition, url=self.settings.base_url + url,
-            alternate_names=[*(text.get("aliases") or []), entry.data.get("english_term") or ""],
-            lang=text_lang, date_modified=status.isoformat(), term_set=self.term_set(), code=slug)
+            alternate_names=names[1:], lang=text_lang, date_modified=status.isoformat(),
+            term_set=self.term_set(), code=slug)
         context = {
-            **self.entry_body(slug), "news": self.news(slug),
+            **body, "news": self.news(slug),
             "category_name": self.names("categories").get(entry.data["category"], entry.data["category"]),
             "category_href": self.href(urls.category(self.lang, entry.data["category"])),
             # Only a level of the content format has a page (`check` reports another as an error).
@@ -62,9 +65,24 @@ class GlossaryPages:
         status = status_month(entry)
         return {"entry": entry.data, "text": text, "text_lang": text_lang, "md": self.markdown(entry),
                 "groups": self.relation_groups(slug), "affected": self.affected(text),
-                "also_known_as": distinct_names([text.get("headword") or slug, *(text.get("aliases") or [])]),
+                "also_known_as": self.also_known_as(slug),
                 "status_month": format_status_month(status, self.lang), "status_date": status.isoformat(),
                 "source_dates": format_source_dates(list(entry.data.get("sources") or []), self.lang)}
+
+    def also_known_as(self, slug: str) -> list[tuple[str, str]]:
+        """The entry's names, each (name, its language), as *Also known as* lists them: the headword and aliases
+        of the text the page shows, then those of each other language with text, in the site's order, but for
+        names a reader cannot tell from one before them (`distinct_names`). The first is the headword shown."""
+        entry = self.content.entries[slug]
+        text, text_lang = self.text(entry)
+        names = [(text.get("headword") or slug, text_lang)]
+        names += [(alias, text_lang) for alias in text.get("aliases") or []]
+        for lang in self.texts(entry):
+            if lang != text_lang:
+                other = entry.text(lang)
+                names += [(other.get("headword") or "", lang)]
+                names += [(alias, lang) for alias in other.get("aliases") or []]
+        return distinct_names(names)
 
     def relation_groups(self, slug: str) -> dict[str, list[dict[str, Any]]]:
         """Related concepts by group; a missing target, or a concept named without an entry, has no href and
