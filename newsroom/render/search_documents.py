@@ -77,15 +77,19 @@ def _story_source(planner: Planner, story: Record, number: int) -> DocumentSourc
 
 
 def _issue_source(planner: Planner, number: int) -> DocumentSource:
-    """An issue's page: found by its number ("12", "#12", and as the page's language writes it, "12. szám",
-    "Issue 12"), its title and its lead; its hit says the number and the week as the pages write them
-    ("12. szám · 2026. okt. 26. – nov. 1.")."""
+    """An issue's page: found by its number ("12", "#12", and as each of the site's languages writes it,
+    "12. szám", "Issue 12": a reader of a bilingual newsletter types either on either page), its title and its
+    lead; its hit says the number and the week as the page's language writes them ("12. szám · 2026. okt. 26. –
+    nov. 1.")."""
     issue = planner.content.issues[number]
     tracked, text_lang = planner.text(issue)
     text = whole_value(tracked)
     label = format_message(planner.gettext("Issue %(number)s"), {"number": number})
+    labels = [format_message(translations(lang).gettext("Issue %(number)s"), {"number": number})
+              for lang in planner.settings.languages]
     title = text.get("title") or label
-    names = tuple(dict.fromkeys(name for name in (str(number), label, text.get("title") or "") if name.strip()))
+    names = tuple(dict.fromkeys(name for name in (str(number), label, *labels, text.get("title") or "")
+                                if name.strip()))
     return DocumentSource("issue", title, planner.href(urls.issue(planner.lang, number)), names,
                           f"{issue.content_hash}.{issue.version}", partial(_fields, text, "lead"), "\n".join(names),
                           "" if text_lang == planner.lang else text_lang, planner.issue_line(number))
