@@ -1350,7 +1350,8 @@ def test_publishing_an_issue_writes_only_the_search_index_files_its_documents_ar
         meta, rows, old_rows = json.loads(new["meta.json"]), _index_rows(new), _index_rows(old[lang])
         tag = f"/{lang}/archive/tag/"
         assert [row[:3] for row in rows[len(old_rows):]] == [
-            ["story", rows[-3][1], f"/{lang}/issues/14/#story-i14-first"], ["issue", rows[-2][1], f"/{lang}/issues/14/"],
+            ["story", rows[-3][1], f"/{lang}/issues/14/#story-i14-first"],
+            ["issue", rows[-2][1], f"/{lang}/issues/14/"],
             ["tag", "Kvantumgépek", tag + "kvantumgepek/"]]
         changed = [number for number, (row, was) in enumerate(zip(rows, old_rows)) if row != was]
         assert [rows[number][2:] for number in changed] == \
@@ -1380,7 +1381,8 @@ def _index_files(folder: Path) -> dict[str, bytes]:
 def _index_rows(files: dict[str, bytes]) -> list[list[str]]:
     """The rows of an index's chunks (see `_index_files`), in id order."""
     meta = json.loads(files["meta.json"])
-    return [row for chunk in range(-(-meta["documents"] // meta["chunk"])) for row in json.loads(files[f"docs/{chunk}.json"])]
+    return [row for chunk in range(-(-meta["documents"] // meta["chunk"]))
+            for row in json.loads(files[f"docs/{chunk}.json"])]
 
 
 @pytest.mark.sqlite_only
