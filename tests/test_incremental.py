@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import filecmp
+import json
 import os
 import random
 import re
@@ -256,13 +257,15 @@ class Publication:
         self.save(path, record)
         return f"drop the {lang} alias {gone!r} of {record['slug']}"
 
-    def publish_issue(self) -> str:
-        number = self._publish_new_issue(self.load(self.files("issue")[-1]), 1, "first", "2026-11-16T07:00:00+01:00")
+    def publish_issue(self, tags: list[str] | None = None) -> str:
+        number = self._publish_new_issue(self.load(self.files("issue")[-1]), 1, "first", "2026-11-16T07:00:00+01:00",
+                                         tags)
         return f"publish issue {number}"
 
-    def _publish_new_issue(self, beside: dict[str, Any], step: int, name: str, published_at: str) -> int:
-        """An issue `step` numbers and weeks from `beside`, saved as a draft, given one story (`i{N}-{name}`),
-        then published at `published_at`; its number."""
+    def _publish_new_issue(self, beside: dict[str, Any], step: int, name: str, published_at: str,
+                           tags: list[str] | None = None) -> int:
+        """An issue `step` numbers and weeks from `beside`, saved as a draft, given one story (`i{N}-{name}`, a
+        copy of the first story, with `tags` if given), then published at `published_at`; its number."""
         record = dict(beside)
         number = record["number"] + step
         week_start = dt.date.fromisoformat(str(record["week"]["start"])) + dt.timedelta(weeks=step)
@@ -272,7 +275,7 @@ class Publication:
         path = self.content / "issues" / f"{number:04d}.yaml"
         self.save(path, record)
         story = self.load(self.files("story")[0])
-        story.update(slug=f"i{number}-{name}", issue=number, position=1)
+        story.update(slug=f"i{number}-{name}", issue=number, position=1, **({"tags": tags} if tags else {}))
         self.save(self.content / "stories" / f"i{number}-{name}.yaml", story)
         record.update(status="published", published_at=published_at)
         self.save(path, record)
@@ -1324,11 +1327,10 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
 
 
 @pytest.mark.parametrize("databases", ["sqlite"], indirect=True)  # the store is no part of it
-def test_a_new_issue_goes_into_the_search_index_with_its_stories_before_the_tags(sample_cli, tmp_path):
-    """An issue's page is a document of the index, after its stories: publishing one puts its stories and its
-    page where the stories end, and moves only the tags (a document's id is its place), so the index is updated
-    where it was before issues were in it (while the documents that move or change are at most half); the files
-    are those of an index made anew."""
+def test_a_new_issue_goes_into_the_search_index_after_every_document_there(sample_cli, tmp_path):
+    """An issue's page is a document of the index, after its stories, and so are the tags its stories are the first
+    to carry: publishing one appends its stories and its page and moves no document (a document's id is its
+    place), so the index is updated; the files are those of an index made anew."""
     from newsroom.build.model import load_content
     from newsroom.build.pages import Planner, derive
     from newsroom.db.session import session_factory
@@ -1352,15 +1354,69 @@ def test_a_new_issue_goes_into_the_search_index_with_its_stories_before_the_tags
     sample_cli("import", str(folder))
     for lang in ("hu", "en"):
         old, new = before[lang], documents(lang)
-        tags = next(number for number, doc in enumerate(old) if doc.kind == "tag")
-        # Everything before the tags stays where it was, as it was; the new issue's story and page follow.
-        assert [doc.digest() for doc in new[:tags]] == [doc.digest() for doc in old[:tags]]
-        assert [(doc.kind, doc.url) for doc in new[tags:tags + 3]] == [
-            ("story", f"/{lang}/issues/15/#story-i15-story"), ("issue", f"/{lang}/issues/15/"),
-            ("tag", old[tags].url)]
-        assert [doc.digest() for doc in new[tags + 2:]] == [doc.digest() for doc in old[tags:]]
+        # Everything stays where it was, as it was; the new issue's story (it carries no tag) and page follow.
+        assert [doc.digest() for doc in new[:len(old)]] == [doc.digest() for doc in old]
+        assert [(doc.kind, doc.url) for doc in new[len(old):]] == [
+            ("story", f"/{lang}/issues/15/#story-i15-story"), ("issue", f"/{lang}/issues/15/")]
         last = search_module.LastIndex.of([doc.digest() for doc in old], search_module.index_files(old))
         assert search_module.index_files(new, last) == search_module.index_files(new)
+
+
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)  # the store is no part of it
+def test_publishing_an_issue_writes_only_the_search_index_files_its_documents_are_in(sample_cli, tmp_path):
+    """Publishing an issue rewrote most of the search index: the tags came after every story, a new issue's
+    stories moved all of them, and an index more than half of whose documents moved (the sample's 78 tags) was
+    made anew: 63 of its 79 files were written. The issue's stories, page and new tags now go in after every other
+    document, which stays where it was, and the tags its story carries are updated where they are (their count of
+    stories): of the index, meta.json, the chunks of those documents and the shards of the new documents' words
+    are written, and they are what a full build makes."""
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    index = {lang: site / lang / "search" / "index" for lang in ("hu", "en")}
+    old = {lang: _index_files(folder) for lang, folder in index.items()}
+    before = {p: p.stat().st_mtime_ns for p in site.rglob("*")}
+    publication.publish_issue(["ai-act", "Kvantumgépek"])  # a tag of three stories, and a new one
+    publication.build(site)
+    written = _written(site, before, "*/search/index/**/*.json")
+    for lang, folder in index.items():
+        new = _index_files(folder)
+        meta, rows, old_rows = json.loads(new["meta.json"]), _index_rows(new), _index_rows(old[lang])
+        tag = f"/{lang}/archive/tag/"
+        assert [row[:3] for row in rows[len(old_rows):]] == [
+            ["story", rows[-3][1], f"/{lang}/issues/14/#story-i14-first"],
+            ["issue", rows[-2][1], f"/{lang}/issues/14/"],
+            ["tag", "Kvantumgépek", tag + "kvantumgepek/"]]
+        changed = [number for number, (row, was) in enumerate(zip(rows, old_rows)) if row != was]
+        assert [rows[number][2:] for number in changed] == \
+            [[tag + "ai-act/", "4 hír" if lang == "hu" else "4 stories"]]
+        # No document moved: a shard differs by the new documents' ids alone.
+        new_ids = set(range(len(old_rows), len(rows)))
+        shards = {path for path in new if path.startswith("shards/")}
+        for path in shards:
+            kept = {token: [number for number in ids if number not in new_ids]
+                    for token, ids in json.loads(new[path]).items()}
+            assert {token: ids for token, ids in kept.items() if ids} == json.loads(old[lang].get(path, b"{}")), path
+        chunks = sorted({f"docs/{number // meta['chunk']}.json" for number in [*changed, *new_ids]})
+        made = sorted(path for path in shards if new[path] != old[lang].get(path))
+        assert [path for path in written if path.startswith(lang + "/")] == \
+            sorted(f"{lang}/search/index/{path}" for path in [*chunks, "meta.json", *made])
+        assert len(made) < len(shards) * 2 // 3, made
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == []
+
+
+def _index_files(folder: Path) -> dict[str, bytes]:
+    """A search index's files, by their paths under its folder."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*.json")}
+
+
+def _index_rows(files: dict[str, bytes]) -> list[list[str]]:
+    """The rows of an index's chunks (see `_index_files`), in id order."""
+    meta = json.loads(files["meta.json"])
+    return [row for chunk in range(-(-meta["documents"] // meta["chunk"]))
+            for row in json.loads(files[f"docs/{chunk}.json"])]
 
 
 @pytest.mark.sqlite_only

@@ -82,24 +82,30 @@ def test_hits_show_entries_first_then_reference_pages_then_tags_then_the_newest_
     assert kinds == sorted(kinds, key=KINDS.index) and {"entry", "reference", "story"} <= set(kinds)  # in this order
     issues = [int(re.search(r"/issues/(\d+)/", hit["url"]).group(1)) for hit in hits if hit["kind"] == "story"]
     assert len(set(issues)) > 2 and issues == sorted(issues, reverse=True)
-    # The index says where its stories start (the script shows them from the last one back) and where the tags
-    # do, after them (a new issue's stories go in before a few tags, not before every story). Each issue's page
-    # follows its stories, among them.
+    # The index says where its stories start (the script shows them from the last one back) and which documents
+    # are tags. By issue, oldest first, come its stories, its page, then the tags its stories are the first to
+    # carry: a new issue's documents go in after every other, which stays where it was.
     folder = site / "en/search/index"
     meta = json.loads((folder / "meta.json").read_bytes())
     rows = _rows(folder)
     entries = sum(1 for row in rows if row[0] == "entry")
-    assert [row[0] for row in rows] == ["entry"] * entries + ["reference"] * (meta["stories"] - entries) \
-        + [row[0] for row in rows[meta["stories"]:meta["tags"]]] + ["tag"] * (len(rows) - meta["tags"])
-    assert 0 < meta["stories"] < meta["tags"] < meta["documents"]
+    assert [row[0] for row in rows[:meta["stories"]]] == \
+        ["entry"] * entries + ["reference"] * (meta["stories"] - entries)
+    assert meta["tags"] == [number for number, row in enumerate(rows) if row[0] == "tag"]
+    assert 0 < meta["stories"] < meta["tags"][0] and meta["tags"][-1] == meta["documents"] - 1
     numbers = []
-    for row in rows[meta["stories"]:meta["tags"]]:
+    for row in rows[meta["stories"]:]:
+        if row[0] == "tag":
+            # The oldest issue its page lists a story of is the last one before it.
+            page = (site / row[2].lstrip("/") / "index.html").read_text(encoding="utf-8")
+            assert min(int(n) for n in re.findall(r'href="/en/issues/(\d+)/#story-', page)) == numbers[-1], row
+            continue
         number = int(re.search(r"/issues/(\d+)/", row[2]).group(1))
         if row[0] == "issue":
             numbers.append(number)
         else:
             assert row[0] == "story" and number not in numbers and number >= max(numbers, default=0), row
-    assert numbers == [10, 11, 12, 13] and rows[meta["tags"] - 1][0] == "issue"
+    assert numbers == [10, 11, 12, 13] and {row[0] for row in rows[meta["stories"]:]} == {"story", "issue", "tag"}
 
 
 def test_a_tag_is_found_by_its_name_in_the_page_s_language_and_by_its_slug(site):
@@ -179,8 +185,6 @@ def test_an_issue_is_found_by_its_number_its_title_and_its_lead_first_for_its_nu
         assert search(hu, query)[0] == TWELVE["hu"], query
     for query in ("12", "#12", "Issue 12", "issue 12", "codebase", "record spending"):
         assert search(en, query)[0] == TWELVE["en"], query
-    # The number as the other language writes it is no name of it.
-    assert [hit for hit in search(hu, "Issue 12") if hit["kind"] == "issue"] == []
     # Its hit says what the issue's page says: the number and week over the title.
     for lang, hit in TWELVE.items():
         document = parse(site / lang / "issues/12/index.html")
@@ -194,6 +198,15 @@ def test_an_issue_is_found_by_its_number_its_title_and_its_lead_first_for_its_nu
     for lang in ("hu", "en"):
         pages = sorted(f"/{lang}/issues/{page.parent.name}/" for page in (site / lang / "issues").glob("*/index.html"))
         assert sorted(row[2] for row in _rows(site / lang / "search/index") if row[0] == "issue") == pages
+
+
+def test_an_issue_is_found_by_its_number_as_every_language_of_the_site_writes_it(site):
+    """A reader of the bilingual newsletter typed "issue 12" on the Hungarian page and found no issue there, nor
+    "12. szám" on the English one: an issue is found first by its number as each language writes it, and its
+    hit still gives the number and week as the page's language writes them."""
+    for lang in ("hu", "en"):
+        for query in ("Issue 12", "issue 12", "12. szám", "12. SZAM", "12 szam"):
+            assert search(site / lang / "search/index", query)[0] == TWELVE[lang], (lang, query)
 
 
 def test_a_draft_issue_is_found_in_the_preview_and_never_in_a_public_build(tmp_path):
@@ -214,14 +227,16 @@ def test_meta_json_names_the_format_of_shards_with_marked_keys(site):
     of a name; "gepi tanulas =", a whole name), where stories start ("stories") and a fallback row's language:
     a reader of version 1 took a marked key for a word. It said version 2 then, 3 since the tags' pages follow
     the stories (from "tags" on), which a reader of version 2 took for the newest stories, and says 4 since each
-    issue's page is among the stories, a kind of row a reader of version 3 had no word for."""
+    issue's page is among the stories, a kind of row a reader of version 3 had no word for; it says 5 since the
+    tags are among the stories too, "tags" listing their ids, where a reader of version 4 took every document from
+    the first tag on for a tag."""
     for lang in ("hu", "en"):
         folder = site / lang / "search/index"
         meta = json.loads((folder / "meta.json").read_bytes())
         marked = [key for shard in (folder / "shards").glob("*.json") for key in json.loads(shard.read_bytes())
                   if key.endswith("=")]
-        assert marked and "stories" in meta and "tags" in meta
-        assert meta["version"] == 4, meta
+        assert marked and "stories" in meta and isinstance(meta["tags"], list)
+        assert meta["version"] == 5, meta
 
 
 def test_the_first_query_downloads_little(site):
@@ -386,23 +401,23 @@ def _ranked(query):
 
 
 def test_in_a_rank_tags_come_after_the_reference_pages_and_before_the_newest_stories():
-    # Tags are indexed after the stories (meta.json's "tags" says from where) and shown before them.
+    # Tags are indexed among the stories (meta.json's "tags" says which) and shown before them.
     docs = [SearchDocument("entry", "Chipgyártás", "/e/1", "", "Chipgyártás szilícium"),
             SearchDocument("reference", "Chipek", "/r/1", "", "Chipek szilícium"),
             SearchDocument("story", "Régi", "/s/1", "", "szilícium"),
-            SearchDocument("story", "Új", "/s/2", "", "szilícium"),
             SearchDocument("tag", "félvezetők", "/t/1", "", "félvezetők chips szilícium", "félvezetők\nchips"),
+            SearchDocument("story", "Új", "/s/2", "", "szilícium"),
             SearchDocument("tag", "gyártás", "/t/2", "", "gyártás chip-manufacturing szilícium",
                            "gyártás\nchip-manufacturing")]
     files = index_files(docs)
-    assert {key: json.loads(files["meta.json"])[key] for key in ("stories", "tags")} == {"stories": 2, "tags": 4}
+    assert {key: json.loads(files["meta.json"])[key] for key in ("stories", "tags")} == {"stories": 2, "tags": [3, 5]}
     assert [hit["url"] for hit in search(files, "szilicium")] == ["/e/1", "/r/1", "/t/1", "/t/2", "/s/2", "/s/1"]
     assert [hit["url"] for hit in search(files, "chips")] == ["/t/1"]  # a hidden name finds it
     assert [hit["url"] for hit in search(files, "chip")] == ["/t/2", "/e/1", "/r/1", "/t/1"]  # a name's word first
     assert [hit["url"] for hit in search(files, "chip manufacturing")] == ["/t/2"]
-    # Without stories, the tags start where they would.
-    files = index_files([docs[0], *docs[4:]])
-    assert {key: json.loads(files["meta.json"])[key] for key in ("stories", "tags")} == {"stories": 1, "tags": 1}
+    # Without stories, the tags follow the entries.
+    files = index_files([docs[0], docs[3], docs[5]])
+    assert {key: json.loads(files["meta.json"])[key] for key in ("stories", "tags")} == {"stories": 1, "tags": [1, 2]}
     assert [hit["url"] for hit in search(files, "szilicium")] == ["/e/1", "/t/1", "/t/2"]
 
 
@@ -462,8 +477,8 @@ def test_the_browser_script_finds_and_ranks_as_the_index_builder(site):
 
 @needs_node
 def test_the_browser_script_finds_an_issue_by_its_number_and_title_first(site):
-    for lang, queries in (("hu", ["12", "#12", "12. szám", "rekordköltés"]),
-                          ("en", ["12", "#12", "Issue 12", "codebase"])):
+    for lang, queries in (("hu", ["12", "#12", "12. szám", "rekordköltés", "issue 12"]),
+                          ("en", ["12", "#12", "Issue 12", "codebase", "12. szám"])):
         found = _node(_RANK, f"{site / lang / 'search/index'}/", json.dumps(queries))
         assert [urls[0] for urls in found] == [f"/{lang}/issues/12/"] * len(queries)
 

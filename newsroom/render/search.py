@@ -50,8 +50,10 @@ NAME_MARK = "="
 #: stories start (meta.json's "stories") and a fallback row's language (its fifth column); 3, also the tags'
 #: pages (rows of kind "tag"), after the stories, from meta.json's "tags" on: a reader of 2 took them for the
 #: newest stories; 4, also the issues' pages (rows of kind "issue"), each after its stories, among them from
-#: meta.json's "stories" on: a reader of 3 showed them with no word for what they are.
-INDEX_FORMAT = 4
+#: meta.json's "stories" on: a reader of 3 showed them with no word for what they are; 5, the tags' pages among
+#: the stories and issues, each after the issue whose stories first carry it, and meta.json's "tags" the list of
+#: their ids, not the first one's: a reader of 4 took every document from the first tag on for a tag.
+INDEX_FORMAT = 5
 #: Hits the script shows at once: it puts a whole name's hits among them in order of accents, as `search` does.
 PAGE = 50
 
@@ -235,8 +237,8 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
     With the `last` index (ids are positions), the index is updated: only documents whose digest
     changed, or that are new at the end, are made plain and tokenised; their ids (and those of
     documents no longer there) leave every token, and they join their new ones; their chunk rows
-    are replaced. A new issue's stories come last (see `search_documents.sources`), so publishing one updates the
-    index too. The bytes are those of an index made anew.
+    are replaced. A new issue's stories, page and new tags come last (see `search_documents.sources`), so
+    publishing one updates the index too. The bytes are those of an index made anew.
     """
     docs = list(docs)
     made: dict[int, SearchDocument] = {}
@@ -296,9 +298,10 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
         for half, tokens_ in halves.items():
             shards[half] = _json(dict(sorted(tokens_.items())))
     # Hits are shown entries and reference pages first, then tags, then stories and issues newest first: the
-    # ids of the first story (or issue) and the first tag (see `search_documents.sources`).
-    tags = next((number for number, item in enumerate(docs) if item.kind == "tag"), len(docs))
-    stories = next((number for number, item in enumerate(docs) if item.kind in ("story", "issue")), tags)
+    # id of the first story, issue or tag, and the tags' ids (see `search_documents.sources`).
+    stories = next((number for number, item in enumerate(docs) if item.kind not in ("entry", "reference")),
+                   len(docs))
+    tags = [number for number, item in enumerate(docs) if item.kind == "tag"]
     files = {"meta.json": _json({"version": INDEX_FORMAT, "documents": len(docs), "chunk": CHUNK,
                                  "shards": sorted(shards), "stories": stories, "tags": tags})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
@@ -340,8 +343,7 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
     for table, word in zip(tables, words):
         for key in shards_for(word, meta["shards"]):
             table.update(json.loads(read(f"shards/{key}.json")))
-    ranked = sorted(_ranks(words, tables).items(), key=partial(_order, meta.get("stories", meta["documents"]),
-                                                                meta.get("tags", meta["documents"])))
+    ranked = sorted(_ranks(words, tables).items(), key=partial(_order, meta["stories"], set(meta["tags"])))
     results = []
     for number, rank in ranked:
         chunk = json.loads(read(f"docs/{number // meta['chunk']}.json"))
@@ -354,14 +356,14 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
     return [{key: value for key, value in hit.items() if key != "rank"} for hit in whole + results[len(whole):]]
 
 
-def _order(stories: int, tags: int, hit: tuple[int, int]) -> tuple[int, int, int]:
+def _order(stories: int, tags: set[int], hit: tuple[int, int]) -> tuple[int, int, int]:
     """A hit's place, (id, rank), as the script's `rank` sorts: by rank, then entries and reference pages
-    (ids before `stories`) in order, tags (from `tags` on) in order, stories and issues (between) the last
+    (ids before `stories`) in order, tags (ids in `tags`) in order, stories and issues (the others) the last
     first."""
     number, rank = hit
     if number < stories:
         return rank, 0, number
-    return (rank, 1, number) if number >= tags else (rank, 2, -number)
+    return (rank, 1, number) if number in tags else (rank, 2, -number)
 
 
 def _ranks(words: list[str], tables: list[dict[str, list[int]]]) -> dict[int, int]:

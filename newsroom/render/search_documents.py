@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+from issues import archive
 from newsroom.build import urls
 from newsroom.build.model import Record
 from newsroom.build.pages import Planner
@@ -22,8 +23,12 @@ def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
 
 def sources(planner: Planner) -> list[DocumentSource]:
     """The glossary entries (headword, aliases, definition), reference pages (title, summary, sections),
-    stories with their issues' pages (number, title, lead) and tags' pages of the planner's language, in that
-    order; hits are shown so, but for the tags, shown before the stories and issues (see `index_files`).
+    then by issue, oldest first, its stories, its page (number, title, lead) and the tags' pages its stories are
+    the first to carry, of the planner's language; hits show the tags before the stories and issues (see
+    `index_files`).
+
+    A document's id is its place: publishing an issue appends its stories, its page and its new tags, and moves
+    no document already there (a tag whose count of stories changes is updated where it is).
 
     Each document depends on its record's text in the language it shows, all of it (see
     tracking.whole_value), and its Markdown is read only if it is made: an update of a large index
@@ -42,15 +47,28 @@ def sources(planner: Planner) -> list[DocumentSource]:
                                     partial(_fields, text, "definition"), "\n".join(names),
                                     "" if text_lang == planner.lang else text_lang))
     found += [_reference_source(planner, slug) for slug in planner.reference_slugs()]
-    # Stories by issue, oldest first, each issue's page after its stories (shown newest first, it comes before
-    # them): a new issue's come last, and an index update appends them.
+    # Each issue's page after its stories (shown newest first, it comes before them), then its new tags.
+    tags = _tags_by_first_issue(planner)
     for number in sorted(planner.issues):
         for story in content.stories_of(number):
             if planner.available(story):
                 found.append(_story_source(planner, story, number))
         found.append(_issue_source(planner, number))
-    # Tags last: a new issue's stories go in before them, and an update moves a few tags, not every story.
-    found += [_tag_source(planner, slug) for slug in planner.tag_slugs()]
+        found += [_tag_source(planner, slug) for slug in tags.get(number, ())]
+    return found
+
+
+def _tags_by_first_issue(planner: Planner) -> dict[int, list[str]]:
+    """The tags of the language's pages (`Planner.tag_slugs`) under the oldest shown issue one of whose shown
+    stories carries them, in order of slug."""
+    first: dict[str, int] = {}
+    for number, _, _, tags, _ in planner.shown_facts().values():
+        for tag in tags:
+            slug = archive.tag_slug(tag)
+            first[slug] = min(first.get(slug, number), number)
+    found: dict[int, list[str]] = {}
+    for slug in planner.tag_slugs():
+        found.setdefault(first[slug], []).append(slug)
     return found
 
 
@@ -77,15 +95,19 @@ def _story_source(planner: Planner, story: Record, number: int) -> DocumentSourc
 
 
 def _issue_source(planner: Planner, number: int) -> DocumentSource:
-    """An issue's page: found by its number ("12", "#12", and as the page's language writes it, "12. szám",
-    "Issue 12"), its title and its lead; its hit says the number and the week as the pages write them
-    ("12. szám · 2026. okt. 26. – nov. 1.")."""
+    """An issue's page: found by its number ("12", "#12", and as each of the site's languages writes it,
+    "12. szám", "Issue 12": a reader of a bilingual newsletter types either on either page), its title and its
+    lead; its hit says the number and the week as the page's language writes them ("12. szám · 2026. okt. 26. –
+    nov. 1.")."""
     issue = planner.content.issues[number]
     tracked, text_lang = planner.text(issue)
     text = whole_value(tracked)
     label = format_message(planner.gettext("Issue %(number)s"), {"number": number})
+    labels = [format_message(translations(lang).gettext("Issue %(number)s"), {"number": number})
+              for lang in planner.settings.languages]
     title = text.get("title") or label
-    names = tuple(dict.fromkeys(name for name in (str(number), label, text.get("title") or "") if name.strip()))
+    names = tuple(dict.fromkeys(name for name in (str(number), label, *labels, text.get("title") or "")
+                                if name.strip()))
     return DocumentSource("issue", title, planner.href(urls.issue(planner.lang, number)), names,
                           f"{issue.content_hash}.{issue.version}", partial(_fields, text, "lead"), "\n".join(names),
                           "" if text_lang == planner.lang else text_lang, planner.issue_line(number))

@@ -26,8 +26,9 @@
 
   // The hits of `words`, each word's shard tables given, ranked as search() in newsroom/render/search.py:
   // [{id, rank}], rank 0 if the words are one of the document's names, 1 if each is a word of its names,
-  // 2 if each begins one, 3 else; in a rank entries and reference pages first, in order, then tags (from `tags`
-  // on), in order, then stories and issues newest first (from `stories` to the tags; an issue before its stories).
+  // 2 if each begins one, 3 else; in a rank entries and reference pages first, in order, then tags (the ids in
+  // `tags`, meta.json's), in order, then stories and issues newest first (the other ids from `stories` on; an
+  // issue before its stories).
   function rank(words, tables, stories, tags) {
     if (!words.length) { return []; }
     var hits = null, exact = null, begun = null;
@@ -55,8 +56,8 @@
     var ranked = Array.from(hits).map(function (id) {
       return {id: id, rank: whole.has(id) ? 0 : exact.has(id) ? 1 : begun.has(id) ? 2 : 3};
     });
-    if (tags === undefined) { tags = Infinity; }  // an index without tags
-    var group = function (id) { return id < stories ? 0 : id >= tags ? 1 : 2; };
+    var tagIds = new Set(tags);
+    var group = function (id) { return id < stories ? 0 : tagIds.has(id) ? 1 : 2; };
     return ranked.sort(function (a, b) {
       if (a.rank !== b.rank) { return a.rank - b.rank; }
       var x = group(a.id), y = group(b.id);
