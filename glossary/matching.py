@@ -44,17 +44,18 @@ known to be false friends can be listed in ``exclude``.
 from __future__ import annotations
 
 import bisect
-import hashlib
-import html
 import itertools
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
 
 import ahocorasick
+
+from glossary import folding, term_patterns
+from glossary.folding import is_case_sensitive, lengthened_stem, normalise_label, normalise_text
 
 _HU_LOWER = "a-záéíóöőúüűàâãäåæçèêëìîïðñòôõøùûýþÿß"
 _NOT_WORD = re.compile(r"\W")
@@ -88,174 +89,6 @@ class Mention(NamedTuple):
     surface: str   # the text as found, suffix included
 
 
-@dataclass
-class _Node:
-    """A trie node; keys are characters, or " " for a whitespace run."""
-
-    children: dict[str, _Node] = field(default_factory=dict)
-    terminal: bool = False
-
-
-def is_case_sensitive(label: str) -> bool:
-    """Whether `label` is written like an acronym and so must match as written.
-
-    "GPU", "AWS Inferentia", "MI-chip", "iPhone" and "C" are; "Trainium",
-    "Adatközpont" and "data center" are not.
-    """
-    for word in re.split(r"[\s\-]+", label):
-        if any(char.isupper() for char in word[1:]):
-            return True
-        if word[:1].isupper() and not any(char.islower() for char in word):
-            return True
-    return False
-
-
-def _normalise_label(label: str) -> str:
-    return " ".join(unicodedata.normalize("NFC", label).split())
-
-
-def label_key(label: str) -> tuple[bool, str]:
-    """What a matcher looks `label` up by: (matched as written, the form), as two terms' labels with the
-    same key are one label, the first term's (see `TermMatcher`)."""
-    form = _normalise_label(label)
-    return (True, form) if is_case_sensitive(form) else (False, _fold(form))
-
-
-def _lengthened_stem(label: str, lang: str) -> str | None:
-    """The Hungarian stem of `label` with its final a/e lengthened before a
-    suffix ("intelligencia" → "intelligenciát", "szoftvere" → "szoftverét")."""
-    if lang == "hu" and label[-1:] in ("a", "e"):
-        return label[:-1] + {"a": "á", "e": "é"}[label[-1]]
-    return None
-
-
-def _fold(text: str) -> str:
-    """The lookup key of a case-insensitive label or stem: each character lowercased where that is one
-    character, else kept."""
-    lowered = text.lower()
-    # Lowercased whole, a text is the same as character by character unless a character lowercases to
-    # more than one (the lengths then differ) or a capital sigma ends a word (lowercased as a final one).
-    if len(lowered) == len(text) and "Σ" not in text:
-        return lowered
-    return "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
-
-
-def _atom(key: str, case_sensitive: bool) -> str:
-    """The regex for one trie edge."""
-    if key == " ":
-        return r"\s+"
-    if case_sensitive:
-        return re.escape(key)
-    variants = sorted({v for v in (key, key.lower(), key.upper(), key.title()) if len(v) == 1})
-    if len(variants) == 1:
-        return re.escape(key)
-    return "[" + "".join(re.escape(v) for v in variants) + "]"
-
-
-def _render(node: _Node, atoms: dict[str, str], fold: bool = False) -> str:
-    """The regex of a trie: longer continuations are tried before stopping here.
-
-    `atoms` maps each edge key to its regex, memoised across the trie. With `fold` (a trie of
-    folded keys, matched ignoring case), a run of two or more ASCII letters is one group matched
-    ignoring ASCII case only, `(?ai:data)` — the same strings as `[dD][aA][tT][aA]` (an ASCII
-    letter's other case is its only variant), parsed, compiled and searched faster.
-    """
-    branches = []
-    for key, child in sorted(node.children.items()):
-        chain = [key]
-        while len(child.children) == 1 and not child.terminal:  # a run of one-way nodes
-            ((key, child),) = child.children.items()
-            chain.append(key)
-        branches.append(_chain(chain, atoms, fold) + _render(child, atoms, fold))
-    if not branches:
-        return ""
-    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-    return "(?:" + body + ")?" if node.terminal else body
-
-
-def _chain(keys: list[str], atoms: dict[str, str], fold: bool) -> str:
-    """The regex of a run of trie edges (see `_render`)."""
-    if not fold:
-        return "".join(atoms[key] for key in keys)
-    parts: list[str] = []
-    letters: list[str] = []  # the current run of ASCII letters
-    for key in [*keys, ""]:
-        if key and key.isascii() and key.isalpha():
-            letters.append(key)
-            continue
-        if len(letters) > 1:
-            parts.append("(?ai:" + "".join(letters) + ")")
-        elif letters:
-            parts.append(atoms[letters[0]])
-        letters = []
-        if key:
-            parts.append(atoms[key])
-    return "".join(parts)
-
-
-def _trie(keys: Iterable[str]) -> _Node:
-    root = _Node()
-    for key in keys:
-        node = root
-        for char in key:
-            node = node.children.setdefault(char, _Node())
-        node.terminal = True
-    return root
-
-
-def _compile(keys: Iterable[str], case_sensitive: bool, suffix: str) -> re.Pattern[str] | None:
-    root = _trie(keys)
-    if not root.children:
-        return None
-    keys_used: set[str] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        keys_used.update(node.children)
-        stack.extend(node.children.values())
-    trie = _render(root, {key: _atom(key, case_sensitive) for key in keys_used}, fold=not case_sensitive)
-    firsts = set(root.children)
-    if not case_sensitive:  # each first key as its atom matches it: in either case (see _atom, _render)
-        firsts = {variant for key in firsts
-                  for variant in (key, key.lower(), key.upper(), key.title(), key.swapcase()) if len(variant) == 1}
-    # Neither a word character nor a dotted name's next part on either side (see the module's docstring):
-    # in the pattern, so that a longer label refused there leaves a shorter one to match.
-    return re.compile(rf"(?<!\w)(?<!\w\.){_starts(firsts)}(?P<stem>{trie})(?P<suffix>{suffix})(?!\w|\.\w)")
-
-
-def _starts(chars: set[str]) -> str:
-    """A lookahead for a character of `chars`, put before a trie whose every branch starts with one: the
-    regex engine tries a trie's branches one after the other at each position, and most positions start
-    none. Nothing when one of them is a whitespace run's key."""
-    if " " in chars:
-        return ""
-    return "(?=[" + "".join(re.escape(char) for char in sorted(chars)) + "])"
-
-
-def _normalise_text(text: str) -> tuple[str, Sequence[int], Sequence[int]]:
-    """NFC-normalise `text` per base character plus its combining marks.
-
-    Returns the normalised text and, for each of its characters, the start
-    and end offset in `text` of the cluster it came from, so mentions can be
-    reported in the caller's offsets.
-    """
-    if unicodedata.is_normalized("NFC", text):  # the usual case: every offset is its own
-        return text, range(len(text)), range(1, len(text) + 1)
-    parts: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    cluster_start = 0
-    for index in range(1, len(text) + 1):
-        if index < len(text) and unicodedata.combining(text[index]):
-            continue
-        cluster = unicodedata.normalize("NFC", text[cluster_start:index])
-        parts.append(cluster)
-        starts.extend([cluster_start] * len(cluster))
-        ends.extend([index] * len(cluster))
-        cluster_start = index
-    return "".join(parts), starts, ends
-
-
 class TermMatcher:
     """Finds mentions of glossary terms in texts of one language ("hu" or "en").
 
@@ -277,18 +110,18 @@ class TermMatcher:
         if lang not in _SUFFIX:
             raise ValueError(f"unsupported matching language: {lang!r} (expected 'hu' or 'en')")
         self.lang = lang
-        self._exclude = tuple(sorted({_fold(word) for word in exclude if word}))
+        self._exclude = tuple(sorted({folding.fold(word) for word in exclude if word}))
         self._sensitive: dict[str, str] = {}
         self._insensitive: dict[str, str] = {}
         labels = [(label, term.slug) for term in terms
-                  for label in map(_normalise_label, term.labels) if label]
-        stems = [(stem, slug) for label, slug in labels if (stem := _lengthened_stem(label, lang))]
+                  for label in map(normalise_label, term.labels) if label]
+        stems = [(stem, slug) for label, slug in labels if (stem := lengthened_stem(label, lang))]
         # Labels as written come first, so a lengthened stem never takes another term's label.
         for form, slug in [*labels, *stems]:
             if is_case_sensitive(form):
                 self._sensitive.setdefault(form, slug)
             else:
-                self._insensitive.setdefault(_fold(form), slug)
+                self._insensitive.setdefault(folding.fold(form), slug)
         self._narrow_left = int((len(self._sensitive) + len(self._insensitive)) * self.NARROW_SHARE)
 
     def forms(self) -> tuple[dict[str, str], dict[str, str], tuple[str, ...]]:
@@ -337,8 +170,8 @@ class TermMatcher:
         automaton (see `_starts_at`): a few dozen in a story, where a word starts at hundreds; every
         word's start when the automaton is not used for the text.
         """
-        normal = _normalise_text(text)[0]
-        folded = _fold(normal)
+        normal = normalise_text(text)[0]
+        folded = folding.fold(normal)
         sensitive, insensitive, lengths = self._first_words
         places = self._starts_at(normal)
         if places is None:
@@ -369,7 +202,7 @@ class TermMatcher:
         """Every form's first word, lowercased, in an automaton that finds them all in a text at once
         (each with its length); None when there is no form."""
         sensitive, insensitive, _ = self._first_words
-        return _automaton((word, len(word)) for word in {word.lower() for word in (*sensitive, *insensitive)})
+        return automaton((word, len(word)) for word in {word.lower() for word in (*sensitive, *insensitive)})
 
     def _starts_at(self, text: str) -> list[int] | None:
         """The places in `text` (normalised) where a form can match, in order: where one's first word
@@ -398,8 +231,8 @@ class TermMatcher:
         return [
             (pattern, lookup, fold)
             for pattern, lookup, fold in (
-                (_compile(self._sensitive, True, suffix), self._sensitive, False),
-                (_compile(self._insensitive, False, suffix), self._insensitive, True),
+                (term_patterns.compile(self._sensitive, True, suffix), self._sensitive, False),
+                (term_patterns.compile(self._insensitive, False, suffix), self._insensitive, True),
             )
             if pattern is not None
         ]
@@ -424,7 +257,7 @@ class TermMatcher:
                 return narrow.find(text)
             self._narrow_left = 0
             self.__dict__.pop("_narrow_made", None)  # the whole matcher from now on
-        normal, starts, ends = _normalise_text(text)
+        normal, starts, ends = normalise_text(text)
         places = self._starts_at(normal) if self._patterns else None
         pending: list[tuple[re.Match[str], str] | None] = [
             self._next(normal, 0, index, places) for index in range(len(self._patterns))]
@@ -500,13 +333,13 @@ class TermMatcher:
         """The slug of the form a match is, or None (the matched text folded is no form's key, or an
         excluded word)."""
         stem = " ".join(match["stem"].split())
-        slug = lookup.get(_fold(stem) if fold else stem)
+        slug = lookup.get(folding.fold(stem) if fold else stem)
         if slug is None or self._excluded(match.group()) or in_address(match.string, match.start(), match.end()):
             return None
         return slug
 
     def _excluded(self, surface: str) -> bool:
-        return bool(self._exclude) and _fold(surface).startswith(self._exclude)
+        return bool(self._exclude) and folding.fold(surface).startswith(self._exclude)
 
 
 #: How far from a match `in_address` looks for the rest of a name or an address (an address is one run of
@@ -551,7 +384,7 @@ def in_address(text: str, start: int, end: int) -> bool:
                for found in _EMAIL.finditer(text, start - before, after))
 
 
-def _automaton(words: Iterable[tuple[str, Any]]) -> ahocorasick.Automaton | None:
+def automaton(words: Iterable[tuple[str, Any]]) -> ahocorasick.Automaton | None:
     """An Aho–Corasick automaton of these (word, what a hit gives with its end), or None for no word."""
     automaton = ahocorasick.Automaton()
     for word, value in words:
@@ -561,72 +394,3 @@ def _automaton(words: Iterable[tuple[str, Any]]) -> ahocorasick.Automaton | None
     automaton.make_automaton()
     return automaton
 
-
-def _heads_text(texts: Iterable[str]) -> str:
-    """`texts` as `FormHeads` searches them: each as a matcher reads it (normalised) and with its
-    character references decoded (as a page's HTML shows it), case folded, joined."""
-    variants = []
-    for text in texts:
-        variants.append(_normalise_text(text)[0])
-        if "&" in text:
-            variants.append(_normalise_text(html.unescape(text))[0])
-    return "\x00".join(variants).casefold()
-
-
-class FormHeads:
-    """A matcher's forms by their first word, case folded: which forms can match in a text.
-
-    A form can match only where its first word occurs (see `TermMatcher._narrowed`), so the forms
-    whose first word occurs anywhere in a text, as written or with its character references decoded,
-    are every form that can match in it — or in the HTML made of it, whose text runs are pieces of
-    the decoded text. Two matchers with the same such forms for a text find the same mentions in it
-    and link the same terms. So what a text holds of them (`token`) changes with an edit to the
-    glossary only when an added, removed or reassigned form's first word occurs in the text
-    (`changed_heads`), and a build need match again only those texts.
-    """
-
-    def __init__(self, matcher: TermMatcher) -> None:
-        sensitive, insensitive, self.exclude = matcher.forms()
-        self.by_head: dict[str, list[tuple[str, str, str]]] = {}
-        for kind, forms in (("=", sensitive), ("~", insensitive)):
-            for form, slug in forms.items():
-                self.by_head.setdefault(form.split(" ", 1)[0].casefold(), []).append((kind, form, slug))
-
-    def compile(self) -> None:
-        """Make the automaton now: before forking processes that will each search many texts."""
-        self._found  # noqa: B018 (a cached property: computed here, once)
-
-    @cached_property
-    def _found(self) -> ahocorasick.Automaton | None:
-        """Every first word in an automaton that finds them all in a text in one pass, wherever they occur
-        (made in half a millisecond for a glossary's 1,300 first words: a rebuild's few texts need no other way)."""
-        return _automaton((head, head) for head in self.by_head)
-
-    def heads_in(self, texts: Iterable[str]) -> set[str]:
-        """The first words that occur in `texts` (see `_heads_text`)."""
-        if self._found is None:
-            return set()
-        return {head for _, head in self._found.iter(_heads_text(texts))}
-
-    def token(self, texts: Iterable[str]) -> str:
-        """A short hash of the forms that can match in `texts`, with the excluded words."""
-        forms = sorted(form for head in self.heads_in(texts) for form in self.by_head[head])
-        return hashlib.blake2b(repr((forms, self.exclude)).encode("utf-8", "surrogatepass"),
-                               digest_size=8).hexdigest()
-
-    def changed_heads(self, before: FormHeads) -> set[str] | None:
-        """The first words of the forms one has and the other does not (or for another term); None when
-        the excluded words differ (every text may match otherwise)."""
-        if self.exclude != before.exclude:
-            return None
-        forms = {(head, form) for head, found in self.by_head.items() for form in found}
-        earlier = {(head, form) for head, found in before.by_head.items() for form in found}
-        return {head for head, _ in forms ^ earlier}
-
-
-def holds_any(texts: Iterable[str], heads: Collection[str]) -> bool:
-    """Whether any of `heads` (see `FormHeads.changed_heads`) occurs in `texts`."""
-    if not heads:
-        return False
-    searched = _heads_text(texts)
-    return any(head in searched for head in heads)

@@ -8,7 +8,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from html import unescape
 from html.entities import html5
 
-from glossary.matching import Mention, Term, TermMatcher, label_key
+from glossary.folding import label_key
+from glossary.matching import Mention, Term, TermMatcher
 from newsroom.build.model import Content, Record
 from newsroom.diagnostics import Diagnostic
 from newsroom.drafts import is_draft

@@ -14,7 +14,7 @@ LIST_COLUMNS = ("how_it_works", "affected", "aliases", "match_forms")
 
 
 def entry_to_record(entry: Entry) -> dict[str, Any]:
-    """The content-file record of an entry (not yet canonical: see `schema.Validator`)."""
+    """The content-file record of an entry (not yet canonical: see `validator.Validator`)."""
     relations: dict[str, list[Any]] = {kind: [] for kind in RELATION_KINDS}
     for relation in entry.relations:
         if relation.kind == "similar":

@@ -27,7 +27,7 @@ from issues.queries import issue_by_number, next_number, overlapping_issues, sec
 from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
 from newsroom.content.importer import former_slugs
 from newsroom.content.records import where_listed
-from newsroom.content.schema import Validator
+from newsroom.content.validator import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import VocabularyTerm
 

@@ -32,7 +32,8 @@ from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, record_key
 from newsroom.content.renaming import LINK_KINDS
-from newsroom.content.schema import TEXTUAL, Validator, as_written, field_at
+from newsroom.content.schema import TEXTUAL, as_written, field_at
+from newsroom.content.validator import Validator
 from newsroom.content.yamlio import dotted, parse, plain
 from newsroom.db.session import busy
 from newsroom.diagnostics import ContentError, Diagnostic, first_of

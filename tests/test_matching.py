@@ -20,7 +20,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from glossary.linking import link_first_mentions
-from glossary.matching import FormHeads, Mention, Term, TermMatcher, holds_any, is_case_sensitive
+from glossary.folding import is_case_sensitive
+from glossary.form_heads import FormHeads, holds_any
+from glossary.matching import Mention, Term, TermMatcher
 from glossary.mentions import markdown_mentions
 from newsroom.render.markdown import MarkdownRenderer, code_spans
 from newsroom.render.markdown import code as code_module

@@ -12,7 +12,8 @@ from typing import Any
 
 
 from glossary.graph import relations_of
-from glossary.matching import FormHeads, TermMatcher, holds_any
+from glossary.form_heads import FormHeads, holds_any
+from glossary.matching import TermMatcher
 from glossary.mentions import entry_labels, in_the_news, matched_terms, matchers, mentions_of, story_texts
 from glossary.views import letter_groups
 from issues.archive import issue_date, tag_slug
@@ -79,7 +80,7 @@ class Derived:
     #: another letter's entry added, leaves the other letters' pages alone.
     lettered: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: "lang/story" → a token of the glossary's forms that can match in the story's text in that language
-    #: (see glossary.matching.FormHeads). Linking a story's terms depends on it, not on every form: a
+    #: (see glossary.form_heads.FormHeads). Linking a story's terms depends on it, not on every form: a
     #: new alias changes the pages of the stories that hold its first word, not every story's.
     term_forms: Mapping[str, str] = field(default_factory=dict)
     #: tag slug → its names in the site file ({lang: name}). A page that shows a tag depends on its names, not

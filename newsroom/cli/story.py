@@ -19,7 +19,7 @@ from issues.queries import story_by_slug
 from newsroom.cli import App, content_errors, editor_options, pass_app, report, report_warnings
 from newsroom.cli.issue import NUMBER, PLACE, change_by, option_texts, saved_warnings, text_options
 from newsroom.content.reader import LoadedRecord, in_files, read_text
-from newsroom.content.schema import Validator
+from newsroom.content.validator import Validator
 from newsroom.content.yamlio import parse
 from newsroom.diagnostics import ContentError, Diagnostic
 

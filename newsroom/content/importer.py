@@ -21,7 +21,8 @@ from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, stored_location
 from newsroom.content.records import (VOCABULARIES, apply_page, apply_site, page_to_record, site_to_record,
                                       where_listed)
-from newsroom.content.schema import MAX_INT, Validator
+from newsroom.content.schema import MAX_INT
+from newsroom.content.validator import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of
 from newsroom.models import (DELETED, Page, Revision, VocabularyTerm, continue_versions, created_fields,
                              history_key, last_versions, revision_kinds)

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from newsroom.content.schema import Validator, kinds
+from newsroom.content.schema import kinds
+from newsroom.content.validator import Validator
 from newsroom.content.yamlio import dotted, parse
 from newsroom.diagnostics import ContentError, Diagnostic
 

@@ -27,7 +27,7 @@ def parse(text: str, location: str, written: dict[Path, str] | None = None,
     when given, the rest of the file then checked as well; else in the ContentError raised once the whole
     document is read.
     `written` receives the text as written of every plain value YAML reads as something else than text
-    (`2026-11-05`, `1.50`, `yes`), by path: a text field takes that (see schema.Validator).
+    (`2026-11-05`, `1.50`, `yes`), by path: a text field takes that (see validator.Validator).
     """
     lines: dict[Path, int] = {}
     found: list[Diagnostic] = [] if problems is None else problems
