@@ -12,6 +12,10 @@ from glossary.mentions import label_clashes
 from newsroom import SAMPLE_DIR
 from newsroom.build.model import Content, Record
 
+#: The tests' working folder holds a published site's newsroom.toml: `check` names the content's problems alone
+#: (of the preview's default address it warns, as a public build does: see test_addresses).
+pytestmark = pytest.mark.usefixtures("public_address")
+
 
 def test_the_sample_publication_is_clean(sample_cli):
     result = sample_cli("check")

@@ -19,6 +19,10 @@ from sitebuild import BASE, ISSUE_14_STORY, ISSUE_15_STORY, SCHEDULED_ISSUE, SPE
 #: Build-heavy tests whose database work the other tests already cover on every backend.
 sqlite_only = pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
 
+#: The tests' working folder holds a published site's newsroom.toml: `check` names the content's problems alone
+#: (of the preview's default address it warns, as a public build does: see test_addresses).
+pytestmark = pytest.mark.usefixtures("public_address")
+
 #: Friday of the week of Issue 13 (Nov 2–8, 2026): the coming week is Nov 9–15.
 FRIDAY = "2026-11-06T10:00:00+01:00"
 MONDAY_MORNING = "2026-11-16T08:00:00+01:00"
