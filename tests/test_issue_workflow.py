@@ -976,10 +976,12 @@ def test_story_add_to_a_draft_says_an_unknown_term_is_a_warning(desk):
     assert result.stdout.splitlines() == ["story termed updated"]
     assert result.stderr.splitlines() == [f"story:termed: terms[1]: warning: no glossary entry 'elsewhere' {later}",
                                           "1 warning in what was saved"]
-    # An edit that stores nothing names what its options name, as before.
+    # An edit that stores nothing says so and no warning, as an unchanged `edit` or `issue edit` (it named the
+    # option's own words, without the count line the others end with): `check` names the story's.
     result = desk("story", "edit", "termed", "--term", "gpu", "--term", "elsewhere")
-    assert (result.stdout, result.stderr.splitlines()) == (
-        "story termed unchanged\n", ["story:termed: terms[1]: warning: no glossary entry 'elsewhere'"])
+    assert (result.stdout, result.stderr) == ("story termed unchanged\n", "")
+    unchanged = desk("edit", "story:termed", "--set", "terms=[gpu, elsewhere]")
+    assert (unchanged.stdout, unchanged.stderr) == ("story termed: no change (version 2 stays)\n", "")
     assert desk("check").stderr.splitlines() == [f"story:termed: terms[1]: warning: no glossary entry 'elsewhere' "
                                                  f"{later}", "0 error(s), 1 warning(s)"]
 
