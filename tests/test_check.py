@@ -347,6 +347,25 @@ def test_a_link_the_page_shows_as_no_link_is_warned_once_for_what_is_wrong_not_f
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_link_with_no_text_to_a_record_not_there_is_named_missing_and_its_name_once_there(sample_cli, write_files):
+    """`[](entry:nowhere)`: the page shows a link to a record not there as its text, here none, yet `check` said
+    both that it leads to no entry and that it has no text, which no reader meets. The missing record is what is
+    said; once it is there, the page links it with nothing to read, and that is said."""
+    texts = {"definition": "See [](entry:nowhere), [](page:nowhere) and [](issue:99).", "history": "Then.",
+             "current_state": "Now."}
+    sample_cli("import", "--no-check", str(write_files({"e.yaml": _entry_with_texts(texts)})))
+    missing = [f"entry:x-entry: en.definition: link to a missing {what}" for what in ("entry 'nowhere'",
+                                                                                      "issue 99", "page 'nowhere'")]
+    assert sample_cli("check", expect=1).stderr.splitlines() == [*missing, "3 error(s), 0 warning(s)"]
+    sample_cli("import", str(write_files({"nowhere.yaml": _entry("nowhere")})))
+    said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check", expect=1).stderr.splitlines() == [
+        f"entry:x-entry: en.definition: warning: link 'entry:nowhere' {said}", *missing[1:],
+        "2 error(s), 1 warning(s)"]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_citation_in_a_raw_link_written_as_blocks_ends_the_link_where_html_ends_it(sample_cli, write_files,
                                                                                     tmp_path):
     """HTML has no link in a link: a citation `[1]` in a paragraph between a raw `<a href="…">` block and its

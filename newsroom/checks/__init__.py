@@ -198,7 +198,7 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from structure_problems(record, languages)
     yield from placeholder_problems(record, languages)
     yield from _left_out(record, languages)
-    yield from _unnamed_links(record, languages)
+    yield from _unnamed_links(record, content, languages)
     yield from _images_without_alt(record, languages)
     yield from _long_titles(record, languages)
     yield from record_unshowable(record)
