@@ -794,10 +794,11 @@ def test_remembered_problems_follow_the_records_links_come_and_go(sample_cli):
 def test_other_names_in_one_language_only_are_no_missing_translation(tmp_path):
     # "Also known as" lists names in each language; the English term may have none where the Hungarian
     # has several. Nothing is reported, the build publishes, and each page shows only its own names.
+    from conftest import PUBLIC_SETTINGS
     from sitebuild import build_sample, parse, run, text_of
 
     entry = _entry("named-entry").replace('definition: "Magyar."', 'definition: "Magyar."\n  aliases: [MI-név]')
-    site = build_sample(tmp_path, {"entries/named.yaml": entry})
+    site = build_sample(tmp_path, {"entries/named.yaml": entry}, PUBLIC_SETTINGS)  # check names the content's problems
     assert run(tmp_path, "check") == ""
     sections = {lang: parse(site / lang / "glossary" / "named-entry" / "index.html").find(".//section[@id='aliases']")
                 for lang in ("hu", "en")}
