@@ -28,7 +28,7 @@ from issues.revisions import Change, current_issue_record, current_story_record,
 from newsroom.content.importer import former_slugs
 from newsroom.content.records import where_listed
 from newsroom.content.validator import Validator
-from newsroom.diagnostics import ContentError, Diagnostic, first_of
+from newsroom.diagnostics import ContentError, Diagnostic, first_of, unknown_term
 from newsroom.models import VocabularyTerm
 
 #: Longest generated story slug (the column holds 120).
@@ -179,8 +179,7 @@ def _term_problems(session: Session, terms: list[str], location: str, issue: Iss
     other problems, so that one run says everything that is wrong."""
     known = set(session.scalars(select(Entry.slug).where(Entry.slug.in_(terms)))) if terms else set()
     severity = "warning" if issue is None or issue.status == "draft" else "error"
-    return [Diagnostic(location, None, f"terms[{i}]", f"no glossary entry {term!r}", severity)
-            for i, term in enumerate(terms) if term not in known]
+    return [unknown_term(location, i, term, severity) for i, term in enumerate(terms) if term not in known]
 
 
 def _refused(found: Sequence[Diagnostic]) -> bool:

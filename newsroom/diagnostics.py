@@ -25,6 +25,9 @@ class Diagnostic:
     field: str  # dotted path: "hu.affected[1].section"; "" for the whole record
     message: str
     severity: Severity = "error"
+    #: What problem it is, for a command that tells one finding of it from another's without reading their
+    #: words (see checks.changes.with_own); "" for most. Neither said nor part of what a diagnostic equals.
+    code: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         place = f"{self.location}:{self.line}" if self.line else self.location
@@ -32,6 +35,12 @@ class Diagnostic:
         if self.field:
             return f"{place}: {self.field}: {label}{self.message}"
         return f"{place}: {label}{self.message}"
+
+
+def unknown_term(location: str, index: int, term: str, severity: Severity = "error") -> Diagnostic:
+    """A story's `terms[index]` naming no glossary entry: as `check` finds it, and as the options of `story add`
+    and `story edit` do (a draft's story may name one still to be written: a warning)."""
+    return Diagnostic(location, None, f"terms[{index}]", f"no glossary entry {term!r}", severity, "unknown-term")
 
 
 @dataclass

@@ -189,8 +189,13 @@ def unreachable_host(url: str) -> str | None:
     except ValueError:
         address = None
     if address is not None:
+        address = getattr(address, "ipv4_mapped", None) or address  # ::ffff:127.0.0.1 is 127.0.0.1
         if address.is_loopback:
             return "this machine's own address"
+        if address.is_unspecified:
+            return "no one machine's address (it stands for every address of a machine listening)"
+        if address.is_link_local:
+            return "a link-local address, one network segment's alone"
         return None if address.is_global else "an address of a private network"
     for domain, what in _LOCAL_DOMAINS.items():
         if host == domain or host.endswith("." + domain):
@@ -356,17 +361,18 @@ class AddressUse(NamedTuple):
     before: str
 
 
-#: What a public build makes of the base URL, and what a preview of it is (see public_address_problems).
-BUILD_LINKS = AddressUse("the canonical links, feeds, sitemap and emails of this build lead to",
+#: What a public build makes of the base URL, and what a preview of it is (see public_address_problems): `build`
+#: says it of the build it made, and `check` of the next one, in the same words.
+BUILD_LINKS = AddressUse("the canonical links, feeds, sitemap and emails of a public build lead to",
                          "base_url (or --base-url)", "before publishing it (`build --drafts` and `newsroom serve` "
                          "are the previews)")
 
 
 def public_address_problems(settings: Settings, given: Collection[str] = (),
                             uses: AddressUse = BUILD_LINKS) -> list[Diagnostic]:
-    """A warning for what is made for readers (a public build, not a preview; an issue's email file; the SKOS
-    export) at a base URL no reader reaches, or at one that is not HTTPS, which `send` refuses too (see
-    mail.send.sending_problems): `uses` says what leads there and how to mend it."""
+    """A warning for what is made for readers (a public build, not a preview, and `check` before one; an issue's
+    email file; the SKOS export) at a base URL no reader reaches, or at one that is not HTTPS, which `send`
+    refuses too (see mail.send.sending_problems): `uses` says what leads there and how to mend it."""
     base = settings.base_url
     unreachable = unreachable_host(base)
     if unreachable:

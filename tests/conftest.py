@@ -199,8 +199,22 @@ class Cli:
 @pytest.fixture
 def cli(db_url: str, tmp_path: Path) -> Cli:
     work = tmp_path / "work"
-    work.mkdir()
+    work.mkdir(exist_ok=True)
     return Cli(db_url, work)
+
+
+#: newsroom.toml of a published site: an https:// address the public reaches, of which `check` says nothing.
+PUBLIC_SETTINGS = 'base_url = "https://hirek.aikorszak.hu/"\n'
+
+
+@pytest.fixture
+def public_address(tmp_path: Path) -> None:
+    """The CLI's working folder (see `cli`, `sample_cli`) with the newsroom.toml of a published site, for the
+    tests of what `check` says of the content: of the preview's default address it warns, as a public build
+    does (see test_addresses)."""
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    (work / "newsroom.toml").write_text(PUBLIC_SETTINGS, encoding="utf-8")
 
 
 @pytest.fixture

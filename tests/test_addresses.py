@@ -52,10 +52,10 @@ def test_a_site_under_a_path_keeps_every_link_under_it_in_the_form_links_and_hea
     (sample_cli.cwd / "newsroom.toml").write_text(f'base_url = "{WRITTEN}"\n', encoding="utf-8")
     site, mail = tmp_path / "site", tmp_path / "mail"
     built = sample_cli("build", "--quiet", "--out", str(site), "--email-out", str(mail)).stderr
-    assert built == ("newsroom.toml:1: base_url: warning: the canonical links, feeds, sitemap and emails of this build "
-                     f"lead to {BASE}, a name reserved for examples (RFC 2606), which no reader reaches: set base_url "
-                     "(or --base-url) to the address the site is served at before publishing it (`build --drafts` "
-                     "and `newsroom serve` are the previews)\n"), built
+    assert built == ("newsroom.toml:1: base_url: warning: the canonical links, feeds, sitemap and emails of a public "
+                     f"build lead to {BASE}, a name reserved for examples (RFC 2606), which no reader reaches: set "
+                     "base_url (or --base-url) to the address the site is served at before publishing it (`build "
+                     "--drafts` and `newsroom serve` are the previews)\n"), built
     outside = []
     for name in PAGES:
         page = BASE + name.removesuffix("index.html")
@@ -139,8 +139,8 @@ def test_a_public_build_says_when_its_address_is_the_preview_s(sample_cli, tmp_p
     assert sample_cli("build", "--drafts", *site).stderr == ""
     warned = sample_cli("build", *site).stderr
     assert warned.startswith("newsroom.toml (none here yet): base_url: warning: the canonical links, feeds, sitemap "
-                             "and emails of this build lead to http://localhost:8000/ (the preview's default), this "
-                             "machine's own name, which no reader reaches"), warned
+                             "and emails of a public build lead to http://localhost:8000/ (the preview's default), "
+                             "this machine's own name, which no reader reaches"), warned
     # A public address says nothing: see test_build's terminal test, whose builds print nothing but the summary.
     mailed = sample_cli("email", "13", "--lang", "en", "--out", str(tmp_path / "one"), "--base-url", "http://10.1.2.3/")
     assert mailed.stderr == ("command line: --base-url: warning: every link of this email leads to http://10.1.2.3/, "
@@ -167,8 +167,8 @@ def test_a_public_build_at_an_http_address_says_it_is_not_https(sample_cli, tmp_
     insecure = ("http://hirek.aikorszak.hu/, which is not HTTPS: browsers mark its pages \"Not secure\", and "
                 "changing it later changes every address already published; set base_url")
     assert sample_cli("build", *site).stderr == (
-        f"newsroom.toml:2: base_url: warning: the canonical links, feeds, sitemap and emails of this build lead to "
-        f"{insecure} (or --base-url) to the https:// address the site is served at before publishing it (`build "
+        f"newsroom.toml:2: base_url: warning: the canonical links, feeds, sitemap and emails of a public build lead "
+        f"to {insecure} (or --base-url) to the https:// address the site is served at before publishing it (`build "
         "--drafts` and `newsroom serve` are the previews)\n")
     mail = ["13", "--lang", "en", "--out", str(tmp_path / "one")]
     assert sample_cli("email", *mail).stderr == (
@@ -181,6 +181,63 @@ def test_a_public_build_at_an_http_address_says_it_is_not_https(sample_cli, tmp_
         "https:// address the site is served at before publishing the file (its concepts' names are meant to "
         "stay)\n")
     assert sample_cli("build", *site, "--base-url", "https://hirek.aikorszak.hu/").stderr == ""
+
+
+#: How a public build and `check` begin their warning of the base URL, and how they end one of an address no
+#: reader reaches.
+PUBLIC_BUILD = "base_url: warning: the canonical links, feeds, sitemap and emails of a public build lead to"
+UNREACHED = ("which no reader reaches: set base_url (or --base-url) to the address the site is served at before "
+             "publishing it (`build --drafts` and `newsroom serve` are the previews)")
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize("written, base, why", [
+    (None, "http://localhost:8000/", "(the preview's default), this machine's own name"),
+    ("http://LocalHost:8080", "http://localhost:8080/", "this machine's own name"),
+    ("https://127.0.0.1:8443/", "https://127.0.0.1:8443/", "this machine's own address"),
+    ("https://[::1]/hirek", "https://[::1]/hirek/", "this machine's own address"),
+    ("https://[::ffff:127.0.0.1]/", "https://[::ffff:127.0.0.1]/", "this machine's own address"),
+    ("http://0.0.0.0:8000/", "http://0.0.0.0:8000/",
+     "no one machine's address (it stands for every address of a machine listening)"),
+    ("https://169.254.10.20/", "https://169.254.10.20/", "a link-local address, one network segment's alone"),
+    ("https://[fe80::1]/", "https://[fe80::1]/", "a link-local address, one network segment's alone"),
+    ("https://192.168.1.20/hirlevel/", "https://192.168.1.20/hirlevel/", "an address of a private network"),
+    ("https://hirek.local/", "https://hirek.local/", "a name only the local network answers for"),
+    ("https://intranet/", "https://intranet/", "a name only the local network answers for"),
+])
+def test_check_says_of_an_address_no_reader_reaches_what_a_public_build_says(sample_cli, tmp_path, written, base,
+                                                                             why):
+    """`check`, which editors run before publishing, said nothing of a base URL on this machine or a private
+    network, and the public build after it warned. It warns as that build does, in the same words (one function
+    words both), at the line of newsroom.toml (or where to write one), and counts it; a preview says nothing."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    if written:
+        settings.write_text(f'timezone = "Europe/Budapest"\nbase_url = "{written}"\n', encoding="utf-8")
+    warned = f"{'newsroom.toml:2' if written else 'newsroom.toml (none here yet)'}: {PUBLIC_BUILD} {base}, {why}, " \
+             f"{UNREACHED}".replace(f"{base}, (", f"{base} (")
+    assert sample_cli("check").stderr.splitlines() == [warned, "0 error(s), 1 warning(s)"]
+    assert sample_cli("check", "--strict", expect=1).stderr.splitlines() == [
+        warned, "0 error(s), 1 warning(s): --strict fails on warnings"]
+    if written is None:  # a build for one address: the others are worded by the same function
+        site = ["--quiet", "--out", str(tmp_path / "site"), "--email-out", str(tmp_path / "mail")]
+        assert sample_cli("build", *site).stderr.splitlines() == [warned]
+        assert sample_cli("build", "--drafts", *site).stderr == ""
+
+
+@pytest.mark.sqlite_only
+def test_check_says_of_an_http_address_what_a_public_build_says_and_of_an_https_one_nothing(sample_cli, tmp_path):
+    """A public address that is not HTTPS: `check` warns as a public build does; an https:// one the public
+    reaches, which a published site has, leaves `check` silent on clean content."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    settings.write_text('timezone = "Europe/Budapest"\nbase_url = "http://hirek.aikorszak.hu/"\n', encoding="utf-8")
+    warned = (f"newsroom.toml:2: {PUBLIC_BUILD} http://hirek.aikorszak.hu/, which is not HTTPS: browsers mark its "
+              "pages \"Not secure\", and changing it later changes every address already published; set base_url "
+              "(or --base-url) to the https:// address the site is served at before publishing it (`build --drafts` "
+              "and `newsroom serve` are the previews)")
+    assert sample_cli("check").stderr.splitlines() == [warned, "0 error(s), 1 warning(s)"]
+    assert sample_cli("build", "--quiet", "--out", str(tmp_path / "site")).stderr.splitlines() == [warned]
+    settings.write_text('timezone = "Europe/Budapest"\nbase_url = "https://hirek.aikorszak.hu/"\n', encoding="utf-8")
+    assert sample_cli("check").stderr == ""
 
 
 #: A publication of its own with one glossary entry, for its feeds' ids.

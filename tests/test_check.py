@@ -12,6 +12,10 @@ from glossary.mentions import label_clashes
 from newsroom import SAMPLE_DIR
 from newsroom.build.model import Content, Record
 
+#: The tests' working folder holds a published site's newsroom.toml: `check` names the content's problems alone
+#: (of the preview's default address it warns, as a public build does: see test_addresses).
+pytestmark = pytest.mark.usefixtures("public_address")
+
 
 def test_the_sample_publication_is_clean(sample_cli):
     result = sample_cli("check")
@@ -340,6 +344,25 @@ def test_a_link_the_page_shows_as_no_link_is_warned_once_for_what_is_wrong_not_f
     assert "".join(page.find(".//p[@class='definition']").itertext()) == "A  link."
     empty = [a for a in page.iter("a") if not "".join(a.itertext()).strip()]
     assert empty and all(a.get("href") is None for a in empty)
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_link_with_no_text_to_a_record_not_there_is_named_missing_and_its_name_once_there(sample_cli, write_files):
+    """`[](entry:nowhere)`: the page shows a link to a record not there as its text, here none, yet `check` said
+    both that it leads to no entry and that it has no text, which no reader meets. The missing record is what is
+    said; once it is there, the page links it with nothing to read, and that is said."""
+    texts = {"definition": "See [](entry:nowhere), [](page:nowhere) and [](issue:99).", "history": "Then.",
+             "current_state": "Now."}
+    sample_cli("import", "--no-check", str(write_files({"e.yaml": _entry_with_texts(texts)})))
+    missing = [f"entry:x-entry: en.definition: link to a missing {what}" for what in ("entry 'nowhere'",
+                                                                                      "issue 99", "page 'nowhere'")]
+    assert sample_cli("check", expect=1).stderr.splitlines() == [*missing, "3 error(s), 0 warning(s)"]
+    sample_cli("import", str(write_files({"nowhere.yaml": _entry("nowhere")})))
+    said = ("has no text: screen readers say \"link\" and nothing more; write its text between the brackets "
+            "([text](…)), or alt text for its image ([![what it shows](…)](…))")
+    assert sample_cli("check", expect=1).stderr.splitlines() == [
+        f"entry:x-entry: en.definition: warning: link 'entry:nowhere' {said}", *missing[1:],
+        "2 error(s), 1 warning(s)"]
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
@@ -771,10 +794,11 @@ def test_remembered_problems_follow_the_records_links_come_and_go(sample_cli):
 def test_other_names_in_one_language_only_are_no_missing_translation(tmp_path):
     # "Also known as" lists names in each language; the English term may have none where the Hungarian
     # has several. Nothing is reported, the build publishes, and each page shows only its own names.
+    from conftest import PUBLIC_SETTINGS
     from sitebuild import build_sample, parse, run, text_of
 
     entry = _entry("named-entry").replace('definition: "Magyar."', 'definition: "Magyar."\n  aliases: [MI-név]')
-    site = build_sample(tmp_path, {"entries/named.yaml": entry})
+    site = build_sample(tmp_path, {"entries/named.yaml": entry}, PUBLIC_SETTINGS)  # check names the content's problems
     assert run(tmp_path, "check") == ""
     sections = {lang: parse(site / lang / "glossary" / "named-entry" / "index.html").find(".//section[@id='aliases']")
                 for lang in ("hu", "en")}

@@ -274,6 +274,7 @@ METHOD_KEPT = ("draft: the Method page is published, and a draft one would stop 
                "next build shows the change")
 
 
+@pytest.mark.usefixtures("public_address")  # check names the content's problems alone
 def test_the_published_method_page_is_not_made_a_draft(sample_cli, tmp_path):
     """`edit page:method --set draft=true` was stored without a word, and then `check`, a public build, `email`
     and `send` refused the whole site: refused, as is an import of its file saying `draft: true`; nothing
@@ -289,6 +290,7 @@ def test_the_published_method_page_is_not_made_a_draft(sample_cli, tmp_path):
     assert "\ndraft:" not in sample_cli("edit", "page:method").stdout and sample_cli("check").stderr == ""
 
 
+@pytest.mark.usefixtures("public_address")  # check names the content's problems alone
 def test_a_new_publication_s_method_page_may_be_a_draft_until_it_is_published(cli, write_files):
     """Before anything is published, the Method page may be written as a draft, as a starter is, and
     previewed: stored, `check` naming it as it names a draft Method page at any time, until it is published."""

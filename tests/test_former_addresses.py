@@ -161,6 +161,7 @@ def test_rename_gives_a_record_a_new_address_keeping_its_history_and_every_refer
 
 
 @pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+@pytest.mark.usefixtures("public_address")  # check names the content's problems alone
 def test_rename_says_the_warnings_of_the_records_it_stored(sample_cli):
     """`rename` stored the renamed record and every record whose references it rewrote, and said nothing of their
     warnings, which `check` named later: it names them as `edit` does, at each record (the renamed one at its new

@@ -118,6 +118,7 @@ def test_show_gives_the_status_month_s_age_and_one_to_come_as_such(sample_cli, m
     assert "status: 2027-01 (1 month in the future)" in sample_cli("glossary", "show", "gpu").stdout
 
 
+@pytest.mark.usefixtures("public_address")  # check names the content's problems alone
 def test_new_writes_a_template_that_must_be_filled_before_it_imports(sample_cli):
     sample_cli("glossary", "new", "new-term")
     path = sample_cli.cwd / "entries" / "new-term.yaml"

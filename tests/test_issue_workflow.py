@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import email
 import email.policy
@@ -16,8 +17,15 @@ from sqlalchemy import create_engine, text
 from conftest import Cli, Meanwhile
 from sitebuild import BASE, ISSUE_14_STORY, ISSUE_15_STORY, SCHEDULED_ISSUE, SPECIAL_ISSUE_15, shown_text
 
+from newsroom.checks.changes import with_own
+from newsroom.diagnostics import unknown_term
+
 #: Build-heavy tests whose database work the other tests already cover on every backend.
 sqlite_only = pytest.mark.parametrize("databases", ["sqlite"], indirect=True)
+
+#: The tests' working folder holds a published site's newsroom.toml: `check` names the content's problems alone
+#: (of the preview's default address it warns, as a public build does: see test_addresses).
+pytestmark = pytest.mark.usefixtures("public_address")
 
 #: Friday of the week of Issue 13 (Nov 2–8, 2026): the coming week is Nov 9–15.
 FRIDAY = "2026-11-06T10:00:00+01:00"
@@ -968,12 +976,25 @@ def test_story_add_to_a_draft_says_an_unknown_term_is_a_warning(desk):
     assert result.stdout.splitlines() == ["story termed updated"]
     assert result.stderr.splitlines() == [f"story:termed: terms[1]: warning: no glossary entry 'elsewhere' {later}",
                                           "1 warning in what was saved"]
-    # An edit that stores nothing names what its options name, as before.
+    # An edit that stores nothing says so and no warning, as an unchanged `edit` or `issue edit` (it named the
+    # option's own words, without the count line the others end with): `check` names the story's.
     result = desk("story", "edit", "termed", "--term", "gpu", "--term", "elsewhere")
-    assert (result.stdout, result.stderr.splitlines()) == (
-        "story termed unchanged\n", ["story:termed: terms[1]: warning: no glossary entry 'elsewhere'"])
+    assert (result.stdout, result.stderr) == ("story termed unchanged\n", "")
+    unchanged = desk("edit", "story:termed", "--set", "terms=[gpu, elsewhere]")
+    assert (unchanged.stdout, unchanged.stderr) == ("story termed: no change (version 2 stays)\n", "")
     assert desk("check").stderr.splitlines() == [f"story:termed: terms[1]: warning: no glossary entry 'elsewhere' "
                                                  f"{later}", "0 error(s), 1 warning(s)"]
+
+
+def test_an_option_s_warning_the_check_finds_too_is_one_warning_however_either_words_it():
+    """`story add` and `story edit` find an unknown term of a draft's story among their options, and the check finds
+    it in the story they stored: one warning, the check's. They were told to be one by their words (the check's
+    began with the option's), so a rewording of either made it two; now by the record, the field and the
+    problem, whatever each says."""
+    own = unknown_term("story:termed", 1, "elsewhere", "warning")
+    checked = dataclasses.replace(own, message="the glossary has no entry 'elsewhere' yet (draft issue 14)")
+    assert with_own([own], [checked]) == [checked]
+    assert with_own([own], []) == [own]  # one the check did not find is said all the same
 
 
 NO_LINK_TEXT = ("link 'https://example.org/x' has no text: screen readers say \"link\" and nothing more; write its "

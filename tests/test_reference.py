@@ -691,6 +691,7 @@ STARTER_FIELDS = ["sections[0].deep.table.columns[1]", "sections[0].deep.table.r
 
 
 @pytest.mark.sqlite_only("what a file may hold does not depend on the database")
+@pytest.mark.usefixtures("public_address")  # check names the content's problems alone
 def test_a_new_reference_page_s_starter_imports_and_check_lists_only_its_todos(sample_cli, monkeypatch):
     """The starter is the smallest page the rules accept, in both languages: it imports, and `check` names
     each text still to write (a warning; `--strict` fails on them), nothing else."""

@@ -9,6 +9,7 @@ from xml.etree import ElementTree as ET
 
 import feedparser
 import pytest
+from conftest import PUBLIC_SETTINGS
 from sitebuild import BASE, OWN_SITE, build_sample, parse, run, text_of
 
 from issues.archive import tag_slug
@@ -208,6 +209,7 @@ def test_check_warns_of_a_tag_the_site_file_lists_with_no_name(tmp_path, write_f
     # stories write it, as if the list left it out. A warning at the item, as for a name missing in one language.
     tags = ("tags:\n  - slug: ai-act\n    hu: MI-rendelet\n    en: AI Act\n  - slug: chips\n"
             "  - slug: robots\n    hu: ''\n    en:\n")
+    (tmp_path / "newsroom.toml").write_text(PUBLIC_SETTINGS, encoding="utf-8")  # check names the content's problems
     run(tmp_path, "init")
     run(tmp_path, "import", str(write_files({**OWN_SITE, "site.yaml": OWN_SITE["site.yaml"] + tags})))
     checked = run(tmp_path, "check")
@@ -226,6 +228,7 @@ def test_check_warns_of_two_tags_the_site_file_names_alike_in_a_language(tmp_pat
             "  - slug: eu-ai-act\n    hu: mi-rendelet\n    en: EU AI Act\n"
             "  - slug: chips\n    hu: Csipek\n    en: Chips\n"
             "  - slug: cafe\n    hu: Kávé\n    en: Cafe\n  - slug: kave\n    hu: Ka\u0301ve\u0301\n    en: Coffee\n")
+    (tmp_path / "newsroom.toml").write_text(PUBLIC_SETTINGS, encoding="utf-8")  # check names the content's problems
     run(tmp_path, "init")
     run(tmp_path, "import", str(write_files({**OWN_SITE, "site.yaml": OWN_SITE["site.yaml"] + tags})))
     checked = run(tmp_path, "check")

@@ -25,7 +25,7 @@ from newsroom.checks.site import _former_slug_clashes, _site_names, _stale, _upd
 from newsroom.checks.translations import (LANGUAGE_OWN, LOST, LOST_TEXTS, REQUIRED_TEXTS, UNWRITTEN, _translations,
                                           translation_problems)
 from newsroom.content.schema import page_slug_problem, publication_time_problem, week_problem
-from newsroom.diagnostics import Diagnostic
+from newsroom.diagnostics import Diagnostic, unknown_term
 from newsroom.drafts import draft_link_problem, is_draft
 from newsroom.reference_rules import structure_problems
 from newsroom.reference_starter import placeholder_problems
@@ -146,7 +146,7 @@ def _story_problems(content: Content, settings: Settings) -> Iterator[Diagnostic
             yield Diagnostic(story.location, None, "sources", "a story needs at least one source")
         for i, term in enumerate(story.data.get("terms") or []):
             if term not in content.entries:
-                yield Diagnostic(story.location, None, f"terms[{i}]", f"no glossary entry {term!r}")
+                yield unknown_term(story.location, i, term)
             elif is_draft(content.entries[term]):
                 yield draft_link_problem(story.location, f"terms[{i}]", content.entries[term],
                                          settings.languages, named=True)
@@ -198,7 +198,7 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from structure_problems(record, languages)
     yield from placeholder_problems(record, languages)
     yield from _left_out(record, languages)
-    yield from _unnamed_links(record, languages)
+    yield from _unnamed_links(record, content, languages)
     yield from _images_without_alt(record, languages)
     yield from _long_titles(record, languages)
     yield from record_unshowable(record)

@@ -112,13 +112,10 @@ def stored_warnings(session: Session, settings: Settings, now: dt.datetime, stor
 def with_own(own: Iterable[Diagnostic], stored: Sequence[Diagnostic]) -> list[Diagnostic]:
     """The warnings `stored` (of the records a command stored: see stored_warnings), and those a command found
     in its own options (`own`) that the check did not find too: each said once, in `newsroom check`'s words
-    where both found it (an unknown term of a draft issue's story is one warning, saying when to fix it)."""
-    def found(warning: Diagnostic) -> bool:
-        return any(said.location == warning.location and said.field == warning.field
-                   and (said.message == warning.message or said.message.startswith(f"{warning.message} ("))
-                   for said in stored)
-
-    return [*stored, *(warning for warning in own if not found(warning))]
+    where both found it (an unknown term of a draft issue's story is one warning, saying when to fix it). Both
+    found it when the check has a warning of its code at its record and field: however either words it."""
+    found = {(said.location, said.field, said.code) for said in stored if said.code}
+    return [*stored, *(warning for warning in own if (warning.location, warning.field, warning.code) not in found)]
 
 
 @contextmanager

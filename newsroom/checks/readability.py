@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from newsroom.build.model import Record
+from newsroom.build.model import Content, Record
 from newsroom.content.schema import Field, kinds
 from newsroom.diagnostics import Diagnostic
-from newsroom.render.markdown import images_without_alt, left_out, unnamed_links
+from newsroom.render.markdown import images_without_alt, internal_target, left_out, unnamed_links
 
 
 #: The most characters a title shows well in (an email's Subject, a feed reader's list, search results).
@@ -46,17 +46,32 @@ def _left_out(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic
                     "write it in Markdown (a `\\<` shows a `<` as it is), or take it out"), "warning")
 
 
-def _unnamed_links(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+def _unnamed_links(record: Record, content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
     """A link with no text and no image alt text in it (`[](…)`, `[![](logo.png)](…)`): a screen reader says
-    "link" and nothing else, or spells out its address; a warning at the field, saying how to name it."""
+    "link" and nothing else, or spells out its address; a warning at the field, saying how to name it. Not one
+    to a record that is not there, which the page shows as its text (none) and `check` names as missing."""
     spec = Field("map", fields=kinds()[record.kind].texts)
     for lang in languages:
         for path, text in _markdown_in(record.text(lang), spec, lang):
             for target in unnamed_links(text):
+                if _leads_nowhere(target, content):
+                    continue
                 yield Diagnostic(record.location, None, path, (
                     f"link {target!r} has no text: screen readers say \"link\" and nothing more; write its text "
                     "between the brackets ([text](…)), or alt text for its image ([![what it shows](…)](…))"),
                     "warning")
+
+
+def _leads_nowhere(href: str, content: Content) -> bool:
+    """Whether `href` is a link to an entry, a page or an issue the content does not hold (see
+    checks.links._references, which names it)."""
+    target = internal_target(href)
+    if target is None:
+        return False
+    kind, key = target
+    if kind == "issue":
+        return int(key) not in content.issues
+    return key not in (content.entries if kind == "entry" else content.pages)
 
 
 def _images_without_alt(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:

@@ -298,13 +298,16 @@ def check(app: App, strict: bool) -> None:
 
     A draft issue's problems, and its stories', are reported as warnings: work in progress stops no build
     until the issue is scheduled or published (`issue schedule` and `issue publish` refuse them). So are
-    a draft entry's or reference page's, until it is published (`edit --set draft=false` refuses them)."""
+    a draft entry's or reference page's, until it is published (`edit --set draft=false` refuses them), and
+    a base_url no reader reaches or one that is not HTTPS, as a public build warns of it."""
     with app.reading() as session:
         one_state(session)
         with changes.remembered(session) as (content, memo):
             problems = changes.as_check_words(check_content(content, app.settings, app.today(), memo=memo), content,
                                               app.settings)
-            problems = sorted([*problems, *no_site(content), *method_draft_problems(content)],
+            # The address the next public build gives readers, warned of as `build` warns of it.
+            problems = sorted([*problems, *no_site(content), *method_draft_problems(content),
+                               *public_address_problems(app.settings)],
                               key=lambda d: (d.location, d.field, d.message))
     report(problems)
     errors = sum(1 for p in problems if p.severity == "error")

@@ -16,7 +16,7 @@ import click
 from issues import assembly, workflow
 from issues.models import Story
 from issues.queries import story_by_slug
-from newsroom.cli import App, content_errors, editor_options, pass_app, report, report_warnings
+from newsroom.cli import App, content_errors, editor_options, pass_app, report_warnings
 from newsroom.cli.issue import NUMBER, PLACE, change_by, option_texts, saved_warnings, text_options
 from newsroom.content.reader import LoadedRecord, in_files, read_text
 from newsroom.content.validator import Validator
@@ -164,13 +164,10 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
                                                 correction, problems)
         number = assembly.load_story_issue(session, slug)
         workflow.recheck_after_change(session, app.settings, change, number)
-        if changed:
-            warnings = saved_warnings(session, app, change, f"story:{slug}", warnings)
+        # An edit that stores nothing says no warning, as an unchanged `edit` or `issue edit`: `check` names them.
+        warnings = saved_warnings(session, app, change, f"story:{slug}", warnings) if changed else []
     app.say(f"story {slug} {'updated' if changed else 'unchanged'}")
-    if changed:
-        report_warnings(warnings, "in what was saved")
-    else:  # nothing stored: only what its options named (an unknown term of a draft), as before
-        report(warnings)
+    report_warnings(warnings, "in what was saved")
 
 
 @story.command("move")

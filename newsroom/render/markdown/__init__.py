@@ -29,6 +29,7 @@ from newsroom.render.markdown.links import (
     References,
     SourceAnchors,
     SourceUrls,
+    internal_target,
     link_problem,
 )
 from newsroom.render.markdown.memo import PLAIN_AHEAD, PLAIN_ON_THE_SPOT, ReferenceStore, remembered_references, text_key
@@ -42,6 +43,7 @@ __all__ = [
     "ALLOWED_TAGS", "DEFAULT_MAX_NESTING", "DROPPED_WITH_CONTENT", "INTERNAL_KINDS", "OUTSIDE_REL", "OUTSIDE_SCHEMES",
     "PLAIN_AHEAD", "PLAIN_ON_THE_SPOT", "DeferredHtml", "LinkResolver", "MarkdownRenderer", "ReferenceStore",
     "References", "SourceAnchors", "SourceUrls", "TextMarks", "citation_backrefs", "code_spans", "find_references",
-    "headings_under", "images_without_alt", "left_out", "link_problem", "may_hold_code", "plain_text", "prose_tokens", "reading_text",
+    "headings_under", "images_without_alt", "internal_target", "left_out", "link_problem", "may_hold_code",
+    "plain_text", "prose_tokens", "reading_text",
     "remembered_references", "text_key", "unnamed_links",
 ]

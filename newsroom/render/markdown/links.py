@@ -87,6 +87,13 @@ def _classify(href: str) -> _Link:
     return _Link("internal", scheme, target if _SLUG.match(target) else None)
 
 
+def internal_target(href: str) -> tuple[str, str] | None:
+    """The site's record a link leads to, as the renderer resolves it: (kind, slug), or ("issue", its number
+    without leading zeros); None for a link elsewhere, or an internal one whose target is malformed."""
+    link = _classify(href)
+    return (link.kind, link.target) if link.treatment == "internal" and link.target is not None else None
+
+
 def link_problem(href: str) -> tuple[str, str]:
     """The severity and message `check` gives a link of `References.malformed`."""
     link = _classify(href)
