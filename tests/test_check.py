@@ -591,7 +591,9 @@ def test_a_name_an_entry_gives_twice_is_a_warning_and_shown_once(sample_cli, wri
     sample_cli("build", "--out", str(site))
     page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
         (site / "en" / "glossary" / "qchip" / "index.html").read_bytes())
-    assert page.find(".//section[@id='aliases']/p").text == "quantum chip · QC · quantum computer chip"
+    names = page.find(".//section[@id='aliases']/p")
+    assert "".join(names.itertext()) == "quantum chip · QC · quantum computer chip · qchip hu"
+    assert [(span.get("lang"), span.text) for span in names.iter("span")] == [("hu", "qchip hu")]
 
 
 @pytest.mark.sqlite_only("what check finds in an entry is the same on either database")
@@ -608,7 +610,9 @@ def test_names_told_apart_only_by_spacing_are_one_name(sample_cli, write_files, 
     sample_cli("build", "--out", str(site))
     page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
         (site / "en" / "glossary" / "coffee" / "index.html").read_bytes())
-    assert page.find(".//section[@id='aliases']/p").text == "kávé gép · espresso"
+    names = page.find(".//section[@id='aliases']/p")
+    assert "".join(names.itertext()) == "kávé gép · espresso · coffee hu"
+    assert [(span.get("lang"), span.text) for span in names.iter("span")] == [("hu", "coffee hu")]
 
 
 def test_names_told_apart_only_by_how_an_accent_is_typed_are_one_name():
@@ -793,7 +797,8 @@ def test_remembered_problems_follow_the_records_links_come_and_go(sample_cli):
 
 def test_other_names_in_one_language_only_are_no_missing_translation(tmp_path):
     # "Also known as" lists names in each language; the English term may have none where the Hungarian
-    # has several. Nothing is reported, the build publishes, and each page shows only its own names.
+    # has several. Nothing is reported, the build publishes, and each page shows its own names first, then the
+    # other language's, marked with it.
     from conftest import PUBLIC_SETTINGS
     from sitebuild import build_sample, parse, run, text_of
 
@@ -802,8 +807,10 @@ def test_other_names_in_one_language_only_are_no_missing_translation(tmp_path):
     assert run(tmp_path, "check") == ""
     sections = {lang: parse(site / lang / "glossary" / "named-entry" / "index.html").find(".//section[@id='aliases']")
                 for lang in ("hu", "en")}
-    assert sections["en"] is None
-    assert sections["hu"] is not None and text_of(sections["hu"]).endswith("named-entry hu · MI-név")
+    assert text_of(sections["en"]).endswith("named-entry en · named-entry hu · MI-név")
+    assert [span.get("lang") for span in sections["en"].iter("span")] == ["hu", "hu"]
+    assert text_of(sections["hu"]).endswith("named-entry hu · MI-név · named-entry en")
+    assert [span.get("lang") for span in sections["hu"].iter("span")] == ["en"]
 
 
 @pytest.mark.sqlite_only("what check finds in stored records is the same on either database")
