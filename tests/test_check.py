@@ -138,6 +138,28 @@ def test_raw_html_the_site_leaves_out_is_a_warning_naming_what(sample_cli, write
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_raw_html_left_out_with_its_text_kept_is_said_as_left_out_and_the_page_shows_the_text(
+        sample_cli, write_files, tmp_path):
+    """A paste's <noscript>, <textarea> and <select> leave their text on the page (an <iframe> its content, which
+    no browser shows, does not): `check` names the tags the page leaves out, and what it says the reader gets
+    is what the page shows."""
+    history = ("Search: <noscript>needs <b>JavaScript</b></noscript>, <textarea>a <i>note</i></textarea>, "
+               "<select><option>one</option><option>two</option></select>. <iframe src='https://example.org/v'>a "
+               "video</iframe>.")
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_history(f'"{history}"\n')})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.history: warning: the site leaves out <noscript>, <textarea>, <select>, <option> and more: "
+        "write it in Markdown (a `\\<` shows a `<` as it is), or take it out", "0 error(s), 1 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    [history] = page.findall(".//section[@id='history']/p")
+    assert "".join(history.itertext()) == "Search: needs JavaScript, a <i>note</i>, one / two. ."
+    assert [child.tag for child in history] == ["b"]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_link_with_nothing_to_read_is_a_warning_saying_how_to_name_it(sample_cli, write_files):
     """`[](…)` and an image link without alt text were links a screen reader could only call "link" (or spell
     out the address of): built without a word. A link with text, or with an image described, says nothing."""

@@ -167,6 +167,8 @@ Text <small><cite><pre>pre in a citation</pre></cite></small>, <em><blockquote>a
 <button>press</button> <form action="x"><input value="v"><label>a label</label></form>
 <video src="v.mp4">video</video> <audio src="a.mp3">audio</audio>
 <picture><source srcset="a.webp"><img src="https://example.org/a.png" alt="a picture"></picture>
+<noscript><p>a fallback paragraph</p></noscript> <select><option>a</option><option>b</option></select>
+<textarea>a <b>field</b></textarea> <object data="x.svg"><p>an object's fallback</p></object>
 
 """ + "<span>" * 600 + "nested 600 deep" + "</span>" * 600 + "\n\n" + "<div>" * 600 + "<p>deep</p>" \
     + "</div>" * 600 + "\n"

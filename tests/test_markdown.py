@@ -23,6 +23,7 @@ from newsroom.render.markdown import (
     TextMarks,
     citation_backrefs,
     find_references,
+    left_out,
     plain_text,
     prose_tokens,
     reading_text,
@@ -346,6 +347,35 @@ def test_xss_payloads_are_neutralised_all_at_once(renderer: MarkdownRenderer) ->
 
 def test_script_content_is_dropped_not_shown(renderer: MarkdownRenderer) -> None:
     assert "alert" not in text_of(renderer.html("Hello <script>alert(1)</script> world"))
+
+
+@pytest.mark.parametrize(("raw", "html", "plain", "said"), [
+    ("Enable scripts: <noscript>the <b>search</b> needs JavaScript</noscript>.",
+     "<p>Enable scripts: the <b>search</b> needs JavaScript.</p>\n",
+     "Enable scripts: the search needs JavaScript.", ["<noscript>"]),
+    ("<noscript>\n<p>Turn on <em>JavaScript</em> <script>alert(1)</script></p>\n</noscript>",
+     "\n<p>Turn on <em>JavaScript</em> </p>\n", "Turn on JavaScript", ["<noscript>", "<script>"]),
+    ('<object data="https://e.org/chart.svg"><param name="x" value="y"><a href="https://e.org/c.png">the chart</a>'
+     "</object>", '<p><a href="https://e.org/c.png" rel="noopener noreferrer">the chart</a></p>\n', "the chart",
+     ["<object>", "<param>"]),
+    ('A field: <textarea rows="3">a < b & <i>c</i></textarea>.', "<p>A field: a &lt; b &amp; &lt;i&gt;c&lt;/i&gt;.</p>\n",
+     "A field: a < b & <i>c</i>.", ["<textarea>"]),
+    ('Pick <select name="s"><option value="1">small</option><optgroup label="big"><option selected>large'
+     "<option>huge</optgroup></select> now.", "<p>Pick small / large / huge now.</p>\n",
+     "Pick small / large / huge now.", ["<select>", "<option>", "<optgroup>"]),
+    ('An <iframe src="https://e.org/v" srcdoc="&lt;p&gt;x">fallback</iframe> embed.', "<p>An  embed.</p>\n",
+     "An embed.", ["<iframe>"]),
+])
+def test_an_element_the_pages_leave_out_leaves_its_text_but_code_and_embedded_documents(
+        renderer: MarkdownRenderer, raw: str, html: str, plain: str, said: list[str]) -> None:
+    """A paste's fallback for readers without scripts or plugins (<noscript>, <object>) is shown, cleaned; a
+    form's text field its text as written, tags and all (as the field showed it); a drop-down list its choices,
+    " / " between them (in the sentence it stands in, where a list would break the paragraph). An <iframe>'s
+    content is raw text that no browser shows (it shows the document of its `src` or `srcdoc`): it goes, as a
+    script's does. The email's text part reads the same words, and `check` names the tags left out."""
+    assert str(renderer.html(raw)) == html
+    assert plain_text(raw) == plain
+    assert left_out(raw) == said
 
 
 def test_allowed_raw_html_survives(renderer: MarkdownRenderer) -> None:

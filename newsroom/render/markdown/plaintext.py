@@ -15,7 +15,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from newsroom.render.markdown.cleaning import _text_cleaner
+from newsroom.render.markdown.cleaning import _text_cleaner, _unwrapped
 from newsroom.render.markdown.links import LinkResolver, _classify
 from newsroom.render.markdown.memo import _STORES, PLAIN_ON_THE_SPOT, text_key
 from newsroom.render.markdown.parsing import (_SPACES, DEFAULT_MAX_NESTING, _link_text_parser, _parse, _parser, _Prose,
@@ -127,7 +127,7 @@ class _PlainText:
         elif kind in ("fence", "code_block"):
             self._add(token.content.rstrip("\n"), code=True)
         elif kind == "html_block":
-            self._add(html_lib.unescape(self.cleaner.clean(token.content)).strip())
+            self._add(html_lib.unescape(self.cleaner.clean(_unwrapped(token.content))).strip())
         if kind in ("bullet_list_close", "ordered_list_close", "table_close") and not self.lists:
             block = "\n".join(line.rstrip() for line in self.lines).strip("\n")
             self.blocks.extend([block] if block else [])
@@ -217,7 +217,7 @@ class _PlainText:
             kept.append(Token("text", "", 0, content=" ") if token.type == "softbreak" else token)
         html = self.md.renderer.render([Token("inline", "", 0, children=kept)], self.md.options, {})
         # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
-        return _SPACES.sub(" ", html_lib.unescape(self.cleaner.clean(html))).strip()
+        return _SPACES.sub(" ", html_lib.unescape(self.cleaner.clean(_unwrapped(html)))).strip()
 
     @staticmethod
     def _link_mark(marks: TextMarks | None, token: Token, text: list[Token]) -> str | None:
