@@ -421,6 +421,28 @@ def test_a_link_in_a_raw_link_closes_it_and_leaves_it_nothing_to_read(sample_cli
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_raw_link_around_a_paragraph_is_named_by_its_words_and_check_agrees(sample_cli, write_files, tmp_path):
+    """A paste's link around a paragraph, in a paragraph: HTML ends the paragraph at the <p> and shows the words
+    in a copy of the link; the page has no empty link left, and `check` says none. Around a table, whose cells
+    no copy reaches, the link is empty on the page, and `check` says so."""
+    texts = {"definition": "Plain.",
+             "history": "See <a href='https://example.org/pasted'><p>the pasted text</p></a> here.",
+             "current_state": "See <a href='https://example.org/table'><table><tr><td>a cell</td></tr></table></a>."}
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_texts(texts)})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.current_state: warning: link 'https://example.org/table' has no text: screen readers say "
+        "\"link\" and nothing more; write its text between the brackets ([text](…)), or alt text for its image "
+        "([![what it shows](…)](…))", "0 error(s), 1 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    names = [(link.get("href"), "".join(link.itertext())) for link in page.iter("a")
+             if link.get("href") in ("https://example.org/pasted", "https://example.org/table")]
+    assert names == [("https://example.org/pasted", "the pasted text"), ("https://example.org/table", "")]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_cli, write_files, tmp_path):
     """A definition is one paragraph of Markdown (links, citations): `<context>` in it was dropped from its
     page, the index, feeds and search without a word; `\\<context>` shows it."""

@@ -780,6 +780,31 @@ def test_raw_html_descendants_and_table_spans_are_as_html5_allows_each_word_kept
     assert str(renderer.html(raw)) == html
 
 
+@pytest.mark.parametrize(("raw", "html", "unnamed"), [
+    ('Before <a href="https://e.org/a"><p>Text</p></a> after',
+     '<p>Before </p><p><a href="https://e.org/a" rel="noopener noreferrer">Text</a></p> after<p></p>', []),
+    ('<a href="https://e.org/a"> <p>One</p><p>Two</p></a>',
+     '<p></p><p><a href="https://e.org/a" rel="noopener noreferrer">One</a></p>'
+     '<p><a href="https://e.org/a" rel="noopener noreferrer">Two</a></p><p></p>', []),
+    ('x <a href="https://e.org/a"><ul><li>an item</li></ul></a>',
+     '<p>x </p><ul><li><a href="https://e.org/a" rel="noopener noreferrer">an item</a></li></ul><p></p>', []),
+    # No copy holds the words (a table cell starts afresh), or nothing is in it: the link is empty, and said.
+    ('x <a href="https://e.org/a"><table><tr><td>a cell</td></tr></table></a>',
+     '<p>x <a href="https://e.org/a" rel="noopener noreferrer"></a></p><table><tbody><tr><td>a cell</td></tr>'
+     '</tbody></table><p></p>', ["https://e.org/a"]),
+    ('x <a href="https://e.org/a"><p><img src="https://e.org/i.png" alt=""></p></a>',
+     '<p>x </p><p><a href="https://e.org/a" rel="noopener noreferrer"><img src="https://e.org/i.png" alt=""></a></p>'
+     '<p></p>', ["https://e.org/a"]),
+])
+def test_a_raw_link_around_a_paragraph_is_named_by_its_words_not_left_empty(
+        renderer: MarkdownRenderer, raw: str, html: str, unnamed: list[str]) -> None:
+    """A paste's `<a href="…"><p>Text</p></a>` in a paragraph: HTML closes the paragraph, and the link with it,
+    at the <p> and holds the words in a copy of the link; the empty link it left was a link with no name to a
+    screen reader. It goes, as the words name the copy; `check` reads the page's links and agrees."""
+    assert str(renderer.html(raw)) == html + "\n"
+    assert unnamed_links(raw) == unnamed
+
+
 @pytest.mark.parametrize(("raw", "words"), [
     ("<span>" * 600 + "deep" + "</span>" * 600, ["deep"]),
     ("<table><tr><td>" * 300 + "deep" + "</td></tr></table>" * 300, ["deep"]),
