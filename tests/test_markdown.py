@@ -358,8 +358,8 @@ def test_script_content_is_dropped_not_shown(renderer: MarkdownRenderer) -> None
     ('<object data="https://e.org/chart.svg"><param name="x" value="y"><a href="https://e.org/c.png">the chart</a>'
      "</object>", '<p><a href="https://e.org/c.png" rel="noopener noreferrer">the chart</a></p>\n', "the chart",
      ["<object>", "<param>"]),
-    ('A field: <textarea rows="3">a < b & <i>c</i></textarea>.', "<p>A field: a &lt; b &amp; &lt;i&gt;c&lt;/i&gt;.</p>\n",
-     "A field: a < b & <i>c</i>.", ["<textarea>"]),
+    ('A field: <textarea rows="3">a < b & <i>c</i></textarea>.',
+     "<p>A field: a &lt; b &amp; &lt;i&gt;c&lt;/i&gt;.</p>\n", "A field: a < b & <i>c</i>.", ["<textarea>"]),
     ('Pick <select name="s"><option value="1">small</option><optgroup label="big"><option selected>large'
      "<option>huge</optgroup></select> now.", "<p>Pick small / large / huge now.</p>\n",
      "Pick small / large / huge now.", ["<select>", "<option>", "<optgroup>"]),

@@ -22,9 +22,9 @@ from newsroom.render.markdown.renderer import MarkdownRenderer
 #: character references (`&nbsp;`), images without alt text (`![](…)`), citation marks (`[1]`) and tags (`<img …
 #: alt="">`, `<span>`): a filter that may let through a text with none, never one with one. A text with an element
 #: the pages leave out with its content (`<script>`, `_DROPPED`), with a link or a block that may open in a raw
-#: `<a …>`, which HTML then closes (`_nested`), with a raw `<a …>` left open in its paragraph (`_left_open`: HTML opens it
-#: again, empty, after the paragraph), or with a raw `<a` whose attributes hold a `<` (`_ODD`), is read all the
-#: same. Each pattern stops at the next place another search may start (a filler is no `<a …>` and no `</a>`, no
+#: `<a …>`, which HTML then closes (`_nested`), with a raw `<a …>` left open in its paragraph (`_left_open`: HTML
+#: opens it again, empty, after the paragraph), or with a raw `<a` whose attributes hold a `<` (`_ODD`), is read all
+#: the same. Each pattern stops at the next place another search may start (a filler is no `<a …>` and no `</a>`, no
 #: character class crosses a `<`, a `(` or a `)` it does not pair: an image's address may hold one pair of
 #: brackets, as `(a_(b))`, or escaped ones), so a text is searched in linear time: a text of thousands of `<a x>`
 #: took seconds for each 10 KB more (every opening searched the rest of the text again).
