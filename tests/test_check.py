@@ -142,6 +142,28 @@ def test_raw_html_the_site_leaves_out_is_a_warning_naming_what(sample_cli, write
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_raw_html_left_out_with_its_text_kept_is_said_as_left_out_and_the_page_shows_the_text(
+        sample_cli, write_files, tmp_path):
+    """A paste's <noscript>, <textarea> and <select> leave their text on the page (an <iframe> its content, which
+    no browser shows, does not): `check` names the tags the page leaves out, and what it says the reader gets
+    is what the page shows."""
+    history = ("Search: <noscript>needs <b>JavaScript</b></noscript>, <textarea>a <i>note</i></textarea>, "
+               "<select><option>one</option><option>two</option></select>. <iframe src='https://example.org/v'>a "
+               "video</iframe>.")
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_history(f'"{history}"\n')})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.history: warning: the site leaves out <noscript>, <textarea>, <select>, <option> and more: "
+        "write it in Markdown (a `\\<` shows a `<` as it is), or take it out", "0 error(s), 1 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    [history] = page.findall(".//section[@id='history']/p")
+    assert "".join(history.itertext()) == "Search: needs JavaScript, a <i>note</i>, one / two. ."
+    assert [child.tag for child in history] == ["b"]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_link_with_nothing_to_read_is_a_warning_saying_how_to_name_it(sample_cli, write_files):
     """`[](…)` and an image link without alt text were links a screen reader could only call "link" (or spell
     out the address of): built without a word. A link with text, or with an image described, says nothing."""
@@ -419,6 +441,28 @@ def test_a_link_in_a_raw_link_closes_it_and_leaves_it_nothing_to_read(sample_cli
     names = {link.get("href"): "".join(link.itertext()) for link in page.iter("a")}
     assert [names[f"https://example.org/{url}"] for url in ("outer", "inner", "raw-outer", "raw-inner", "named")] == [
         "", "the inner", "", "inner", "see "]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_raw_link_around_a_paragraph_is_named_by_its_words_and_check_agrees(sample_cli, write_files, tmp_path):
+    """A paste's link around a paragraph, in a paragraph: HTML ends the paragraph at the <p> and shows the words
+    in a copy of the link; the page has no empty link left, and `check` says none. Around a table, whose cells
+    no copy reaches, the link is empty on the page, and `check` says so."""
+    texts = {"definition": "Plain.",
+             "history": "See <a href='https://example.org/pasted'><p>the pasted text</p></a> here.",
+             "current_state": "See <a href='https://example.org/table'><table><tr><td>a cell</td></tr></table></a>."}
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_texts(texts)})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.current_state: warning: link 'https://example.org/table' has no text: screen readers say "
+        "\"link\" and nothing more; write its text between the brackets ([text](…)), or alt text for its image "
+        "([![what it shows](…)](…))", "0 error(s), 1 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    names = [(link.get("href"), "".join(link.itertext())) for link in page.iter("a")
+             if link.get("href") in ("https://example.org/pasted", "https://example.org/table")]
+    assert names == [("https://example.org/pasted", "the pasted text"), ("https://example.org/table", "")]
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")

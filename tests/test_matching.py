@@ -179,7 +179,7 @@ def test_english_dotted_names_and_addresses(text: str, expected: list[tuple[str,
     # Raw elements the cleaner drops with their content: the page shows nothing of them.
     ("<script>GPU</script> és <style>/* trainium */</style>, <svg><text>GPU</text></svg> a Trainiumot",
      ["Trainiumot"]),
-    ("A `<style>` után GPU-k, aztán <textarea>trainium", ["GPU-k"]),
+    ("A `<style>` után GPU-k, aztán <iframe>trainium", ["GPU-k"]),
     # A backslash-escaped `<` is literal text: the name after it is shown.
     ("Egy \\<code>GPU</code> és \\<script>GPU-k", ["GPU", "GPU-k"]),
 ])
@@ -193,7 +193,10 @@ def test_a_name_in_markdown_code_is_no_mention(text: str, expected: list[str]) -
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("<script>GPU</script> and <noscript>Trainium</noscript>, <template>AI</template> on GPUs", ["GPUs"]),
+    ("<script>GPU</script> and <iframe>Trainium</iframe>, <template>AI</template> on GPUs", ["GPUs"]),
+    # Elements the pages leave out with their text kept: a name in their text is shown, so a mention.
+    ("<noscript>GPU</noscript>, <textarea>Trainium</textarea>, <select><option>AI</option></select>",
+     ["GPU", "Trainium", "AI"]),
     ("An unclosed <style>GPU\n\nTrainium", []),
     ("An escaped \\<kbd>GPU\\</kbd> and \\<style>Trainium", ["GPU", "Trainium"]),
     # A tag's attributes and a Markdown link's title are no text of the page: a tooltip, a raw image's alt.

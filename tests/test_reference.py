@@ -570,15 +570,16 @@ def test_a_reference_page_says_when_it_was_last_updated(indexed, lang, shown):
 
 
 @pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
-@pytest.mark.parametrize("lang, slug, before", [("hu", "trainium", ["h1"]), ("en", "trainium", ["h1"]),
-                                                ("en", "only-hu", ["h1", "p.untranslated"])])
+@pytest.mark.parametrize("lang, slug, before", [("hu", "trainium", ["header"]), ("en", "trainium", ["header"]),
+                                                ("en", "only-hu", ["header", "p.untranslated"])])
 def test_last_updated_is_a_line_of_its_own_under_the_title(indexed, lang, slug, before):
     """The seed shows no date: it goes where a reader looks for one, under the title (after the note that
     the page is not yet translated, if it is not), a line of its own: not run into the how-to-read note
     that follows, and with it into its sentence on sources, as the page's text read before."""
     main = _parse(indexed / lang / "reference" / slug / "index.html").find(".//main/article")
     names = [child.tag + (f".{child.get('class')}" if child.tag == "p" else "") for child in main]
-    assert names[1:len(before) + 3] == [*before, "p.updated", "p.how-to-read"]
+    assert names[:len(before) + 2] == [*before, "p.updated", "p.how-to-read"]
+    assert [child.tag for child in main.find("header")] == ["nav", "h1"]  # the breadcrumb, then the title
     updated = main.find("p[@class='updated']")
     assert (updated.tail or "").startswith("\n"), "the date runs on into the next paragraph"
 

@@ -17,9 +17,12 @@ from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parse
 ALLOWED_TAGS = frozenset("""a abbr b blockquote br caption cite code dd del details dfn dl dt em
     figcaption figure h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span strong
     sub summary sup table tbody td tfoot th thead tr ul var wbr""".split())
-#: Dropped together with their content: code, styling, embedded documents and forms.
-DROPPED_WITH_CONTENT = frozenset("""applet embed frame frameset iframe math noembed noframes noscript
-    object script select style svg template textarea title xmp""".split())
+#: Dropped together with their content: code, styling, embedded documents and frames (an <iframe>'s content is
+#: raw text no browser shows: it shows the document its `src` or `srcdoc` holds, which a page does not embed).
+#: Any other element the cleaner drops leaves its text: a <textarea>'s as written, tags and all (as the field
+#: shows it), an <object>'s fallback content cleaned, and a <noscript>'s and a <select>'s (see `_unwrapped`).
+DROPPED_WITH_CONTENT = frozenset("""applet embed frame frameset iframe math noembed noframes script style svg
+    template title xmp""".split())
 _ALIGN_CLASSES = {"align-left", "align-center", "align-right"}
 _ANCHOR_ID = re.compile(r"[a-z][a-z0-9-]*-[0-9]+-[0-9]+\Z")
 
@@ -50,6 +53,31 @@ def _outside_rel(html: str) -> str:
         return f'<a{attributes} rel="{OUTSIDE_REL}">'
 
     return _A_START.sub(mark, html)
+
+
+_UNWRAPPED_TAG = re.compile(r"<(/?)(noscript|select|option|optgroup)(?=[\s/>])[^>]*>", re.IGNORECASE)
+
+
+def _unwrapped(html: str) -> str:
+    """`html` without the tags of its <noscript>, <select>, <option> and <optgroup> elements, their content
+    read as the text around it: a noscript's (the text a reader without scripts gets) is HTML, cleaned as the
+    rest, where the cleaner, which parses as a browser running scripts does, takes it for text, tags and all;
+    a select's options are its text, " / " between them (the cleaner runs them together: "OneTwo")."""
+    if _UNWRAPPED_TAG.search(html) is None:
+        return html  # nearly every text: it holds none of them
+    first = True  # no option yet in the open select: nothing goes before it
+
+    def replaced(match: re.Match[str]) -> str:
+        nonlocal first
+        name = match.group(2).lower()
+        if name == "select":
+            first = True
+        elif name == "option" and not match.group(1):
+            shown, first = ("" if first else " / "), False
+            return shown
+        return ""
+
+    return _UNWRAPPED_TAG.sub(replaced, html)
 
 
 @lru_cache(maxsize=1)
@@ -100,7 +128,7 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     if not raw:
         return found
     fragment = "".join(raw)
-    kept = _Markup.of(_html_cleaner().clean(fragment))
+    kept = _Markup.of(_html_cleaner().clean(_unwrapped(fragment)))
     for tag, attributes in _Markup.of(fragment).elements:
         if tag not in kept.tags:
             found.append(f"<{tag}>")
@@ -110,11 +138,13 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
 
 
 class _Markup(HTMLParser):
-    """The elements of an HTML fragment: (tag, attribute names), in order."""
+    """The elements of an HTML fragment: (tag, attribute names), in order; none in a <textarea>, whose content
+    is text, tags and all, to the cleaner as to a browser."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.elements: list[tuple[str, tuple[str, ...]]] = []
+        self.in_textarea = False
 
     @classmethod
     def of(cls, fragment: str) -> _Markup:
@@ -124,7 +154,13 @@ class _Markup(HTMLParser):
         return parser
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.elements.append((tag, tuple(name for name, _ in attrs)))
+        if not self.in_textarea:
+            self.elements.append((tag, tuple(name for name, _ in attrs)))
+            self.in_textarea = tag == "textarea"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "textarea":
+            self.in_textarea = False
 
     @property
     def tags(self) -> set[str]:

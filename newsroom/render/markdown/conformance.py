@@ -5,7 +5,8 @@ nh3 keeps allowed tags and attributes wherever they are written; the page then f
 `<summary>`, text in a `<ul>` or a `<dl>` that is no list of terms, a list inside a `<span>`, an `<img>`
 whose URL the cleaner left out, a `lang` that is no language tag, `colspan="0"`, `start="one"`, a URL
 with a space, a <dfn> in a <dfn>, a list in a <summary>, a heading in a <dt>, a table in a <caption>, a
-`colspan` past a table's columns (`tables.fit_spans`), a paste nested deeper than browsers keep a tree.
+`colspan` past a table's columns (`tables.fit_spans`), a paste nested deeper than browsers keep a tree, the
+empty link HTML leaves where a raw link around a paragraph opened.
 `attribute_value` (the cleaner's attribute filter) keeps a value HTML5 allows, mends a URL, and drops the
 rest; `conform` rewrites the cleaner's output so that each element sits where it may, keeping every word
 of it. Markdown's own HTML needs neither: markdown-it writes only valid structure.
@@ -14,6 +15,7 @@ of it. Markdown's own HTML needs neither: markdown-it writes only valid structur
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from html.parser import HTMLParser
 from urllib.parse import quote, urlsplit
 
@@ -234,6 +236,7 @@ def conform(html: str) -> str:
         element.children = _fixed_children(element)
         stack.extend(element.elements())
     _unwrap_phrasing_around_blocks(order)
+    _drop_links_left_empty(order)
     _fit_contexts(builder.root)
     return _serialised(builder.root)
 
@@ -256,6 +259,37 @@ def _unwrap_phrasing_around_blocks(order: list[_Element]) -> None:
                     or child.name in _TRANSPARENT and holds_block.get(id(child), False)
         element.children = children
         holds_block[id(element)] = block
+
+
+def _drop_links_left_empty(order: list[_Element]) -> None:
+    """A raw link around a paragraph or a list in a paragraph (`<a href="…"><p>Text</p></a>`, a paste) is split
+    by the parser as by a browser: it is left empty where it opened, at the end of the paragraph the block
+    closes, and a copy of it holds the block's words. The empty one, which a screen reader reads as a link with
+    no name, goes: the words are the link's name, in the copy (as an <em> around a paragraph is the paragraph's)."""
+    for element in order:
+        shown = [child for child in element.children if isinstance(child, _Element) or child.strip()]
+        for block, after in zip(shown, shown[1:]):
+            if not isinstance(block, _Element) or not isinstance(after, _Element):
+                continue
+            last = _first_shown(reversed(block.children))
+            if isinstance(last, _Element) and last.name == "a" and not last.elements() and not last.holds_text() \
+                    and _first_link(after) == last.start:
+                block.children.remove(last)
+
+
+def _first_shown(nodes: Iterable[_Element | str]) -> _Element | str | None:
+    """The first of `nodes` that is an element or holds more than spaces."""
+    return next((node for node in nodes if isinstance(node, _Element) or node.strip()), None)
+
+
+def _first_link(element: _Element) -> str | None:
+    """The start tag of the link `element` begins with, through its first children, if it begins with one."""
+    node: _Element | str | None = element
+    while isinstance(node, _Element):
+        if node.name == "a":
+            return node.start
+        node = _first_shown(node.children)
+    return None
 
 
 #: How deep a text's elements nest: deeper, an element's content is its text (browsers flatten a page's tree

@@ -15,7 +15,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from newsroom.render.markdown.cleaning import _text_cleaner
+from newsroom.render.markdown.cleaning import _text_cleaner, _unwrapped
 from newsroom.render.markdown.links import LinkResolver, _classify
 from newsroom.render.markdown.memo import _STORES, PLAIN_ON_THE_SPOT, text_key
 from newsroom.render.markdown.parsing import (_SPACES, DEFAULT_MAX_NESTING, _link_text_parser, _parse, _parser, _Prose,
@@ -59,7 +59,7 @@ def _plain_in(md: MarkdownIt, tokens: list[Token] | _Prose, text: str) -> str:
         # A link markdown-it refused (`[text](javascript:…)`, `[text]: data:…`) stays Markdown: read its text.
         md = _link_text_parser(md.options["maxNesting"])
         tokens = _parse(md, text, as_prose=False)
-    writer = _PlainText(md, _text_cleaner())
+    writer = _PlainText(md, _text_cleaner(), raw_html="<" in text)
     for token in tokens:
         writer.feed(token)
     return "\n\n".join(writer.blocks)
@@ -82,7 +82,7 @@ def reading_text(text: str, *, width: int, marks: TextMarks | None = None,
     each paragraph wrapped at `width` and each list item under a hanging indent (a long word or URL is
     never broken; code keeps its lines), and each link followed by its mark (see `TextMarks`)."""
     md = _link_text_parser(max_nesting)  # a link the pages show as its Markdown reads as its text (no mark)
-    writer = _PlainText(md, _text_cleaner(), width=width, marks=marks)
+    writer = _PlainText(md, _text_cleaner(), width=width, marks=marks, raw_html="<" in text)
     for token in _parse(md, text, as_prose=False):
         writer.feed(token)
     return "\n\n".join(writer.blocks)
@@ -103,6 +103,7 @@ class _PlainText:
     hangs: list[int] = field(default_factory=list)  # per open list: the width of its open item's marker
     marks: TextMarks | None = None  # what links are followed by (see `reading_text`)
     quotes: list[int | None] = field(default_factory=list)  # per open quote: its first block (None: not marked)
+    raw_html: bool = True  # whether the text may hold raw HTML (a `<`), whose tags `_unwrapped` may take out
 
     def feed(self, token: Token) -> None:
         kind = token.type
@@ -127,7 +128,7 @@ class _PlainText:
         elif kind in ("fence", "code_block"):
             self._add(token.content.rstrip("\n"), code=True)
         elif kind == "html_block":
-            self._add(html_lib.unescape(self.cleaner.clean(token.content)).strip())
+            self._add(html_lib.unescape(self.cleaner.clean(_unwrapped(token.content))).strip())
         if kind in ("bullet_list_close", "ordered_list_close", "table_close") and not self.lists:
             block = "\n".join(line.rstrip() for line in self.lines).strip("\n")
             self.blocks.extend([block] if block else [])
@@ -216,6 +217,7 @@ class _PlainText:
                     continue
             kept.append(Token("text", "", 0, content=" ") if token.type == "softbreak" else token)
         html = self.md.renderer.render([Token("inline", "", 0, children=kept)], self.md.options, {})
+        html = _unwrapped(html) if self.raw_html else html
         # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
         return _SPACES.sub(" ", html_lib.unescape(self.cleaner.clean(html))).strip()
 

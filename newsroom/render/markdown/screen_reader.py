@@ -21,10 +21,10 @@ from newsroom.render.markdown.renderer import MarkdownRenderer
 #: What a link with nothing to read needs: brackets (`[…](…)`, `[…][…]`), or a raw `<a …>`, holding only spaces,
 #: character references (`&nbsp;`), images without alt text (`![](…)`), citation marks (`[1]`) and tags (`<img …
 #: alt="">`, `<span>`): a filter that may let through a text with none, never one with one. A text with an element
-#: the pages leave out with its content (`<script>`, `_DROPPED`), with a link that may open in a raw `<a …>`,
-#: which HTML then closes (`_nested`), with a raw `<a …>` left open in its paragraph (`_left_open`: HTML opens it
-#: again, empty, after the paragraph), or with a raw `<a` whose attributes hold a `<` (`_ODD`), is read all the
-#: same. Each pattern stops at the next place another search may start (a filler is no `<a …>` and no `</a>`, no
+#: the pages leave out with its content (`<script>`, `_DROPPED`), with a link or a block that may open in a raw
+#: `<a …>`, which HTML then closes (`_nested`), with a raw `<a …>` left open in its paragraph (`_left_open`: HTML
+#: opens it again, empty, after the paragraph), or with a raw `<a` whose attributes hold a `<` (`_ODD`), is read all
+#: the same. Each pattern stops at the next place another search may start (a filler is no `<a …>` and no `</a>`, no
 #: character class crosses a `<`, a `(` or a `)` it does not pair: an image's address may hold one pair of
 #: brackets, as `(a_(b))`, or escaped ones), so a text is searched in linear time: a text of thousands of `<a x>`
 #: took seconds for each 10 KB more (every opening searched the rest of the text again).
@@ -34,7 +34,11 @@ _MAYBE_UNNAMED = re.compile(r"(?:\[|<a\s[^<>]*+>)(?:\s|&#?[a-z0-9]++;"
 _DROPPED = re.compile(rf"<(?:{'|'.join(sorted(DROPPED_WITH_CONTENT))})[\s/>]", re.IGNORECASE)
 _OPENS = re.compile(r"<a\s[^<>]*+>", re.IGNORECASE)
 _OPENS_OR_CLOSES = re.compile(r"<a\s[^<>]*+>|</a[\s>]|\n[ \t]*+\n", re.IGNORECASE)  # and paragraphs' ends
-_CLOSES_IT = re.compile(r"\[|<a[\s>/]|<[a-z][a-z0-9+.-]*:", re.IGNORECASE)  # a citation, a link, an autolink
+#: A citation, a link, an autolink, or a block that closes the paragraph a link stands in (HTML then leaves the link
+#: empty there, its copy holding the block's words where HTML copies it: see `conformance._drop_links_left_empty`).
+_CLOSES_IT = re.compile(r"\[|<a[\s>/]|<[a-z][a-z0-9+.-]*:|<(?:address|article|aside|blockquote|center|details|dialog"
+                        r"|dir|div|dl|dd|dt|fieldset|figcaption|figure|footer|form|h[1-6]|header|hgroup|hr|li|listing"
+                        r"|main|menu|nav|ol|p|pre|section|summary|table|ul)[\s/>]", re.IGNORECASE)
 _ODD = re.compile(r"<a\s[^<>]*+<", re.IGNORECASE)
 
 
@@ -55,8 +59,9 @@ def unnamed_links(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str
 
 
 def _nested(text: str) -> bool:
-    """Whether a raw `<a …>` of `text` has a citation, a link or an autolink after it, which may close it: after
-    the first one whenever after any (one search from there, not one from each)."""
+    """Whether a raw `<a …>` of `text` has a citation, a link, an autolink or a block after it, which may close it
+    (or the paragraph it stands in): after the first one whenever after any (one search from there, not one from
+    each)."""
     opened = _OPENS.search(text)
     return opened is not None and _CLOSES_IT.search(text, opened.end()) is not None
 

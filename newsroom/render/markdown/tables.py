@@ -3,7 +3,8 @@
 An editor's table (pasted, or cut down by hand) may have a cell whose `colspan` runs past every other row's
 columns, a `rowspan` past the end of its row group, an empty row, a second caption, head or foot: the Nu
 HTML Checker rejects each, and browsers clip the spans anyway. `fit_spans` makes the table as browsers show
-it: a column no cell begins in and a row with no cell are taken out, a span clipped to where they end.
+it: a column no cell begins in and a row with no cell are taken out, a span clipped to where they end. A row
+short of the table's columns (which the checker warns of) ends in an empty cell, where browsers show a gap.
 """
 
 from __future__ import annotations
@@ -20,19 +21,26 @@ _RANKS = {"caption": 0, "thead": 1, "tbody": 2, "tfoot": 3}  # HTML5's order of 
 
 
 def fit_spans(table: _Element) -> None:
-    """`table` (the cleaner's: its rows in row groups) with its parts in order and every span fitted."""
+    """`table` (the cleaner's: its rows in row groups) with its parts in order, every span fitted and every row
+    as wide as the table."""
     _in_order(table)
     cells: list[tuple[_Element, int, int]] = []  # each cell, the column it begins in, its colspan
+    ends: list[tuple[_Element, int]] = []  # each row, the column after the last it covers
     for group in table.elements():
         if group.name in _GROUPS:
             group.children = [child for child in group.children
                               if isinstance(child, str) or child.name != "tr" or _cells(child)]
-            cells.extend(_group_cells(group))
+            cells.extend(_group_cells(group, ends))
     starts = {column for _, column, _ in cells}
     for cell, column, colspan in cells:
         kept = sum(1 for spanned in range(column, column + colspan) if spanned in starts)
         if kept != colspan:
             _set_span(cell, "colspan", kept)
+    for row, end in ends:  # a row short of the table's columns (a span over it clipped) ends in an empty cell
+        short = sum(1 for column in starts if column >= end)
+        if short:
+            start = f'<td colspan="{short}">' if short > 1 else "<td>"
+            row.children.append(type(row)("td", start))  # conformance's _Element (which imports this module)
 
 
 def _in_order(table: _Element) -> None:
@@ -56,12 +64,13 @@ def _cells(row: _Element) -> list[_Element]:
     return [child for child in row.elements() if child.name in ("td", "th")]
 
 
-def _group_cells(group: _Element) -> list[tuple[_Element, int, int]]:
+def _group_cells(group: _Element, ends: list[tuple[_Element, int]]) -> list[tuple[_Element, int, int]]:
     """The cells of a row group with the column each begins in (as HTML's table model places them) and its
     colspan; a colspan over a cell spanning down from a row above, and a rowspan past the group's last row,
-    are clipped."""
+    are clipped. Each row is added to `ends` with the column after the last it covers."""
     rows = [child for child in group.elements() if child.name == "tr"]
     taken: set[tuple[int, int]] = set()
+    reach: dict[int, int] = {}  # each row's column after the last a cell in it or spanning down into it covers
     placed: list[tuple[_Element, int, int]] = []
     for y, row in enumerate(rows):
         x = 0
@@ -81,8 +90,11 @@ def _group_cells(group: _Element) -> list[tuple[_Element, int, int]]:
                     _set_span(cell, "rowspan", len(rows) - y)
                 rowspan = len(rows) - y
             taken.update((column, line) for column in range(x, x + colspan) for line in range(y, y + rowspan))
+            for line in range(y, y + rowspan):
+                reach[line] = max(reach.get(line, 0), x + colspan)
             placed.append((cell, x, colspan))
             x += colspan
+        ends.append((row, reach[y]))
     return placed
 
 
