@@ -30,7 +30,8 @@ from newsroom.build.derived import term_matchers
 from newsroom.build.masthead import respliced
 from newsroom.build.memos import Memo, fresh_memos, load_memos
 from newsroom.build.model import Content, Record, load_content
-from newsroom.build.pages import PageSpec, derive, list_pages
+from newsroom.build.page_specs import PageSpec
+from newsroom.build.pages import derive, list_pages
 from newsroom.build.pipeline import BuildResult, code_version
 from newsroom.build.publishing import IN_PLACE_SHARE, Made, publish, published
 from newsroom.build.stale import AGGREGATE, largest_first, stale_groups, stale_pages

@@ -10,7 +10,8 @@ from typing import Any
 from jinja2 import meta as jinja_meta
 
 from newsroom.build import state, urls
-from newsroom.build.pages import PagePlan, Planner
+from newsroom.build.page_specs import PagePlan
+from newsroom.build.pages import Planner
 from newsroom.build.publishing import Made
 from newsroom.build.rendering import PageRenderer
 from newsroom.build.tracking import SEP
