@@ -23,8 +23,9 @@ from sqlalchemy import Engine
 from newsroom import SAMPLE_DIR
 from newsroom.build.model import load_content
 from newsroom.checks import check_content
-from newsroom.content.importer import canonical, import_records
+from newsroom.content.importer import import_records
 from newsroom.content.reader import LoadedRecord, read_files, record_key
+from newsroom.content.stored import canonical
 from newsroom.db.migrate import upgrade
 from newsroom.db.session import session_factory, transaction
 from newsroom.settings import Settings

@@ -240,7 +240,7 @@ class TermMatcher:
     def __repr__(self) -> str:
         """Every form it matches, in a stable order: two matchers with one repr find the same mentions.
 
-        The build's dependency records hash a matcher by its repr (see newsroom/build/tracking.py).
+        The build's dependency records hash a matcher by its repr (see newsroom/build/values.py).
         """
         return (f"TermMatcher({self.lang!r}, {sorted(self._sensitive.items())!r}, "
                 f"{sorted(self._insensitive.items())!r}, {self._exclude!r})")

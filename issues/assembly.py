@@ -25,8 +25,8 @@ from glossary.models import Entry
 from issues.models import Issue, Story
 from issues.queries import issue_by_number, next_number, overlapping_issues, sections, slug_taken, story_by_slug
 from issues.revisions import Change, current_issue_record, current_story_record, write_issue, write_story
-from newsroom.content.importer import former_slugs
 from newsroom.content.records import where_listed
+from newsroom.content.stored import former_slugs
 from newsroom.content.validator import Validator
 from newsroom.diagnostics import ContentError, Diagnostic, first_of, unknown_term
 from newsroom.models import VocabularyTerm

@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 
 from issues.models import Issue, Story
 from issues.records import apply_issue, apply_story, issue_to_record, story_to_record
-from newsroom.content.importer import canonical, changed_fields
 from newsroom.content.reader import record_hash
+from newsroom.content.stored import canonical, changed_fields
 from newsroom.models import (Revision, VocabularyTerm, continue_versions, created_fields, history_key,
                              last_versions)
 

@@ -27,12 +27,12 @@ from issues.assembly import close_up, removal_problems
 from issues.models import Story
 from issues.revisions import Change
 from newsroom.checks.changes import all_problems, buildable
-from newsroom.content.importer import (MODELS, ImportResult, canonical, changed_fields, former_slugs,
-                                      import_records, record_query, reference_problems)
+from newsroom.content.importer import ImportResult, import_records, reference_problems
 from newsroom.content.manifest import Base
 from newsroom.content.reader import FileRecord, LoadedRecord, in_files, record_hash, record_key
 from newsroom.content.renaming import LINK_KINDS
 from newsroom.content.schema import TEXTUAL, as_written, field_at
+from newsroom.content.stored import MODELS, canonical, changed_fields, former_slugs, record_query
 from newsroom.content.validator import Validator
 from newsroom.content.yamlio import dotted, parse, plain
 from newsroom.db.session import busy

@@ -17,10 +17,11 @@ from issues.models import Story
 from issues.records import apply_story
 from newsroom.build.model import load_content
 from newsroom.checks.changes import buildable
-from newsroom.content.importer import canonical, changed_fields, import_records, record_query
+from newsroom.content.importer import import_records
 from newsroom.content.reader import LoadedRecord, record_hash
 from newsroom.content.records import apply_page
 from newsroom.content.renaming import LINK_KINDS, UnrewrittenLink, rewrite_references
+from newsroom.content.stored import canonical, changed_fields, record_query
 from newsroom.content.validator import Validator
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.editing import RENAMED_KINDS, Conflict, Loaded, conflict, load, record_problem

@@ -16,7 +16,7 @@ import html5lib
 import pytest
 from sitebuild import OWN_SITE
 
-from newsroom.build.pages import PageSpec
+from newsroom.build.page_specs import PageSpec
 from newsroom.render.sitemap import render_sitemap
 
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"

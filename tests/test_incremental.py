@@ -1579,7 +1579,7 @@ def test_stored_reads_are_read_when_asked_for_and_alike_in_a_forked_worker(sampl
 def test_the_roots_that_changed_are_those_whose_value_is_another_now(sample_cli, tmp_path):
     # Values.changed hashes most roots its own quick way: it must find what comparing each one finds.
     from newsroom.build.pipeline import build
-    from newsroom.build.tracking import Values
+    from newsroom.build.values import Values
     from newsroom.settings import Settings
 
     engine = make_engine(sample_cli.db_url)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 
 from glossary.graph import GROUPS, name_label
@@ -18,6 +18,7 @@ from glossary.staleness import status_month
 from glossary.views import by_headword, index_headings, index_letters
 from issues.dates import format_date, format_source_dates
 from newsroom.build import urls
+from newsroom.build.page_specs import PageSpec
 from newsroom.build.tracking import SEP
 from newsroom.i18n import format_message
 from newsroom.names import distinct_names
@@ -25,9 +26,6 @@ from newsroom.render.markdown import plain_text
 
 
 from issues.dates import format_status_month
-
-if TYPE_CHECKING:  # Planner, which mixes this in, lives there
-    from newsroom.build.pages import PageSpec
 
 
 class GlossaryPages:

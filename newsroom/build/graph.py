@@ -12,7 +12,7 @@ from typing import Any
 from newsroom.build.blobs import MARSHAL_TAG, pack, tagged, unpack
 
 
-#: The layout of a stored graph, and the way keys fall under roots (tracking.Values.root): one stored in
+#: The layout of a stored graph, and the way keys fall under roots (values.Values.root): one stored in
 #: another is not read (the build then works without it, and works out the roots of what it remakes).
 #: 4: whether one item is in a derived sequence is a root of its own.
 GRAPH_FORMAT = 4
@@ -89,7 +89,7 @@ def _positions(numbers: list[int]) -> bytes:
 @dataclass
 class Graph:
     """Who read what, by root: for each root (a record, one value of a derived mapping, a collection's
-    key list; see tracking.Values.root) the outputs that read a key under it, and its value then.
+    key list; see values.Values.root) the outputs that read a key under it, and its value then.
 
     Every key's value is a function of its root's value, so an output none of whose roots changed
     has no changed read: a build compares the roots (tens of thousands) and decodes and compares the

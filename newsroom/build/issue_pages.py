@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Container, Iterable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from babel import Locale
 from markupsafe import Markup
@@ -23,14 +23,12 @@ from issues.visibility import is_public
 from newsroom.build import urls
 from newsroom.build.derived import pages_in
 from newsroom.build.model import Record
+from newsroom.build.page_specs import PageSpec
 from newsroom.build.tracking import EXISTS, SEP, unnoted, untracked
 from newsroom.i18n import format_count, text_direction
 from newsroom.render.markdown import DeferredHtml, MarkdownRenderer, SourceAnchors, plain_text
 
 
-
-if TYPE_CHECKING:  # Planner, which mixes this in, lives there
-    from newsroom.build.pages import PageSpec
 
 
 _STORIES = f"content.stories{SEP}"

@@ -30,13 +30,16 @@ from newsroom.build.derived import term_matchers
 from newsroom.build.masthead import respliced
 from newsroom.build.memos import Memo, fresh_memos, load_memos
 from newsroom.build.model import Content, Record, load_content
-from newsroom.build.pages import PageSpec, derive, list_pages
+from newsroom.build.page_specs import PageSpec
+from newsroom.build.pages import derive, list_pages
 from newsroom.build.pipeline import BuildResult, code_version
 from newsroom.build.publishing import IN_PLACE_SHARE, Made, publish, published
 from newsroom.build.stale import AGGREGATE, largest_first, stale_groups, stale_pages
 from newsroom.build.urls import SITE_NAMES, SITEMAP
 from newsroom.build.rendering import PageRenderer, run_all
-from newsroom.build.tracking import Remembered, Tracker, Values, track_content, track_derived, untracked_fields
+from newsroom.build.remembered import Remembered
+from newsroom.build.tracking import Tracker, track_content, track_derived, untracked_fields
+from newsroom.build.values import Values
 from newsroom.build.works import Spool
 from newsroom.build.writer import StagedTree, changed_since, collect, discarded_on_error
 from newsroom.checks import markdown_texts
@@ -245,7 +248,7 @@ def _forget_superseded(memos: Mapping[str, Memo], languages: tuple[str, ...]) ->
 
 
 def _forget_unshown_parts(parts: Memo, remade: Iterable[str]) -> None:
-    """Forget the parts of each feed made again that it neither took nor made (see tracking.Remembered):
+    """Forget the parts of each feed made again that it neither took nor made (see remembered.Remembered):
     a feed asks for every part it shows, so those are an issue's or a story's that left it (a newer one
     came, or it was unpublished, moved or removed). The feeds not made again keep theirs."""
     if parts.replace:  # a full build: it stores only what it made

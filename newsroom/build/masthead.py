@@ -10,10 +10,12 @@ from typing import Any
 from jinja2 import meta as jinja_meta
 
 from newsroom.build import state, urls
-from newsroom.build.pages import PagePlan, Planner
+from newsroom.build.page_specs import PagePlan
+from newsroom.build.pages import Planner
 from newsroom.build.publishing import Made
 from newsroom.build.rendering import PageRenderer
-from newsroom.build.tracking import MASTHEAD, SEP, Values, shown_value
+from newsroom.build.tracking import SEP
+from newsroom.build.values import MASTHEAD, Values, shown_value
 from newsroom.render.html import used_templates
 
 class Masthead:
@@ -26,7 +28,7 @@ class Masthead:
     renders from names `latest_issue`, and the old line occurs in its bytes exactly once. Its
     template, catalog and settings are those of the last build (its fingerprint is unchanged), so the
     rest of the page would render to the same bytes. The line's value is no read of the page's: it is
-    kept in the page's meta (`META`, as `tracking.SHOWN` stores it), so the old line is rendered from it
+    kept in the page's meta (`META`, as `values.SHOWN` stores it), so the old line is rendered from it
     and a spliced page's reads stay as stored — not read, decoded and packed again for each of the
     thousands of pages an issue's publishing splices. A page none of whose templates names
     `latest_issue` keeps its bytes. Otherwise the page is rendered as any other.
@@ -110,7 +112,7 @@ class Masthead:
         return found
 
     def _line(self, lang: str, stored: str, planner: Planner) -> bytes:
-        """The masthead line for a stored value of `derived.masthead` (see `tracking.SHOWN`); empty for
+        """The masthead line for a stored value of `derived.masthead` (see `values.SHOWN`); empty for
         any other (the value of a read that found nothing)."""
         found = self._lines.get((lang, stored))
         if found is None:

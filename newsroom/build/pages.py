@@ -3,9 +3,9 @@
 Planning is pure: (content, settings, derived data) → page specs. Rendering
 and writing come after, so the same plan serves a full build, a preview and
 the sitemap. `Planner` holds what every page needs (language policy, links,
-the frame) and the site pages; the issue and glossary pages are its mixins in
-`issue_pages.py`, `glossary_pages.py` and `reference_pages.py`, what is derived once per build is in
-`derived.py`.
+the frame) and lists the pages; the pages themselves are its mixins in
+`site_pages.py`, `issue_pages.py`, `glossary_pages.py` and `reference_pages.py`, what is derived once per build
+is in `derived.py`, and a page before and after it is planned (`PagePlan`, `PageSpec`) in `page_specs.py`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from babel import Locale
 from markupsafe import Markup
 
 from newsroom.build import urls
@@ -25,49 +23,17 @@ from newsroom.build.derived import (Derived, derive, pages_in,  # noqa: F401 (De
                                     text_language, texts_of)
 from newsroom.build.feedlinks import feed_links
 from newsroom.build.glossary_pages import GlossaryPages
-from newsroom.build.issue_pages import IssuePages, shortened
+from newsroom.build.issue_pages import IssuePages
 from newsroom.build.model import Content, Record
+from newsroom.build.page_specs import PagePlan, PageSpec
 from newsroom.build.reference_pages import ReferencePages
+from newsroom.build.site_pages import MOVED_URLS, SitePages
 from newsroom.build.tracking import Tracker
 from newsroom.i18n import translations
-from newsroom.render.markdown import MarkdownRenderer, SourceAnchors, SourceUrls, citation_backrefs, plain_text
+from newsroom.render.markdown import MarkdownRenderer, SourceAnchors, SourceUrls, citation_backrefs
 from newsroom.settings import Settings
 
 T = TypeVar("T")
-
-
-#: Where each kind of record that can be renamed has its page (see `Planner.moved`).
-MOVED_URLS: Mapping[str, Callable[..., str]] = {"entry": urls.entry, "reference": urls.reference, "page": urls.page}
-
-
-@dataclass(frozen=True)
-class PageSpec:
-    """One output page: where it goes, how it is rendered, and its twin in each language."""
-
-    url: str
-    lang: str
-    template: str
-    context: Mapping[str, Any]
-    twins: Mapping[str, str] = field(default_factory=dict)  # lang → url of the same page
-    lastmod: dt.date | None = None
-    #: Dependency keys read while planning this page (see build/tracking.py); empty when untracked.
-    reads: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class PagePlan:
-    """A page before it is planned: where it goes and with which template; `make()` plans it."""
-
-    url: str
-    lang: str
-    template: str
-    make: Callable[[], PageSpec] = field(compare=False)
-    in_sitemap: bool = True  # a page of the site (the 404 pages and the root page are not)
-    path: str = ""  # the output file, when it is not the URL's own (see `output`)
-
-    @property
-    def output(self) -> str:
-        return self.path or urls.file_path(self.url)
 
 
 class PageMarkdown:
@@ -144,7 +110,7 @@ class ShownIssues(Sequence[int]):
         return iter(self._shown[self._lang])
 
 
-class Planner(IssuePages, GlossaryPages, ReferencePages):
+class Planner(IssuePages, GlossaryPages, ReferencePages, SitePages):
     """Builds the page specs of one language.
 
     Page methods read content only through `self.content` and `self.derived`
@@ -397,62 +363,6 @@ class Planner(IssuePages, GlossaryPages, ReferencePages):
 
     def pages(self) -> list[PageSpec]:
         return [plan.make() for plan in self.plans()]
-
-    def root(self) -> PageSpec:
-        """The site's root page: the language choice."""
-        reads = frozenset(self.tracker.take()) if self.tracker is not None else frozenset()
-        return PageSpec("", self.lang, "root.html", self.chrome("", {}), reads=reads)
-
-    def search(self) -> PageSpec:
-        """The search page; its script reads the static index at urls.search_index()."""
-        entries = sum(1 for entry in self.content.entries.values() if self.available(entry))
-        shown = set(self.issues)
-        stories = sum(1 for story in self.content.stories.values()
-                      if story.data["issue"] in shown and self.available(story))
-        context = {"index_href": self.href(urls.search_index(self.lang)), "entry_count": entries,
-                   "reference_count": len(self.reference_slugs()), "story_count": stories,
-                   "tag_count": len(self.tag_slugs()), "issue_count": len(shown)}
-        return self.spec(urls.search(self.lang), "search.html", context, urls.search)
-
-    def moved(self, record: Record, former: str) -> PageSpec:
-        """The page at a renamed record's former address: it sends the reader on to the record's page (links
-        in emails already sent, in feeds and on other sites keep working), and is not indexed."""
-        url, make_url = MOVED_URLS[record.kind](self.lang, former), partial(MOVED_URLS[record.kind], slug=former)
-        text, _ = self.text(record)
-        target = MOVED_URLS[record.kind](self.lang, record.key)
-        context = {"title": text.get("headword" if record.kind == "entry" else "title") or record.key,
-                   "target": self.href(target), "target_url": self.settings.base_url + target}
-        return self.spec(url, "moved.html", context, make_url, record=record)
-
-    def not_found(self) -> PageSpec:
-        """The 404 page of this language (not in the sitemap, not indexed)."""
-        spec = self.spec(urls.not_found(self.lang), "404.html", {}, urls.not_found)
-        return dataclasses.replace(spec, context={**spec.context, "noindex": True})
-
-    def home(self) -> PageSpec:
-        """The latest public issue; a preview build never puts a draft on the home page."""
-        public = self.public_issues()
-        context = self.issue_context(public[0]) if public else {"issue": None}
-        return self.spec(urls.home(self.lang), "home.html", context, urls.home)
-
-    def feeds(self) -> PageSpec:
-        """The page the navigation's RSS item leads to: every feed, in every language."""
-        languages = [{"lang": other, "name": (Locale.parse(other).get_display_name(other) or other).capitalize(),
-                      "feeds": feed_links(self.content, self.settings, other)} for other in self.settings.languages]
-        return self.spec(urls.feeds(self.lang), "feeds.html", {"feed_languages": languages}, urls.feeds)
-
-    def page(self, slug: str) -> PageSpec:
-        """A site page (Method); reference pages are `reference_page`'s."""
-        page = self.content.pages[slug]
-        if page.kind == "reference":
-            return self.reference_page(slug)
-        text, text_lang = self.text(page)
-        # Its description: the summary, else the start of its body (a page without a summary had none).
-        description = text.get("summary") or (shortened(plain_text(text["body"])) if text.get("body") else "")
-        context = {"page": page.data, "text": text, "text_lang": text_lang, "md": self.markdown(page),
-                   "description": description}
-        return self.spec(urls.page(self.lang, slug), "page.html", context, lambda lang: urls.page(lang, slug),
-                         record=page)
 
 
 def plan(content: Content, settings: Settings, derived: Derived, now: dt.datetime | None = None

@@ -17,7 +17,7 @@ from newsroom.build import state
 from newsroom.build.graph import Graph, Readers
 from newsroom.build.memos import Memo, save_memos
 from newsroom.build.pipeline import code_version, folder_as_left
-from newsroom.build.tracking import Values
+from newsroom.build.values import Values
 from newsroom.build.writer import (StagedTree, WriteStats, apply_changes, existing_files, stamps_of,
                                    unchanged_on_disk, write_site)
 from newsroom.db.session import quick_commit, session_factory

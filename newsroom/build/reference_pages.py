@@ -6,18 +6,16 @@ A mixin of `newsroom.build.pages.Planner`: the methods use its helpers (text, sp
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from glossary.jsonld import script_json
 from glossary.views import by_headword
 from issues.dates import format_date, format_source_dates
 from newsroom.build import urls
 from newsroom.build.issue_pages import shortened
+from newsroom.build.page_specs import PageSpec
 from newsroom.build.reference import article, collection_page, reference_sections
 from newsroom.render.markdown import plain_text
-
-if TYPE_CHECKING:  # Planner, which mixes this in, lives there
-    from newsroom.build.pages import PageSpec
 
 
 def _first_simple_text(sections: list[Any]) -> str:

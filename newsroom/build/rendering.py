@@ -30,7 +30,7 @@ from tqdm import tqdm
 
 from newsroom.build.locks import release_inherited
 from newsroom.build.memos import Memo
-from newsroom.build.pages import PagePlan, PageSpec
+from newsroom.build.page_specs import PagePlan, PageSpec
 from newsroom.i18n import catalog_digest
 from newsroom.render.html import environment, render, template_fingerprint, used_templates
 

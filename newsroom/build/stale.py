@@ -15,10 +15,13 @@ from typing import Any
 from newsroom.build import state, urls
 from newsroom.build.masthead import Masthead
 from newsroom.build.memos import Memo
-from newsroom.build.pages import Derived, PagePlan, Planner
+from newsroom.build.page_specs import PagePlan
+from newsroom.build.pages import Derived, Planner
 from newsroom.build.publishing import Made, published
+from newsroom.build.remembered import Remembered
 from newsroom.build.rendering import PageRenderer
-from newsroom.build.tracking import Remembered, TrackedContent, Values
+from newsroom.build.tracking import TrackedContent
+from newsroom.build.values import Values
 from newsroom.i18n import catalog_digest
 from newsroom.render import search, search_documents
 from newsroom.render.feeds import FEED_TEMPLATES, feed_groups

@@ -14,11 +14,13 @@ from typing import Any
 from newsroom.build import state
 from newsroom.build.masthead import Masthead
 from newsroom.build.memos import Memo
-from newsroom.build.pages import PagePlan, Planner
+from newsroom.build.page_specs import PagePlan
+from newsroom.build.pages import Planner
 from newsroom.build.publishing import Made, unchanged
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
 from newsroom.build.stale import Candidates, Group, group_language
-from newsroom.build.tracking import Tracker, Values
+from newsroom.build.tracking import Tracker
+from newsroom.build.values import Values
 from newsroom.build.writer import StagedTree
 
 def _page_work(plan: PagePlan, planner: Planner, renderer: PageRenderer, tracker: Tracker,

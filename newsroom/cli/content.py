@@ -19,8 +19,9 @@ from newsroom.cli import (NOW_ENV, App, content_errors, editor_name, pass_app, r
                           report, report_warnings)
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
-from newsroom.content.importer import ImportResult, reference_problems, stored_otherwise
+from newsroom.content.importer import ImportResult, reference_problems
 from newsroom.content.reader import Reading, read_content
+from newsroom.content.stored import stored_otherwise
 from newsroom.db.errors import cannot_connect, refused_role, shown
 from newsroom.db.migrate import SCHEMA_REVISION, copy_before_upgrade, current_revision, refuse_newer, upgrade
 from newsroom.db.session import busy, one_state

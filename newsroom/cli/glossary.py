@@ -13,9 +13,9 @@ from glossary.staleness import stale_entries
 from glossary.template import entry_template
 from newsroom.build.model import Content, load_content
 from newsroom.cli import App, content_errors, pass_app, slug_stored, starter_slug, write_starter
-from newsroom.content.importer import former_slugs
 from newsroom.drafts import is_draft
 from newsroom.content.records import where_listed
+from newsroom.content.stored import former_slugs
 
 
 def _content(app: App) -> Content:

@@ -15,9 +15,9 @@ from glossary.records import entry_to_record
 from issues.models import Issue, Story
 from issues.records import issue_to_record, story_to_record
 from newsroom.content import manifest
-from newsroom.content.importer import canonical, former_slugs
 from newsroom.content.reader import read_text, record_hash, record_key, validate_text
 from newsroom.content.records import page_to_record, site_to_record
+from newsroom.content.stored import canonical, former_slugs
 from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError
 from newsroom.models import Page

@@ -166,7 +166,7 @@ def tag_id(settings: Settings, path: str) -> str:
     return f"tag:{host},{settings.feed_id_date}:{path}"
 
 
-#: `remember(name, make)`: `make()`, or what it made before from the same reads (see tracking.Remembered);
+#: `remember(name, make)`: `make()`, or what it made before from the same reads (see remembered.Remembered);
 #: `name` says what else `make` is made from (the language, an issue's number, a story's page).
 Remember = Callable[[str, Callable[[], str]], str]
 
@@ -362,7 +362,7 @@ def feed_groups(content: Content, derived: Derived, settings: Settings, lang: st
     formats as (path, bytes). Each makes its own planner, so what one reads is its own (the build
     remakes a feed only when something it read changed). `remember(name)`, if given, is what keeps
     the HTML of each issue and story the feed `name` shows, the costly part of a feed, from one build
-    to the next (see tracking.Remembered)."""
+    to the next (see remembered.Remembered)."""
     links: dict[str, list[FeedLink]] = {}
     for link in feed_links(content, settings, lang):
         links.setdefault(link.name, []).append(link)

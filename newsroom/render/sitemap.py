@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from xml.etree import ElementTree as ET
 
-from newsroom.build.pages import PageSpec
+from newsroom.build.page_specs import PageSpec
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
