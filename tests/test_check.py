@@ -123,6 +123,34 @@ def test_an_image_of_a_scheme_the_site_does_not_show_is_a_warning_naming_the_add
     assert [img.get("src") for img in definition.iter("img")] == ["https://example.org/k.png"]
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_mail_address_as_an_image_and_a_raw_image_of_a_scheme_not_shown_are_warned_as_images(sample_cli, write_files,
+                                                                                                tmp_path):
+    """An image cannot be a mail address: `![x](mailto:…)` is shown as its alt text, as `![chart](ftp://…)` is, and
+    so is a raw `<img src='ftp://…'>`: each is said once, in the Markdown image's words (not as a `src=` the site
+    leaves out). A link to a mail address, Markdown or raw, stays a link."""
+    text = ("Write ![to the desk](mailto:desk@example.org), see <img src='ftp://example.org/r.png' alt='the raw chart'>"
+            " and <img src='mailto:raw@example.org' alt='a raw desk'>, or [mail us](mailto:desk@example.org) and "
+            "<a href='mailto:news@example.org'>the news desk</a>.")
+    sample_cli("import", str(write_files({"e.yaml": _entry(en_definition=text)})))
+    said = "is not shown, only its alt text: images take http(s):// or an address on this site (/img/chart.png)"
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.definition: warning: image 'ftp://example.org/r.png' {said}",
+        f"entry:x-entry: en.definition: warning: image 'mailto:desk@example.org' {said}",
+        f"entry:x-entry: en.definition: warning: image 'mailto:raw@example.org' {said}",
+        "0 error(s), 3 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    definition = page.find(".//p[@class='definition']")
+    assert "".join(definition.itertext()) == (
+        "Write to the desk, see the raw chart and a raw desk, or mail us and the news desk.")
+    assert list(definition.iter("img")) == []
+    assert [(a.get("href"), a.text) for a in definition.iter("a")] == [
+        ("mailto:desk@example.org", "mail us"), ("mailto:news@example.org", "the news desk")]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_raw_html_the_site_leaves_out_is_a_warning_naming_what(sample_cli, write_files):
     """Pasted or hostile HTML is sanitised away on every page, feed and email: the editor is told what readers
     will not see, at the field, and an allowed tag says nothing; a headline's `<` is text, shown as written."""

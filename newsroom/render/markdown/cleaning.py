@@ -10,7 +10,9 @@ from html.parser import HTMLParser
 import nh3
 
 from newsroom.render.markdown.conformance import attribute_value
-from newsroom.render.markdown.links import NEVER_LINKED, OUTSIDE_REL, OUTSIDE_SCHEMES
+from markdown_it.token import Token
+
+from newsroom.render.markdown.links import NEVER_LINKED, OUTSIDE_REL, OUTSIDE_SCHEMES, refused_image
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 
 #: The prose and table set, plus sup, details/summary, abbr and span (with lang).
@@ -23,6 +25,7 @@ ALLOWED_TAGS = frozenset("""a abbr b blockquote br caption cite code dd del deta
 #: shows it), an <object>'s fallback content cleaned, and a <noscript>'s and a <select>'s (see `_unwrapped`).
 DROPPED_WITH_CONTENT = frozenset("""applet embed frame frameset iframe math noembed noframes script style svg
     template title xmp""".split())
+_DROPPED_CONTAINERS = DROPPED_WITH_CONTENT - {"embed", "frame"}  # not void: they hold what they drop
 _ALIGN_CLASSES = {"align-left", "align-center", "align-right"}
 _ANCHOR_ID = re.compile(r"[a-z][a-z0-9-]*-[0-9]+-[0-9]+\Z")
 
@@ -119,15 +122,9 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     tokens = _parse(_parser(max_nesting), text)
     if isinstance(tokens, _Prose):
         return found
-    # The raw pieces on their own, not the page's HTML that `screen_reader` reads: they are compared by tag and
-    # attribute, so there a Markdown link's href= would hide one the cleaner takes from a raw <a>, and markup the
-    # Markdown makes and the cleaner trims (a fence's class="language-…", an image's ftp: src=) would be said.
-    raw = [token.content for block in tokens for token in (
-        [block] if block.type == "html_block" else block.children or [] if block.type == "inline" else [])
-        if token.type in ("html_block", "html_inline")]
-    if not raw:
+    fragment = raw_html(tokens)
+    if not fragment:
         return found
-    fragment = "".join(raw)
     kept = _Markup.of(_html_cleaner().clean(_unwrapped(fragment)))
     for tag, attributes in _Markup.of(fragment).elements:
         if tag not in kept.tags:
@@ -137,14 +134,33 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def raw_html(tokens: list[Token]) -> str:
+    """The raw HTML pieces of a text's `tokens` on their own, joined in order."""
+    # Not the page's HTML that `screen_reader` reads: `left_out` compares them by tag and attribute, so there a
+    # Markdown link's href= would hide one the cleaner takes from a raw <a>, and markup the Markdown makes and
+    # the cleaner trims (a fence's class="language-…", an image's ftp: src=) would be said.
+    return "".join(token.content for block in tokens for token in (
+        [block] if block.type == "html_block" else block.children or [] if block.type == "inline" else [])
+        if token.type in ("html_block", "html_inline"))
+
+
+def refused_raw_images(fragment: str) -> list[str]:
+    """The `src` of each raw `<img>` of `fragment` (see `raw_html`) that a page shows as its alt text for its
+    scheme (`refused_image`: `ftp:`, `mailto:`, `entry:`), in order; `check` says so as of a Markdown image."""
+    return _Markup.of(fragment).refused_images if "<img" in fragment.lower() else []
+
+
 class _Markup(HTMLParser):
     """The elements of an HTML fragment: (tag, attribute names), in order; none in a <textarea>, whose content
-    is text, tags and all, to the cleaner as to a browser."""
+    is text, tags and all, to the cleaner as to a browser. An `<img>` shown as its alt text for its scheme has
+    its `src` in `refused_images` instead (unless in an element dropped with its content)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.elements: list[tuple[str, tuple[str, ...]]] = []
+        self.refused_images: list[str] = []
         self.in_textarea = False
+        self.dropped = 0  # elements dropped with their content open here
 
     @classmethod
     def of(cls, fragment: str) -> _Markup:
@@ -154,13 +170,21 @@ class _Markup(HTMLParser):
         return parser
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if not self.in_textarea:
-            self.elements.append((tag, tuple(name for name, _ in attrs)))
-            self.in_textarea = tag == "textarea"
+        if self.in_textarea:
+            return
+        src = dict(attrs).get("src") if tag == "img" and not self.dropped else None
+        if src is not None and refused_image(src):
+            self.refused_images.append(src)
+            attrs = [(name, value) for name, value in attrs if name != "src"]
+        self.elements.append((tag, tuple(name for name, _ in attrs)))
+        self.in_textarea = tag == "textarea"
+        self.dropped += tag in _DROPPED_CONTAINERS
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "textarea":
             self.in_textarea = False
+        elif tag in _DROPPED_CONTAINERS and self.dropped:
+            self.dropped -= 1
 
     @property
     def tags(self) -> set[str]:
