@@ -3,7 +3,9 @@ raw HTML the pages leave out (`left_out`)."""
 
 from __future__ import annotations
 
+import html as html_lib
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from html.parser import HTMLParser
 
@@ -20,7 +22,8 @@ ALLOWED_TAGS = frozenset("""a abbr b blockquote br caption cite code dd del deta
     figcaption figure h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span strong
     sub summary sup table tbody td tfoot th thead tr ul var wbr""".split())
 #: Dropped together with their content: code, styling, embedded documents and frames (an <iframe>'s content is
-#: raw text no browser shows: it shows the document its `src` or `srcdoc` holds, which a page does not embed).
+#: raw text no browser shows: it shows the document its `src` or `srcdoc` holds, which a page does not embed;
+#: one of an http(s) `src` leaves a link to that document, see `embeds_as_links`).
 #: Any other element the cleaner drops leaves its text: a <textarea>'s as written, tags and all (as the field
 #: shows it), an <object>'s fallback content cleaned, and a <noscript>'s and a <select>'s (see `_unwrapped`).
 DROPPED_WITH_CONTENT = frozenset("""applet embed frame frameset iframe math noembed noframes script style svg
@@ -86,13 +89,24 @@ def _unwrapped(html: str) -> str:
 @lru_cache(maxsize=1)
 def _html_cleaner() -> nh3.Cleaner:
     """The allow-list cleaner, built once (an nh3 Cleaner is immutable once made)."""
+    return _cleaner(embeds=False)
+
+
+@lru_cache(maxsize=1)
+def _embed_cleaner() -> nh3.Cleaner:
+    """`_html_cleaner` keeping each <iframe> with its `src`, `title` and `srcdoc` (see `embeds_as_links`)."""
+    return _cleaner(embeds=True)
+
+
+def _cleaner(embeds: bool) -> nh3.Cleaner:
     return nh3.Cleaner(
-        tags=set(ALLOWED_TAGS),
-        clean_content_tags=set(DROPPED_WITH_CONTENT),
+        tags=set(ALLOWED_TAGS) | ({"iframe"} if embeds else set()),
+        clean_content_tags=set(DROPPED_WITH_CONTENT) - ({"iframe"} if embeds else set()),
         attributes={
             "a": {"href", "title", "id"}, "abbr": {"title"}, "span": {"lang"},
             "img": {"src", "alt", "title"}, "ol": {"start"}, "details": {"open"},
             "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan", "scope"},
+            **({"iframe": {"src", "title", "srcdoc"}} if embeds else {}),
         },
         attribute_filter=_keep_id,
         link_rel=None,  # set by the token walk on outside links only
@@ -101,6 +115,54 @@ def _html_cleaner() -> nh3.Cleaner:
         allowed_classes={"sup": {"cite"}, "th": _ALIGN_CLASSES, "td": _ALIGN_CLASSES},
         strip_comments=True,
     )
+
+
+_IFRAME_TAG = re.compile(r"<iframe[\s/>]", re.IGNORECASE)
+#: In `_embed_cleaner`'s output (see `_outside_rel`), an <iframe> with its content (raw text, written as it is, which
+#: ends at the first `</iframe>`), or any other start tag, matched whole so that no attribute's value is searched.
+_IFRAME_OR_TAG = re.compile(r'<iframe((?:\s+[a-z-]+="[^"]*")*)>.*?</iframe>|<[a-z][a-z0-9]*(?:\s+[a-z-]+="[^"]*")*>',
+                            re.DOTALL)
+_ATTRIBUTE = re.compile(r'\s+([a-z-]+)="([^"]*)"')
+_WEB = re.compile(r"https?://", re.IGNORECASE)
+
+
+def _embedded(attributes: str) -> tuple[str, str] | None:
+    """(href, text) of the link an <iframe> of these attributes (as the cleaner writes them) is shown as: its
+    http(s) `src`, named by its `title` or else the address; None for one of a `srcdoc` or of no such `src`."""
+    values = {name: html_lib.unescape(value) for name, value in _ATTRIBUTE.findall(attributes)}
+    src = values.get("src", "")
+    if "srcdoc" in values or not _WEB.match(src):
+        return None
+    return src, " ".join(values.get("title", "").split()) or src
+
+
+def embeds_as_links(html: str, cleaner: nh3.Cleaner, mark: Callable[[str, str], str | None] | None = None) -> str:
+    """`html` cleaned by `cleaner`, each <iframe> of an http(s) `src` as a link to the page it embeds (a video, a
+    chart), which no page, feed or email shows embedded; `mark(href, text)` gives what is read after its text
+    (see `plaintext.TextMarks`). The link is made of the attributes the cleaner keeps and cleaned again."""
+    if _IFRAME_TAG.search(html) is None:
+        return cleaner.clean(html)  # nearly every text
+
+    def link(match: re.Match[str]) -> str:
+        if match.group(1) is None:
+            return match.group(0)
+        embedded = _embedded(match.group(1))
+        if embedded is None:
+            return ""
+        href, text = embedded
+        after = mark(href, text) if mark is not None else None
+        return f'<a href="{html_lib.escape(href)}">{html_lib.escape(text)}</a>' + (
+            f" {html_lib.escape(after)}" if after else "")
+
+    return cleaner.clean(_IFRAME_OR_TAG.sub(link, _embed_cleaner().clean(html)))
+
+
+def embeds(fragment: str) -> list[str]:
+    """The `src` of each <iframe> of a text's raw HTML (see `raw_html`) that its page shows as a link, in order."""
+    if _IFRAME_TAG.search(fragment) is None:
+        return []
+    return [embedded[0] for match in _IFRAME_OR_TAG.finditer(_embed_cleaner().clean(_unwrapped(fragment)))
+            if match.group(1) is not None and (embedded := _embedded(match.group(1))) is not None]
 
 
 @lru_cache(maxsize=1)
@@ -125,8 +187,11 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     fragment = raw_html(tokens)
     if not fragment:
         return found
-    kept = _Markup.of(_html_cleaner().clean(_unwrapped(fragment)))
-    for tag, attributes in _Markup.of(fragment).elements:
+    kept, written = _Markup.of(_html_cleaner().clean(_unwrapped(fragment))), _Markup.of(fragment)
+    linked = len(embeds(fragment)) == sum(tag == "iframe" for tag, _ in written.elements)  # `check` says so
+    for tag, attributes in written.elements:
+        if tag == "iframe" and linked:
+            continue
         if tag not in kept.tags:
             found.append(f"<{tag}>")
         else:

@@ -36,6 +36,8 @@ class References(NamedTuple):
     # internal one ("ftp://…", "mailto:…", "entry:gpu"), but those `cleaning.left_out` names (NEVER_LINKED); the
     # Markdown ones, then the raw <img>s (`cleaning.refused_raw_images`); see image_problem.
     refused_images: tuple[str, ...] = ()
+    # The src of each raw <iframe> the page shows as a link to the page it embeds (`cleaning.embeds_as_links`).
+    embeds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -124,3 +126,9 @@ def image_problem(src: str) -> str:
     """The message `check` gives (a warning) an image of `References.refused_images`."""
     return (f"image {src!r} is not shown, only its alt text: images take http(s):// or an address on this site "
             "(/img/chart.png)")
+
+
+def embed_problem(src: str) -> str:
+    """The message `check` gives (a warning) an embed of `References.embeds`."""
+    return (f"<iframe src={src!r}> is shown as a link to the page it embeds, named by its title=\"…\" (else its "
+            "address): pages, feeds and emails embed no video or chart")
