@@ -494,8 +494,8 @@ NOTE_DECORATION = ("\n![](https://example.org/divider.png)\n\n[![](https://examp
 #: A link of a scheme the pages show as its Markdown, brackets and all.
 NOTE_REFUSED = "\nDo not follow [this one](javascript:alert(1)) or [that one](data:text/html,x).\n"
 #: Embeds, which no email shows: a video with a title in a sentence, a chart without one on its own line.
-NOTE_EMBEDS = ("\nWatch <iframe src=\"https://www.youtube.com/embed/abc?start=5&amp;rel=0\" title=\"the talk, <b>live</b>\" "
-               "width=\"560\">your browser shows no frames</iframe> now.\n"
+NOTE_EMBEDS = ("\nWatch <iframe src=\"https://www.youtube.com/embed/abc?start=5&amp;rel=0\" "
+               "title=\"the talk, <b>live</b>\" width=\"560\">your browser shows no frames</iframe> now.\n"
                "\n<iframe src=\"https://example.org/embed/chart\"></iframe>\n")
 
 
@@ -515,8 +515,8 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                           "and Data Center Engineering", "title": "Energy per token",
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
-    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_REFUSED + NOTE_EMBEDS + NOTE_CODE \
-        + NOTE_DECORATION
+    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_REFUSED + NOTE_EMBEDS \
+        + NOTE_CODE + NOTE_DECORATION
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()

@@ -1,5 +1,5 @@
-"""Sanitising: the allow-list nh3 cleaners of HTML and plain text, outside links' rel, and what of a text's
-raw HTML the pages leave out (`left_out`)."""
+"""Sanitising: the allow-list nh3 cleaners of HTML and plain text, outside links' rel, embeds as links
+(`embeds_as_links`), and what of a text's raw HTML the pages leave out (`left_out`)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from functools import lru_cache
 from html.parser import HTMLParser
 
 import nh3
-
-from newsroom.render.markdown.conformance import attribute_value
 from markdown_it.token import Token
 
+from newsroom.render.markdown.conformance import attribute_value
 from newsroom.render.markdown.links import NEVER_LINKED, OUTSIDE_REL, OUTSIDE_SCHEMES, refused_image
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 
