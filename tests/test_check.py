@@ -123,6 +123,34 @@ def test_an_image_of_a_scheme_the_site_does_not_show_is_a_warning_naming_the_add
     assert [img.get("src") for img in definition.iter("img")] == ["https://example.org/k.png"]
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_mail_address_as_an_image_and_a_raw_image_of_a_scheme_not_shown_are_warned_as_images(sample_cli, write_files,
+                                                                                                tmp_path):
+    """An image cannot be a mail address: `![x](mailto:…)` is shown as its alt text, as `![chart](ftp://…)` is, and
+    so is a raw `<img src='ftp://…'>`: each is said once, in the Markdown image's words (not as a `src=` the site
+    leaves out). A link to a mail address, Markdown or raw, stays a link."""
+    text = ("Write ![to the desk](mailto:desk@example.org), see <img src='ftp://example.org/r.png' alt='the raw chart'>"
+            " and <img src='mailto:raw@example.org' alt='a raw desk'>, or [mail us](mailto:desk@example.org) and "
+            "<a href='mailto:news@example.org'>the news desk</a>.")
+    sample_cli("import", str(write_files({"e.yaml": _entry(en_definition=text)})))
+    said = "is not shown, only its alt text: images take http(s):// or an address on this site (/img/chart.png)"
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.definition: warning: image 'ftp://example.org/r.png' {said}",
+        f"entry:x-entry: en.definition: warning: image 'mailto:desk@example.org' {said}",
+        f"entry:x-entry: en.definition: warning: image 'mailto:raw@example.org' {said}",
+        "0 error(s), 3 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    definition = page.find(".//p[@class='definition']")
+    assert "".join(definition.itertext()) == (
+        "Write to the desk, see the raw chart and a raw desk, or mail us and the news desk.")
+    assert list(definition.iter("img")) == []
+    assert [(a.get("href"), a.text) for a in definition.iter("a")] == [
+        ("mailto:desk@example.org", "mail us"), ("mailto:news@example.org", "the news desk")]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_raw_html_the_site_leaves_out_is_a_warning_naming_what(sample_cli, write_files):
     """Pasted or hostile HTML is sanitised away on every page, feed and email: the editor is told what readers
     will not see, at the field, and an allowed tag says nothing; a headline's `<` is text, shown as written."""
@@ -145,22 +173,58 @@ def test_raw_html_the_site_leaves_out_is_a_warning_naming_what(sample_cli, write
 def test_raw_html_left_out_with_its_text_kept_is_said_as_left_out_and_the_page_shows_the_text(
         sample_cli, write_files, tmp_path):
     """A paste's <noscript>, <textarea> and <select> leave their text on the page (an <iframe> its content, which
-    no browser shows, does not): `check` names the tags the page leaves out, and what it says the reader gets
-    is what the page shows."""
+    no browser shows, does not: it leaves a link to the page it embeds): `check` names the tags the page leaves
+    out, and what it says the reader gets is what the page shows."""
     history = ("Search: <noscript>needs <b>JavaScript</b></noscript>, <textarea>a <i>note</i></textarea>, "
                "<select><option>one</option><option>two</option></select>. <iframe src='https://example.org/v'>a "
                "video</iframe>.")
     sample_cli("import", str(write_files({"e.yaml": _entry_with_history(f'"{history}"\n')})))
     assert sample_cli("check").stderr.splitlines() == [
-        "entry:x-entry: en.history: warning: the site leaves out <noscript>, <textarea>, <select>, <option> and more: "
-        "write it in Markdown (a `\\<` shows a `<` as it is), or take it out", "0 error(s), 1 warning(s)"]
+        "entry:x-entry: en.history: warning: <iframe src='https://example.org/v'> is shown as a link to the page it "
+        "embeds, named by its title=\"…\" (else its address): pages, feeds and emails embed no video or chart",
+        "entry:x-entry: en.history: warning: the site leaves out <noscript>, <textarea>, <select>, <option>: "
+        "write it in Markdown (a `\\<` shows a `<` as it is), or take it out", "0 error(s), 2 warning(s)"]
     site = tmp_path / "site"
     sample_cli("build", "--out", str(site))
     page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
         (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
     [history] = page.findall(".//section[@id='history']/p")
-    assert "".join(history.itertext()) == "Search: needs JavaScript, a <i>note</i>, one / two. ."
-    assert [child.tag for child in history] == ["b"]
+    assert "".join(history.itertext()) == "Search: needs JavaScript, a <i>note</i>, one / two. https://example.org/v."
+    assert [child.tag for child in history] == ["b", "a"]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_an_embed_is_shown_as_a_link_to_the_page_it_embeds_and_check_says_so(sample_cli, write_files, tmp_path):
+    """A pasted `<iframe>` (a video, a chart) left nothing on the page: it is a link to the page it embeds, named
+    by its title (else its address), its address checked as any link's and its title shown as text; `check`
+    warns of each such embed at its field. One of a `srcdoc`, or of no http(s) address, shows nothing, as
+    before: said as left out."""
+    history = ("A talk: <iframe src='https://www.youtube.com/embed/abc?start=5&amp;rel=0' title='The talk, <b>live</b>'"
+               " width='560' allowfullscreen>fallback</iframe>, a chart <iframe src='https://example.org/chart'>"
+               "</iframe>, a page <iframe srcdoc='<p>hi'></iframe>, <iframe src='javascript:alert(1)' title='x'>"
+               "</iframe>and <iframe src='https://e.org/x&quot; onmouseover=&quot;alert(1)' "
+               "title='&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;'></iframe>.")
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_history(f'"{history}"\n')})))
+    said = ("is shown as a link to the page it embeds, named by its title=\"…\" (else its address): pages, feeds and "
+            "emails embed no video or chart")
+    assert sample_cli("check").stderr.splitlines() == [
+        f"entry:x-entry: en.history: warning: <iframe src='https://e.org/x%22%20onmouseover=%22alert(1)'> {said}",
+        f"entry:x-entry: en.history: warning: <iframe src='https://example.org/chart'> {said}",
+        f"entry:x-entry: en.history: warning: <iframe src='https://www.youtube.com/embed/abc?start=5&rel=0'> {said}",
+        "entry:x-entry: en.history: warning: the site leaves out <iframe>: write it in Markdown (a `\\<` shows a `<` "
+        "as it is), or take it out", "0 error(s), 4 warning(s)"]
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    [history] = page.findall(".//section[@id='history']/p")
+    assert "".join(history.itertext()) == (
+        'A talk: The talk, <b>live</b>, a chart https://example.org/chart, a page , and "><script>alert(2)</script>.')
+    assert [(a.get("href"), a.text, a.get("rel"), len(a)) for a in history] == [
+        ("https://www.youtube.com/embed/abc?start=5&rel=0", "The talk, <b>live</b>", "noopener noreferrer", 0),
+        ("https://example.org/chart", "https://example.org/chart", "noopener noreferrer", 0),
+        ("https://e.org/x%22%20onmouseover=%22alert(1)", '"><script>alert(2)</script>', "noopener noreferrer", 0)]
+    assert not list(page.iter("iframe")) and not [element for element in page.iter() if "onmouseover" in element.attrib]
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")

@@ -493,6 +493,10 @@ NOTE_DECORATION = ("\n![](https://example.org/divider.png)\n\n[![](https://examp
 
 #: A link of a scheme the pages show as its Markdown, brackets and all.
 NOTE_REFUSED = "\nDo not follow [this one](javascript:alert(1)) or [that one](data:text/html,x).\n"
+#: Embeds, which no email shows: a video with a title in a sentence, a chart without one on its own line.
+NOTE_EMBEDS = ("\nWatch <iframe src=\"https://www.youtube.com/embed/abc?start=5&amp;rel=0\" "
+               "title=\"the talk, <b>live</b>\" width=\"560\">your browser shows no frames</iframe> now.\n"
+               "\n<iframe src=\"https://example.org/embed/chart\"></iframe>\n")
 
 
 @pytest.fixture(scope="module")
@@ -511,8 +515,8 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                           "and Data Center Engineering", "title": "Energy per token",
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
-    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_REFUSED + NOTE_CODE \
-        + NOTE_DECORATION
+    issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_REFUSED + NOTE_EMBEDS \
+        + NOTE_CODE + NOTE_DECORATION
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -641,6 +645,24 @@ def test_a_link_the_pages_refuse_reads_as_its_text_in_the_text_part(edited):
     body, references = _text_part(edited / "en/issue-13.eml")
     assert "Do not follow this one or that one." in " ".join(body.split())
     assert not any(url.startswith(("javascript:", "data:")) for url in references.values())
+
+
+def test_an_embed_is_a_link_to_the_page_it_embeds_in_both_parts(edited):
+    """An <iframe> (a video, a chart) left nothing in either part: it is a link named by its title, the address
+    when it has none, which the text part reads where it stands (and does not list again)."""
+    message = edited / "en/issue-13.eml"
+    note = next(div for div in _html_part(message).iter("div") if div.get("class") == "note")
+    assert not list(note.iter("iframe"))
+    links = {"".join(a.itertext()): a.get("href") for a in note.iter("a")}
+    assert links["the talk, <b>live</b>"] == "https://www.youtube.com/embed/abc?start=5&rel=0"
+    assert links["https://example.org/embed/chart"] == "https://example.org/embed/chart"
+    shown = [" ".join("".join(p.itertext()).split()) for p in note.iter("p")]
+    assert "Watch the talk, <b>live</b> now." in shown, shown
+    body, references = _text_part(message)
+    assert _linked(body, "Watch the talk, <b>live</b>", references) == "https://www.youtube.com/embed/abc?start=5&rel=0"
+    assert "\n\nhttps://example.org/embed/chart\n\n" in body, body
+    assert "https://example.org/embed/chart" not in references.values()
+    assert "frames" not in body
 
 
 def test_a_quote_is_marked_in_the_text_part_as_mail_marks_one(edited):

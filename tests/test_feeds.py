@@ -378,3 +378,26 @@ def test_the_feeds_of_a_site_that_published_nothing_yet_are_dated_by_its_feed_id
             # feed_id_date = "2026": its first moment in Budapest.
             expected = "2025-12-31T23:00:00+00:00" if relative.endswith(".atom") else "Wed, 31 Dec 2025 23:00:00 +0000"
             assert parsed.feed.updated == expected, relative
+
+
+EMBED_STORY = QUOTING_STORY.replace("i13-quoting", "i13-embed").replace(
+    "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n",
+    "  summary: >-\n    Watch <iframe src=\"https://www.youtube.com/embed/abc?start=5&amp;rel=0\"\n"
+    "    title=\"the talk, <b>live</b>\">no frames</iframe> now.\n")
+
+
+@pytest.mark.sqlite_only("what feeds say of a text does not depend on the database")
+def test_an_embed_is_a_link_to_the_page_it_embeds_in_every_feed(sample_cli, write_files):
+    """A story's <iframe> (a video) left nothing in a feed reader: its content links the page it embeds, named by
+    its title, and its summary reads the title."""
+    sample_cli("import", "--correction", "--reason", "embed", str(write_files({"stories/i13-embed.yaml": EMBED_STORY})))
+    site = _build(sample_cli, "_embed")
+    for ext in ("xml", "atom"):
+        parsed = feedparser.parse((site / f"en/feeds/section-code.{ext}").read_bytes())
+        assert not parsed.bozo, ext
+        story = next(e for e in parsed.entries if e.id.endswith("/stories/i13-embed"))
+        content = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parseFragment(story.content[0].value)
+        assert not list(content.iter("iframe")), ext
+        assert [(a.get("href"), a.text) for a in content.iter("a") if "youtube" in a.get("href")] == [
+            ("https://www.youtube.com/embed/abc?start=5&rel=0", "the talk, <b>live</b>")], ext
+        assert _reads(story.summary_detail, "Watch the talk, <b>live</b> now."), (ext, story.summary_detail)

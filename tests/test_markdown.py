@@ -280,6 +280,10 @@ XSS_PAYLOADS = [
     "<math><mtext><script>alert(1)</script></mtext></math>",
     "<iframe src=\"https://evil.example\"></iframe>",
     "<iframe srcdoc=\"<script>alert(1)</script>\"></iframe>",
+    '<iframe src="https://ok.example/v" title="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"></iframe>',
+    '<iframe src="https://ok.example/v&quot; onclick=&quot;alert(1)" title="x"></iframe>',
+    '<iframe src=" javascript:alert(1)" title="x"></iframe>',
+    '<abbr title="<iframe src=https://ok.example/>">AI</abbr> <iframe src="https://ok.example/v"></iframe>',
     "<style>body{background:url(javascript:alert(1))}</style>",
     '<p style="background:url(javascript:alert(1))">x</p>',
     '<span style="position:fixed;top:0">x</span>',
@@ -376,6 +380,29 @@ def test_an_element_the_pages_leave_out_leaves_its_text_but_code_and_embedded_do
     assert str(renderer.html(raw)) == html
     assert plain_text(raw) == plain
     assert left_out(raw) == said
+
+
+@pytest.mark.parametrize(("raw", "html", "plain"), [
+    ('A <iframe src="https://www.youtube.com/embed/a?b=1&amp;c=2" title="The <b>talk</b>" width="560">no frames'
+     "</iframe>.", '<p>A <a href="https://www.youtube.com/embed/a?b=1&amp;c=2" rel="noopener noreferrer">The '
+     "&lt;b&gt;talk&lt;/b&gt;</a>.</p>\n", "A The <b>talk</b>."),
+    ('<iframe src="https://e.org/chart"></iframe>\n',
+     '<a href="https://e.org/chart" rel="noopener noreferrer">https://e.org/chart</a>\n', "https://e.org/chart"),
+    ('A <iframe src="https://e.org/v" title="x&quot; onclick=&quot;alert(1)"></iframe> and <iframe src="mailto:a@e.org"'
+     ' title="m"></iframe><iframe src="/v" title="r"></iframe>.',
+     '<p>A <a href="https://e.org/v" rel="noopener noreferrer">x" onclick="alert(1)</a> and .</p>\n',
+     'A x" onclick="alert(1) and .'),
+    ('<textarea><iframe src="https://e.org/t"></textarea> <abbr title="<iframe src=https://e.org/a>">AI</abbr>',
+     '&lt;iframe src="https://e.org/t"&gt; <abbr title="&lt;iframe src=https://e.org/a&gt;">AI</abbr>',
+     '<iframe src="https://e.org/t"> AI'),
+])
+def test_an_embed_of_a_web_address_is_a_link_to_it_named_by_its_title(
+        renderer: MarkdownRenderer, raw: str, html: str, plain: str) -> None:
+    """An <iframe> of an http(s) `src` is a link to the page it embeds, its title (else its address) as text; one
+    of another address shows nothing, as a `srcdoc` one; an `<iframe` that is text (in a <textarea>, in a title)
+    stays text."""
+    assert str(renderer.html(raw)) == html
+    assert plain_text(raw) == plain
 
 
 def test_allowed_raw_html_survives(renderer: MarkdownRenderer) -> None:

@@ -11,7 +11,7 @@ from newsroom.diagnostics import Diagnostic
 from newsroom.drafts import draft_link_problem, is_draft
 from newsroom.reference_rules import table_problems
 from newsroom.render.markdown import References, find_references, link_problem
-from newsroom.render.markdown.links import image_problem
+from newsroom.render.markdown.links import embed_problem, image_problem
 
 
 def _markdown_fields(value: Any, path: str) -> Iterator[tuple[str, str]]:
@@ -83,6 +83,8 @@ def _references(record: Record, content: Content, languages: tuple[str, ...],
                 yield Diagnostic(record.location, None, path, message, severity)
             for src in refs.refused_images:
                 yield Diagnostic(record.location, None, path, image_problem(src), "warning")
+            for src in refs.embeds:
+                yield Diagnostic(record.location, None, path, embed_problem(src), "warning")
         yield from table_problems(record, lang, sources)
 
 

@@ -1,16 +1,19 @@
-"""Sanitising: the allow-list nh3 cleaners of HTML and plain text, outside links' rel, and what of a text's
-raw HTML the pages leave out (`left_out`)."""
+"""Sanitising: the allow-list nh3 cleaners of HTML and plain text, outside links' rel, embeds as links
+(`embeds_as_links`), and what of a text's raw HTML the pages leave out (`left_out`)."""
 
 from __future__ import annotations
 
+import html as html_lib
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from html.parser import HTMLParser
 
 import nh3
+from markdown_it.token import Token
 
 from newsroom.render.markdown.conformance import attribute_value
-from newsroom.render.markdown.links import NEVER_LINKED, OUTSIDE_REL, OUTSIDE_SCHEMES
+from newsroom.render.markdown.links import NEVER_LINKED, OUTSIDE_REL, OUTSIDE_SCHEMES, refused_image
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 
 #: The prose and table set, plus sup, details/summary, abbr and span (with lang).
@@ -18,11 +21,13 @@ ALLOWED_TAGS = frozenset("""a abbr b blockquote br caption cite code dd del deta
     figcaption figure h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span strong
     sub summary sup table tbody td tfoot th thead tr ul var wbr""".split())
 #: Dropped together with their content: code, styling, embedded documents and frames (an <iframe>'s content is
-#: raw text no browser shows: it shows the document its `src` or `srcdoc` holds, which a page does not embed).
+#: raw text no browser shows: it shows the document its `src` or `srcdoc` holds, which a page does not embed;
+#: one of an http(s) `src` leaves a link to that document, see `embeds_as_links`).
 #: Any other element the cleaner drops leaves its text: a <textarea>'s as written, tags and all (as the field
 #: shows it), an <object>'s fallback content cleaned, and a <noscript>'s and a <select>'s (see `_unwrapped`).
 DROPPED_WITH_CONTENT = frozenset("""applet embed frame frameset iframe math noembed noframes script style svg
     template title xmp""".split())
+_DROPPED_CONTAINERS = DROPPED_WITH_CONTENT - {"embed", "frame"}  # not void: they hold what they drop
 _ALIGN_CLASSES = {"align-left", "align-center", "align-right"}
 _ANCHOR_ID = re.compile(r"[a-z][a-z0-9-]*-[0-9]+-[0-9]+\Z")
 
@@ -83,13 +88,24 @@ def _unwrapped(html: str) -> str:
 @lru_cache(maxsize=1)
 def _html_cleaner() -> nh3.Cleaner:
     """The allow-list cleaner, built once (an nh3 Cleaner is immutable once made)."""
+    return _cleaner(embeds=False)
+
+
+@lru_cache(maxsize=1)
+def _embed_cleaner() -> nh3.Cleaner:
+    """`_html_cleaner` keeping each <iframe> with its `src`, `title` and `srcdoc` (see `embeds_as_links`)."""
+    return _cleaner(embeds=True)
+
+
+def _cleaner(embeds: bool) -> nh3.Cleaner:
     return nh3.Cleaner(
-        tags=set(ALLOWED_TAGS),
-        clean_content_tags=set(DROPPED_WITH_CONTENT),
+        tags=set(ALLOWED_TAGS) | ({"iframe"} if embeds else set()),
+        clean_content_tags=set(DROPPED_WITH_CONTENT) - ({"iframe"} if embeds else set()),
         attributes={
             "a": {"href", "title", "id"}, "abbr": {"title"}, "span": {"lang"},
             "img": {"src", "alt", "title"}, "ol": {"start"}, "details": {"open"},
             "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan", "scope"},
+            **({"iframe": {"src", "title", "srcdoc"}} if embeds else {}),
         },
         attribute_filter=_keep_id,
         link_rel=None,  # set by the token walk on outside links only
@@ -98,6 +114,54 @@ def _html_cleaner() -> nh3.Cleaner:
         allowed_classes={"sup": {"cite"}, "th": _ALIGN_CLASSES, "td": _ALIGN_CLASSES},
         strip_comments=True,
     )
+
+
+_IFRAME_TAG = re.compile(r"<iframe[\s/>]", re.IGNORECASE)
+#: In `_embed_cleaner`'s output (see `_outside_rel`), an <iframe> with its content (raw text, written as it is, which
+#: ends at the first `</iframe>`), or any other start tag, matched whole so that no attribute's value is searched.
+_IFRAME_OR_TAG = re.compile(r'<iframe((?:\s+[a-z-]+="[^"]*")*)>.*?</iframe>|<[a-z][a-z0-9]*(?:\s+[a-z-]+="[^"]*")*>',
+                            re.DOTALL)
+_ATTRIBUTE = re.compile(r'\s+([a-z-]+)="([^"]*)"')
+_WEB = re.compile(r"https?://", re.IGNORECASE)
+
+
+def _embedded(attributes: str) -> tuple[str, str] | None:
+    """(href, text) of the link an <iframe> of these attributes (as the cleaner writes them) is shown as: its
+    http(s) `src`, named by its `title` or else the address; None for one of a `srcdoc` or of no such `src`."""
+    values = {name: html_lib.unescape(value) for name, value in _ATTRIBUTE.findall(attributes)}
+    src = values.get("src", "")
+    if "srcdoc" in values or not _WEB.match(src):
+        return None
+    return src, " ".join(values.get("title", "").split()) or src
+
+
+def embeds_as_links(html: str, cleaner: nh3.Cleaner, mark: Callable[[str, str], str | None] | None = None) -> str:
+    """`html` cleaned by `cleaner`, each <iframe> of an http(s) `src` as a link to the page it embeds (a video, a
+    chart), which no page, feed or email shows embedded; `mark(href, text)` gives what is read after its text
+    (see `plaintext.TextMarks`). The link is made of the attributes the cleaner keeps and cleaned again."""
+    if _IFRAME_TAG.search(html) is None:
+        return cleaner.clean(html)  # nearly every text
+
+    def link(match: re.Match[str]) -> str:
+        if match.group(1) is None:
+            return match.group(0)
+        embedded = _embedded(match.group(1))
+        if embedded is None:
+            return ""
+        href, text = embedded
+        after = mark(href, text) if mark is not None else None
+        return f'<a href="{html_lib.escape(href)}">{html_lib.escape(text)}</a>' + (
+            f" {html_lib.escape(after)}" if after else "")
+
+    return cleaner.clean(_IFRAME_OR_TAG.sub(link, _embed_cleaner().clean(html)))
+
+
+def embeds(fragment: str) -> list[str]:
+    """The `src` of each <iframe> of a text's raw HTML (see `raw_html`) that its page shows as a link, in order."""
+    if _IFRAME_TAG.search(fragment) is None:
+        return []
+    return [embedded[0] for match in _IFRAME_OR_TAG.finditer(_embed_cleaner().clean(_unwrapped(fragment)))
+            if match.group(1) is not None and (embedded := _embedded(match.group(1))) is not None]
 
 
 @lru_cache(maxsize=1)
@@ -119,17 +183,14 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     tokens = _parse(_parser(max_nesting), text)
     if isinstance(tokens, _Prose):
         return found
-    # The raw pieces on their own, not the page's HTML that `screen_reader` reads: they are compared by tag and
-    # attribute, so there a Markdown link's href= would hide one the cleaner takes from a raw <a>, and markup the
-    # Markdown makes and the cleaner trims (a fence's class="language-…", an image's ftp: src=) would be said.
-    raw = [token.content for block in tokens for token in (
-        [block] if block.type == "html_block" else block.children or [] if block.type == "inline" else [])
-        if token.type in ("html_block", "html_inline")]
-    if not raw:
+    fragment = raw_html(tokens)
+    if not fragment:
         return found
-    fragment = "".join(raw)
-    kept = _Markup.of(_html_cleaner().clean(_unwrapped(fragment)))
-    for tag, attributes in _Markup.of(fragment).elements:
+    kept, written = _Markup.of(_html_cleaner().clean(_unwrapped(fragment))), _Markup.of(fragment)
+    linked = len(embeds(fragment)) == sum(tag == "iframe" for tag, _ in written.elements)  # `check` says so
+    for tag, attributes in written.elements:
+        if tag == "iframe" and linked:
+            continue
         if tag not in kept.tags:
             found.append(f"<{tag}>")
         else:
@@ -137,14 +198,33 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def raw_html(tokens: list[Token]) -> str:
+    """The raw HTML pieces of a text's `tokens` on their own, joined in order."""
+    # Not the page's HTML that `screen_reader` reads: `left_out` compares them by tag and attribute, so there a
+    # Markdown link's href= would hide one the cleaner takes from a raw <a>, and markup the Markdown makes and
+    # the cleaner trims (a fence's class="language-…", an image's ftp: src=) would be said.
+    return "".join(token.content for block in tokens for token in (
+        [block] if block.type == "html_block" else block.children or [] if block.type == "inline" else [])
+        if token.type in ("html_block", "html_inline"))
+
+
+def refused_raw_images(fragment: str) -> list[str]:
+    """The `src` of each raw `<img>` of `fragment` (see `raw_html`) that a page shows as its alt text for its
+    scheme (`refused_image`: `ftp:`, `mailto:`, `entry:`), in order; `check` says so as of a Markdown image."""
+    return _Markup.of(fragment).refused_images if "<img" in fragment.lower() else []
+
+
 class _Markup(HTMLParser):
     """The elements of an HTML fragment: (tag, attribute names), in order; none in a <textarea>, whose content
-    is text, tags and all, to the cleaner as to a browser."""
+    is text, tags and all, to the cleaner as to a browser. An `<img>` shown as its alt text for its scheme has
+    its `src` in `refused_images` instead (unless in an element dropped with its content)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.elements: list[tuple[str, tuple[str, ...]]] = []
+        self.refused_images: list[str] = []
         self.in_textarea = False
+        self.dropped = 0  # elements dropped with their content open here
 
     @classmethod
     def of(cls, fragment: str) -> _Markup:
@@ -154,13 +234,21 @@ class _Markup(HTMLParser):
         return parser
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if not self.in_textarea:
-            self.elements.append((tag, tuple(name for name, _ in attrs)))
-            self.in_textarea = tag == "textarea"
+        if self.in_textarea:
+            return
+        src = dict(attrs).get("src") if tag == "img" and not self.dropped else None
+        if src is not None and refused_image(src):
+            self.refused_images.append(src)
+            attrs = [(name, value) for name, value in attrs if name != "src"]
+        self.elements.append((tag, tuple(name for name, _ in attrs)))
+        self.in_textarea = tag == "textarea"
+        self.dropped += tag in _DROPPED_CONTAINERS
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "textarea":
             self.in_textarea = False
+        elif tag in _DROPPED_CONTAINERS and self.dropped:
+            self.dropped -= 1
 
     @property
     def tags(self) -> set[str]:

@@ -20,6 +20,7 @@ from html.parser import HTMLParser
 from urllib.parse import quote, urlsplit
 
 from newsroom.i18n import is_language_tag
+from newsroom.render.markdown.links import shown_image
 from newsroom.render.markdown.tables import fit_spans
 
 _VOID = frozenset({"br", "hr", "img", "wbr"})
@@ -73,7 +74,8 @@ def mended_url(url: str) -> str | None:
 def attribute_value(tag: str, attribute: str, value: str) -> str | None:
     """The value kept for `attribute` of a raw `tag` (mended where it can be), or None to leave it out."""
     if attribute in ("href", "src"):
-        return mended_url(value)
+        # The cleaner allows mailto: on every URL, where only a link may lead to an address.
+        return mended_url(value) if attribute == "href" or shown_image(value) else None
     if attribute == "lang":
         return value if value == "" or is_language_tag(value) else None
     if attribute == "start":

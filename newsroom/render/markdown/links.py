@@ -9,6 +9,8 @@ from typing import NamedTuple, Protocol
 
 INTERNAL_KINDS = frozenset({"entry", "page", "issue"})
 OUTSIDE_SCHEMES = frozenset({"http", "https", "mailto"})
+#: The schemes of the images a page shows (and of an address on this site, which has none): not `mailto:`.
+IMAGE_SCHEMES = frozenset({"http", "https"})
 #: Schemes markdown-it never makes a link of (`[x](javascript:…)` stays as its text, brackets and all): `check`
 #: says the site leaves them out (see cleaning.left_out), for images too.
 NEVER_LINKED = ("data", "file", "javascript", "vbscript")
@@ -31,8 +33,11 @@ class References(NamedTuple):
     # ("issue:abc") and ones of a scheme the site does not link ("reference:x", "ftp://…"); see link_problem.
     malformed: tuple[str, ...] = ()
     # Images the page shows as their alt text, their src taken out: of a scheme the site does not show, or an
-    # internal one ("ftp://…", "entry:gpu"), but those `cleaning.left_out` names (NEVER_LINKED); see image_problem.
+    # internal one ("ftp://…", "mailto:…", "entry:gpu"), but those `cleaning.left_out` names (NEVER_LINKED); the
+    # Markdown ones, then the raw <img>s (`cleaning.refused_raw_images`); see image_problem.
     refused_images: tuple[str, ...] = ()
+    # The src of each raw <iframe> the page shows as a link to the page it embeds (`cleaning.embeds_as_links`).
+    embeds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,14 +110,25 @@ def link_problem(href: str) -> tuple[str, str]:
                        "and issue: for the site's own pages (a reference page is page:SLUG)")
 
 
+def shown_image(src: str) -> bool:
+    """Whether a page shows an image of this `src`: one of IMAGE_SCHEMES, or an address on this site."""
+    match = _SCHEME.match(src.strip())
+    return match is None or match[1].lower() in IMAGE_SCHEMES
+
+
 def refused_image(src: str) -> bool:
-    """Whether the page shows a Markdown image of this `src` as its alt text (the cleaner takes the `src` out),
-    and `check` has not said so already (a scheme of NEVER_LINKED)."""
-    link = _classify(src)
-    return link.treatment in ("internal", "refused") and _SCHEME.match(src)[1].lower() not in NEVER_LINKED
+    """Whether the page shows an image of this `src` as its alt text (the cleaner takes the `src` out), and
+    `check` has not said so already (a scheme of NEVER_LINKED)."""
+    return not shown_image(src) and _SCHEME.match(src.strip())[1].lower() not in NEVER_LINKED
 
 
 def image_problem(src: str) -> str:
     """The message `check` gives (a warning) an image of `References.refused_images`."""
     return (f"image {src!r} is not shown, only its alt text: images take http(s):// or an address on this site "
             "(/img/chart.png)")
+
+
+def embed_problem(src: str) -> str:
+    """The message `check` gives (a warning) an embed of `References.embeds`."""
+    return (f"<iframe src={src!r}> is shown as a link to the page it embeds, named by its title=\"…\" (else its "
+            "address): pages, feeds and emails embed no video or chart")

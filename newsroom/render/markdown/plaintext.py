@@ -15,7 +15,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from newsroom.render.markdown.cleaning import _text_cleaner, _unwrapped
+from newsroom.render.markdown.cleaning import _text_cleaner, _unwrapped, embeds_as_links
 from newsroom.render.markdown.links import LinkResolver, _classify
 from newsroom.render.markdown.memo import _STORES, PLAIN_ON_THE_SPOT, text_key
 from newsroom.render.markdown.parsing import (_SPACES, DEFAULT_MAX_NESTING, _link_text_parser, _parse, _parser, _Prose,
@@ -128,7 +128,8 @@ class _PlainText:
         elif kind in ("fence", "code_block"):
             self._add(token.content.rstrip("\n"), code=True)
         elif kind == "html_block":
-            self._add(html_lib.unescape(self.cleaner.clean(_unwrapped(token.content))).strip())
+            self._add(html_lib.unescape(embeds_as_links(_unwrapped(token.content), self.cleaner, self._embed_mark))
+                      .strip())
         if kind in ("bullet_list_close", "ordered_list_close", "table_close") and not self.lists:
             block = "\n".join(line.rstrip() for line in self.lines).strip("\n")
             self.blocks.extend([block] if block else [])
@@ -219,7 +220,12 @@ class _PlainText:
         html = self.md.renderer.render([Token("inline", "", 0, children=kept)], self.md.options, {})
         html = _unwrapped(html) if self.raw_html else html
         # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
-        return _SPACES.sub(" ", html_lib.unescape(self.cleaner.clean(html))).strip()
+        return _SPACES.sub(" ", html_lib.unescape(embeds_as_links(html, self.cleaner, self._embed_mark))).strip()
+
+    def _embed_mark(self, href: str, text: str) -> str | None:
+        """The mark read after the link an embed (an <iframe>) is shown as, as after a link of that text."""
+        return self._link_mark(self.marks, Token("link_open", "a", 1, attrs={"href": href}),
+                                [Token("text", "", 0, content=text)])
 
     @staticmethod
     def _link_mark(marks: TextMarks | None, token: Token, text: list[Token]) -> str | None:

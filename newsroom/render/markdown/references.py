@@ -7,6 +7,7 @@ from functools import lru_cache, partial
 
 from markdown_it.token import Token
 
+from newsroom.render.markdown.cleaning import embeds, raw_html, refused_raw_images
 from newsroom.render.markdown.links import References, SourceAnchors, _classify, refused_image
 from newsroom.render.markdown.memo import _AHEAD, _STORES, PLAIN_AHEAD, PLAIN_ON_THE_SPOT, text_key
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose, _scanner
@@ -103,10 +104,12 @@ def _references_in(tokens: list[Token] | _Prose) -> References:
                     malformed.append(href)
             elif token.type == "image" and refused_image(src := str(token.attrGet("src") or "")):
                 images.append(src)
+    fragment = raw_html(tokens)
+    images.extend(refused_raw_images(fragment))
     return References(
         entries=tuple(found["entry"]), pages=tuple(found["page"]),
         issues=tuple(int(n) for n in found["issue"]), citations=tuple(citations),
-        malformed=tuple(malformed), refused_images=tuple(images),
+        malformed=tuple(malformed), refused_images=tuple(images), embeds=tuple(embeds(fragment)),
     )
 
 

@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
-from newsroom.render.markdown.cleaning import _html_cleaner, _outside_rel, _unwrapped
+from newsroom.render.markdown.cleaning import _html_cleaner, _outside_rel, _unwrapped, embeds_as_links
 from newsroom.render.markdown.conformance import conform, needs_conform
 from newsroom.render.markdown.links import OUTSIDE_REL, LinkResolver, SourceAnchors, _classify
 from newsroom.render.markdown.memo import _AHEAD, _STORES, PLAIN_AHEAD, text_key
@@ -112,7 +112,7 @@ class MarkdownRenderer:
             elif token.type == "inline" and token.children:
                 token.children = self._prepare_inline(token.children, mark + anchor_prefix, counts)
         html = self._md.renderer.render(tokens, self._md.options, {})
-        html = self._cleaner.clean(_unwrapped(html) if raw_html else html)
+        html = embeds_as_links(_unwrapped(html), self._cleaner) if raw_html else self._cleaner.clean(html)
         if raw_html:
             html = _citation_ids_only(html)
         # markdown-it writes valid structure; an editor's raw HTML may put an element where none may be, and
