@@ -129,11 +129,12 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
         return found
     fragment = "".join(raw)
     kept = _Markup.of(_html_cleaner().clean(_unwrapped(fragment)))
+    kept_tags, kept_attributes = kept.tags, kept.attributes  # each made once: a paste may hold thousands of tags
     for tag, attributes in _Markup.of(fragment).elements:
-        if tag not in kept.tags:
+        if tag not in kept_tags:
             found.append(f"<{tag}>")
         else:
-            found.extend(f"{name}= of <{tag}>" for name in attributes if (tag, name) not in kept.attributes)
+            found.extend(f"{name}= of <{tag}>" for name in attributes if (tag, name) not in kept_attributes)
     return list(dict.fromkeys(found))
 
 
