@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from newsroom.render.markdown import left_out
+from newsroom.render.markdown import MarkdownRenderer, conformance, left_out, tables
 from newsroom.render.markdown.cleaning import _NO_LINK, _html_cleaner, _Markup, _unwrapped
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 
@@ -57,3 +57,105 @@ def test_a_paste_of_thousands_of_nested_spans_and_scripts_names_each_left_out_on
     """Thousands of elements, most kept, some left out: each left out once, in order."""
     assert left_out("<span>" * 3000 + "<script>x</script>" + "<b onclick=\"y\">z</b>" * 500) \
         == ["<script>", "onclick= of <b>"]
+
+
+def _group_cells_cell_by_cell(group, ends):  # type: ignore[no-untyped-def]
+    """`tables._group_cells` as it was: every (column, row) a cell covers written into a set, which a cell
+    spanning a thousand columns down to the group's end filled with a thousand entries for each row."""
+    rows = [child for child in group.elements() if child.name == "tr"]
+    taken: set[tuple[int, int]] = set()
+    reach: dict[int, int] = {}
+    placed = []
+    for y, row in enumerate(rows):
+        x = 0
+        for cell in tables._cells(row):
+            while (x, y) in taken:
+                x += 1
+            colspan = tables._span(cell, "colspan") or 1
+            free = next((width for width in range(1, colspan) if (x + width, y) in taken), colspan)
+            if free != colspan:
+                tables._set_span(cell, "colspan", free)
+                colspan = free
+            rowspan = tables._span(cell, "rowspan")
+            if rowspan is None:
+                rowspan = 1
+            elif rowspan == 0 or rowspan > len(rows) - y:
+                if rowspan > len(rows) - y:
+                    tables._set_span(cell, "rowspan", len(rows) - y)
+                rowspan = len(rows) - y
+            taken.update((column, line) for column in range(x, x + colspan) for line in range(y, y + rowspan))
+            for line in range(y, y + rowspan):
+                reach[line] = max(reach.get(line, 0), x + colspan)
+            placed.append((cell, x, colspan))
+            x += colspan
+        ends.append((row, reach[y]))
+    return placed
+
+
+def _fit_spans_column_by_column(table) -> None:  # type: ignore[no-untyped-def]
+    """`tables.fit_spans` as it was: each column a cell spans and each column after a row looked up in turn."""
+    tables._in_order(table)
+    cells, ends = [], []
+    for group in table.elements():
+        if group.name in ("thead", "tbody", "tfoot"):
+            group.children = [child for child in group.children
+                              if isinstance(child, str) or child.name != "tr" or tables._cells(child)]
+            cells.extend(_group_cells_cell_by_cell(group, ends))
+    starts = {column for _, column, _ in cells}
+    for cell, column, colspan in cells:
+        kept = sum(1 for spanned in range(column, column + colspan) if spanned in starts)
+        if kept != colspan:
+            tables._set_span(cell, "colspan", kept)
+    for row, end in ends:
+        short = sum(1 for column in starts if column >= end)
+        if short:
+            row.children.append(type(row)("td", f'<td colspan="{short}">' if short > 1 else "<td>"))
+
+
+def _tables_of(html: str) -> tuple[conformance._Element, list[conformance._Element]]:
+    builder = conformance._TreeBuilder()
+    builder.feed(_html_cleaner().clean(html))
+    builder.close()
+    found, pending = [], [builder.root]
+    while pending:
+        element = pending.pop()
+        found.extend(child for child in element.elements() if child.name == "table")
+        pending.extend(element.elements())
+    return builder.root, found
+
+
+SPANS = st.sampled_from(["", ' colspan="2"', ' colspan="3"', ' colspan="1000"', ' rowspan="0"', ' rowspan="2"',
+                         ' rowspan="5"', ' colspan="2" rowspan="0"', ' colspan="4" rowspan="3"', ' colspan="0"'])
+CELL = st.builds(lambda tag, spans: f"<{tag}{spans}>x</{tag}>", st.sampled_from(["td", "th"]), SPANS)
+ROW = st.lists(CELL, max_size=5).map(lambda cells: "<tr>" + "".join(cells) + "</tr>")
+GROUP = st.builds(lambda tag, rows: f"<{tag}>" + "".join(rows) + f"</{tag}>",
+                  st.sampled_from(["thead", "tbody", "tfoot", "tbody"]), st.lists(ROW, max_size=6))
+TABLE = st.builds(lambda caption, groups: "<table>" + caption + "".join(groups) + "</table>",
+                  st.sampled_from(["", "<caption>c</caption>"]), st.lists(GROUP, min_size=1, max_size=4))
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(html=TABLE)
+def test_a_table_s_spans_are_fitted_as_a_reading_of_each_row_and_column_fits_them(html: str) -> None:
+    """A pasted table's cells are placed, their spans clipped and its short rows filled as the table model
+    read cell by cell and column by column does it, whatever its spans (down to the group's end, past it,
+    over a cell spanning down from above, past every column)."""
+    new_root, new_tables = _tables_of(html)
+    old_root, old_tables = _tables_of(html)
+    for table in new_tables:
+        tables.fit_spans(table)
+    for table in old_tables:
+        _fit_spans_column_by_column(table)
+    assert conformance._serialised(new_root) == conformance._serialised(old_root)
+
+
+def test_a_table_of_thousands_of_rows_each_spanning_to_its_end_is_shown_whole() -> None:
+    """Each row's cell spans a thousand columns down to the group's end: each begins after those above it, its
+    colspan clipped to the one column it begins, and each row but the last ends in an empty cell under the
+    columns of the rows below."""
+    renderer = MarkdownRenderer(resolve=lambda kind, target: f"/{target}/")
+    html = str(renderer.html("<table>" + '<tr><td colspan="1000" rowspan="0">x</td></tr>' * 2000 + "</table>"))
+    assert html.startswith('<table><tbody><tr><td rowspan="0">x</td><td colspan="1999"></td></tr>'
+                           '<tr><td rowspan="0">x</td><td colspan="1998"></td></tr>')
+    assert html.endswith('<tr><td rowspan="0">x</td><td></td></tr><tr><td rowspan="0">x</td></tr></tbody></table>')
+    assert html.count("<td") == 3999
