@@ -159,3 +159,78 @@ def test_a_table_of_thousands_of_rows_each_spanning_to_its_end_is_shown_whole() 
                            '<tr><td rowspan="0">x</td><td colspan="1998"></td></tr>')
     assert html.endswith('<tr><td rowspan="0">x</td><td></td></tr><tr><td rowspan="0">x</td></tr></tbody></table>')
     assert html.count("<td") == 3999
+
+
+def _unwrap_level_by_level(order: list[conformance._Element]) -> None:
+    """`conformance._unwrap_phrasing_around_blocks` as it was: each element unwrapped into its parent, children
+    first, so that the words of thousands of nested paragraphs were copied into every level above."""
+    holds_block: dict[int, bool] = {}
+    for element in reversed(order):
+        children: list[conformance._Element | str] = []
+        block = False
+        for child in element.children:
+            if isinstance(child, conformance._Element) and child.name in conformance._PHRASING_ONLY \
+                    and holds_block.get(id(child)):
+                children.extend(child.children)
+                block = True
+                continue
+            children.append(child)
+            if isinstance(child, conformance._Element):
+                block = block or child.name in conformance._FLOW_ONLY \
+                    or child.name in conformance._TRANSPARENT and holds_block.get(id(child), False)
+        element.children = children
+        holds_block[id(element)] = block
+
+
+def _conform_level_by_level(html: str) -> str:
+    """`conformance.conform` with its inline elements around blocks unwrapped level by level, and the links left
+    empty dropped from the elements left in the page."""
+    builder = conformance._TreeBuilder()
+    builder.feed(html)
+    builder.close()
+    order, stack = [], [builder.root]
+    while stack:
+        element = stack.pop()
+        order.append(element)
+        if element.name in ("dl", "details") and conformance._made_block(element):
+            element.name, element.start = "div", "<div>"
+            for child in element.elements():
+                if child.name in ("dt", "dd", "summary"):
+                    child.name, child.start = "div", "<div>"
+        element.children = conformance._fixed_children(element)
+        stack.extend(element.elements())
+    _unwrap_level_by_level(order)
+    in_page, pending = set(), [builder.root]
+    while pending:
+        element = pending.pop()
+        in_page.add(id(element))
+        pending.extend(element.elements())
+    conformance._drop_links_left_empty([element for element in order if id(element) in in_page])
+    conformance._fit_contexts(builder.root)
+    return conformance._serialised(builder.root)
+
+
+NESTING = st.lists(st.sampled_from([
+    "<span>", "</span>", "<em>", "</em>", "<b>", "<p>", "</p>", "<object>", "<ul>", "<li>", "</ul>", "<div>",
+    "</div>", "<h3>", "<a href=\"/x\">", "<a href=\"/y\">", "</a>", "<a href=\"/x\"></a>", "<ins>", "</ins>",
+    "<blockquote>", "<table><tr><td>", "<dl><dt>", "<details>", "<summary>", "x", " ", "y z"]), max_size=50)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=NESTING)
+def test_inline_elements_around_blocks_are_unwrapped_as_level_by_level(pieces: list[str]) -> None:
+    """A paste whose inline elements hold paragraphs, lists or links around them is made valid as unwrapping
+    each level into the one above makes it, however deep the nesting."""
+    html = _html_cleaner().clean("".join(pieces))
+    assert conformance.conform(html) == _conform_level_by_level(html)
+
+
+def test_an_empty_link_a_paragraph_leaves_goes_alike_with_or_without_a_span_around() -> None:
+    """Of two empty links before a paragraph that a copy of them opens, the one HTML left goes and the one the
+    editor wrote stays (for `check` to warn of), whether or not a <span> holds the paragraphs."""
+    renderer = MarkdownRenderer(resolve=lambda kind, target: f"/{target}/")
+    paragraphs = '<p>a<a href="/x"></a><a href="/x"></a></p><p><a href="/x">b</a></p>'
+    shown = '<p>a<a href="/x"></a></p><p><a href="/x">b</a></p>'
+    assert str(renderer.html(f"<div>{paragraphs}</div>")) == shown
+    assert str(renderer.html(f"<div><span>{paragraphs}</span></div>")) == shown
+    assert str(renderer.html(f"<div><span><span>{paragraphs}</span></span></div>")) == shown

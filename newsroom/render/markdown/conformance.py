@@ -235,38 +235,50 @@ def conform(html: str) -> str:
                     child.name, child.start = "div", "<div>"
         element.children = _fixed_children(element)
         stack.extend(element.elements())
-    _unwrap_phrasing_around_blocks(order)
-    _drop_links_left_empty(order)
+    _drop_links_left_empty(_unwrap_phrasing_around_blocks(order))
     _fit_contexts(builder.root)
     return _serialised(builder.root)
 
 
-def _unwrap_phrasing_around_blocks(order: list[_Element]) -> None:
-    """An inline element (a <span>, <em>, a heading's text) holding a list, table or paragraph loses its tags,
-    children first, so that what it held sits in the block around it."""
+def _unwrap_phrasing_around_blocks(order: list[_Element]) -> list[_Element]:
+    """An inline element (a <span>, <em>, a heading's text) holding a list, table or paragraph loses its tags, so
+    that what it held sits in the block around it; the elements left, in `order`'s order, are returned.
+
+    Whether each holds a block is read children first; then each element left takes its children, those of an
+    unwrapped child in its place, once: unwrapped level by level, a paste of thousands of nested paragraphs
+    (which the cleaner nests in an <object>'s fallback) copied the words of each level into every one above."""
     holds_block: dict[int, bool] = {}
+    unwrapped: set[int] = set()
     for element in reversed(order):
-        children: list[_Element | str] = []
         block = False
-        for child in element.children:
-            if isinstance(child, _Element) and child.name in _PHRASING_ONLY and holds_block.get(id(child)):
-                children.extend(child.children)
+        for child in element.elements():
+            if child.name in _PHRASING_ONLY and holds_block.get(id(child)):
+                unwrapped.add(id(child))
                 block = True
-                continue
-            children.append(child)
-            if isinstance(child, _Element):
+            else:
                 block = block or child.name in _FLOW_ONLY \
                     or child.name in _TRANSPARENT and holds_block.get(id(child), False)
-        element.children = children
         holds_block[id(element)] = block
+    left = [element for element in order if id(element) not in unwrapped]
+    for element in left:
+        children: list[_Element | str] = []
+        pending = list(reversed(element.children))
+        while pending:
+            child = pending.pop()
+            if isinstance(child, _Element) and id(child) in unwrapped:
+                pending.extend(reversed(child.children))
+            else:
+                children.append(child)
+        element.children = children
+    return left
 
 
-def _drop_links_left_empty(order: list[_Element]) -> None:
+def _drop_links_left_empty(elements: list[_Element]) -> None:
     """A raw link around a paragraph or a list in a paragraph (`<a href="…"><p>Text</p></a>`, a paste) is split
     by the parser as by a browser: it is left empty where it opened, at the end of the paragraph the block
     closes, and a copy of it holds the block's words. The empty one, which a screen reader reads as a link with
     no name, goes: the words are the link's name, in the copy (as an <em> around a paragraph is the paragraph's)."""
-    for element in order:
+    for element in elements:
         shown = [child for child in element.children if isinstance(child, _Element) or child.strip()]
         for block, after in zip(shown, shown[1:]):
             if not isinstance(block, _Element) or not isinstance(after, _Element):
