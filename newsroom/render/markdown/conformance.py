@@ -136,8 +136,9 @@ def _fixed_children(parent: _Element) -> list[_Element | str]:
     """`parent`'s children, each element where it may be: a misplaced one made a block (<div>), a list's
     stray content put in items, an image without a source (its URL was left out) shown as its alt text."""
     children: list[_Element | str] = []
+    last = _last(parent)  # once: a <figure> may hold thousands of captions
     for child in parent.children:
-        if isinstance(child, _Element) and _misplaced(child, parent, children):
+        if isinstance(child, _Element) and _misplaced(child, parent, children, last):
             child.name, child.start = "div", "<div>"  # a block of its own, as it was shown
         elif isinstance(child, _Element) and child.name == "img" and not _SRC.search(child.start):
             child = _alt_text(child.start)  # an image of nothing: its text
@@ -153,7 +154,7 @@ def _alt_text(start_tag: str) -> str:
     return alt.group(1).replace("<", "&lt;").replace(">", "&gt;") if alt else ""
 
 
-def _misplaced(child: _Element, parent: _Element, before: list[_Element | str]) -> bool:
+def _misplaced(child: _Element, parent: _Element, before: list[_Element | str], last: _Element | str | None) -> bool:
     started = any(isinstance(node, _Element) or node.strip() for node in before)
     if child.name == "li":
         return parent.name not in ("ul", "ol")
@@ -162,7 +163,7 @@ def _misplaced(child: _Element, parent: _Element, before: list[_Element | str]) 
     if child.name == "summary":
         return parent.name != "details" or started
     if child.name == "figcaption":
-        return parent.name != "figure" or (started and child is not _last(parent)) \
+        return parent.name != "figure" or (started and child is not last) \
             or any(isinstance(node, _Element) and node.name == "figcaption" for node in before)
     return False
 
