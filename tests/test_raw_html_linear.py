@@ -251,7 +251,8 @@ def _fixed_children_looking_up_last_each_time(parent: conformance._Element) -> l
 
 
 FIGURE = st.lists(st.sampled_from(["<figcaption>c</figcaption>", "<figcaption></figcaption>", "<img src=\"a.png\">",
-                                   "<img alt=\"x\">", "<p>x</p>", "x", " ", "\n", "<li>i</li>", "<summary>s</summary>"]),
+                                   "<img alt=\"x\">", "<p>x</p>", "x", " ", "\n", "<li>i</li>",
+                                   "<summary>s</summary>"]),
                   max_size=12).map(lambda pieces: "<figure>" + "".join(pieces) + "</figure>")
 
 
