@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from glossary.linking import link_first_mentions
 from glossary.folding import is_case_sensitive
 from glossary.form_heads import FormHeads, holds_any
+from glossary import matching
 from glossary.matching import Mention, Term, TermMatcher
 from glossary.mentions import markdown_mentions
 from newsroom.render.markdown import MarkdownRenderer, code_spans
@@ -592,3 +593,29 @@ def test_a_dotted_name_is_looked_for_as_far_after_a_name_as_before_it() -> None:
     far_after, far_before = "GPU" + run + ".example.com", "www.example" + run + "-GPU"
     assert [(found.start, found.end) for found in EN.find(far_after)] == [(0, 3)]
     assert [(found.start, found.end) for found in EN.find(far_before)] == [(len(far_before) - 3, len(far_before))]
+
+
+#: The e-mail pattern as it was, searched from every character (a run of thousands of "+GPU" before an "@" was
+#: read again from each): the addresses the new reading finds, run by run, must be the ones this one found.
+_OLD_EMAIL = re.compile(r"[\w.%+-]+@[\w-]+(?:\.[\w-]+)+")
+_ADDRESS_PIECES = ["a", "GPU", "é", "_", "1", ".", "..", "%", "+", "-", "@", "@@", "x.y", ".com", " ", "/", ":",
+                   "\n", "\x00", "<", "\u0301"]
+
+
+@given(st.lists(st.sampled_from(_ADDRESS_PIECES), max_size=40).map("".join), st.integers(0, 80), st.integers(0, 80))
+@example("a@b@c.d", 0, 7)  # the first @'s domain is no domain: the address begins after it
+@example("a@b.c@d.e", 0, 9)
+@example("x+a@b.c", 2, 7)  # a search that begins inside a run
+def test_e_mail_addresses_are_found_as_the_pattern_searched_from_every_character_finds_them(
+        text: str, start: int, end: int) -> None:
+    """Where a text (or a stretch of it) holds e-mail addresses, they are those the plain pattern finds."""
+    found = [match.span() for match in matching._EMAIL.finditer(text, start, end) if match[1] is not None]
+    assert found == [match.span() for match in _OLD_EMAIL.finditer(text, start, end)]
+
+
+def test_a_name_in_thousands_of_names_before_an_at_sign_is_a_mention_unless_in_an_address() -> None:
+    """A run of "+GPU" with an "@" and no domain after it holds no address: each name is a mention; the names
+    of an address after them are none."""
+    text = ("+GPU" * 127 + "+@ ") * 20 + "GPU+GPU@example.com"
+    mentions = EN.find(text)
+    assert len(mentions) == 127 * 20 and mentions[-1].end == len(text) - len(" GPU+GPU@example.com") - 2

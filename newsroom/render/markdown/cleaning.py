@@ -187,14 +187,15 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     if not fragment:
         return found
     kept, written = _Markup.of(_html_cleaner().clean(_unwrapped(fragment))), _Markup.of(fragment)
+    kept_tags, kept_attributes = kept.tags, kept.attributes  # each made once: a paste may hold thousands of tags
     linked = len(embeds(fragment)) == sum(tag == "iframe" for tag, _ in written.elements)  # `check` says so
     for tag, attributes in written.elements:
         if tag == "iframe" and linked:
             continue
-        if tag not in kept.tags:
+        if tag not in kept_tags:
             found.append(f"<{tag}>")
         else:
-            found.extend(f"{name}= of <{tag}>" for name in attributes if (tag, name) not in kept.attributes)
+            found.extend(f"{name}= of <{tag}>" for name in attributes if (tag, name) not in kept_attributes)
     return list(dict.fromkeys(found))
 
 

@@ -138,8 +138,9 @@ def _fixed_children(parent: _Element) -> list[_Element | str]:
     """`parent`'s children, each element where it may be: a misplaced one made a block (<div>), a list's
     stray content put in items, an image without a source (its URL was left out) shown as its alt text."""
     children: list[_Element | str] = []
+    last = _last(parent)  # once: a <figure> may hold thousands of captions
     for child in parent.children:
-        if isinstance(child, _Element) and _misplaced(child, parent, children):
+        if isinstance(child, _Element) and _misplaced(child, parent, children, last):
             child.name, child.start = "div", "<div>"  # a block of its own, as it was shown
         elif isinstance(child, _Element) and child.name == "img" and not _SRC.search(child.start):
             child = _alt_text(child.start)  # an image of nothing: its text
@@ -155,7 +156,7 @@ def _alt_text(start_tag: str) -> str:
     return alt.group(1).replace("<", "&lt;").replace(">", "&gt;") if alt else ""
 
 
-def _misplaced(child: _Element, parent: _Element, before: list[_Element | str]) -> bool:
+def _misplaced(child: _Element, parent: _Element, before: list[_Element | str], last: _Element | str | None) -> bool:
     started = any(isinstance(node, _Element) or node.strip() for node in before)
     if child.name == "li":
         return parent.name not in ("ul", "ol")
@@ -164,7 +165,7 @@ def _misplaced(child: _Element, parent: _Element, before: list[_Element | str]) 
     if child.name == "summary":
         return parent.name != "details" or started
     if child.name == "figcaption":
-        return parent.name != "figure" or (started and child is not _last(parent)) \
+        return parent.name != "figure" or (started and child is not last) \
             or any(isinstance(node, _Element) and node.name == "figcaption" for node in before)
     return False
 
@@ -237,38 +238,50 @@ def conform(html: str) -> str:
                     child.name, child.start = "div", "<div>"
         element.children = _fixed_children(element)
         stack.extend(element.elements())
-    _unwrap_phrasing_around_blocks(order)
-    _drop_links_left_empty(order)
+    _drop_links_left_empty(_unwrap_phrasing_around_blocks(order))
     _fit_contexts(builder.root)
     return _serialised(builder.root)
 
 
-def _unwrap_phrasing_around_blocks(order: list[_Element]) -> None:
-    """An inline element (a <span>, <em>, a heading's text) holding a list, table or paragraph loses its tags,
-    children first, so that what it held sits in the block around it."""
+def _unwrap_phrasing_around_blocks(order: list[_Element]) -> list[_Element]:
+    """An inline element (a <span>, <em>, a heading's text) holding a list, table or paragraph loses its tags, so
+    that what it held sits in the block around it; the elements left, in `order`'s order, are returned.
+
+    Whether each holds a block is read children first; then each element left takes its children, those of an
+    unwrapped child in its place, once: unwrapped level by level, a paste of thousands of nested paragraphs
+    (which the cleaner nests in an <object>'s fallback) copied the words of each level into every one above."""
     holds_block: dict[int, bool] = {}
+    unwrapped: set[int] = set()
     for element in reversed(order):
-        children: list[_Element | str] = []
         block = False
-        for child in element.children:
-            if isinstance(child, _Element) and child.name in _PHRASING_ONLY and holds_block.get(id(child)):
-                children.extend(child.children)
+        for child in element.elements():
+            if child.name in _PHRASING_ONLY and holds_block.get(id(child)):
+                unwrapped.add(id(child))
                 block = True
-                continue
-            children.append(child)
-            if isinstance(child, _Element):
+            else:
                 block = block or child.name in _FLOW_ONLY \
                     or child.name in _TRANSPARENT and holds_block.get(id(child), False)
-        element.children = children
         holds_block[id(element)] = block
+    left = [element for element in order if id(element) not in unwrapped]
+    for element in left:
+        children: list[_Element | str] = []
+        pending = list(reversed(element.children))
+        while pending:
+            child = pending.pop()
+            if isinstance(child, _Element) and id(child) in unwrapped:
+                pending.extend(reversed(child.children))
+            else:
+                children.append(child)
+        element.children = children
+    return left
 
 
-def _drop_links_left_empty(order: list[_Element]) -> None:
+def _drop_links_left_empty(elements: list[_Element]) -> None:
     """A raw link around a paragraph or a list in a paragraph (`<a href="…"><p>Text</p></a>`, a paste) is split
     by the parser as by a browser: it is left empty where it opened, at the end of the paragraph the block
     closes, and a copy of it holds the block's words. The empty one, which a screen reader reads as a link with
     no name, goes: the words are the link's name, in the copy (as an <em> around a paragraph is the paragraph's)."""
-    for element in order:
+    for element in elements:
         shown = [child for child in element.children if isinstance(child, _Element) or child.strip()]
         for block, after in zip(shown, shown[1:]):
             if not isinstance(block, _Element) or not isinstance(after, _Element):

@@ -9,6 +9,8 @@ short of the table's columns (which the checker warns of) ends in an empty cell,
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import re
 from typing import TYPE_CHECKING
 
@@ -31,13 +33,13 @@ def fit_spans(table: _Element) -> None:
             group.children = [child for child in group.children
                               if isinstance(child, str) or child.name != "tr" or _cells(child)]
             cells.extend(_group_cells(group, ends))
-    starts = {column for _, column, _ in cells}
+    starts = sorted({column for _, column, _ in cells})  # looked up by bisection: a paste may have thousands
     for cell, column, colspan in cells:
-        kept = sum(1 for spanned in range(column, column + colspan) if spanned in starts)
+        kept = bisect.bisect_left(starts, column + colspan) - bisect.bisect_left(starts, column)
         if kept != colspan:
             _set_span(cell, "colspan", kept)
     for row, end in ends:  # a row short of the table's columns (a span over it clipped) ends in an empty cell
-        short = sum(1 for column in starts if column >= end)
+        short = len(starts) - bisect.bisect_left(starts, end)
         if short:
             start = f'<td colspan="{short}">' if short > 1 else "<td>"
             row.children.append(type(row)("td", start))  # conformance's _Element (which imports this module)
@@ -67,18 +69,22 @@ def _cells(row: _Element) -> list[_Element]:
 def _group_cells(group: _Element, ends: list[tuple[_Element, int]]) -> list[tuple[_Element, int, int]]:
     """The cells of a row group with the column each begins in (as HTML's table model places them) and its
     colspan; a colspan over a cell spanning down from a row above, and a rowspan past the group's last row,
-    are clipped. Each row is added to `ends` with the column after the last it covers."""
+    are clipped. Each row is added to `ends` with the column after the last it covers.
+
+    Each column keeps only the last cell placed over it (the row it spans down to, the column after it), and
+    the cells over a row wait in a heap by their last column: a cell spanning many rows and columns is not
+    written into each, where a paste of thousands of rows spanning to the group's end took seconds."""
     rows = [child for child in group.elements() if child.name == "tr"]
-    taken: set[tuple[int, int]] = set()
-    reach: dict[int, int] = {}  # each row's column after the last a cell in it or spanning down into it covers
+    covered: dict[int, tuple[int, int]] = {}  # a column's last cell: the row after it, the column after it
+    skips: dict[int, tuple[int, int]] = {}  # from a column, past cells spanning down: until which row, to which column
+    over: list[tuple[int, int]] = []  # the cells over this row or one above: (-the column after it, the row after)
     placed: list[tuple[_Element, int, int]] = []
     for y, row in enumerate(rows):
         x = 0
         for cell in _cells(row):
-            while (x, y) in taken:
-                x += 1
+            x = _first_free(x, y, covered, skips)
             colspan = _span(cell, "colspan") or 1
-            free = next((width for width in range(1, colspan) if (x + width, y) in taken), colspan)
+            free = next((width for width in range(1, colspan) if covered.get(x + width, (0, 0))[0] > y), colspan)
             if free != colspan:  # it would overlap a cell above that spans down: it ends where that begins
                 _set_span(cell, "colspan", free)
                 colspan = free
@@ -89,13 +95,32 @@ def _group_cells(group: _Element, ends: list[tuple[_Element, int]]) -> list[tupl
                 if rowspan > len(rows) - y:
                     _set_span(cell, "rowspan", len(rows) - y)
                 rowspan = len(rows) - y
-            taken.update((column, line) for column in range(x, x + colspan) for line in range(y, y + rowspan))
-            for line in range(y, y + rowspan):
-                reach[line] = max(reach.get(line, 0), x + colspan)
+            covered.update((column, (y + rowspan, x + colspan)) for column in range(x, x + colspan))
+            heapq.heappush(over, (-(x + colspan), y + rowspan))
             placed.append((cell, x, colspan))
             x += colspan
-        ends.append((row, reach[y]))
+        while over[0][1] <= y:
+            heapq.heappop(over)  # a cell that ends above this row
+        ends.append((row, -over[0][0]))
     return placed
+
+
+def _first_free(x: int, y: int, covered: dict[int, tuple[int, int]], skips: dict[int, tuple[int, int]]) -> int:
+    """The first column from `x` on that no cell spanning down from above covers in row `y`; remembered as a skip
+    from `x` while each cell passed covers its columns, so that a row of cells spanning down from every row above
+    is passed at once, not cell by cell."""
+    start, until = x, None
+    while True:
+        if skips.get(x, (0, 0))[0] > y:
+            row_after, x_after = skips[x]
+        elif covered.get(x, (0, 0))[0] > y:
+            row_after, x_after = covered[x]
+        else:
+            break
+        until, x = row_after if until is None else min(until, row_after), x_after
+    if until is not None:
+        skips[start] = (until, x)
+    return x
 
 
 def _span(cell: _Element, attribute: str) -> int | None:
