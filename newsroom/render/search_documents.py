@@ -3,9 +3,9 @@ hit shows (see newsroom/render/search.py, which indexes them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from issues import archive
 from newsroom.build import urls
@@ -15,6 +15,9 @@ from newsroom.build.reference import LAYERS
 from newsroom.build.tracking import whole_value
 from newsroom.i18n import format_count, format_message, translations
 from newsroom.render.search import DocumentSource
+
+if TYPE_CHECKING:
+    from babel.support import NullTranslations
 
 
 def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
@@ -49,12 +52,14 @@ def sources(planner: Planner) -> list[DocumentSource]:
     found += [_reference_source(planner, slug) for slug in planner.reference_slugs()]
     # Each issue's page after its stories (shown newest first, it comes before them), then its new tags.
     tags = _tags_by_first_issue(planner)
+    catalogs = [translations(lang) for lang in planner.settings.languages]  # once: each looks for its file
     for number in sorted(planner.issues):
         for story in content.stories_of(number):
             if planner.available(story):
                 found.append(_story_source(planner, story, number))
-        found.append(_issue_source(planner, number))
-        found += [_tag_source(planner, slug) for slug in tags.get(number, ())]
+        found.append(_issue_source(planner, number, catalogs))
+        found += [_tag_source(planner, slug, catalogs[planner.settings.languages.index(planner.lang)])
+                  for slug in tags.get(number, ())]
     return found
 
 
@@ -94,17 +99,16 @@ def _story_source(planner: Planner, story: Record, number: int) -> DocumentSourc
                           partial(_fields, text, "summary", "body"), "", "" if text_lang == planner.lang else text_lang)
 
 
-def _issue_source(planner: Planner, number: int) -> DocumentSource:
+def _issue_source(planner: Planner, number: int, catalogs: Sequence[NullTranslations]) -> DocumentSource:
     """An issue's page: found by its number ("12", "#12", and as each of the site's languages writes it,
     "12. szám", "Issue 12": a reader of a bilingual newsletter types either on either page), its title and its
     lead; its hit says the number and the week as the page's language writes them ("12. szám · 2026. okt. 26. –
-    nov. 1.")."""
+    nov. 1."); `catalogs` are the site's languages' translations."""
     issue = planner.content.issues[number]
     tracked, text_lang = planner.text(issue)
     text = whole_value(tracked)
     label = format_message(planner.gettext("Issue %(number)s"), {"number": number})
-    labels = [format_message(translations(lang).gettext("Issue %(number)s"), {"number": number})
-              for lang in planner.settings.languages]
+    labels = [format_message(catalog.gettext("Issue %(number)s"), {"number": number}) for catalog in catalogs]
     title = text.get("title") or label
     names = tuple(dict.fromkeys(name for name in (str(number), label, *labels, text.get("title") or "")
                                 if name.strip()))
@@ -113,12 +117,12 @@ def _issue_source(planner: Planner, number: int) -> DocumentSource:
                           "" if text_lang == planner.lang else text_lang, planner.issue_line(number))
 
 
-def _tag_source(planner: Planner, slug: str) -> DocumentSource:
+def _tag_source(planner: Planner, slug: str, catalog: NullTranslations) -> DocumentSource:
     """A tag's page: found by the tag's name as the page shows it (the site file's name in the planner's
     language, else in another language, marked as a fallback; an unnamed tag as its stories write it) and by
     its slug, a name no hit shows ("ai-act" finds "MI-rendelet"); its snippet counts the page's stories."""
     name, name_lang, count = planner.tag_shown(slug)
-    snippet = translations(planner.lang).ngettext("%(count)s story", "%(count)s stories", count) \
+    snippet = catalog.ngettext("%(count)s story", "%(count)s stories", count) \
         % {"count": format_count(count, planner.lang)}
     names = tuple(dict.fromkeys((name, slug)))
     return DocumentSource("tag", name, planner.href(urls.tag(planner.lang, slug)), names, "", _no_texts,
