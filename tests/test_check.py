@@ -51,6 +51,14 @@ def _entry_with_history(history: str, en_definition: str = "Plain.") -> str:
     return entry.replace("  headword: x-entry hu\n", "  headword: x-entry hu\n  history: Régen.\n")
 
 
+def _built_entry_page(sample_cli, tmp_path, slug):
+    """The English page of entry `slug` in a build of the database into `tmp_path/site`, parsed."""
+    site = tmp_path / "site"
+    sample_cli("build", "--out", str(site))
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
+        (site / "en" / "glossary" / slug / "index.html").read_bytes())
+
+
 @pytest.mark.sqlite_only("each finds its problem in content loaded alike from either database; the loading "
                          "is covered on PostgreSQL by the other tests here")
 @pytest.mark.parametrize("files, expected", [
@@ -114,10 +122,7 @@ def test_an_image_of_a_scheme_the_site_does_not_show_is_a_warning_naming_the_add
         f"entry:x-entry: en.definition: warning: image 'ftp://example.org/x.png' {said}",
         "entry:x-entry: en.definition: warning: the site leaves out […](data:…): write it in Markdown (a `\\<` shows "
         "a `<` as it is), or take it out", "0 error(s), 4 warning(s)"]
-    site = tmp_path / "site"  # what the reader gets: the alt texts, one image
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")  # what the reader gets: the alt texts, one image
     definition = page.find(".//p[@class='definition']")
     assert "".join(definition.itertext()) == "A chart, a GPU, a plot and a , in a link x."
     assert [img.get("src") for img in definition.iter("img")] == ["https://example.org/k.png"]
@@ -138,10 +143,7 @@ def test_a_mail_address_as_an_image_and_a_raw_image_of_a_scheme_not_shown_are_wa
         f"entry:x-entry: en.definition: warning: image 'mailto:desk@example.org' {said}",
         f"entry:x-entry: en.definition: warning: image 'mailto:raw@example.org' {said}",
         "0 error(s), 3 warning(s)"]
-    site = tmp_path / "site"
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     definition = page.find(".//p[@class='definition']")
     assert "".join(definition.itertext()) == (
         "Write to the desk, see the raw chart and a raw desk, or mail us and the news desk.")
@@ -184,10 +186,7 @@ def test_raw_html_left_out_with_its_text_kept_is_said_as_left_out_and_the_page_s
         "embeds, named by its title=\"…\" (else its address): pages, feeds and emails embed no video or chart",
         "entry:x-entry: en.history: warning: the site leaves out <noscript>, <textarea>, <select>, <option>: "
         "write it in Markdown (a `\\<` shows a `<` as it is), or take it out", "0 error(s), 2 warning(s)"]
-    site = tmp_path / "site"
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     [history] = page.findall(".//section[@id='history']/p")
     assert "".join(history.itertext()) == "Search: needs JavaScript, a <i>note</i>, one / two. https://example.org/v."
     assert [child.tag for child in history] == ["b", "a"]
@@ -213,10 +212,7 @@ def test_an_embed_is_shown_as_a_link_to_the_page_it_embeds_and_check_says_so(sam
         f"entry:x-entry: en.history: warning: <iframe src='https://www.youtube.com/embed/abc?start=5&rel=0'> {said}",
         "entry:x-entry: en.history: warning: the site leaves out <iframe>: write it in Markdown (a `\\<` shows a `<` "
         "as it is), or take it out", "0 error(s), 4 warning(s)"]
-    site = tmp_path / "site"
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     [history] = page.findall(".//section[@id='history']/p")
     assert "".join(history.itertext()) == (
         'A talk: The talk, <b>live</b>, a chart https://example.org/chart, a page , and "><script>alert(2)</script>.')
@@ -264,10 +260,8 @@ def test_a_raw_link_holding_only_an_image_marked_as_decoration_is_a_link_with_no
         f"entry:x-entry: en.history: warning: link '{url}' {said}" for url in (  # sorted, as check sorts them
             "https://example.org/md-image", "https://example.org/md-raw-logo", "https://example.org/raw-logo")] + [
         "0 error(s), 3 warning(s)"]
-    site = tmp_path / "site"  # what the reader gets: the link, its only content an image marked as decoration
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    # what the reader gets: the link, its only content an image marked as decoration
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     link = next(a for a in page.iter("a") if a.get("href") == "https://example.org/raw-logo")
     assert "".join(link.itertext()).strip() == "" and [image.get("alt") for image in link.iter("img")] == [""]
 
@@ -296,10 +290,8 @@ def test_a_raw_link_written_as_a_block_of_its_own_is_checked_for_a_name(sample_c
     assert [line for line in warnings if "has no text" in line] == [
         f"entry:x-entry: en.history: warning: link '{url}' {said}" for url in (  # sorted, as check sorts them
             "https://example.org/block-empty", "https://example.org/block-logo", "https://example.org/block-script")]
-    site = tmp_path / "site"  # what the reader gets: the block links with nothing in them to read
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    # what the reader gets: the block links with nothing in them to read
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     links = {a.get("href"): a for a in page.iter("a")}
     for url in ("block-empty", "block-logo", "block-script"):
         link = links[f"https://example.org/{url}"]
@@ -319,10 +311,8 @@ def test_a_raw_link_with_an_href_of_no_value_is_checked_for_a_name_in_a_paragrap
     assert sample_cli("check").stderr.splitlines() == [
         f"entry:x-entry: en.{field}: warning: {said}" for field in ("definition", "history")] + [
         "0 error(s), 2 warning(s)"]
-    site = tmp_path / "site"  # what the reader gets: a link to the page itself, with nothing to read
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    # what the reader gets: a link to the page itself, with nothing to read
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     link = next(a for a in page.find(".//p[@class='definition']").iter("a"))
     assert link.get("href") == "" and "".join(link.itertext()) == ""
 
@@ -337,10 +327,7 @@ def test_a_raw_link_written_as_self_closing_opens_a_link_as_html_reads_it(sample
         "entry:x-entry: en.history: warning: link 'https://example.org/slash' has no text: screen readers say "
         "\"link\" and nothing more; write its text between the brackets ([text](…)), or alt text for its image "
         "([![what it shows](…)](…))", "0 error(s), 1 warning(s)"]
-    site = tmp_path / "site"  # what the reader gets: the link, empty
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")  # what the reader gets: the link, empty
     link = next(a for a in page.iter("a") if a.get("href") == "https://example.org/slash")
     assert "".join(link.itertext()).strip() == ""
 
@@ -364,10 +351,8 @@ def test_a_link_s_name_is_what_its_page_shows_in_it_and_an_anchor_without_href_i
         "entry:x-entry: en.history: warning: the site leaves out <script>, name= of <a>: write it in Markdown (a "
         "`\\<` shows a `<` as it is), or take it out",
         "0 error(s), 3 warning(s)"]
-    site = tmp_path / "site"  # what the reader gets: an empty link, and an image in no link
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    # what the reader gets: an empty link, and an image in no link
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     links = [a for a in page.iter("a") if a.get("href") == "https://example.org/script"]
     assert len(links) == 1 and "".join(links[0].itertext()) == ""
     image = next(image for image in page.iter("img") if image.get("src") == "https://example.org/logo.png")
@@ -423,10 +408,7 @@ def test_a_link_the_page_shows_as_no_link_is_warned_once_for_what_is_wrong_not_f
         "entry:x-entry: en.definition: warning: link 'ftp://example.org/f' is shown as its text: links take "
         "http(s)://, mailto:, or entry:, page: and issue: for the site's own pages (a reference page is page:SLUG)",
         f"entry:x-entry: en.history: {left_out}", "0 error(s), 3 warning(s)"]
-    site = tmp_path / "site"  # what the reader gets: no link in any of them
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")  # what the reader gets: no link in any of them
     assert "".join(page.find(".//p[@class='definition']").itertext()) == "A  link."
     empty = [a for a in page.iter("a") if not "".join(a.itertext()).strip()]
     assert empty and all(a.get("href") is None for a in empty)
@@ -470,10 +452,8 @@ def test_a_citation_in_a_raw_link_written_as_blocks_ends_the_link_where_html_end
         f"entry:x-entry: en.{field}: warning: link '{url}' {said}" for field, url in (
             ("current_state", "https://example.org/block-text"), ("history", "https://example.org/block"))] + [
         "0 error(s), 2 warning(s)"]
-    site = tmp_path / "site"  # what the reader gets: each block link in pieces, one with nothing to read
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    # what the reader gets: each block link in pieces, one with nothing to read
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     names = {}
     for link in page.iter("a"):
         names.setdefault(link.get("href"), []).append("".join(link.itertext()).strip())
@@ -498,10 +478,8 @@ def test_a_link_in_a_raw_link_closes_it_and_leaves_it_nothing_to_read(sample_cli
         f"entry:x-entry: en.{field}: warning: link '{url}' {said}" for field, url in (
             ("definition", "https://example.org/outer"), ("history", "https://example.org/raw-outer"))] + [
         "0 error(s), 2 warning(s)"]
-    site = tmp_path / "site"  # what the reader gets: the outer links empty, or named by the text before the inner
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    # what the reader gets: the outer links empty, or named by the text before the inner
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     names = {link.get("href"): "".join(link.itertext()) for link in page.iter("a")}
     assert [names[f"https://example.org/{url}"] for url in ("outer", "inner", "raw-outer", "raw-inner", "named")] == [
         "", "the inner", "", "inner", "see "]
@@ -520,10 +498,7 @@ def test_a_raw_link_around_a_paragraph_is_named_by_its_words_and_check_agrees(sa
         "entry:x-entry: en.current_state: warning: link 'https://example.org/table' has no text: screen readers say "
         "\"link\" and nothing more; write its text between the brackets ([text](…)), or alt text for its image "
         "([![what it shows](…)](…))", "0 error(s), 1 warning(s)"]
-    site = tmp_path / "site"
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     names = [(link.get("href"), "".join(link.itertext())) for link in page.iter("a")
              if link.get("href") in ("https://example.org/pasted", "https://example.org/table")]
     assert names == [("https://example.org/pasted", "the pasted text"), ("https://example.org/table", "")]
@@ -538,10 +513,7 @@ def test_a_definition_is_read_as_markdown_and_what_it_leaves_out_is_said(sample_
     assert sample_cli("check").stderr.splitlines() == [
         "entry:x-entry: en.definition: warning: the site leaves out <context>: write it in Markdown (a `\\<` shows "
         "a `<` as it is), or take it out", "0 error(s), 1 warning(s)"]
-    site = tmp_path / "site"
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     assert page.find(".//p[@class='definition']").text == "The model's  window, or <ctx>."
 
 
@@ -563,10 +535,8 @@ def test_a_raw_image_without_alt_text_is_a_warning_saying_how_to_describe_it(sam
         "screen reader reads its file name as the link's name; say where the link leads in alt=\"…\" (alt=\"\" if "
         "the link's own text says it)",
         "0 error(s), 2 warning(s)"]
-    site = tmp_path / "site"  # what the reader gets: the image as written, without alt text
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "x-entry" / "index.html").read_bytes())
+    # what the reader gets: the image as written, without alt text
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
     images = {image.get("src"): image.get("alt") for image in page.iter("img")}
     assert images["https://example.org/chart.png"] is None and images["https://example.org/ok.png"] == "Sales by year"
 
@@ -695,10 +665,7 @@ def test_a_name_an_entry_gives_twice_is_a_warning_and_shown_once(sample_cli, wri
         f"entry:qchip: en.aliases[1]: warning: 'qc' is this entry's en.aliases[0] {said}",
         f"entry:qchip: en.aliases[2]: warning: 'Quantum chip' is this entry's en.headword {said}",
         "0 error(s), 2 warning(s)"]
-    site = tmp_path / "site"
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "qchip" / "index.html").read_bytes())
+    page = _built_entry_page(sample_cli, tmp_path, "qchip")
     names = page.find(".//section[@id='aliases']/p")
     assert "".join(names.itertext()) == "quantum chip · QC · quantum computer chip · qchip hu"
     assert [(span.get("lang"), span.text) for span in names.iter("span")] == [("hu", "qchip hu")]
@@ -714,10 +681,7 @@ def test_names_told_apart_only_by_spacing_are_one_name(sample_cli, write_files, 
     assert sample_cli("check").stderr.splitlines() == [
         "entry:coffee: en.aliases[0]: warning: 'Kávé  gép' is this entry's en.headword already: \"Also known as\" "
         "shows each name once; take it out", "0 error(s), 1 warning(s)"]
-    site = tmp_path / "site"
-    sample_cli("build", "--out", str(site))
-    page = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(
-        (site / "en" / "glossary" / "coffee" / "index.html").read_bytes())
+    page = _built_entry_page(sample_cli, tmp_path, "coffee")
     names = page.find(".//section[@id='aliases']/p")
     assert "".join(names.itertext()) == "kávé gép · espresso · coffee hu"
     assert [(span.get("lang"), span.text) for span in names.iter("span")] == [("hu", "coffee hu")]
