@@ -548,17 +548,30 @@ def test_stopping_waits_for_the_build_under_way(tmp_path, monkeypatch):
         server.engine.dispose()
 
 
-def test_stopping_between_an_import_and_a_build_says_it_waits_for_the_watch(tmp_path, monkeypatch):
-    """Stopped as the watcher looks at what changed (the database asked, before any import), the preview says it
-    waits for that, not for a build (it said "waiting for the build under way to end, which writes into the
-    preview's folder"), and then neither imports the file saved nor builds."""
+def _watching_trainium(tmp_path: Path, said: list[str]) -> tuple[Preview, Path]:
+    """A started preview (`_started`) of the sample, watching a content folder holding the sample's Trainium
+    entry file: the preview and that file."""
     work, content = tmp_path / "work", tmp_path / "content"
     build_sample(work)
     content.mkdir()
     entry = content / "trainium.yaml"
     shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
+    return _started(work, tmp_path / "preview", [content], said), entry
+
+
+def _edit_definition(entry: Path) -> None:
+    """Save an edit of the Trainium entry file: a word put before one of its texts."""
+    entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own",
+                                                               "    Stopped: Trainium is Amazon's own"),
+                     encoding="utf-8")
+
+
+def test_stopping_between_an_import_and_a_build_says_it_waits_for_the_watch(tmp_path, monkeypatch):
+    """Stopped as the watcher looks at what changed (the database asked, before any import), the preview says it
+    waits for that, not for a build (it said "waiting for the build under way to end, which writes into the
+    preview's folder"), and then neither imports the file saved nor builds."""
     said: list[str] = []
-    server = _started(work, tmp_path / "preview", [content], said)
+    server, entry = _watching_trainium(tmp_path, said)
     real_state, looking, release = server._database_state, threading.Event(), threading.Event()
 
     def held_state():
@@ -568,8 +581,7 @@ def test_stopping_between_an_import_and_a_build_says_it_waits_for_the_watch(tmp_
 
     monkeypatch.setattr(server, "_database_state", held_state)
     try:
-        entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Stopped: "
-                                                                   "Trainium is Amazon's own"), encoding="utf-8")
+        _edit_definition(entry)
         _wait_for(looking.is_set, "the watcher to look at the database", said)
         before = len(said)
         threading.Timer(1.5, release.set).start()
@@ -584,17 +596,11 @@ def test_no_import_begins_once_stopping_has(tmp_path):
     """Once stopping has begun, a saved file is not imported (nor the site built): stopping then waits for
     nothing new, and what it says it waits for stays true (an import begun after it was ended by the process's
     exit, unsaid). The file goes in when the preview starts again."""
-    work, content = tmp_path / "work", tmp_path / "content"
-    build_sample(work)
-    content.mkdir()
-    entry = content / "trainium.yaml"
-    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
     said: list[str] = []
-    server = _started(work, tmp_path / "preview", [content], said)
+    server, entry = _watching_trainium(tmp_path, said)
     try:
         server.stop()
-        entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Stopped: "
-                                                                   "Trainium is Amazon's own"), encoding="utf-8")
+        _edit_definition(entry)
         before = list(said)
         assert server.import_files([entry]) is False and said == before and server.under_way() is None
     finally:
