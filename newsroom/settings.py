@@ -398,7 +398,9 @@ def public_address_problems(settings: Settings, given: Collection[str] = (), use
 
 
 def _load(folder: Path | None) -> Settings:
-    path = (folder or Path.cwd()) / SETTINGS_FILE
+    # Named as the other files a command reads are, as given: `newsroom.toml` of the current folder as
+    # unfit_setting names it, another folder's in full.
+    path = (folder or Path()) / SETTINGS_FILE
     if not path.exists():
         return Settings()
     raw = path.read_bytes()
