@@ -216,13 +216,13 @@ class TermMatcher:
         at every place. (A form with a character that lowercases to several matches only where the
         text has that character: folding keeps it, and the pattern accepts no other.)
         """
-        automaton = self._first_words_found if self.PREFILTER else None
-        if automaton is None:
+        first_words = self._first_words_found if self.PREFILTER else None
+        if first_words is None:
             return None
         lowered = text.lower()
         if len(lowered) != len(text) or "Σ" in text:
             return None
-        return sorted({end - length + 1 for end, length in automaton.iter(lowered)})
+        return sorted({end - length + 1 for end, length in first_words.iter(lowered)})
 
     @cached_property
     def _patterns(self) -> list[tuple[re.Pattern[str], dict[str, str], bool]]:
@@ -389,11 +389,11 @@ def in_address(text: str, start: int, end: int) -> bool:
 
 def automaton(words: Iterable[tuple[str, Any]]) -> ahocorasick.Automaton | None:
     """An Aho–Corasick automaton of these (word, what a hit gives with its end), or None for no word."""
-    automaton = ahocorasick.Automaton()
+    finder = ahocorasick.Automaton()
     for word, value in words:
-        automaton.add_word(word, value)
-    if not len(automaton):
+        finder.add_word(word, value)
+    if not len(finder):
         return None
-    automaton.make_automaton()
-    return automaton
+    finder.make_automaton()
+    return finder
 

@@ -350,8 +350,13 @@ def unfit_setting(name: str, message: str, given: Collection[str] = (), severity
     return Diagnostic(where, line, name, message, severity)
 
 
+#: What a base URL that is not HTTPS costs a site's readers, as the problems of such an address say it.
+NOT_SECURE_PAGES = ('browsers mark its pages "Not secure", and changing it later changes every address already '
+                    "published")
+
+
 class AddressUse(NamedTuple):
-    """What a command makes of the base URL for readers, as its warnings about that address say it."""
+    """What a command makes of the base URL for readers, as its problems with that address say it."""
 
     #: What leads to the base URL, to be followed by it ("every link of this email leads to").
     what: str
@@ -359,6 +364,10 @@ class AddressUse(NamedTuple):
     setting: str
     #: When to set it, and why ("before mailing it (`send` refuses it)").
     before: str
+    #: Who an address of this machine or a private network leaves out ("no reader reaches").
+    audience: str = "reader"
+    #: What an address that is not HTTPS costs them, said after "which is not HTTPS: ".
+    insecure: str = NOT_SECURE_PAGES
 
 
 #: What a public build makes of the base URL, and what a preview of it is (see public_address_problems): `build`
@@ -368,28 +377,30 @@ BUILD_LINKS = AddressUse("the canonical links, feeds, sitemap and emails of a pu
                          "are the previews)")
 
 
-def public_address_problems(settings: Settings, given: Collection[str] = (),
-                            uses: AddressUse = BUILD_LINKS) -> list[Diagnostic]:
+def public_address_problems(settings: Settings, given: Collection[str] = (), uses: AddressUse = BUILD_LINKS,
+                            severity: Severity = "warning") -> list[Diagnostic]:
     """A warning for what is made for readers (a public build, not a preview, and `check` before one; an issue's
-    email file; the SKOS export) at a base URL no reader reaches, or at one that is not HTTPS, which `send`
-    refuses too (see mail.send.sending_problems): `uses` says what leads there and how to mend it."""
+    email file; the SKOS export) at a base URL no reader reaches, or at one that is not HTTPS; an error for mail
+    that goes out (see mail.send.sending_problems), which cannot be taken back: `uses` says what leads there and
+    how to mend it."""
     base = settings.base_url
     unreachable = unreachable_host(base)
     if unreachable:
         default = " (the preview's default)" if base == Settings.base_url else ""
-        return [unfit_setting("base_url", f"{uses.what} {base}{default}, {unreachable}, which no reader reaches: set "
-                                          f"{uses.setting} to the address the site is served at {uses.before}",
-                              given, "warning")]
+        return [unfit_setting("base_url", f"{uses.what} {base}{default}, {unreachable}, which no {uses.audience} "
+                                          f"reaches: set {uses.setting} to the address the site is served at "
+                                          f"{uses.before}", given, severity)]
     if urlsplit(base).scheme != "https":
-        return [unfit_setting("base_url", f"{uses.what} {base}, which is not HTTPS: browsers mark its pages \"Not "
-                                          "secure\", and changing it later changes every address already published; "
-                                          f"set {uses.setting} to the https:// address the site is served at "
-                                          f"{uses.before}", given, "warning")]
+        return [unfit_setting("base_url", f"{uses.what} {base}, which is not HTTPS: {uses.insecure}; set "
+                                          f"{uses.setting} to the https:// address the site is served at "
+                                          f"{uses.before}", given, severity)]
     return []
 
 
 def _load(folder: Path | None) -> Settings:
-    path = (folder or Path.cwd()) / SETTINGS_FILE
+    # Named as the other files a command reads are, as given: `newsroom.toml` of the current folder as
+    # unfit_setting names it, another folder's in full.
+    path = (folder or Path()) / SETTINGS_FILE
     if not path.exists():
         return Settings()
     raw = path.read_bytes()

@@ -109,7 +109,7 @@ def test_an_address_no_link_can_give_is_named_at_its_line(sample_cli):
                        ('unsubscribe_url = "https://news.aikorszak.hu/leave?list=weekly"', "unsubscribe_url: each "
                         "subscriber's link adds its own ?t=…: no ?query or #fragment")):
         settings.write_text(f'timezone = "Europe/Budapest"\n{line}\n', encoding="utf-8")
-        assert sample_cli("check", expect=1).stderr == f"{settings}:2: {says}\n1 error; nothing was changed\n"
+        assert sample_cli("check", expect=1).stderr == f"newsroom.toml:2: {says}\n1 error; nothing was changed\n"
 
 
 @pytest.mark.sqlite_only
@@ -127,7 +127,7 @@ def test_the_example_address_of_a_message_is_no_address_send_refuses(sample_cli)
                         '"https://<your public host>/unsubscribe", not 1'),
                        ("feed_id_host = 1", 'feed_id_host: expected text in quotes, e.g. "<your public host>", not 1')):
         settings.write_text(f'timezone = "Europe/Budapest"\n{line}\n', encoding="utf-8")
-        assert sample_cli("check", expect=1).stderr == f"{settings}:2: {says}\n1 error; nothing was changed\n"
+        assert sample_cli("check", expect=1).stderr == f"newsroom.toml:2: {says}\n1 error; nothing was changed\n"
 
 
 @pytest.mark.sqlite_only
@@ -225,6 +225,19 @@ def test_check_says_of_an_address_no_reader_reaches_what_a_public_build_says(sam
 
 
 @pytest.mark.sqlite_only
+def test_check_names_newsroom_toml_alike_in_a_warning_and_in_an_error(sample_cli):
+    """`check` named the file `newsroom.toml:2` in its warning of the base URL, and by its full path when the file
+    held an error: one file, two names. Both name it as an import names a content file, as it was given: the
+    current folder's is `newsroom.toml`."""
+    settings = sample_cli.cwd / "newsroom.toml"
+    settings.write_text('timezone = "Europe/Budapest"\nbase_url = "http://hirek.aikorszak.hu/"\n', encoding="utf-8")
+    assert sample_cli("check").stderr.splitlines()[0].startswith(f"newsroom.toml:2: {PUBLIC_BUILD} ")
+    settings.write_text(settings.read_text(encoding="utf-8") + "feed_limit = 0\n", encoding="utf-8")
+    assert sample_cli("check", expect=1).stderr.splitlines() == [
+        "newsroom.toml:3: feed_limit: expected a number of items, 1 or more", "1 error; nothing was changed"]
+
+
+@pytest.mark.sqlite_only
 def test_check_says_of_an_http_address_what_a_public_build_says_and_of_an_https_one_nothing(sample_cli, tmp_path):
     """A public address that is not HTTPS: `check` warns as a public build does; an https:// one the public
     reaches, which a published site has, leaves `check` silent on clean content."""
@@ -269,7 +282,7 @@ def test_a_site_that_moves_to_another_host_keeps_its_feed_ids_with_feed_id_host(
     assert ids("https://gepifigyelo.hu/") != first
     assert ids("https://gepifigyelo.hu/", 'feed_id_host = "Hirek.Aikorszak.hu"\n') == first
     (cli.cwd / "newsroom.toml").write_text('feed_id_host = "https://hirek.aikorszak.hu/"\n', encoding="utf-8")
-    assert cli("check", expect=1).stderr.startswith(f"{cli.cwd / 'newsroom.toml'}:1: feed_id_host: expected a host "
+    assert cli("check", expect=1).stderr.startswith("newsroom.toml:1: feed_id_host: expected a host "
                                                     "name alone, e.g. <your public host> (no scheme, port or path)")
 
 
@@ -298,5 +311,5 @@ def test_a_host_name_browsers_refuse_is_named_at_its_line(sample_cli):
                        ("hírek..hu", "a host name's dot-separated labels have 1 to 63 characters each, none empty")):
         settings.write_text(f'timezone = "Europe/Budapest"\nbase_url = "https://{host}/"\n', encoding="utf-8")
         assert sample_cli("check", expect=1).stderr == (
-            f"{settings}:2: base_url: {host!r} is no host name browsers open (IDNA 2008): {says}; write the "
+            f"newsroom.toml:2: base_url: {host!r} is no host name browsers open (IDNA 2008): {says}; write the "
             "host as its registrar gives it (its xn-- form will do)\n1 error; nothing was changed\n")

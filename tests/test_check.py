@@ -576,6 +576,17 @@ def test_a_database_without_a_site_file_is_named_with_the_fix_and_not_built(cli,
     assert home.find(".//title").text == "Gépi Figyelő"
 
 
+def test_a_database_without_a_site_file_is_said_before_the_warnings(cli):
+    """On a database `newsroom init` just made, `check` began with the warning of the preview's address, and the
+    error every build stops on, alone (no site file), came after it: that error is said first."""
+    (cli.cwd / "newsroom.toml").unlink()  # the preview's default address, of which `check` warns
+    cli("init")
+    said = cli("check", expect=1).stderr.splitlines()
+    assert [line.split(": ")[0] for line in said] == ["site", "newsroom.toml (none here yet)",
+                                                      "1 error(s), 1 warning(s)"], said
+    assert said[0] == cli("build", "--quiet", expect=1).stderr.splitlines()[0]
+
+
 def test_a_site_without_a_tagline_is_a_warning_and_its_pages_show_no_empty_one(cli, write_files, tmp_path):
     """A site file without a tagline gave every page an empty masthead line and the glossary index, the archive,
     the editions and the home page an empty meta description, without a word from `check`."""

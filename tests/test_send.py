@@ -225,7 +225,8 @@ def test_mail_never_links_subscribers_to_an_address_they_cannot_reach(sample_cli
         line = "newsroom.toml:7: base_url: " if base else "newsroom.toml: base_url: "
         assert refused.startswith(f"{line}every link of the email (the web version, the Method page, each story's "
                                   f"page) would lead to {why}"), refused
-        assert "set base_url (or --base-url) to the address the site is served at, before sending" in refused
+        assert ("which no subscriber reaches: set base_url (or --base-url) to the address the site is served at "
+                "before sending") in refused, refused
         assert refused.endswith("\n1 error; nothing was changed\n"), refused
     refused = sample_cli("send", "13", "--to", str(subscribers), "--dry-run", "--base-url", "https://newsroom/",
                          expect=1).stderr
@@ -234,8 +235,11 @@ def test_mail_never_links_subscribers_to_an_address_they_cannot_reach(sample_cli
                               "network answers for"), refused
     settings.write_text(own + f'base_url = "http://{BASE[8:]}"\n', encoding="utf-8")
     refused = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, expect=1).stderr
-    assert refused.startswith(f"newsroom.toml:7: base_url: every link of the email would lead to http://{BASE[8:]}, "
-                              "which is not HTTPS"), refused
+    assert refused.startswith(f"newsroom.toml:7: base_url: every link of the email (the web version, the Method "
+                              f"page, each story's page) would lead to http://{BASE[8:]}, which is not HTTPS: nor is "
+                              "the one-click unsubscribe address made of it (unless unsubscribe_url gives another), "
+                              "and RFC 8058 and the mailbox providers require HTTPS for that one; set base_url (or "
+                              "--base-url) to the https:// address the site is served at before sending"), refused
     settings.write_text(own.replace(f"{BASE}unsubscribe", "https://localhost/u") + f'base_url = "{BASE}"\n',
                         encoding="utf-8")
     refused = sample_cli("send", "13", "--to", str(subscribers), "--smtp", server, expect=1).stderr

@@ -343,7 +343,7 @@ def test_a_settings_file_that_is_not_utf8_is_named_with_its_line(sample_cli, con
     settings = sample_cli.cwd / "newsroom.toml"
     settings.write_bytes(content)
     result = sample_cli("check", expect=1)
-    assert f"{settings}:{line}: not UTF-8 text" in result.stderr and "save it as UTF-8" in result.stderr, result.stderr
+    assert f"newsroom.toml:{line}: not UTF-8 text" in result.stderr and "save it as UTF-8" in result.stderr, result.stderr
 
 
 @pytest.mark.sqlite_only

@@ -307,10 +307,12 @@ def check(app: App, strict: bool) -> None:
             problems = changes.as_check_words(check_content(content, app.settings, app.today(), memo=memo), content,
                                               app.settings)
             # The address the next public build gives readers, warned of as `build` warns of it.
-            problems = sorted([*problems, *no_site(content), *method_draft_problems(content),
-                               *public_address_problems(app.settings)],
-                              key=lambda d: (d.location, d.field, d.message))
+            problems += [*method_draft_problems(content), *public_address_problems(app.settings)]
+            unbuildable = list(no_site(content))
+    # No site file stops every build, which says it alone: said first, before the rest (by place).
+    report(unbuildable)
     report(problems)
+    problems += unbuildable
     errors = sum(1 for p in problems if p.severity == "error")
     warnings = len(problems) - errors
     if problems:  # each counted as printed; --strict fails on warnings too, and says so

@@ -26,6 +26,7 @@ from newsroom.content.schema import (
     TEXT,
     TEXTUAL,
     Field,
+    Kind,
     former_slug_problem,
     kinds,
     page_slug_problem,
@@ -95,6 +96,21 @@ class Validator:
         self.problems.append(Diagnostic(self.location, line, dotted(path), message))
 
     def record(self, data: Any) -> dict[str, Any] | None:
+        """`data`, a parsed file, as the record of its kind in canonical form (see the module's docstring), or
+        None when it names no kind; every problem found is added to `problems`."""
+        kind = self._kind(data)
+        if kind is None:
+            return None
+        self._unknown_fields(data, kind)
+        out: dict[str, Any] = {"kind": kind.name, **self._field_values(data, kind)}
+        self._rules_across_fields(out, data)
+        if kind.name == "site":
+            self._slugs_listed_twice(out)
+        out.update(self._language_texts(data, kind))
+        return out
+
+    def _kind(self, data: Any) -> Kind | None:
+        """The kind `data` names, or None (named as a problem) when it is no mapping or names no kind."""
         if not isinstance(data, dict):
             self.fail((), "a content file must be a mapping with a `kind` field")
             return None
@@ -102,12 +118,13 @@ class Validator:
         if kind_name not in kinds():
             self.fail(("kind",), f"unknown kind {kind_name!r}; expected one of {', '.join(kinds())}")
             return None
-        kind = kinds()[kind_name]
-        out: dict[str, Any] = {"kind": kind_name}
+        return kinds()[kind_name]
+
+    def _unknown_fields(self, data: dict[str, Any], kind: Kind) -> None:
+        """Name each top-level key that is neither a field of `kind` nor one of the site's languages; a
+        language's texts that are no mapping."""
         for name, value in data.items():
-            if name == "kind":
-                continue
-            if name in kind.fields:
+            if name == "kind" or name in kind.fields:
                 continue
             if name in self.languages:
                 if value is not None and not isinstance(value, dict):
@@ -115,14 +132,24 @@ class Validator:
             elif LANGUAGE_RE.match(name) and name not in kind.texts:
                 self.fail((name,), f"unknown language {name!r}; this site publishes in {', '.join(self.languages)}")
             else:
-                article = "an" if kind_name[0] in "aeiou" else "a"
-                self.fail((name,), f"unknown field for {article} {kind_name}; expected one of "
+                article = "an" if kind.name[0] in "aeiou" else "a"
+                self.fail((name,), f"unknown field for {article} {kind.name}; expected one of "
                           f"{', '.join([*kind.fields, *self.languages])}")
+
+    def _field_values(self, data: dict[str, Any], kind: Kind) -> dict[str, Any]:
+        """The language-independent fields of `kind`, each checked, in the kind's order; empty ones left out."""
+        values: dict[str, Any] = {}
         for name, spec in kind.fields.items():
             value = self.value((name,), data.get(name), spec)
             if not _empty(value):
-                out[name] = value
-        problem = publication_time_problem(out) if data.get("published_at") is None else None  # (else: why wrong)
+                values[name] = value
+        return values
+
+    def _rules_across_fields(self, out: dict[str, Any], data: dict[str, Any]) -> None:
+        """The rules no one field decides: an issue's publication time that its status needs (unless
+        `published_at` is written: then its own problem is named), a week that does not end before it starts,
+        former slugs that are not the slug and not named twice."""
+        problem = publication_time_problem(out) if data.get("published_at") is None else None
         if problem:
             self.problems.append(Diagnostic(self.location, self.lines.get(("status",)), "published_at", problem))
         problem = week_problem(out)
@@ -132,23 +159,31 @@ class Validator:
         former = former_slug_problem(out)
         if former is not None:
             self.fail(("formerly", former[0]), former[1])
-        for name in ("sections", "categories", "audiences", "tags") if kind_name == "site" else ():
+
+    def _slugs_listed_twice(self, site: dict[str, Any]) -> None:
+        """Name a slug the site file lists twice among its sections, categories, audiences or tags: the second
+        would take the first's place, name and order."""
+        for name in ("sections", "categories", "audiences", "tags"):
             listed: dict[str, int] = {}
-            for index, item in enumerate(out.get(name) or ()):
+            for index, item in enumerate(site.get(name) or ()):
                 slug = item.get("slug")
                 if slug is None:
                     continue  # named as required already
-                if slug in listed:  # the second would take the first's place, name and order
+                if slug in listed:
                     self.fail((name, index, "slug"), f"{slug!r} is listed twice (also {name}[{listed[slug]}]): "
                                                      "list each once")
                 listed.setdefault(slug, index)
+
+    def _language_texts(self, data: dict[str, Any], kind: Kind) -> dict[str, Any]:
+        """Each of the site's languages' texts of `kind`, checked, by language; a language without any left out."""
+        texts: dict[str, Any] = {}
         for lang in self.languages:
             block = data.get(lang)
             if isinstance(block, dict):
-                texts = self.value((lang,), block, Field("map", fields=kind.texts))
-                if texts:
-                    out[lang] = texts
-        return out
+                checked = self.value((lang,), block, Field("map", fields=kind.texts))
+                if checked:
+                    texts[lang] = checked
+        return texts
 
     def value(self, path: Path, value: Any, spec: Field) -> Any:
         if value is None or value == "" or value == [] or value == {}:

@@ -42,7 +42,8 @@ from newsroom.mail.models import Send
 from newsroom.mail.subscribers import (ListedSubscriber, joined_after_sending, sent_ids, sent_issues,
                                        store_subscribers, unsubscribed_ids)
 from newsroom.render.email import PreparedEmail, Recipient
-from newsroom.settings import DEFAULT_SECRET, Settings, unfit_setting, unreachable_host
+from newsroom.settings import (DEFAULT_SECRET, AddressUse, Settings, public_address_problems, unfit_setting,
+                               unreachable_host)
 
 #: SMTP errors that concern one message; the rest of the list can still be sent.
 MESSAGE_ERRORS = (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, smtplib.SMTPSenderRefused,
@@ -135,6 +136,15 @@ EXAMPLE_ADDRESSES = {
 }
 
 
+#: What mail that goes out makes of the base URL, as a refusal of an address no subscriber reaches (this machine,
+#: a private network, a name reserved for examples: the preview's default, http://localhost:8000/, among them)
+#: or of one that is not HTTPS says it.
+SENT_LINKS = AddressUse("every link of the email (the web version, the Method page, each story's page) would lead to",
+                        "base_url (or --base-url)", "before sending", audience="subscriber",
+                        insecure=("nor is the one-click unsubscribe address made of it (unless unsubscribe_url gives "
+                                  "another), and RFC 8058 and the mailbox providers require HTTPS for that one"))
+
+
 def sending_problems(settings: Settings, given: Collection[str] = ()) -> list[Diagnostic]:
     """What in the settings makes mail unfit to go to subscribers: the unsubscribe secret every copy of the
     engine starts with (anyone could make anyone's unsubscribe link with it) or a short one, a one-click
@@ -145,7 +155,8 @@ def sending_problems(settings: Settings, given: Collection[str] = ()) -> list[Di
 
     Each is named at its line of newsroom.toml; one an option gave (`given`: `base_url`), as the option."""
     problem = partial(unfit_setting, given=given)
-    problems = _link_problems(settings, problem)
+    problems = [*public_address_problems(settings, given, SENT_LINKS, "error"),
+                *_unsubscribe_link_problems(settings, problem)]
     for name, (what, wanted) in EXAMPLE_ADDRESSES.items():
         address = getattr(settings, name)
         if address == getattr(Settings, name):
@@ -170,36 +181,21 @@ def sending_problems(settings: Settings, given: Collection[str] = ()) -> list[Di
     return problems
 
 
-def _link_problems(settings: Settings, problem: Callable[[str, str], Diagnostic]) -> list[Diagnostic]:
-    """The base URL's and the unsubscribe address's problems for mail that goes out: a host no subscriber
-    reaches (this machine, a private network, a name reserved for examples: the preview's default,
-    http://localhost:8000/, among them) or an address that is not HTTPS."""
-    problems = []
-    base = settings.base_url
-    unreachable = unreachable_host(base)
-    if unreachable:
-        default = " (the preview's default)" if base == Settings.base_url else ""
-        problems.append(problem("base_url", (
-            f"every link of the email (the web version, the Method page, each story's page) would lead to {base}"
-            f"{default}, {unreachable}, which no subscriber reaches: set base_url (or --base-url) to the address "
-            "the site is served at, before sending")))
-    elif urlsplit(base).scheme != "https":
-        problems.append(problem("base_url", (
-            f"every link of the email would lead to {base}, which is not HTTPS (and neither is the one-click "
-            "unsubscribe address made of it, which RFC 8058 and the mailbox providers require, unless unsubscribe_url "
-            "gives another): set base_url (or --base-url) to the https:// address the site is served at, "
-            "before sending")))
+def _unsubscribe_link_problems(settings: Settings, problem: Callable[[str, str], Diagnostic]) -> list[Diagnostic]:
+    """The one-click unsubscribe address's problems for mail that goes out, when unsubscribe_url gives one of its
+    own: a host no subscriber reaches or an address that is not HTTPS (the base URL's are `SENT_LINKS`')."""
     endpoint = settings.unsubscribe_url
-    if endpoint and unreachable_host(endpoint):
-        problems.append(problem("unsubscribe_url", (
-            f"the one-click unsubscribe address {endpoint} is {unreachable_host(endpoint)}, which no subscriber "
+    unreachable = unreachable_host(endpoint) if endpoint else None
+    if unreachable:
+        return [problem("unsubscribe_url", (
+            f"the one-click unsubscribe address {endpoint} is {unreachable}, which no subscriber "
             "reaches: set unsubscribe_url to the https:// address newsroom unsubscribe-server is served at, or "
-            "leave it empty for {base_url}unsubscribe, before sending")))
-    elif endpoint and urlsplit(endpoint).scheme != "https":
-        problems.append(problem("unsubscribe_url", (
+            "leave it empty for {base_url}unsubscribe, before sending"))]
+    if endpoint and urlsplit(endpoint).scheme != "https":
+        return [problem("unsubscribe_url", (
             f"the one-click unsubscribe address {endpoint} is not HTTPS, which RFC 8058 and the mailbox "
-            "providers require: set unsubscribe_url to the https:// address it is served at")))
-    return problems
+            "providers require: set unsubscribe_url to the https:// address it is served at"))]
+    return []
 
 
 def connect(server: SmtpServer, timeout: float = 30.0) -> smtplib.SMTP:
