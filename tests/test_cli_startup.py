@@ -56,6 +56,7 @@ def test_a_build_loads_no_migration_machinery_nor_other_commands(tmp_path, sampl
     assert [name for name in loaded if name.startswith(unwanted)] == []
 
 
+@pytest.mark.sqlite_only("which modules a command loads for SKOS does not depend on the database")
 def test_the_content_commands_load_the_skos_export_only_to_write_it(tmp_path, sample_cli):
     """`import` and `check` (run by the preview and after every edit) share a module with `export --skos`,
     whose RDF library took 0.15-0.2 s to load: it is loaded only by the export that writes SKOS."""

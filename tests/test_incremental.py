@@ -548,6 +548,12 @@ MORE_EDITS = ("add_reference", "edit_reference", "delete_reference", "date_refer
               "give_former_addresses", "rename_records", "flip_drafts")
 
 
+#: Why a test of what a build finds in its output folder, or works out from the state it stored, runs on SQLite
+#: alone: the state's round trip through PostgreSQL is covered by the other tests here (suite time).
+FOLDER_READ = "what changed in the output folder is read from its files; the state's round trip is tested on both"
+WORKED_OUT = "what to remake is worked out in Python from the stored state, whose round trip is tested on both"
+
+
 def _same_tree(left: Path, right: Path) -> list[str]:
     """Paths that differ between two folders (missing on one side, or different bytes)."""
     def files(root: Path) -> set[str]:
@@ -643,6 +649,7 @@ def test_a_second_build_with_no_change_writes_nothing(sample_cli, tmp_path):
     assert {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in site.rglob("*")} == before
 
 
+@pytest.mark.sqlite_only(FOLDER_READ)
 def test_files_changed_or_removed_by_hand_are_made_again(sample_cli, tmp_path):
     site = tmp_path / "site"
     sample_cli("build", "--out", str(site))
@@ -665,6 +672,7 @@ def test_files_changed_or_removed_by_hand_are_made_again(sample_cli, tmp_path):
     assert " 0 written, " in sample_cli("build", "--out", str(site)).stdout
 
 
+@pytest.mark.sqlite_only(FOLDER_READ)
 def test_files_put_back_from_an_older_copy_are_made_again_and_a_chmod_remakes_nothing(sample_cli, tmp_path):
     # A copy restored from a backup keeps its own, earlier modification time: the files are still not as the
     # last build left them. A change of mode (a deploy's `chmod -R`) changes no byte and no such time.
@@ -742,6 +750,7 @@ def test_feeds_and_emails_are_made_from_the_chosen_templates_and_remade_when_the
     assert _same_tree(site, fresh) == []
 
 
+@pytest.mark.sqlite_only(FOLDER_READ)
 def test_a_search_index_is_updated_from_its_last_files_only_when_they_are_as_built(sample_cli, tmp_path):
     # An edit updates the search index from its last published files; a file of it changed by hand
     # since is not built upon: the index is made again whole, as a full build makes it.
@@ -765,6 +774,7 @@ def _rendered(output: str) -> int:
     return int(output.split(" rendered)")[0].rsplit(", ", 1)[1])
 
 
+@pytest.mark.sqlite_only(WORKED_OUT)
 def test_publishing_an_issue_renders_only_the_pages_it_changes_beyond_the_masthead(sample_cli, tmp_path):
     # Every page's masthead names the latest issue; a page whose only change that is gets the new line
     # put in place of the old one, and the folder is what a full build makes, byte for byte.
@@ -1789,6 +1799,7 @@ def test_a_new_release_of_a_library_that_renders_remakes_every_output(sample_cli
     assert re.search(r"\(256 pages, 256 rendered\): 0 written, 370 unchanged, 0 removed ", output), output
 
 
+@pytest.mark.sqlite_only(WORKED_OUT)
 def test_new_code_makes_its_pages_from_its_own_results_not_those_remembered_from_the_old(sample_cli, tmp_path,
                                                                                           monkeypatch):
     """A build remembers what it worked out (each text's Markdown rendered, each record's problems and
@@ -1855,6 +1866,7 @@ def test_a_matcher_that_finds_otherwise_remakes_the_mentions_and_links_kept_from
     assert "trainium@example.com" in page and "trainium@example.com</a>" not in page
 
 
+@pytest.mark.sqlite_only(FOLDER_READ)
 def test_the_email_folder_is_left_alone_unless_an_email_changed(sample_cli, tmp_path):
     """An edit the latest issue's emails do not show leaves their folder as it was (not swapped for a copy
     of itself); one they show replaces it, the changed email's files new and the others the same files;
@@ -1898,6 +1910,7 @@ def test_the_email_folder_is_left_alone_unless_an_email_changed(sample_cli, tmp_
         == {path: item[2] for path, item in after[1].items()}
 
 
+@pytest.mark.sqlite_only(FOLDER_READ)
 def test_emails_removed_or_changed_by_hand_are_written_again(sample_cli, tmp_path):
     """The email folder is an output of the build too: a build with nothing else to do writes it again
     when it is gone or one of its files was changed, and leaves it alone otherwise."""
