@@ -147,7 +147,8 @@ class Preview:
         and the stop ends in a moment (interrupted, it left the folder half removed). Nor during the first
         build, which the first stop breaks off in this thread: it ends as soon as its workers have, and only
         then is the folder removed (a third stop broke off its wait for them, and removed the folder as they
-        wrote into it)."""
+        wrote into it); a third stop as it waits for them ends them at once, and the folder is left (see
+        run_all's StoppedAtOnce)."""
         under_way = self.under_way()
         if under_way is None or not self._threads:
             return

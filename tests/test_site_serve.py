@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import html5lib
 import pytest
 from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
+from stopping import ended, stopped_with_a_stuck_worker
 
 from conftest import Cli
 
@@ -954,7 +955,7 @@ def test_the_preview_s_build_workers_end_at_sigterm_as_any_process(databases, tm
 
 
 #: `newsroom serve` with signals sent to itself as its first build forks its first worker and as it then waits
-#: for one to end ($STOPS: "fork", "join", or "fork+join", two more at the wait); with "join", each wait's end
+#: for one to end ($STOPS: "fork", "join", or "fork+join", one more at the wait); with "join", each wait's end
 #: is said, and the removal of the preview's folder.
 SIGNALLED_AT_FORK = """\
 import os, runpy, shutil, signal, sys
@@ -970,9 +971,8 @@ real_join, real_rmtree, joins = process.BaseProcess.join, shutil.rmtree, []
 def join(self, timeout=None):
     joins.append(1)
     if len(joins) == 1:
-        print(f"stopped {'twice more' if 'fork' in stops else 'once'} as the build ends its workers", flush=True)
-        for _ in range(2 if "fork" in stops else 1):
-            signal.raise_signal(signal.SIGTERM)
+        print(f"stopped {'again' if 'fork' in stops else 'once'} as the build ends its workers", flush=True)
+        signal.raise_signal(signal.SIGTERM)
     real_join(self, timeout)
     print("a worker ended", flush=True)
 def rmtree(path, *args, **kwargs):
@@ -989,13 +989,13 @@ runpy.run_module("newsroom", run_name="__main__")
 @pytest.mark.sqlite_only("a signal's handling does not depend on the database")
 @pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no fork here")
 @pytest.mark.parametrize("stops", ["fork", "fork+join", "join"],
-                         ids=["as-it-forks", "twice-more-as-it-ends-its-workers", "as-it-ends-its-workers"])
+                         ids=["as-it-forks", "again-as-it-ends-its-workers", "as-it-ends-its-workers"])
 def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tmp_path, stops):
     """`kill` arriving just as the build forks a worker stops the preview as at any other time (it was lost in
     the fork's own steps, the preview went on, or hung with logging's lock held, until killed). Stopped as the
     first build ends its workers, after a first stop or as the first, it goes on ending them, and removes its
     folder once every one has ended, exit 0 (the stop broke off the build's wait for them, and the folder was
-    removed as they could still write into it)."""
+    removed as they could still write into it). A third stop there ends them at once (see the test below)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "STOPS": stops}
@@ -1019,9 +1019,31 @@ def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tm
     assert list(temporary.glob("newsroom-preview-*")) == []
     if "join" in stops:
         lines = said.splitlines()
-        at = lines.index(f"stopped {'twice more' if 'fork' in stops else 'once'} as the build ends its workers")
+        at = lines.index(f"stopped {'again' if 'fork' in stops else 'once'} as the build ends its workers")
         removed = lines.index("the preview's folder removed")
         assert removed > at + 1 and set(lines[at + 1:removed]) == {"a worker ended"} and "stopping:" not in said, said
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="seeing a worker ended needs Linux's /proc")
+def test_stopped_a_third_time_as_the_first_build_waits_for_a_stuck_worker_the_preview_ends_at_once(databases,
+                                                                                                     tmp_path):
+    """A render worker of the first build that does not end at SIGTERM (one stuck at its work) is waited for after
+    the first stop and the second; the third (`kill`, Ctrl-C alike) ends it, SIGKILL after a grace, and the
+    preview ends at once, exit 1, naming the folder it leaves, the site with its drafts, to remove (the stops were
+    held until the worker ended: `kill -9` alone ended the preview)."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    stopped = stopped_with_a_stuck_worker(["--db", databases.new("sample"), "serve", "--port", "0"], tmp_path,
+                                          [signal.SIGTERM, signal.SIGINT, signal.SIGTERM], {"TMPDIR": str(temporary)})
+    if stopped is None:
+        pytest.skip("the build forked no worker (one core?)")
+    code, said, worker = stopped
+    (folder,) = temporary.glob("newsroom-preview-*")
+    assert code == 1 and said == [f"Error: stopped without waiting for the build under way: the preview's folder "
+                                  f"{folder}, which it was writing into, is left as it is (the site with its "
+                                  "drafts): remove it"], said
+    assert ended(worker)
 
 
 #: `newsroom serve` whose watcher's first round waits, as it begins its build ($HOLD=build: the second build, the

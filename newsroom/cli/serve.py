@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from newsroom.build.rendering import StoppedAtOnce
 from newsroom.cli import App, content_errors, pass_app
 from newsroom.db.session import sqlite_path
 from newsroom.listening import netloc
@@ -37,7 +38,8 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
     back, its problems shown at the top of every page, and the files that need it wait for it. A change to
     newsroom.toml is said to need a restart (the preview keeps the settings it started with). A connection
     that sends nothing for 30 s is closed. Ctrl-C waits for a build or an import under way, then removes the
-    preview's folder; pressed a third time, it stops at once, leaving the folder a build writes into.
+    preview's folder; pressed a third time, it stops at once (a build's render workers ended by force), leaving
+    the folder a build writes into.
     """
     app.open_content()
     database_file = sqlite_path(app.db_url)
@@ -67,8 +69,9 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
 
 def _previewed(preview: Preview, content: tuple[Path, ...]) -> str | None:
     """Serve until stopped, at any time, during the first build too. What was still under way when stopped at
-    once (a third Ctrl-C, see Preview.stopped_again): "build", whose folder is then not to be removed (the build
-    could make it again as it is), or "import", which may store nothing; None when nothing was broken off."""
+    once (a third Ctrl-C, see Preview.stopped_again; during the first build, as it waits for its render workers
+    to end, see StoppedAtOnce): "build", whose folder is then not to be removed (the build could make it again
+    as it is), or "import", which may store nothing; None when nothing was broken off."""
     try:
         preview.start()
         click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, newsroom.toml, the "
@@ -76,6 +79,9 @@ def _previewed(preview: Preview, content: tuple[Path, ...]) -> str | None:
         preview.wait()
     except KeyboardInterrupt:
         pass
+    except StoppedAtOnce:  # a third stop as the first build waited for its render workers, which it then ended
+        preview.stop()
+        return "build"
     except BaseException:
         preview.stop()  # an error as it started
         raise
