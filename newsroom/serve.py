@@ -243,7 +243,7 @@ class Preview:
         self._report(result.warnings)
         self._builds += 1
         self._build_problems = ()
-        self.shown = Shown(str(self._builds), self._problems_now())
+        self.shown = Shown(str(self._builds), self._problems_now(), built=True)
         self.say(f"build {self.build_id}: {result.pages} pages, {result.stats.written} written → {self.url}")
         return True
 
@@ -277,7 +277,7 @@ class Preview:
     def _reload(self) -> None:
         """Show the problems as they now are, under a new build id without a build: the open pages reload."""
         self._failures += 1
-        self.shown = Shown(f"{self._builds}.{self._failures}", self._problems_now())
+        self.shown = Shown(f"{self._builds}.{self._failures}", self._problems_now(), built=self._builds > 0)
 
     def _watch(self) -> None:
         """The watcher's thread: rounds until stopped, its end said to stop() (see _stop_threads)."""

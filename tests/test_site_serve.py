@@ -349,6 +349,45 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
         _stopped(server)
 
 
+@pytest.mark.sqlite_only("what the build stops on is no matter of the database")
+def test_a_missing_page_of_a_built_site_without_its_404_page_is_a_404_with_the_problems(databases, tmp_path):
+    """A site built, then a change the build stops on: a path not found, where the site has no 404 page (removed
+    by hand), is missing, 404: http.server's page (English), with the problems at its top as every page has them,
+    in its language, and the script that reloads it once they are fixed (it was the page of "no preview yet", 503,
+    as though there were no site at all)."""
+    db_url = databases.new("migrated")
+    Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
+    templates = tmp_path / "templates"
+    shutil.copytree(Path(__file__).parents[1] / "templates", templates)
+    out = tmp_path / "preview"
+    said: list[str] = []
+    server = Preview(make_engine(db_url), Settings(templates=str(templates)), out, today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc),
+                     database_file=Path(db_url.removeprefix("sqlite:///")), port=0, say=said.append)
+    server.start()
+    try:
+        base = templates / "base.html"
+        base.write_text(base.read_text(encoding="utf-8").replace("{% endif %}", "{% endiff %}", 1), encoding="utf-8")
+        _wait_for(lambda: b'role="alert"' in _request(server, "/hu/")[2], "the problems shown", said)
+        for page in out.rglob("404.html"):
+            page.unlink()
+        strict = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)  # raises at any parse error
+        for path in ("/hu/no-such-page/", "/no-such-file.css"):
+            status, headers, body = _request(server, path)
+            document = strict.parse(body)
+            assert status == 404 and "retry-after" not in headers, (path, status, headers)
+            assert headers["content-type"] == "text/html; charset=utf-8" and headers["cache-control"] == "no-store"
+            assert document.get("lang") == "en" and text_of(document.find("body/h1")) == "Error response", path
+            banner = document.find("body/div[@role='alert']")
+            assert text_of(banner.find("p")) == ("The last change is not shown: the preview shows the site as it was "
+                                                 "until this is fixed."), path
+            assert banner.find("pre").get("lang") == "en" and "unknown tag 'endiff'" in text_of(banner.find("pre"))
+            assert "/__build_id" in text_of(document.find("body/script")), path
+            assert "No preview yet" not in text_of(document), path
+    finally:
+        _stopped(server)
+
+
 @pytest.mark.sqlite_only("what newsroom.toml says is no matter of the database")
 def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path):
     """newsroom.toml changed while the preview runs: it goes on with the settings it started with (what they
