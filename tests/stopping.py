@@ -7,7 +7,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from newsroom import PROJECT_ROOT
@@ -17,18 +17,19 @@ TIMEOUT = 60
 #: Between two stops: each is handled before the next comes (two of one signal pending at once are one).
 STOP_GAP_SECONDS = 0.5
 
-#: `newsroom ARGS` whose build's first render worker of each run holds SIGTERM back and works on while the command
-#: runs: only SIGKILL ends it. It says so, with its process id, once it is stuck.
+#: `newsroom ARGS` whose build's first render worker of each run (once the file $STUCK is made, if it is named)
+#: holds SIGTERM back and works on while the command runs: only SIGKILL ends it. It says so, with its process id,
+#: once it is stuck.
 STUCK_WORKER = """\
 import os, runpy, signal, sys, time
 from newsroom.build import rendering
 real = rendering._work_through
 def stuck(job, slot, results, inherited):
-    if slot != 0:
+    if slot != 0 or not os.path.exists(os.environ.get("STUCK", os.curdir)):
         return real(job, slot, results, inherited)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     command = os.getppid()
-    print(f"a render worker is stuck: {os.getpid()}", flush=True)
+    os.write(1, f"a render worker is stuck: {os.getpid()}\\n".encode())  # one write: whole, whoever else writes
     while os.getppid() == command:  # ends with the command, however the command ends
         time.sleep(0.05)
 rendering._work_through = stuck
@@ -37,24 +38,30 @@ runpy.run_module("newsroom", run_name="__main__")
 """
 
 
-def stopped_with_a_stuck_worker(args: Sequence[str], cwd: Path, stops: Sequence[int], env: dict[str, str] | None = None
-                                ) -> tuple[int, list[str], int] | None:
+def stopped_with_a_stuck_worker(args: Sequence[str], cwd: Path, stops: Sequence[int], env: dict[str, str] | None = None,
+                                said: Callable[[str], None] = lambda line: None) -> tuple[int, list[str], int] | None:
     """`newsroom ARGS` (see STUCK_WORKER) sent each signal of `stops` once its worker is stuck, STOP_GAP_SECONDS
     apart: its exit code, the lines it said after the worker was stuck, and the worker's process id; None when
-    its build forked no worker (one core). Its output ends once every process holding it has ended."""
+    its build forked no worker (one core). `said` is given each line it says until then. Its output ends once
+    every process holding it has ended."""
     process = subprocess.Popen([sys.executable, "-c", STUCK_WORKER, *args], cwd=cwd,
                                env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT), **(env or {})},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     watchdog = threading.Timer(TIMEOUT, process.kill)
     watchdog.start()
     try:
-        worker = next((int(line.rsplit(" ", 1)[1]) for line in process.stdout
-                       if line.startswith("a render worker is stuck: ")), None)
+        worker = None
+        for line in process.stdout:
+            if line.startswith("a render worker is stuck: "):
+                worker = int(line.rsplit(" ", 1)[1])
+                break
+            said(line)
         if worker is not None:
             for number in stops:
                 time.sleep(STOP_GAP_SECONDS)
                 process.send_signal(number)
-        said = process.stdout.read().splitlines()
+        rest = [line for line in process.stdout.read().splitlines()
+                if not line.startswith("a render worker is stuck: ")]  # another worker's
         code = process.wait()
     finally:
         watchdog.cancel()
@@ -62,7 +69,7 @@ def stopped_with_a_stuck_worker(args: Sequence[str], cwd: Path, stops: Sequence[
             process.kill()
             process.wait()
         process.stdout.close()
-    return (code, said, worker) if worker is not None else None
+    return (code, rest, worker) if worker is not None else None
 
 
 def ended(pid: int) -> bool:

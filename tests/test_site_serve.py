@@ -1085,6 +1085,37 @@ def test_stopped_a_third_time_as_the_first_build_waits_for_a_stuck_worker_the_pr
     assert ended(worker)
 
 
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="seeing a worker ended needs Linux's /proc")
+def test_stopped_a_third_time_as_a_rebuild_s_worker_is_stuck_the_preview_ends_at_once(databases, tmp_path):
+    """A rebuild's render worker that does not end at SIGTERM (one stuck at its work): stopped, the preview waits
+    for the build, says so again at the second stop, and the third ends it at once, exit 1, naming the folder it
+    leaves, the worker ended too (it waited for ever at its exit, multiprocessing waiting for the worker)."""
+    content, temporary, stuck = tmp_path / "content", tmp_path / "tmp", tmp_path / "stuck"
+    content.mkdir()
+    temporary.mkdir()
+    entry = content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
+
+    def edited_once_previewing(line: str) -> None:
+        if line.startswith("previewing "):
+            stuck.touch()
+            _edit_definition(entry)
+
+    stopped = stopped_with_a_stuck_worker(["--db", databases.new("sample"), "serve", "--port", "0", "--content",
+                                           str(content)], tmp_path, [signal.SIGTERM, signal.SIGINT, signal.SIGTERM],
+                                          {"TMPDIR": str(temporary), "STUCK": str(stuck)}, edited_once_previewing)
+    if stopped is None:
+        pytest.skip("the rebuild forked no worker (one core?)")
+    code, said, worker = stopped
+    (folder,) = temporary.glob("newsroom-preview-*")
+    assert code == 1 and said[-1] == (f"Error: stopped without waiting for the build under way: the preview's "
+                                      f"folder {folder}, which it was writing into, is left as it is (the site "
+                                      "with its drafts): remove it"), said
+    assert any(line.startswith("stopping: still waiting for the build under way to end") for line in said), said
+    assert ended(worker)
+
+
 #: `newsroom serve` whose watcher's first round waits, as it begins its build ($HOLD=build: the second build, the
 #: first rebuild) or its import ($HOLD=import: the second, of the files saved), for the file $RELEASE to be made.
 HELD_ROUND = """\

@@ -351,6 +351,16 @@ def _still_alive(processes: Sequence[Any], seconds: float) -> list[Any]:
     return alive
 
 
+def end_workers_at_once() -> None:
+    """End at once the render workers of this process still alive (see _end_by_force): for a command that ends
+    without waiting for the build under way in another thread (`serve` stopped a third time), whose workers
+    multiprocessing would wait for as the process exits (for ever for one that holds SIGTERM back). A stop that
+    comes meanwhile changes nothing: the command ends at once already."""
+    with _signals_held() as stops:
+        _end_by_force(multiprocessing.active_children())
+        stops.clear()
+
+
 def _end_by_force(processes: Sequence[Any]) -> None:
     """End the workers at once: SIGTERM, then SIGKILL to those still alive after END_GRACE_SECONDS. They are
     waited for (as long again at most): the command's exit would wait for ever for one still alive

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from newsroom.build.rendering import StoppedAtOnce
+from newsroom.build.rendering import StoppedAtOnce, end_workers_at_once
 from newsroom.cli import App, content_errors, pass_app
 from newsroom.db.session import sqlite_path
 from newsroom.listening import netloc
@@ -59,6 +59,7 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
             if broken_off != "build":  # nothing writes into the folder, and no build begins once stopping has
                 shutil.rmtree(folder, ignore_errors=True)
     if broken_off == "build":
+        end_workers_at_once()  # of the build under way in the watcher's thread: the exit would wait for them
         raise click.ClickException(f"stopped without waiting for the build under way: the preview's folder {folder}, "
                                    "which it was writing into, is left as it is (the site with its drafts): remove it")
     if broken_off == "import":
