@@ -32,6 +32,7 @@ from tqdm import tqdm
 from newsroom.build.locks import release_inherited
 from newsroom.build.memos import Memo
 from newsroom.build.page_specs import PagePlan, PageSpec
+from newsroom.build.stopped import StoppedAtOnce
 from newsroom.i18n import catalog_digest
 from newsroom.render.html import environment, render, template_fingerprint, used_templates
 
@@ -59,11 +60,6 @@ END_GRACE_SECONDS = 2.0
 #: How often the wait for the workers to end looks whether it was stopped meanwhile.
 STOP_LOOK_SECONDS = 0.1
 
-
-class StoppedAtOnce(BaseException):
-    """The build was stopped a third time (Ctrl-C, `kill`) as it waited for its workers to end: they were ended
-    by force (SIGTERM, then SIGKILL), and the build ends without its pages. A stop as KeyboardInterrupt is, not
-    an error; the command names what is left (its folder) and what to do."""
 
 
 class PageRenderer:

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from newsroom.build.pipeline import build as build_site
-from newsroom.build.rendering import StoppedAtOnce
+from newsroom.build.stopped import StoppedAtOnce
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.settings import public_address_problems
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import click
 
-from newsroom.build.rendering import StoppedAtOnce, end_workers_at_once
+from newsroom.build.rendering import end_workers_at_once
+from newsroom.build.stopped import StoppedAtOnce
 from newsroom.cli import App, content_errors, pass_app
 from newsroom.db.session import sqlite_path
 from newsroom.listening import netloc
