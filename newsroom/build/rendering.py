@@ -61,7 +61,6 @@ END_GRACE_SECONDS = 2.0
 STOP_LOOK_SECONDS = 0.1
 
 
-
 class PageRenderer:
     """Compiled environments per language and the fingerprint of each (template, language).
 

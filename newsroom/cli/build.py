@@ -37,8 +37,8 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
     """Build the static site in both languages into OUT, redoing only what changed.
 
     On a terminal a progress bar counts the pages and files made; the build ends with one line:
-    files written, unchanged and removed, and the time it took. Ctrl-C stops it as its render workers end their
-    work; pressed a third time, they are ended at once."""
+    files written, unchanged and removed, and the time it took. Ctrl-C stops it once its render workers have
+    ended; pressed a third time, it ends them at once."""
     app.quiet = app.quiet or quiet
     app.open_content()
     settings = app.settings.replace(base_url=base_url, templates=str(templates.resolve()) if templates else None)
