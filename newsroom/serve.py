@@ -147,7 +147,8 @@ class Preview:
         and the stop ends in a moment (interrupted, it left the folder half removed). Nor during the first
         build, which the first stop breaks off in this thread: it ends as soon as its workers have, and only
         then is the folder removed (a third stop broke off its wait for them, and removed the folder as they
-        wrote into it)."""
+        wrote into it); a third stop as it waits for them ends them at once, and the folder is left (see
+        run_all's StoppedAtOnce)."""
         under_way = self.under_way()
         if under_way is None or not self._threads:
             return
@@ -242,7 +243,7 @@ class Preview:
         self._report(result.warnings)
         self._builds += 1
         self._build_problems = ()
-        self.shown = Shown(str(self._builds), self._problems_now())
+        self.shown = Shown(str(self._builds), self._problems_now(), built=True)
         self.say(f"build {self.build_id}: {result.pages} pages, {result.stats.written} written → {self.url}")
         return True
 
@@ -276,7 +277,7 @@ class Preview:
     def _reload(self) -> None:
         """Show the problems as they now are, under a new build id without a build: the open pages reload."""
         self._failures += 1
-        self.shown = Shown(f"{self._builds}.{self._failures}", self._problems_now())
+        self.shown = Shown(f"{self._builds}.{self._failures}", self._problems_now(), built=self._builds > 0)
 
     def _watch(self) -> None:
         """The watcher's thread: rounds until stopped, its end said to stop() (see _stop_threads)."""

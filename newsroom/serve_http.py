@@ -25,6 +25,8 @@ BUILD_ID_PATH = "/__build_id"
 #: When a client may ask again for a page while there is no site to show (`Retry-After`): as often as the
 #: preview's own pages ask for the build id (templates/_reload.js polls it every second).
 RETRY_SECONDS = 1
+#: The language of http.server's own error pages (`<html lang="en">`).
+ERROR_PAGE_LANGUAGE = "en"
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Shown:
 
     build_id: str
     problems: tuple[str, ...] = ()
+    built: bool = False  # whether a build has made a site to show (the first failed: none)
 
 
 #: What each kind of file a build writes is served as, with its charset, the same on every system (the
@@ -151,16 +154,27 @@ class RequestHandler(SimpleHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Not found: the 404 page of the path's language (`/en/…`: the English one), else the root's. With no
         site yet (the first build failed), the page of its problems, as unavailable for now (503, to ask again
-        in a moment), not as missing: a 404 tells a browser, a link checker or a proxy the page is not there."""
+        in a moment), not as missing: a 404 tells a browser, a link checker or a proxy the page is not there.
+        A built site without its 404 pages (removed by hand) answers with http.server's own, the problems at
+        its top as on every page."""
         page = self._not_found_page() if code == HTTPStatus.NOT_FOUND else None
         if page is not None:
             self._send_page(code, page)
-        elif code == HTTPStatus.NOT_FOUND and self.shown.problems:  # no site yet: the first build failed
+        elif code == HTTPStatus.NOT_FOUND and self.shown.problems and not self.shown.built:  # the first build failed
             self._send_body(HTTPStatus.SERVICE_UNAVAILABLE,
                             failure_page(self._language(), self.shown.problems, self._reload_script()),
                             retry_after=RETRY_SECONDS)
+        elif code == HTTPStatus.NOT_FOUND and self.shown.problems:  # a built site without its 404 pages
+            self._send_body(code, with_reload(with_problems(self._error_page(code), self.shown.problems,
+                                                            ERROR_PAGE_LANGUAGE), self._reload_script()))
         else:
             super().send_error(code, message, explain)
+
+    def _error_page(self, code: int) -> bytes:
+        """The page http.server answers `code` with (see send_error), in ERROR_PAGE_LANGUAGE."""
+        short, long = self.responses[code]
+        return (self.error_message_format % {"code": code, "message": html.escape(short, quote=False),
+                                             "explain": html.escape(long, quote=False)}).encode()
 
     def _reload_script(self) -> str:
         """The script that reloads a preview page at a new build id, from the templates the site is built with."""
@@ -192,6 +206,14 @@ def with_problems(page: bytes, problems: Sequence[str], lang: str) -> bytes:
     body = re.search(rb"<body[^>]*>", page)
     at = body.end() if body else 0
     return page[:at] + note.encode() + page[at:]
+
+
+def with_reload(page: bytes, script: str) -> bytes:
+    """`page` with `script`, which reloads it at a new build id, last in its body, as the site's pages have it
+    (templates/_reload.js): a page of the preview's own shows the site once the problems at its top are fixed."""
+    end = page.rfind(b"</body>")
+    at = end if end >= 0 else len(page)
+    return page[:at] + f"<script>{script}</script>\n".encode() + page[at:] if script else page
 
 
 def failure_page(lang: str, problems: Sequence[str], script: str) -> bytes:

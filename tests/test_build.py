@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import html5lib
 import pytest
 from conftest import POSTGRES_ENV, Cli, Databases, Templates
 from sitebuild import OWN_SITE
+from stopping import ended, stopped_with_a_stuck_worker
 
 from newsroom.build.page_specs import PageSpec
 from newsroom.render.sitemap import render_sitemap
@@ -238,6 +240,31 @@ def test_a_build_on_a_terminal_shows_its_progress_and_ends_with_one_summary_line
     piped = sample_cli("build", "--full", *site)  # not on a terminal: the summary, no bar
     assert piped.stderr == "" and re.fullmatch(r"370 files \(256 pages, 256 rendered\): 0 written, 370 unchanged, "
                                                r"0 removed in \d+\.\d\ds → .*\n", piped.stdout), piped.stdout
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="seeing a worker ended needs Linux's /proc")
+def test_a_build_stopped_a_third_time_as_it_waits_for_a_stuck_worker_ends_at_once(sample_cli, site):
+    """Ctrl-C stops a build, which waits for its render workers to end; one that does not end at SIGTERM (stuck
+    at its work) is waited for after the first Ctrl-C and the second, and the third ends it (SIGKILL after a
+    grace): the build ends at once, exit 1, saying the folder is as before it and to build again (the stops were
+    held until the worker ended: `kill -9` alone ended the build). The folder is as before it, byte for byte."""
+    before = _tree(site)
+    stopped = stopped_with_a_stuck_worker(["--db", sample_cli.db_url, "build", "--full", "--out", str(site),
+                                           "--base-url", BASE], sample_cli.cwd, [signal.SIGINT] * 3)
+    if stopped is None:
+        pytest.skip("the build forked no worker (one core?)")
+    code, said, worker = stopped
+    assert code == 1 and said == [f"Error: stopped without waiting for the build's render workers to end: they "
+                                  f"were ended at once, and {site} is left as it was before this build: build "
+                                  "again to bring it up to date"], said
+    assert ended(worker)
+    assert _tree(site) == before
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*"))
+            if path.is_file()}
 
 
 @pytest.mark.sqlite_only("a page's description does not depend on the database")

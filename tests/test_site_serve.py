@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import html5lib
 import pytest
 from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
+from stopping import ended, stopped_with_a_stuck_worker
 
 from conftest import Cli
 
@@ -344,6 +345,45 @@ def test_a_first_build_that_fails_is_shown_in_every_page_until_mended(databases,
         status, headers, body = _request(server, "/en/no-such-page/")
         assert status == 404 and "retry-after" not in headers, headers
         assert text_of(html5lib.parse(body, namespaceHTMLElements=False).find(".//h1")) == "Page not found", body
+    finally:
+        _stopped(server)
+
+
+@pytest.mark.sqlite_only("what the build stops on is no matter of the database")
+def test_a_missing_page_of_a_built_site_without_its_404_page_is_a_404_with_the_problems(databases, tmp_path):
+    """A site built, then a change the build stops on: a path not found, where the site has no 404 page (removed
+    by hand), is missing, 404: http.server's page (English), with the problems at its top as every page has them,
+    in its language, and the script that reloads it once they are fixed (it was the page of "no preview yet", 503,
+    as though there were no site at all)."""
+    db_url = databases.new("migrated")
+    Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
+    templates = tmp_path / "templates"
+    shutil.copytree(Path(__file__).parents[1] / "templates", templates)
+    out = tmp_path / "preview"
+    said: list[str] = []
+    server = Preview(make_engine(db_url), Settings(templates=str(templates)), out, today=lambda: dt.date(2026, 11, 30),
+                     now=lambda: dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc),
+                     database_file=Path(db_url.removeprefix("sqlite:///")), port=0, say=said.append)
+    server.start()
+    try:
+        base = templates / "base.html"
+        base.write_text(base.read_text(encoding="utf-8").replace("{% endif %}", "{% endiff %}", 1), encoding="utf-8")
+        _wait_for(lambda: b'role="alert"' in _request(server, "/hu/")[2], "the problems shown", said)
+        for page in out.rglob("404.html"):
+            page.unlink()
+        strict = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)  # raises at any parse error
+        for path in ("/hu/no-such-page/", "/no-such-file.css"):
+            status, headers, body = _request(server, path)
+            document = strict.parse(body)
+            assert status == 404 and "retry-after" not in headers, (path, status, headers)
+            assert headers["content-type"] == "text/html; charset=utf-8" and headers["cache-control"] == "no-store"
+            assert document.get("lang") == "en" and text_of(document.find("body/h1")) == "Error response", path
+            banner = document.find("body/div[@role='alert']")
+            assert text_of(banner.find("p")) == ("The last change is not shown: the preview shows the site as it was "
+                                                 "until this is fixed."), path
+            assert banner.find("pre").get("lang") == "en" and "unknown tag 'endiff'" in text_of(banner.find("pre"))
+            assert "/__build_id" in text_of(document.find("body/script")), path
+            assert "No preview yet" not in text_of(document), path
     finally:
         _stopped(server)
 
@@ -954,7 +994,7 @@ def test_the_preview_s_build_workers_end_at_sigterm_as_any_process(databases, tm
 
 
 #: `newsroom serve` with signals sent to itself as its first build forks its first worker and as it then waits
-#: for one to end ($STOPS: "fork", "join", or "fork+join", two more at the wait); with "join", each wait's end
+#: for one to end ($STOPS: "fork", "join", or "fork+join", one more at the wait); with "join", each wait's end
 #: is said, and the removal of the preview's folder.
 SIGNALLED_AT_FORK = """\
 import os, runpy, shutil, signal, sys
@@ -970,9 +1010,8 @@ real_join, real_rmtree, joins = process.BaseProcess.join, shutil.rmtree, []
 def join(self, timeout=None):
     joins.append(1)
     if len(joins) == 1:
-        print(f"stopped {'twice more' if 'fork' in stops else 'once'} as the build ends its workers", flush=True)
-        for _ in range(2 if "fork" in stops else 1):
-            signal.raise_signal(signal.SIGTERM)
+        print(f"stopped {'again' if 'fork' in stops else 'once'} as the build ends its workers", flush=True)
+        signal.raise_signal(signal.SIGTERM)
     real_join(self, timeout)
     print("a worker ended", flush=True)
 def rmtree(path, *args, **kwargs):
@@ -989,13 +1028,13 @@ runpy.run_module("newsroom", run_name="__main__")
 @pytest.mark.sqlite_only("a signal's handling does not depend on the database")
 @pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no fork here")
 @pytest.mark.parametrize("stops", ["fork", "fork+join", "join"],
-                         ids=["as-it-forks", "twice-more-as-it-ends-its-workers", "as-it-ends-its-workers"])
+                         ids=["as-it-forks", "again-as-it-ends-its-workers", "as-it-ends-its-workers"])
 def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tmp_path, stops):
     """`kill` arriving just as the build forks a worker stops the preview as at any other time (it was lost in
     the fork's own steps, the preview went on, or hung with logging's lock held, until killed). Stopped as the
     first build ends its workers, after a first stop or as the first, it goes on ending them, and removes its
     folder once every one has ended, exit 0 (the stop broke off the build's wait for them, and the folder was
-    removed as they could still write into it)."""
+    removed as they could still write into it). A third stop there ends them at once (see the test below)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "STOPS": stops}
@@ -1019,9 +1058,62 @@ def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tm
     assert list(temporary.glob("newsroom-preview-*")) == []
     if "join" in stops:
         lines = said.splitlines()
-        at = lines.index(f"stopped {'twice more' if 'fork' in stops else 'once'} as the build ends its workers")
+        at = lines.index(f"stopped {'again' if 'fork' in stops else 'once'} as the build ends its workers")
         removed = lines.index("the preview's folder removed")
         assert removed > at + 1 and set(lines[at + 1:removed]) == {"a worker ended"} and "stopping:" not in said, said
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="seeing a worker ended needs Linux's /proc")
+def test_stopped_a_third_time_as_the_first_build_waits_for_a_stuck_worker_the_preview_ends_at_once(databases,
+                                                                                                     tmp_path):
+    """A render worker of the first build that does not end at SIGTERM (one stuck at its work) is waited for after
+    the first stop and the second; the third (`kill`, Ctrl-C alike) ends it, SIGKILL after a grace, and the
+    preview ends at once, exit 1, naming the folder it leaves, the site with its drafts, to remove (the stops were
+    held until the worker ended: `kill -9` alone ended the preview)."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    stopped = stopped_with_a_stuck_worker(["--db", databases.new("sample"), "serve", "--port", "0"], tmp_path,
+                                          [signal.SIGTERM, signal.SIGINT, signal.SIGTERM], {"TMPDIR": str(temporary)})
+    if stopped is None:
+        pytest.skip("the build forked no worker (one core?)")
+    code, said, worker = stopped
+    (folder,) = temporary.glob("newsroom-preview-*")
+    assert code == 1 and said == [f"Error: stopped without waiting for the build under way: the preview's folder "
+                                  f"{folder}, which it was writing into, is left as it is (the site with its "
+                                  "drafts): remove it"], said
+    assert ended(worker)
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="seeing a worker ended needs Linux's /proc")
+def test_stopped_a_third_time_as_a_rebuild_s_worker_is_stuck_the_preview_ends_at_once(databases, tmp_path):
+    """A rebuild's render worker that does not end at SIGTERM (one stuck at its work): stopped, the preview waits
+    for the build, says so again at the second stop, and the third ends it at once, exit 1, naming the folder it
+    leaves, the worker ended too (it waited for ever at its exit, multiprocessing waiting for the worker)."""
+    content, temporary, stuck = tmp_path / "content", tmp_path / "tmp", tmp_path / "stuck"
+    content.mkdir()
+    temporary.mkdir()
+    entry = content / "trainium.yaml"
+    shutil.copy(SAMPLE_DIR / "entries" / "trainium.yaml", entry)
+
+    def edited_once_previewing(line: str) -> None:
+        if line.startswith("previewing "):
+            stuck.touch()
+            _edit_definition(entry)
+
+    stopped = stopped_with_a_stuck_worker(["--db", databases.new("sample"), "serve", "--port", "0", "--content",
+                                           str(content)], tmp_path, [signal.SIGTERM, signal.SIGINT, signal.SIGTERM],
+                                          {"TMPDIR": str(temporary), "STUCK": str(stuck)}, edited_once_previewing)
+    if stopped is None:
+        pytest.skip("the rebuild forked no worker (one core?)")
+    code, said, worker = stopped
+    (folder,) = temporary.glob("newsroom-preview-*")
+    assert code == 1 and said[-1] == (f"Error: stopped without waiting for the build under way: the preview's "
+                                      f"folder {folder}, which it was writing into, is left as it is (the site "
+                                      "with its drafts): remove it"), said
+    assert any(line.startswith("stopping: still waiting for the build under way to end") for line in said), said
+    assert ended(worker)
 
 
 #: `newsroom serve` whose watcher's first round waits, as it begins its build ($HOLD=build: the second build, the

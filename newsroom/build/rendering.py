@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -31,6 +32,7 @@ from tqdm import tqdm
 from newsroom.build.locks import release_inherited
 from newsroom.build.memos import Memo
 from newsroom.build.page_specs import PagePlan, PageSpec
+from newsroom.build.stopped import StoppedAtOnce
 from newsroom.i18n import catalog_digest
 from newsroom.render.html import environment, render, template_fingerprint, used_templates
 
@@ -50,6 +52,13 @@ PIPE_BYTES = 1 << 20
 #: The signals a command may handle in Python to stop (`serve`: Ctrl-C, `kill`, the terminal closed); a
 #: worker sets its own (see _work_through).
 STOPPING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+#: The stop (Ctrl-C, `kill`) that ends the wait for the workers to end at once, as a command's third stop does
+#: (see _end_workers): the first asks the build to stop, the second waits on.
+STOPS_AT_ONCE = 3
+#: How long workers told to end at once (SIGTERM) have to do so before they are killed (SIGKILL).
+END_GRACE_SECONDS = 2.0
+#: How often the wait for the workers to end looks whether it was stopped meanwhile.
+STOP_LOOK_SECONDS = 0.1
 
 
 class PageRenderer:
@@ -134,25 +143,26 @@ def _work_through(job: _Job, slot: int, results: Connection, inherited: Sequence
 
 
 @contextmanager
-def _signals_held() -> Iterator[None]:
+def _signals_held() -> Iterator[list[int]]:
     """Hold back the stopping signals this thread would handle while it forks the workers (or waits for them to
-    end, see run_all), then handle them.
+    end, see run_all), then handle them. What it gives is the list of those held so far: the caller may handle
+    them itself, and clear it.
 
     A handler that raises (Ctrl-C's KeyboardInterrupt, `serve`'s at `kill`) could raise inside a step of the
     fork itself (logging's: it takes its lock before and gives it back after), where the exception is
     printed and lost: the command went on, or hung on logging's lock, until killed. Python runs handlers
     in the main thread only, whichever thread the signal reaches, so only there are they held; the
     workers set their own (see _work_through)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     arrived: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield arrived
+        return
     handlers = {number: signal.getsignal(number) for number in STOPPING}
     held = [number for number, handler in handlers.items() if callable(handler)]
     for number in held:
         signal.signal(number, lambda number, frame: arrived.append(number))
     try:
-        yield
+        yield arrived
     finally:
         for number in held:
             signal.signal(number, handlers[number])
@@ -250,6 +260,7 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     # own that holds it.
     processes: list[Any] = []
     waiting: list[Connection] = []
+    stopped = 0  # stops had before the workers' end is waited for (see _end_workers)
     # Objects the workers inherit are left out of their collections: a collection would touch each
     # one and so copy every memory page of the build into each worker.
     gc.freeze()
@@ -283,17 +294,26 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
                 for index, result in zip(chunk, part):
                     results[index] = each(index, result) if each else result
                 bar.update(len(part))
+    except KeyboardInterrupt:
+        stopped = 1
+        raise
     finally:
         # A stop (Ctrl-C, `kill`) as the workers end is handled once they all have: handled at once, it broke off
         # the wait for them, and `serve` removed its folder while they could still write into it (write_here).
-        with _signals_held():
-            _end_workers(processes, waiting)
+        # The third ends them by force (see _end_workers).
+        with _signals_held() as stops:
+            _end_workers(processes, waiting, stops, stopped)
             gc.unfreeze()
     return results
 
 
-def _end_workers(processes: Sequence[Any], waiting: Sequence[Connection]) -> None:
-    """Wait for every worker to end: those still at work (`waiting`: a failure, or a stop) are stopped first."""
+def _end_workers(processes: Sequence[Any], waiting: Sequence[Connection], stops: list[int], stopped: int) -> None:
+    """Wait for every worker to end: those still at work (`waiting`: a failure, or a stop) are stopped first.
+
+    `stops` are those held as it waits (see _signals_held), `stopped` how many came before: once they come to
+    STOPS_AT_ONCE, the workers still alive are ended by force and StoppedAtOnce raised, the stops taken as
+    handled. A worker that goes on (one that held SIGTERM back, or one still at its chunk, see below) could
+    otherwise be ended by `kill -9` alone."""
     for process in processes:
         if process.is_alive() and waiting:  # a failure: the others stop now
             process.terminate()
@@ -303,4 +323,45 @@ def _end_workers(processes: Sequence[Any], waiting: Sequence[Connection]) -> Non
     for reader in waiting:
         reader.close()
     for process in processes:
-        process.join()
+        while not _ended(process, STOP_LOOK_SECONDS):
+            if stopped + len(stops) >= STOPS_AT_ONCE:
+                alive = [worker for worker in processes if worker.is_alive()]
+                _end_by_force(alive)
+                stops.clear()  # handled here, and so are those that came as the workers were ended
+                raise StoppedAtOnce(f"stopped {STOPS_AT_ONCE} times as the build waited for its workers to end: "
+                                    f"{len(alive)} ended by force")
+
+
+def _ended(process: Any, seconds: float) -> bool:
+    """Whether `process` has ended, waited for up to `seconds` (then it is reaped)."""
+    process.join(seconds)
+    return process.exitcode is not None
+
+
+def _still_alive(processes: Sequence[Any], seconds: float) -> list[Any]:
+    """The processes still alive after waiting up to `seconds` for all of them to end (those ended are reaped)."""
+    deadline = time.monotonic() + seconds
+    while (alive := [process for process in processes if process.is_alive()]) and time.monotonic() < deadline:
+        wait([process.sentinel for process in alive], timeout=max(0.0, deadline - time.monotonic()))
+    return alive
+
+
+def end_workers_at_once() -> None:
+    """End at once the render workers of this process still alive (see _end_by_force): for a command that ends
+    without waiting for the build under way in another thread (`serve` stopped a third time), whose workers
+    multiprocessing would wait for as the process exits (for ever for one that holds SIGTERM back). A stop that
+    comes meanwhile changes nothing: the command ends at once already."""
+    with _signals_held() as stops:
+        _end_by_force(multiprocessing.active_children())
+        stops.clear()
+
+
+def _end_by_force(processes: Sequence[Any]) -> None:
+    """End the workers at once: SIGTERM, then SIGKILL to those still alive after END_GRACE_SECONDS. They are
+    waited for (as long again at most): the command's exit would wait for ever for one still alive
+    (multiprocessing terminates and joins its children at exit)."""
+    for process in processes:
+        process.terminate()
+    for process in _still_alive(processes, END_GRACE_SECONDS):
+        process.kill()
+    _still_alive(processes, END_GRACE_SECONDS)

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from newsroom.build.pipeline import build as build_site
+from newsroom.build.stopped import StoppedAtOnce
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.settings import public_address_problems
 
@@ -36,15 +37,21 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
     """Build the static site in both languages into OUT, redoing only what changed.
 
     On a terminal a progress bar counts the pages and files made; the build ends with one line:
-    files written, unchanged and removed, and the time it took."""
+    files written, unchanged and removed, and the time it took. Ctrl-C stops it once its render workers have
+    ended; pressed a third time, it ends them at once."""
     app.quiet = app.quiet or quiet
     app.open_content()
     settings = app.settings.replace(base_url=base_url, templates=str(templates.resolve()) if templates else None)
     started = time.perf_counter()
     # A progress bar only for a person watching: on a terminal, and not with --quiet.
     progress = not app.quiet and sys.stderr.isatty()
-    result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out, now=app.now(),
-                        full=full, progress=progress, keep=_HELD)
+    try:
+        result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out,
+                            now=app.now(), full=full, progress=progress, keep=_HELD)
+    except StoppedAtOnce:
+        raise click.ClickException(f"stopped without waiting for the build's render workers to end: they were "
+                                   f"ended at once, and {out} is left as it was before this build: build again to "
+                                   "bring it up to date") from None
     # A public build at an address no reader reaches: said, for the preview's is a build's default too.
     report(result.warnings + ([] if drafts else public_address_problems(settings, ("base_url",) if base_url else ())))
     stats = result.stats

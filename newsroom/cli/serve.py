@@ -15,6 +15,8 @@ from pathlib import Path
 
 import click
 
+from newsroom.build.rendering import end_workers_at_once
+from newsroom.build.stopped import StoppedAtOnce
 from newsroom.cli import App, content_errors, pass_app
 from newsroom.db.session import sqlite_path
 from newsroom.listening import netloc
@@ -37,7 +39,8 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
     back, its problems shown at the top of every page, and the files that need it wait for it. A change to
     newsroom.toml is said to need a restart (the preview keeps the settings it started with). A connection
     that sends nothing for 30 s is closed. Ctrl-C waits for a build or an import under way, then removes the
-    preview's folder; pressed a third time, it stops at once, leaving the folder a build writes into.
+    preview's folder; pressed a third time, it stops at once (a build's render workers ended by force), leaving
+    the folder a build writes into.
     """
     app.open_content()
     database_file = sqlite_path(app.db_url)
@@ -57,6 +60,7 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
             if broken_off != "build":  # nothing writes into the folder, and no build begins once stopping has
                 shutil.rmtree(folder, ignore_errors=True)
     if broken_off == "build":
+        end_workers_at_once()  # of the build under way in the watcher's thread: the exit would wait for them
         raise click.ClickException(f"stopped without waiting for the build under way: the preview's folder {folder}, "
                                    "which it was writing into, is left as it is (the site with its drafts): remove it")
     if broken_off == "import":
@@ -67,8 +71,9 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
 
 def _previewed(preview: Preview, content: tuple[Path, ...]) -> str | None:
     """Serve until stopped, at any time, during the first build too. What was still under way when stopped at
-    once (a third Ctrl-C, see Preview.stopped_again): "build", whose folder is then not to be removed (the build
-    could make it again as it is), or "import", which may store nothing; None when nothing was broken off."""
+    once (a third Ctrl-C, see Preview.stopped_again; during the first build, as it waits for its render workers
+    to end, see StoppedAtOnce): "build", whose folder is then not to be removed (the build could make it again
+    as it is), or "import", which may store nothing; None when nothing was broken off."""
     try:
         preview.start()
         click.echo(f"previewing {preview.url} (drafts shown); watching templates, catalogs, newsroom.toml, the "
@@ -76,6 +81,9 @@ def _previewed(preview: Preview, content: tuple[Path, ...]) -> str | None:
         preview.wait()
     except KeyboardInterrupt:
         pass
+    except StoppedAtOnce:  # a third stop as the first build waited for its render workers, which it then ended
+        preview.stop()
+        return "build"
     except BaseException:
         preview.stop()  # an error as it started
         raise
