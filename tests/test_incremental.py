@@ -1284,7 +1284,9 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     """An English edit remakes the English search index only: each document depends on its record's
     text in the language it shows, as one read, and on nothing of the other language's but an entry's
     headword and aliases (names it is found by in both languages, with its English term); an issue's page
-    also on its week, which its hit shows."""
+    also on its week, which its hit shows. An entry and a reference page also depend on the day that places
+    them in the index (an entry's provenance, else its status; a reference page's date of update), and so on
+    the issues' times out."""
     from newsroom.build.model import load_content
     from newsroom.build.pages import Planner, derive
     from newsroom.build.tracking import SEP, Tracker, track_content, track_derived
@@ -1311,12 +1313,15 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
             shown = "en" if record.has("en") else "hu"  # the fallback of a record not yet translated
             texts = {read for read in reads if read.startswith(f"content.{kind}{SEP}{slug}{SEP}")}
             names = {f"content.{kind}{SEP}{slug}{SEP}{field}" for field in
-                     ("english_term", f"hu{SEP}headword", f"hu{SEP}aliases")} if kind == "entries" else set()
+                     ("english_term", f"hu{SEP}headword", f"hu{SEP}aliases", "provenance", "status")} \
+                if kind == "entries" else set()
+            day = {f"content.{kind}{SEP}{slug}{SEP}{field}" for field in {"pages": ("updated",),
+                                                                          "issues": ("published_at",)}.get(kind, ())}
             # An issue's languages are read from its texts' fields (its pages do so too), not from derived facts.
             fields = {f"content.issues{SEP}{slug}{SEP}{lang}{SEP}*" for lang in ("hu", "en")} \
                 if kind == "issues" else set()
             assert texts <= {f"content.{kind}{SEP}{slug}{SEP}{shown}", f"content.{kind}{SEP}{slug}{SEP}issue",
-                             f"content.{kind}{SEP}{slug}{SEP}week", *names, *fields}, texts
+                             f"content.{kind}{SEP}{slug}{SEP}week", *names, *fields, *day}, texts
             whole += f"content.{kind}{SEP}{slug}{SEP}{shown}" in texts
     assert whole == sum(1 for doc in docs if doc.kind != "tag")  # every document depends on the text it was made from
     # A tag's page depends on the tag's names and on its list of stories, not on the other tags'.
