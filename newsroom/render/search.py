@@ -52,10 +52,10 @@ NAME_MARK = "="
 #: newest stories; 4, also the issues' pages (rows of kind "issue"), each after its stories, among them from
 #: meta.json's "stories" on: a reader of 3 showed them with no word for what they are; 5, the tags' pages among
 #: the stories and issues, each after the issue whose stories first carry it, and meta.json's "tags" the list of
-#: their ids, not the first one's: a reader of 4 took every document from the first tag on for a tag; 6, the entries'
+#: their ids, not the first one's: a reader of 4 took every document from the first tag on for a tag; 6, the entries
 #: and reference pages among the stories, issues and tags too, each before the first issue out on or after its day,
-#: and meta.json's "entries" the list of their ids in the order hits show them, for its "stories": a reader of 5
-#: took every document after the first issue's for a story.
+#: and meta.json's "entries" the list of their ids in the order hits show them, in place of its "stories": a reader
+#: of 5 took every document after the first issue's for a story.
 INDEX_FORMAT = 6
 #: The kinds of document shown first in a rank, in the order meta.json's "entries" gives.
 GLOSSARY_KINDS = ("entry", "reference")

@@ -4,7 +4,7 @@ hit shows (see newsroom/render/search.py, which indexes them)."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -50,14 +50,14 @@ def sources(planner: Planner) -> list[DocumentSource]:
     for number in sorted(planner.issues):
         came_out = publication_time(planner.content.issues[number], zone).astimezone(zone).date()
         while dated and dated[-1][0] <= came_out:
-            found.append(dated.pop()[1]())
+            found.append(dated.pop()[1])
         for story in planner.content.stories_of(number):
             if planner.available(story):
                 found.append(_story_source(planner, story, number))
         found.append(_issue_source(planner, number, catalogs))
         found += [_tag_source(planner, slug, catalogs[planner.settings.languages.index(planner.lang)])
                   for slug in tags.get(number, ())]
-    found += [source() for _, source in reversed(dated)]
+    found += [source for _, source in reversed(dated)]
     return found
 
 
@@ -65,21 +65,21 @@ def sources(planner: Planner) -> list[DocumentSource]:
 UNDATED = dt.date.min
 
 
-def _dated(planner: Planner) -> list[tuple[dt.date, Callable[[], DocumentSource]]]:
-    """The language's glossary entries and reference pages, each with the day it is indexed at and its document's
-    maker, the latest first: an entry's day is the one it was written (its provenance's `written`), else the
+def _dated(planner: Planner) -> list[tuple[dt.date, DocumentSource]]:
+    """The language's glossary entries and reference pages, each with the day it is indexed at, the latest
+    first: an entry's day is the one it was written (its provenance's `written`), else the
     first of its status month; a reference page's the day it was updated, else `UNDATED`. A day, not a row's id
     or the time it was stored: a full build of the same content, exported and imported anew, puts them in the
     same places; an entry written today goes in after every issue out before today. The same day: entries
     first, each kind in order of slug."""
-    found: list[tuple[dt.date, int, str, Callable[[], DocumentSource]]] = []
+    found: list[tuple[dt.date, int, str, DocumentSource]] = []
     for slug, entry in planner.content.entries.items():
         if planner.available(entry):
-            found.append((_entry_day(entry), 0, slug, partial(_entry_source, planner, slug)))
+            found.append((_entry_day(entry), 0, slug, _entry_source(planner, slug)))
     for slug in planner.reference_slugs():
         updated = planner.content.pages[slug].data.get("updated")
         found.append((dt.date.fromisoformat(str(updated)) if updated else UNDATED, 1, slug,
-                      partial(_reference_source, planner, slug)))
+                      _reference_source(planner, slug)))
     found.sort(key=lambda item: item[:3], reverse=True)
     return [(day, source) for day, _, _, source in found]
 
