@@ -136,7 +136,7 @@ class Writer:
             "sources": [{"publisher": "Example Press", "title": f"Source {n} on {self.headwords[index]}",
                          "url": f"https://example.org/{self.slug(index)}/{n}"} for n in (1, 2, 3)],
             "provenance": {"method": "machine-edited", "review": "machine-expert-review",
-                           "written": "2026-11-03", "reviewed": "2026-11-05"},
+                           "written": self.week_day(index, self.shape.entries), "reviewed": "2026-11-05"},
         }
         for lang in LANGS:
             link = f" [{self.headwords[below[-1]]}](entry:{self.slug(below[-1])})" if below else ""
@@ -160,7 +160,8 @@ class Writer:
 
     def reference(self, index: int) -> dict[str, Any]:
         slug = f"profile-{index}"
-        record: dict[str, Any] = {"kind": "reference", "slug": slug, "updated": f"2026-{index % 11 + 1:02d}-15", "sources": [
+        record: dict[str, Any] = {"kind": "reference", "slug": slug,
+                                  "updated": self.week_day(index, self.shape.references), "sources": [
             {"publisher": "Example Labs", "title": f"Datasheet {n}", "url": f"https://example.org/{slug}/{n}"}
             for n in (1, 2, 3, 4)]}
         for lang in LANGS:
@@ -185,6 +186,13 @@ class Writer:
                 deep = sections[-1]["deep"]
                 deep["text"] = deep["text"][:-1] + f" {missing}."
         return record
+
+    def week_day(self, index: int, count: int) -> str:
+        """The Wednesday of an issue's week, the `index`-th of `count` records spread over the archive's issues: the
+        day an entry was written or a reference page updated, before that issue came out, as a real archive's are
+        (and so placed among its issues in the search index)."""
+        week = index * self.shape.issues // count
+        return (FIRST_WEEK + dt.timedelta(weeks=week, days=2)).isoformat()
 
     def issue(self, number: int, status: str = "published") -> dict[str, Any]:
         start = FIRST_WEEK + dt.timedelta(weeks=number - 1)

@@ -1294,7 +1294,9 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     """An English edit remakes the English search index only: each document depends on its record's
     text in the language it shows, as one read, and on nothing of the other language's but an entry's
     headword and aliases (names it is found by in both languages, with its English term); an issue's page
-    also on its week, which its hit shows."""
+    also on its week, which its hit shows. An entry and a reference page also depend on the day that places
+    them in the index (an entry's provenance, else its status; a reference page's date of update), and so on
+    the issues' times out."""
     from newsroom.build.model import load_content
     from newsroom.build.pages import Planner, derive
     from newsroom.build.tracking import SEP, Tracker, track_content, track_derived
@@ -1321,12 +1323,15 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
             shown = "en" if record.has("en") else "hu"  # the fallback of a record not yet translated
             texts = {read for read in reads if read.startswith(f"content.{kind}{SEP}{slug}{SEP}")}
             names = {f"content.{kind}{SEP}{slug}{SEP}{field}" for field in
-                     ("english_term", f"hu{SEP}headword", f"hu{SEP}aliases")} if kind == "entries" else set()
+                     ("english_term", f"hu{SEP}headword", f"hu{SEP}aliases", "provenance", "status")} \
+                if kind == "entries" else set()
+            day = {f"content.{kind}{SEP}{slug}{SEP}{field}" for field in {"pages": ("updated",),
+                                                                          "issues": ("published_at",)}.get(kind, ())}
             # An issue's languages are read from its texts' fields (its pages do so too), not from derived facts.
             fields = {f"content.issues{SEP}{slug}{SEP}{lang}{SEP}*" for lang in ("hu", "en")} \
                 if kind == "issues" else set()
             assert texts <= {f"content.{kind}{SEP}{slug}{SEP}{shown}", f"content.{kind}{SEP}{slug}{SEP}issue",
-                             f"content.{kind}{SEP}{slug}{SEP}week", *names, *fields}, texts
+                             f"content.{kind}{SEP}{slug}{SEP}week", *names, *fields, *day}, texts
             whole += f"content.{kind}{SEP}{slug}{SEP}{shown}" in texts
     assert whole == sum(1 for doc in docs if doc.kind != "tag")  # every document depends on the text it was made from
     # A tag's page depends on the tag's names and on its list of stories, not on the other tags'.
@@ -1412,6 +1417,72 @@ def test_publishing_an_issue_writes_only_the_search_index_files_its_documents_ar
         assert [path for path in written if path.startswith(lang + "/")] == \
             sorted(f"{lang}/search/index/{path}" for path in [*chunks, "meta.json", *made])
         assert len(made) < len(shards) * 2 // 3, made
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == []
+
+
+def _dated_entry(publication: Publication) -> str:
+    """A new entry written on the publication's day, as an editor adds one between two issues."""
+    slug = "added-dated-entry"
+    record = {"kind": "entry", "slug": slug, "category": "infrastructure", "level": "basic", "trend": "emerging",
+              "status": "2026-11", "sources": [{"publisher": "X", "title": "Y", "url": "https://example.org/"}],
+              "provenance": {"method": "human-written", "review": "editor-review", "written": "2026-11-30"},
+              "hu": {"headword": "Kvantumgyorsító", "definition": "Kvantumos számításokra szabott gyorsító."},
+              "en": {"headword": "Quantum accelerator", "definition": "An accelerator made for quantum computing."}}
+    publication.save(publication.content / "entries" / f"{slug}.yaml", record)
+    return f"/glossary/{slug}/"
+
+
+def _dated_reference(publication: Publication) -> str:
+    """A new reference page, a copy of the sample's with its own slug and titles, updated on the publication's day."""
+    record = publication.load(publication.files("reference")[0])
+    record.pop("formerly", None)
+    record.update(slug="added-dated-reference", updated="2026-11-30")
+    record["en"]["title"], record["hu"]["title"] = "A quantum profile", "Egy kvantumprofil"
+    publication.save(publication.content / "reference" / "added-dated-reference.yaml", record)
+    return "/reference/added-dated-reference/"
+
+
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)  # the store is no part of it
+@pytest.mark.parametrize("add", [_dated_entry, _dated_reference], ids=["entry", "reference"])
+def test_adding_an_entry_or_a_reference_page_writes_only_the_search_index_files_it_is_in(sample_cli, tmp_path, add):
+    """The glossary entries and reference pages came before every story, in order of slug: a new one moved every
+    document after it, and the index was made anew (on the sample, 36 of the Hungarian index's 39 files written
+    for a new entry). Each now goes in among the issues' documents at its date (an entry's `written`, a
+    reference page's `updated`), after the issues published before it: one dated after the latest issue goes in
+    after every document there, which stays where it was. Of the index, meta.json, the new document's chunk and
+    the shards of its words are written (a new entry's definition is a sentence: 18 of the Hungarian index's 40
+    files; a reference page copied from the sample's, long, has words in most shards: 34 of 39), and they are what
+    a full build makes."""
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    index = {lang: site / lang / "search" / "index" for lang in ("hu", "en")}
+    old = {lang: _index_files(folder) for lang, folder in index.items()}
+    before = {p: p.stat().st_mtime_ns for p in site.rglob("*")}
+    address = add(publication)
+    publication.build(site)
+    written = _written(site, before, "*/search/index/**/*.json")
+    for lang, folder in index.items():
+        new = _index_files(folder)
+        rows, old_rows = _index_rows(new), _index_rows(old[lang])
+        assert rows[:len(old_rows)] == old_rows  # no document moved
+        assert [row[2] for row in rows[len(old_rows):]] == [f"/{lang}{address}"]
+        added = len(old_rows)
+        meta = json.loads(new["meta.json"])
+        assert added in meta["entries"]
+        shards = {path for path in new if path.startswith("shards/")}
+        for path in shards:  # a shard differs by the new document's id alone
+            kept = {token: [number for number in ids if number != added]
+                    for token, ids in json.loads(new[path]).items()}
+            assert {token: ids for token, ids in kept.items() if ids} == json.loads(old[lang].get(path, b"{}")), path
+        # Written: meta.json, the one chunk of the new document's row, and the shards of its own words, no other.
+        made = sorted(path for path in shards if new[path] != old[lang].get(path))
+        assert made == sorted(path for path in shards if any(added in ids for ids in json.loads(new[path]).values()))
+        ours = [path for path in written if path.startswith(lang + "/")]
+        assert ours == sorted(f"{lang}/search/index/{path}"
+                              for path in ["meta.json", f"docs/{added // meta['chunk']}.json", *made])
     fresh = tmp_path / "fresh"
     publication.build(fresh, "--full")
     assert _same_tree(site, fresh) == []

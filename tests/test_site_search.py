@@ -82,19 +82,28 @@ def test_hits_show_entries_first_then_reference_pages_then_tags_then_the_newest_
     assert kinds == sorted(kinds, key=KINDS.index) and {"entry", "reference", "story"} <= set(kinds)  # in this order
     issues = [int(re.search(r"/issues/(\d+)/", hit["url"]).group(1)) for hit in hits if hit["kind"] == "story"]
     assert len(set(issues)) > 2 and issues == sorted(issues, reverse=True)
-    # The index says where its stories start (the script shows them from the last one back) and which documents
-    # are tags. By issue, oldest first, come its stories, its page, then the tags its stories are the first to
-    # carry: a new issue's documents go in after every other, which stays where it was.
+    # The index lists its entries and reference pages in the order hits show them (entries, then reference pages,
+    # each kind by slug), and which documents are tags. By issue, oldest first, come its stories, its page, then the
+    # tags its stories are the first to carry: a new issue's documents go in after every other, which stays where
+    # it was. Before each issue come the entries and reference pages dated on or before the day it came out.
     folder = site / "en/search/index"
     meta = json.loads((folder / "meta.json").read_bytes())
     rows = _rows(folder)
-    entries = sum(1 for row in rows if row[0] == "entry")
-    assert [row[0] for row in rows[:meta["stories"]]] == \
-        ["entry"] * entries + ["reference"] * (meta["stories"] - entries)
+    listed = [(rows[number][0], rows[number][2].split("/")[-2]) for number in meta["entries"]]
+    assert sorted(meta["entries"]) == [number for number, row in enumerate(rows) if row[0] in ("entry", "reference")]
+    assert listed == sorted(listed, key=lambda kind_slug: (KINDS.index(kind_slug[0]), kind_slug[1]))
+    assert len(listed) == len(list(SAMPLE_DIR.glob("entries/*.yaml"))) + 1
     assert meta["tags"] == [number for number, row in enumerate(rows) if row[0] == "tag"]
-    assert 0 < meta["stories"] < meta["tags"][0] and meta["tags"][-1] == meta["documents"] - 1
+    days = _sample_days()
     numbers = []
-    for row in rows[meta["stories"]:]:
+    for row in rows:
+        if row[0] in ("entry", "reference"):
+            # After the issues out before its day, before the next one.
+            day = days[row[0], row[2].split("/")[-2]]
+            assert all(days["issue", str(number)] < day for number in numbers), row
+            later = [number for number in (10, 11, 12, 13) if number not in numbers]
+            assert not later or days["issue", str(later[0])] >= day, row
+            continue
         if row[0] == "tag":
             # The oldest issue its page lists a story of is the last one before it.
             page = (site / row[2].lstrip("/") / "index.html").read_text(encoding="utf-8")
@@ -105,7 +114,22 @@ def test_hits_show_entries_first_then_reference_pages_then_tags_then_the_newest_
             numbers.append(number)
         else:
             assert row[0] == "story" and number not in numbers and number >= max(numbers, default=0), row
-    assert numbers == [10, 11, 12, 13] and {row[0] for row in rows[meta["stories"]:]} == {"story", "issue", "tag"}
+    assert numbers == [10, 11, 12, 13]
+    # The sample's entries were written between its issues: some go in among them.
+    assert rows[0][0] in ("entry", "reference") and {row[0] for row in rows[meta["tags"][0]:]} == \
+        {"entry", "story", "issue", "tag"}
+
+
+def _sample_days() -> dict[tuple[str, str], str]:
+    """{(kind, slug or issue number): ISO day} of the sample: each entry's written, the reference pages'
+    updated, each issue's day out."""
+    days = {}
+    for folder, kind in (("entries", "entry"), ("reference", "reference"), ("issues", "issue")):
+        for path in SAMPLE_DIR.glob(f"{folder}/*.yaml"):
+            text = path.read_text(encoding="utf-8")
+            slug = re.search(r"^(?:slug|number): (\S+)", text, re.M).group(1)
+            days[kind, slug] = re.search(r"^(?:  written|updated|published_at): (\d{4}-\d\d-\d\d)", text, re.M).group(1)
+    return days
 
 
 def test_a_tag_is_found_by_its_name_in_the_page_s_language_and_by_its_slug(site):
@@ -229,14 +253,16 @@ def test_meta_json_names_the_format_of_shards_with_marked_keys(site):
     the stories (from "tags" on), which a reader of version 2 took for the newest stories, and says 4 since each
     issue's page is among the stories, a kind of row a reader of version 3 had no word for; it says 5 since the
     tags are among the stories too, "tags" listing their ids, where a reader of version 4 took every document from
-    the first tag on for a tag."""
+    the first tag on for a tag; it says 6 since the entries and reference pages are among them too, "entries"
+    listing their ids in the order hits show them, where a reader of version 5 took every document after the first
+    issue's for a story."""
     for lang in ("hu", "en"):
         folder = site / lang / "search/index"
         meta = json.loads((folder / "meta.json").read_bytes())
         marked = [key for shard in (folder / "shards").glob("*.json") for key in json.loads(shard.read_bytes())
                   if key.endswith("=")]
-        assert marked and "stories" in meta and isinstance(meta["tags"], list)
-        assert meta["version"] == 5, meta
+        assert marked and isinstance(meta["entries"], list) and isinstance(meta["tags"], list)
+        assert "stories" not in meta and meta["version"] == 6, meta
 
 
 def test_the_first_query_downloads_little(site):
@@ -410,15 +436,32 @@ def test_in_a_rank_tags_come_after_the_reference_pages_and_before_the_newest_sto
             SearchDocument("tag", "gyártás", "/t/2", "", "gyártás chip-manufacturing szilícium",
                            "gyártás\nchip-manufacturing")]
     files = index_files(docs)
-    assert {key: json.loads(files["meta.json"])[key] for key in ("stories", "tags")} == {"stories": 2, "tags": [3, 5]}
+    assert {key: json.loads(files["meta.json"])[key] for key in ("entries", "tags")} == \
+        {"entries": [0, 1], "tags": [3, 5]}
     assert [hit["url"] for hit in search(files, "szilicium")] == ["/e/1", "/r/1", "/t/1", "/t/2", "/s/2", "/s/1"]
     assert [hit["url"] for hit in search(files, "chips")] == ["/t/1"]  # a hidden name finds it
     assert [hit["url"] for hit in search(files, "chip")] == ["/t/2", "/e/1", "/r/1", "/t/1"]  # a name's word first
     assert [hit["url"] for hit in search(files, "chip manufacturing")] == ["/t/2"]
     # Without stories, the tags follow the entries.
     files = index_files([docs[0], docs[3], docs[5]])
-    assert {key: json.loads(files["meta.json"])[key] for key in ("stories", "tags")} == {"stories": 1, "tags": [1, 2]}
+    assert {key: json.loads(files["meta.json"])[key] for key in ("entries", "tags")} == {"entries": [0], "tags": [1, 2]}
     assert [hit["url"] for hit in search(files, "szilicium")] == ["/e/1", "/t/1", "/t/2"]
+
+
+def test_in_a_rank_entries_and_reference_pages_among_the_stories_come_first_in_their_hit_order():
+    # An entry or reference page is indexed among the issues' documents, at its day (a new one goes in last), and
+    # shown before them in the order meta.json's "entries" lists: entries, then reference pages, by slug.
+    docs = [SearchDocument("story", "Régi", "/s/1", "", "szilícium"),
+            SearchDocument("entry", "Wafer", "/e/wafer", "", "Wafer szilícium", hit_order=(0, "wafer")),
+            SearchDocument("issue", "1. szám", "/i/1", "", "szilícium"),
+            SearchDocument("reference", "Chipek", "/r/chips", "", "Chipek szilícium", hit_order=(1, "chips")),
+            SearchDocument("story", "Új", "/s/2", "", "szilícium"),
+            SearchDocument("entry", "Chipgyártás", "/e/chipmaking", "", "Chipgyártás szilícium",
+                           hit_order=(0, "chipmaking"))]
+    files = index_files(docs)
+    assert json.loads(files["meta.json"])["entries"] == [5, 1, 3]
+    assert [hit["url"] for hit in search(files, "szilicium")] == ["/e/chipmaking", "/e/wafer", "/r/chips", "/s/2",
+                                                                  "/i/1", "/s/1"]
 
 
 def test_a_query_that_is_a_name_ranks_it_first_then_titles_holding_its_words():
@@ -461,7 +504,7 @@ const row = (hit) => read("docs/" + Math.floor(hit.id / meta.chunk) + ".json")[h
 console.log(JSON.stringify(queries.map((query) => {
   const words = c.tokens(query);
   const tables = words.map((w) => c.shardsFor(w, meta.shards).map((k) => read("shards/" + k + ".json")));
-  const hits = c.rank(words, tables, meta.stories, meta.tags), first = hits.slice(0, c.PAGE);
+  const hits = c.rank(words, tables, meta.entries, meta.tags), first = hits.slice(0, c.PAGE);
   return c.byAccents(first, first.map((hit) => row(hit)[1]), query).concat(hits.slice(c.PAGE)).map((h) => row(h)[2]);
 })));
 """

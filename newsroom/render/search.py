@@ -52,8 +52,13 @@ NAME_MARK = "="
 #: newest stories; 4, also the issues' pages (rows of kind "issue"), each after its stories, among them from
 #: meta.json's "stories" on: a reader of 3 showed them with no word for what they are; 5, the tags' pages among
 #: the stories and issues, each after the issue whose stories first carry it, and meta.json's "tags" the list of
-#: their ids, not the first one's: a reader of 4 took every document from the first tag on for a tag.
-INDEX_FORMAT = 5
+#: their ids, not the first one's: a reader of 4 took every document from the first tag on for a tag; 6, the entries
+#: and reference pages among the stories, issues and tags too, each before the first issue out on or after its day,
+#: and meta.json's "entries" the list of their ids in the order hits show them, in place of its "stories": a reader
+#: of 5 took every document after the first issue's for a story.
+INDEX_FORMAT = 6
+#: The kinds of document shown first in a rank, in the order meta.json's "entries" gives.
+GLOSSARY_KINDS = ("entry", "reference")
 #: Hits the script shows at once: it puts a whole name's hits among them in order of accents, as `search` does.
 PAGE = 50
 
@@ -144,6 +149,9 @@ class SearchDocument:
     names: str = ""
     #: The language of title and snippet when it is not the index's (a fallback), else "".
     text_lang: str = ""
+    #: Where an entry's or a reference page's hits come among the entries' and reference pages' of their rank
+    #: (see `index_files`); () for the others, and for those shown in the order of their ids.
+    hit_order: tuple[int, str] | tuple[()] = ()
 
 
 @dataclass(frozen=True)
@@ -165,6 +173,8 @@ class DocumentSource:
     text_lang: str = ""
     #: Plain text shown for a hit (a reference page's summary), when it is not the first Markdown text's.
     snippet: str = ""
+    #: As SearchDocument's: no part of the document's tokens or row (meta.json lists it), so not of its digest.
+    hit_order: tuple[int, str] | tuple[()] = ()
 
     def digest(self) -> str:
         """The same digest, the same document (tokens and chunk row); computed once (an index update
@@ -181,7 +191,7 @@ class DocumentSource:
         plain = [plain_text(text) for text in self.markdown()]
         snippet = _snippet(self.snippet or (plain[0] if plain else ""))
         return SearchDocument(self.kind, self.title, self.url, snippet, " ".join([*self.words, *plain]),
-                              self.names, self.text_lang)
+                              self.names, self.text_lang, self.hit_order)
 
 
 def _snippet(text: str) -> str:
@@ -237,8 +247,9 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
     With the `last` index (ids are positions), the index is updated: only documents whose digest
     changed, or that are new at the end, are made plain and tokenised; their ids (and those of
     documents no longer there) leave every token, and they join their new ones; their chunk rows
-    are replaced. A new issue's stories, page and new tags come last (see `search_documents.sources`), so
-    publishing one updates the index too. The bytes are those of an index made anew.
+    are replaced. A new issue's stories, page and new tags come last, and so does an entry or reference page
+    dated after the latest issue (see `search_documents.sources`), so publishing one, or adding one, updates
+    the index too. The bytes are those of an index made anew.
     """
     docs = list(docs)
     made: dict[int, SearchDocument] = {}
@@ -297,13 +308,13 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
             halves.setdefault(split_key(token), {})[token] = ids
         for half, tokens_ in halves.items():
             shards[half] = _json(dict(sorted(tokens_.items())))
-    # Hits are shown entries and reference pages first, then tags, then stories and issues newest first: the
-    # id of the first story, issue or tag, and the tags' ids (see `search_documents.sources`).
-    stories = next((number for number, item in enumerate(docs) if item.kind not in ("entry", "reference")),
-                   len(docs))
+    # Hits are shown entries and reference pages first, in their `hit_order`, then tags, then stories and issues
+    # newest first: the ids of the entries and reference pages in that order, and the tags' ids.
+    entries = sorted((number for number, item in enumerate(docs) if item.kind in GLOSSARY_KINDS),
+                     key=lambda number: (docs[number].hit_order, number))
     tags = [number for number, item in enumerate(docs) if item.kind == "tag"]
     files = {"meta.json": _json({"version": INDEX_FORMAT, "documents": len(docs), "chunk": CHUNK,
-                                 "shards": sorted(shards), "stories": stories, "tags": tags})}
+                                 "shards": sorted(shards), "entries": entries, "tags": tags})}
     files.update({f"shards/{key}.json": data for key, data in sorted(shards.items())})
     chunks = last.chunks if last is not None and changed is not None else {}
     fresh = changed or set()
@@ -332,8 +343,8 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
 
     `index` is the index folder on disk or the mapping `index_files` returns. Hits come ranked as the
     module's docstring says (a whole name's hit whose title is the query with its accents first), and in a
-    rank entries and reference pages first, in document order, then tags, then stories and issues, newest first
-    (an issue before its stories).
+    rank entries and reference pages first, in the order meta.json's "entries" lists them, then tags, then
+    stories and issues, newest first (an issue before its stories).
     """
     read = (lambda rel: (index / rel).read_bytes() if (index / rel).exists() else None) if isinstance(index, Path) \
         else (lambda rel: index.get(rel))
@@ -343,7 +354,8 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
     for table, word in zip(tables, words):
         for key in shards_for(word, meta["shards"]):
             table.update(json.loads(read(f"shards/{key}.json")))
-    ranked = sorted(_ranks(words, tables).items(), key=partial(_order, meta["stories"], set(meta["tags"])))
+    entries = {number: place for place, number in enumerate(meta["entries"])}
+    ranked = sorted(_ranks(words, tables).items(), key=partial(_order, entries, set(meta["tags"])))
     results = []
     for number, rank in ranked:
         chunk = json.loads(read(f"docs/{number // meta['chunk']}.json"))
@@ -356,13 +368,13 @@ def search(index: Path | Mapping[str, bytes], query: str) -> list[dict[str, str]
     return [{key: value for key, value in hit.items() if key != "rank"} for hit in whole + results[len(whole):]]
 
 
-def _order(stories: int, tags: set[int], hit: tuple[int, int]) -> tuple[int, int, int]:
+def _order(entries: Mapping[int, int], tags: set[int], hit: tuple[int, int]) -> tuple[int, int, int]:
     """A hit's place, (id, rank), as the script's `rank` sorts: by rank, then entries and reference pages
-    (ids before `stories`) in order, tags (ids in `tags`) in order, stories and issues (the others) the last
-    first."""
+    (`entries`: id → place) in their places, tags (ids in `tags`) in order, stories and issues (the others) the
+    last first."""
     number, rank = hit
-    if number < stories:
-        return rank, 0, number
+    if number in entries:
+        return rank, 0, entries[number]
     return (rank, 1, number) if number in tags else (rank, 2, -number)
 
 

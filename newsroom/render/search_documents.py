@@ -3,11 +3,13 @@ hit shows (see newsroom/render/search.py, which indexes them)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from issues import archive
+from issues.visibility import publication_time
 from newsroom.build import urls
 from newsroom.build.model import Record
 from newsroom.build.pages import Planner
@@ -25,42 +27,80 @@ def _fields(text: Mapping[str, Any], *names: str) -> tuple[str, ...]:
 
 
 def sources(planner: Planner) -> list[DocumentSource]:
-    """The glossary entries (headword, aliases, definition), reference pages (title, summary, sections),
-    then by issue, oldest first, its stories, its page (number, title, lead) and the tags' pages its stories are
-    the first to carry, of the planner's language; hits show the tags before the stories and issues (see
-    `index_files`).
+    """By issue, oldest first, its stories, its page (number, title, lead) and the tags' pages its stories are the
+    first to carry, and before each issue the glossary entries (headword, aliases, definition) and reference
+    pages (title, summary, sections) dated on or before the day it came out (see `_dated`), of the planner's
+    language; hits show the entries and reference pages first, in order of slug, then the tags, then the
+    stories and issues (see `index_files`).
 
-    A document's id is its place: publishing an issue appends its stories, its page and its new tags, and moves
-    no document already there (a tag whose count of stories changes is updated where it is).
+    A document's id is its place: publishing an issue appends its stories, its page and its new tags, and an entry
+    or reference page dated after the latest issue goes in after them; neither moves a document already there (a
+    tag whose count of stories changes is updated where it is).
 
     Each document depends on its record's text in the language it shows, all of it (see
     tracking.whole_value), and its Markdown is read only if it is made: an update of a large index
     reads a few long texts, not every one, and an edit of one language leaves the other's index alone.
     """
-    found = []
-    content = planner.content
-    for slug, entry in content.entries.items():
-        if not planner.available(entry):
-            continue
-        tracked, text_lang = planner.text(entry)
-        text = whole_value(tracked)
-        names = _entry_names(planner, entry, text, text_lang)
-        found.append(DocumentSource("entry", text.get("headword") or slug, planner.href(urls.entry(planner.lang, slug)),
-                                    names, f"{entry.content_hash}.{entry.version}",
-                                    partial(_fields, text, "definition"), "\n".join(names),
-                                    "" if text_lang == planner.lang else text_lang))
-    found += [_reference_source(planner, slug) for slug in planner.reference_slugs()]
+    found: list[DocumentSource] = []
+    dated = _dated(planner)
     # Each issue's page after its stories (shown newest first, it comes before them), then its new tags.
     tags = _tags_by_first_issue(planner)
     catalogs = [translations(lang) for lang in planner.settings.languages]  # once: each looks for its file
+    zone = planner.settings.zone
     for number in sorted(planner.issues):
-        for story in content.stories_of(number):
+        came_out = publication_time(planner.content.issues[number], zone).astimezone(zone).date()
+        while dated and dated[-1][0] <= came_out:
+            found.append(dated.pop()[1])
+        for story in planner.content.stories_of(number):
             if planner.available(story):
                 found.append(_story_source(planner, story, number))
         found.append(_issue_source(planner, number, catalogs))
         found += [_tag_source(planner, slug, catalogs[planner.settings.languages.index(planner.lang)])
                   for slug in tags.get(number, ())]
+    found += [source for _, source in reversed(dated)]
     return found
+
+
+#: The day of an undated reference page: before every issue.
+UNDATED = dt.date.min
+
+
+def _dated(planner: Planner) -> list[tuple[dt.date, DocumentSource]]:
+    """The language's glossary entries and reference pages, each with the day it is indexed at, the latest
+    first: an entry's day is the one it was written (its provenance's `written`), else the
+    first of its status month; a reference page's the day it was updated, else `UNDATED`. A day, not a row's id
+    or the time it was stored: a full build of the same content, exported and imported anew, puts them in the
+    same places; an entry written today goes in after every issue out before today. The same day: entries
+    first, each kind in order of slug."""
+    found: list[tuple[dt.date, int, str, DocumentSource]] = []
+    for slug, entry in planner.content.entries.items():
+        if planner.available(entry):
+            found.append((_entry_day(entry), 0, slug, _entry_source(planner, slug)))
+    for slug in planner.reference_slugs():
+        updated = planner.content.pages[slug].data.get("updated")
+        found.append((dt.date.fromisoformat(str(updated)) if updated else UNDATED, 1, slug,
+                      _reference_source(planner, slug)))
+    found.sort(key=lambda item: item[:3], reverse=True)
+    return [(day, source) for day, _, _, source in found]
+
+
+def _entry_day(entry: Record) -> dt.date:
+    """The day an entry was written, as its provenance says; else the first of its status month."""
+    written = (entry.data.get("provenance") or {}).get("written")
+    if written:
+        return dt.date.fromisoformat(str(written))
+    year, month = str(entry.data["status"]).split("-")[:2]
+    return dt.date(int(year), int(month), 1)
+
+
+def _entry_source(planner: Planner, slug: str) -> DocumentSource:
+    entry = planner.content.entries[slug]
+    tracked, text_lang = planner.text(entry)
+    text = whole_value(tracked)
+    names = _entry_names(planner, entry, text, text_lang)
+    return DocumentSource("entry", text.get("headword") or slug, planner.href(urls.entry(planner.lang, slug)),
+                          names, f"{entry.content_hash}.{entry.version}", partial(_fields, text, "definition"),
+                          "\n".join(names), "" if text_lang == planner.lang else text_lang, hit_order=(0, slug))
 
 
 def _tags_by_first_issue(planner: Planner) -> dict[int, list[str]]:
@@ -150,7 +190,7 @@ def _reference_source(planner: Planner, slug: str) -> DocumentSource:
         words += [cell for layer in LAYERS for cell in _table_words((section.get(layer) or {}).get("table"))]
     return DocumentSource("reference", title, planner.href(urls.reference(planner.lang, slug)), tuple(words),
                           f"{page.content_hash}.{page.version}", partial(_reference_texts, sections), title,
-                          "" if text_lang == planner.lang else text_lang, summary)
+                          "" if text_lang == planner.lang else text_lang, summary, hit_order=(1, slug))
 
 
 def _table_words(table: Mapping[str, Any] | None) -> list[str]:

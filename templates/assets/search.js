@@ -26,10 +26,10 @@
 
   // The hits of `words`, each word's shard tables given, ranked as search() in newsroom/render/search.py:
   // [{id, rank}], rank 0 if the words are one of the document's names, 1 if each is a word of its names,
-  // 2 if each begins one, 3 else; in a rank entries and reference pages first, in order, then tags (the ids in
-  // `tags`, meta.json's), in order, then stories and issues newest first (the other ids from `stories` on; an
-  // issue before its stories).
-  function rank(words, tables, stories, tags) {
+  // 2 if each begins one, 3 else; in a rank entries and reference pages first, in the order of `entries`
+  // (meta.json's), then tags (the ids in `tags`, meta.json's), in order, then stories and issues newest first
+  // (the other ids; an issue before its stories).
+  function rank(words, tables, entries, tags) {
     if (!words.length) { return []; }
     var hits = null, exact = null, begun = null;
     var both = function (a, b) {
@@ -57,12 +57,13 @@
       return {id: id, rank: whole.has(id) ? 0 : exact.has(id) ? 1 : begun.has(id) ? 2 : 3};
     });
     var tagIds = new Set(tags);
-    var group = function (id) { return id < stories ? 0 : tagIds.has(id) ? 1 : 2; };
+    var places = new Map(entries.map(function (id, place) { return [id, place]; }));
+    var group = function (id) { return places.has(id) ? 0 : tagIds.has(id) ? 1 : 2; };
     return ranked.sort(function (a, b) {
       if (a.rank !== b.rank) { return a.rank - b.rank; }
       var x = group(a.id), y = group(b.id);
       if (x !== y) { return x - y; }
-      return x === 2 ? b.id - a.id : a.id - b.id;
+      return x === 0 ? places.get(a.id) - places.get(b.id) : x === 2 ? b.id - a.id : a.id - b.id;
     });
   }
   // The first page's whole-name hits (rank 0, first), those whose title is the query with its accents first.
@@ -124,7 +125,7 @@
         return Promise.all(shardsFor(w, meta.shards).map(function (k) { return load("shards/" + k + ".json"); }));
       })).then(function (tables) {
         if (search !== current) { return; }
-        var hits = rank(words, tables, meta.stories === undefined ? meta.documents : meta.stories, meta.tags);
+        var hits = rank(words, tables, meta.entries, meta.tags);
         say(hits.length ? message(hits.length === 1 ? "one" : "many", hits.length) : form.getAttribute("data-none"));
         return showFrom(meta, hits, 0, query, search);
       });
