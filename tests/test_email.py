@@ -498,6 +498,12 @@ NOTE_EMBEDS = ("\nWatch <iframe src=\"https://www.youtube.com/embed/abc?start=5&
                "title=\"the talk, <b>live</b>\" width=\"560\">your browser shows no frames</iframe> now.\n"
                "\n<iframe src=\"https://example.org/embed/chart\"></iframe>\n")
 
+#: Raw HTML whose content the email once lost: an <xmp>'s text, an applet's fallback, a formula, a protocol-relative
+#: embed.
+NOTE_LOST = ("\nType <xmp><b>bold</b> & more</xmp> in an <applet code=\"a.class\">old <i>applet</i></applet>, with "
+             "<math alttext=\"x squared\"><msup><mi>x</mi><mn>2</mn></msup></math> and <iframe "
+             "src=\"//video.example.org/v\" title=\"the protocol-relative talk\"></iframe>.\n")
+
 
 @pytest.fixture(scope="module")
 def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -516,7 +522,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
     issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_REFUSED + NOTE_EMBEDS \
-        + NOTE_CODE + NOTE_DECORATION
+        + NOTE_LOST + NOTE_CODE + NOTE_DECORATION
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -663,6 +669,23 @@ def test_an_embed_is_a_link_to_the_page_it_embeds_in_both_parts(edited):
     assert "\n\nhttps://example.org/embed/chart\n\n" in body, body
     assert "https://example.org/embed/chart" not in references.values()
     assert "frames" not in body
+
+
+def test_raw_html_that_lost_its_content_reaches_both_parts(edited):
+    """An <xmp>, an <applet>, a formula and a protocol-relative embed left nothing in the email: the <xmp>'s text
+    is preformatted text, the applet's fallback is shown, the formula is MathML (its `alttext` in the text part)
+    and the embed a link to `https://…`."""
+    message = edited / "en/issue-13.eml"
+    note = next(div for div in _html_part(message).iter("div") if div.get("class") == "note")
+    assert "<b>bold</b> & more" in [pre.text for pre in note.iter("pre")]
+    [formula] = note.iter("{http://www.w3.org/1998/Math/MathML}math")
+    assert formula.get("alttext") == "x squared" and "".join(formula.itertext()) == "x2"
+    links = {"".join(a.itertext()): a.get("href") for a in note.iter("a")}
+    assert links["the protocol-relative talk"] == "https://video.example.org/v"
+    assert not [element for element in note.iter() if element.tag in ("xmp", "applet", "iframe")]
+    body, references = _text_part(message)
+    assert "Type <b>bold</b> & more" in body and "in an old applet, with x squared" in " ".join(body.split())
+    assert _linked(body, "with x squared and the protocol-relative talk", references) == "https://video.example.org/v"
 
 
 def test_a_quote_is_marked_in_the_text_part_as_mail_marks_one(edited):

@@ -11,11 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from newsroom.render.markdown.cleaning import _text_cleaner, _unwrapped, embeds_as_links
+from newsroom.render.markdown.cleaning import Cleaning, _text_cleaner, _unwrapped, embeds_as_links
 from newsroom.render.markdown.links import LinkResolver, _classify
 from newsroom.render.markdown.memo import _STORES, PLAIN_ON_THE_SPOT, text_key
 from newsroom.render.markdown.parsing import (_SPACES, DEFAULT_MAX_NESTING, _link_text_parser, _parse, _parser, _Prose,
@@ -93,7 +92,7 @@ class _PlainText:
     """Collects the plain-text blocks of a token stream; a whole list or table is one block."""
 
     md: MarkdownIt
-    cleaner: nh3.Cleaner
+    cleaner: Cleaning
     blocks: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # of the open top-level list or table
     lists: list[bool] = field(default_factory=list)  # per open list: is it ordered?
