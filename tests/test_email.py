@@ -504,6 +504,12 @@ NOTE_LOST = ("\nType <xmp><b>bold</b> & more</xmp> in an <applet code=\"a.class\
              "<math alttext=\"x squared\"><msup><mi>x</mi><mn>2</mn></msup></math> and <iframe "
              "src=\"//video.example.org/v\" title=\"the protocol-relative talk\"></iframe>.\n")
 
+#: Links of raw HTML among Markdown ones, in one paragraph: a raw link, an embed, a Markdown link, a raw link again.
+NOTE_ORDER = ("\nFirst <a href=\"https://order.example.org/raw\">the raw link</a>, then <iframe "
+              "src=\"https://order.example.org/embed\" title=\"the embedded chart\"></iframe>, then [the Markdown "
+              "link](https://order.example.org/markdown) and <a href=\"https://order.example.org/last\" title=\"t\">the "
+              "<i>last</i> raw one</a>.\n\n<p>A block's <a href=\"https://order.example.org/block\">raw link</a>.</p>\n")
+
 
 @pytest.fixture(scope="module")
 def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -522,7 +528,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
     issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_REFUSED + NOTE_EMBEDS \
-        + NOTE_LOST + NOTE_CODE + NOTE_DECORATION
+        + NOTE_LOST + NOTE_ORDER + NOTE_CODE + NOTE_DECORATION
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -686,6 +692,20 @@ def test_raw_html_that_lost_its_content_reaches_both_parts(edited):
     body, references = _text_part(message)
     assert "Type <b>bold</b> & more" in body and "in an old applet, with x squared" in " ".join(body.split())
     assert _linked(body, "with x squared and the protocol-relative talk", references) == "https://video.example.org/v"
+
+
+def test_the_text_part_numbers_raw_links_and_embeds_in_reading_order_as_markdown_links(edited):
+    """A raw `<a href>` read as its text alone, without the `[n]` a Markdown link gets, and an embed's `[n]` was
+    numbered after every Markdown link of its paragraph: each link reads `text [n]`, numbered as read."""
+    body, references = _text_part(edited / "en/issue-13.eml")
+    order = [("First the raw link", "https://order.example.org/raw"),
+             ("then the embedded chart", "https://order.example.org/embed"),
+             ("then the Markdown link", "https://order.example.org/markdown"),
+             ("and the last raw one", "https://order.example.org/last"),
+             ("A block's raw link", "https://order.example.org/block")]
+    assert [_linked(body, words, references) for words, _ in order] == [url for _, url in order]
+    numbers = [number for url in (url for _, url in order) for number, listed in references.items() if listed == url]
+    assert numbers == sorted(numbers) and numbers == list(range(numbers[0], numbers[0] + 5)), numbers
 
 
 def test_a_quote_is_marked_in_the_text_part_as_mail_marks_one(edited):

@@ -149,13 +149,14 @@ def _embedded(attributes: str) -> tuple[str, str] | None:
     return href, " ".join(values.get("title", "").split()) or href
 
 
-def embeds_as_links(html: str, cleaner: Cleaning, mark: Callable[[str, str], str | None] | None = None) -> str:
+def embeds_as_links(html: str, cleaner: Cleaning, mark: Callable[[str, str], str] | None = None) -> str:
     """`html` cleaned by `cleaner`, each <iframe> of a web `src` as a link to the page it embeds (a video, a
     chart), which no page, feed or email shows embedded, and each <xmp> as a <pre> of its text as written, tags
     and all, its character references read as in a <textarea> (in a paragraph, Markdown writes a `&` or a `<` as
-    one); `mark(href, text)` gives what is read after a link's text (see
-    `plaintext.TextMarks`). The link is made of the attributes the cleaner keeps and cleaned again."""
-    if _IFRAME_TAG.search(html) is None:
+    one). With `mark`, each link (a raw `<a href>` or an embed's) is followed by `mark(href, text)`, its text
+    read (see `plaintext.TextMarks`), in the order they stand. The link is made of the attributes the cleaner
+    keeps and cleaned again."""
+    if _IFRAME_TAG.search(html) is None and (mark is None or "<a" not in html.lower()):
         return cleaner.clean(html)  # nearly every text
 
     def link(match: re.Match[str]) -> str:
@@ -167,11 +168,27 @@ def embeds_as_links(html: str, cleaner: Cleaning, mark: Callable[[str, str], str
         if embedded is None:
             return ""
         href, text = embedded
-        after = mark(href, text) if mark is not None else None
-        return f'<a href="{html_lib.escape(href)}">{html_lib.escape(text)}</a>' + (
-            f" {html_lib.escape(after)}" if after else "")
+        return f'<a href="{html_lib.escape(href)}">{html_lib.escape(text)}</a>'
 
-    return cleaner.clean(_IFRAME_OR_TAG.sub(link, _embed_cleaner().clean(html)))
+    shown = _IFRAME_OR_TAG.sub(link, _embed_cleaner().clean(html))
+    return cleaner.clean(_marked_links(shown, mark) if mark is not None else shown)
+
+
+#: In `embeds_as_links`'s HTML (see `_outside_rel`), a link with its content, which ends at its `</a>`.
+_LINK = re.compile(r'<a((?:\s+[a-z-]+="[^"]*")*)>(.*?)</a>', re.DOTALL)
+_ANY_TAG = re.compile(r'</?[a-z][a-z0-9-]*(?:\s+[a-z-]+="[^"]*")*>')
+
+
+def _marked_links(html: str, mark: Callable[[str, str], str]) -> str:
+    """`html` with each link that has an `href` and words to read followed by `mark(href, text)`, in order."""
+    def marked(match: re.Match[str]) -> str:
+        href = dict(_ATTRIBUTE.findall(match.group(1))).get("href")
+        text = " ".join(html_lib.unescape(_ANY_TAG.sub("", match.group(2))).split())
+        if href is None or not text:
+            return match.group(0)
+        return match.group(0) + html_lib.escape(mark(html_lib.unescape(href), text), quote=False)
+
+    return _LINK.sub(marked, html)
 
 
 def embeds(fragment: str) -> list[str]:
