@@ -256,6 +256,19 @@ def test_raw_html_that_lost_its_content_is_shown_and_check_says_what_changed(sam
 
 
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_formula_without_alttext_is_a_warning_saying_what_it_is_read_as(sample_cli, write_files):
+    """A formula is shown as MathML, but where it is read as text (the email's text part, feed summaries, search)
+    it reads as its bare text, "x2" for x²: a warning at the field, once per formula read alike; one with an
+    `alttext` says nothing."""
+    history = (f"Area: <math>{MATH}</math>, again <math>{MATH}</math>, and <math alttext='x squared'>{MATH}</math>."
+               .replace(" onclick='alert(1)'", ""))
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_history(f'"{history}"\n')})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.history: warning: <math> has no alttext: the email's text part, feed summaries, search and "
+        "screen readers without MathML read it as 'x2'; say how it reads in alttext=\"…\"", "0 error(s), 1 warning(s)"]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_link_with_nothing_to_read_is_a_warning_saying_how_to_name_it(sample_cli, write_files):
     """`[](…)` and an image link without alt text were links a screen reader could only call "link" (or spell
     out the address of): built without a word. A link with text, or with an image described, says nothing."""

@@ -6,6 +6,7 @@ element kept takes a URL (`href` is not kept)."""
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 
 #: MathML Core's elements but <annotation-xml>, whose HTML content would be an HTML page's inside a formula,
@@ -95,3 +96,9 @@ def mathml_as_text(html: str) -> str:
         return _TAG.sub("", _ANNOTATION.sub("", match.group(2)))
 
     return _MATH.sub(text, html) if "<math" in html else html
+
+
+def formulas_read_bare(html: str) -> list[str]:
+    """The text each formula of a page's `html` without an `alttext` is read as (see `mathml_as_text`)."""
+    return [" ".join(html_lib.unescape(mathml_as_text(formula.group(0))).split()) for formula in _MATH.finditer(html)
+            if not (alttext := _ALTTEXT.search(formula.group(1))) or not alttext.group(1).strip()]
