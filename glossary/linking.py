@@ -7,7 +7,7 @@ of its own raw source, so entities such as ``&amp;`` stay as written and no
 markup can appear inside a link.
 
 Text inside ``<a>``, ``<code>``, ``<pre>``, ``<kbd>``, ``<samp>``, headings,
-``<script>``, ``<style>`` and ``<textarea>`` is never linked; the first
+``<script>``, ``<style>``, ``<textarea>`` and ``<math>`` is never linked; the first
 mention counted is the first one outside them. A term split across elements
 ("<em>AWS</em> Trainium") is not found.
 
@@ -30,8 +30,8 @@ from typing import NamedTuple
 from glossary.matching import TermMatcher
 
 NO_LINK_TAGS = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "textarea",
-                          "h1", "h2", "h3", "h4", "h5", "h6"})
-"""Elements whose text is never linked."""
+                          "h1", "h2", "h3", "h4", "h5", "h6", "math"})
+"""Elements whose text is never linked (a formula's: MathML holds no link)."""
 
 # The character references `html.unescape` decodes, matched the same way; used
 # only on the raw source of one text run, to map decoded offsets back to it.

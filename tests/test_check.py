@@ -223,6 +223,51 @@ def test_an_embed_is_shown_as_a_link_to_the_page_it_embeds_and_check_says_so(sam
     assert not list(page.iter("iframe")) and not [element for element in page.iter() if "onmouseover" in element.attrib]
 
 
+MATH = "<msup><mi mathvariant='bold' onclick='alert(1)'>x</mi><mn>2</mn></msup>"
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_raw_html_that_lost_its_content_is_shown_and_check_says_what_changed(sample_cli, write_files, tmp_path):
+    """An <xmp>, an <applet>, a formula (<math>) and a protocol-relative embed (`//host/…`) left nothing on the
+    page: the <xmp>'s text is shown as written, as preformatted text; the applet's fallback, cleaned, as an
+    <object>'s; the formula as MathML, without what MathML Core does not have (an onclick=); the embed as a
+    link to `https://host/…`. `check` says what the page leaves out, in the words it says it of any tag."""
+    history = (f"Code: <xmp><b>x</b> &amp; y</xmp> An <applet code='a.class'><param name='p'>its <i>fallback</i>"
+               f"</applet>, a formula <math alttext='x squared' href='https://example.org/m'>{MATH}</math> and a "
+               "video <iframe src='//video.example.org/v?a=1&amp;b=2' title='The talk'></iframe>.")
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_history(f'"{history}"\n')})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.history: warning: <iframe src='https://video.example.org/v?a=1&b=2'> is shown as a link "
+        "to the page it embeds, named by its title=\"…\" (else its address): pages, feeds and emails embed no video "
+        "or chart",
+        "entry:x-entry: en.history: warning: the site leaves out <xmp>, <applet>, <param>, href= of <math> and more: "
+        "write it in Markdown (a `\\<` shows a `<` as it is), or take it out", "0 error(s), 2 warning(s)"]
+    page = _built_entry_page(sample_cli, tmp_path, "x-entry")
+    history = page.find(".//section[@id='history']")
+    [pre] = history.iter("pre")
+    assert pre.text == "<b>x</b> & y" and len(pre) == 0
+    assert "An its fallback, a formula" in " ".join("".join(history.itertext()).split())
+    [formula] = history.iter("{http://www.w3.org/1998/Math/MathML}math")
+    assert formula.attrib == {"alttext": "x squared"}
+    assert [(element.tag.split("}")[1], element.attrib, element.text) for element in formula.iter()][1:] == [
+        ("msup", {}, None), ("mi", {"mathvariant": "bold"}, "x"), ("mn", {}, "2")]
+    assert [(a.get("href"), a.text) for a in history.iter("a")] == [("https://video.example.org/v?a=1&b=2", "The talk")]
+    assert not [element for element in page.iter() if element.tag in ("applet", "xmp", "iframe", "param")]
+
+
+@pytest.mark.sqlite_only("what check finds in a text is the same on either database")
+def test_a_formula_without_alttext_is_a_warning_saying_what_it_is_read_as(sample_cli, write_files):
+    """A formula is shown as MathML, but where it is read as text (the email's text part, feed summaries, search)
+    it reads as its bare text, "x2" for x²: a warning at the field, once per formula read alike; one with an
+    `alttext` says nothing."""
+    history = (f"Area: <math>{MATH}</math>, again <math>{MATH}</math>, and <math alttext='x squared'>{MATH}</math>."
+               .replace(" onclick='alert(1)'", ""))
+    sample_cli("import", str(write_files({"e.yaml": _entry_with_history(f'"{history}"\n')})))
+    assert sample_cli("check").stderr.splitlines() == [
+        "entry:x-entry: en.history: warning: <math> has no alttext: the email's text part, feed summaries, search and "
+        "screen readers without MathML read it as 'x2'; say how it reads in alttext=\"…\"", "0 error(s), 1 warning(s)"]
+
+
 @pytest.mark.sqlite_only("what check finds in a text is the same on either database")
 def test_a_link_with_nothing_to_read_is_a_warning_saying_how_to_name_it(sample_cli, write_files):
     """`[](…)` and an image link without alt text were links a screen reader could only call "link" (or spell

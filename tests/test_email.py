@@ -498,6 +498,18 @@ NOTE_EMBEDS = ("\nWatch <iframe src=\"https://www.youtube.com/embed/abc?start=5&
                "title=\"the talk, <b>live</b>\" width=\"560\">your browser shows no frames</iframe> now.\n"
                "\n<iframe src=\"https://example.org/embed/chart\"></iframe>\n")
 
+#: Raw HTML whose content the email once lost: an <xmp>'s text, an applet's fallback, a formula, a protocol-relative
+#: embed.
+NOTE_LOST = ("\nType <xmp><b>bold</b> & more</xmp> in an <applet code=\"a.class\">old <i>applet</i></applet>, with "
+             "<math alttext=\"x squared\"><msup><mi>x</mi><mn>2</mn></msup></math> and <iframe "
+             "src=\"//video.example.org/v\" title=\"the protocol-relative talk\"></iframe>.\n")
+
+#: Links of raw HTML among Markdown ones, in one paragraph: a raw link, an embed, a Markdown link, a raw link again.
+NOTE_ORDER = ("\nFirst <a href=\"https://order.example.org/raw\">the raw link</a>, then <iframe "
+              "src=\"https://order.example.org/embed\" title=\"the embedded chart\"></iframe>, then [the Markdown "
+              "link](https://order.example.org/markdown) and <a href=\"https://order.example.org/last\" title=\"t\">the "
+              "<i>last</i> raw one</a>.\n\n<p>A block's <a href=\"https://order.example.org/block\">raw link</a>.</p>\n")
+
 
 @pytest.fixture(scope="module")
 def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -516,7 +528,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
     issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_REFUSED + NOTE_EMBEDS \
-        + NOTE_CODE + NOTE_DECORATION
+        + NOTE_LOST + NOTE_ORDER + NOTE_CODE + NOTE_DECORATION
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -663,6 +675,37 @@ def test_an_embed_is_a_link_to_the_page_it_embeds_in_both_parts(edited):
     assert "\n\nhttps://example.org/embed/chart\n\n" in body, body
     assert "https://example.org/embed/chart" not in references.values()
     assert "frames" not in body
+
+
+def test_raw_html_that_lost_its_content_reaches_both_parts(edited):
+    """An <xmp>, an <applet>, a formula and a protocol-relative embed left nothing in the email: the <xmp>'s text
+    is preformatted text, the applet's fallback is shown, the formula is MathML (its `alttext` in the text part)
+    and the embed a link to `https://…`."""
+    message = edited / "en/issue-13.eml"
+    note = next(div for div in _html_part(message).iter("div") if div.get("class") == "note")
+    assert "<b>bold</b> & more" in [pre.text for pre in note.iter("pre")]
+    [formula] = note.iter("{http://www.w3.org/1998/Math/MathML}math")
+    assert formula.get("alttext") == "x squared" and "".join(formula.itertext()) == "x2"
+    links = {"".join(a.itertext()): a.get("href") for a in note.iter("a")}
+    assert links["the protocol-relative talk"] == "https://video.example.org/v"
+    assert not [element for element in note.iter() if element.tag in ("xmp", "applet", "iframe")]
+    body, references = _text_part(message)
+    assert "Type <b>bold</b> & more" in body and "in an old applet, with x squared" in " ".join(body.split())
+    assert _linked(body, "with x squared and the protocol-relative talk", references) == "https://video.example.org/v"
+
+
+def test_the_text_part_numbers_raw_links_and_embeds_in_reading_order_as_markdown_links(edited):
+    """A raw `<a href>` read as its text alone, without the `[n]` a Markdown link gets, and an embed's `[n]` was
+    numbered after every Markdown link of its paragraph: each link reads `text [n]`, numbered as read."""
+    body, references = _text_part(edited / "en/issue-13.eml")
+    order = [("First the raw link", "https://order.example.org/raw"),
+             ("then the embedded chart", "https://order.example.org/embed"),
+             ("then the Markdown link", "https://order.example.org/markdown"),
+             ("and the last raw one", "https://order.example.org/last"),
+             ("A block's raw link", "https://order.example.org/block")]
+    assert [_linked(body, words, references) for words, _ in order] == [url for _, url in order]
+    numbers = [number for url in (url for _, url in order) for number, listed in references.items() if listed == url]
+    assert numbers == sorted(numbers) and numbers == list(range(numbers[0], numbers[0] + 5)), numbers
 
 
 def test_a_quote_is_marked_in_the_text_part_as_mail_marks_one(edited):

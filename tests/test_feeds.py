@@ -404,3 +404,34 @@ def test_an_embed_is_a_link_to_the_page_it_embeds_in_every_feed(sample_cli, writ
         assert [(a.get("href"), a.text) for a in content.iter("a") if "youtube" in a.get("href")] == [
             ("https://www.youtube.com/embed/abc?start=5&rel=0", "the talk, <b>live</b>")], ext
         assert _reads(story.summary_detail, "Watch the talk, <b>live</b> now."), (ext, story.summary_detail)
+
+
+LOST_CONTENT_STORY = QUOTING_STORY.replace("i13-quoting", "i13-lost-content").replace(
+    "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n",
+    "  summary: >-\n    Type <xmp><b>bold</b> & more</xmp> in an <applet code=\"a.class\">old <i>applet</i></applet>,\n"
+    "    with <math alttext=\"x squared\"><msup><mi>x</mi><mn>2</mn></msup></math> and\n"
+    "    <iframe src=\"//video.example.org/v\" title=\"the talk\"></iframe>.\n")
+
+
+@pytest.mark.sqlite_only("what feeds say of a text does not depend on the database")
+def test_raw_html_that_lost_its_content_reaches_every_feed(sample_cli, write_files):
+    """An <xmp>, an <applet>, a formula and a protocol-relative embed left nothing in a feed reader: the <xmp>'s
+    text is preformatted text, the applet's fallback is shown, the formula is MathML and the embed a link to
+    `https://…`; the summary reads them all, the formula as its `alttext`."""
+    sample_cli("import", "--correction", "--reason", "lost", str(write_files(
+        {"stories/i13-lost-content.yaml": LOST_CONTENT_STORY})))
+    site = _build(sample_cli, "_lost_content")
+    for ext in ("xml", "atom"):
+        parsed = feedparser.parse((site / f"en/feeds/section-code.{ext}").read_bytes())
+        assert not parsed.bozo, ext
+        story = next(e for e in parsed.entries if e.id.endswith("/stories/i13-lost-content"))
+        content = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parseFragment(story.content[0].value)
+        assert [pre.text for pre in content.iter("pre")] == ["<b>bold</b> & more"], ext
+        assert "old applet" in "".join(content.itertext()), ext
+        [formula] = content.iter("{http://www.w3.org/1998/Math/MathML}math")
+        assert formula.get("alttext") == "x squared" and "".join(formula.itertext()) == "x2", ext
+        assert [(a.get("href"), a.text) for a in content.iter("a") if "video" in a.get("href")] == [
+            ("https://video.example.org/v", "the talk")], ext
+        assert not [element for element in content.iter() if element.tag in ("xmp", "applet", "iframe")], ext
+        assert _reads(story.summary_detail, "Type <b>bold</b> & more in an old applet, with x squared and the talk."), (
+            ext, story.summary_detail)

@@ -169,6 +169,20 @@ Text <small><cite><pre>pre in a citation</pre></cite></small>, <em><blockquote>a
 <picture><source srcset="a.webp"><img src="https://example.org/a.png" alt="a picture"></picture>
 <noscript><p>a fallback paragraph</p></noscript> <select><option>a</option><option>b</option></select>
 <textarea>a <b>field</b></textarea> <object data="x.svg"><p>an object's fallback</p></object>
+<xmp><b>xmp</b> & text</xmp> <applet code="a.class"><p>an applet's fallback</p></applet>
+
+A formula <math alttext="x squared" display="inline"><msup><mi mathvariant="bold" onclick="x">x</mi><mn>2</mn></msup>
+</math>, <math display="block"><semantics><mfrac linethickness="0"><mi><b>a</b></mi><mtext><a
+href="https://example.org/m">b</a></mtext></mfrac><annotation encoding="TeX">a/b</annotation></semantics><math>
+<mn>1</mn></math><maction actiontype="toggle"><mi>p</mi></maction><mstyle displaystyle="true" scriptlevel="-1">
+<mo form="prefix" stretchy="false">(</mo><munderover accent="true" accentunder="false"><mo largeop="true">∑</mo>
+<mn>1</mn><mi>n</mi></munderover>
+<mtable><mtr><mtd><msqrt><mn>2</mn></msqrt></mtd><mtd><mroot><mn>8</mn><mn>3</mn></mroot></mtd></mtr></mtable>
+<mspace></mspace><mpadded><mphantom><mi>z</mi></mphantom></mpadded><mmultiscripts><mi>F</mi><mprescripts></mprescripts>
+<mi>a</mi><mi>b</mi></mmultiscripts><ms>s</ms><merror><mtext>e</mtext></merror><msubsup><mi>y</mi><mn>1</mn><mn>2</mn>
+</msubsup><munder><mi>u</mi><mo>_</mo></munder><mover><mi>o</mi><mo>^</mo></mover><msub><mi>s</mi><mn>0</mn></msub>
+</mstyle></math> <iframe src="//example.org/v" title="a protocol-relative embed"></iframe>
+<math>x + <b>1</b> <mrow>bare text in a row</mrow></math>
 
 """ + "<span>" * 600 + "nested 600 deep" + "</span>" * 600 + "\n\n" + "<div>" * 600 + "<p>deep</p>" \
     + "</div>" * 600 + "\n"

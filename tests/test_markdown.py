@@ -362,6 +362,9 @@ def test_script_content_is_dropped_not_shown(renderer: MarkdownRenderer) -> None
     ('<object data="https://e.org/chart.svg"><param name="x" value="y"><a href="https://e.org/c.png">the chart</a>'
      "</object>", '<p><a href="https://e.org/c.png" rel="noopener noreferrer">the chart</a></p>\n', "the chart",
      ["<object>", "<param>"]),
+    ('<applet code="Chart.class"><param name="x" value="y"><a href="https://e.org/c.png">the chart</a>'
+     "</applet>", '<p><a href="https://e.org/c.png" rel="noopener noreferrer">the chart</a></p>\n', "the chart",
+     ["<applet>", "<param>"]),
     ('A field: <textarea rows="3">a < b & <i>c</i></textarea>.',
      "<p>A field: a &lt; b &amp; &lt;i&gt;c&lt;/i&gt;.</p>\n", "A field: a < b & <i>c</i>.", ["<textarea>"]),
     ('Pick <select name="s"><option value="1">small</option><optgroup label="big"><option selected>large'
@@ -372,7 +375,7 @@ def test_script_content_is_dropped_not_shown(renderer: MarkdownRenderer) -> None
 ])
 def test_an_element_the_pages_leave_out_leaves_its_text_but_code_and_embedded_documents(
         renderer: MarkdownRenderer, raw: str, html: str, plain: str, said: list[str]) -> None:
-    """A paste's fallback for readers without scripts or plugins (<noscript>, <object>) is shown, cleaned; a
+    """A paste's fallback for readers without scripts or plugins (<noscript>, <object>, <applet>) is shown, cleaned; a
     form's text field its text as written, tags and all (as the field showed it); a drop-down list its choices,
     " / " between them (in the sentence it stands in, where a list would break the paragraph). An <iframe>'s
     content is raw text that no browser shows (it shows the document of its `src` or `srcdoc`): it goes, as a
@@ -392,17 +395,70 @@ def test_an_element_the_pages_leave_out_leaves_its_text_but_code_and_embedded_do
      ' title="m"></iframe><iframe src="/v" title="r"></iframe>.',
      '<p>A <a href="https://e.org/v" rel="noopener noreferrer">x" onclick="alert(1)</a> and .</p>\n',
      'A x" onclick="alert(1) and .'),
+    ('A <iframe src="//e.org/v?a=1&amp;b=2" title="V"></iframe> and <iframe src="//e.org/chart"></iframe>.',
+     '<p>A <a href="https://e.org/v?a=1&amp;b=2" rel="noopener noreferrer">V</a> and <a href="https://e.org/chart" '
+     'rel="noopener noreferrer">https://e.org/chart</a>.</p>\n', "A V and https://e.org/chart."),
     ('<textarea><iframe src="https://e.org/t"></textarea> <abbr title="<iframe src=https://e.org/a>">AI</abbr>',
      '&lt;iframe src="https://e.org/t"&gt; <abbr title="&lt;iframe src=https://e.org/a&gt;">AI</abbr>',
      '<iframe src="https://e.org/t"> AI'),
 ])
 def test_an_embed_of_a_web_address_is_a_link_to_it_named_by_its_title(
         renderer: MarkdownRenderer, raw: str, html: str, plain: str) -> None:
-    """An <iframe> of an http(s) `src` is a link to the page it embeds, its title (else its address) as text; one
-    of another address shows nothing, as a `srcdoc` one; an `<iframe` that is text (in a <textarea>, in a title)
-    stays text."""
+    """An <iframe> of an http(s) `src` is a link to the page it embeds, its title (else its address) as text, a
+    protocol-relative one (`//host/…`) a link to `https://host/…`; one of another address shows nothing, as a
+    `srcdoc` one; an `<iframe` that is text (in a <textarea>, in a title) stays text."""
     assert str(renderer.html(raw)) == html
     assert plain_text(raw) == plain
+
+
+@pytest.mark.parametrize(("raw", "html", "plain"), [
+    ("Type <xmp><b>bold</b> & a < b</xmp> to see.", "<p>Type </p><pre>&lt;b&gt;bold&lt;/b&gt; &amp; a &lt; b</pre>"
+     " to see.<p></p>\n", "Type <b>bold</b> & a < b to see."),
+    ("<xmp>\n<p>a &amp; b</p>\n  <script>alert(1)</script>\n</xmp>\n",
+     "<pre>&lt;p&gt;a &amp; b&lt;/p&gt;\n  &lt;script&gt;alert(1)&lt;/script&gt;\n</pre>\n",
+     "<p>a & b</p>\n  <script>alert(1)</script>"),
+    ("<textarea><xmp>x</xmp></textarea>", "&lt;xmp&gt;x&lt;/xmp&gt;", "<xmp>x</xmp>"),
+])
+def test_an_xmp_shows_its_text_as_written_as_preformatted_text(renderer: MarkdownRenderer, raw: str, html: str,
+                                                                plain: str) -> None:
+    """An <xmp> (obsolete: a <pre> whose tags are text) went with its content: its text is shown as written, in a
+    <pre>, tags and all, its character references read as in a <textarea> (a paragraph's `&` and `<` reach it as
+    Markdown writes them, `&amp;` and `&lt;`); `check` names the <xmp> alone, not the tags it shows."""
+    assert str(renderer.html(raw)) == html
+    assert plain_text(raw) == plain
+    assert left_out(raw) == (["<textarea>"] if raw.startswith("<textarea") else ["<xmp>"])
+
+
+MATHML = "http://www.w3.org/1998/Math/MathML"
+
+
+@pytest.mark.parametrize(("raw", "tree", "plain", "said"), [
+    ('E = <math alttext="m c squared" display="inline"><mi>m</mi><msup><mi>c</mi><mn>2</mn></msup></math>.',
+     [("math", {"alttext": "m c squared", "display": "inline"}), ("mi", {}), ("msup", {}), ("mi", {}), ("mn", {})],
+     "E = m c squared.", []),
+    ('<math display="block" href="https://e.org" style="color:red"><mfrac linethickness="0"><mi mathvariant="bold" '
+     'onclick="alert(1)"><b>a</b></mi><mtext><a href="https://e.org/b">b</a></mtext></mfrac><annotation '
+     'encoding="TeX">\\frac{a}{b}</annotation><math><mn>1</mn></math></math>\n',
+     [("math", {"display": "block"}), ("mfrac", {"linethickness": "0"}), ("mi", {"mathvariant": "bold"}),
+      ("mtext", {}), ("annotation", {"encoding": "TeX"}), ("mn", {})],
+     "ab1", ["href= of <math>", "style= of <math>", "onclick= of <mi>", "<b>", "<a>"]),
+    ('<math display="sideways"><mo stretchy="maybe" form="infix">+</mo><maction actiontype="toggle"><mi>x</mi>'
+     "</maction><annotation-xml><mi>y</mi></annotation-xml></math>",
+     [("math", {}), ("mo", {"form": "infix"}), ("mi", {}), ("mi", {})], "+xy",
+     ["display= of <math>", "stretchy= of <mo>", "<maction>", "<annotation-xml>"]),
+])
+def test_a_formula_is_kept_as_mathml_core(renderer: MarkdownRenderer, raw: str, tree: list, plain: str,
+                                          said: list[str]) -> None:
+    """A <math> went with its content: it is kept as MathML Core, which browsers render, its elements and
+    attributes of an allow-list (no link, style or script), nothing but MathML inside it (an HTML element's
+    text kept), enumerated values as MathML has them; its plain text is its `alttext`, else its text (not its
+    annotation's); `check` names what is left out."""
+    for html in (renderer.html(raw), renderer.inline(raw)):
+        formula = fragment(str(html)).find(f".//{{{MATHML}}}math")
+        assert [(element.tag.removeprefix(f"{{{MATHML}}}"), element.attrib) for element in formula.iter()] == tree
+        assert_safe(str(html))
+    assert plain_text(raw) == plain
+    assert left_out(raw) == said
 
 
 def test_allowed_raw_html_survives(renderer: MarkdownRenderer) -> None:

@@ -205,6 +205,8 @@ def test_a_name_in_markdown_code_is_no_mention(text: str, expected: list[str]) -
     ('[x](https://e.org "GPU") <img src="https://e.org/a.png" alt="Trainium"> <!-- GPU --> on Trainium',
      ["Trainium"]),
     ("<span\n data-x=GPU title='Trainium'>a</span> and `<abbr title=\"x` GPU\">", ["GPU"]),
+    # A formula is kept as MathML, which holds no link: a name in it is no mention, as in code.
+    ('<math alttext="GPU"><mi>GPU</mi><mtext>Trainium</mtext></math> <xmp>GPU</xmp> on Trainium', ["Trainium"]),
 ])
 def test_the_page_and_the_mentions_agree_on_raw_html_in_english(text: str, expected: list[str]) -> None:
     assert [mention.surface for mention in markdown_mentions(EN, text)] == expected

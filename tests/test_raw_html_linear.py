@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from newsroom.render.markdown import MarkdownRenderer, conformance, left_out, tables
 from newsroom.render.markdown.cleaning import _NO_LINK, _html_cleaner, _Markup, _unwrapped
+from newsroom.render.markdown.mathml import mathml_only
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 
 RAW_PIECES = st.sampled_from([
@@ -18,7 +19,8 @@ RAW_PIECES = st.sampled_from([
     "</dl>", "<table>", "<tr>", "</tr>", "<td rowspan=\"0\">", "<td colspan=\"3\">", "<th rowspan=\"2\">", "<td>",
     "</td>", "</table>", "<details>", "<summary>", "<figure>", "<figcaption>", "<li>", "<ul>", "</ul>",
     "<object>", "<param>", "<select>", "<option>", "<noscript>", "<textarea>", "</textarea>", "<dfn>",
-    "<blockquote>", "x", "y z", " ", "\n", "\n\n", "[1]", "](javascript:x)", "[a](/b)"])
+    "<blockquote>", "x", "y z", " ", "\n", "\n\n", "[1]", "](javascript:x)", "[a](/b)", "<math>", "</math>",
+    "<mrow>", "</mrow>", "<mi onclick=\"x\">", "<maction>", "<xmp>", "</xmp>", "<applet>"])
 RAW_HTML = st.lists(RAW_PIECES, max_size=60).map("".join)
 
 
@@ -36,7 +38,7 @@ def _left_out_reading_each_time(text: str) -> list[str]:
     if not raw:
         return found
     fragment = "".join(raw)
-    kept = _Markup.of(_html_cleaner().clean(_unwrapped(fragment)))
+    kept = _Markup.of(mathml_only(_html_cleaner().clean(_unwrapped(fragment))))
     for tag, attributes in _Markup.of(fragment).elements:
         if tag not in kept.tags:
             found.append(f"<{tag}>")
@@ -57,6 +59,22 @@ def test_a_paste_of_thousands_of_nested_spans_and_scripts_names_each_left_out_on
     """Thousands of elements, most kept, some left out: each left out once, in order."""
     assert left_out("<span>" * 3000 + "<script>x</script>" + "<b onclick=\"y\">z</b>" * 500) \
         == ["<script>", "onclick= of <b>"]
+
+
+def test_a_paste_of_thousands_of_formulas_and_xmps_is_shown_whole() -> None:
+    """Thousands of formula rows, each with HTML in it, thousands nested, and thousands of <xmp>s: every word kept,
+    the rows' stray text in an <mtext> (nested as deep as a page nests), each <xmp> a <pre> of its text; `check`
+    names each left out once."""
+    renderer = MarkdownRenderer(resolve=lambda kind, target: f"/{target}/")
+    formula = "<math>" + "<mrow>x <mi>y<abbr>z</abbr></mi></mrow>" * 3000 + "<mrow>" * 3000 + "deep" \
+        + "</mrow>" * 3000 + "</math>"
+    html = str(renderer.html(formula))
+    assert html.count("<mrow><mtext>x </mtext><mi>yz</mi></mrow>") == 3000 and "<abbr>" not in html
+    assert "<mrow><mtext>deep " in html and html.endswith("</mtext></mrow>" + "</mrow>" * 61 + "</math></p>\n")
+    assert left_out(formula) == ["<abbr>"]
+    xmps = "<xmp><b>a</b></xmp>" * 3000
+    assert str(renderer.html(xmps)).count("<pre>&lt;b&gt;a&lt;/b&gt;</pre>") == 3000
+    assert left_out(xmps) == ["<xmp>"]
 
 
 def _group_cells_cell_by_cell(group, ends):  # type: ignore[no-untyped-def]

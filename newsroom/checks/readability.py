@@ -9,7 +9,8 @@ from typing import Any
 from newsroom.build.model import Content, Record
 from newsroom.content.schema import Field, kinds
 from newsroom.diagnostics import Diagnostic
-from newsroom.render.markdown import images_without_alt, internal_target, left_out, unnamed_links
+from newsroom.render.markdown import (formulas_without_alttext, images_without_alt, internal_target, left_out,
+                                      unnamed_links)
 
 
 #: The most characters a title shows well in (an email's Subject, a feed reader's list, search results).
@@ -87,6 +88,18 @@ def _images_without_alt(record: Record, languages: tuple[str, ...]) -> Iterator[
                     "say where the link leads in alt=\"…\" (alt=\"\" if the link's own text says it)") if in_link else (
                     f"{image} has no alt text: a screen reader reads its file name instead; say what it shows in "
                     "alt=\"…\", or write alt=\"\" if it is decoration"), "warning")
+
+
+def _formulas_without_alttext(record: Record, languages: tuple[str, ...]) -> Iterator[Diagnostic]:
+    """A raw `<math>` without `alttext`, which the pages show as MathML: where a formula is read as text it reads
+    as its bare text ("x2" for x²); a warning at the field, saying how to give it words."""
+    spec = Field("map", fields=kinds()[record.kind].texts)
+    for lang in languages:
+        for path, text in _markdown_in(record.text(lang), spec, lang):
+            for bare in formulas_without_alttext(text):
+                yield Diagnostic(record.location, None, path, (
+                    f"<math> has no alttext: the email's text part, feed summaries, search and screen readers without "
+                    f"MathML read it as {bare!r}; say how it reads in alttext=\"…\""), "warning")
 
 
 def _markdown_in(value: Any, spec: Field, path: str) -> Iterator[tuple[str, str]]:

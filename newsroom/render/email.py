@@ -192,13 +192,15 @@ class Links:
     def __init__(self, page_url: str) -> None:
         self.page_url = page_url
         self.urls: list[str] = []
+        self._numbers: dict[str, int] = {}  # each of `urls` with its number: looked up, not searched for
 
     def ref(self, url: str) -> int:
         """The number of `url` (relative to the email's page, `page_url`), the next one if it is new."""
         url = urljoin(self.page_url, url)
-        if url not in self.urls:
+        if url not in self._numbers:
             self.urls.append(url)
-        return self.urls.index(url) + 1
+            self._numbers[url] = len(self.urls)
+        return self._numbers[url]
 
     def mark(self, href: str) -> str:
         """What the text part reads after a link's text: `[n]`."""

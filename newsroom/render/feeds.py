@@ -45,11 +45,12 @@ from newsroom.build.pages import Derived, Planner
 from newsroom.render.folder import template_folder
 from newsroom.render.html import environment, template_errors
 from newsroom.render.markdown import plain_text
+from newsroom.render.markdown.mathml import MATHML_ATTRIBUTES, MATHML_TAGS
 from newsroom.settings import Settings
 
 #: Tags and attributes kept in feed HTML; relative URLs are made absolute by the same pass.
-FEED_TAGS = set(nh3.ALLOWED_TAGS) | {"section", "article"}
-FEED_ATTRIBUTES = {tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items()}
+FEED_TAGS = set(nh3.ALLOWED_TAGS) | {"section", "article"} | MATHML_TAGS
+FEED_ATTRIBUTES = {tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items()} | MATHML_ATTRIBUTES
 FEED_ATTRIBUTES["*"] = FEED_ATTRIBUTES.get("*", set()) | {"id", "class", "lang"}
 FEED_ATTRIBUTES["a"] = (FEED_ATTRIBUTES.get("a", set()) | {"hreflang"}) - {"rel"}
 

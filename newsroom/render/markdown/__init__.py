@@ -37,13 +37,13 @@ from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, prose_tokens
 from newsroom.render.markdown.plaintext import TextMarks, plain_text, reading_text
 from newsroom.render.markdown.references import citation_backrefs, find_references
 from newsroom.render.markdown.renderer import DeferredHtml, MarkdownRenderer, headings_under
-from newsroom.render.markdown.screen_reader import images_without_alt, unnamed_links
+from newsroom.render.markdown.screen_reader import formulas_without_alttext, images_without_alt, unnamed_links
 
 __all__ = [
     "ALLOWED_TAGS", "DEFAULT_MAX_NESTING", "DROPPED_WITH_CONTENT", "INTERNAL_KINDS", "OUTSIDE_REL", "OUTSIDE_SCHEMES",
     "PLAIN_AHEAD", "PLAIN_ON_THE_SPOT", "DeferredHtml", "LinkResolver", "MarkdownRenderer", "ReferenceStore",
     "References", "SourceAnchors", "SourceUrls", "TextMarks", "citation_backrefs", "code_spans", "find_references",
-    "headings_under", "images_without_alt", "internal_target", "left_out", "link_problem", "may_hold_code",
-    "plain_text", "prose_tokens", "reading_text",
+    "formulas_without_alttext", "headings_under", "images_without_alt", "internal_target", "left_out", "link_problem",
+    "may_hold_code", "plain_text", "prose_tokens", "reading_text",
     "remembered_references", "text_key", "unnamed_links",
 ]

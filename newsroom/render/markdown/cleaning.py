@@ -1,5 +1,5 @@
-"""Sanitising: the allow-list nh3 cleaners of HTML and plain text, outside links' rel, embeds as links
-(`embeds_as_links`), and what of a text's raw HTML the pages leave out (`left_out`)."""
+"""Sanitising: the allow-list nh3 cleaners of HTML and plain text, outside links' rel, embeds as links and
+<xmp> as preformatted text (`embeds_as_links`), and what of a text's raw HTML the pages leave out (`left_out`)."""
 
 from __future__ import annotations
 
@@ -8,25 +8,31 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 from html.parser import HTMLParser
+from typing import Protocol
 
 import nh3
 from markdown_it.token import Token
 
 from newsroom.render.markdown.conformance import attribute_value
 from newsroom.render.markdown.links import NEVER_LINKED, OUTSIDE_REL, OUTSIDE_SCHEMES, refused_image
+from newsroom.render.markdown.mathml import MATHML_ATTRIBUTES, MATHML_TAGS, mathml_as_text, mathml_only, mathml_value
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 
-#: The prose and table set, plus sup, details/summary, abbr and span (with lang).
+#: The prose and table set, plus sup, details/summary, abbr and span (with lang); and MathML (see `mathml`).
 ALLOWED_TAGS = frozenset("""a abbr b blockquote br caption cite code dd del details dfn dl dt em
     figcaption figure h2 h3 h4 h5 h6 hr i img ins kbd li mark ol p pre q s samp small span strong
     sub summary sup table tbody td tfoot th thead tr ul var wbr""".split())
 #: Dropped together with their content: code, styling, embedded documents and frames (an <iframe>'s content is
 #: raw text no browser shows: it shows the document its `src` or `srcdoc` holds, which a page does not embed;
-#: one of an http(s) `src` leaves a link to that document, see `embeds_as_links`).
+#: one of a web `src` leaves a link to that document, and an <xmp> its text as preformatted text: see
+#: `embeds_as_links`).
 #: Any other element the cleaner drops leaves its text: a <textarea>'s as written, tags and all (as the field
-#: shows it), an <object>'s fallback content cleaned, and a <noscript>'s and a <select>'s (see `_unwrapped`).
-DROPPED_WITH_CONTENT = frozenset("""applet embed frame frameset iframe math noembed noframes script style svg
-    template title xmp""".split())
+#: shows it), an <object>'s and an <applet>'s fallback content cleaned, and a <noscript>'s and a <select>'s (see
+#: `_unwrapped`).
+DROPPED_WITH_CONTENT = frozenset("""embed frame frameset iframe noembed noframes script style svg template title
+    xmp""".split())
+#: Elements whose content is text, tags and all, to the cleaner as to a browser.
+_TEXT_ONLY = frozenset({"textarea", "xmp"})
 _DROPPED_CONTAINERS = DROPPED_WITH_CONTENT - {"embed", "frame"}  # not void: they hold what they drop
 _ALIGN_CLASSES = {"align-left", "align-center", "align-right"}
 _ANCHOR_ID = re.compile(r"[a-z][a-z0-9-]*-[0-9]+-[0-9]+\Z")
@@ -38,7 +44,7 @@ def _keep_id(tag: str, attribute: str, value: str) -> str | None:
     (`attribute_value`)."""
     if attribute == "id":
         return value if tag == "a" and _ANCHOR_ID.match(value) else None
-    return attribute_value(tag, attribute, value)
+    return mathml_value(attribute, value) if tag in MATHML_TAGS else attribute_value(tag, attribute, value)
 
 
 _A_START = re.compile(r'<a((?:\s+[a-z-]+="[^"]*")*)>')
@@ -93,19 +99,23 @@ def _html_cleaner() -> nh3.Cleaner:
 
 @lru_cache(maxsize=1)
 def _embed_cleaner() -> nh3.Cleaner:
-    """`_html_cleaner` keeping each <iframe> with its `src`, `title` and `srcdoc` (see `embeds_as_links`)."""
+    """`_html_cleaner` keeping each <iframe> with its `src`, `title` and `srcdoc`, and each <xmp> (see
+    `embeds_as_links`)."""
     return _cleaner(embeds=True)
+
+
+_SHOWN_OTHERWISE = frozenset({"iframe", "xmp"})  # kept by `_embed_cleaner` for `embeds_as_links` to rewrite
 
 
 def _cleaner(embeds: bool) -> nh3.Cleaner:
     return nh3.Cleaner(
-        tags=set(ALLOWED_TAGS) | ({"iframe"} if embeds else set()),
-        clean_content_tags=set(DROPPED_WITH_CONTENT) - ({"iframe"} if embeds else set()),
+        tags=set(ALLOWED_TAGS | MATHML_TAGS) | (_SHOWN_OTHERWISE if embeds else set()),
+        clean_content_tags=set(DROPPED_WITH_CONTENT) - (_SHOWN_OTHERWISE if embeds else set()),
         attributes={
             "a": {"href", "title", "id"}, "abbr": {"title"}, "span": {"lang"},
             "img": {"src", "alt", "title"}, "ol": {"start"}, "details": {"open"},
             "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan", "scope"},
-            **({"iframe": {"src", "title", "srcdoc"}} if embeds else {}),
+            **({"iframe": {"src", "title", "srcdoc"}} if embeds else {}), **MATHML_ATTRIBUTES,
         },
         attribute_filter=_keep_id,
         link_rel=None,  # set by the token walk on outside links only
@@ -116,44 +126,69 @@ def _cleaner(embeds: bool) -> nh3.Cleaner:
     )
 
 
-_IFRAME_TAG = re.compile(r"<iframe[\s/>]", re.IGNORECASE)
-#: In `_embed_cleaner`'s output (see `_outside_rel`), an <iframe> with its content (raw text, written as it is, which
-#: ends at the first `</iframe>`), or any other start tag, matched whole so that no attribute's value is searched.
-_IFRAME_OR_TAG = re.compile(r'<iframe((?:\s+[a-z-]+="[^"]*")*)>.*?</iframe>|<[a-z][a-z0-9]*(?:\s+[a-z-]+="[^"]*")*>',
-                            re.DOTALL)
+_IFRAME_TAG = re.compile(r"<(?:iframe|xmp)[\s/>]", re.IGNORECASE)
+#: In `_embed_cleaner`'s output (see `_outside_rel`), an <iframe> with its content, or an <xmp> with its content
+#: (raw text, written as it is, which ends at the first `</iframe>`, `</xmp>`), or any other start tag, matched
+#: whole so that no attribute's value is searched.
+_IFRAME_OR_TAG = re.compile(r'<iframe((?:\s+[a-z-]+="[^"]*")*)>.*?</iframe>|<xmp>(.*?)</xmp>'
+                            r'|<[a-z][a-z0-9]*(?:\s+[a-z-]+="[^"]*")*>', re.DOTALL)
 _ATTRIBUTE = re.compile(r'\s+([a-z-]+)="([^"]*)"')
-_WEB = re.compile(r"https?://", re.IGNORECASE)
+_WEB = re.compile(r"(?:https?:)?//", re.IGNORECASE)
 
 
 def _embedded(attributes: str) -> tuple[str, str] | None:
     """(href, text) of the link an <iframe> of these attributes (as the cleaner writes them) is shown as: its
-    http(s) `src`, named by its `title` or else the address; None for one of a `srcdoc` or of no such `src`."""
+    http(s) `src` (a protocol-relative `//host/…` one as `https://host/…`: a page may be read from a file or an
+    email, where it would lead nowhere), named by its `title` or else the address; None for one of a `srcdoc`
+    or of no such `src`."""
     values = {name: html_lib.unescape(value) for name, value in _ATTRIBUTE.findall(attributes)}
     src = values.get("src", "")
     if "srcdoc" in values or not _WEB.match(src):
         return None
-    return src, " ".join(values.get("title", "").split()) or src
+    href = "https:" + src if src.startswith("//") else src
+    return href, " ".join(values.get("title", "").split()) or href
 
 
-def embeds_as_links(html: str, cleaner: nh3.Cleaner, mark: Callable[[str, str], str | None] | None = None) -> str:
-    """`html` cleaned by `cleaner`, each <iframe> of an http(s) `src` as a link to the page it embeds (a video, a
-    chart), which no page, feed or email shows embedded; `mark(href, text)` gives what is read after its text
-    (see `plaintext.TextMarks`). The link is made of the attributes the cleaner keeps and cleaned again."""
-    if _IFRAME_TAG.search(html) is None:
+def embeds_as_links(html: str, cleaner: Cleaning, mark: Callable[[str, str], str] | None = None) -> str:
+    """`html` cleaned by `cleaner`, each <iframe> of a web `src` as a link to the page it embeds (a video, a
+    chart), which no page, feed or email shows embedded, and each <xmp> as a <pre> of its text as written, tags
+    and all, its character references read as in a <textarea> (in a paragraph, Markdown writes a `&` or a `<` as
+    one). With `mark`, each link (a raw `<a href>` or an embed's) is followed by `mark(href, text)`, its text
+    read (see `plaintext.TextMarks`), in the order they stand. The link is made of the attributes the cleaner
+    keeps and cleaned again."""
+    if _IFRAME_TAG.search(html) is None and (mark is None or "<a" not in html.lower()):
         return cleaner.clean(html)  # nearly every text
 
     def link(match: re.Match[str]) -> str:
+        if match.group(2) is not None:
+            return f"<pre>{html_lib.escape(html_lib.unescape(match.group(2)), quote=False)}</pre>"
         if match.group(1) is None:
             return match.group(0)
         embedded = _embedded(match.group(1))
         if embedded is None:
             return ""
         href, text = embedded
-        after = mark(href, text) if mark is not None else None
-        return f'<a href="{html_lib.escape(href)}">{html_lib.escape(text)}</a>' + (
-            f" {html_lib.escape(after)}" if after else "")
+        return f'<a href="{html_lib.escape(href)}">{html_lib.escape(text)}</a>'
 
-    return cleaner.clean(_IFRAME_OR_TAG.sub(link, _embed_cleaner().clean(html)))
+    shown = _IFRAME_OR_TAG.sub(link, _embed_cleaner().clean(html))
+    return cleaner.clean(_marked_links(shown, mark) if mark is not None else shown)
+
+
+#: In `embeds_as_links`'s HTML (see `_outside_rel`), a link with its content, which ends at its `</a>`.
+_LINK = re.compile(r'<a((?:\s+[a-z-]+="[^"]*")*)>(.*?)</a>', re.DOTALL)
+_ANY_TAG = re.compile(r'</?[a-z][a-z0-9-]*(?:\s+[a-z-]+="[^"]*")*>')
+
+
+def _marked_links(html: str, mark: Callable[[str, str], str]) -> str:
+    """`html` with each link that has an `href` and words to read followed by `mark(href, text)`, in order."""
+    def marked(match: re.Match[str]) -> str:
+        href = dict(_ATTRIBUTE.findall(match.group(1))).get("href")
+        text = " ".join(html_lib.unescape(_ANY_TAG.sub("", match.group(2))).split())
+        if href is None or not text:
+            return match.group(0)
+        return match.group(0) + html_lib.escape(mark(html_lib.unescape(href), text), quote=False)
+
+    return _LINK.sub(marked, html)
 
 
 def embeds(fragment: str) -> list[str]:
@@ -164,9 +199,27 @@ def embeds(fragment: str) -> list[str]:
             if match.group(1) is not None and (embedded := _embedded(match.group(1))) is not None]
 
 
+class Cleaning(Protocol):
+    """What cleans HTML: an nh3 Cleaner, or `_TextCleaner`."""
+
+    def clean(self, html: str) -> str: ...
+
+
+class _TextCleaner:
+    """Plain text of HTML, as the allow-list cleaner keeps it; a formula (<math>) as its text (`mathml_as_text`)."""
+
+    def __init__(self) -> None:
+        self.text = nh3.Cleaner(tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT))
+
+    def clean(self, html: str) -> str:
+        if "<math" in html.lower():  # kept as the pages keep it first: the text cleaner drops it whole
+            html = mathml_as_text(mathml_only(_html_cleaner().clean(html)))
+        return self.text.clean(html)
+
+
 @lru_cache(maxsize=1)
-def _text_cleaner() -> nh3.Cleaner:
-    return nh3.Cleaner(tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT))
+def _text_cleaner() -> _TextCleaner:
+    return _TextCleaner()
 
 
 #: A Markdown link to a scheme markdown-it never makes a link of: it stays as its text, brackets and all.
@@ -186,7 +239,7 @@ def left_out(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
     fragment = raw_html(tokens)
     if not fragment:
         return found
-    kept, written = _Markup.of(_html_cleaner().clean(_unwrapped(fragment))), _Markup.of(fragment)
+    kept, written = _Markup.of(mathml_only(_html_cleaner().clean(_unwrapped(fragment)))), _Markup.of(fragment)
     kept_tags, kept_attributes = kept.tags, kept.attributes  # each made once: a paste may hold thousands of tags
     linked = len(embeds(fragment)) == sum(tag == "iframe" for tag, _ in written.elements)  # `check` says so
     for tag, attributes in written.elements:
@@ -216,15 +269,15 @@ def refused_raw_images(fragment: str) -> list[str]:
 
 
 class _Markup(HTMLParser):
-    """The elements of an HTML fragment: (tag, attribute names), in order; none in a <textarea>, whose content
-    is text, tags and all, to the cleaner as to a browser. An `<img>` shown as its alt text for its scheme has
+    """The elements of an HTML fragment: (tag, attribute names), in order; none in a <textarea> or an <xmp>, whose
+    content is text, tags and all, to the cleaner as to a browser. An `<img>` shown as its alt text for its scheme has
     its `src` in `refused_images` instead (unless in an element dropped with its content)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.elements: list[tuple[str, tuple[str, ...]]] = []
         self.refused_images: list[str] = []
-        self.in_textarea = False
+        self.in_text: str | None = None  # the element of `_TEXT_ONLY` open here
         self.dropped = 0  # elements dropped with their content open here
 
     @classmethod
@@ -235,20 +288,21 @@ class _Markup(HTMLParser):
         return parser
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.in_textarea:
+        if self.in_text is not None:
             return
         src = dict(attrs).get("src") if tag == "img" and not self.dropped else None
         if src is not None and refused_image(src):
             self.refused_images.append(src)
             attrs = [(name, value) for name, value in attrs if name != "src"]
         self.elements.append((tag, tuple(name for name, _ in attrs)))
-        self.in_textarea = tag == "textarea"
+        self.in_text = tag if tag in _TEXT_ONLY else None
         self.dropped += tag in _DROPPED_CONTAINERS
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "textarea":
-            self.in_textarea = False
-        elif tag in _DROPPED_CONTAINERS and self.dropped:
+        if self.in_text is not None and tag != self.in_text:
+            return  # text, as the tags before it
+        self.in_text = None
+        if tag in _DROPPED_CONTAINERS and self.dropped:
             self.dropped -= 1
 
     @property

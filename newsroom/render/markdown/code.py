@@ -56,11 +56,11 @@ def code_spans(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> list[tup
     return spans
 
 
-#: The opening tag of a raw HTML code element (the first closing tag of its name ends it), or of an element the
-#: cleaner drops with its content (which an unclosed one runs to the text's end). A `<` a backslash escapes is
-#: literal text on the page, and starts neither.
+#: The opening tag of a raw HTML code element or formula (the first closing tag of its name ends it), or of an
+#: element the cleaner drops with its content (which an unclosed one runs to the text's end). A `<` a backslash
+#: escapes is literal text on the page, and starts neither.
 _RAW_OPENING = re.compile(
-    r"(?<!\\)(?:\\\\)*(<(?:(code|pre|kbd|samp)"
+    r"(?<!\\)(?:\\\\)*(<(?:(code|pre|kbd|samp|math)"
     rf"|({'|'.join(sorted(DROPPED_WITH_CONTENT))}))(?=[\s/>])[^<>]*>)",
     re.IGNORECASE)
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+import secrets
 import textwrap
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from newsroom.render.markdown.cleaning import _text_cleaner, _unwrapped, embeds_as_links
+from newsroom.render.markdown.cleaning import Cleaning, _text_cleaner, _unwrapped, embeds_as_links
 from newsroom.render.markdown.links import LinkResolver, _classify
 from newsroom.render.markdown.memo import _STORES, PLAIN_ON_THE_SPOT, text_key
 from newsroom.render.markdown.parsing import (_SPACES, DEFAULT_MAX_NESTING, _link_text_parser, _parse, _parser, _Prose,
@@ -88,12 +88,17 @@ def reading_text(text: str, *, width: int, marks: TextMarks | None = None,
     return "\n\n".join(writer.blocks)
 
 
+#: What stands for a link's mark until its text is read whole (`_PlainText._deferred`): no text holds it.
+_PENDING = "\ue000" + secrets.token_hex(6)
+_PENDING_MARK = re.compile(re.escape(_PENDING) + "([0-9]+)\ue001")
+
+
 @dataclass
 class _PlainText:
     """Collects the plain-text blocks of a token stream; a whole list or table is one block."""
 
     md: MarkdownIt
-    cleaner: nh3.Cleaner
+    cleaner: Cleaning
     blocks: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # of the open top-level list or table
     lists: list[bool] = field(default_factory=list)  # per open list: is it ordered?
@@ -104,6 +109,7 @@ class _PlainText:
     marks: TextMarks | None = None  # what links are followed by (see `reading_text`)
     quotes: list[int | None] = field(default_factory=list)  # per open quote: its first block (None: not marked)
     raw_html: bool = True  # whether the text may hold raw HTML (a `<`), whose tags `_unwrapped` may take out
+    pending: list[tuple[Token, list[Token]]] = field(default_factory=list)  # links whose marks wait (`_deferred`)
 
     def feed(self, token: Token) -> None:
         kind = token.type
@@ -128,8 +134,8 @@ class _PlainText:
         elif kind in ("fence", "code_block"):
             self._add(token.content.rstrip("\n"), code=True)
         elif kind == "html_block":
-            self._add(html_lib.unescape(embeds_as_links(_unwrapped(token.content), self.cleaner, self._embed_mark))
-                      .strip())
+            self._add(self._marked(html_lib.unescape(embeds_as_links(
+                _unwrapped(token.content), self.cleaner, self._raw_link_mark if self.marks else None)).strip()))
         if kind in ("bullet_list_close", "ordered_list_close", "table_close") and not self.lists:
             block = "\n".join(line.rstrip() for line in self.lines).strip("\n")
             self.blocks.extend([block] if block else [])
@@ -197,8 +203,8 @@ class _PlainText:
                 if token.content:
                     kept.append(Token("text", "", 0, content=token.content))
                     image = Token("link_open", "a", 1, attrs={"href": str(token.attrGet("src") or "")})
-                    if not opened and (mark := self._link_mark(self.marks, image, [])) is not None:
-                        kept.append(Token("text", "", 0, content=f" {mark}"))
+                    if not opened:
+                        kept.append(Token("text", "", 0, content=self._deferred(image, [])))
                 else:
                     decoration = len(kept)  # no space left before the punctuation after it
                 continue
@@ -206,26 +212,47 @@ class _PlainText:
                     and kept and kept[-1].type == "text":
                 kept[-1].content = kept[-1].content.rstrip(" \t")
             if self.marks is not None and token.type == "link_open":
-                opened.append((token, len(kept) + 1))
-            elif token.type == "link_close" and opened:
+                opened.append((token, len(kept)))
+                continue  # read as its text and its mark: as an <a>, it would be taken for a raw link
+            if token.type == "link_close" and opened:
                 link, start = opened.pop()
-                if not any(part.content.strip() for part in kept[start:] if part.type in ("text", "code_inline")):
-                    del kept[start - 1:]  # nothing left to read in it (a decorative image's link): no mark alone
-                    continue
-                # Asked at the link's end, in reading order still: a link holds no other link or citation.
-                if (mark := self._link_mark(self.marks, link, kept[start:])) is not None:
-                    kept.extend([token, Token("text", "", 0, content=f" {mark}")])
-                    continue
+                if any(part.content.strip() for part in kept[start:] if part.type in ("text", "code_inline")):
+                    kept.append(Token("text", "", 0, content=self._deferred(link, kept[start:])))
+                else:
+                    del kept[start:]  # nothing left to read in it (a decorative image's link): no mark alone
+                continue
             kept.append(Token("text", "", 0, content=" ") if token.type == "softbreak" else token)
         html = self.md.renderer.render([Token("inline", "", 0, children=kept)], self.md.options, {})
         html = _unwrapped(html) if self.raw_html else html
         # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
-        return _SPACES.sub(" ", html_lib.unescape(embeds_as_links(html, self.cleaner, self._embed_mark))).strip()
+        text = html_lib.unescape(embeds_as_links(html, self.cleaner, self._raw_link_mark if self.marks else None))
+        return self._marked(_SPACES.sub(" ", text).strip())
 
-    def _embed_mark(self, href: str, text: str) -> str | None:
-        """The mark read after the link an embed (an <iframe>) is shown as, as after a link of that text."""
-        return self._link_mark(self.marks, Token("link_open", "a", 1, attrs={"href": href}),
-                                [Token("text", "", 0, content=text)])
+    def _deferred(self, link: Token, text: list[Token]) -> str:
+        """What stands for the mark after the link `link` opens, whose `text` is read, until the text it is in
+        is read whole (`_marked`)."""
+        self.pending.append((link, text))
+        return f"{_PENDING}{len(self.pending) - 1}\ue001"
+
+    def _raw_link_mark(self, href: str, text: str) -> str:
+        """What stands for the mark after a link of raw HTML (an `<a href>`, an embed's link) whose `text` is read:
+        the mark after a Markdown link of that text (see `_deferred`)."""
+        return self._deferred(Token("link_open", "a", 1, attrs={"href": href}), [Token("text", "", 0, content=text)])
+
+    def _marked(self, text: str) -> str:
+        """`text` with each link's mark in its place, each asked for in the order the links are read, raw HTML's
+        and Markdown's alike (a mark numbers a link the first time it is asked for one)."""
+        if not self.pending:
+            return text
+
+        def mark(match: re.Match[str]) -> str:
+            link, words = self.pending[int(match.group(1))]
+            found = self._link_mark(self.marks, link, words)
+            return f" {found}" if found is not None else ""
+
+        marked = _PENDING_MARK.sub(mark, text)
+        self.pending.clear()
+        return marked
 
     @staticmethod
     def _link_mark(marks: TextMarks | None, token: Token, text: list[Token]) -> str | None:

@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 from newsroom.render.markdown.cleaning import _html_cleaner, _outside_rel, _unwrapped, embeds_as_links
 from newsroom.render.markdown.conformance import conform, needs_conform
 from newsroom.render.markdown.links import OUTSIDE_REL, LinkResolver, SourceAnchors, _classify
+from newsroom.render.markdown.mathml import mathml_only
 from newsroom.render.markdown.memo import _AHEAD, _STORES, PLAIN_AHEAD, text_key
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose, _prose_html
 
@@ -117,7 +118,8 @@ class MarkdownRenderer:
             html = _citation_ids_only(html)
         # markdown-it writes valid structure; an editor's raw HTML may put an element where none may be, and
         # an image whose URL the cleaner left out (`data:`) has no source.
-        return Markup(_outside_rel(conform(html) if needs_conform(blocks, inline, html) else html))
+        html = conform(html) if needs_conform(blocks, inline, html) else html
+        return Markup(_outside_rel(mathml_only(html) if raw_html else html))
 
     def _prepare_inline(self, children: list[Token], prefix: str, counts: dict[int, int]) -> list[Token]:
         """Number citations, resolve internal links, unwrap links that must not be links."""

@@ -1,6 +1,7 @@
 """What a screen reader has nothing to read for in a text as its page shows it: links with no name
 (`unnamed_links`) and raw images without alt text (`images_without_alt`), read in one walk of the text's
-HTML as the renderer makes it and the cleaner keeps it."""
+HTML as the renderer makes it and the cleaner keeps it; and formulas without alt text
+(`formulas_without_alttext`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from markdown_it.token import Token
 
 from newsroom.render.markdown.cleaning import DROPPED_WITH_CONTENT
 from newsroom.render.markdown.links import SourceAnchors, _classify
+from newsroom.render.markdown.mathml import formulas_read_bare
 from newsroom.render.markdown.memo import _AHEAD
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 from newsroom.render.markdown.renderer import MarkdownRenderer
@@ -86,6 +88,18 @@ def images_without_alt(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> lis
     if "<img" not in text.lower():
         return []  # most texts: not parsed again (`check` runs on every record of a full build)
     return list(_reading(text, max_nesting).images)
+
+
+def formulas_without_alttext(text: str, max_nesting: int = DEFAULT_MAX_NESTING) -> list[str]:
+    """The text each formula (`<math>`) of `text` without an `alttext` is read as where a formula is read as
+    text (the email's text part, feed summaries, search, and a screen reader that reads no MathML): its bare
+    text ("x2" for x²), once each, in order. Empty for most texts, which hold no `<math`."""
+    if "<math" not in text.lower():
+        return []  # most texts: not parsed again (`check` runs on every record of a full build)
+    tokens = _parse(_parser(max_nesting), text)
+    if isinstance(tokens, _Prose):
+        return []
+    return list(dict.fromkeys(formulas_read_bare(_page_html(tokens, max_nesting))))
 
 
 class _Read(NamedTuple):

@@ -1,0 +1,104 @@
+"""MathML kept as browsers render it (MathML Core): the elements and attributes the cleaner keeps of a
+`<math>`, their values as the Nu HTML Checker takes them (`mathml_value`), and nothing but MathML inside
+one (`mathml_only`). nh3 keeps a MathML element only inside a `<math>` (one elsewhere goes with its content)
+and drops an HTML element that would break out of one, so no script, style or link runs from it; no MathML
+element kept takes a URL (`href` is not kept)."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+
+#: MathML Core's elements but <annotation-xml>, whose HTML content would be an HTML page's inside a formula,
+#: and <maction>, which MathML Core shows as its first child only.
+MATHML_TAGS = frozenset("""math annotation merror mfrac mi mmultiscripts mn mo mover mpadded mphantom
+    mprescripts mroot mrow ms mspace msqrt mstyle msub msubsup msup mtable mtd mtext mtr munder munderover
+    semantics""".split())
+_TOKENS = ("mi", "mn", "mo", "ms", "mtext")
+_HOLD_TEXT = frozenset({*_TOKENS, "annotation"})
+#: The attributes kept, per element: what a formula means or how it is laid out, never a colour or a style.
+MATHML_ATTRIBUTES = {
+    "math": {"display", "alttext"}, "annotation": {"encoding"}, "mstyle": {"displaystyle", "scriptlevel"},
+    "mfrac": {"linethickness"}, "mover": {"accent"}, "munder": {"accentunder"},
+    "munderover": {"accent", "accentunder"},
+    **{token: {"mathvariant"} for token in _TOKENS if token != "mo"},
+    "mo": {"mathvariant", "form", "fence", "separator", "stretchy", "symmetric", "largeop", "movablelimits"},
+}
+_TRUE_OR_FALSE = "true|false"
+_LENGTH = r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:em|ex|px|in|cm|mm|pt|pc|%)?"
+#: The values a kept attribute may have; any for one not named here (`alttext`, `encoding`).
+_VALUES = {
+    "display": re.compile("block|inline"),
+    "mathvariant": re.compile("normal|bold|italic|bold-italic|double-struck|bold-fraktur|script|bold-script"
+                              "|fraktur|sans-serif|bold-sans-serif|sans-serif-italic|sans-serif-bold-italic"
+                              "|monospace|initial|tailed|looped|stretched"),
+    "form": re.compile("prefix|infix|postfix"),
+    "scriptlevel": re.compile(r"[+-]?[0-9]{1,2}"),
+    "linethickness": re.compile(f"{_LENGTH}|thin|medium|thick"),
+    **{name: re.compile(_TRUE_OR_FALSE) for name in ("displaystyle", "fence", "separator", "stretchy", "symmetric",
+                                                     "largeop", "movablelimits", "accent", "accentunder")},
+}
+
+
+def mathml_value(attribute: str, value: str) -> str | None:
+    """The value kept for a MathML element's `attribute`, or None to leave it out (one HTML5 does not allow)."""
+    allowed = _VALUES.get(attribute)
+    return value if allowed is None or allowed.fullmatch(value) else None
+
+
+#: A tag of the cleaner's output (see `cleaning._outside_rel`): `<name` + ` name="value"`* + `>`, or an end tag.
+_TAG = re.compile(r'<(/?)([a-z][a-z0-9-]*)(?:\s+[a-z-]+="[^"]*")*>')
+
+
+def mathml_only(html: str) -> str:
+    """The cleaner's `html` with only MathML inside each <math>: the tags of an HTML element in one (a <b> in
+    an <mi>, a link in an <mtext>), and of a <math> in one, go, their text kept (MathML allows neither), and
+    text standing outside a token element (`<mrow>x + 1</mrow>`) is put in an <mtext>, which MathML holds text in."""
+    if "<math" not in html:
+        return html  # nearly every text
+    pieces: list[str] = []
+    open_elements: list[tuple[str, bool]] = []  # the MathML elements open here, each with whether its tags stay
+    position = 0
+    for tag in _TAG.finditer(html):
+        text = html[position:tag.start()]
+        stray = text.strip() and open_elements and open_elements[-1][0] not in _HOLD_TEXT
+        pieces.append(f"<mtext>{text}</mtext>" if stray else text)
+        position = tag.end()
+        closing, name = tag.group(1), tag.group(2)
+        if not open_elements and (closing or name != "math"):
+            pieces.append(tag.group(0))  # outside a formula
+            continue
+        if name not in MATHML_TAGS:
+            continue  # an HTML element in a formula
+        if closing:
+            kept = open_elements.pop()[1]
+        else:
+            kept = name != "math" or not open_elements  # a formula in a formula is part of it
+            open_elements.append((name, kept))
+        pieces.append(tag.group(0) if kept else "")
+    pieces.append(html[position:])
+    return "".join(pieces)
+
+
+_MATH = re.compile(r'<math((?:\s+[a-z-]+="[^"]*")*)>(.*?)</math>', re.DOTALL)
+_ALTTEXT = re.compile(r'\salttext="([^"]*)"')
+_ANNOTATION = re.compile(r"<annotation(?:\s+[a-z-]+=\"[^\"]*\")*>.*?</annotation>", re.DOTALL)
+
+
+def mathml_as_text(html: str) -> str:
+    """`mathml_only`'s `html` with each <math> as the text it reads as: its `alttext`, else its text (its
+    annotation, a TeX source say, which no page shows, left out). A cleaner of plain text drops a MathML element
+    with its content, as any foreign element."""
+    def text(match: re.Match[str]) -> str:
+        alttext = _ALTTEXT.search(match.group(1))
+        if alttext is not None and alttext.group(1).strip():
+            return alttext.group(1)
+        return _TAG.sub("", _ANNOTATION.sub("", match.group(2)))
+
+    return _MATH.sub(text, html) if "<math" in html else html
+
+
+def formulas_read_bare(html: str) -> list[str]:
+    """The text each formula of a page's `html` without an `alttext` is read as (see `mathml_as_text`)."""
+    return [" ".join(html_lib.unescape(mathml_as_text(formula.group(0))).split()) for formula in _MATH.finditer(html)
+            if not (alttext := _ALTTEXT.search(formula.group(1))) or not alttext.group(1).strip()]
