@@ -6,7 +6,7 @@ import datetime as dt
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 from newsroom.build.model import Content, Record
@@ -82,6 +82,37 @@ def tags(stories: Iterable[Record]) -> dict[str, str]:
         for tag in story.data.get("tags") or []:
             found.setdefault(tag_slug(tag), tag)
     return dict(sorted(found.items()))
+
+
+class TagListing(NamedTuple):
+    """What a tag's page lists, as the archive's order finds it (see `tag_listings`)."""
+
+    #: The tag as the first story listed writes it (as `tags` of the page's stories finds it).
+    written: str
+    #: How many stories the page lists.
+    stories: int
+    #: The oldest issue among theirs.
+    oldest: int
+
+
+def tag_listings(stories: Iterable[tuple[int, Iterable[str]]]) -> dict[str, TagListing]:
+    """{tag slug: its page's listing} of every tag the `stories` carry, sorted by slug: `stories` are each
+    story's (issue number, tags as written), in archive order (see `in_archive_order`). One pass for every
+    tag's page, where `tags` of each page's stories goes over those stories alone."""
+    written: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    oldest: dict[str, int] = {}
+    for number, tags in stories:
+        carried: set[str] = set()  # a story listed once, under the first of its spellings of a tag
+        for tag in tags:
+            slug = tag_slug(tag)
+            if slug in carried:
+                continue
+            carried.add(slug)
+            written.setdefault(slug, tag)
+            counts[slug] = counts.get(slug, 0) + 1
+            oldest[slug] = min(oldest.get(slug, number), number)
+    return {slug: TagListing(written[slug], counts[slug], oldest[slug]) for slug in sorted(written)}
 
 
 def tag_clashes(content: Content) -> Iterator[Diagnostic]:

@@ -193,6 +193,33 @@ def test_a_tag_without_a_name_in_the_page_s_language_is_found_as_its_page_shows_
         assert " ".join("".join(h1.itertext()).split()) == heading
 
 
+def test_a_tag_s_hit_names_and_counts_its_page_s_stories_as_the_page_lists_them(tmp_path):
+    """A tag written two ways (one slug) on stories of two issues, twice on the newer one: its hit shows the
+    spelling the page's first story gives and counts each story once, as the page heads and lists them, and
+    comes after the older issue, the first whose stories carry it."""
+    stories = SAMPLE_DIR / "stories"
+    newer = (stories / "i13-aws-trainium3-capacity.yaml").read_text(encoding="utf-8")
+    older = (stories / "i12-aws-q3-trainium-growth.yaml").read_text(encoding="utf-8")
+    site = build_sample(tmp_path, {
+        "stories/i13-aws-trainium3-capacity.yaml": newer.replace(
+            "tags: [chips, cloud, aws, europe]", "tags: [chips, cloud, aws, europe, KVANTUMGÉPEK, Kvantumgépek]"),
+        "stories/i12-aws-q3-trainium-growth.yaml": older.replace(
+            "tags: [earnings, chips, cloud]", "tags: [earnings, chips, cloud, Kvantumgépek]")})
+    for lang, snippet in (("hu", "2 hír"), ("en", "2 stories")):
+        assert search(site / lang / "search/index", "kvantumgépek")[0] == {
+            "kind": "tag", "title": "KVANTUMGÉPEK", "url": f"/{lang}/archive/tag/kvantumgepek/", "snippet": snippet,
+            "lang": ""}
+        page = parse(site / lang / "archive/tag/kvantumgepek/index.html")
+        [h1] = page.iter("h1")
+        assert "".join(h1.itertext()).endswith(": KVANTUMGÉPEK")
+        listed = {link.get("href").partition("#")[2] for link in page.iter("a") if "#story-" in link.get("href", "")}
+        assert listed == {"story-i13-aws-trainium3-capacity", "story-i12-aws-q3-trainium-growth"}
+        rows = _rows(site / lang / "search/index")
+        tag = next(number for number, row in enumerate(rows) if row[2] == f"/{lang}/archive/tag/kvantumgepek/")
+        issue = max(number for number, row in enumerate(rows[:tag]) if row[0] == "issue")
+        assert rows[issue][2] == f"/{lang}/issues/12/"
+
+
 TWELVE = {"hu": {"kind": "issue", "title": "Rekordköltés adatközpontokra, ágensek a kódban", "url": "/hu/issues/12/",
                  "snippet": "12. szám · 2026. okt. 26. – nov. 1.", "lang": ""},
           "en": {"kind": "issue", "title": "Record data center spending, agents in the codebase",

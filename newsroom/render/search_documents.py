@@ -44,8 +44,10 @@ def sources(planner: Planner) -> list[DocumentSource]:
     found: list[DocumentSource] = []
     dated = _dated(planner)
     # Each issue's page after its stories (shown newest first, it comes before them), then its new tags.
-    tags = _tags_by_first_issue(planner)
+    listings = planner.tag_listings()
+    tags = _tags_by_first_issue(listings)
     catalogs = [translations(lang) for lang in planner.settings.languages]  # once: each looks for its file
+    catalog = catalogs[planner.settings.languages.index(planner.lang)]
     zone = planner.settings.zone
     for number in sorted(planner.issues):
         came_out = publication_time(planner.content.issues[number], zone).astimezone(zone).date()
@@ -55,8 +57,7 @@ def sources(planner: Planner) -> list[DocumentSource]:
             if planner.available(story):
                 found.append(_story_source(planner, story, number))
         found.append(_issue_source(planner, number, catalogs))
-        found += [_tag_source(planner, slug, catalogs[planner.settings.languages.index(planner.lang)])
-                  for slug in tags.get(number, ())]
+        found += [_tag_source(planner, slug, listings[slug], catalog) for slug in tags.get(number, ())]
     found += [source for _, source in reversed(dated)]
     return found
 
@@ -103,17 +104,12 @@ def _entry_source(planner: Planner, slug: str) -> DocumentSource:
                           "\n".join(names), "" if text_lang == planner.lang else text_lang, hit_order=(0, slug))
 
 
-def _tags_by_first_issue(planner: Planner) -> dict[int, list[str]]:
-    """The tags of the language's pages (`Planner.tag_slugs`) under the oldest shown issue one of whose shown
+def _tags_by_first_issue(listings: Mapping[str, archive.TagListing]) -> dict[int, list[str]]:
+    """The tags of the language's pages (`Planner.tag_listings`) under the oldest shown issue one of whose shown
     stories carries them, in order of slug."""
-    first: dict[str, int] = {}
-    for number, _, _, tags, _ in planner.shown_facts().values():
-        for tag in tags:
-            slug = archive.tag_slug(tag)
-            first[slug] = min(first.get(slug, number), number)
     found: dict[int, list[str]] = {}
-    for slug in planner.tag_slugs():
-        found.setdefault(first[slug], []).append(slug)
+    for slug, listing in listings.items():  # in order of slug
+        found.setdefault(listing.oldest, []).append(slug)
     return found
 
 
@@ -157,11 +153,14 @@ def _issue_source(planner: Planner, number: int, catalogs: Sequence[NullTranslat
                           "" if text_lang == planner.lang else text_lang, planner.issue_line(number))
 
 
-def _tag_source(planner: Planner, slug: str, catalog: NullTranslations) -> DocumentSource:
-    """A tag's page: found by the tag's name as the page shows it (the site file's name in the planner's
-    language, else in another language, marked as a fallback; an unnamed tag as its stories write it) and by
-    its slug, a name no hit shows ("ai-act" finds "MI-rendelet"); its snippet counts the page's stories."""
-    name, name_lang, count = planner.tag_shown(slug)
+def _tag_source(planner: Planner, slug: str, listing: archive.TagListing,
+                catalog: NullTranslations) -> DocumentSource:
+    """A tag's page (`listing`: what it lists): found by the tag's name as the page shows it (the site file's
+    name in the planner's language, else in another language, marked as a fallback; an unnamed tag as its
+    stories write it) and by its slug, a name no hit shows ("ai-act" finds "MI-rendelet"); its snippet counts
+    the page's stories."""
+    name, name_lang = planner.tag_name(slug, listing.written)
+    count = listing.stories
     snippet = catalog.ngettext("%(count)s story", "%(count)s stories", count) \
         % {"count": format_count(count, planner.lang)}
     names = tuple(dict.fromkeys((name, slug)))
