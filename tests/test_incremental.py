@@ -15,6 +15,7 @@ import os
 import random
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -1387,13 +1388,8 @@ def test_publishing_an_issue_writes_only_the_search_index_files_its_documents_ar
     are written, and they are what a full build makes."""
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"
-    publication.build(site)
-    index = {lang: site / lang / "search" / "index" for lang in ("hu", "en")}
-    old = {lang: _index_files(folder) for lang, folder in index.items()}
-    before = {p: p.stat().st_mtime_ns for p in site.rglob("*")}
-    publication.publish_issue(["ai-act", "Kvantumgépek"])  # a tag of three stories, and a new one
-    publication.build(site)
-    written = _written(site, before, "*/search/index/**/*.json")
+    index, old, written, _ = _index_updated(publication, site, lambda: publication.publish_issue(
+        ["ai-act", "Kvantumgépek"]))  # a tag of three stories, and a new one
     for lang, folder in index.items():
         new = _index_files(folder)
         meta, rows, old_rows = json.loads(new["meta.json"]), _index_rows(new), _index_rows(old[lang])
@@ -1457,13 +1453,7 @@ def test_adding_an_entry_or_a_reference_page_writes_only_the_search_index_files_
     a full build makes."""
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"
-    publication.build(site)
-    index = {lang: site / lang / "search" / "index" for lang in ("hu", "en")}
-    old = {lang: _index_files(folder) for lang, folder in index.items()}
-    before = {p: p.stat().st_mtime_ns for p in site.rglob("*")}
-    address = add(publication)
-    publication.build(site)
-    written = _written(site, before, "*/search/index/**/*.json")
+    index, old, written, address = _index_updated(publication, site, lambda: add(publication))
     for lang, folder in index.items():
         new = _index_files(folder)
         rows, old_rows = _index_rows(new), _index_rows(old[lang])
@@ -1486,6 +1476,19 @@ def test_adding_an_entry_or_a_reference_page_writes_only_the_search_index_files_
     fresh = tmp_path / "fresh"
     publication.build(fresh, "--full")
     assert _same_tree(site, fresh) == []
+
+
+def _index_updated(publication: Publication, site: Path, change: Callable[[], Any]) \
+        -> tuple[dict[str, Path], dict[str, dict[str, bytes]], list[str], Any]:
+    """Build `site`, make the `change`, build again: each language's search index folder, its files before the
+    change, the index files the second build wrote, and what `change` gave."""
+    publication.build(site)
+    index = {lang: site / lang / "search" / "index" for lang in ("hu", "en")}
+    old = {lang: _index_files(folder) for lang, folder in index.items()}
+    before = {p: p.stat().st_mtime_ns for p in site.rglob("*")}
+    made = change()
+    publication.build(site)
+    return index, old, _written(site, before, "*/search/index/**/*.json"), made
 
 
 def _index_files(folder: Path) -> dict[str, bytes]:
