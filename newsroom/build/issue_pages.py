@@ -112,9 +112,9 @@ class IssuePages:
 
     def last_corrected(self, number: int, story: str | None = None) -> dt.datetime | None:
         """When issue `number` (or its story `story`) was last corrected, as this language shows it."""
-        return max((c.changed_at for c in self.content.corrections.get(number, ()) if (
-            story is None or (c.record_kind == "story" and c.record_key == story)) and self.correction_shown(number, c)),
-            default=None)
+        return max((c.changed_at for c in self.content.corrections.get(number, ())
+                    if (story is None or (c.record_kind == "story" and c.record_key == story))
+                    and self.correction_shown(number, c)), default=None)
 
     def removed_headlines(self, number: int, story: str) -> Mapping[str, str] | None:
         """The headlines a story deleted from issue `number`, or moved out of it, had there."""
