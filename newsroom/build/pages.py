@@ -4,8 +4,9 @@ Planning is pure: (content, settings, derived data) → page specs. Rendering
 and writing come after, so the same plan serves a full build, a preview and
 the sitemap. `Planner` holds what every page needs (language policy, links,
 the frame) and lists the pages; the pages themselves are its mixins in
-`site_pages.py`, `issue_pages.py`, `glossary_pages.py` and `reference_pages.py`, what is derived once per build
-is in `derived.py`, and a page before and after it is planned (`PagePlan`, `PageSpec`) in `page_specs.py`.
+`site_pages.py`, `issue_pages.py`, `archive_pages.py`, `glossary_pages.py` and `reference_pages.py`,
+what is derived once per build is in `derived.py`, and a page before and after it is planned (`PagePlan`,
+`PageSpec`) in `page_specs.py`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 from markupsafe import Markup
 
 from newsroom.build import urls
+from newsroom.build.archive_pages import ArchivePages
 from newsroom.build.derived import (Derived, derive, pages_in,  # noqa: F401 (Derived, derive re-exported)
                                     text_language, texts_of)
 from newsroom.build.feedlinks import feed_links
@@ -110,7 +112,7 @@ class ShownIssues(Sequence[int]):
         return iter(self._shown[self._lang])
 
 
-class Planner(IssuePages, GlossaryPages, ReferencePages, SitePages):
+class Planner(IssuePages, ArchivePages, GlossaryPages, ReferencePages, SitePages):
     """Builds the page specs of one language.
 
     Page methods read content only through `self.content` and `self.derived`

@@ -12,7 +12,7 @@ from glossary.jsonld import script_json
 from glossary.views import by_headword
 from issues.dates import format_date, format_source_dates
 from newsroom.build import urls
-from newsroom.build.issue_pages import shortened
+from newsroom.build.descriptions import shortened
 from newsroom.build.page_specs import PageSpec
 from newsroom.build.reference import article, collection_page, reference_sections
 from newsroom.render.markdown import plain_text

@@ -13,8 +13,8 @@ from functools import partial
 from babel import Locale
 
 from newsroom.build import urls
+from newsroom.build.descriptions import shortened
 from newsroom.build.feedlinks import feed_links
-from newsroom.build.issue_pages import shortened
 from newsroom.build.model import Record
 from newsroom.build.page_specs import PageSpec
 from newsroom.render.markdown import plain_text
