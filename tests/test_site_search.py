@@ -479,7 +479,8 @@ def test_in_a_rank_tags_come_after_the_reference_pages_and_before_the_newest_sto
 
 def test_in_a_rank_entries_and_reference_pages_among_the_stories_come_first_in_their_hit_order():
     # An entry or reference page is indexed among the issues' documents, at its day (a new one goes in last), and
-    # shown before them in the order meta.json's "entries" lists: entries, then reference pages, by slug.
+    # shown before them in the order meta.json's "entries" lists: entries, then reference pages, each in its
+    # `hit_order` (the build gives the dictionary order of their headwords and titles; here, plain words).
     docs = [SearchDocument("story", "Régi", "/s/1", "", "szilícium"),
             SearchDocument("entry", "Wafer", "/e/wafer", "", "Wafer szilícium", hit_order=(0, "wafer")),
             SearchDocument("issue", "1. szám", "/i/1", "", "szilícium"),
