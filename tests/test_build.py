@@ -20,6 +20,7 @@ from sitebuild import OWN_SITE
 from stopping import ended, stopped_with_a_stuck_worker
 
 from newsroom.build.page_specs import PageSpec
+from newsroom.render.search import search
 from newsroom.render.sitemap import render_sitemap
 
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -302,4 +303,28 @@ def test_a_reference_page_without_a_summary_is_described_by_its_first_simple_tex
         metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
         jsonld = [json.loads(s.text) for s in document.iter("script") if s.get("type") == "application/ld+json"]
         assert (metas["description"], metas["og:description"], jsonld[0]["description"]) == (description,) * 3
+
+
+@pytest.mark.sqlite_only("a page's description and its search hit do not depend on the database")
+def test_an_image_reads_as_its_alt_text_in_a_page_s_description_and_its_search_hit(cli, write_files, tmp_path):
+    """"The chart ![energy per token](…) shows it" read "The chart shows it" in a page's description and its search
+    hit's snippet, and the image's words found nothing: an image reads as its alt text, as the email's text part
+    and a screen reader read it; one without alt text is decoration, and goes ("Two ![](…)." reads "Two.")."""
+    cli("init")
+    text = ("The chart ![energy per token](https://example.org/chart.png) shows it [1]. "
+            "Two ![](https://example.org/dot.png). Then three.")
+    section = f"  sections:\n    - title: Overview\n      simple:\n        text: {json.dumps(text)}\n"
+    page = ("kind: reference\nslug: gpt-5\nupdated: 2026-12-01\n"
+            "sources: [{publisher: OpenAI, title: System card, url: 'https://example.org/card'}]\n"
+            f"hu:\n  title: GPT-5\n{section}en:\n  title: GPT-5\n{section}")
+    cli("import", str(write_files({**OWN_SITE, "reference/gpt-5.yaml": page})))
+    cli("build", "--out", str(tmp_path / "site"))
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    read = "The chart energy per token shows it. Two. Then three."
+    for lang in ("hu", "en"):
+        document = parser.parse((tmp_path / "site" / lang / "reference" / "gpt-5" / "index.html").read_bytes())
+        metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
+        assert (metas["description"], metas["og:description"]) == (read,) * 2
+        hits = search(tmp_path / "site" / lang / "search" / "index", "energy per token")
+        assert [(hit["title"], hit["snippet"]) for hit in hits] == [("GPT-5", read)]
 

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sitebuild import BASE, DRAFT_ISSUE, ISSUE_14_STORY, build_sample, parse, run
 
+from glossary.collation import sort_key
 from newsroom import SAMPLE_DIR
 from newsroom.render.search import (DocumentSource, LastIndex, SearchDocument, fold, index_files, search, shard_of,
                                     split_key, tokens)
@@ -83,15 +84,16 @@ def test_hits_show_entries_first_then_reference_pages_then_tags_then_the_newest_
     issues = [int(re.search(r"/issues/(\d+)/", hit["url"]).group(1)) for hit in hits if hit["kind"] == "story"]
     assert len(set(issues)) > 2 and issues == sorted(issues, reverse=True)
     # The index lists its entries and reference pages in the order hits show them (entries, then reference pages,
-    # each kind by slug), and which documents are tags. By issue, oldest first, come its stories, its page, then the
+    # each kind in the dictionary order of its headwords or titles), and which documents are tags. By issue, oldest first, come its stories, its page, then the
     # tags its stories are the first to carry: a new issue's documents go in after every other, which stays where
     # it was. Before each issue come the entries and reference pages dated on or before the day it came out.
     folder = site / "en/search/index"
     meta = json.loads((folder / "meta.json").read_bytes())
     rows = _rows(folder)
-    listed = [(rows[number][0], rows[number][2].split("/")[-2]) for number in meta["entries"]]
+    listed = [(rows[number][0], rows[number][1]) for number in meta["entries"]]
     assert sorted(meta["entries"]) == [number for number, row in enumerate(rows) if row[0] in ("entry", "reference")]
-    assert listed == sorted(listed, key=lambda kind_slug: (KINDS.index(kind_slug[0]), kind_slug[1]))
+    assert listed == sorted(listed, key=lambda kind_title: (KINDS.index(kind_title[0]),
+                                                              sort_key(kind_title[1], "en")))
     assert len(listed) == len(list(SAMPLE_DIR.glob("entries/*.yaml"))) + 1
     assert meta["tags"] == [number for number, row in enumerate(rows) if row[0] == "tag"]
     days = _sample_days()
@@ -477,7 +479,8 @@ def test_in_a_rank_tags_come_after_the_reference_pages_and_before_the_newest_sto
 
 def test_in_a_rank_entries_and_reference_pages_among_the_stories_come_first_in_their_hit_order():
     # An entry or reference page is indexed among the issues' documents, at its day (a new one goes in last), and
-    # shown before them in the order meta.json's "entries" lists: entries, then reference pages, by slug.
+    # shown before them in the order meta.json's "entries" lists: entries, then reference pages, each in its
+    # `hit_order` (the build gives the dictionary order of their headwords and titles; here, plain words).
     docs = [SearchDocument("story", "Régi", "/s/1", "", "szilícium"),
             SearchDocument("entry", "Wafer", "/e/wafer", "", "Wafer szilícium", hit_order=(0, "wafer")),
             SearchDocument("issue", "1. szám", "/i/1", "", "szilícium"),
@@ -489,6 +492,63 @@ def test_in_a_rank_entries_and_reference_pages_among_the_stories_come_first_in_t
     assert json.loads(files["meta.json"])["entries"] == [5, 1, 3]
     assert [hit["url"] for hit in search(files, "szilicium")] == ["/e/chipmaking", "/e/wafer", "/r/chips", "/s/2",
                                                                   "/i/1", "/s/1"]
+
+
+def _lettered_entry(slug: str, hu_headword: str, en_headword: str) -> str:
+    return (f"kind: entry\nslug: {slug}\ncategory: methods\nlevel: basic\ntrend: emerging\nstatus: 2026-11\n"
+            f"hu: {{headword: {hu_headword}, definition: Egy kvarcóra alkatrésze.}}\n"
+            f"en: {{headword: {en_headword}, definition: A part of a quartzclock.}}\n")
+
+
+def _lettered_reference(slug: str, hu_title: str, en_title: str) -> str:
+    return (f"kind: reference\nslug: {slug}\n"
+            "sources: [{publisher: Maker, title: Datasheet, url: 'https://example.com/ds'}]\n"
+            f"hu:\n  title: {hu_title}\n  summary: Kvarcórák.\n"
+            "  sections: [{title: Röviden, simple: {text: 'Egy kvarcóra része [1].'}}]\n"
+            f"en:\n  title: {en_title}\n  summary: Quartzclocks.\n"
+            "  sections: [{title: In short, simple: {text: 'A part of a quartzclock [1].'}}]\n")
+
+
+#: Two entries and two reference pages whose slugs come in the other order than their Hungarian headwords and
+#: titles ("c" before "cs" in Hungarian: "Cukor" before "Csip"), all found by one word of their texts alone.
+LETTERED = {"entries/chirp.yaml": _lettered_entry("chirp", "Csip", "Chirp"),
+            "entries/sugar.yaml": _lettered_entry("sugar", "Cukor", "Sugar"),
+            "reference/chirps.yaml": _lettered_reference("chirps", "Csipek", "Chirps"),
+            "reference/sugars.yaml": _lettered_reference("sugars", "Cukrok", "Sugars")}
+
+
+@pytest.fixture(scope="module")
+def lettered_site(tmp_path_factory):
+    return build_sample(tmp_path_factory.mktemp("lettered"), LETTERED)
+
+
+def _index_titles(folder: Path) -> list[str]:
+    """The titles of the entries and reference pages in the order meta.json gives the script."""
+    rows = _rows(folder)
+    return [rows[number][1] for number in json.loads((folder / "meta.json").read_bytes())["entries"]]
+
+
+def test_in_a_rank_entries_and_reference_pages_come_in_the_dictionary_order_of_their_headwords(lettered_site):
+    """Among hits of one rank, entries and then reference pages came in the order of their slugs, which a reader
+    does not see: "Csip" before "Cukor" on the Hungarian page. They come as the glossary's A–Z index lists
+    headwords, in the page's language's dictionary order (Hungarian: c, then cs)."""
+    hu, en = lettered_site / "hu/search/index", lettered_site / "en/search/index"
+    assert [hit["title"] for hit in search(hu, "kvarcora")] == ["Cukor", "Csip", "Cukrok", "Csipek"]
+    assert [hit["title"] for hit in search(en, "quartzclock")] == ["Chirp", "Sugar", "Chirps", "Sugars"]
+    listed = _index_titles(hu)
+    assert listed.index("Cukor") < listed.index("Csip") and listed.index("Cukrok") < listed.index("Csipek")
+    assert listed.index("adatközpont") < listed.index("Cukor") < listed.index("MI-chip")
+    index = parse(lettered_site / "hu/glossary/index.html")
+    shown = [" ".join("".join(link.itertext()).split()) for link in index.iter("a")]
+    assert shown.index("Cukor") < shown.index("Csip")
+
+
+@needs_node
+def test_the_search_page_shows_entries_of_a_rank_in_the_dictionary_order_of_their_headwords(lettered_site):
+    [hungarian] = _page(lettered_site, "hu", ["open", "?q=kvarcora"])
+    assert [hit["title"] for hit in hungarian["results"]] == ["Cukor", "Csip", "Cukrok", "Csipek"]
+    [english] = _page(lettered_site, "en", ["open", "?q=quartzclock"])
+    assert [hit["title"] for hit in english["results"]] == ["Chirp", "Sugar", "Chirps", "Sugars"]
 
 
 def test_a_query_that_is_a_name_ranks_it_first_then_titles_holding_its_words():

@@ -150,8 +150,9 @@ class SearchDocument:
     #: The language of title and snippet when it is not the index's (a fallback), else "".
     text_lang: str = ""
     #: Where an entry's or a reference page's hits come among the entries' and reference pages' of their rank
-    #: (see `index_files`); () for the others, and for those shown in the order of their ids.
-    hit_order: tuple[int, str] | tuple[()] = ()
+    #: (see `index_files`): keys of one shape compared as tuples (kind, then headword); () for the others, and for
+    #: those shown in the order of their ids.
+    hit_order: tuple[object, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ class DocumentSource:
     #: Plain text shown for a hit (a reference page's summary), when it is not the first Markdown text's.
     snippet: str = ""
     #: As SearchDocument's: no part of the document's tokens or row (meta.json lists it), so not of its digest.
-    hit_order: tuple[int, str] | tuple[()] = ()
+    hit_order: tuple[object, ...] = ()
 
     def digest(self) -> str:
         """The same digest, the same document (tokens and chunk row); computed once (an index update

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from glossary.collation import sort_key
 from issues import archive
 from issues.visibility import publication_time
 from newsroom.build import urls
@@ -30,8 +31,8 @@ def sources(planner: Planner) -> list[DocumentSource]:
     """By issue, oldest first, its stories, its page (number, title, lead) and the tags' pages its stories are the
     first to carry, and before each issue the glossary entries (headword, aliases, definition) and reference
     pages (title, summary, sections) dated on or before the day it came out (see `_dated`), of the planner's
-    language; hits show the entries and reference pages first, in order of slug, then the tags, then the
-    stories and issues (see `index_files`).
+    language; hits show the entries and reference pages first, each kind in the language's dictionary order of
+    its headwords or titles (see `_hit_order`), then the tags, then the stories and issues (see `index_files`).
 
     A document's id is its place: publishing an issue appends its stories, its page and its new tags, and an entry
     or reference page dated after the latest issue goes in after them; neither moves a document already there (a
@@ -99,9 +100,18 @@ def _entry_source(planner: Planner, slug: str) -> DocumentSource:
     tracked, text_lang = planner.text(entry)
     text = whole_value(tracked)
     names = _entry_names(planner, entry, text, text_lang)
-    return DocumentSource("entry", text.get("headword") or slug, planner.href(urls.entry(planner.lang, slug)),
+    headword = text.get("headword") or slug
+    return DocumentSource("entry", headword, planner.href(urls.entry(planner.lang, slug)),
                           names, f"{entry.content_hash}.{entry.version}", partial(_fields, text, "definition"),
-                          "\n".join(names), "" if text_lang == planner.lang else text_lang, hit_order=(0, slug))
+                          "\n".join(names), "" if text_lang == planner.lang else text_lang,
+                          hit_order=_hit_order(0, headword, slug, planner.lang))
+
+
+def _hit_order(kind: int, shown: str, slug: str, lang: str) -> tuple[object, ...]:
+    """Where an entry (`kind` 0) or a reference page (1) comes among the others of its rank: by the headword or
+    title its hit shows, in the dictionary order of the page's language, as the glossary's A–Z index lists them
+    (Hungarian: "Cukor" before "Csip"); the same ones by slug."""
+    return kind, sort_key(shown, lang), slug
 
 
 def _tags_by_first_issue(listings: Mapping[str, archive.TagListing]) -> dict[int, list[str]]:
@@ -189,7 +199,8 @@ def _reference_source(planner: Planner, slug: str) -> DocumentSource:
         words += [cell for layer in LAYERS for cell in _table_words((section.get(layer) or {}).get("table"))]
     return DocumentSource("reference", title, planner.href(urls.reference(planner.lang, slug)), tuple(words),
                           f"{page.content_hash}.{page.version}", partial(_reference_texts, sections), title,
-                          "" if text_lang == planner.lang else text_lang, summary, hit_order=(1, slug))
+                          "" if text_lang == planner.lang else text_lang, summary,
+                          hit_order=_hit_order(1, title, slug, planner.lang))
 
 
 def _table_words(table: Mapping[str, Any] | None) -> list[str]:

@@ -42,7 +42,8 @@ def plain_text(text: str, *, max_nesting: int = DEFAULT_MAX_NESTING) -> str:
 def _plain_text(text: str, max_nesting: int) -> str:
     """Readable plain text of `text` for email text parts, meta descriptions and search.
 
-    No markup; links show their text, citations are dropped, list items start
+    No markup; links show their text, images their alt text (one without is decoration, and goes with
+    the space before the punctuation after it), citations are dropped, list items start
     with "- " or "n. ", table rows join their cells with " | ", and blocks are
     separated by a blank line. The result is text, not HTML: escape it on output.
     """
@@ -197,13 +198,14 @@ class _PlainText:
                 if kept and kept[-1].type == "text":
                     kept[-1].content = kept[-1].content.rstrip(" \t")
                 continue
-            if self.marks is not None and token.type == "image":
-                # Read as its alt text (an email shows no image), followed by the image's mark unless it
-                # stands in a link; without alt text it is decoration.
+            if token.type == "image":
+                # Read as its alt text, as a screen reader reads it (plain text, an email, shows no image); with
+                # `marks`, followed by the image's mark unless it stands in a link; without alt text it is
+                # decoration.
                 if token.content:
                     kept.append(Token("text", "", 0, content=token.content))
-                    image = Token("link_open", "a", 1, attrs={"href": str(token.attrGet("src") or "")})
-                    if not opened:
+                    if self.marks is not None and not opened:
+                        image = Token("link_open", "a", 1, attrs={"href": str(token.attrGet("src") or "")})
                         kept.append(Token("text", "", 0, content=self._deferred(image, [])))
                 else:
                     decoration = len(kept)  # no space left before the punctuation after it
