@@ -7,7 +7,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from newsroom import PROJECT_ROOT
@@ -47,9 +48,7 @@ def stopped_with_a_stuck_worker(args: Sequence[str], cwd: Path, stops: Sequence[
     process = subprocess.Popen([sys.executable, "-c", STUCK_WORKER, *args], cwd=cwd,
                                env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT), **(env or {})},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    watchdog = threading.Timer(TIMEOUT, process.kill)
-    watchdog.start()
-    try:
+    with bounded(process):
         worker = None
         for line in process.stdout:
             if line.startswith("a render worker is stuck: "):
@@ -63,13 +62,23 @@ def stopped_with_a_stuck_worker(args: Sequence[str], cwd: Path, stops: Sequence[
         rest = [line for line in process.stdout.read().splitlines()
                 if not line.startswith("a render worker is stuck: ")]  # another worker's
         code = process.wait()
+    return (code, rest, worker) if worker is not None else None
+
+
+@contextmanager
+def bounded(process: subprocess.Popen[str]) -> Iterator[None]:
+    """Waiting for `process` (its output read through a pipe) bounded by TIMEOUT: killed after it, its output
+    ends. On leaving, a process still running is killed and its output closed."""
+    watchdog = threading.Timer(TIMEOUT, process.kill)
+    watchdog.start()
+    try:
+        yield
     finally:
         watchdog.cancel()
         if process.poll() is None:
             process.kill()
             process.wait()
         process.stdout.close()
-    return (code, rest, worker) if worker is not None else None
 
 
 def ended(pid: int) -> bool:

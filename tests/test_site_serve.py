@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import html5lib
 import pytest
 from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
-from stopping import ended, stopped_with_a_stuck_worker
+from stopping import bounded, ended, stopped_with_a_stuck_worker
 
 from conftest import Cli
 
@@ -1201,8 +1201,6 @@ def _stopped_while_held(db_url: str, tmp_path: Path, hold: str, third: bool, sto
     process = subprocess.Popen([sys.executable, "-c", HELD_ROUND, "--db", db_url, "serve", "--port", "0",
                                 "--content", str(content)], cwd=tmp_path, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    watchdog = threading.Timer(TIMEOUT, process.kill)  # a bound on waiting: killed, its output ends
-    watchdog.start()
     said: list[str] = []
 
     def until(start: str) -> str:
@@ -1212,7 +1210,7 @@ def _stopped_while_held(db_url: str, tmp_path: Path, hold: str, third: bool, sto
                 return said[-1]
         pytest.fail(f"the preview ended before it said {start!r}: {said}")
 
-    try:
+    with bounded(process):
         until("previewing ")
         (folder,) = temporary.glob("newsroom-preview-*")
         entry.write_text(entry.read_text(encoding="utf-8").replace("    Trainium is Amazon's own", "    Edited: "
@@ -1227,12 +1225,6 @@ def _stopped_while_held(db_url: str, tmp_path: Path, hold: str, third: bool, sto
             release.touch()
         rest = process.stdout.read()
         code = process.wait()
-    finally:
-        watchdog.cancel()
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        process.stdout.close()
     return code, rest, folder
 
 
