@@ -383,6 +383,20 @@ def test_the_feeds_of_a_site_that_published_nothing_yet_are_dated_by_its_feed_id
             assert parsed.feed.updated == expected, relative
 
 
+def _story_in_code_feeds(cli, write_files, slug: str, story: str):
+    """Import the story file `story` (slug `slug`, in issue 13's Code section) as a correction and build: for
+    each of the English Code section's feeds (RSS, Atom), parsed without error, (its extension, the story's
+    entry, the entry's content parsed as an HTML fragment)."""
+    cli("import", "--correction", "--reason", "feed test", str(write_files({f"stories/{slug}.yaml": story})))
+    site = _build(cli, f"_{slug}")
+    for ext in ("xml", "atom"):
+        parsed = feedparser.parse((site / f"en/feeds/section-code.{ext}").read_bytes())
+        assert not parsed.bozo, ext
+        entry = next(e for e in parsed.entries if e.id.endswith(f"/stories/{slug}"))
+        yield ext, entry, html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parseFragment(
+            entry.content[0].value)
+
+
 EMBED_STORY = QUOTING_STORY.replace("i13-quoting", "i13-embed").replace(
     "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n",
     "  summary: >-\n    Watch <iframe src=\"https://www.youtube.com/embed/abc?start=5&amp;rel=0\"\n"
@@ -393,13 +407,7 @@ EMBED_STORY = QUOTING_STORY.replace("i13-quoting", "i13-embed").replace(
 def test_an_embed_is_a_link_to_the_page_it_embeds_in_every_feed(sample_cli, write_files):
     """A story's <iframe> (a video) left nothing in a feed reader: its content links the page it embeds, named by
     its title, and its summary reads the title."""
-    sample_cli("import", "--correction", "--reason", "embed", str(write_files({"stories/i13-embed.yaml": EMBED_STORY})))
-    site = _build(sample_cli, "_embed")
-    for ext in ("xml", "atom"):
-        parsed = feedparser.parse((site / f"en/feeds/section-code.{ext}").read_bytes())
-        assert not parsed.bozo, ext
-        story = next(e for e in parsed.entries if e.id.endswith("/stories/i13-embed"))
-        content = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parseFragment(story.content[0].value)
+    for ext, story, content in _story_in_code_feeds(sample_cli, write_files, "i13-embed", EMBED_STORY):
         assert not list(content.iter("iframe")), ext
         assert [(a.get("href"), a.text) for a in content.iter("a") if "youtube" in a.get("href")] == [
             ("https://www.youtube.com/embed/abc?start=5&rel=0", "the talk, <b>live</b>")], ext
@@ -418,14 +426,7 @@ def test_raw_html_that_lost_its_content_reaches_every_feed(sample_cli, write_fil
     """An <xmp>, an <applet>, a formula and a protocol-relative embed left nothing in a feed reader: the <xmp>'s
     text is preformatted text, the applet's fallback is shown, the formula is MathML and the embed a link to
     `https://…`; the summary reads them all, the formula as its `alttext`."""
-    sample_cli("import", "--correction", "--reason", "lost", str(write_files(
-        {"stories/i13-lost-content.yaml": LOST_CONTENT_STORY})))
-    site = _build(sample_cli, "_lost_content")
-    for ext in ("xml", "atom"):
-        parsed = feedparser.parse((site / f"en/feeds/section-code.{ext}").read_bytes())
-        assert not parsed.bozo, ext
-        story = next(e for e in parsed.entries if e.id.endswith("/stories/i13-lost-content"))
-        content = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parseFragment(story.content[0].value)
+    for ext, story, content in _story_in_code_feeds(sample_cli, write_files, "i13-lost-content", LOST_CONTENT_STORY):
         assert [pre.text for pre in content.iter("pre")] == ["<b>bold</b> & more"], ext
         assert "old applet" in "".join(content.itertext()), ext
         [formula] = content.iter("{http://www.w3.org/1998/Math/MathML}math")
