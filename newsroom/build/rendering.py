@@ -29,7 +29,6 @@ from typing import Any
 
 from tqdm import tqdm
 
-from newsroom.build.locks import release_inherited
 from newsroom.build.memos import Memo
 from newsroom.build.page_specs import PagePlan, PageSpec
 from newsroom.build.stopped import StoppedAtOnce
@@ -122,14 +121,13 @@ def _work_through(job: _Job, slot: int, results: Connection, inherited: Sequence
     as `finish` made it, then None; a failure is sent back as its exception instead. Ctrl-C is the
     build's to handle (it stops the workers with SIGTERM, which ends one at once), not each worker's to report.
 
-    A worker keeps none of the build's folder locks (see locks) nor the read ends of the results' pipes it
-    inherited (`inherited`: its own, and the workers' started before it): once the build is gone (killed),
-    no process holds a read end, so the worker's next send fails and it stops. Holding one, it would wait
-    for ever on a full pipe, or work through every chunk left."""
+    A worker keeps none of the build's folder locks (closed as it is forked: see locks) nor the read ends
+    of the results' pipes it inherited (`inherited`: its own, and the workers' started before it): once
+    the build is gone (killed), no process holds a read end, so the worker's next send fails and it stops.
+    Holding one, it would wait for ever on a full pipe, or work through every chunk left."""
     for ending in (signal.SIGTERM, signal.SIGHUP):  # the build's terminate() ends it, whatever `serve` set
         signal.signal(ending, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    release_inherited()
     for reader in inherited:
         reader.close()
     try:
