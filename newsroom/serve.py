@@ -67,6 +67,10 @@ class Preview:
         self.idle_seconds = idle_seconds
         # newsroom.toml, the settings started with: a change is said (and shown), not taken in (see _settings_round).
         self.settings_file = settings_folder.resolve() / SETTINGS_FILE if settings_folder is not None else None
+        # Named as at start-up: `newsroom.toml` (`newsroom.toml:LINE`) of the current folder, another folder's in full.
+        self._settings_folder = (None if settings_folder is None or settings_folder.resolve() == Path.cwd().resolve()
+                                 else settings_folder.resolve())
+        self._settings_named = str(self._settings_folder / SETTINGS_FILE if self._settings_folder else SETTINGS_FILE)
         self._settings_given, self._settings_seen = settings, self._settings_state()
         self._settings_problems: tuple[str, ...] = ()
         self.engine, self.out, self.today, self.now, self.say = engine, out.resolve(), today, now, say
@@ -334,13 +338,13 @@ class Preview:
             return
         self._settings_seen = state
         try:
-            changed = load(self.settings_file.parent) != self._settings_given if self.settings_file else False
+            changed = load(self._settings_folder) != self._settings_given if self.settings_file else False
             problems: tuple[str, ...] = ()
         except ContentError as error:
             changed, problems = True, tuple(in_order(error.diagnostics))
         except OSError as error:
-            changed, problems = True, (f"{self.settings_file}: {error.strerror or error}",)
-        said = (*problems, f"{self.settings_file}: changed; the preview goes on with the settings it started with: "
+            changed, problems = True, (f"{self._settings_named}: {error.strerror or error}",)
+        said = (*problems, f"{self._settings_named}: changed; the preview goes on with the settings it started with: "
                            "stop it (Ctrl-C) and start `newsroom serve` again to preview with the new ones"
                            + (" once they are fixed" if problems else "")) if changed else ()
         if said == self._settings_problems:

@@ -389,11 +389,16 @@ def test_a_missing_page_of_a_built_site_without_its_404_page_is_a_404_with_the_p
 
 
 @pytest.mark.sqlite_only("what newsroom.toml says is no matter of the database")
-def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path):
+@pytest.mark.parametrize("here", [True, False], ids=["in-the-current-folder", "in-another-folder"])
+def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path, monkeypatch, here):
     """newsroom.toml changed while the preview runs: it goes on with the settings it started with (what they
     name is where it listens, what it watches and builds), and says so in the terminal and at the top of every
     page (it said nothing); a newsroom.toml no command would take is named there with its problem, the preview
-    serving on; put back as it was, nothing is said."""
+    serving on; put back as it was, nothing is said. It is named as at start-up: `newsroom.toml` (with its line)
+    in the current folder, as `newsroom serve` started there watches it (it was named in full), another
+    folder's in full."""
+    if here:
+        monkeypatch.chdir(tmp_path)
     db_url = databases.new("migrated")
     Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
     toml = tmp_path / "newsroom.toml"
@@ -411,7 +416,8 @@ def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path):
         found = html5lib.parse(body, namespaceHTMLElements=False).find(".//body/div[@role='alert']")
         return None if found is None else found.find("pre").text
 
-    restart = (f"{toml.resolve()}: changed; the preview goes on with the settings it started with: stop it (Ctrl-C) "
+    named = "newsroom.toml" if here else str(toml.resolve())
+    restart = (f"{named}: changed; the preview goes on with the settings it started with: stop it (Ctrl-C) "
                "and start `newsroom serve` again to preview with the new ones")
     try:
         assert alert() is None and said[-1].startswith("build 1:")
@@ -420,7 +426,7 @@ def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path):
         assert alert() == restart and alert("/hu/") == restart
         toml.write_text("feed_limit = 5\nfeed_limt = 6\n", encoding="utf-8")
         _wait_for(lambda: restart + " once they are fixed" in said, "the bad file said", said)
-        unknown = f"{toml.resolve()}:2: feed_limt: unknown setting; expected one of "
+        unknown = f"{named}:2: feed_limt: unknown setting; expected one of "
         assert alert().startswith(unknown) and alert().endswith(restart + " once they are fixed")
         toml.write_text("feed_limit = 20\n", encoding="utf-8")  # as it started
         _wait_for(lambda: alert() is None, "the note gone", said)
