@@ -119,11 +119,17 @@ def test_unknown_paths_get_the_site_404_page(preview):
 
 
 def test_an_unknown_path_of_a_language_gets_that_language_s_404_page(preview):
-    """`/en/…` not found is the English 404 page (it was the root's, Hungarian, for every path)."""
+    """`/en/…` not found is the English 404 page (it was the root's, Hungarian, for every path), its folder
+    percent-encoded too, as the file it names is looked up (`/%65n/…` is `/en/…`: it got the root's)."""
     server, _, _, _ = preview
-    status, _, body = _request(server, "/en/no-such-page/")
-    document = html5lib.parse(body, namespaceHTMLElements=False)
-    assert status == 404 and document.get("lang") == "en" and text_of(document.find(".//h1")) == "Page not found"
+    assert sorted(path.relative_to(server.out).as_posix() for path in server.out.rglob("404.html")) == [
+        "404.html", "en/404.html", "hu/404.html"]  # the build's: the root's, and one per language
+    for path in ("/en/no-such-page/", "/%65n/no-such-page/", "/en%2Fno-such-page"):
+        status, _, body = _request(server, path)
+        document = html5lib.parse(body, namespaceHTMLElements=False)
+        assert status == 404 and document.get("lang") == "en", path
+        assert text_of(document.find(".//h1")) == "Page not found", path
+    assert _request(server, "/%65n/")[0] == 200  # the page it names, served as `/en/` is
     status, _, body = _request(server, "/hu/no-such-page/?q=1", "HEAD")
     assert status == 404 and body == b""
     status, _, body = _request(server, "/no-such-page")
