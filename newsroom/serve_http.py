@@ -13,7 +13,7 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from newsroom.i18n import translations
 from newsroom.listening import address_family
@@ -119,8 +119,9 @@ class RequestHandler(SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
     def _language(self) -> str:
-        """The language of the requested path (its first folder), else the site's first."""
-        first = self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
+        """The language of the requested path (its first folder, percent-decoded as the file it names is looked
+        up: `/%65n/…` is `/en/…`, whose 404 page was the root's), else the site's first."""
+        first = unquote(self.path.split("?", 1)[0].split("#", 1)[0]).lstrip("/").split("/", 1)[0]
         languages = self.server.preview.settings.languages
         return first if first in languages else languages[0]
 

@@ -17,7 +17,7 @@ import html5lib
 import pytest
 from conftest import POSTGRES_ENV, Cli, Databases, Templates
 from sitebuild import OWN_SITE
-from stopping import ended, stopped_with_a_stuck_worker
+from stopping import SAID_GAP_SECONDS, ended, stopped_with_a_stuck_worker
 
 from newsroom.build.page_specs import PageSpec
 from newsroom.render.search import search
@@ -249,18 +249,81 @@ def test_a_build_stopped_a_third_time_as_it_waits_for_a_stuck_worker_ends_at_onc
     """Ctrl-C stops a build, which waits for its render workers to end; one that does not end at SIGTERM (stuck
     at its work) is waited for after the first Ctrl-C and the second, and the third ends it (SIGKILL after a
     grace): the build ends at once, exit 1, saying the folder is as before it and to build again (the stops were
-    held until the worker ended: `kill -9` alone ended the build). The folder is as before it, byte for byte."""
+    held until the worker ended: `kill -9` alone ended the build). Each stop is answered: the first, after a
+    second's wait, with what it waits for; the second with what a third does and leaves (it said nothing, as if
+    not heard). The folder is as before it, byte for byte."""
     before = _tree(site)
     stopped = stopped_with_a_stuck_worker(["--db", sample_cli.db_url, "build", "--full", "--out", str(site),
-                                           "--base-url", BASE], sample_cli.cwd, [signal.SIGINT] * 3)
+                                           "--base-url", BASE], sample_cli.cwd, [signal.SIGINT] * 3,
+                                          gap=SAID_GAP_SECONDS)
     if stopped is None:
         pytest.skip("the build forked no worker (one core?)")
     code, said, worker = stopped
-    assert code == 1 and said == [f"Error: stopped without waiting for the build's render workers to end: they "
-                                  f"were ended at once, and {site} is left as it was before this build: build "
-                                  "again to bring it up to date"], said
+    assert code == 1 and said == [
+        "stopping: waiting for the build's render workers to end",
+        "stopping: still waiting for the build's render workers to end; stopped once more (Ctrl-C) or by `kill`, the "
+        f"build ends at once, its render workers ended by force, and {site} is left as it was before this build",
+        f"Error: stopped without waiting for the build's render workers to end: they were ended at once, and {site} "
+        "is left as it was before this build: build again to bring it up to date"], said
     assert ended(worker)
     assert _tree(site) == before
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="seeing a worker ended needs Linux's /proc")
+@pytest.mark.parametrize("stops", [[signal.SIGTERM], [signal.SIGINT, signal.SIGTERM]], ids=["kill", "ctrl-c-then-kill"])
+def test_a_build_stopped_by_kill_ends_at_once_and_leaves_its_folder_as_it_was(sample_cli, site, stops):
+    """`kill` (SIGTERM, as a scheduler stops a command: systemd sends SIGKILL after it) ends a build at once,
+    also as it waits for its render workers after a Ctrl-C: its workers ended (one stuck at its work too), exit 1,
+    saying so and naming the folder, left as it was before the build, byte for byte, with nothing of the build's
+    beside it (the signal's default ended it saying nothing, and left its work folder beside the site)."""
+    before, beside = _tree(site), sorted(site.parent.iterdir())
+    stopped = stopped_with_a_stuck_worker(["--db", sample_cli.db_url, "build", "--full", "--out", str(site),
+                                           "--base-url", BASE], sample_cli.cwd, stops)
+    if stopped is None:
+        pytest.skip("the build forked no worker (one core?)")
+    code, said, worker = stopped
+    assert code == 1 and said == [f"Error: stopped by `kill` (SIGTERM): the build ended at once, and {site} is left "
+                                  "as it was before this build: build again to bring it up to date"], said
+    assert ended(worker)
+    assert _tree(site) == before
+    assert sorted(site.parent.iterdir()) == beside  # its new tree too (a `.NAME.new-…` folder) is gone
+
+
+#: `newsroom ARGS` sent `kill` (SIGTERM) by itself once its build has replaced the first of the files it changes in
+#: place (an incremental build's few, see writer.apply_changes).
+KILLED_AS_IT_WRITES = """\
+import os, runpy, signal, sys
+from newsroom.build import writer
+real, replaced = writer._replace, []
+def replace(root, relative, data, scratch=None):
+    real(root, relative, data, scratch)
+    replaced.append(relative)
+    if len(replaced) == 1:
+        os.kill(os.getpid(), signal.SIGTERM)
+writer._replace = replace
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM to handle: it ends a process at once")
+def test_a_build_stopped_by_kill_as_it_replaces_its_files_writes_them_all_first(sample_cli, site, tmp_path):
+    """`kill` as an incremental build replaces the files an edit changed, one by one: they are all written first,
+    and the build says it was stopped and that the folder is its own, whole; it is the site a full build makes
+    (the signal's default ended it with some files new and some old, saying nothing)."""
+    sample_cli("story", "edit", "i10-ai-designed-pet-enzymes", "--headline-en", "Edited", "--correction",
+               "--reason", "typo")
+    process = subprocess.run([sys.executable, "-c", KILLED_AS_IT_WRITES, "--db", sample_cli.db_url, "build", "--out",
+                              str(site), "--base-url", BASE], cwd=sample_cli.cwd, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}, timeout=120)
+    assert process.returncode == 1 and process.stderr == (
+        f"Error: stopped by `kill` (SIGTERM) as this build wrote {site}, which it finished first: {site} is this "
+        "build's, whole and up to date\n"), (process.returncode, process.stdout, process.stderr)
+    fresh = tmp_path / "fresh"
+    sample_cli("build", "--out", str(fresh), "--base-url", BASE, "--full")
+    assert _tree(site) == _tree(fresh)
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from newsroom.build.pipeline import build as build_site
-from newsroom.build.stopped import StoppedAtOnce
+from newsroom.build.stopped import StoppedAtOnce, Stopping
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.settings import public_address_problems
 
@@ -38,25 +42,60 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
 
     On a terminal a progress bar counts the pages and files made; the build ends with one line:
     files written, unchanged and removed, and the time it took. Ctrl-C stops it once its render workers have
-    ended; pressed a third time, it ends them at once."""
+    ended (said after a second, and again at the second, with what a third does); pressed a third time, it ends
+    them at once. `kill` (SIGTERM, as a scheduler stops it) ends it at once, OUT left as it was before it; one
+    that comes as the files go in is answered once they all have, OUT then this build's, whole."""
     app.quiet = app.quiet or quiet
     app.open_content()
     settings = app.settings.replace(base_url=base_url, templates=str(templates.resolve()) if templates else None)
     started = time.perf_counter()
     # A progress bar only for a person watching: on a terminal, and not with --quiet.
     progress = not app.quiet and sys.stderr.isatty()
+    stopping = Stopping(click.echo, f"stopped once more (Ctrl-C) or by `kill`, the build ends at once, its render "
+                                    f"workers ended by force, and {out} is left as it was before this build",
+                        frozenset({signal.SIGTERM}))
     try:
-        result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out,
-                            now=app.now(), full=full, progress=progress, keep=_HELD)
-    except StoppedAtOnce:
-        raise click.ClickException(f"stopped without waiting for the build's render workers to end: they were "
-                                   f"ended at once, and {out} is left as it was before this build: build again to "
-                                   "bring it up to date") from None
+        with _ended_at_once_by_kill():
+            result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out,
+                                now=app.now(), full=full, progress=progress, keep=_HELD, stopping=stopping)
+    except StoppedAtOnce as stop:
+        raise click.ClickException(_stopped(stop, out)) from None
     # A public build at an address no reader reaches: said, for the preview's is a build's default too.
     report(result.warnings + ([] if drafts else public_address_problems(settings, ("base_url",) if base_url else ())))
     stats = result.stats
     app.say(f"{result.files} files ({result.pages} pages, {result.rendered} rendered): {stats.written} written, "
             f"{stats.unchanged} unchanged, {stats.removed} removed in {time.perf_counter() - started:.2f}s → {out}")
+
+
+def _stopped(stop: StoppedAtOnce, out: Path) -> str:
+    """What a build stopped at once says of its folder, and what to do."""
+    if stop.published:
+        return (f"stopped by `kill` (SIGTERM) as this build wrote {out}, which it finished first: {out} is this "
+                "build's, whole and up to date")
+    if stop.by_signal:
+        return (f"stopped by `kill` (SIGTERM): the build ended at once, and {out} is left as it was before this "
+                "build: build again to bring it up to date")
+    return (f"stopped without waiting for the build's render workers to end: they were ended at once, and {out} "
+            "is left as it was before this build: build again to bring it up to date")
+
+
+@contextmanager
+def _ended_at_once_by_kill() -> Iterator[None]:
+    """`kill` (SIGTERM: a scheduler's stop, systemd's before its SIGKILL) ends the build at once, as a third
+    Ctrl-C does, rather than by the signal's default (nothing said, and an incremental build's files could be
+    left some new, some old): raised as StoppedAtOnce, the build's new tree is dropped, its render workers ended
+    by force, and its files written whole or not at all (see making's publish). Ignored (`nohup`), it stays so."""
+    def end(signum: int, frame: object) -> None:
+        raise StoppedAtOnce("stopped by `kill`", by_signal=True)
+
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, end)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 COMMANDS = [build]
