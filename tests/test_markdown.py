@@ -461,6 +461,28 @@ def test_a_formula_is_kept_as_mathml_core(renderer: MarkdownRenderer, raw: str, 
     assert left_out(raw) == said
 
 
+@pytest.mark.parametrize(("raw", "alt"), [
+    ("![*bold* alt](https://e.org/i.png)", "bold alt"),
+    ("![a \\* b &amp; c &copy; `code`](https://e.org/i.png)", "a * b & c © code"),
+    ("![[a link](https://e.org) and ~~struck~~ __strong__](https://e.org/i.png)", "a link and struck strong"),
+    ("![![inner *i*](https://e.org/j.png) outer](https://e.org/i.png)", "inner i outer"),
+    ("![line\none](https://e.org/i.png)", "line one"),
+    ("![cited [1] here](https://e.org/i.png)", "cited here"),
+    ("![<b>raw</b> <script>alert(1)</script>tags &lt;kept&gt;](https://e.org/i.png)", "raw tags <kept>"),
+    ("![<math alttext=\"x squared\"><msup><mi>x</mi><mn>2</mn></msup></math>](https://e.org/i.png)", "x squared"),
+])
+def test_an_image_reads_as_its_alt_attribute_holds_it_in_every_text(renderer: MarkdownRenderer, raw: str,
+                                                                     alt: str) -> None:
+    """An image's alt text was read as its Markdown in plain text and the email's text part (`*bold* alt`), and
+    its `alt` attribute held raw HTML's tags as written: both read it as a browser shows the description's text."""
+    text = f"See {raw} now."
+    [image] = elements(str(renderer.html(text)), "img")
+    assert image.get("alt") == alt
+    assert plain_text(text) == f"See {alt} now."
+    marks = TextMarks(resolve, lambda href: f"<{href}>")
+    assert reading_text(text, width=200, marks=marks) == f"See {alt} <https://e.org/i.png> now."
+
+
 def test_allowed_raw_html_survives(renderer: MarkdownRenderer) -> None:
     html = renderer.html('<details><summary>More</summary>\n\nHidden [2]\n\n</details>\n\n'
                          'An <abbr title="artificial intelligence">AI</abbr> said '
