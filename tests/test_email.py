@@ -643,7 +643,8 @@ def test_html_in_a_formula_and_mathml_outside_one_keep_their_text_in_both_parts(
     """A <b> in a formula stood after it, and an <mi> outside a formula went with its text: the formula holds the
     <b>'s text in an <mtext>, the <mi>'s stands in the sentence, and the text part reads both."""
     note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
-    formula = next(math for math in note.iter("{http://www.w3.org/1998/Math/MathML}math") if math.get("alttext") is None)
+    formula = next(math for math in note.iter("{http://www.w3.org/1998/Math/MathML}math")
+                   if math.get("alttext") is None)
     assert [(element.tag.split("}")[1], element.text) for element in formula] == [
         ("mi", "x"), ("mo", "+"), ("mtext", "y")]
     paragraph = next(p for p in note.iter("p") if formula in list(p))

@@ -440,7 +440,8 @@ def test_raw_html_that_lost_its_content_reaches_every_feed(sample_cli, write_fil
 
 ALT_TEXT_STORY = QUOTING_STORY.replace("i13-quoting", "i13-alt-text").replace(
     "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n",
-    "  summary: >-\n    The chart ![*Energy* per `token` \\* &amp; <b>more</b>](https://example.org/chart.png) shows it.\n")
+    "  summary: >-\n    The chart ![*Energy* per `token` \\* &amp; <b>more</b>]"
+    "(https://example.org/chart.png) shows it.\n")
 
 
 @pytest.mark.sqlite_only("what feeds say of a text does not depend on the database")

@@ -15,8 +15,8 @@ from markdown_it.token import Token
 
 from newsroom.render.markdown.conformance import attribute_value
 from newsroom.render.markdown.links import NEVER_LINKED, OUTSIDE_REL, OUTSIDE_SCHEMES, refused_image
-from newsroom.render.markdown.mathml import (MATHML_ATTRIBUTES, MATHML_TAGS, formula_text_kept, mathml_as_text, mathml_only,
-                                             mathml_value)
+from newsroom.render.markdown.mathml import (MATHML_ATTRIBUTES, MATHML_TAGS, formula_text_kept, mathml_as_text,
+                                             mathml_only, mathml_value)
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 
 #: The prose and table set, plus sup, details/summary, abbr and span (with lang); and MathML (see `mathml`).

@@ -1,9 +1,10 @@
 """MathML kept as browsers render it (MathML Core): the elements and attributes the cleaner keeps of a
 `<math>`, their values as the Nu HTML Checker takes them (`mathml_value`), and nothing but MathML inside
-one (`mathml_only`), and neither an HTML element's tags in one's layout nor a MathML element's outside one, their
-text kept (`formula_text_kept`). nh3 keeps a MathML element only inside a `<math>` (one elsewhere goes with its content)
-and drops an HTML element that would break out of one, so no script, style or link runs from it; no MathML
-element kept takes a URL (`href` is not kept)."""
+one (`mathml_only`). nh3 keeps a MathML element only inside a `<math>` and drops an HTML element that would
+break out of one, so no script, style or link runs from it; no MathML element kept takes a URL (`href` is not
+kept). Before it cleans, the tags of an HTML element in a formula's layout and of a MathML element outside one
+go, their text kept (`formula_text_kept`): the cleaner would move the first out of the formula or drop it with
+its text, and drop the second with its text."""
 
 from __future__ import annotations
 
