@@ -486,6 +486,15 @@ def test_html_in_a_formula_s_layout_keeps_its_text_in_the_formula(renderer: Mark
     assert left_out(raw) == said
 
 
+def test_a_citation_in_a_formula_keeps_its_anchor(renderer: MarkdownRenderer) -> None:
+    """A citation's mark ends a formula, as HTML ends it there, and keeps the anchor its source links back to."""
+    text = "Energy <math><mi>x</mi><b>y</b> [1]</math> here [1]."
+    html = str(renderer.html(text))
+    assert html == ("<p>Energy <math><mi>x</mi><mtext>y </mtext></math>" + cite(1, 1) + " here " + cite(1, 2)
+                    + ".</p>\n")
+    assert [a.get("id") for a in elements(html, "a")] == list(citation_backrefs(text)[1])
+
+
 @pytest.mark.parametrize(("raw", "html", "plain", "said"), [
     ("a <mi>x</mi> b", "<p>a x b</p>\n", "a x b", ["<mi>"]),
     ("Sum <mrow><mi>x</mi><mo>+</mo><mn>1</mn></mrow> and <mtext>words</mtext>.",

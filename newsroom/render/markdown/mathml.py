@@ -193,6 +193,13 @@ class _FormulaReader(HTMLParser):
             elif not closed:
                 self.outside[tag] += 1
             return
+        if tag == "sup" and ("class", "cite") in attrs:
+            # A citation's mark ends the formula, as HTML ends it there: its anchor, which the source links back
+            # to, stays (no MathML element holds an id).
+            self.formula.clear()
+            self.in_formula.clear()
+            self.outside[tag] += 1
+            return
         kept = tag in MATHML_TAGS or tag in self.dropped_with_content
         if not kept:
             self.replacement = html_lib.escape(dict(attrs).get("alt") or "", quote=False) if tag == "img" else \
