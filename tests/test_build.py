@@ -391,3 +391,28 @@ def test_an_image_reads_as_its_alt_text_in_a_page_s_description_and_its_search_h
         hits = search(tmp_path / "site" / lang / "search" / "index", "energy per token")
         assert [(hit["title"], hit["snippet"]) for hit in hits] == [("GPT-5", read)]
 
+
+
+@pytest.mark.sqlite_only("a page's alt text, description and search hit do not depend on the database")
+def test_an_image_reads_as_its_alt_attribute_holds_it_in_a_page_s_description_and_its_search_hit(cli, write_files,
+                                                                                                 tmp_path):
+    """"![*Energy* per `token` …](…)" was described, and found in search, as its Markdown ("*Energy* per `token`"),
+    where the page's `alt` attribute reads its text: both read "Energy per token …", raw HTML's tags out of both."""
+    cli("init")
+    text = ("The chart ![*Energy* per `token` \\* [by chip](https://example.org/c) &amp; <b>more</b>]"
+            "(https://example.org/chart.png) shows it.")
+    section = f"  sections:\n    - title: Overview\n      simple:\n        text: {json.dumps(text)}\n"
+    page = ("kind: reference\nslug: gpt-5\nupdated: 2026-12-01\n"
+            "sources: [{publisher: OpenAI, title: System card, url: 'https://example.org/card'}]\n"
+            f"hu:\n  title: GPT-5\n{section}en:\n  title: GPT-5\n{section}")
+    cli("import", str(write_files({**OWN_SITE, "reference/gpt-5.yaml": page})))
+    cli("build", "--out", str(tmp_path / "site"))
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    alt = "Energy per token * by chip & more"
+    for lang in ("hu", "en"):
+        document = parser.parse((tmp_path / "site" / lang / "reference" / "gpt-5" / "index.html").read_bytes())
+        assert [image.get("alt") for image in document.iter("img")] == [alt]
+        metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
+        assert (metas["description"], metas["og:description"]) == (f"The chart {alt} shows it.",) * 2
+        hits = search(tmp_path / "site" / lang / "search" / "index", "token chip")
+        assert [(hit["title"], hit["snippet"]) for hit in hits] == [("GPT-5", f"The chart {alt} shows it.")]
