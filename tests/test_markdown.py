@@ -8,7 +8,7 @@ from xml.etree.ElementTree import Element
 
 import html5lib
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from jinja2 import Environment
 from markdown_it import MarkdownIt
@@ -1000,11 +1000,13 @@ _LINK_PIECES = ["[", "]", "](", "](https://e.org/a)", "][", "[1]", "[12]", "![](
                 "![](a\\(b.png)", ")", "(", " ", "\n", "\n\n", "&nbsp;", "&#160;", "&amp",
                 "<a href=\"https://e.org/b\">", "<a name=x>", "<A\thref=y>", "<a title=\"a<b\" href=\"z\">", "</a>",
                 "<a ", "<span>", "</span>",
-                "<img src=\"i.png\" alt=\"\">", "<b", ">", "<script>", "</script>", "text", "`", "<https://e.org/c>"]
+                "<img src=\"i.png\" alt=\"\">", "<b", ">", "<script>", "</script>", "text", "`", "\\", "<https://e.org/c>"]
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_LINK_PIECES), max_size=24))
+@example(["<a href=\"https://e.org/b\">", "`", "</a>", "`"])  # the `</a>` is code: the link's copy holds nothing
+@example(["<a href=\"https://e.org/b\">", "\\", "</a>"])  # the `</a>` is text, alike
 def test_the_quick_filter_never_hides_a_link_with_no_name(pieces: list[str]) -> None:
     """Most texts are not parsed for links with no name (`check` looks in every text): a filter passes over
     them. Whatever mix of brackets, raw links, images, citations, references and tags a text holds, the links
