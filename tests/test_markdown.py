@@ -1000,7 +1000,8 @@ _LINK_PIECES = ["[", "]", "](", "](https://e.org/a)", "][", "[1]", "[12]", "![](
                 "![](a\\(b.png)", ")", "(", " ", "\n", "\n\n", "&nbsp;", "&#160;", "&amp",
                 "<a href=\"https://e.org/b\">", "<a name=x>", "<A\thref=y>", "<a title=\"a<b\" href=\"z\">", "</a>",
                 "<a ", "<span>", "</span>",
-                "<img src=\"i.png\" alt=\"\">", "<b", ">", "<script>", "</script>", "text", "`", "\\", "<https://e.org/c>"]
+                "<img src=\"i.png\" alt=\"\">", "<b", ">", "<script>", "</script>", "text", "`", "\\",
+                "<https://e.org/c>"]
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
