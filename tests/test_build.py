@@ -291,16 +291,18 @@ def test_a_build_stopped_by_kill_ends_at_once_and_leaves_its_folder_as_it_was(sa
 
 
 #: `newsroom ARGS` sent `kill` (SIGTERM) by itself once its build has replaced the first of the files it changes in
-#: place (an incremental build's few, see writer.apply_changes).
+#: place (an incremental build's few, see writer.apply_changes; a render worker writing into a new tree passes no
+#: scratch folder, and is not the process signalled).
 KILLED_AS_IT_WRITES = """\
 import os, runpy, signal, sys
 from newsroom.build import writer
-real, replaced = writer._replace, []
+real, replaced, command = writer._replace, [], os.getpid()
 def replace(root, relative, data, scratch=None):
     real(root, relative, data, scratch)
-    replaced.append(relative)
-    if len(replaced) == 1:
-        os.kill(os.getpid(), signal.SIGTERM)
+    if scratch is not None and os.getpid() == command:
+        replaced.append(relative)
+        if len(replaced) == 1:
+            os.kill(command, signal.SIGTERM)
 writer._replace = replace
 sys.argv = ["newsroom", *sys.argv[1:]]
 runpy.run_module("newsroom", run_name="__main__")
