@@ -39,9 +39,10 @@ from jinja2 import Template
 from issues.visibility import publication_time
 from newsroom import __version__
 from newsroom.build import urls
+from newsroom.build.derived import Derived
 from newsroom.build.feedlinks import FeedLink, feed_links
 from newsroom.build.model import Content, Record
-from newsroom.build.pages import Derived, Planner
+from newsroom.build.pages import Planner
 from newsroom.render.folder import template_folder
 from newsroom.render.html import environment, template_errors
 from newsroom.render.markdown import plain_text
