@@ -36,8 +36,9 @@ class Shown:
     The watcher changes its own record of the problems step by step (a file's go, another's come), then swaps a
     new `Shown` in with one assignment; a request takes the one of its start and answers from it alone. A
     snapshot rather than a lock: one thread writes (the caller's as the preview starts, then the watcher's), a
-    request never waits for it, and a page at an id always shows that id's problems (read apart, a page could show a moment between two changes, at
-    the id of the one before, and the open page, reloaded to it, stayed so)."""
+    request never waits for it, and a page at an id always shows that id's problems (read apart, a page could
+    show a moment between two changes, at the id of the one before, and the open page, reloaded to it, stayed
+    so)."""
 
     build_id: str
     problems: tuple[str, ...] = ()

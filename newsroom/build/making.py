@@ -26,20 +26,20 @@ from sqlalchemy.orm import Session
 
 from newsroom.build import stale, state, works
 from newsroom.build.checking import checked, parse_ahead
-from newsroom.build.derived import term_matchers
+from newsroom.build.derived import derive, term_matchers
 from newsroom.build.masthead import respliced
 from newsroom.build.memos import Memo, fresh_memos, load_memos
 from newsroom.build.model import Content, Record, load_content
 from newsroom.build.page_specs import PageSpec
-from newsroom.build.pages import derive, list_pages
 from newsroom.build.pipeline import BuildResult, code_version
+from newsroom.build.planning import list_pages
 from newsroom.build.publishing import IN_PLACE_SHARE, Made, publish, published
-from newsroom.build.stale import AGGREGATE, largest_first, stale_groups, stale_pages
-from newsroom.build.urls import SITE_NAMES, SITEMAP
-from newsroom.build.rendering import PageRenderer, run_all, signals_held
-from newsroom.build.stopped import StoppedAtOnce, Stopping
 from newsroom.build.remembered import Remembered
+from newsroom.build.rendering import PageRenderer, run_all, signals_held
+from newsroom.build.stale import AGGREGATE, largest_first, stale_groups, stale_pages
+from newsroom.build.stopped import StoppedAtOnce, Stopping
 from newsroom.build.tracking import Tracker, track_content, track_derived, untracked_fields
+from newsroom.build.urls import SITE_NAMES, SITEMAP
 from newsroom.build.values import Values
 from newsroom.build.works import Spool
 from newsroom.build.writer import StagedTree, changed_since, collect, discarded_on_error
@@ -48,12 +48,12 @@ from newsroom.db.session import WalCopy
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.drafts import drafts_in, without_drafts
 from newsroom.render.assets import asset_urls, load_assets
-from newsroom.render.static import static_folder, static_paths
 from newsroom.render.email import EMAIL_TEMPLATES, latest_email
 from newsroom.render.folder import TEMPLATES
 from newsroom.render.html import environment
 from newsroom.render.markdown import remembered_references, text_key
 from newsroom.render.sitemap import render_sitemap
+from newsroom.render.static import static_folder, static_paths
 from newsroom.settings import Settings
 
 #: Namespaces of remembered results (memos.BuildMemo).
