@@ -60,6 +60,9 @@ class RequestHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
 
     shown: Shown  # taken as the request is read: what the whole answer shows
+    #: The host an absolute-form request names (`GET http://HOST/en/ HTTP/1.1`, as proxies send), which stands
+    #: for its Host header (RFC 9112, 3.2.2); None for one naming its path alone.
+    named_host: str | None = None
 
     @property
     def timeout(self) -> float:  # type: ignore[override]  # read as the connection is set up (socketserver)
@@ -67,7 +70,13 @@ class RequestHandler(SimpleHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         self.shown = self.server.preview.shown  # one moment for the whole answer, errors included (see Shown)
-        return super().parse_request()
+        self.named_host = None
+        if not super().parse_request():
+            return False
+        # Its path from here on, however the request names it: an absolute-form request's, looked up as a path
+        # (`http:/host/en/…` under the folder), was not found, and its 404 page the root's, whatever its language.
+        self.path, self.named_host = origin_form(self.path)
+        return True
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         if self._elsewhere() or self._build_id():
@@ -130,7 +139,7 @@ class RequestHandler(SimpleHTTPRequestHandler):
         """Refuse a request for another site's name while the preview listens on this machine alone: a page
         of any site can make its name lead here (DNS rebinding) and read the preview, drafts included. A
         browser of this machine names it (127.0.0.1, localhost) or its address; the site's name never."""
-        host = self.headers.get("Host")
+        host = self.named_host if self.named_host is not None else self.headers.get("Host")
         if not self.server.preview.local or host is None or _this_machine(host):
             return False
         self.send_error(HTTPStatus.FORBIDDEN, "Not this host", f"The preview answers at {self.server.preview.url}")
@@ -232,6 +241,20 @@ def failure_page(lang: str, problems: Sequence[str], script: str) -> bytes:
             f'<title>{heading}</title>\n</head>\n<body>\n<main>\n<h1>{heading}</h1>\n<p>{what}</p>\n'
             f'<h2>{named}</h2>\n<ul lang="en" style="white-space: pre-wrap">\n{listed}</ul>\n'
             f'</main>\n{f"<script>{script}</script>" if script else ""}\n</body>\n</html>\n').encode()
+
+
+def origin_form(target: str) -> tuple[str, str | None]:
+    """A request's target as its path (with its query), and the host it names in absolute form (`http://HOST/…`),
+    else None: one that is no http(s) URL (a path, `*`, one that does not parse) is left as it is."""
+    if target.startswith("/"):
+        return target, None
+    try:
+        parts = urlsplit(target)
+    except ValueError:  # `http://[::1/`: not found, as any path that names no file
+        return target, None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return target, None
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), parts.netloc
 
 
 def _this_machine(host: str) -> bool:

@@ -271,38 +271,43 @@ def test_a_build_stopped_a_third_time_as_it_waits_for_a_stuck_worker_ends_at_onc
 
 @pytest.mark.sqlite_only("a signal's handling does not depend on the database")
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="seeing a worker ended needs Linux's /proc")
-@pytest.mark.parametrize("stops", [[signal.SIGTERM], [signal.SIGINT, signal.SIGTERM]], ids=["kill", "ctrl-c-then-kill"])
-def test_a_build_stopped_by_kill_ends_at_once_and_leaves_its_folder_as_it_was(sample_cli, site, stops):
-    """`kill` (SIGTERM, as a scheduler stops a command: systemd sends SIGKILL after it) ends a build at once,
-    also as it waits for its render workers after a Ctrl-C: its workers ended (one stuck at its work too), exit 1,
-    saying so and naming the folder, left as it was before the build, byte for byte, with nothing of the build's
-    beside it (the signal's default ended it saying nothing, and left its work folder beside the site)."""
+@pytest.mark.parametrize(("stops", "named"), [
+    ([signal.SIGTERM], "`kill` (SIGTERM)"), ([signal.SIGINT, signal.SIGTERM], "`kill` (SIGTERM)"),
+    ([getattr(signal, "SIGHUP", signal.SIGTERM)], "its terminal closing (SIGHUP)")],
+    ids=["kill", "ctrl-c-then-kill", "terminal-closed"])
+def test_a_build_stopped_by_kill_ends_at_once_and_leaves_its_folder_as_it_was(sample_cli, site, stops, named):
+    """`kill` (SIGTERM, as a scheduler stops a command: systemd sends SIGKILL after it) or the terminal closed
+    (SIGHUP: an ssh connection dropped) ends a build at once, also as it waits for its render workers after a
+    Ctrl-C: its workers ended (one stuck at its work too), exit 1, saying so and naming the signal and the folder,
+    left as it was before the build, byte for byte, with nothing of the build's beside it (the signal's default
+    ended it saying nothing, and left its work folder beside the site)."""
     before, beside = _tree(site), sorted(site.parent.iterdir())
     stopped = stopped_with_a_stuck_worker(["--db", sample_cli.db_url, "build", "--full", "--out", str(site),
                                            "--base-url", BASE], sample_cli.cwd, stops)
     if stopped is None:
         pytest.skip("the build forked no worker (one core?)")
     code, said, worker = stopped
-    assert code == 1 and said == [f"Error: stopped by `kill` (SIGTERM): the build ended at once, and {site} is left "
-                                  "as it was before this build: build again to bring it up to date"], said
+    assert code == 1 and said == [f"Error: stopped by {named}: the build ended at once, and {site} is left as it was "
+                                  "before this build: build again to bring it up to date"], said
     assert ended(worker)
     assert _tree(site) == before
     assert sorted(site.parent.iterdir()) == beside  # its new tree too (a `.NAME.new-…` folder) is gone
 
 
-#: `newsroom ARGS` sent `kill` (SIGTERM) by itself once its build has replaced the first of the files it changes in
-#: place (an incremental build's few, see writer.apply_changes; a render worker writing into a new tree passes no
-#: scratch folder, and is not the process signalled).
+#: `newsroom ARGS` sent the signal $STOP (`kill`'s SIGTERM by default) by itself once its build has replaced the
+#: first of the files it changes in place (an incremental build's few, see writer.apply_changes; a render worker
+#: writing into a new tree passes no scratch folder, and is not the process signalled).
 KILLED_AS_IT_WRITES = """\
 import os, runpy, signal, sys
 from newsroom.build import writer
 real, replaced, command = writer._replace, [], os.getpid()
+stop = signal.Signals[os.environ.get("STOP", "SIGTERM")]
 def replace(root, relative, data, scratch=None):
     real(root, relative, data, scratch)
     if scratch is not None and os.getpid() == command:
         replaced.append(relative)
         if len(replaced) == 1:
-            os.kill(command, signal.SIGTERM)
+            os.kill(command, stop)
 writer._replace = replace
 sys.argv = ["newsroom", *sys.argv[1:]]
 runpy.run_module("newsroom", run_name="__main__")
@@ -311,21 +316,70 @@ runpy.run_module("newsroom", run_name="__main__")
 
 @pytest.mark.sqlite_only("a signal's handling does not depend on the database")
 @pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM to handle: it ends a process at once")
-def test_a_build_stopped_by_kill_as_it_replaces_its_files_writes_them_all_first(sample_cli, site, tmp_path):
-    """`kill` as an incremental build replaces the files an edit changed, one by one: they are all written first,
-    and the build says it was stopped and that the folder is its own, whole; it is the site a full build makes
-    (the signal's default ended it with some files new and some old, saying nothing)."""
+@pytest.mark.parametrize(("stop", "named"), [("SIGTERM", "`kill` (SIGTERM)"),
+                                             ("SIGHUP", "its terminal closing (SIGHUP)"), ("SIGINT", "Ctrl-C")])
+def test_a_build_stopped_by_kill_as_it_replaces_its_files_writes_them_all_first(sample_cli, site, tmp_path, stop,
+                                                                                 named):
+    """`kill`, the terminal closed or Ctrl-C as an incremental build replaces the files an edit changed, one by one:
+    they are all written first, and the build says it was stopped, by what, and that the folder is its own, whole;
+    it is the site a full build makes (SIGTERM's and SIGHUP's default ended it with some files new and some old,
+    saying nothing; Ctrl-C's said "Aborted!")."""
     sample_cli("story", "edit", "i10-ai-designed-pet-enzymes", "--headline-en", "Edited", "--correction",
                "--reason", "typo")
     process = subprocess.run([sys.executable, "-c", KILLED_AS_IT_WRITES, "--db", sample_cli.db_url, "build", "--out",
                               str(site), "--base-url", BASE], cwd=sample_cli.cwd, capture_output=True, text=True,
-                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}, timeout=120)
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), "STOP": stop},
+                             timeout=120)
     assert process.returncode == 1 and process.stderr == (
-        f"Error: stopped by `kill` (SIGTERM) as this build wrote {site}, which it finished first: {site} is this "
-        "build's, whole and up to date\n"), (process.returncode, process.stdout, process.stderr)
+        f"Error: stopped by {named} as this build wrote {site}, which it finished first: {site} is this build's, "
+        "whole and up to date\n"), (process.returncode, process.stdout, process.stderr)
     fresh = tmp_path / "fresh"
     sample_cli("build", "--out", str(fresh), "--base-url", BASE, "--full")
     assert _tree(site) == _tree(fresh)
+
+
+#: `newsroom ARGS` started as `nohup` starts it (SIGHUP ignored), whose terminal closes (SIGHUP to every process of
+#: its group, $HUNG_UP made once sent) as soon as its build has forked its render workers, each of which waits for
+#: it before taking its first chunk.
+HUNG_UP_AS_IT_RENDERS = """\
+import os, runpy, signal, sys, time
+from newsroom.build import rendering
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+command, hung_up = os.getpid(), os.environ["HUNG_UP"]
+real_wait, real_next = rendering.wait, rendering._next_chunk
+def wait(*args, **kwargs):
+    if os.getpid() == command and not os.path.exists(hung_up):
+        os.killpg(0, signal.SIGHUP)
+        open(hung_up, "w").close()
+    return real_wait(*args, **kwargs)
+def next_chunk(job, slot):
+    while not os.path.exists(hung_up):
+        time.sleep(0.01)
+    return real_next(job, slot)
+rendering.wait, rendering._next_chunk = wait, next_chunk
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="no process groups (Windows)")
+def test_a_build_started_with_nohup_goes_on_when_its_terminal_closes(sample_cli, site, tmp_path):
+    """`nohup newsroom build`: the terminal closed (SIGHUP to every process of the command) as its render workers
+    work is ignored by them too, and the build ends as it would have, its folder whole (each worker ended at the
+    signal's default, and the build failed: "a render worker ended before its works did")."""
+    before, hung_up = _tree(site), tmp_path / "hung-up"
+    process = subprocess.run([sys.executable, "-c", HUNG_UP_AS_IT_RENDERS, "--db", sample_cli.db_url, "build",
+                              "--full", "--out", str(site), "--base-url", BASE], cwd=sample_cli.cwd,
+                             capture_output=True, text=True, start_new_session=True, timeout=120,
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), "HUNG_UP": str(hung_up)})
+    if not hung_up.exists():
+        pytest.skip("the build forked no worker (one core?)")
+    assert process.returncode == 0 and "Error" not in process.stderr, (process.returncode, process.stdout,
+                                                                       process.stderr)
+    assert re.fullmatch(r"370 files \(256 pages, 256 rendered\): 0 written, 370 unchanged, 0 removed in \d+\.\d\ds → "
+                        rf"{re.escape(str(site))}\n", process.stdout), process.stdout
+    assert _tree(site) == before
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

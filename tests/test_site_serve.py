@@ -120,16 +120,26 @@ def test_unknown_paths_get_the_site_404_page(preview):
 
 def test_an_unknown_path_of_a_language_gets_that_language_s_404_page(preview):
     """`/en/…` not found is the English 404 page (it was the root's, Hungarian, for every path), its folder
-    percent-encoded too, as the file it names is looked up (`/%65n/…` is `/en/…`: it got the root's)."""
+    percent-encoded too, as the file it names is looked up (`/%65n/…` is `/en/…`: it got the root's), and in a
+    request naming the whole URL (`GET http://host/en/…`, as a proxy sends it: it got the root's, and a page
+    there was not found)."""
     server, _, _, _ = preview
     assert sorted(path.relative_to(server.out).as_posix() for path in server.out.rglob("404.html")) == [
         "404.html", "en/404.html", "hu/404.html"]  # the build's: the root's, and one per language
-    for path in ("/en/no-such-page/", "/%65n/no-such-page/", "/en%2Fno-such-page"):
+    absolute = f"http://127.0.0.1:{server.port}"
+    for path in ("/en/no-such-page/", "/%65n/no-such-page/", "/en%2Fno-such-page", f"{absolute}/en/no-such-page/",
+                 f"HTTP://localhost:{server.port}/%65n/no-such-page?q=1"):
         status, _, body = _request(server, path)
         document = html5lib.parse(body, namespaceHTMLElements=False)
         assert status == 404 and document.get("lang") == "en", path
         assert text_of(document.find(".//h1")) == "Page not found", path
     assert _request(server, "/%65n/")[0] == 200  # the page it names, served as `/en/` is
+    status, headers, body = _request(server, f"{absolute}/en/?q=1")
+    assert status == 200 and html5lib.parse(body, namespaceHTMLElements=False).get("lang") == "en"
+    assert _request(server, f"{absolute}/en/glossary/gpu")[1]["location"] == "/en/glossary/gpu/"
+    assert _request(server, f"{absolute}/__build_id")[2] == server.build_id.encode()
+    status, _, body = _request(server, absolute)  # the root, with no path at all
+    assert status == 200 and body == (server.out / "index.html").read_bytes()
     status, _, body = _request(server, "/hu/no-such-page/?q=1", "HEAD")
     assert status == 404 and body == b""
     status, _, body = _request(server, "/no-such-page")
@@ -177,6 +187,9 @@ def test_a_request_for_another_site_s_name_is_refused(preview):
             assert status == 403 and "Készülő szám" not in body.decode("utf-8"), (host, path)
             assert server.url.encode() in body
         assert _request(server, "/hu/", "HEAD", headers={"Host": host})[0] == 403
+        # Named in the request line, as a proxy does, it stands for the Host header (RFC 9112, 3.2.2).
+        assert _request(server, f"http://{host}/hu/issues/14/", headers={"Host": f"127.0.0.1:{server.port}"})[0] \
+            == 403, host
     for host in [f"127.0.0.1:{server.port}", f"localhost:{server.port}", "preview.localhost"]:
         assert _request(server, "/hu/issues/14/", headers={"Host": host})[0] == 200, host
 

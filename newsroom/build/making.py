@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
@@ -37,12 +37,12 @@ from newsroom.build.publishing import IN_PLACE_SHARE, Made, publish, published
 from newsroom.build.remembered import Remembered
 from newsroom.build.rendering import PageRenderer, run_all, signals_held
 from newsroom.build.stale import AGGREGATE, largest_first, stale_groups, stale_pages
-from newsroom.build.stopped import StoppedAtOnce, Stopping
+from newsroom.build.stopped import StoppedAtOnce, StoppedOnceWritten, Stopping
 from newsroom.build.tracking import Tracker, track_content, track_derived, untracked_fields
 from newsroom.build.urls import SITE_NAMES, SITEMAP
 from newsroom.build.values import Values
 from newsroom.build.works import Spool
-from newsroom.build.writer import StagedTree, changed_since, collect, discarded_on_error
+from newsroom.build.writer import StagedTree, WriteStats, changed_since, collect, discarded_on_error
 from newsroom.checks import markdown_texts
 from newsroom.db.session import WalCopy
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -200,13 +200,8 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
             emails = (email_out, collect([item for files, _ in latest for item in files]))
         _forget_superseded(memos, settings.languages)
         _forget_unshown_parts(memos["feeds"], [group for group, *_ in groups])
-        # Written whole: a stop as the files go in and their state is recorded is answered once they are (a
-        # `kill` of `build` ended it at once, and an incremental build left some files new, some old).
-        try:
-            with signals_held():
-                stats = publish(engine, out, made, previous, set(claimed), snapshot, memos, values, tree, emails)
-        except StoppedAtOnce as stop:
-            raise StoppedAtOnce(str(stop), by_signal=stop.by_signal, published=True) from None
+        stats = _written_whole(partial(publish, engine, out, made, previous, set(claimed), snapshot, memos, values,
+                                       tree, emails))
     if tree is not None:
         tree.wait()  # the old tree's removal, which ran meanwhile
     if keep is not None:
@@ -214,6 +209,27 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
     return BuildResult(len(sitemap), len(claimed), stats, [p for p in problems if p.severity == "warning"],
                        rendered)
 
+
+
+def _written_whole(write: Callable[[], WriteStats]) -> WriteStats:
+    """`write()` (the files put in place and their state recorded), whole: a stop that comes meanwhile is answered
+    once it has returned (a `kill` of `build` ended it at once, and an incremental build left some files new,
+    some old), as a stop of a build that wrote its folder (StoppedAtOnce's `published`, StoppedOnceWritten);
+    after a write that failed, it is raised as it came."""
+    written = False
+    try:
+        with signals_held():
+            stats = write()
+            written = True
+    except StoppedAtOnce as stop:
+        if not written:
+            raise
+        raise StoppedAtOnce(str(stop), by_signal=stop.by_signal, published=True) from None
+    except KeyboardInterrupt:
+        if not written:
+            raise
+        raise StoppedOnceWritten("stopped by Ctrl-C once the build wrote its folder") from None
+    return stats
 
 
 @contextmanager

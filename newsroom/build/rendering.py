@@ -120,16 +120,19 @@ def _next_chunk(job: _Job, slot: int) -> list[int] | None:
 
 def _work_through(job: _Job, slot: int, results: Connection, inherited: Sequence[Connection]) -> None:
     """A forked worker's life: chunk after chunk (see _next_chunk), each sent back with its work indices
-    as `finish` made it, then None; a failure is sent back as its exception instead. Ctrl-C is the
-    build's to handle (it stops the workers with SIGTERM, which ends one at once), not each worker's to report.
+    as `finish` made it, then None; a failure is sent back as its exception instead. Ctrl-C and the terminal
+    closed (SIGHUP, which reaches every process of the command) are the build's to handle (it stops the workers
+    with SIGTERM, which ends one at once), not each worker's: one ended by SIGHUP failed a build that ignored it
+    (`nohup`), "a render worker ended before its works did".
 
     A worker keeps none of the build's folder locks (closed as it is forked: see locks) nor the read ends
     of the results' pipes it inherited (`inherited`: its own, and the workers' started before it): once
     the build is gone (killed), no process holds a read end, so the worker's next send fails and it stops.
     Holding one, it would wait for ever on a full pipe, or work through every chunk left."""
-    for ending in (signal.SIGTERM, signal.SIGHUP):  # the build's terminate() ends it, whatever `serve` set
-        signal.signal(ending, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the build's terminate() ends it, whatever the command set
+    for stop in STOPPING:
+        if stop != signal.SIGTERM:
+            signal.signal(stop, signal.SIG_IGN)
     for reader in inherited:
         reader.close()
     try:
@@ -264,7 +267,7 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     processes: list[Any] = []
     waiting: list[Connection] = []
     stopped = 0  # stops had before the workers' end is waited for (see _end_workers)
-    killed = False  # ended at once by a signal (see Stopping.at_once)
+    killed: int | None = None  # the signal that ended it at once (see Stopping.at_once)
     # Objects the workers inherit are left out of their collections: a collection would touch each
     # one and so copy every memory page of the build into each worker.
     gc.freeze()
@@ -301,8 +304,8 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     except KeyboardInterrupt:
         stopped = 1
         raise
-    except StoppedAtOnce:  # a stop that ends the build at the first (see Stopping.at_once): no wait for them
-        stopped, killed = STOPS_AT_ONCE, True
+    except StoppedAtOnce as stop:  # a stop that ends the build at the first (see Stopping.at_once): no wait for them
+        stopped, killed = STOPS_AT_ONCE, stop.by_signal
         raise
     finally:
         # A stop (Ctrl-C, `kill`) as the workers end is handled once they all have: handled at once, it broke off
@@ -315,7 +318,7 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
 
 
 def _end_workers(processes: Sequence[Any], waiting: Sequence[Connection], stops: list[int], stopped: int,
-                 stopping: Stopping | None = None, killed: bool = False) -> None:
+                 stopping: Stopping | None = None, killed: int | None = None) -> None:
     """Wait for every worker to end: those still at work (`waiting`: a failure, or a stop) are stopped first.
 
     `stops` are those held as it waits (see signals_held), `stopped` how many came before: once they come to
@@ -324,7 +327,7 @@ def _end_workers(processes: Sequence[Any], waiting: Sequence[Connection], stops:
     back, or one still at its chunk, see below) could otherwise be ended by `kill -9` alone. Each stop is
     answered (`stopping`): a wait of a moment after one says what it waits for, and the stop before the last
     says that one more ends the build at once, and what that leaves (they said nothing, as if not heard).
-    `killed`: the build was ended at once by a signal already, which the StoppedAtOnce raised says."""
+    `killed`: the signal that ended the build at once already, which the StoppedAtOnce raised names."""
     for process in processes:
         if process.is_alive() and waiting:  # a failure: the others stop now
             process.terminate()
@@ -336,13 +339,13 @@ def _end_workers(processes: Sequence[Any], waiting: Sequence[Connection], stops:
     said = _Said(stopping)
     for process in processes:
         while not _ended(process, STOP_LOOK_SECONDS):
-            at_once = stopping is not None and not stopping.at_once.isdisjoint(stops)
-            if stopped + len(stops) >= STOPS_AT_ONCE or at_once:
+            at_once = next((stop for stop in stops if stopping is not None and stop in stopping.at_once), None)
+            if stopped + len(stops) >= STOPS_AT_ONCE or at_once is not None:
                 alive = [worker for worker in processes if worker.is_alive()]
                 _end_by_force(alive)
                 stops.clear()  # handled here, and so are those that came as the workers were ended
                 raise StoppedAtOnce(f"stopped as the build waited for its workers to end: {len(alive)} ended by "
-                                    "force", by_signal=killed or at_once)
+                                    "force", by_signal=killed if killed is not None else at_once)
             said.answer(stopped + len(stops))
 
 

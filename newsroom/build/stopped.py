@@ -9,17 +9,23 @@ from dataclasses import dataclass
 
 class StoppedAtOnce(BaseException):
     """The build was stopped a third time (Ctrl-C, `kill`) as it waited for its render workers to end, or by a
-    signal that ends it at once (`build` at `kill`, see Stopping.at_once): the workers still alive were ended by
-    force (SIGTERM, then SIGKILL), and the build ends without its pages. A stop as KeyboardInterrupt is, not an
-    error; the command names what is left (its folder) and what to do.
+    signal that ends it at once (`build` at `kill` or its terminal closed, see Stopping.at_once): the workers
+    still alive were ended by force (SIGTERM, then SIGKILL), and the build ends without its pages. A stop as
+    KeyboardInterrupt is, not an error; the command names what is left (its folder) and what to do.
 
-    `by_signal`: ended by a signal of Stopping.at_once rather than by stops counted. `published`: the stop came
-    as the build wrote its folder and recorded it, which it finished first (see publishing.publish): the folder
-    is then this build's, whole."""
+    `by_signal`: the signal of Stopping.at_once that ended it (SIGTERM, SIGHUP), None when stops counted did.
+    `published`: the stop came as the build wrote its folder and recorded it, which it finished first (see
+    making's publish): the folder is then this build's, whole."""
 
-    def __init__(self, message: str = "", *, by_signal: bool = False, published: bool = False) -> None:
+    def __init__(self, message: str = "", *, by_signal: int | None = None, published: bool = False) -> None:
         super().__init__(message)
         self.by_signal, self.published = by_signal, published
+
+
+class StoppedOnceWritten(KeyboardInterrupt):
+    """Ctrl-C came as the build wrote its folder and recorded it, which it finished first (see making's
+    publish): the folder is this build's, whole. A KeyboardInterrupt still to a command that takes the stop as
+    one (`serve`, which then ends as at any Ctrl-C); `build` says what it left."""
 
 
 @dataclass(frozen=True)
