@@ -382,6 +382,40 @@ def test_a_build_started_with_nohup_goes_on_when_its_terminal_closes(sample_cli,
     assert _tree(site) == before
 
 
+#: `newsroom ARGS` whose build's first render worker is killed (SIGKILL, as the out-of-memory killer does) as it
+#: begins its work.
+WORKER_KILLED = """\
+import os, runpy, signal, sys
+from newsroom.build import rendering
+real = rendering._work_through
+def killed(job, slot, results, inherited):
+    if slot == 0:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(job, slot, results, inherited)
+rendering._work_through = killed
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a worker's end does not depend on the database")
+def test_a_build_whose_render_worker_is_killed_says_so_and_leaves_its_folder_as_it_was(sample_cli, site):
+    """A render worker killed from outside (out of memory): the build ends with one line saying so, what it leaves
+    and what to do, not a traceback; its folder is as it was (a full build assembles a new tree, thrown away)."""
+    before, beside = _tree(site), sorted(site.parent.iterdir())
+    process = subprocess.run([sys.executable, "-c", WORKER_KILLED, "--db", sample_cli.db_url, "build", "--full",
+                              "--out", str(site), "--base-url", BASE], cwd=sample_cli.cwd, capture_output=True,
+                             text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    if process.returncode == 0:
+        pytest.skip("the build forked no worker (one core?)")
+    assert process.returncode == 1 and process.stderr == (
+        f"Error: a render worker ended before its works did (killed, or out of memory?): {site} is left as it was "
+        "before this build: build again (if memory ran short, on fewer cores: `taskset -c 0 newsroom build …`)\n"
+    ), process.stderr
+    assert _tree(site) == before
+    assert sorted(site.parent.iterdir()) == beside
+
+
 def _tree(folder: Path) -> dict[str, bytes]:
     return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*"))
             if path.is_file()}

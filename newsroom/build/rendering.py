@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 from newsroom.build.memos import Memo
 from newsroom.build.page_specs import PagePlan, PageSpec
-from newsroom.build.stopped import StoppedAtOnce, Stopping
+from newsroom.build.stopped import StoppedAtOnce, Stopping, WorkerLost
 from newsroom.i18n import catalog_digest
 from newsroom.render.html import environment, render, template_fingerprint, used_templates
 
@@ -289,8 +289,8 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
                 try:
                     message = reader.recv()
                 except EOFError:
-                    raise RuntimeError("a render worker ended before its works did (killed, or out of memory?)"
-                                       ) from None
+                    raise WorkerLost("a render worker ended before its works did (killed, or out of memory?)"
+                                     ) from None
                 if message is None:  # no chunk left for it
                     waiting.remove(reader)
                     reader.close()

@@ -7,6 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 
+class WorkerLost(RuntimeError):
+    """A render worker ended before its works did, killed from outside (the kernel's out-of-memory killer,
+    `kill -9`): the build ends without its pages, its folder left as it was (nothing goes in before every
+    page is made)."""
+
+
 class StoppedAtOnce(BaseException):
     """The build was stopped a third time (Ctrl-C, `kill`) as it waited for its render workers to end, or by a
     signal that ends it at once (`build` at `kill` or its terminal closed, see Stopping.at_once): the workers

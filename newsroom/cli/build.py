@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from newsroom.build.pipeline import build as build_site
-from newsroom.build.stopped import StoppedAtOnce, StoppedOnceWritten, Stopping
+from newsroom.build.stopped import StoppedAtOnce, StoppedOnceWritten, Stopping, WorkerLost
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.settings import public_address_problems
 
@@ -67,6 +67,9 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
         raise click.ClickException(_stopped(stop, out)) from None
     except StoppedOnceWritten:  # click would say "Aborted!" of a folder this build wrote whole
         raise click.ClickException(_written_whole("Ctrl-C", out)) from None
+    except WorkerLost as lost:  # not a traceback: nothing in the content or the code is at fault
+        raise click.ClickException(f"{lost}: {out} is left as it was before this build: build again (if memory ran "
+                                   "short, on fewer cores: `taskset -c 0 newsroom build …`)") from None
     # A public build at an address no reader reaches: said, for the preview's is a build's default too.
     report(result.warnings + ([] if drafts else public_address_problems(settings, ("base_url",) if base_url else ())))
     stats = result.stats
