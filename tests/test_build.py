@@ -463,9 +463,20 @@ def test_an_image_reads_as_its_alt_text_in_a_page_s_description_and_its_search_h
     """"The chart ![energy per token](…) shows it" read "The chart shows it" in a page's description and its search
     hit's snippet, and the image's words found nothing: an image reads as its alt text, as the email's text part
     and a screen reader read it; one without alt text is decoration, and goes ("Two ![](…)." reads "Two.")."""
+    site = _reference_page_built(cli, write_files, tmp_path, "The chart ![energy per token](https://example.org/"
+                                 "chart.png) shows it [1]. Two ![](https://example.org/dot.png). Then three.")
+    read = "The chart energy per token shows it. Two. Then three."
+    for lang, document in site.items():
+        metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
+        assert (metas["description"], metas["og:description"]) == (read,) * 2
+        hits = search(tmp_path / "site" / lang / "search" / "index", "energy per token")
+        assert [(hit["title"], hit["snippet"]) for hit in hits] == [("GPT-5", read)]
+
+
+def _reference_page_built(cli, write_files, tmp_path: Path, text: str) -> dict[str, object]:
+    """A new site's reference page gpt-5 whose one section's simple text is `text`, built into tmp_path/site:
+    the page parsed, by language."""
     cli("init")
-    text = ("The chart ![energy per token](https://example.org/chart.png) shows it [1]. "
-            "Two ![](https://example.org/dot.png). Then three.")
     section = f"  sections:\n    - title: Overview\n      simple:\n        text: {json.dumps(text)}\n"
     page = ("kind: reference\nslug: gpt-5\nupdated: 2026-12-01\n"
             "sources: [{publisher: OpenAI, title: System card, url: 'https://example.org/card'}]\n"
@@ -473,13 +484,8 @@ def test_an_image_reads_as_its_alt_text_in_a_page_s_description_and_its_search_h
     cli("import", str(write_files({**OWN_SITE, "reference/gpt-5.yaml": page})))
     cli("build", "--out", str(tmp_path / "site"))
     parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
-    read = "The chart energy per token shows it. Two. Then three."
-    for lang in ("hu", "en"):
-        document = parser.parse((tmp_path / "site" / lang / "reference" / "gpt-5" / "index.html").read_bytes())
-        metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
-        assert (metas["description"], metas["og:description"]) == (read,) * 2
-        hits = search(tmp_path / "site" / lang / "search" / "index", "energy per token")
-        assert [(hit["title"], hit["snippet"]) for hit in hits] == [("GPT-5", read)]
+    return {lang: parser.parse((tmp_path / "site" / lang / "reference" / "gpt-5" / "index.html").read_bytes())
+            for lang in ("hu", "en")}
 
 
 
@@ -488,19 +494,10 @@ def test_an_image_reads_as_its_alt_attribute_holds_it_in_a_page_s_description_an
                                                                                                  tmp_path):
     """"![*Energy* per `token` …](…)" was described, and found in search, as its Markdown ("*Energy* per `token`"),
     where the page's `alt` attribute reads its text: both read "Energy per token …", raw HTML's tags out of both."""
-    cli("init")
-    text = ("The chart ![*Energy* per `token` \\* [by chip](https://example.org/c) &amp; <b>more</b>]"
-            "(https://example.org/chart.png) shows it.")
-    section = f"  sections:\n    - title: Overview\n      simple:\n        text: {json.dumps(text)}\n"
-    page = ("kind: reference\nslug: gpt-5\nupdated: 2026-12-01\n"
-            "sources: [{publisher: OpenAI, title: System card, url: 'https://example.org/card'}]\n"
-            f"hu:\n  title: GPT-5\n{section}en:\n  title: GPT-5\n{section}")
-    cli("import", str(write_files({**OWN_SITE, "reference/gpt-5.yaml": page})))
-    cli("build", "--out", str(tmp_path / "site"))
-    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    site = _reference_page_built(cli, write_files, tmp_path, "The chart ![*Energy* per `token` \\* [by chip]"
+                                 "(https://example.org/c) &amp; <b>more</b>](https://example.org/chart.png) shows it.")
     alt = "Energy per token * by chip & more"
-    for lang in ("hu", "en"):
-        document = parser.parse((tmp_path / "site" / lang / "reference" / "gpt-5" / "index.html").read_bytes())
+    for lang, document in site.items():
         assert [image.get("alt") for image in document.iter("img")] == [alt]
         metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
         assert (metas["description"], metas["og:description"]) == (f"The chart {alt} shows it.",) * 2
