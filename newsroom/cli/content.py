@@ -310,12 +310,10 @@ def check(app: App, strict: bool) -> None:
             problems += [*method_draft_problems(content), *public_address_problems(app.settings)]
             unbuildable = list(no_site(content))
     # No site file stops every build, which says it alone: said first, before the rest (by place).
-    report(unbuildable)
-    report(problems)
-    problems += unbuildable
-    errors = sum(1 for p in problems if p.severity == "error")
-    warnings = len(problems) - errors
-    if problems:  # each counted as printed; --strict fails on warnings too, and says so
+    said = report([*unbuildable, *problems])
+    errors = sum(1 for p in said if p.severity == "error")
+    warnings = len(said) - errors
+    if said:  # each counted as printed; --strict fails on warnings too, and says so
         failing = ": --strict fails on warnings" if strict and warnings else ""
         click.echo(f"{errors} error(s), {warnings} warning(s){failing}", err=True)
     if errors or (strict and warnings):
