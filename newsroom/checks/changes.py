@@ -24,7 +24,7 @@ from issues.workflow import as_draft_work, public_issues_of, untranslated
 from newsroom.build import urls
 from newsroom.build.model import Content, load_content
 from newsroom.checks import check_content
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, in_report_order
 from newsroom.drafts import as_draft_problem, draft_locations, method_kept_published
 from newsroom.models import Page
 from newsroom.settings import Settings
@@ -191,6 +191,26 @@ def _refusal(blocking: set[Diagnostic], held: set[Diagnostic], issues: Sequence[
     if not blocking:
         return f"with {these}, {going}"
     return f"with {these}, every build would stop, and {going}"
+
+
+def check_findings(session: Session, settings: Settings, now: dt.datetime) -> set[Diagnostic]:
+    """Every problem `newsroom check` finds in the content as `session` sees it, in its words (a draft's errors
+    as warnings, see `as_check_words`): what a command compares before and after its change (`brought`)."""
+    session.flush()
+    with remembered(session) as (content, memo):
+        found = check_content(content, settings, now.astimezone(settings.zone).date(), memo=memo)
+        return set(as_check_words(found, content, settings))
+
+
+def brought(before: Collection[Diagnostic], session: Session, settings: Settings, now: dt.datetime,
+            said: Collection[str]) -> list[Diagnostic]:
+    """The warnings a change brought to records other than those at `said` (the records whose warnings the
+    command says already): those `newsroom check` finds now and did not find `before` (see check_findings). A
+    record the change did not store may get one: a story linking to an entry made a draft, a section a moved
+    story leaves, the story a tag's warning moves to."""
+    after = check_findings(session, settings, now)
+    return in_report_order(problem for problem in after.difference(before)
+                           if problem.severity == "warning" and problem.location not in said)
 
 
 def all_problems(session: Session, settings: Settings, today: dt.date) -> set[Diagnostic]:

@@ -16,6 +16,7 @@ import click
 from issues import assembly, workflow
 from issues.models import Story
 from issues.queries import story_by_slug
+from newsroom.checks import changes
 from newsroom.cli import App, content_errors, editor_options, pass_app, report_warnings
 from newsroom.cli.issue import NUMBER, PLACE, change_by, option_texts, saved_warnings, text_options
 from newsroom.content.reader import LoadedRecord, in_files, read_text
@@ -182,7 +183,9 @@ def move(app: App, slug: str, number: int | None, section: str | None, position:
          correction: bool, reason: str | None, reason_lang: str | None) -> None:
     """Move a story to another issue, section and/or position; the section it leaves closes up (unless its
     issue is published: the others keep their places there). The warnings of the story are printed as
-    `newsroom check` words them (in its new issue: a link to a draft once it is published), they stop nothing."""
+    `newsroom check` words them (in its new issue: a link to a draft once it is published), then those the move
+    left on other records (a tag's warning, said at the first story carrying it, passed on to another); they
+    stop nothing."""
     if number is None and section is None and position is None:
         raise ContentError([Diagnostic(f"story:{slug}", None, "", "give --issue, --section, --position or more "
                                        "than one")])
@@ -190,14 +193,19 @@ def move(app: App, slug: str, number: int | None, section: str | None, position:
     with app.transaction() as session:
         left = assembly.load_story_issue(session, slug)
         was = _place(session.scalars(story_by_slug(slug)).one())
+        before = changes.check_findings(session, app.settings, change.now)
         moved = assembly.move_story(session, change, slug, section, position, correction, number)
         for touched in sorted({left, moved.issue.number}):
             workflow.recheck_after_change(session, app.settings, change, touched)
         # A story left where it was stores nothing, and says nothing more, as an unchanged `story edit`.
-        warnings = saved_warnings(session, app, change, f"story:{slug}") if _place(moved) != was else []
+        warnings, elsewhere = [], []
+        if _place(moved) != was:
+            warnings = saved_warnings(session, app, change, f"story:{slug}")
+            elsewhere = changes.brought(before, session, app.settings, change.now, {f"story:{slug}"})
         where = f"in issue {moved.issue.number}, " if moved.issue.number != left else ""
         app.say(f"story {slug} is now {where}{moved.section.slug} #{moved.position}")
     report_warnings(warnings, "in what was saved")
+    report_warnings(elsewhere, "the move left on other records")
 
 
 def _place(story: Story) -> tuple[int, str, int]:
