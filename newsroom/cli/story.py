@@ -106,7 +106,7 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
         correction: bool, reason: str | None, reason_lang: str | None, **options: Any) -> None:
     """Add a story to issue ISSUE, from options or from --file (options override the file); the warnings of the
     story are printed as `newsroom check` words them (in the file at its field's line, where the file gave the
-    field), they stop nothing."""
+    field), then those it left on other records; they stop nothing."""
     record = _story_file(file, number, app.settings.languages) if file else {}
     texts = option_texts(STORY_TEXTS, options)
     for lang, fields in texts.items():
@@ -118,14 +118,17 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
     record.update(given)
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
+        before = changes.check_findings(session, app.settings, change.now)
         added, warnings = assembly.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
         warnings = saved_warnings(session, app, change, f"story:{added.slug}", warnings)
+        elsewhere = changes.brought(before, session, app.settings, change.now, {f"story:{added.slug}"})
         app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
     if file:
         optioned = [*given, *(f"{lang}.{name}" for lang, fields in texts.items() for name in fields)]
         warnings = _in_file(warnings, file, added.slug, optioned)
     report_warnings(warnings, "in what was saved")
+    report_warnings(elsewhere, "the new story left on other records")
 
 
 def _in_file(warnings: list[Diagnostic], file: Path, slug: str, optioned: list[str]) -> list[Diagnostic]:
@@ -152,7 +155,8 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
                terms: tuple[str, ...], audiences: tuple[str, ...], editor: str, correction: bool, reason: str | None,
                reason_lang: str | None, **options: Any) -> None:
     """Change a story's texts, sources, tags, terms or audiences (use `story move` for its place); the warnings
-    of the story are printed as `newsroom check` words them, they stop nothing."""
+    of the story are printed as `newsroom check` words them, then those the edit left on other records; they
+    stop nothing."""
     sources, problems = _sources(source_url, publisher, source_title, source_lang)
     if section:
         problems.append(Diagnostic(f"story:{slug}", None, "section", "use `newsroom story move` to change "
@@ -161,14 +165,17 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
               "sources": sources or None}
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
+        before = changes.check_findings(session, app.settings, change.now)
         changed, warnings = assembly.edit_story(session, change, slug, fields, option_texts(STORY_TEXTS, options),
                                                 correction, problems)
         number = assembly.load_story_issue(session, slug)
         workflow.recheck_after_change(session, app.settings, change, number)
         # An edit that stores nothing says no warning, as an unchanged `edit` or `issue edit`: `check` names them.
         warnings = saved_warnings(session, app, change, f"story:{slug}", warnings) if changed else []
+        elsewhere = changes.brought(before, session, app.settings, change.now, {f"story:{slug}"}) if changed else []
     app.say(f"story {slug} {'updated' if changed else 'unchanged'}")
     report_warnings(warnings, "in what was saved")
+    report_warnings(elsewhere, "the edit left on other records")
 
 
 @story.command("move")
