@@ -6,6 +6,8 @@ from __future__ import annotations
 import click
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 from newsroom.cli import report_warnings
 from newsroom.diagnostics import Diagnostic
@@ -21,6 +23,9 @@ UNNAMED_TAG = ("the site file names no tag 'brand-new-tag': its page (archive/ta
 
 GPU_DRAFT = ("warning: entry:gpu is a draft, shown as text until it is published: remove `draft: true` from its file "
              "(entries/gpu.yaml) and import it, or run `newsroom edit entry:gpu --set draft=false`")
+
+UNNAMED_LINK = ("link 'https://example.org/gpu' has no text: screen readers say \"link\" and nothing more; write its "
+                "text between the brackets ([text](…)), or alt text for its image ([![what it shows](…)](…))")
 
 
 def test_a_count_counts_the_warnings_said_each_once():
@@ -101,3 +106,38 @@ def test_an_import_says_the_warnings_it_brings_to_a_file_that_changed_nothing_in
     assert f"{story}:{line}: terms[4]: {GPU_DRAFT}" in said
     assert said[-1] == "40 warnings the import left on records it did not store"
     assert len(said) == 41 and all(": warning: " in line for line in said[:-1])
+
+
+def test_an_edit_of_a_definition_says_its_own_warnings_and_none_elsewhere(sample_cli):
+    """An edit of an entry's text that other records read nothing of (its definition) says the entry's own
+    warnings, as `check` says them, and nothing of the records linking to it."""
+    edited = sample_cli("edit", "entry:gpu", "--set", "en.definition=A chip for [](https://example.org/gpu) maths.")
+    assert edited.stdout == "entry gpu: saved as version 2\n"
+    assert edited.stderr.splitlines() == [f"entry:gpu: en.definition: warning: {UNNAMED_LINK}",
+                                          "1 warning in what was saved"]
+    assert sample_cli("check").stderr.splitlines() == [f"entry:gpu: en.definition: warning: {UNNAMED_LINK}",
+                                                       "0 error(s), 1 warning(s)"]
+
+
+@pytest.mark.sqlite_only("what an edit reads does not depend on the database")
+def test_an_edit_of_a_definition_reads_the_content_once_and_one_making_a_draft_the_records_linking_to_it(
+        sample_cli):
+    """Telling the warnings a change leaves on other records from those the content had read the whole content
+    before and after every edit. An edit of what no other record reads (a definition) reads it once, to check
+    the entry as `check` would; one making the entry a draft reads it once more, and checks again only the
+    records whose findings may change."""
+    reads: list[str] = []
+
+    def whole_content(conn, cursor, statement, parameters, context, executemany) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "FROM entries" in " ".join(statement.split()) \
+                and "WHERE" not in statement.upper():
+            reads.append(statement)
+
+    event.listen(Engine, "before_cursor_execute", whole_content)
+    try:
+        sample_cli("edit", "entry:gpu", "--set", "en.definition=A chip for maths.")
+        ordinary = len(reads)
+        sample_cli("edit", "entry:gpu", "--set", "draft=true")
+    finally:
+        event.remove(Engine, "before_cursor_execute", whole_content)
+    assert (ordinary, len(reads) - ordinary) == (1, 2), reads

@@ -13,8 +13,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -22,8 +22,9 @@ from sqlalchemy.orm import Session
 from issues.visibility import drafts_of
 from issues.workflow import as_draft_work, public_issues_of, untranslated
 from newsroom.build import urls
-from newsroom.build.model import Content, load_content
-from newsroom.checks import check_content
+from newsroom.build.model import Content, Record, load_content, load_records
+from newsroom.checks import check_content, markdown_texts
+from newsroom.content.records import site_to_record
 from newsroom.diagnostics import ContentError, Diagnostic, in_report_order
 from newsroom.drafts import as_draft_problem, draft_locations, method_kept_published
 from newsroom.models import Page
@@ -204,24 +205,112 @@ def _refusal(blocking: set[Diagnostic], held: set[Diagnostic], issues: Sequence[
     return f"with {these}, every build would stop, and {going}"
 
 
-def check_findings(session: Session, settings: Settings, now: dt.datetime) -> set[Diagnostic]:
-    """Every problem `newsroom check` finds in the content as `session` sees it, in its words (a draft's errors
-    as warnings, see `as_check_words`): what a command compares before and after its change (`brought`)."""
+@dataclass(frozen=True)
+class Watched:
+    """The records a change may store (`locations`), as they were before it (`records`, by location; an issue's
+    stories with it), and the site file when it is among them: what `brought` compares the change with."""
+
+    locations: frozenset[str]
+    records: Mapping[str, Record]
+    site: Mapping[str, Any] | None = None
+
+
+def watch(session: Session, locations: Collection[str]) -> Watched:
+    """The records at `locations` (`entry:gpu`, `issue:13`: with its stories, `site`) before a change that may
+    store them: a few rows read, not the whole content (see `brought`)."""
     session.flush()
+    site = (site_to_record(session) or {}) if "site" in locations else None
+    return Watched(frozenset(locations), load_records(session, locations), site)
+
+
+def brought(before: Watched, session: Session, settings: Settings, now: dt.datetime, said: Collection[str],
+            stored: Collection[str] = ()) -> list[Diagnostic]:
+    """The warnings a change brought to records other than those at `said` (whose warnings the command says
+    already): those `newsroom check` finds now and did not find before it, as it says them. `stored` names the
+    records the change made that `before` could not watch (a new story, an entry's new slug).
+
+    Only what other records' findings read of a record can bring them one (see `_bearing`: an entry's
+    existence, slug, draft state and names, an issue's status and week, a story's place and tags): a change
+    of none of that (a definition's text, a headline) brings none, and nothing more is read. Otherwise the
+    content is checked as it is and as it was (the records changed put back as `before` holds them), each
+    time the records' own problems only of those that may have changed with it: the changed records, an
+    issue's stories, and the records whose texts link to a changed one; what depends on the whole content
+    (places, tags, relations, names, weeks) is found over all of it, as `check` finds it."""
+    session.flush()
+    after = load_records(session, {*before.locations, *stored})
+    site = (site_to_record(session) or {}) if before.site is not None else None
+    changed = {location for location in {*before.records, *after}
+               if _bearing(before.records.get(location), settings) != _bearing(after.get(location), settings)}
+    if not changed and site == before.site:
+        return []
     with remembered(session) as (content, memo):
-        found = check_content(content, settings, now.astimezone(settings.zone).date(), memo=memo)
-        return set(as_check_words(found, content, settings))
-
-
-def brought(before: Collection[Diagnostic], session: Session, settings: Settings, now: dt.datetime,
-            said: Collection[str]) -> list[Diagnostic]:
-    """The warnings a change brought to records other than those at `said` (the records whose warnings the
-    command says already): those `newsroom check` finds now and did not find `before` (see check_findings). A
-    record the change did not store may get one: a story linking to an entry made a draft, a section a moved
-    story leaves, the story a tag's warning moves to."""
-    after = check_findings(session, settings, now)
-    return in_report_order(problem for problem in after.difference(before)
+        earlier = _as_before(content, before, changed)
+        rechecked = _linking(content, settings, changed) | _with_stories((earlier, content), changed)
+        today = now.astimezone(settings.zone).date()
+        found = [set(as_check_words(check_content(version, settings, today, memo=memo, recheck=rechecked),
+                                    version, settings)) for version in (earlier, content)]
+    return in_report_order(problem for problem in found[1] - found[0]
                            if problem.severity == "warning" and problem.location not in said)
+
+
+def _bearing(record: Record | None, settings: Settings) -> tuple[Any, ...] | None:
+    """What the findings of other records read of `record` (None: not stored): whether it is there at all,
+    and of an entry its draft state, former slugs, relations and names (a link or term naming it, the graph,
+    names two entries share), of a page its kind, draft state and former slugs, of an issue its status, week
+    and publication (a story's words of a draft issue, overlapping weeks, archive order), of a story its
+    issue, section, place, tags and former slugs (shared places, a tag's warning at its first story)."""
+    if record is None:
+        return None
+    data = record.data
+    if record.kind == "entry":
+        names = [(record.text(lang).get("headword"), record.text(lang).get("aliases"),
+                  record.text(lang).get("match_forms")) for lang in settings.languages]
+        return record.location, bool(data.get("draft")), data.get("formerly"), repr(data.get("relations")), names
+    if record.kind == "issue":
+        return record.location, data.get("status"), repr(data.get("week")), str(data.get("published_at"))
+    if record.kind == "story":
+        return (record.location, data.get("issue"), data.get("section"), data.get("position"), data.get("tags"),
+                data.get("formerly"))
+    return record.location, bool(data.get("draft")), data.get("formerly")
+
+
+def _as_before(content: Content, before: Watched, changed: Collection[str]) -> Content:
+    """`content` with the records at `changed` as `before` holds them (left out where it holds none)."""
+    pools: dict[str, dict[Any, Record]] = {"entry": dict(content.entries), "page": dict(content.pages),
+                                           "issue": dict(content.issues), "story": dict(content.stories)}
+    for location in changed:
+        kind, _, key = location.partition(":")
+        pool, found = pools["page" if kind == "reference" else kind], int(key) if kind == "issue" else key
+        pool.pop(found, None)
+        if location in before.records:
+            pool[found] = before.records[location]
+    return replace(content, site=content.site if before.site is None else before.site,
+                   entries=dict(sorted(pools["entry"].items())), pages=dict(sorted(pools["page"].items())),
+                   issues=dict(sorted(pools["issue"].items())), stories=dict(sorted(pools["story"].items())))
+
+
+def _linking(content: Content, settings: Settings, changed: Collection[str]) -> set[str]:
+    """The changed records, and those whose texts link to one of the entries, pages or issues among them
+    (`entry:gpu`, `page:x` for a reference page too, `issue:13`): whose own problems may change with them. A
+    text naming the address at all counts (a few more rechecked, none missed)."""
+    addresses = {f"{'page' if kind == 'reference' else kind}:{key}" for kind, _, key in
+                 (location.partition(":") for location in changed) if kind in ("entry", "page", "reference", "issue")}
+    found = set(changed)
+    if not addresses:
+        return found
+    for records in (content.entries, content.pages, content.issues, content.stories):
+        for record in records.values():
+            if any(address in text for text in markdown_texts(record, settings.languages) for address in addresses):
+                found.add(record.location)
+    return found
+
+
+def _with_stories(versions: Iterable[Content], changed: Collection[str]) -> set[str]:
+    """The stories of the issues among `changed`, in each version of the content: how `check` words their
+    problems depends on their issue's status."""
+    numbers = {int(location.partition(":")[2]) for location in changed if location.startswith("issue:")}
+    return {story.location for content in versions for story in content.stories.values()
+            if story.data["issue"] in numbers}
 
 
 def all_problems(session: Session, settings: Settings, today: dt.date) -> set[Diagnostic]:

@@ -20,7 +20,7 @@ from newsroom.cli import (NOW_ENV, App, content_errors, editor_name, pass_app, r
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, reference_problems
-from newsroom.content.reader import Reading, in_files, read_content
+from newsroom.content.reader import Reading, in_files, read_content, stored_location
 from newsroom.content.stored import stored_otherwise
 from newsroom.db.errors import cannot_connect, refused_role, shown
 from newsroom.db.migrate import SCHEMA_REVISION, copy_before_upgrade, current_revision, refuse_newer, upgrade
@@ -71,7 +71,9 @@ def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason:
                if base.kind != "site" and history_key(base.kind, base.key) not in present]
     now = app.now()
     with app.transaction() as session:
-        before = changes.check_findings(session, app.settings, now) if checked else None
+        watched = {*(stored_location(item.kind, item.key) for item in loaded),
+                   *(stored_location(base.kind, base.key) for _, base in removed)}
+        before = changes.watch(session, watched) if checked else None
         result = editing.import_checked(session, loaded, app.settings, now, editor, bases, reason,
                                         "fix and import again (`--no-check` stores the files as they are)",
                                         corrections=correction, checked=checked, reason_required=True,
@@ -91,7 +93,7 @@ def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason:
         if before is not None and (result.stored or result.removed):
             said = set(result.left)  # (said as the deletions' already)
             result.elsewhere = in_files([warning for warning in changes.brought(before, session, app.settings, now,
-                                                                                result.stored)
+                                                                                result.stored, result.stored)
                                          if warning not in said], loaded)
         if dry_run:
             raise _DryRun(result)  # rolls the transaction back

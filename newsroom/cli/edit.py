@@ -82,7 +82,6 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
             click.echo(f"# {loaded.kind} {loaded.key}, version {loaded.version}")
             click.echo(dump(loaded.record), nl=False)
             return
-        before = changes.check_findings(session, app.settings, change.now)
         if expect_version is not None:
             loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
         record, paths = loaded.record, set()
@@ -96,6 +95,7 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
         if loaded.kind == "issue":
             _workflow_fields_unchanged(session, app, loaded, record)
         issues = _issues_of(loaded, record)
+        before = changes.watch(session, {f"{loaded.kind}:{loaded.key}", *(f"issue:{number}" for number in issues)})
         for number in issues:
             require_changeable(load_issue(session, number), correction, change.reason)
         place = _new_place(loaded, record, "position" in paths)
@@ -246,13 +246,14 @@ def rename(app: App, key: str, new_slug: str, kind: str | None, expect_version: 
         loaded = _open(app, session, key, kind)
         if expect_version is not None:
             loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
-        before = changes.check_findings(session, app.settings, now)
+        before = changes.watch(session, {f"{loaded.kind}:{loaded.key}"})
         try:
             done = rename_record(session, loaded, new_slug, app.settings, now, editor, reason)
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
-        elsewhere = changes.brought(before, session, app.settings, now, {f"{loaded.kind}:{new_slug}", *done.rewritten})
+        renamed = f"{loaded.kind}:{new_slug}"
+        elsewhere = changes.brought(before, session, app.settings, now, {renamed, *done.rewritten}, {renamed})
     rewritten = f"; its references rewritten in {first_of(done.rewritten)}" if done.rewritten else ""
     kept = "its old anchor stays on its issue's pages" if loaded.kind == "story" else \
         "its old address sends readers on"

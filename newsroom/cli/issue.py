@@ -138,11 +138,12 @@ def new(app: App, week: str | None, start: str | None, end: str | None, number: 
     change = change_by(app, editor)
     with app.transaction() as session:
         span = span or assembly.week_to_cover(session, app.today())
-        before = changes.check_findings(session, app.settings, change.now)
+        before = changes.watch(session, set())
         created = assembly.new_issue(session, change, span, number,
                                      option_texts(("title", "lead", "editor_note"), options), problems)
         warnings = saved_warnings(session, app, change, f"issue:{created.number}")
-        elsewhere = changes.brought(before, session, app.settings, change.now, {f"issue:{created.number}"})
+        elsewhere = changes.brought(before, session, app.settings, change.now, {f"issue:{created.number}"},
+                                    {f"issue:{created.number}"})
         app.say(f"issue {created.number} created (draft): {created.week_start} – {created.week_end}")
     report_warnings(warnings, "in what was saved")
     report_warnings(elsewhere, "the new issue left on other records")
@@ -160,7 +161,7 @@ def edit(app: App, number: int, editor: str, correction: bool, reason: str | Non
     are printed as `newsroom check` words them, then those the edit left on other records; they stop nothing."""
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
-        before = changes.check_findings(session, app.settings, change.now)
+        before = changes.watch(session, {f"issue:{number}"})
         changed = assembly.edit_issue(session, change, number, option_texts(("title", "lead", "editor_note"), options),
                                       correction)
         workflow.recheck_after_change(session, app.settings, change, number)

@@ -118,11 +118,12 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
     record.update(given)
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
-        before = changes.check_findings(session, app.settings, change.now)
+        before = changes.watch(session, {f"issue:{number}"})  # its stories may be renumbered
         added, warnings = assembly.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
         warnings = saved_warnings(session, app, change, f"story:{added.slug}", warnings)
-        elsewhere = changes.brought(before, session, app.settings, change.now, {f"story:{added.slug}"})
+        elsewhere = changes.brought(before, session, app.settings, change.now, {f"story:{added.slug}"},
+                                    {f"story:{added.slug}"})
         app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
     if file:
         optioned = [*given, *(f"{lang}.{name}" for lang, fields in texts.items() for name in fields)]
@@ -165,7 +166,7 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
               "sources": sources or None}
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
-        before = changes.check_findings(session, app.settings, change.now)
+        before = changes.watch(session, {f"story:{slug}"})
         changed, warnings = assembly.edit_story(session, change, slug, fields, option_texts(STORY_TEXTS, options),
                                                 correction, problems)
         number = assembly.load_story_issue(session, slug)
@@ -200,7 +201,7 @@ def move(app: App, slug: str, number: int | None, section: str | None, position:
     with app.transaction() as session:
         left = assembly.load_story_issue(session, slug)
         was = _place(session.scalars(story_by_slug(slug)).one())
-        before = changes.check_findings(session, app.settings, change.now)
+        before = changes.watch(session, {f"story:{slug}", f"issue:{left}", *([f"issue:{number}"] if number else [])})
         moved = assembly.move_story(session, change, slug, section, position, correction, number)
         for touched in sorted({left, moved.issue.number}):
             workflow.recheck_after_change(session, app.settings, change, touched)
