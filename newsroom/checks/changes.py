@@ -4,8 +4,10 @@ The commands that store content check it with the change made, as `newsroom chec
 and `rename` refuse a change that gives it an error which stops every build, and that it did not have
 (`buildable`; the `issue` and `story` commands leave that to the workflow, and `delete` compares the whole
 content before and after: `all_problems`). Each then says the warnings of the records it stored as `check`
-words them (`stored_warnings`, `as_check_words`, `with_own`). The content checked is read from what the last
-build remembered wherever a record is unchanged (`remembered`), so each check reads only what changed since.
+words them (`stored_warnings`, `as_check_words`, `with_own`), then those its change left on other records
+(`watch` before it, `brought` after it: checked again only when it changed what other records' findings read
+of it, and then only at the records that may read it). The content checked is read from what the last build
+remembered wherever a record is unchanged (`remembered`), so each check reads only what changed since.
 """
 
 from __future__ import annotations
@@ -129,21 +131,23 @@ def remembered(session: Session) -> Iterator[tuple[Content, Memo | None]]:
     from what the last build of this code remembered (the records, their problems and the references of
     their texts) wherever a record is unchanged, so checking the whole content reads and parses only what
     changed since. Nothing is stored back. Without such a build (none yet, or one of other code), the
-    content read afresh, and a memo the session's first check fills for its next ones (a command comparing
-    the content before and after its change: about 0.1 s a check after the first, not 1.3, at the benchmark's
-    scale 1.0)."""
+    content read afresh, and memos of its records and their problems that the session's first check fills for
+    its next ones (a command saying the warnings its change left on other records checks it again: about 0.1 s
+    a check after the first, not 1.3, at the benchmark's scale 1.0, and the records read again only where the
+    change stored them)."""
     from newsroom.build.pipeline import code_version  # the build's code: loaded only by a command that checks
     from newsroom.build.memos import fresh_memos, load_memos
     from newsroom.render.markdown import remembered_references
 
-    memos = session.info.get(_MEMOS)
+    memos, built = session.info.get(_MEMOS, (None, False))
     if memos is None:  # read once a session, for each of its checks
         memos = load_memos(session, ["records", "checks", "references"], code=code_version())
-        if memos["records"].empty:
-            memos["checks"] = fresh_memos(["checks"])["checks"]
-        session.info[_MEMOS] = memos
-    if memos["records"].empty:
-        yield load_content(session), memos["checks"]
+        built = not memos["records"].empty
+        if not built:
+            memos.update(fresh_memos(["records", "checks"]))
+        session.info[_MEMOS] = (memos, built)
+    if not built:
+        yield load_content(session, memos["records"]), memos["checks"]
         return
     with remembered_references(memos["references"]):
         yield load_content(session, memos["records"]), memos["checks"]
