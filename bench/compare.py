@@ -160,7 +160,8 @@ def main() -> None:
                 builds[side].append(figures)
                 rendered = figures.get("rendered", "?")  # (a version's measure.py before it reported them)
                 print(f"run {run} {side:6} {figures['wall']:7.2f} s  {figures['cpu']:7.2f} CPU-s  "
-                      f"(command {figures['command']:.2f} s)  {figures['pages']} pages, {rendered} rendered", flush=True)
+                      f"(command {figures['command']:.2f} s)  {figures['pages']} pages, {rendered} rendered",
+                      flush=True)
     found = {side: summary(side_builds) for side, side_builds in builds.items()}
     before, after = found["before"], found["after"]
     if before["pages"] != after["pages"]:

@@ -216,8 +216,8 @@ class Writer:
             "section": SECTIONS[position % len(SECTIONS)], "position": position,
             "tags": self.tags(), "audiences": [AUDIENCES[position % len(AUDIENCES)]],
             "terms": [self.slug(terms[0])],
-            "sources": [{"publisher": "Wire", "title": f"Report {n}", "url": f"https://example.org/{number}/{position}/{n}"}
-                        for n in (1, 2)],
+            "sources": [{"publisher": "Wire", "title": f"Report {n}",
+                         "url": f"https://example.org/{number}/{position}/{n}"} for n in (1, 2)],
         }
         for lang in LANGS:
             record[lang] = {"headline": self.sentence(lang, 9)[:-1],

@@ -31,6 +31,7 @@ from sqlalchemy.exc import OperationalError
 
 from newsroom.build.pipeline import build
 from newsroom.build.state import snapshot
+from newsroom.build.stopped import Stopping
 from newsroom.db.session import busy, session_factory
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import LOCALE_DIR
@@ -62,13 +63,23 @@ class Preview:
                  now: Callable[[], dt.datetime], content: Iterable[Path] = (), database_file: Path | None = None,
                  host: str = "127.0.0.1", port: int = 8000, say: Callable[[str], None] = print,
                  locale: Path = LOCALE_DIR, idle_seconds: float = IDLE_SECONDS,
-                 settings_folder: Path | None = None) -> None:
+                 settings_folder: Path | None = None, folder: Path | None = None) -> None:
         self.idle_seconds = idle_seconds
         # newsroom.toml, the settings started with: a change is said (and shown), not taken in (see _settings_round).
         self.settings_file = settings_folder.resolve() / SETTINGS_FILE if settings_folder is not None else None
+        # Named as at start-up: `newsroom.toml` (`newsroom.toml:LINE`) of the current folder, another folder's in full.
+        self._settings_folder = (None if settings_folder is None or settings_folder.resolve() == Path.cwd().resolve()
+                                 else settings_folder.resolve())
+        self._settings_named = str(self._settings_folder / SETTINGS_FILE if self._settings_folder else SETTINGS_FILE)
         self._settings_given, self._settings_seen = settings, self._settings_state()
         self._settings_problems: tuple[str, ...] = ()
         self.engine, self.out, self.today, self.now, self.say = engine, out.resolve(), today, now, say
+        # The preview's folder (`out`, or one that holds it), which a stop at once leaves, named (see stopped_again).
+        self.folder = folder if folder is not None else self.out
+        # What stops do as the first build, in the caller's thread, waits for its render workers (see run_all).
+        self.stopping = Stopping(say, "stopped once more (Ctrl-C, `kill`) or by `kill -9`, the preview ends at once, "
+                                      f"its render workers ended by force, and leaves its folder {self.folder} (the "
+                                      "site with its drafts) to remove by hand")
         self.content = [Path(folder).resolve() for folder in content]
         self.database_file = database_file.resolve() if database_file else None
         # The folder the build renders with: newsroom.toml's `templates`, else the bundled one.
@@ -157,7 +168,7 @@ class Preview:
         self._stopped_again = self._waiting_said = True
         if under_way == "build":
             self.say(f"stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) "
-                     f"or by `kill -9`, the preview ends at once and leaves its folder {folder or self.out} (the "
+                     f"or by `kill -9`, the preview ends at once and leaves its folder {folder or self.folder} (the "
                      "site with its drafts) to remove by hand")
         else:
             self.say("stopping: still waiting for the import under way to end; stopped once more (Ctrl-C, `kill`), "
@@ -232,7 +243,8 @@ class Preview:
         # file is looked at after: the build's own record of what it wrote changes the file.
         seen = self._database_state() if self.database_file is None else None
         try:
-            result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True)
+            result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True,
+                           stopping=self.stopping)
         except ContentError as error:
             self._report(error.diagnostics)
             self._build_problems = tuple(in_order(error.diagnostics))
@@ -326,13 +338,13 @@ class Preview:
             return
         self._settings_seen = state
         try:
-            changed = load(self.settings_file.parent) != self._settings_given if self.settings_file else False
+            changed = load(self._settings_folder) != self._settings_given if self.settings_file else False
             problems: tuple[str, ...] = ()
         except ContentError as error:
             changed, problems = True, tuple(in_order(error.diagnostics))
         except OSError as error:
-            changed, problems = True, (f"{self.settings_file}: {error.strerror or error}",)
-        said = (*problems, f"{self.settings_file}: changed; the preview goes on with the settings it started with: "
+            changed, problems = True, (f"{self._settings_named}: {error.strerror or error}",)
+        said = (*problems, f"{self._settings_named}: changed; the preview goes on with the settings it started with: "
                            "stop it (Ctrl-C) and start `newsroom serve` again to preview with the new ones"
                            + (" once they are fixed" if problems else "")) if changed else ()
         if said == self._settings_problems:

@@ -13,7 +13,7 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from newsroom.i18n import translations
 from newsroom.listening import address_family
@@ -36,8 +36,9 @@ class Shown:
     The watcher changes its own record of the problems step by step (a file's go, another's come), then swaps a
     new `Shown` in with one assignment; a request takes the one of its start and answers from it alone. A
     snapshot rather than a lock: one thread writes (the caller's as the preview starts, then the watcher's), a
-    request never waits for it, and a page at an id always shows that id's problems (read apart, a page could show a moment between two changes, at
-    the id of the one before, and the open page, reloaded to it, stayed so)."""
+    request never waits for it, and a page at an id always shows that id's problems (read apart, a page could
+    show a moment between two changes, at the id of the one before, and the open page, reloaded to it, stayed
+    so)."""
 
     build_id: str
     problems: tuple[str, ...] = ()
@@ -59,6 +60,9 @@ class RequestHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
 
     shown: Shown  # taken as the request is read: what the whole answer shows
+    #: The host an absolute-form request names (`GET http://HOST/en/ HTTP/1.1`, as proxies send), which stands
+    #: for its Host header (RFC 9112, 3.2.2); None for one naming its path alone.
+    named_host: str | None = None
 
     @property
     def timeout(self) -> float:  # type: ignore[override]  # read as the connection is set up (socketserver)
@@ -66,7 +70,13 @@ class RequestHandler(SimpleHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         self.shown = self.server.preview.shown  # one moment for the whole answer, errors included (see Shown)
-        return super().parse_request()
+        self.named_host = None
+        if not super().parse_request():
+            return False
+        # Its path from here on, however the request names it: an absolute-form request's, looked up as a path
+        # (`http:/host/en/…` under the folder), was not found, and its 404 page the root's, whatever its language.
+        self.path, self.named_host = origin_form(self.path)
+        return True
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         if self._elsewhere() or self._build_id():
@@ -119,8 +129,9 @@ class RequestHandler(SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
     def _language(self) -> str:
-        """The language of the requested path (its first folder), else the site's first."""
-        first = self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
+        """The language of the requested path (its first folder, percent-decoded as the file it names is looked
+        up: `/%65n/…` is `/en/…`, whose 404 page was the root's), else the site's first."""
+        first = unquote(self.path.split("?", 1)[0].split("#", 1)[0]).lstrip("/").split("/", 1)[0]
         languages = self.server.preview.settings.languages
         return first if first in languages else languages[0]
 
@@ -128,7 +139,7 @@ class RequestHandler(SimpleHTTPRequestHandler):
         """Refuse a request for another site's name while the preview listens on this machine alone: a page
         of any site can make its name lead here (DNS rebinding) and read the preview, drafts included. A
         browser of this machine names it (127.0.0.1, localhost) or its address; the site's name never."""
-        host = self.headers.get("Host")
+        host = self.named_host if self.named_host is not None else self.headers.get("Host")
         if not self.server.preview.local or host is None or _this_machine(host):
             return False
         self.send_error(HTTPStatus.FORBIDDEN, "Not this host", f"The preview answers at {self.server.preview.url}")
@@ -230,6 +241,20 @@ def failure_page(lang: str, problems: Sequence[str], script: str) -> bytes:
             f'<title>{heading}</title>\n</head>\n<body>\n<main>\n<h1>{heading}</h1>\n<p>{what}</p>\n'
             f'<h2>{named}</h2>\n<ul lang="en" style="white-space: pre-wrap">\n{listed}</ul>\n'
             f'</main>\n{f"<script>{script}</script>" if script else ""}\n</body>\n</html>\n').encode()
+
+
+def origin_form(target: str) -> tuple[str, str | None]:
+    """A request's target as its path (with its query), and the host it names in absolute form (`http://HOST/…`),
+    else None: one that is no http(s) URL (a path, `*`, one that does not parse) is left as it is."""
+    if target.startswith("/"):
+        return target, None
+    try:
+        parts = urlsplit(target)
+    except ValueError:  # `http://[::1/`: not found, as any path that names no file
+        return target, None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return target, None
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), parts.netloc
 
 
 def _this_machine(host: str) -> bool:

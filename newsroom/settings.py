@@ -418,7 +418,8 @@ def _load(folder: Path | None) -> Settings:
     unknown = sorted(set(data) - set(_DEFAULTS))
     if unknown:
         raise ContentError(
-            [Diagnostic(str(path), lines.get(key), key, f"unknown setting; expected one of {', '.join(sorted(_DEFAULTS))}")
+            [Diagnostic(str(path), lines.get(key), key,
+                        f"unknown setting; expected one of {', '.join(sorted(_DEFAULTS))}")
              for key in unknown]
         )
     problems = _type_problems(data, str(path), lines)

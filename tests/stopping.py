@@ -17,6 +17,9 @@ from newsroom import PROJECT_ROOT
 TIMEOUT = 60
 #: Between two stops: each is handled before the next comes (two of one signal pending at once are one).
 STOP_GAP_SECONDS = 0.5
+#: Between two stops, for a test of what a stop says after a moment's wait (a second, see rendering's
+#: STOP_SAID_SECONDS): said before the next stop comes.
+SAID_GAP_SECONDS = 2.0
 
 #: `newsroom ARGS` whose build's first render worker of each run (once the file $STUCK is made, if it is named)
 #: holds SIGTERM back and works on while the command runs: only SIGKILL ends it. It says so, with its process id,
@@ -40,8 +43,9 @@ runpy.run_module("newsroom", run_name="__main__")
 
 
 def stopped_with_a_stuck_worker(args: Sequence[str], cwd: Path, stops: Sequence[int], env: dict[str, str] | None = None,
-                                said: Callable[[str], None] = lambda line: None) -> tuple[int, list[str], int] | None:
-    """`newsroom ARGS` (see STUCK_WORKER) sent each signal of `stops` once its worker is stuck, STOP_GAP_SECONDS
+                                said: Callable[[str], None] = lambda line: None, gap: float = STOP_GAP_SECONDS
+                                ) -> tuple[int, list[str], int] | None:
+    """`newsroom ARGS` (see STUCK_WORKER) sent each signal of `stops` once its worker is stuck, `gap` seconds
     apart: its exit code, the lines it said after the worker was stuck, and the worker's process id; None when
     its build forked no worker (one core). `said` is given each line it says until then. Its output ends once
     every process holding it has ended."""
@@ -57,7 +61,7 @@ def stopped_with_a_stuck_worker(args: Sequence[str], cwd: Path, stops: Sequence[
             said(line)
         if worker is not None:
             for number in stops:
-                time.sleep(STOP_GAP_SECONDS)
+                time.sleep(gap)
                 process.send_signal(number)
         rest = [line for line in process.stdout.read().splitlines()
                 if not line.startswith("a render worker is stuck: ")]  # another worker's

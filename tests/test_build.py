@@ -17,7 +17,7 @@ import html5lib
 import pytest
 from conftest import POSTGRES_ENV, Cli, Databases, Templates
 from sitebuild import OWN_SITE
-from stopping import ended, stopped_with_a_stuck_worker
+from stopping import SAID_GAP_SECONDS, ended, stopped_with_a_stuck_worker
 
 from newsroom.build.page_specs import PageSpec
 from newsroom.render.search import search
@@ -249,18 +249,171 @@ def test_a_build_stopped_a_third_time_as_it_waits_for_a_stuck_worker_ends_at_onc
     """Ctrl-C stops a build, which waits for its render workers to end; one that does not end at SIGTERM (stuck
     at its work) is waited for after the first Ctrl-C and the second, and the third ends it (SIGKILL after a
     grace): the build ends at once, exit 1, saying the folder is as before it and to build again (the stops were
-    held until the worker ended: `kill -9` alone ended the build). The folder is as before it, byte for byte."""
+    held until the worker ended: `kill -9` alone ended the build). Each stop is answered: the first, after a
+    second's wait, with what it waits for; the second with what a third does and leaves (it said nothing, as if
+    not heard). The folder is as before it, byte for byte."""
     before = _tree(site)
     stopped = stopped_with_a_stuck_worker(["--db", sample_cli.db_url, "build", "--full", "--out", str(site),
-                                           "--base-url", BASE], sample_cli.cwd, [signal.SIGINT] * 3)
+                                           "--base-url", BASE], sample_cli.cwd, [signal.SIGINT] * 3,
+                                          gap=SAID_GAP_SECONDS)
     if stopped is None:
         pytest.skip("the build forked no worker (one core?)")
     code, said, worker = stopped
-    assert code == 1 and said == [f"Error: stopped without waiting for the build's render workers to end: they "
-                                  f"were ended at once, and {site} is left as it was before this build: build "
-                                  "again to bring it up to date"], said
+    assert code == 1 and said == [
+        "stopping: waiting for the build's render workers to end",
+        "stopping: still waiting for the build's render workers to end; stopped once more (Ctrl-C) or by `kill`, the "
+        f"build ends at once, its render workers ended by force, and {site} is left as it was before this build",
+        f"Error: stopped without waiting for the build's render workers to end: they were ended at once, and {site} "
+        "is left as it was before this build: build again to bring it up to date"], said
     assert ended(worker)
     assert _tree(site) == before
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="seeing a worker ended needs Linux's /proc")
+@pytest.mark.parametrize(("stops", "named"), [
+    ([signal.SIGTERM], "`kill` (SIGTERM)"), ([signal.SIGINT, signal.SIGTERM], "`kill` (SIGTERM)"),
+    ([getattr(signal, "SIGHUP", signal.SIGTERM)], "its terminal closing (SIGHUP)")],
+    ids=["kill", "ctrl-c-then-kill", "terminal-closed"])
+def test_a_build_stopped_by_kill_ends_at_once_and_leaves_its_folder_as_it_was(sample_cli, site, stops, named):
+    """`kill` (SIGTERM, as a scheduler stops a command: systemd sends SIGKILL after it) or the terminal closed
+    (SIGHUP: an ssh connection dropped) ends a build at once, also as it waits for its render workers after a
+    Ctrl-C: its workers ended (one stuck at its work too), exit 1, saying so and naming the signal and the folder,
+    left as it was before the build, byte for byte, with nothing of the build's beside it (the signal's default
+    ended it saying nothing, and left its work folder beside the site)."""
+    before, beside = _tree(site), sorted(site.parent.iterdir())
+    stopped = stopped_with_a_stuck_worker(["--db", sample_cli.db_url, "build", "--full", "--out", str(site),
+                                           "--base-url", BASE], sample_cli.cwd, stops)
+    if stopped is None:
+        pytest.skip("the build forked no worker (one core?)")
+    code, said, worker = stopped
+    assert code == 1 and said == [f"Error: stopped by {named}: the build ended at once, and {site} is left as it was "
+                                  "before this build: build again to bring it up to date"], said
+    assert ended(worker)
+    assert _tree(site) == before
+    assert sorted(site.parent.iterdir()) == beside  # its new tree too (a `.NAME.new-…` folder) is gone
+
+
+#: `newsroom ARGS` sent the signal $STOP (`kill`'s SIGTERM by default) by itself once its build has replaced the
+#: first of the files it changes in place (an incremental build's few, see writer.apply_changes; a render worker
+#: writing into a new tree passes no scratch folder, and is not the process signalled).
+KILLED_AS_IT_WRITES = """\
+import os, runpy, signal, sys
+from newsroom.build import writer
+real, replaced, command = writer._replace, [], os.getpid()
+stop = signal.Signals[os.environ.get("STOP", "SIGTERM")]
+def replace(root, relative, data, scratch=None):
+    real(root, relative, data, scratch)
+    if scratch is not None and os.getpid() == command:
+        replaced.append(relative)
+        if len(replaced) == 1:
+            os.kill(command, stop)
+writer._replace = replace
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM to handle: it ends a process at once")
+@pytest.mark.parametrize(("stop", "named"), [("SIGTERM", "`kill` (SIGTERM)"),
+                                             ("SIGHUP", "its terminal closing (SIGHUP)"), ("SIGINT", "Ctrl-C")])
+def test_a_build_stopped_by_kill_as_it_replaces_its_files_writes_them_all_first(sample_cli, site, tmp_path, stop,
+                                                                                 named):
+    """`kill`, the terminal closed or Ctrl-C as an incremental build replaces the files an edit changed, one by one:
+    they are all written first, and the build says it was stopped, by what, and that the folder is its own, whole;
+    it is the site a full build makes (SIGTERM's and SIGHUP's default ended it with some files new and some old,
+    saying nothing; Ctrl-C's said "Aborted!")."""
+    sample_cli("story", "edit", "i10-ai-designed-pet-enzymes", "--headline-en", "Edited", "--correction",
+               "--reason", "typo")
+    process = subprocess.run([sys.executable, "-c", KILLED_AS_IT_WRITES, "--db", sample_cli.db_url, "build", "--out",
+                              str(site), "--base-url", BASE], cwd=sample_cli.cwd, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), "STOP": stop},
+                             timeout=120)
+    assert process.returncode == 1 and process.stderr == (
+        f"Error: stopped by {named} as this build wrote {site}, which it finished first: {site} is this build's, "
+        "whole and up to date\n"), (process.returncode, process.stdout, process.stderr)
+    fresh = tmp_path / "fresh"
+    sample_cli("build", "--out", str(fresh), "--base-url", BASE, "--full")
+    assert _tree(site) == _tree(fresh)
+
+
+#: `newsroom ARGS` started as `nohup` starts it (SIGHUP ignored), whose terminal closes (SIGHUP to every process of
+#: its group, $HUNG_UP made once sent) as soon as its build has forked its render workers, each of which waits for
+#: it before taking its first chunk.
+HUNG_UP_AS_IT_RENDERS = """\
+import os, runpy, signal, sys, time
+from newsroom.build import rendering
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+command, hung_up = os.getpid(), os.environ["HUNG_UP"]
+real_wait, real_next = rendering.wait, rendering._next_chunk
+def wait(*args, **kwargs):
+    if os.getpid() == command and not os.path.exists(hung_up):
+        os.killpg(0, signal.SIGHUP)
+        open(hung_up, "w").close()
+    return real_wait(*args, **kwargs)
+def next_chunk(job, slot):
+    while not os.path.exists(hung_up):
+        time.sleep(0.01)
+    return real_next(job, slot)
+rendering.wait, rendering._next_chunk = wait, next_chunk
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="no process groups (Windows)")
+def test_a_build_started_with_nohup_goes_on_when_its_terminal_closes(sample_cli, site, tmp_path):
+    """`nohup newsroom build`: the terminal closed (SIGHUP to every process of the command) as its render workers
+    work is ignored by them too, and the build ends as it would have, its folder whole (each worker ended at the
+    signal's default, and the build failed: "a render worker ended before its works did")."""
+    before, hung_up = _tree(site), tmp_path / "hung-up"
+    process = subprocess.run([sys.executable, "-c", HUNG_UP_AS_IT_RENDERS, "--db", sample_cli.db_url, "build",
+                              "--full", "--out", str(site), "--base-url", BASE], cwd=sample_cli.cwd,
+                             capture_output=True, text=True, start_new_session=True, timeout=120,
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), "HUNG_UP": str(hung_up)})
+    if not hung_up.exists():
+        pytest.skip("the build forked no worker (one core?)")
+    assert process.returncode == 0 and "Error" not in process.stderr, (process.returncode, process.stdout,
+                                                                       process.stderr)
+    assert re.fullmatch(r"370 files \(256 pages, 256 rendered\): 0 written, 370 unchanged, 0 removed in \d+\.\d\ds → "
+                        rf"{re.escape(str(site))}\n", process.stdout), process.stdout
+    assert _tree(site) == before
+
+
+#: `newsroom ARGS` whose build's first render worker is killed (SIGKILL, as the out-of-memory killer does) as it
+#: begins its work.
+WORKER_KILLED = """\
+import os, runpy, signal, sys
+from newsroom.build import rendering
+real = rendering._work_through
+def killed(job, slot, results, inherited):
+    if slot == 0:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(job, slot, results, inherited)
+rendering._work_through = killed
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a worker's end does not depend on the database")
+def test_a_build_whose_render_worker_is_killed_says_so_and_leaves_its_folder_as_it_was(sample_cli, site):
+    """A render worker killed from outside (out of memory): the build ends with one line saying so, what it leaves
+    and what to do, not a traceback; its folder is as it was (a full build assembles a new tree, thrown away)."""
+    before, beside = _tree(site), sorted(site.parent.iterdir())
+    process = subprocess.run([sys.executable, "-c", WORKER_KILLED, "--db", sample_cli.db_url, "build", "--full",
+                              "--out", str(site), "--base-url", BASE], cwd=sample_cli.cwd, capture_output=True,
+                             text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    if process.returncode == 0:
+        pytest.skip("the build forked no worker (one core?)")
+    assert process.returncode == 1 and process.stderr == (
+        f"Error: a render worker ended before its works did (killed, or out of memory?): {site} is left as it was "
+        "before this build: build again (if memory ran short, on fewer cores: `taskset -c 0 newsroom build …`)\n"
+    ), process.stderr
+    assert _tree(site) == before
+    assert sorted(site.parent.iterdir()) == beside
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -328,3 +481,28 @@ def test_an_image_reads_as_its_alt_text_in_a_page_s_description_and_its_search_h
         hits = search(tmp_path / "site" / lang / "search" / "index", "energy per token")
         assert [(hit["title"], hit["snippet"]) for hit in hits] == [("GPT-5", read)]
 
+
+
+@pytest.mark.sqlite_only("a page's alt text, description and search hit do not depend on the database")
+def test_an_image_reads_as_its_alt_attribute_holds_it_in_a_page_s_description_and_its_search_hit(cli, write_files,
+                                                                                                 tmp_path):
+    """"![*Energy* per `token` …](…)" was described, and found in search, as its Markdown ("*Energy* per `token`"),
+    where the page's `alt` attribute reads its text: both read "Energy per token …", raw HTML's tags out of both."""
+    cli("init")
+    text = ("The chart ![*Energy* per `token` \\* [by chip](https://example.org/c) &amp; <b>more</b>]"
+            "(https://example.org/chart.png) shows it.")
+    section = f"  sections:\n    - title: Overview\n      simple:\n        text: {json.dumps(text)}\n"
+    page = ("kind: reference\nslug: gpt-5\nupdated: 2026-12-01\n"
+            "sources: [{publisher: OpenAI, title: System card, url: 'https://example.org/card'}]\n"
+            f"hu:\n  title: GPT-5\n{section}en:\n  title: GPT-5\n{section}")
+    cli("import", str(write_files({**OWN_SITE, "reference/gpt-5.yaml": page})))
+    cli("build", "--out", str(tmp_path / "site"))
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    alt = "Energy per token * by chip & more"
+    for lang in ("hu", "en"):
+        document = parser.parse((tmp_path / "site" / lang / "reference" / "gpt-5" / "index.html").read_bytes())
+        assert [image.get("alt") for image in document.iter("img")] == [alt]
+        metas = {m.get("name") or m.get("property"): m.get("content") for m in document.iter("meta")}
+        assert (metas["description"], metas["og:description"]) == (f"The chart {alt} shows it.",) * 2
+        hits = search(tmp_path / "site" / lang / "search" / "index", "token chip")
+        assert [(hit["title"], hit["snippet"]) for hit in hits] == [("GPT-5", f"The chart {alt} shows it.")]

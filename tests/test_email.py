@@ -480,6 +480,9 @@ NOTE_IMAGES = ("\nThe chart: ![Energy per token, by chip](https://example.org/ch
                "[![report's cover](https://example.org/cover.png)](https://example.org/report) "
                "![](https://example.org/ornament.png).\n"
                "\nTwo ![](https://example.org/dot.png). Then ![](https://example.org/dot.png) three.\n")
+#: An image whose alt text is written with Markdown and raw HTML, and a formula with HTML in its layout.
+NOTE_ALT = ("\nThe figure ![*Energy* per `token` \\* &amp; <b>more</b>](https://example.org/figure.png) and "
+            "<math><mi>x</mi><mo>+</mo><b>y</b></math> with <mi>z</mi>.\n")
 #: A quote: the text part marks it, or it reads as the editor's own words.
 NOTE_QUOTE = ("\nAs the study's authors put it:\n\n> Software settings mattered at least as much as the chip "
               "itself, and no vendor's numbers can be compared without them.\n>\n> We publish every setting.\n")
@@ -528,7 +531,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> Path:
                              "url": "https://journal.example.org/energy-per-token"})
     issue = yaml.safe_load((SAMPLE_DIR / "issues" / "0013.yaml").read_text(encoding="utf-8"))
     issue["en"]["editor_note"] += NOTE_LIST + NOTE_ADDRESSES + NOTE_IMAGES + NOTE_QUOTE + NOTE_REFUSED + NOTE_EMBEDS \
-        + NOTE_LOST + NOTE_ORDER + NOTE_CODE + NOTE_DECORATION
+        + NOTE_LOST + NOTE_ORDER + NOTE_ALT + NOTE_CODE + NOTE_DECORATION
     changes = folder / "changes"
     (changes / "stories").mkdir(parents=True)
     (changes / "issues").mkdir()
@@ -625,6 +628,31 @@ def test_an_image_reads_as_its_alt_text_linked_to_it_in_both_parts(edited):
     assert "https://example.org/ornament.png" not in references.values()
 
 
+def test_an_image_reads_as_its_alt_attribute_holds_it_in_both_parts(edited):
+    """An image's alt text written with Markdown read as its Markdown in the text part ("*Energy* per `token` \\*
+    &amp; <b>more</b>"), where the HTML part's link reads its text, as the page's `alt` attribute does."""
+    alt = "Energy per token * & more"
+    note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
+    links = {"".join(a.itertext()): a.get("href") for a in note.iter("a")}
+    assert links[alt] == "https://example.org/figure.png"
+    body, references = _text_part(edited / "en/issue-13.eml")
+    assert _linked(body, f"The figure {alt}", references) == "https://example.org/figure.png"
+
+
+def test_html_in_a_formula_and_mathml_outside_one_keep_their_text_in_both_parts(edited):
+    """A <b> in a formula stood after it, and an <mi> outside a formula went with its text: the formula holds the
+    <b>'s text in an <mtext>, the <mi>'s stands in the sentence, and the text part reads both."""
+    note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
+    formula = next(math for math in note.iter("{http://www.w3.org/1998/Math/MathML}math")
+                   if math.get("alttext") is None)
+    assert [(element.tag.split("}")[1], element.text) for element in formula] == [
+        ("mi", "x"), ("mo", "+"), ("mtext", "y")]
+    paragraph = next(p for p in note.iter("p") if formula in list(p))
+    assert " ".join("".join(paragraph.itertext()).split()).endswith("x+y with z.")
+    body, _ = _text_part(edited / "en/issue-13.eml")
+    assert "x+y with z." in " ".join(body.split())
+
+
 def test_decoration_in_a_sentence_leaves_no_space_before_the_punctuation_after_it(edited):
     """"Two ![](x.png)." read "Two ." in both parts: the space before the dropped image stayed."""
     note = next(div for div in _html_part(edited / "en/issue-13.eml").iter("div") if div.get("class") == "note")
@@ -684,7 +712,7 @@ def test_raw_html_that_lost_its_content_reaches_both_parts(edited):
     message = edited / "en/issue-13.eml"
     note = next(div for div in _html_part(message).iter("div") if div.get("class") == "note")
     assert "<b>bold</b> & more" in [pre.text for pre in note.iter("pre")]
-    [formula] = note.iter("{http://www.w3.org/1998/Math/MathML}math")
+    [formula] = [math for math in note.iter("{http://www.w3.org/1998/Math/MathML}math") if math.get("alttext")]
     assert formula.get("alttext") == "x squared" and "".join(formula.itertext()) == "x2"
     links = {"".join(a.itertext()): a.get("href") for a in note.iter("a")}
     assert links["the protocol-relative talk"] == "https://video.example.org/v"

@@ -436,3 +436,38 @@ def test_raw_html_that_lost_its_content_reaches_every_feed(sample_cli, write_fil
         assert not [element for element in content.iter() if element.tag in ("xmp", "applet", "iframe")], ext
         assert _reads(story.summary_detail, "Type <b>bold</b> & more in an old applet, with x squared and the talk."), (
             ext, story.summary_detail)
+
+
+ALT_TEXT_STORY = QUOTING_STORY.replace("i13-quoting", "i13-alt-text").replace(
+    "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n",
+    "  summary: >-\n    The chart ![*Energy* per `token` \\* &amp; <b>more</b>]"
+    "(https://example.org/chart.png) shows it.\n")
+
+
+@pytest.mark.sqlite_only("what feeds say of a text does not depend on the database")
+def test_an_image_reads_in_a_feed_summary_as_its_alt_attribute_holds_it(sample_cli, write_files):
+    """A story's image read as its alt text's Markdown in the feed's summary ("*Energy* per `token` \\* &amp; …"),
+    where the content's `alt` attribute holds its text: both read "Energy per token * & more"."""
+    alt = "Energy per token * & more"
+    for ext, story, content in _story_in_code_feeds(sample_cli, write_files, "i13-alt-text", ALT_TEXT_STORY):
+        assert [image.get("alt") for image in content.iter("img")] == [alt], ext
+        assert _reads(story.summary_detail, f"The chart {alt} shows it."), (ext, story.summary_detail)
+
+
+FORMULA_STORY = QUOTING_STORY.replace("i13-quoting", "i13-formula").replace(
+    "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n",
+    "  summary: >-\n    Take <math><mi>x</mi><mo>+</mo><b>y</b><mo>+</mo><abbr title=\"z\">z</abbr></math>\n"
+    "    and <mi>w</mi>.\n")
+
+
+@pytest.mark.sqlite_only("what feeds say of a text does not depend on the database")
+def test_html_in_a_formula_and_mathml_outside_one_keep_their_text_in_every_feed(sample_cli, write_files):
+    """A <b> in a formula stood after it, an <abbr> in it went with its text, and an <mi> outside a formula too:
+    the formula holds the text of both in <mtext>s, the <mi>'s stands in the sentence, and the summary reads all."""
+    for ext, story, content in _story_in_code_feeds(sample_cli, write_files, "i13-formula", FORMULA_STORY):
+        [formula] = content.iter("{http://www.w3.org/1998/Math/MathML}math")
+        assert [(element.tag.split("}")[1], element.text) for element in formula] == [
+            ("mi", "x"), ("mo", "+"), ("mtext", "y"), ("mo", "+"), ("mtext", "z")], ext
+        assert not [element for element in content.iter() if element.tag in ("b", "abbr", "mi")], ext
+        assert "Take x+y+z and w." in " ".join("".join(content.itertext()).split()), ext
+        assert _reads(story.summary_detail, "Take x+y+z and w."), (ext, story.summary_detail)

@@ -182,7 +182,10 @@ href="https://example.org/m">b</a></mtext></mfrac><annotation encoding="TeX">a/b
 <mi>a</mi><mi>b</mi></mmultiscripts><ms>s</ms><merror><mtext>e</mtext></merror><msubsup><mi>y</mi><mn>1</mn><mn>2</mn>
 </msubsup><munder><mi>u</mi><mo>_</mo></munder><mover><mi>o</mi><mo>^</mo></mover><msub><mi>s</mi><mn>0</mn></msub>
 </mstyle></math> <iframe src="//example.org/v" title="a protocol-relative embed"></iframe>
-<math>x + <b>1</b> <mrow>bare text in a row</mrow></math>
+<math>x + <b>1</b> <mrow>bare text in a row</mrow></math> <math><mrow><abbr title="t">HTML</abbr> <a
+href="https://example.org/f">in a row</a><p>and a paragraph</p><img src="https://example.org/f.png" alt="an image">
+</mrow></math>, <mi>MathML</mi> <mrow><mo>outside</mo></mrow> a formula, and ![an *image's* `alt` <b>text</b> [1]](
+https://example.org/i.png)
 
 """ + "<span>" * 600 + "nested 600 deep" + "</span>" * 600 + "\n\n" + "<div>" * 600 + "<p>deep</p>" \
     + "</div>" * 600 + "\n"

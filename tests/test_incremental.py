@@ -1262,6 +1262,8 @@ def test_the_number_of_queries_per_build_is_bounded(sample_cli, tmp_path):
 def test_values_a_planner_keeps_across_pages_are_inputs_of_every_page(sample_cli, tmp_path):
     """A page type that memoises on the planner still gets correct dependencies on every page."""
     from newsroom.build import pages as pages_module
+    from newsroom.build import planning
+    from newsroom.build.derived import derive
     from newsroom.build.model import load_content
     from newsroom.build.tracking import Tracker, track_content, track_derived
     from newsroom.db.session import session_factory
@@ -1278,15 +1280,15 @@ def test_values_a_planner_keeps_across_pages_are_inputs_of_every_page(sample_cli
         content = load_content(session)
     engine.dispose()
     settings = Settings()
-    derived = pages_module.derive(content, settings, False)
+    derived = derive(content, settings, False)
     tracker = Tracker()
-    original = pages_module.Planner
-    pages_module.Planner = Memoising
+    original = planning.Planner
+    planning.Planner = Memoising
     try:
-        planned = pages_module.plan_pages(track_content(content, tracker), track_derived(derived, tracker),
-                                          settings, tracker)
+        planned = planning.plan_pages(track_content(content, tracker), track_derived(derived, tracker),
+                                      settings, tracker)
     finally:
-        pages_module.Planner = original
+        planning.Planner = original
     for spec in planned:
         assert f"derived.headwords\x1f{spec.lang}/trainium" in spec.reads, spec.url
 
@@ -1298,8 +1300,9 @@ def test_a_language_s_search_index_depends_on_the_texts_it_shows_alone(sample_cl
     also on its week, which its hit shows. An entry and a reference page also depend on the day that places
     them in the index (an entry's provenance, else its status; a reference page's date of update), and so on
     the issues' times out."""
+    from newsroom.build.derived import derive
     from newsroom.build.model import load_content
-    from newsroom.build.pages import Planner, derive
+    from newsroom.build.pages import Planner
     from newsroom.build.tracking import SEP, Tracker, track_content, track_derived
     from newsroom.db.session import session_factory
     from newsroom.render import search_documents
@@ -1347,8 +1350,9 @@ def test_a_new_issue_goes_into_the_search_index_after_every_document_there(sampl
     """An issue's page is a document of the index, after its stories, and so are the tags its stories are the first
     to carry: publishing one appends its stories and its page and moves no document (a document's id is its
     place), so the index is updated; the files are those of an index made anew."""
+    from newsroom.build.derived import derive
     from newsroom.build.model import load_content
-    from newsroom.build.pages import Planner, derive
+    from newsroom.build.pages import Planner
     from newsroom.db.session import session_factory
     from newsroom.render import search as search_module
     from newsroom.render import search_documents

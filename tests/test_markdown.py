@@ -8,7 +8,7 @@ from xml.etree.ElementTree import Element
 
 import html5lib
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from jinja2 import Environment
 from markdown_it import MarkdownIt
@@ -459,6 +459,93 @@ def test_a_formula_is_kept_as_mathml_core(renderer: MarkdownRenderer, raw: str, 
         assert_safe(str(html))
     assert plain_text(raw) == plain
     assert left_out(raw) == said
+
+
+@pytest.mark.parametrize(("raw", "formula", "plain", "said"), [
+    ("a <math><mi>x</mi><b>y</b></math> z", "<mi>x</mi><mtext>y</mtext>", "a xy z", ["<b>"]),
+    ("a <math><mi>x</mi><mo>+</mo><span lang=\"en\">y</span></math> z", "<mi>x</mi><mo>+</mo><mtext>y</mtext>",
+     "a x+y z", ["<span>"]),
+    ("a <math><mrow><abbr title=\"t\">GPU</abbr><mo>+</mo><a href=\"https://e.org\">link</a></mrow></math> z",
+     "<mrow><mtext>GPU</mtext><mo>+</mo><mtext>link</mtext></mrow>", "a GPU+link z", ["<abbr>", "<a>"]),
+    ("a <math><mi>x</mi><unknown>u</unknown><p>para</p><img src=\"x.png\" alt=\"pic\"></math> z",
+     "<mi>x</mi><mtext>uparapic</mtext>", "a xuparapic z", ["<unknown>", "<p>", "<img>"]),
+    ("<math><mi>x</mi>\n*y* <code>c</code></math>\n", "<mi>x</mi><mtext>\ny c</mtext>", "x y c", ["<code>"]),
+])
+def test_html_in_a_formula_s_layout_keeps_its_text_in_the_formula(renderer: MarkdownRenderer, raw: str, formula: str,
+                                                                  plain: str, said: list[str]) -> None:
+    """An HTML element written right in a formula's layout left it with its text (a <b>, a <span>: HTML ends the
+    formula there) or went with its text (an <abbr>, a link): its tags go, its text stays in the formula, in an
+    <mtext>, and `check` names it."""
+    for html in (renderer.html(raw), renderer.inline(raw)):
+        [math] = re.findall(r"<math>(.*?)</math>", str(html), re.DOTALL)
+        assert math == formula, html
+        tree = fragment(str(html)).find(f".//{{{MATHML}}}math")
+        assert {element.tag.split("}")[0] + "}" for element in tree.iter()} == {f"{{{MATHML}}}"}, html
+        assert_safe(str(html))
+    assert plain_text(raw) == plain
+    assert left_out(raw) == said
+
+
+def test_a_citation_in_a_formula_keeps_its_anchor(renderer: MarkdownRenderer) -> None:
+    """A citation's mark ends a formula, as HTML ends it there, and keeps the anchor its source links back to."""
+    text = "Energy <math><mi>x</mi><b>y</b> [1]</math> here [1]."
+    html = str(renderer.html(text))
+    assert html == ("<p>Energy <math><mi>x</mi><mtext>y </mtext></math>" + cite(1, 1) + " here " + cite(1, 2)
+                    + ".</p>\n")
+    assert [a.get("id") for a in elements(html, "a")] == list(citation_backrefs(text)[1])
+
+
+@pytest.mark.parametrize(("raw", "html", "plain", "said"), [
+    ("a <mi>x</mi> b", "<p>a x b</p>\n", "a x b", ["<mi>"]),
+    ("Sum <mrow><mi>x</mi><mo>+</mo><mn>1</mn></mrow> and <mtext>words</mtext>.",
+     "<p>Sum x+1 and words.</p>\n", "Sum x+1 and words.", ["<mrow>", "<mi>", "<mo>", "<mn>", "<mtext>"]),
+    ("<mfrac><mi>a</mi><mi>b</mi></mfrac> </math> <b>c</b>\n", "<p>ab  <b>c</b></p>\n", "ab c",
+     ["<mfrac>", "<mi>"]),
+])
+def test_mathml_outside_a_formula_keeps_its_text(renderer: MarkdownRenderer, raw: str, html: str, plain: str,
+                                                 said: list[str]) -> None:
+    """A MathML element outside a <math> (which HTML reads as an unknown element) went with its text: its tags go,
+    its text stays in the sentence, and `check` names it."""
+    assert str(renderer.html(raw)) == html
+    assert plain_text(raw) == plain
+    assert left_out(raw) == said
+
+
+@pytest.mark.parametrize("raw", [
+    '<math><mi>x</mi><a href="javascript:alert(1)" onclick="alert(1)">y</a><img src=x onerror=alert(1) '
+    'alt="<script>alert(1)</script>"></math>',
+    "<math><mrow><b><style><img src=x onerror=alert(1)></style></b><script>alert(1)</script></mrow></math>",
+    '<mi><img src=x onerror=alert(1)></mi><mtext><iframe srcdoc="<script>alert(1)</script>"></iframe></mtext>',
+    "<math><mtext></math><textarea><mi></textarea><img src=x onerror=alert(1)><math><xmp><script></xmp>",
+    "<math><svg><mi><b><img src=x onerror=alert(1)></b></mi></svg><mi>x</mi></math>",
+])
+def test_text_kept_in_or_out_of_a_formula_lets_no_markup_through(renderer: MarkdownRenderer, raw: str) -> None:
+    """Taking an HTML element's tags out of a formula, or a MathML element's out of a sentence, keeps its text
+    (an image's alt text is text, tags and all) and nothing the allow-list leaves out."""
+    for html in (renderer.html(raw), renderer.inline(raw)):
+        assert_safe(str(html))
+
+
+@pytest.mark.parametrize(("raw", "alt"), [
+    ("![*bold* alt](https://e.org/i.png)", "bold alt"),
+    ("![a \\* b &amp; c &copy; `code`](https://e.org/i.png)", "a * b & c © code"),
+    ("![[a link](https://e.org) and ~~struck~~ __strong__](https://e.org/i.png)", "a link and struck strong"),
+    ("![![inner *i*](https://e.org/j.png) outer](https://e.org/i.png)", "inner i outer"),
+    ("![line\none](https://e.org/i.png)", "line one"),
+    ("![cited [1] here](https://e.org/i.png)", "cited here"),
+    ("![<b>raw</b> <script>alert(1)</script>tags &lt;kept&gt;](https://e.org/i.png)", "raw tags <kept>"),
+    ("![<math alttext=\"x squared\"><msup><mi>x</mi><mn>2</mn></msup></math>](https://e.org/i.png)", "x squared"),
+])
+def test_an_image_reads_as_its_alt_attribute_holds_it_in_every_text(renderer: MarkdownRenderer, raw: str,
+                                                                     alt: str) -> None:
+    """An image's alt text was read as its Markdown in plain text and the email's text part (`*bold* alt`), and
+    its `alt` attribute held raw HTML's tags as written: both read it as a browser shows the description's text."""
+    text = f"See {raw} now."
+    [image] = elements(str(renderer.html(text)), "img")
+    assert image.get("alt") == alt
+    assert plain_text(text) == f"See {alt} now."
+    marks = TextMarks(resolve, lambda href: f"<{href}>")
+    assert reading_text(text, width=200, marks=marks) == f"See {alt} <https://e.org/i.png> now."
 
 
 def test_allowed_raw_html_survives(renderer: MarkdownRenderer) -> None:
@@ -913,11 +1000,14 @@ _LINK_PIECES = ["[", "]", "](", "](https://e.org/a)", "][", "[1]", "[12]", "![](
                 "![](a\\(b.png)", ")", "(", " ", "\n", "\n\n", "&nbsp;", "&#160;", "&amp",
                 "<a href=\"https://e.org/b\">", "<a name=x>", "<A\thref=y>", "<a title=\"a<b\" href=\"z\">", "</a>",
                 "<a ", "<span>", "</span>",
-                "<img src=\"i.png\" alt=\"\">", "<b", ">", "<script>", "</script>", "text", "`", "<https://e.org/c>"]
+                "<img src=\"i.png\" alt=\"\">", "<b", ">", "<script>", "</script>", "text", "`", "\\",
+                "<https://e.org/c>"]
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_LINK_PIECES), max_size=24))
+@example(["<a href=\"https://e.org/b\">", "`", "</a>", "`"])  # the `</a>` is code: the link's copy holds nothing
+@example(["<a href=\"https://e.org/b\">", "\\", "</a>"])  # the `</a>` is text, alike
 def test_the_quick_filter_never_hides_a_link_with_no_name(pieces: list[str]) -> None:
     """Most texts are not parsed for links with no name (`check` looks in every text): a filter passes over
     them. Whatever mix of brackets, raw links, images, citations, references and tags a text holds, the links

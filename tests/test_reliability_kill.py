@@ -19,6 +19,7 @@ import pytest
 
 from newsroom import PROJECT_ROOT
 from tests.conftest import Cli
+from tests.stopping import bounded
 from tests.sitegen import write_site
 
 #: Kill points per test; raise NEWSROOM_KILL_SEEDS for a longer hunt by hand.
@@ -139,3 +140,36 @@ def _state(pid: int) -> str:
                     "")
     except OSError:
         return ""
+
+
+#: `newsroom ARGS` whose build's render workers, once forked, wait for the command to end before they begin
+#: any work of their own (as on a machine too busy to start them), each saying so with its process id.
+SLOW_TO_START = """\
+import os, runpy, sys, time
+from newsroom.build import rendering
+real = rendering._work_through
+def slow(job, slot, results, inherited):
+    command = os.getppid()
+    os.write(1, f"a render worker is starting: {os.getpid()}\\n".encode())
+    while os.getppid() == command:
+        time.sleep(0.05)
+rendering._work_through = slow
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+def test_a_build_killed_before_its_workers_began_leaves_its_folder_free(sqlite_sample, tmp_path):
+    """A worker forked the moment before its build is killed holds none of the build's folder locks, even before
+    it begins its work: the next build of the folder goes on at once."""
+    out = tmp_path / "_site"
+    process = subprocess.Popen([sys.executable, "-c", SLOW_TO_START, "--db", sqlite_sample.db_url, "build", "--out",
+                                str(out)], cwd=sqlite_sample.cwd, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    with bounded(process):
+        line = process.stdout.readline()
+        if not line.startswith("a render worker is starting: "):
+            pytest.skip("the build forked no render worker (one core?)")
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert " written, " in sqlite_sample("build", "--out", str(out)).stdout

@@ -364,8 +364,9 @@ def test_the_archive_counts_a_year_s_stories_as_the_language_writes_numbers(data
     import sys
 
     from newsroom import PROJECT_ROOT, SAMPLE_DIR
+    from newsroom.build.derived import derive
     from newsroom.build.model import load_content
-    from newsroom.build.pages import Planner, derive
+    from newsroom.build.pages import Planner
     from newsroom.content.importer import import_records
     from newsroom.content.reader import read_files
     from newsroom.db.session import make_engine, session_factory, transaction

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import html5lib
 import pytest
 from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
-from stopping import bounded, ended, stopped_with_a_stuck_worker
+from stopping import SAID_GAP_SECONDS, bounded, ended, stopped_with_a_stuck_worker
 
 from conftest import Cli
 
@@ -119,11 +119,27 @@ def test_unknown_paths_get_the_site_404_page(preview):
 
 
 def test_an_unknown_path_of_a_language_gets_that_language_s_404_page(preview):
-    """`/en/…` not found is the English 404 page (it was the root's, Hungarian, for every path)."""
+    """`/en/…` not found is the English 404 page (it was the root's, Hungarian, for every path), its folder
+    percent-encoded too, as the file it names is looked up (`/%65n/…` is `/en/…`: it got the root's), and in a
+    request naming the whole URL (`GET http://host/en/…`, as a proxy sends it: it got the root's, and a page
+    there was not found)."""
     server, _, _, _ = preview
-    status, _, body = _request(server, "/en/no-such-page/")
-    document = html5lib.parse(body, namespaceHTMLElements=False)
-    assert status == 404 and document.get("lang") == "en" and text_of(document.find(".//h1")) == "Page not found"
+    assert sorted(path.relative_to(server.out).as_posix() for path in server.out.rglob("404.html")) == [
+        "404.html", "en/404.html", "hu/404.html"]  # the build's: the root's, and one per language
+    absolute = f"http://127.0.0.1:{server.port}"
+    for path in ("/en/no-such-page/", "/%65n/no-such-page/", "/en%2Fno-such-page", f"{absolute}/en/no-such-page/",
+                 f"HTTP://localhost:{server.port}/%65n/no-such-page?q=1"):
+        status, _, body = _request(server, path)
+        document = html5lib.parse(body, namespaceHTMLElements=False)
+        assert status == 404 and document.get("lang") == "en", path
+        assert text_of(document.find(".//h1")) == "Page not found", path
+    assert _request(server, "/%65n/")[0] == 200  # the page it names, served as `/en/` is
+    status, headers, body = _request(server, f"{absolute}/en/?q=1")
+    assert status == 200 and html5lib.parse(body, namespaceHTMLElements=False).get("lang") == "en"
+    assert _request(server, f"{absolute}/en/glossary/gpu")[1]["location"] == "/en/glossary/gpu/"
+    assert _request(server, f"{absolute}/__build_id")[2] == server.build_id.encode()
+    status, _, body = _request(server, absolute)  # the root, with no path at all
+    assert status == 200 and body == (server.out / "index.html").read_bytes()
     status, _, body = _request(server, "/hu/no-such-page/?q=1", "HEAD")
     assert status == 404 and body == b""
     status, _, body = _request(server, "/no-such-page")
@@ -171,6 +187,9 @@ def test_a_request_for_another_site_s_name_is_refused(preview):
             assert status == 403 and "Készülő szám" not in body.decode("utf-8"), (host, path)
             assert server.url.encode() in body
         assert _request(server, "/hu/", "HEAD", headers={"Host": host})[0] == 403
+        # Named in the request line, as a proxy does, it stands for the Host header (RFC 9112, 3.2.2).
+        assert _request(server, f"http://{host}/hu/issues/14/", headers={"Host": f"127.0.0.1:{server.port}"})[0] \
+            == 403, host
     for host in [f"127.0.0.1:{server.port}", f"localhost:{server.port}", "preview.localhost"]:
         assert _request(server, "/hu/issues/14/", headers={"Host": host})[0] == 200, host
 
@@ -389,11 +408,16 @@ def test_a_missing_page_of_a_built_site_without_its_404_page_is_a_404_with_the_p
 
 
 @pytest.mark.sqlite_only("what newsroom.toml says is no matter of the database")
-def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path):
+@pytest.mark.parametrize("here", [True, False], ids=["in-the-current-folder", "in-another-folder"])
+def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path, monkeypatch, here):
     """newsroom.toml changed while the preview runs: it goes on with the settings it started with (what they
     name is where it listens, what it watches and builds), and says so in the terminal and at the top of every
     page (it said nothing); a newsroom.toml no command would take is named there with its problem, the preview
-    serving on; put back as it was, nothing is said."""
+    serving on; put back as it was, nothing is said. It is named as at start-up: `newsroom.toml` (with its line)
+    in the current folder, as `newsroom serve` started there watches it (it was named in full), another
+    folder's in full."""
+    if here:
+        monkeypatch.chdir(tmp_path)
     db_url = databases.new("migrated")
     Cli(db_url, tmp_path)("import", str(SAMPLE_DIR / "site.yaml"), str(SAMPLE_DIR / "pages"))  # a site of few pages
     toml = tmp_path / "newsroom.toml"
@@ -411,7 +435,8 @@ def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path):
         found = html5lib.parse(body, namespaceHTMLElements=False).find(".//body/div[@role='alert']")
         return None if found is None else found.find("pre").text
 
-    restart = (f"{toml.resolve()}: changed; the preview goes on with the settings it started with: stop it (Ctrl-C) "
+    named = "newsroom.toml" if here else str(toml.resolve())
+    restart = (f"{named}: changed; the preview goes on with the settings it started with: stop it (Ctrl-C) "
                "and start `newsroom serve` again to preview with the new ones")
     try:
         assert alert() is None and said[-1].startswith("build 1:")
@@ -420,7 +445,7 @@ def test_a_changed_newsroom_toml_is_said_to_need_a_restart(databases, tmp_path):
         assert alert() == restart and alert("/hu/") == restart
         toml.write_text("feed_limit = 5\nfeed_limt = 6\n", encoding="utf-8")
         _wait_for(lambda: restart + " once they are fixed" in said, "the bad file said", said)
-        unknown = f"{toml.resolve()}:2: feed_limt: unknown setting; expected one of "
+        unknown = f"{named}:2: feed_limt: unknown setting; expected one of "
         assert alert().startswith(unknown) and alert().endswith(restart + " once they are fixed")
         toml.write_text("feed_limit = 20\n", encoding="utf-8")  # as it started
         _wait_for(lambda: alert() is None, "the note gone", said)
@@ -1060,7 +1085,12 @@ def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tm
         lines = said.splitlines()
         at = lines.index(f"stopped {'again' if 'fork' in stops else 'once'} as the build ends its workers")
         removed = lines.index("the preview's folder removed")
-        assert removed > at + 1 and set(lines[at + 1:removed]) == {"a worker ended"} and "stopping:" not in said, said
+        waits = [line for line in lines if line.startswith("stopping:")]
+        assert removed > at + 1 and set(lines[at + 1:removed]) - set(waits) == {"a worker ended"}, said
+        # A second stop is answered as it waits for them, if one has not ended by then; the preview's own stopping
+        # (its watcher's round) never begins.
+        assert waits == [] or (stops == "fork+join" and len(waits) == 1 and waits[0].startswith(
+            "stopping: still waiting for the build's render workers to end; ")), said
 
 
 @pytest.mark.sqlite_only("a signal's handling does not depend on the database")
@@ -1070,18 +1100,24 @@ def test_stopped_a_third_time_as_the_first_build_waits_for_a_stuck_worker_the_pr
     """A render worker of the first build that does not end at SIGTERM (one stuck at its work) is waited for after
     the first stop and the second; the third (`kill`, Ctrl-C alike) ends it, SIGKILL after a grace, and the
     preview ends at once, exit 1, naming the folder it leaves, the site with its drafts, to remove (the stops were
-    held until the worker ended: `kill -9` alone ended the preview)."""
+    held until the worker ended: `kill -9` alone ended the preview). Each stop is answered: the first, after a
+    second's wait, with what it waits for; the second with what a third does and leaves (it said nothing)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     stopped = stopped_with_a_stuck_worker(["--db", databases.new("sample"), "serve", "--port", "0"], tmp_path,
-                                          [signal.SIGTERM, signal.SIGINT, signal.SIGTERM], {"TMPDIR": str(temporary)})
+                                          [signal.SIGTERM, signal.SIGINT, signal.SIGTERM], {"TMPDIR": str(temporary)},
+                                          gap=SAID_GAP_SECONDS)
     if stopped is None:
         pytest.skip("the build forked no worker (one core?)")
     code, said, worker = stopped
     (folder,) = temporary.glob("newsroom-preview-*")
-    assert code == 1 and said == [f"Error: stopped without waiting for the build under way: the preview's folder "
-                                  f"{folder}, which it was writing into, is left as it is (the site with its "
-                                  "drafts): remove it"], said
+    assert code == 1 and said == [
+        "stopping: waiting for the build's render workers to end",
+        "stopping: still waiting for the build's render workers to end; stopped once more (Ctrl-C, `kill`) or by "
+        f"`kill -9`, the preview ends at once, its render workers ended by force, and leaves its folder {folder} "
+        "(the site with its drafts) to remove by hand",
+        f"Error: stopped without waiting for the build under way: the preview's folder {folder}, which it was "
+        "writing into, is left as it is (the site with its drafts): remove it"], said
     assert ended(worker)
 
 

@@ -51,6 +51,10 @@ TEXT_PAYLOADS: tuple[str, ...] = (
     "</math>",
     "<form><math><mtext></form><form><mglyph><style></math><img src onerror=alert(1)>",
     '<math><mi style="background:url(javascript:alert(1))">x</mi><style>*{color:red}</style></math>',
+    '<math><mi>x</mi><a href="javascript:alert(1)" onclick="alert(1)">y</a><img src=x onerror=alert(1) '
+    'alt="<script>alert(1)</script>"></math>',
+    '<mi><img src=x onerror=alert(1)></mi><mrow><iframe srcdoc="<script>alert(1)</script>"></iframe></mrow>',
+    "![<img src=x onerror=alert(1)><script>alert(1)</script>*x*](javascript:alert(1))",
     "<xmp></xmp><script>alert(1)</script>",
     "<xmp><script>alert(1)</script></xmp>",
     "<xmp></xmp><img src=x onerror=alert(1)></xmp>",

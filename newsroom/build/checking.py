@@ -12,6 +12,7 @@ from issues.visibility import unpublished_locations, visible_numbers
 from newsroom.build.memos import Memo
 from newsroom.build.model import Content, Record
 from newsroom.build.rendering import progress_bar, run_all
+from newsroom.build.stopped import Stopping
 from newsroom.checks import check_content, markdown_texts, no_site, record_problems
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.drafts import draft_locations, method_draft_problems
@@ -25,7 +26,8 @@ MAX_TEXTS = 50
 
 
 def parse_ahead(records: list[Record], content: Content, settings: Settings, memos: list[Memo],
-                checks: Memo, meanwhile: Callable[[], Any] | None = None, progress: bool = False) -> None:
+                checks: Memo, meanwhile: Callable[[], Any] | None = None, progress: bool = False,
+                stopping: Stopping | None = None) -> None:
     """Find the references (plain text, HTML ahead) of every text of `records` (those new since the last
     build) the memos do not know, and check those records (their own problems, remembered in `checks`),
     over the available cores: a first or full build parses every text once and checks every record
@@ -67,7 +69,7 @@ def parse_ahead(records: list[Record], content: Content, settings: Settings, mem
             return result
 
         for result in run_all([partial(_parse_and_check, chunk, content, settings, checks) for chunk in chunks],
-                              finish, each=counted, started=meanwhile):
+                              finish, each=counted, started=meanwhile, stopping=stopping):
             if result is not None:
                 for memo, drained in zip(memos, result):
                     memo.merge(*drained)

@@ -10,22 +10,18 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-
 from glossary.graph import GROUPS, name_label
 from glossary.jsonld import defined_term, defined_term_set, script_json, term_set_ref
 from glossary.models import LEVELS
 from glossary.staleness import status_month
 from glossary.views import by_headword, index_headings, index_letters
-from issues.dates import format_date, format_source_dates
+from issues.dates import format_date, format_source_dates, format_status_month
 from newsroom.build import urls
 from newsroom.build.page_specs import PageSpec
 from newsroom.build.tracking import SEP
 from newsroom.i18n import format_message
 from newsroom.names import distinct_names
 from newsroom.render.markdown import plain_text
-
-
-from issues.dates import format_status_month
 
 
 class GlossaryPages:

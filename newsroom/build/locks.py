@@ -3,7 +3,11 @@
 A lock (`flock`) lasts while any descriptor of its open file is open, and a forked worker inherits the
 build's. A build killed while its workers were busy (SIGKILL, or a SIGTERM that only the build process
 gets) left them holding its folders' locks until they had worked through their chunks, and the next build
-of those folders was refused as if another one were running."""
+of those folders was refused as if another one were running.
+
+Every child this process forks closes its copies at once (`os.register_at_fork`), before it runs any code
+of its own: a build killed the moment after it forked a worker leaves no lock behind either (a worker
+closing them as it began its work kept them while the machine was too busy to start it)."""
 
 from __future__ import annotations
 
@@ -21,3 +25,6 @@ def release_inherited() -> None:
         except OSError:  # closed already
             pass
     HELD.clear()
+
+
+os.register_at_fork(after_in_child=release_inherited)

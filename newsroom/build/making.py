@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
@@ -26,33 +26,34 @@ from sqlalchemy.orm import Session
 
 from newsroom.build import stale, state, works
 from newsroom.build.checking import checked, parse_ahead
-from newsroom.build.derived import term_matchers
+from newsroom.build.derived import derive, term_matchers
 from newsroom.build.masthead import respliced
 from newsroom.build.memos import Memo, fresh_memos, load_memos
 from newsroom.build.model import Content, Record, load_content
 from newsroom.build.page_specs import PageSpec
-from newsroom.build.pages import derive, list_pages
 from newsroom.build.pipeline import BuildResult, code_version
+from newsroom.build.planning import list_pages
 from newsroom.build.publishing import IN_PLACE_SHARE, Made, publish, published
-from newsroom.build.stale import AGGREGATE, largest_first, stale_groups, stale_pages
-from newsroom.build.urls import SITE_NAMES, SITEMAP
-from newsroom.build.rendering import PageRenderer, run_all
 from newsroom.build.remembered import Remembered
+from newsroom.build.rendering import PageRenderer, run_all, signals_held
+from newsroom.build.stale import AGGREGATE, largest_first, stale_groups, stale_pages
+from newsroom.build.stopped import StoppedAtOnce, StoppedOnceWritten, Stopping
 from newsroom.build.tracking import Tracker, track_content, track_derived, untracked_fields
+from newsroom.build.urls import SITE_NAMES, SITEMAP
 from newsroom.build.values import Values
 from newsroom.build.works import Spool
-from newsroom.build.writer import StagedTree, changed_since, collect, discarded_on_error
+from newsroom.build.writer import StagedTree, WriteStats, changed_since, collect, discarded_on_error
 from newsroom.checks import markdown_texts
 from newsroom.db.session import WalCopy
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.drafts import drafts_in, without_drafts
 from newsroom.render.assets import asset_urls, load_assets
-from newsroom.render.static import static_folder, static_paths
 from newsroom.render.email import EMAIL_TEMPLATES, latest_email
 from newsroom.render.folder import TEMPLATES
 from newsroom.render.html import environment
 from newsroom.render.markdown import remembered_references, text_key
 from newsroom.render.sitemap import render_sitemap
+from newsroom.render.static import static_folder, static_paths
 from newsroom.settings import Settings
 
 #: Namespaces of remembered results (memos.BuildMemo).
@@ -87,13 +88,13 @@ def load(session: Session, out: Path, full: bool, by_hand: set[str] | None) -> L
 
 def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool, email_out: Path | None,
          now: dt.datetime | None, preview: bool, progress: bool, keep: list[Any] | None, templates: Path,
-         public: tuple[int, ...], snapshot: str, loaded: Loaded) -> BuildResult:
+         public: tuple[int, ...], snapshot: str, loaded: Loaded, stopping: Stopping | None = None) -> BuildResult:
     """Check, list, plan and render what is stale, and write it (see pipeline.build)."""
     wal_copy = WalCopy(engine)  # what earlier commits left in SQLite's WAL, copied while this build works
     try:
         with _template_errors(templates):
             return _make_site(engine, settings, out, today, drafts, email_out, now, preview, progress, keep,
-                              templates, public, snapshot, *loaded)
+                              templates, public, snapshot, stopping, *loaded)
     finally:
         wal_copy.wait()
 
@@ -101,7 +102,8 @@ def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: 
 def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
                email_out: Path | None, now: dt.datetime | None, preview: bool, progress: bool,
                keep: list[Any] | None, templates: Path, public: tuple[int, ...], snapshot: str,
-               previous: state.Previous | None, memos: dict[str, Memo], content: Content) -> BuildResult:
+               stopping: Stopping | None, previous: state.Previous | None, memos: dict[str, Memo],
+               content: Content) -> BuildResult:
     assets = load_assets(templates / "assets")
     # What every page's context gets besides its own: part of every page's fingerprint.
     shared: Mapping[str, Any] = {"assets": asset_urls(assets), "preview": preview}
@@ -128,12 +130,12 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
         fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
         compiled: list[Future[None]] = []  # the executor starts its thread on the first submit: after the fork
         parse_ahead(fresh, full, settings, [memos["references"], memos["plain"], ahead], memos["checks"],
-                    lambda: compiled.append(side.submit(compile_matchers)), progress)
+                    lambda: compiled.append(side.submit(compile_matchers)), progress, stopping)
         for done in compiled:
             done.result()
         problems = checked(full, settings, today, drafts, now, memos["checks"])
-    derived = derive(content, settings, drafts, now, memos["mentions"], run_all, matching,
-                     drafts_in(full.entries) if content is not full else None)
+    derived = derive(content, settings, drafts, now, memos["mentions"], partial(run_all, stopping=stopping),
+                     matching, drafts_in(full.entries) if content is not full else None)
     tracker = Tracker()
     tracked = (track_content(content, tracker), track_derived(derived, tracker))
     values = Values(content, derived)
@@ -164,7 +166,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
                     spliced[path] = (Made(respliced(out / path, *lines), item.output), None)
             made, grouped = works.make(pages, groups, renderer, tracker, values, metas, progress,
                                        [memos["references"], memos["plain"], memos["feeds"]], previous, candidates,
-                                       Spool(tree, previous, out) if tree is not None else None)
+                                       Spool(tree, previous, out) if tree is not None else None, stopping)
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
     made.update({path: item for path, (item, _) in spliced.items()})
@@ -198,7 +200,8 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
             emails = (email_out, collect([item for files, _ in latest for item in files]))
         _forget_superseded(memos, settings.languages)
         _forget_unshown_parts(memos["feeds"], [group for group, *_ in groups])
-        stats = publish(engine, out, made, previous, set(claimed), snapshot, memos, values, tree, emails)
+        stats = _written_whole(partial(publish, engine, out, made, previous, set(claimed), snapshot, memos, values,
+                                       tree, emails))
     if tree is not None:
         tree.wait()  # the old tree's removal, which ran meanwhile
     if keep is not None:
@@ -206,6 +209,27 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
     return BuildResult(len(sitemap), len(claimed), stats, [p for p in problems if p.severity == "warning"],
                        rendered)
 
+
+
+def _written_whole(write: Callable[[], WriteStats]) -> WriteStats:
+    """`write()` (the files put in place and their state recorded), whole: a stop that comes meanwhile is answered
+    once it has returned (a `kill` of `build` ended it at once, and an incremental build left some files new,
+    some old), as a stop of a build that wrote its folder (StoppedAtOnce's `published`, StoppedOnceWritten);
+    after a write that failed, it is raised as it came."""
+    written = False
+    try:
+        with signals_held():
+            stats = write()
+            written = True
+    except StoppedAtOnce as stop:
+        if not written:
+            raise
+        raise StoppedAtOnce(str(stop), by_signal=stop.by_signal, published=True) from None
+    except KeyboardInterrupt:
+        if not written:
+            raise
+        raise StoppedOnceWritten("stopped by Ctrl-C once the build wrote its folder") from None
+    return stats
 
 
 @contextmanager

@@ -4,14 +4,15 @@ Planning is pure: (content, settings, derived data) → page specs. Rendering
 and writing come after, so the same plan serves a full build, a preview and
 the sitemap. `Planner` holds what every page needs (language policy, links,
 the frame) and lists the pages; the pages themselves are its mixins in
-`site_pages.py`, `issue_pages.py`, `archive_pages.py`, `glossary_pages.py` and `reference_pages.py`,
-what is derived once per build is in `derived.py`, and a page before and after it is planned (`PagePlan`,
-`PageSpec`) in `page_specs.py`.
+`site_pages.py`, `issue_pages.py`, `archive_pages.py`, `glossary_pages.py` and
+`reference_pages.py`, each page's Markdown renderer is in `page_markdown.py`,
+what is derived once per build is in `derived.py`, a page before and after it
+is planned (`PagePlan`, `PageSpec`) in `page_specs.py`, and planning every
+language's pages in `planning.py`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
@@ -21,68 +22,21 @@ from markupsafe import Markup
 
 from newsroom.build import urls
 from newsroom.build.archive_pages import ArchivePages
-from newsroom.build.derived import (Derived, derive, pages_in,  # noqa: F401 (Derived, derive re-exported)
-                                    text_language, texts_of)
+from newsroom.build.derived import Derived, pages_in, text_language, texts_of
 from newsroom.build.feedlinks import feed_links
 from newsroom.build.glossary_pages import GlossaryPages
 from newsroom.build.issue_pages import IssuePages
 from newsroom.build.model import Content, Record
+from newsroom.build.page_markdown import PageMarkdown
 from newsroom.build.page_specs import PagePlan, PageSpec
 from newsroom.build.reference_pages import ReferencePages
 from newsroom.build.site_pages import MOVED_URLS, SitePages
 from newsroom.build.tracking import Tracker
 from newsroom.i18n import translations
-from newsroom.render.markdown import MarkdownRenderer, SourceAnchors, SourceUrls, citation_backrefs
+from newsroom.render.markdown import MarkdownRenderer, SourceAnchors, SourceUrls
 from newsroom.settings import Settings
 
 T = TypeVar("T")
-
-
-class PageMarkdown:
-    """One page's Markdown renderer: each field it renders gets its own citation-anchor prefix.
-
-    A page renders many fields that cite the same sources; with one prefix their
-    anchors (`cite-1-1`) would repeat, which is invalid HTML. The first field keeps
-    `cite`, later ones get `cite2`, `cite3`, … in template order, so output stays deterministic.
-    `backrefs` gives the ids of the citation marks rendered so far, for the source list's links back.
-    """
-
-    def __init__(self, renderer: MarkdownRenderer) -> None:
-        self.renderer, self.fields = renderer, 0
-        self._cited: list[tuple[str, str]] = []  # (text, its anchor prefix), read only if `backrefs` is
-
-    def _prefix(self, text: str, given: str | None) -> str:
-        if given is None:
-            self.fields += 1
-            given = "cite" if self.fields == 1 else f"cite{self.fields}"
-        if self.renderer.citation_href is not None:  # else citations are shown as "[n]", with no id
-            self._cited.append((text, given))
-        return given
-
-    def html(self, text: str, *, anchor_prefix: str | None = None) -> Markup:
-        return self.renderer.html(text, anchor_prefix=self._prefix(text, anchor_prefix))
-
-    def inline(self, text: str, *, anchor_prefix: str | None = None) -> Markup:
-        return self.renderer.inline(text, anchor_prefix=self._prefix(text, anchor_prefix))
-
-    @property
-    def backrefs(self) -> dict[int, list[str]]:
-        """{source number: the ids of its citation marks}, in the order the texts were rendered (page order)."""
-        ids: dict[int, list[str]] = {}
-        for text, prefix in self._cited:
-            for number, anchors in citation_backrefs(text, anchor_prefix=prefix).items():
-                ids.setdefault(number, []).extend(anchors)
-        return ids
-
-    def html_split(self, text: str) -> tuple[Markup, Markup]:
-        """`html(text)` cut after its first paragraph, so that something can stand between it and the rest
-        (an entry's analogy, second in *In plain terms* as the seed page has it); a text that does not open
-        with a paragraph is all first."""
-        html = self.html(text)
-        # The cleaner writes a parsed tree back, so the first `</p>` closes the opening <p>: a
-        # paragraph holds no paragraph, and a `</p>` written in the text is escaped.
-        end = html.find("</p>") + len("</p>") if html.startswith("<p>") else len(html)
-        return Markup(html[:end]), Markup(html[end:].lstrip("\n"))
 
 
 #: Templates whose pages are articles for Open Graph (og:type); the rest are "website".
@@ -365,53 +319,3 @@ class Planner(IssuePages, ArchivePages, GlossaryPages, ReferencePages, SitePages
 
     def pages(self) -> list[PageSpec]:
         return [plan.make() for plan in self.plans()]
-
-
-def plan(content: Content, settings: Settings, derived: Derived, now: dt.datetime | None = None
-         ) -> list[PageSpec]:
-    """Every page of the site in every language, in a stable order."""
-    return plan_pages(content, derived, settings, now=now)
-
-
-def plan_pages(content: Content, derived: Derived, settings: Settings, tracker: Tracker | None = None,
-               now: dt.datetime | None = None) -> list[PageSpec]:
-    """Every page in every language; with a tracker, each spec carries the reads that made it.
-
-    With a tracker, pass the tracked views of `content` and `derived`
-    (`tracking.track_content` / `track_derived`) that note into it.
-    """
-    if tracker is None:
-        return [spec for lang in settings.languages
-                for spec in Planner(content, derived, settings, lang, now).pages()]
-    return plan_listed(list_pages(content, derived, settings, tracker, now), tracker)
-
-
-def list_pages(content: Content, derived: Derived, settings: Settings, tracker: Tracker,
-               now: dt.datetime | None = None, *, extra: bool = False) -> list[tuple[PagePlan, Planner]]:
-    """Every page in every language, unplanned, with the planner that plans it. `extra` adds the
-    pages outside the sitemap.
-
-    Pass the tracked views of `content` and `derived` that note into `tracker`.
-    """
-    listed: list[tuple[PagePlan, Planner]] = []
-    for index, lang in enumerate(settings.languages):
-        tracker.take()  # reads made before this planner belong to no page
-        planner = Planner(content, derived, settings, lang, now, tracker)
-        tracker.take()  # what __init__ read, its shared reads hold
-        plans = planner.plans() + (planner.extra_plans(default=index == 0) if extra else [])
-        tracker.take()  # which pages exist is no input of any one page
-        listed += [(plan, planner) for plan in plans]
-    return listed
-
-
-def plan_listed(listed: list[tuple[PagePlan, Planner]], tracker: Tracker) -> list[PageSpec]:
-    """Plan listed pages: their specs, each carrying every read that made it (see Planner)."""
-    specs = []
-    for plan, planner in listed:
-        tracker.take()
-        spec = plan.make()
-        assert spec.url == plan.url and spec.template == plan.template, (plan, spec.url, spec.template)
-        specs.append(spec)
-    # After planning: a value one page kept on its planner may have been used by an earlier one.
-    return [dataclasses.replace(spec, reads=spec.reads | planner.shared_reads())
-            for spec, (_, planner) in zip(specs, listed)]

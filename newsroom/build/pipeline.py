@@ -49,6 +49,7 @@ import newsroom.models  # noqa: F401
 from issues.models import Issue
 from newsroom import PROJECT_ROOT
 from newsroom.build import locks, state
+from newsroom.build.stopped import Stopping
 from newsroom.build.urls import SITE_NAMES, SITEMAP
 from newsroom.build.writer import WriteStats, changed_since, clear_leftovers, existing_files
 from newsroom.db.session import one_state, session_factory
@@ -158,7 +159,8 @@ def _no_collections() -> Iterator[None]:
 
 def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool = False,
           email_out: Path | None = None, now: dt.datetime | None = None, preview: bool = False, *,
-          full: bool = False, progress: bool = False, keep: list[Any] | None = None) -> BuildResult:
+          full: bool = False, progress: bool = False, keep: list[Any] | None = None,
+          stopping: Stopping | None = None) -> BuildResult:
     """Build the site into `out` (and the latest issue's emails into `email_out`), rendering and writing
     only what changed; nothing is written on error.
 
@@ -167,6 +169,7 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
     `keep`, for a caller whose process ends soon after (the build command): it gets what the build
     held (records, state, memos) in place of its contents, instead of the build freeing it as it
     returns — object by object, a tenth of a second after a one-edit build of a large site.
+    `stopping`: what the command's stops do and say as the build waits for its render workers (see run_all).
     """
     folders = [out.resolve(), *([email_out.resolve()] if email_out is not None else [])]
     _refuse_long_path(out, "--out")
@@ -183,7 +186,7 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
     if email_out is not None:
         _refuse_foreign(email_out, "--email-out", frozenset(SUPPORTED_LANGUAGES))
     with _no_collections(), _only_build_of(folders), pinned_digests():
-        return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep)
+        return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep, stopping)
 
 
 def _refuse_long_path(folder: Path, option: str) -> None:
@@ -280,7 +283,7 @@ def _only_build_of(folders: list[Path]) -> Iterator[None]:
 
 def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
            email_out: Path | None, now: dt.datetime | None, preview: bool, full: bool,
-           progress: bool, keep: list[Any] | None) -> BuildResult:
+           progress: bool, keep: list[Any] | None, stopping: Stopping | None) -> BuildResult:
     out = out.resolve()
     templates = template_folder(settings.templates)
     inputs = build_inputs(settings, drafts, templates)
@@ -306,4 +309,4 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         state.refuse_read_only(engine)  # before a file is written: its state is stored after them
         loaded = making.load(session, out, full, by_hand)
     return making.make(engine, settings, out, today, drafts, email_out, now, preview, progress, keep, templates,
-                       public, snapshot, loaded)
+                       public, snapshot, loaded, stopping)

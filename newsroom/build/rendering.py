@@ -29,10 +29,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from newsroom.build.locks import release_inherited
 from newsroom.build.memos import Memo
 from newsroom.build.page_specs import PagePlan, PageSpec
-from newsroom.build.stopped import StoppedAtOnce
+from newsroom.build.stopped import StoppedAtOnce, Stopping, WorkerLost
 from newsroom.i18n import catalog_digest
 from newsroom.render.html import environment, render, template_fingerprint, used_templates
 
@@ -59,6 +58,8 @@ STOPS_AT_ONCE = 3
 END_GRACE_SECONDS = 2.0
 #: How often the wait for the workers to end looks whether it was stopped meanwhile.
 STOP_LOOK_SECONDS = 0.1
+#: How long a stop waits for the workers to end before it says so (see Stopping.waiting), as `serve`'s does.
+STOP_SAID_SECONDS = 1.0
 
 
 class PageRenderer:
@@ -119,17 +120,19 @@ def _next_chunk(job: _Job, slot: int) -> list[int] | None:
 
 def _work_through(job: _Job, slot: int, results: Connection, inherited: Sequence[Connection]) -> None:
     """A forked worker's life: chunk after chunk (see _next_chunk), each sent back with its work indices
-    as `finish` made it, then None; a failure is sent back as its exception instead. Ctrl-C is the
-    build's to handle (it stops the workers with SIGTERM, which ends one at once), not each worker's to report.
+    as `finish` made it, then None; a failure is sent back as its exception instead. Ctrl-C and the terminal
+    closed (SIGHUP, which reaches every process of the command) are the build's to handle (it stops the workers
+    with SIGTERM, which ends one at once), not each worker's: one ended by SIGHUP failed a build that ignored it
+    (`nohup`), "a render worker ended before its works did".
 
-    A worker keeps none of the build's folder locks (see locks) nor the read ends of the results' pipes it
-    inherited (`inherited`: its own, and the workers' started before it): once the build is gone (killed),
-    no process holds a read end, so the worker's next send fails and it stops. Holding one, it would wait
-    for ever on a full pipe, or work through every chunk left."""
-    for ending in (signal.SIGTERM, signal.SIGHUP):  # the build's terminate() ends it, whatever `serve` set
-        signal.signal(ending, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    release_inherited()
+    A worker keeps none of the build's folder locks (closed as it is forked: see locks) nor the read ends
+    of the results' pipes it inherited (`inherited`: its own, and the workers' started before it): once
+    the build is gone (killed), no process holds a read end, so the worker's next send fails and it stops.
+    Holding one, it would wait for ever on a full pipe, or work through every chunk left."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the build's terminate() ends it, whatever the command set
+    for stop in STOPPING:
+        if stop != signal.SIGTERM:
+            signal.signal(stop, signal.SIG_IGN)
     for reader in inherited:
         reader.close()
     try:
@@ -143,7 +146,7 @@ def _work_through(job: _Job, slot: int, results: Connection, inherited: Sequence
 
 
 @contextmanager
-def _signals_held() -> Iterator[list[int]]:
+def signals_held() -> Iterator[list[int]]:
     """Hold back the stopping signals this thread would handle while it forks the workers (or waits for them to
     end, see run_all), then handle them. What it gives is the list of those held so far: the caller may handle
     them itself, and clear it.
@@ -215,7 +218,8 @@ def progress_bar(total: int, shown: bool, unit: str = "page", desc: str | None =
 
 def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], list[Any]] = list,
             bar: tqdm | None = None, each: Callable[[int, Any], Any] | None = None,
-            started: Callable[[], Any] | None = None, slots: Sequence[int] | None = None) -> list[Any]:
+            started: Callable[[], Any] | None = None, slots: Sequence[int] | None = None,
+            stopping: Stopping | None = None) -> list[Any]:
     """Each work's result, in order; in forked workers when there are enough of them.
 
     `finish` turns a run of results into what is sent back (it runs in the process that made
@@ -229,6 +233,8 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     a process computes and keeps for them (one language's planner and its rows, see Planner.kept),
     so each worker takes its own slot's chunks first and helps with the others' once its own are
     done (taking every chunk in turn, each of two workers made most rows of both languages).
+
+    `stopping`, if given, says what the stops do and say as the workers' end is waited for (see _end_workers).
     """
     bar = bar if bar is not None else progress_bar(len(works), False)
     count = workers()
@@ -261,11 +267,12 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     processes: list[Any] = []
     waiting: list[Connection] = []
     stopped = 0  # stops had before the workers' end is waited for (see _end_workers)
+    killed: int | None = None  # the signal that ended it at once (see Stopping.at_once)
     # Objects the workers inherit are left out of their collections: a collection would touch each
     # one and so copy every memory page of the build into each worker.
     gc.freeze()
     try:
-        with _signals_held():
+        with signals_held():
             for slot in range(min(count, sum(map(len, queues)))):
                 reader, writer = context.Pipe(duplex=False)
                 _roomy(writer)
@@ -282,8 +289,8 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
                 try:
                     message = reader.recv()
                 except EOFError:
-                    raise RuntimeError("a render worker ended before its works did (killed, or out of memory?)"
-                                       ) from None
+                    raise WorkerLost("a render worker ended before its works did (killed, or out of memory?)"
+                                     ) from None
                 if message is None:  # no chunk left for it
                     waiting.remove(reader)
                     reader.close()
@@ -297,39 +304,69 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     except KeyboardInterrupt:
         stopped = 1
         raise
+    except StoppedAtOnce as stop:  # a stop that ends the build at the first (see Stopping.at_once): no wait for them
+        stopped, killed = STOPS_AT_ONCE, stop.by_signal
+        raise
     finally:
         # A stop (Ctrl-C, `kill`) as the workers end is handled once they all have: handled at once, it broke off
         # the wait for them, and `serve` removed its folder while they could still write into it (write_here).
         # The third ends them by force (see _end_workers).
-        with _signals_held() as stops:
-            _end_workers(processes, waiting, stops, stopped)
+        with signals_held() as stops:
+            _end_workers(processes, waiting, stops, stopped, stopping, killed)
             gc.unfreeze()
     return results
 
 
-def _end_workers(processes: Sequence[Any], waiting: Sequence[Connection], stops: list[int], stopped: int) -> None:
+def _end_workers(processes: Sequence[Any], waiting: Sequence[Connection], stops: list[int], stopped: int,
+                 stopping: Stopping | None = None, killed: int | None = None) -> None:
     """Wait for every worker to end: those still at work (`waiting`: a failure, or a stop) are stopped first.
 
-    `stops` are those held as it waits (see _signals_held), `stopped` how many came before: once they come to
-    STOPS_AT_ONCE, the workers still alive are ended by force and StoppedAtOnce raised, the stops taken as
-    handled. A worker that goes on (one that held SIGTERM back, or one still at its chunk, see below) could
-    otherwise be ended by `kill -9` alone."""
+    `stops` are those held as it waits (see signals_held), `stopped` how many came before: once they come to
+    STOPS_AT_ONCE, or one of them ends the build at once (Stopping.at_once), the workers still alive are ended
+    by force and StoppedAtOnce raised, the stops taken as handled. A worker that goes on (one that held SIGTERM
+    back, or one still at its chunk, see below) could otherwise be ended by `kill -9` alone. Each stop is
+    answered (`stopping`): a wait of a moment after one says what it waits for, and the stop before the last
+    says that one more ends the build at once, and what that leaves (they said nothing, as if not heard).
+    `killed`: the signal that ended the build at once already, which the StoppedAtOnce raised names."""
     for process in processes:
         if process.is_alive() and waiting:  # a failure: the others stop now
             process.terminate()
     # Before waiting for them: a worker whose SIGTERM came before it set its own handlers (it forked with this
-    # thread's, held by _signals_held) goes on working; with no read end left its next send fails, and it
+    # thread's, held by signals_held) goes on working; with no read end left its next send fails, and it
     # stops (see _work_through). Read ends held here, it would wait for ever on a full pipe.
     for reader in waiting:
         reader.close()
+    said = _Said(stopping)
     for process in processes:
         while not _ended(process, STOP_LOOK_SECONDS):
-            if stopped + len(stops) >= STOPS_AT_ONCE:
+            at_once = next((stop for stop in stops if stopping is not None and stop in stopping.at_once), None)
+            if stopped + len(stops) >= STOPS_AT_ONCE or at_once is not None:
                 alive = [worker for worker in processes if worker.is_alive()]
                 _end_by_force(alive)
                 stops.clear()  # handled here, and so are those that came as the workers were ended
-                raise StoppedAtOnce(f"stopped {STOPS_AT_ONCE} times as the build waited for its workers to end: "
-                                    f"{len(alive)} ended by force")
+                raise StoppedAtOnce(f"stopped as the build waited for its workers to end: {len(alive)} ended by "
+                                    "force", by_signal=killed if killed is not None else at_once)
+            said.answer(stopped + len(stops))
+
+
+class _Said:
+    """What the wait for the workers to end has said of the stops (see _end_workers): each said once."""
+
+    def __init__(self, stopping: Stopping | None) -> None:
+        self.stopping, self.begun = stopping, time.monotonic()
+        self.waiting = self.again = False
+
+    def answer(self, stops: int) -> None:
+        """Say what the `stops` had so far lead to: after a moment's wait, that it waits; at the stop before the
+        last, what one more does."""
+        if self.stopping is None or stops == 0:
+            return
+        if stops >= STOPS_AT_ONCE - 1 and not self.again:
+            self.again = self.waiting = True
+            self.stopping.say(self.stopping.still_waiting())
+        elif not self.waiting and time.monotonic() - self.begun >= STOP_SAID_SECONDS:
+            self.waiting = True
+            self.stopping.say(self.stopping.waiting())
 
 
 def _ended(process: Any, seconds: float) -> bool:
@@ -351,7 +388,7 @@ def end_workers_at_once() -> None:
     without waiting for the build under way in another thread (`serve` stopped a third time), whose workers
     multiprocessing would wait for as the process exits (for ever for one that holds SIGTERM back). A stop that
     comes meanwhile changes nothing: the command ends at once already."""
-    with _signals_held() as stops:
+    with signals_held() as stops:
         _end_by_force(multiprocessing.active_children())
         stops.clear()
 

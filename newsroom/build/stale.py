@@ -14,9 +14,10 @@ from typing import Any
 
 from newsroom.build import state, urls
 from newsroom.build.masthead import Masthead
+from newsroom.build.derived import Derived
 from newsroom.build.memos import Memo
 from newsroom.build.page_specs import PagePlan
-from newsroom.build.pages import Derived, Planner
+from newsroom.build.pages import Planner
 from newsroom.build.publishing import Made, published
 from newsroom.build.remembered import Remembered
 from newsroom.build.rendering import PageRenderer

@@ -18,6 +18,7 @@ from newsroom.build.page_specs import PagePlan
 from newsroom.build.pages import Planner
 from newsroom.build.publishing import Made, unchanged
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
+from newsroom.build.stopped import Stopping
 from newsroom.build.stale import Candidates, Group, group_language
 from newsroom.build.tracking import Tracker
 from newsroom.build.values import Values
@@ -49,7 +50,7 @@ def _group_work(make: Callable[[], Any], tracker: Tracker, before: state.Output 
 def make(pages: list[tuple[PagePlan, Planner, str]], groups: list[Group], renderer: PageRenderer,
          tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool, memos: list[Memo],
          previous: state.Previous | None, candidates: Candidates | None,
-         spool: Spool | None) -> tuple[dict[str, Made], dict[str, Made]]:
+         spool: Spool | None, stopping: Stopping | None = None) -> tuple[dict[str, Made], dict[str, Made]]:
     """Make the stale groups and pages, over the available cores; returns (pages made, group files made).
 
     Planning happens where rendering does: a worker plans and renders its pages, so the build never
@@ -118,7 +119,7 @@ def make(pages: list[tuple[PagePlan, Planner, str]], groups: list[Group], render
     slots = [*(renderer.languages.index(group_language(group)) for group, *_ in groups),
              *(renderer.languages.index(plan.lang) for plan, _, _ in pages)]
     with progress_bar(len(works), progress, desc="making") as bar:
-        results = run_all(works, finish, bar, arrived, slots=slots)
+        results = run_all(works, finish, bar, arrived, slots=slots, stopping=stopping)
     for result in results:
         if len(result) > 4:
             for memo, (added, used) in zip(memos, result.pop()):

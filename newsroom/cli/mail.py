@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 
 from issues.visibility import publication_time
+from newsroom.build.derived import Derived, derive
 from newsroom.build.model import Content, load_content
-from newsroom.build.pages import Derived, derive
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.db.session import session_factory
 from newsroom.diagnostics import ContentError, Diagnostic

@@ -51,7 +51,7 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
             try:
                 preview = Preview(app.engine, app.settings, folder / "site", today=app.today, now=app.now,
                                   content=content, database_file=database_file, host=host, port=port,
-                                  say=click.echo, settings_folder=Path.cwd())
+                                  say=click.echo, settings_folder=Path.cwd(), folder=folder)
             except OSError as error:  # the port taken, or not ours to take
                 raise click.ClickException(f"cannot listen on {netloc(host, port)}: {_why(error, port)}") from None
             stopping.append(functools.partial(preview.stopped_again, folder))

@@ -34,8 +34,9 @@ def load_assets(folder: Path = TEMPLATES / "assets", names: tuple[str, ...] = AS
         try:
             data = (folder / name).read_bytes()
         except FileNotFoundError:  # a template folder of one's own, edited by hand
-            raise ContentError([Diagnostic(str(folder), None, "", f"the asset {name!r} is missing: copy it from the "
-                                                                  f"bundled templates ({TEMPLATES / 'assets'})")]) from None
+            raise ContentError([Diagnostic(str(folder), None, "", f"the asset {name!r} is missing: copy it from "
+                                                                  f"the bundled templates ({TEMPLATES / 'assets'})")]
+                               ) from None
         stem, _, suffix = name.rpartition(".")
         digest = hashlib.sha256(data).hexdigest()[:10]
         assets.append(Asset(name, f"assets/{stem}.{digest}.{suffix}", data))

@@ -33,8 +33,9 @@ import css_inline
 
 from issues.visibility import publication_time
 from newsroom.build import urls
+from newsroom.build.derived import Derived
 from newsroom.build.model import Content
-from newsroom.build.pages import Derived, Planner
+from newsroom.build.pages import Planner
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.i18n import format_message, text_direction, translations
 from newsroom.render.feeds import FEED_TAGS, absolute_html, published_issues

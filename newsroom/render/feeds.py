@@ -39,9 +39,10 @@ from jinja2 import Template
 from issues.visibility import publication_time
 from newsroom import __version__
 from newsroom.build import urls
+from newsroom.build.derived import Derived
 from newsroom.build.feedlinks import FeedLink, feed_links
 from newsroom.build.model import Content, Record
-from newsroom.build.pages import Derived, Planner
+from newsroom.build.pages import Planner
 from newsroom.render.folder import template_folder
 from newsroom.render.html import environment, template_errors
 from newsroom.render.markdown import plain_text
@@ -262,7 +263,8 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
             id=tag_id(settings, f"{lang}/stories/{(story.data.get('formerly') or [story.key])[0]}"),
             title=text.get("headline") or story.key,
             link=f"{page}#story-{story.key}", published=published,
-            updated=planner.last_corrected(story.data["issue"], story.key), summary=plain_text(text.get("summary") or ""),
+            updated=planner.last_corrected(story.data["issue"], story.key),
+            summary=plain_text(text.get("summary") or ""),
             content=remember(f"{lang}/story/{story.key}/{page}", partial(story_html, planner, story, template, page)),
             categories=tuple(dict.fromkeys((name, *planner.tag_names(story.data.get("tags") or ())))),
             twins=tuple((other, settings.base_url + urls.issue(other, story.data["issue"]) + f"#story-{story.key}")

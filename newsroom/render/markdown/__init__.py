@@ -32,7 +32,8 @@ from newsroom.render.markdown.links import (
     internal_target,
     link_problem,
 )
-from newsroom.render.markdown.memo import PLAIN_AHEAD, PLAIN_ON_THE_SPOT, ReferenceStore, remembered_references, text_key
+from newsroom.render.markdown.memo import (PLAIN_AHEAD, PLAIN_ON_THE_SPOT, ReferenceStore, remembered_references,
+                                           text_key)
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, prose_tokens
 from newsroom.render.markdown.plaintext import TextMarks, plain_text, reading_text
 from newsroom.render.markdown.references import citation_backrefs, find_references

@@ -15,7 +15,8 @@ from markdown_it.token import Token
 
 from newsroom.render.markdown.conformance import attribute_value
 from newsroom.render.markdown.links import NEVER_LINKED, OUTSIDE_REL, OUTSIDE_SCHEMES, refused_image
-from newsroom.render.markdown.mathml import MATHML_ATTRIBUTES, MATHML_TAGS, mathml_as_text, mathml_only, mathml_value
+from newsroom.render.markdown.mathml import (MATHML_ATTRIBUTES, MATHML_TAGS, formula_text_kept, mathml_as_text,
+                                             mathml_only, mathml_value)
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
 
 #: The prose and table set, plus sup, details/summary, abbr and span (with lang); and MathML (see `mathml`).
@@ -73,9 +74,10 @@ def _unwrapped(html: str) -> str:
     """`html` without the tags of its <noscript>, <select>, <option> and <optgroup> elements, their content
     read as the text around it: a noscript's (the text a reader without scripts gets) is HTML, cleaned as the
     rest, where the cleaner, which parses as a browser running scripts does, takes it for text, tags and all;
-    a select's options are its text, " / " between them (the cleaner runs them together: "OneTwo")."""
+    a select's options are its text, " / " between them (the cleaner runs them together: "OneTwo"). The tags of an
+    HTML element in a formula and of a MathML element outside one go too, their text kept (`formula_text_kept`)."""
     if _UNWRAPPED_TAG.search(html) is None:
-        return html  # nearly every text: it holds none of them
+        return formula_text_kept(html, DROPPED_WITH_CONTENT)  # nearly every text: it holds none of them
     first = True  # no option yet in the open select: nothing goes before it
 
     def replaced(match: re.Match[str]) -> str:
@@ -88,7 +90,7 @@ def _unwrapped(html: str) -> str:
             return shown
         return ""
 
-    return _UNWRAPPED_TAG.sub(replaced, html)
+    return formula_text_kept(_UNWRAPPED_TAG.sub(replaced, html), DROPPED_WITH_CONTENT)
 
 
 @lru_cache(maxsize=1)

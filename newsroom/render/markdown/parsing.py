@@ -14,6 +14,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from newsroom.render.markdown.images import render_image
+
 DEFAULT_MAX_NESTING = 20
 
 _CITATION = re.compile(r"\[([0-9]{1,9})\]")  # at most 9 digits: int() of any length is a DoS
@@ -75,6 +77,7 @@ def _new_parser(max_nesting: int) -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.inline.ruler.after("link", "citation", _citation_rule)
     md.add_render_rule("citation", _render_citation)
+    md.add_render_rule("image", render_image)
     md.core.ruler.push("headings_below_the_title", _headings_below_the_title)
     return md
 

@@ -16,6 +16,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from newsroom.render.markdown.cleaning import Cleaning, _text_cleaner, _unwrapped, embeds_as_links
+from newsroom.render.markdown.images import alt_text
 from newsroom.render.markdown.links import LinkResolver, _classify
 from newsroom.render.markdown.memo import _STORES, PLAIN_ON_THE_SPOT, text_key
 from newsroom.render.markdown.parsing import (_SPACES, DEFAULT_MAX_NESTING, _link_text_parser, _parse, _parser, _Prose,
@@ -202,8 +203,9 @@ class _PlainText:
                 # Read as its alt text, as a screen reader reads it (plain text, an email, shows no image); with
                 # `marks`, followed by the image's mark unless it stands in a link; without alt text it is
                 # decoration.
-                if token.content:
-                    kept.append(Token("text", "", 0, content=token.content))
+                alt = alt_text(token.children)
+                if alt.strip():
+                    kept.append(Token("text", "", 0, content=alt))
                     if self.marks is not None and not opened:
                         image = Token("link_open", "a", 1, attrs={"href": str(token.attrGet("src") or "")})
                         kept.append(Token("text", "", 0, content=self._deferred(image, [])))

@@ -69,7 +69,12 @@ def _nested(text: str) -> bool:
 
 
 def _left_open(text: str) -> bool:
-    """Whether a raw `<a …>` of `text` is not closed by a `</a>` after it in its paragraph (before a blank line)."""
+    """Whether a raw `<a …>` of `text` is not closed by a `</a>` after it in its paragraph (before a blank line).
+    Any after a backtick or a backslash may be no tag (`` `</a>` `` is code, `\\</a>` text): then the link may be
+    left open, and the parser's copy of it after the paragraph holds nothing."""
+    opened = _OPENS.search(text)
+    if opened is not None and ("`" in text[opened.end():] or "\\" in text[opened.end():]):
+        return True
     open_links = 0
     for tag in _OPENS_OR_CLOSES.finditer(text):
         if tag[0][0] == "\n":

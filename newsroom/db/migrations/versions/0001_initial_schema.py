@@ -107,7 +107,8 @@ def upgrade() -> None:
     sa.Column('current_state', sa.Text(), nullable=True),
     sa.Column('aliases', sa.JSON(), nullable=False),
     sa.Column('match_forms', sa.JSON(), nullable=False),
-    sa.ForeignKeyConstraint(['entry_id'], ['entries.id'], name=op.f('fk_entry_texts_entry_id_entries'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['entry_id'], ['entries.id'],
+                            name=op.f('fk_entry_texts_entry_id_entries'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('entry_id', 'lang', name=op.f('pk_entry_texts'))
     )
     op.create_table('issue_texts',
@@ -116,7 +117,8 @@ def upgrade() -> None:
     sa.Column('title', sa.Text(), nullable=True),
     sa.Column('lead', sa.Text(), nullable=True),
     sa.Column('editor_note', sa.Text(), nullable=True),
-    sa.ForeignKeyConstraint(['issue_id'], ['issues.id'], name=op.f('fk_issue_texts_issue_id_issues'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['issue_id'], ['issues.id'],
+                            name=op.f('fk_issue_texts_issue_id_issues'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('issue_id', 'lang', name=op.f('pk_issue_texts'))
     )
     op.create_table('page_texts',
@@ -136,7 +138,8 @@ def upgrade() -> None:
     sa.Column('target', sa.String(length=120), nullable=False),
     sa.Column('position', sa.Integer(), nullable=False),
     sa.Column('note', sa.JSON(), nullable=True),
-    sa.ForeignKeyConstraint(['entry_id'], ['entries.id'], name=op.f('fk_relations_entry_id_entries'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['entry_id'], ['entries.id'],
+                            name=op.f('fk_relations_entry_id_entries'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_relations'))
     )
     with op.batch_alter_table('relations', schema=None) as batch_op:
@@ -169,7 +172,8 @@ def upgrade() -> None:
     sa.Column('term_id', sa.Integer(), nullable=False),
     sa.Column('lang', sa.String(length=8), nullable=False),
     sa.Column('name', sa.Text(), nullable=False),
-    sa.ForeignKeyConstraint(['term_id'], ['vocabulary.id'], name=op.f('fk_vocabulary_names_term_id_vocabulary'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['term_id'], ['vocabulary.id'],
+                            name=op.f('fk_vocabulary_names_term_id_vocabulary'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('term_id', 'lang', name=op.f('pk_vocabulary_names'))
     )
     op.create_table('story_texts',
@@ -178,7 +182,8 @@ def upgrade() -> None:
     sa.Column('headline', sa.Text(), nullable=True),
     sa.Column('summary', sa.Text(), nullable=True),
     sa.Column('body', sa.Text(), nullable=True),
-    sa.ForeignKeyConstraint(['story_id'], ['stories.id'], name=op.f('fk_story_texts_story_id_stories'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['story_id'], ['stories.id'],
+                            name=op.f('fk_story_texts_story_id_stories'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('story_id', 'lang', name=op.f('pk_story_texts'))
     )
     # ### end Alembic commands ###

@@ -33,7 +33,8 @@ def upgrade() -> None:
     sa.Column('lang', sa.String(length=8), nullable=False),
     sa.Column('message_id', sa.String(length=250), nullable=False),
     sa.Column('sent_at', newsroom.db.base.TZDateTime(), nullable=False),
-    sa.ForeignKeyConstraint(['subscriber_id'], ['subscribers.id'], name=op.f('fk_sends_subscriber_id_subscribers'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['subscriber_id'], ['subscribers.id'],
+                            name=op.f('fk_sends_subscriber_id_subscribers'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_sends')),
     sa.UniqueConstraint('issue_number', 'subscriber_id', name='uq_sends_issue_subscriber')
     )
@@ -45,7 +46,8 @@ def upgrade() -> None:
     sa.Column('subscriber_id', sa.Integer(), nullable=False),
     sa.Column('method', sa.String(length=20), nullable=False),
     sa.Column('unsubscribed_at', newsroom.db.base.TZDateTime(), nullable=False),
-    sa.ForeignKeyConstraint(['subscriber_id'], ['subscribers.id'], name=op.f('fk_unsubscribes_subscriber_id_subscribers'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['subscriber_id'], ['subscribers.id'],
+                            name=op.f('fk_unsubscribes_subscriber_id_subscribers'), ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_unsubscribes')),
     sa.UniqueConstraint('subscriber_id', name=op.f('uq_unsubscribes_subscriber_id'))
     )
