@@ -21,7 +21,7 @@ from issues.models import Issue
 from issues.schedule import is_due, went_out_on_schedule
 from newsroom.build.model import Content, load_content
 from newsroom.checks import UNWRITTEN, check_content, empty_issue_problems, translation_problems
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, in_report_order
 from newsroom.settings import Settings
 
 
@@ -37,8 +37,8 @@ def publication_problems(session: Session, settings: Settings, number: int, toda
     problems = check_content(content, settings, today, complete_translations=True)
     if content.issues[number].data.get("status") == "draft":  # else check_content names it
         problems += empty_issue_problems(content, number)
-    return [with_command(p) for p in problems if p.severity == "error" and (
-        p.location in mine or (p.location == "site" and p.field.startswith("sections")))]
+    return in_report_order(with_command(p) for p in problems if p.severity == "error" and (
+        p.location in mine or (p.location == "site" and p.field.startswith("sections"))))
 
 
 def with_command(problem: Diagnostic) -> Diagnostic:

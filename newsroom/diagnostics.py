@@ -1,12 +1,12 @@
 """Diagnostics: a problem with a place (`file:line` or `kind:key`), a field and a message.
 
 Every stage collects diagnostics instead of stopping at the first one; the
-CLI reports them sorted, and errors make it exit non-zero.
+CLI reports them in one order (`in_report_order`), each once, and errors make it exit non-zero.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -37,6 +37,19 @@ class Diagnostic:
         return f"{place}: {label}{self.message}"
 
 
+#: The code of the one problem said before all others (see checks.site.no_site): with no site file stored, every
+#: build stops on it alone, whatever else the content has.
+NO_SITE = "no-site"
+
+
+def in_report_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """`diagnostics` as every command says them: each once, by place (file or record, then line, field and
+    message; errors and warnings of one place together), the missing site file first. The one order of
+    `check`, of a refused change and of the warnings a change leaves (see newsroom.cli.report)."""
+    return sorted(set(diagnostics), key=lambda d: (d.code != NO_SITE, d.location, d.line or 0, d.field, d.message,
+                                                  d.severity))
+
+
 def unknown_term(location: str, index: int, term: str, severity: Severity = "error") -> Diagnostic:
     """A story's `terms[index]` naming no glossary entry: as `check` finds it, and as the options of `story add`
     and `story edit` do (a draft's story may name one still to be written: a warning)."""
@@ -64,7 +77,7 @@ class Report:
         return [d for d in self.items if d.severity == "warning"]
 
     def sorted(self) -> list[Diagnostic]:
-        return sorted(set(self.items), key=lambda d: (d.location, d.line or 0, d.field, d.message))
+        return in_report_order(self.items)
 
     def __bool__(self) -> bool:
         return bool(self.items)
@@ -74,7 +87,7 @@ class ContentError(Exception):
     """Raised when content cannot be accepted; carries every diagnostic found."""
 
     def __init__(self, diagnostics: list[Diagnostic], advice: str | None = None) -> None:
-        self.diagnostics = sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field))
+        self.diagnostics = in_report_order(diagnostics)
         self.advice = advice  # what to do about them all, said after them
         super().__init__("\n".join([*(str(d) for d in self.diagnostics), *([advice] if advice else [])]))
 

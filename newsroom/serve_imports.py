@@ -15,7 +15,7 @@ from newsroom.content import manifest
 from newsroom.content.importer import ImportResult
 from newsroom.content.reader import SUFFIXES, LoadedRecord, hidden, read_content
 from newsroom.db.session import writing
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, in_report_order
 from newsroom.editing import import_checked
 from newsroom.settings import Settings
 
@@ -161,5 +161,4 @@ def _by_file(files: Sequence[Path], diagnostics: list[Diagnostic]) -> dict[Path,
 
 def in_order(diagnostics: list[Diagnostic]) -> list[str]:
     """The problems as said, each once, by place."""
-    ordered = sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message))
-    return [str(diagnostic) for diagnostic in ordered]
+    return [str(diagnostic) for diagnostic in in_report_order(diagnostics)]

@@ -8,7 +8,7 @@ shape. Nothing here touches the database after `load_content` returns.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -187,3 +187,30 @@ def _remembered(session: Session, kind: str, memo: Memo, site: str) -> dict[str,
                 records[row_id] = record
                 memo.put(keys[row_id], [record.kind, record.key, record.data, record.content_hash, record.version])
     return {record.key: record for record in records.values()}
+
+
+def load_records(session: Session, locations: Collection[str]) -> dict[str, Record]:
+    """The records at `locations` (`entry:gpu`, `reference:x`, `issue:13`, `story:slug`), as `load_content`
+    makes them, by location; those not stored are left out. An issue's location brings its stories too: what
+    a change of its stories' places and tags may move between them. A few queries for a few records, not
+    the whole content's."""
+    wanted: dict[str, set[str]] = {"entry": set(), "page": set(), "issue": set(), "story": set()}
+    for location in locations:
+        kind, _, key = location.partition(":")
+        if kind in ("page", "reference"):
+            wanted["page"].add(key)
+        elif kind in wanted:
+            wanted[kind].add(key)
+    numbers = [int(key) for key in wanted["issue"] if key.isdigit()]
+    by_key = {"entry": Entry.slug, "page": Page.slug, "issue": Issue.number, "story": Story.slug}
+    found: dict[str, Record] = {}
+    for kind, column in by_key.items():
+        keys: list[Any] = numbers if kind == "issue" else sorted(wanted[kind])
+        query = select(column.class_.id).where(column.in_(keys))
+        if kind == "story" and numbers:  # and the stories of the issues
+            query = query.union(select(Story.id).join(Issue, Story.issue_id == Issue.id)
+                                .where(Issue.number.in_(numbers)))
+        ids = sorted(session.scalars(query)) if keys or (kind == "story" and numbers) else []
+        for record in _load(session, kind, ids).values() if ids else ():
+            found[record.location] = record
+    return found

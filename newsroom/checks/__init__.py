@@ -25,7 +25,7 @@ from newsroom.checks.site import _former_slug_clashes, _site_names, _stale, _upd
 from newsroom.checks.translations import (LANGUAGE_OWN, LOST, LOST_TEXTS, REQUIRED_TEXTS, UNWRITTEN, _translations,
                                           translation_problems)
 from newsroom.content.schema import page_slug_problem, publication_time_problem, week_problem
-from newsroom.diagnostics import Diagnostic, unknown_term
+from newsroom.diagnostics import Diagnostic, in_report_order, unknown_term
 from newsroom.drafts import draft_link_problem, is_draft
 from newsroom.reference_rules import structure_problems
 from newsroom.reference_starter import placeholder_problems
@@ -64,7 +64,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
                 *_story_problems(content, settings)]
     if only is not None:
         problems = [problem for problem in problems if problem.location in only]
-    return sorted(set(problems), key=lambda d: (d.location, d.field, d.message))
+    return in_report_order(problems)
 
 
 def _checked_records(content: Content, only: Collection[str] | None,

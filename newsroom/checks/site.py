@@ -10,7 +10,7 @@ from glossary.staleness import stale_problems
 from issues.archive import tag_name_clashes
 from newsroom.build import urls
 from newsroom.build.model import Content, Record
-from newsroom.diagnostics import Diagnostic, first_of
+from newsroom.diagnostics import NO_SITE, Diagnostic, first_of
 from newsroom.settings import Settings
 
 
@@ -72,7 +72,7 @@ def no_site(content: Content) -> Iterator[Diagnostic]:
             "no site file is stored: every page's title, the feeds and each email take the publication's name "
             "from it, and the navigation its sections and the Method page: write site.yaml (kind: site; "
             f"docs/content-format.md, \"site\") and pages/{urls.METHOD}.yaml (kind: page), then "
-            "`newsroom import site.yaml pages/`"))
+            "`newsroom import site.yaml pages/`"), code=NO_SITE)
 
 
 def _site_names(content: Content, languages: tuple[str, ...]) -> Iterator[Diagnostic]:

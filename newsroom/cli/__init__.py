@@ -9,7 +9,7 @@ import importlib
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import wraps
@@ -29,7 +29,7 @@ from newsroom.db.errors import (BadDatabaseURL, UnusableDatabase, cannot_connect
 from newsroom.db.migrate import SCHEMA_REVISION, current_revision, refuse_newer, upgrade_advice
 from newsroom.db.session import (BUSY_TIMEOUT_MS, ENV_VAR, busy, database_url, make_engine, sqlite_path, transaction,
                                  writing, writing_if_free)
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, in_report_order
 from newsroom.startup import imports
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -187,17 +187,21 @@ def write_starter(app: App, path: Path, text: str, then: str) -> None:
     app.say(f"{path}: {then}")
 
 
-def report(diagnostics: list[Diagnostic]) -> None:
-    for diagnostic in sorted(set(diagnostics), key=lambda d: (d.location, d.line or 0, d.field, d.message)):
+def report(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Print `diagnostics` on stderr in the one order every command uses (see diagnostics.in_report_order), each
+    once; returns those printed, which are what a count after them counts."""
+    said = in_report_order(diagnostics)
+    for diagnostic in said:
         click.echo(str(diagnostic), err=True)
+    return said
 
 
 def report_warnings(warnings: list[Diagnostic], where: str) -> None:
-    """The warnings of the records a command stored, as `check` prints them, then how many and `where` ("in
-    what was imported"); with --quiet too, which keeps problems."""
+    """The warnings of the records a command stored, as `check` prints them, then how many were printed and
+    `where` ("in what was imported"); with --quiet too, which keeps problems."""
     if warnings:
-        report(warnings)
-        click.echo(f"{len(warnings)} warning{'s' if len(warnings) != 1 else ''} {where}", err=True)
+        said = len(report(warnings))
+        click.echo(f"{said} warning{'s' if said != 1 else ''} {where}", err=True)
 
 
 def content_errors(func: F) -> F:
@@ -208,10 +212,10 @@ def content_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except ContentError as error:
-            report(error.diagnostics)
+            said = report(error.diagnostics)
             if error.advice:
                 click.echo(error.advice, err=True)
-            errors = sum(1 for d in error.diagnostics if d.severity == "error")
+            errors = sum(1 for d in said if d.severity == "error")
             click.echo(f"{errors} error{'s' if errors != 1 else ''}; nothing was changed", err=True)
             sys.exit(1)
         except StaleDataError:

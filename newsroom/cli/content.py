@@ -20,7 +20,7 @@ from newsroom.cli import (NOW_ENV, App, content_errors, editor_name, pass_app, r
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, reference_problems
-from newsroom.content.reader import Reading, read_content
+from newsroom.content.reader import Reading, in_files, read_content, stored_location
 from newsroom.content.stored import stored_otherwise
 from newsroom.db.errors import cannot_connect, refused_role, shown
 from newsroom.db.migrate import SCHEMA_REVISION, copy_before_upgrade, current_revision, refuse_newer, upgrade
@@ -69,8 +69,12 @@ def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason:
     present = {history_key(item.kind, item.key) for item in loaded}  # a file moved, not removed
     removed = [(path, base) for path, base in manifest.missing(paths)
                if base.kind != "site" and history_key(base.kind, base.key) not in present]
+    now = app.now()
     with app.transaction() as session:
-        result = editing.import_checked(session, loaded, app.settings, app.now(), editor, bases, reason,
+        watched = {*(stored_location(item.kind, item.key) for item in loaded),
+                   *(stored_location(base.kind, base.key) for _, base in removed)}
+        before = changes.watch(session, watched) if checked else None
+        result = editing.import_checked(session, loaded, app.settings, now, editor, bases, reason,
                                         "fix and import again (`--no-check` stores the files as they are)",
                                         corrections=correction, checked=checked, reason_required=True,
                                         reason_lang=reason_lang)
@@ -82,10 +86,15 @@ def _import_files(app: App, paths: list[Path], force: bool, editor: str, reason:
                            f"{'them' if len(removed) > 1 else 'it'}", err=True)
         else:
             records = _removed_records(session, removed, languages)
-            result.left = editing.delete_all(session, records, app.settings, app.now(), editor, reason, correction,
+            result.left = editing.delete_all(session, records, app.settings, now, editor, reason, correction,
                                              reason_lang)
             result.deleted.update(record.kind for record in records)
             result.removed.update(f"{record.kind}:{record.key}" for record in records)
+        if before is not None and (result.stored or result.removed):
+            said = set(result.left)  # (said as the deletions' already)
+            result.elsewhere = in_files([warning for warning in changes.brought(before, session, app.settings, now,
+                                                                                result.stored, result.stored)
+                                         if warning not in said], loaded)
         if dry_run:
             raise _DryRun(result)  # rolls the transaction back
     return result
@@ -228,8 +237,9 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
     listed among its corrections with that reason.
     A file removed from an exported folder is reported; --prune deletes its record.
     The warnings of the records stored are printed as `newsroom check` words them, in their files at their
-    fields' lines (a draft's errors among them), then those --prune's deletions left on other records, as
-    `delete` prints them, each with how many; they stop nothing.
+    fields' lines (a draft's errors among them), then those the import brought to records it did not store (a
+    story linking to an entry made a draft; in its file, if one of the import's), then those --prune's
+    deletions left on other records, as `delete` prints them, each with how many; they stop nothing.
     """
     result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked, dry_run,
                      reason_lang=reason_lang)
@@ -240,10 +250,12 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
             app.say(f"would delete {key}")
         app.say(f"{result.summary()} (a dry run: nothing was stored)")
         report_warnings(result.warnings, "in what would be imported")
+        report_warnings(result.elsewhere, "the import would leave on records it would not store")
         report_warnings(result.left, f"the {_deletions(result)} would leave on other records")
         return
     app.say(result.summary())
     report_warnings(result.warnings, "in what was imported")
+    report_warnings(result.elsewhere, "the import left on records it did not store")
     report_warnings(result.left, f"the {_deletions(result)} left on other records")
 
 
@@ -310,12 +322,10 @@ def check(app: App, strict: bool) -> None:
             problems += [*method_draft_problems(content), *public_address_problems(app.settings)]
             unbuildable = list(no_site(content))
     # No site file stops every build, which says it alone: said first, before the rest (by place).
-    report(unbuildable)
-    report(problems)
-    problems += unbuildable
-    errors = sum(1 for p in problems if p.severity == "error")
-    warnings = len(problems) - errors
-    if problems:  # each counted as printed; --strict fails on warnings too, and says so
+    said = report([*unbuildable, *problems])
+    errors = sum(1 for p in said if p.severity == "error")
+    warnings = len(said) - errors
+    if said:  # each counted as printed; --strict fails on warnings too, and says so
         failing = ": --strict fails on warnings" if strict and warnings else ""
         click.echo(f"{errors} error(s), {warnings} warning(s){failing}", err=True)
     if errors or (strict and warnings):

@@ -73,7 +73,8 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
     link to nothing) is refused, as is one that leaves a scheduled or published issue unpublishable,
     or makes the published Method page a draft (every page and email links to it: change its text
     instead); a published issue or its story changes only with --correction and a --reason, which
-    readers are shown. The record's warnings are printed as `newsroom check` words them; they stop nothing."""
+    readers are shown. The record's warnings are printed as `newsroom check` words them, then those the edit
+    left on other records (a link to an entry made a draft); they stop nothing."""
     change = Change(editor, app.now(), app.settings.languages, reason, reason_language(app, reason_lang))
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
@@ -94,6 +95,7 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
         if loaded.kind == "issue":
             _workflow_fields_unchanged(session, app, loaded, record)
         issues = _issues_of(loaded, record)
+        before = changes.watch(session, {f"{loaded.kind}:{loaded.key}", *(f"issue:{number}" for number in issues)})
         for number in issues:
             require_changeable(load_issue(session, number), correction, change.reason)
         place = _new_place(loaded, record, "position" in paths)
@@ -112,11 +114,14 @@ def edit(app: App, key: str, kind: str | None, assignments: tuple[str, ...], exp
             recheck_after_change(session, app.settings, change, number)
         if warnings is None and version != loaded.version:
             warnings = changes.stored_warnings(session, app.settings, change.now, {f"{loaded.kind}:{loaded.key}"})
+        elsewhere = [] if version == loaded.version else \
+            changes.brought(before, session, app.settings, change.now, {f"{loaded.kind}:{loaded.key}"})
     if version == loaded.version:  # the fields set already held those values
         app.say(f"{loaded.kind} {loaded.key}: no change (version {version} stays)")
     else:
         app.say(f"{loaded.kind} {loaded.key}: saved as version {version}")
     report_warnings(warnings or [], "in what was saved")
+    report_warnings(elsewhere, "the edit left on other records")
 
 
 def _move(session: Any, loaded: editing.Loaded, record: dict[str, Any], change: Change,
@@ -234,21 +239,27 @@ def rename(app: App, key: str, new_slug: str, kind: str | None, expect_version: 
     old anchor stays on its issue's pages). Every reference to it — relations, stories' terms,
     `entry:`/`page:` links in any text — is rewritten, each record kept as a revision; readers see the same
     text, so a published issue's story changes without --correction and is not listed among its corrections.
-    The warnings of the records it stored are printed as `newsroom check` words them; they stop nothing."""
+    The warnings of the records it stored are printed as `newsroom check` words them, then those it left on
+    other records; they stop nothing."""
+    now = app.now()
     with app.transaction() as session:
         loaded = _open(app, session, key, kind)
         if expect_version is not None:
             loaded = editing.Loaded(loaded.kind, loaded.key, expect_version, loaded.record)
+        before = changes.watch(session, {f"{loaded.kind}:{loaded.key}"})
         try:
-            done = rename_record(session, loaded, new_slug, app.settings, app.now(), editor, reason)
+            done = rename_record(session, loaded, new_slug, app.settings, now, editor, reason)
         except editing.Conflict as conflict:
             session.rollback()
             raise click.ClickException(str(conflict)) from None
+        renamed = f"{loaded.kind}:{new_slug}"
+        elsewhere = changes.brought(before, session, app.settings, now, {renamed, *done.rewritten}, {renamed})
     rewritten = f"; its references rewritten in {first_of(done.rewritten)}" if done.rewritten else ""
     kept = "its old anchor stays on its issue's pages" if loaded.kind == "story" else \
         "its old address sends readers on"
     app.say(f"{loaded.kind} {loaded.key} is now {loaded.kind}:{new_slug} (version {done.version}){rewritten}; {kept}")
     report_warnings(done.warnings, "in what was saved")
+    report_warnings(elsewhere, "the renaming left on other records")
 
 
 @click.command()

@@ -129,7 +129,7 @@ def issue() -> None:
 def new(app: App, week: str | None, start: str | None, end: str | None, number: int | None, editor: str,
         **options: Any) -> None:
     """Create the next issue as a draft; the warnings of what it stored are printed as `newsroom check` words
-    them (a text missing in a language), they stop nothing."""
+    them (a text missing in a language), then those it left on other records; they stop nothing."""
     problems: list[Diagnostic] = []
     try:
         span = _week(app, week, start, end)
@@ -138,11 +138,15 @@ def new(app: App, week: str | None, start: str | None, end: str | None, number: 
     change = change_by(app, editor)
     with app.transaction() as session:
         span = span or assembly.week_to_cover(session, app.today())
+        before = changes.watch(session, set())
         created = assembly.new_issue(session, change, span, number,
                                      option_texts(("title", "lead", "editor_note"), options), problems)
         warnings = saved_warnings(session, app, change, f"issue:{created.number}")
+        elsewhere = changes.brought(before, session, app.settings, change.now, {f"issue:{created.number}"},
+                                    {f"issue:{created.number}"})
         app.say(f"issue {created.number} created (draft): {created.week_start} – {created.week_end}")
     report_warnings(warnings, "in what was saved")
+    report_warnings(elsewhere, "the new issue left on other records")
 
 
 @issue.command("edit")
@@ -154,15 +158,18 @@ def new(app: App, week: str | None, start: str | None, end: str | None, number: 
 def edit(app: App, number: int, editor: str, correction: bool, reason: str | None, reason_lang: str | None,
          **options: Any) -> None:
     """Set an issue's title, lead or editor's note (an empty value clears it); the warnings of what it stored
-    are printed as `newsroom check` words them, they stop nothing."""
+    are printed as `newsroom check` words them, then those the edit left on other records; they stop nothing."""
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
+        before = changes.watch(session, {f"issue:{number}"})
         changed = assembly.edit_issue(session, change, number, option_texts(("title", "lead", "editor_note"), options),
                                       correction)
         workflow.recheck_after_change(session, app.settings, change, number)
         warnings = saved_warnings(session, app, change, f"issue:{number}") if changed else []
+        elsewhere = changes.brought(before, session, app.settings, change.now, {f"issue:{number}"}) if changed else []
     app.say(f"issue {number} {'updated' if changed else 'unchanged'}")
     report_warnings(warnings, "in what was saved")
+    report_warnings(elsewhere, "the edit left on other records")
 
 
 @issue.command("show")

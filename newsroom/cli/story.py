@@ -16,6 +16,7 @@ import click
 from issues import assembly, workflow
 from issues.models import Story
 from issues.queries import story_by_slug
+from newsroom.checks import changes
 from newsroom.cli import App, content_errors, editor_options, pass_app, report_warnings
 from newsroom.cli.issue import NUMBER, PLACE, change_by, option_texts, saved_warnings, text_options
 from newsroom.content.reader import LoadedRecord, in_files, read_text
@@ -105,7 +106,7 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
         correction: bool, reason: str | None, reason_lang: str | None, **options: Any) -> None:
     """Add a story to issue ISSUE, from options or from --file (options override the file); the warnings of the
     story are printed as `newsroom check` words them (in the file at its field's line, where the file gave the
-    field), they stop nothing."""
+    field), then those it left on other records; they stop nothing."""
     record = _story_file(file, number, app.settings.languages) if file else {}
     texts = option_texts(STORY_TEXTS, options)
     for lang, fields in texts.items():
@@ -117,14 +118,18 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
     record.update(given)
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
+        before = changes.watch(session, {f"issue:{number}"})  # its stories may be renumbered
         added, warnings = assembly.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
         warnings = saved_warnings(session, app, change, f"story:{added.slug}", warnings)
+        elsewhere = changes.brought(before, session, app.settings, change.now, {f"story:{added.slug}"},
+                                    {f"story:{added.slug}"})
         app.say(f"story {added.slug} added to issue {number}, {added.section.slug} #{added.position}")
     if file:
         optioned = [*given, *(f"{lang}.{name}" for lang, fields in texts.items() for name in fields)]
         warnings = _in_file(warnings, file, added.slug, optioned)
     report_warnings(warnings, "in what was saved")
+    report_warnings(elsewhere, "the new story left on other records")
 
 
 def _in_file(warnings: list[Diagnostic], file: Path, slug: str, optioned: list[str]) -> list[Diagnostic]:
@@ -151,7 +156,8 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
                terms: tuple[str, ...], audiences: tuple[str, ...], editor: str, correction: bool, reason: str | None,
                reason_lang: str | None, **options: Any) -> None:
     """Change a story's texts, sources, tags, terms or audiences (use `story move` for its place); the warnings
-    of the story are printed as `newsroom check` words them, they stop nothing."""
+    of the story are printed as `newsroom check` words them, then those the edit left on other records; they
+    stop nothing."""
     sources, problems = _sources(source_url, publisher, source_title, source_lang)
     if section:
         problems.append(Diagnostic(f"story:{slug}", None, "section", "use `newsroom story move` to change "
@@ -160,14 +166,17 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
               "sources": sources or None}
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
+        before = changes.watch(session, {f"story:{slug}"})
         changed, warnings = assembly.edit_story(session, change, slug, fields, option_texts(STORY_TEXTS, options),
                                                 correction, problems)
         number = assembly.load_story_issue(session, slug)
         workflow.recheck_after_change(session, app.settings, change, number)
         # An edit that stores nothing says no warning, as an unchanged `edit` or `issue edit`: `check` names them.
         warnings = saved_warnings(session, app, change, f"story:{slug}", warnings) if changed else []
+        elsewhere = changes.brought(before, session, app.settings, change.now, {f"story:{slug}"}) if changed else []
     app.say(f"story {slug} {'updated' if changed else 'unchanged'}")
     report_warnings(warnings, "in what was saved")
+    report_warnings(elsewhere, "the edit left on other records")
 
 
 @story.command("move")
@@ -182,7 +191,9 @@ def move(app: App, slug: str, number: int | None, section: str | None, position:
          correction: bool, reason: str | None, reason_lang: str | None) -> None:
     """Move a story to another issue, section and/or position; the section it leaves closes up (unless its
     issue is published: the others keep their places there). The warnings of the story are printed as
-    `newsroom check` words them (in its new issue: a link to a draft once it is published), they stop nothing."""
+    `newsroom check` words them (in its new issue: a link to a draft once it is published), then those the move
+    left on other records (a tag's warning, said at the first story carrying it, passed on to another); they
+    stop nothing."""
     if number is None and section is None and position is None:
         raise ContentError([Diagnostic(f"story:{slug}", None, "", "give --issue, --section, --position or more "
                                        "than one")])
@@ -190,14 +201,19 @@ def move(app: App, slug: str, number: int | None, section: str | None, position:
     with app.transaction() as session:
         left = assembly.load_story_issue(session, slug)
         was = _place(session.scalars(story_by_slug(slug)).one())
+        before = changes.watch(session, {f"story:{slug}", f"issue:{left}", *([f"issue:{number}"] if number else [])})
         moved = assembly.move_story(session, change, slug, section, position, correction, number)
         for touched in sorted({left, moved.issue.number}):
             workflow.recheck_after_change(session, app.settings, change, touched)
         # A story left where it was stores nothing, and says nothing more, as an unchanged `story edit`.
-        warnings = saved_warnings(session, app, change, f"story:{slug}") if _place(moved) != was else []
+        warnings, elsewhere = [], []
+        if _place(moved) != was:
+            warnings = saved_warnings(session, app, change, f"story:{slug}")
+            elsewhere = changes.brought(before, session, app.settings, change.now, {f"story:{slug}"})
         where = f"in issue {moved.issue.number}, " if moved.issue.number != left else ""
         app.say(f"story {slug} is now {where}{moved.section.slug} #{moved.position}")
     report_warnings(warnings, "in what was saved")
+    report_warnings(elsewhere, "the move left on other records")
 
 
 def _place(story: Story) -> tuple[int, str, int]:

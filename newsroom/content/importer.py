@@ -41,6 +41,9 @@ class ImportResult:
     #: The warnings the deletions (--prune) left on other records (a relation to a deleted entry), as `delete`
     #: gives them.
     left: list[Diagnostic] = field(default_factory=list)
+    #: The other warnings the import brought to records it did not store (those of its files that changed
+    #: nothing, in their files), as `newsroom check` newly finds them: a story linking to an entry made a draft.
+    elsewhere: list[Diagnostic] = field(default_factory=list)
 
     def summary(self) -> str:
         total = lambda c: sum(c.values())  # noqa: E731

@@ -1,0 +1,143 @@
+"""What the commands say of problems: one order everywhere, each problem once, counted as said, and the warnings a
+change leaves on records it did not store said with those of the records it stored."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+from newsroom.cli import report_warnings
+from newsroom.diagnostics import Diagnostic
+
+#: The tests' working folder holds a published site's newsroom.toml: `check` names the content's problems alone.
+pytestmark = pytest.mark.usefixtures("public_address")
+
+FRIDAY = "2026-11-06T10:00:00+01:00"
+
+UNNAMED_TAG = ("the site file names no tag 'brand-new-tag': its page (archive/tag/brand-new-tag/) and the archive "
+               "show it as written here, 'brand-new-tag', in every language; name it under the site file's `tags:` "
+               "(slug: brand-new-tag, and its name in each language) and import that (`newsroom import site.yaml`)")
+
+GPU_DRAFT = ("warning: entry:gpu is a draft, shown as text until it is published: remove `draft: true` from its file "
+             "(entries/gpu.yaml) and import it, or run `newsroom edit entry:gpu --set draft=false`")
+
+UNNAMED_LINK = ("link 'https://example.org/gpu' has no text: screen readers say \"link\" and nothing more; write its "
+                "text between the brackets ([text](…)), or alt text for its image ([![what it shows](…)](…))")
+
+
+def test_a_count_counts_the_warnings_said_each_once():
+    """A warning found twice (by two checks of one change) was said once and counted twice."""
+    warning = Diagnostic("entry:gpu", None, "en.aliases[0]", "said once", "warning")
+
+    @click.command()
+    def saving() -> None:
+        report_warnings([warning, Diagnostic("entry:gpu", None, "en.aliases[0]", "said once", "warning")],
+                        "in what was saved")
+
+    result = CliRunner().invoke(saving)
+    assert result.stderr.splitlines() == ["entry:gpu: en.aliases[0]: warning: said once", "1 warning in what was saved"]
+
+
+@pytest.mark.sqlite_only("the order of what is said does not depend on the database")
+def test_check_says_the_errors_and_warnings_of_one_place_together_by_field(sample_cli, write_files):
+    """One order for every command: by place, then field, errors and warnings of one place together (not the
+    errors first), and the count says the lines above it."""
+    entry = ("kind: entry\nslug: x-entry\ncategory: infrastructure\nlevel: basic\ntrend: mainstream\nstatus: 2026-11\n"
+             "sources: [{publisher: X, title: Y, url: 'https://example.org/'}]\n"
+             "hu: {headword: x hu, definition: 'Lásd [](https://example.org/a).'}\n"
+             "en: {headword: x en, definition: 'See [this](entry:nowhere).', aliases: [x en]}\n")
+    sample_cli("import", "--no-check", str(write_files({"e.yaml": entry})))
+    said = sample_cli("check", expect=1).stderr.splitlines()
+    assert [line.split(": ")[1:3] for line in said[:-1]] == [
+        ["en.aliases[0]", "warning"], ["en.definition", "link to a missing entry 'nowhere'"],
+        ["hu.definition", "warning"]], said
+    assert said[-1] == "1 error(s), 2 warning(s)"
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_story_move_says_the_warning_it_passes_to_another_story(sample_cli, monkeypatch):
+    """A tag the site file does not name is warned at the first story carrying it: moving that story below the
+    next one passed the warning to that one, which `check` then named and the move never said."""
+    monkeypatch.setenv("NEWSROOM_NOW", FRIDAY)
+    sample_cli("issue", "new", "--title-hu", "Tizennegyedik", "--title-en", "Fourteenth")
+    for slug in ("i14-a", "i14-b"):
+        sample_cli("story", "add", "14", "--slug", slug, "--section", "code", "--headline-hu", "Hír",
+                   "--headline-en", "News", "--summary-hu", "Össz.", "--summary-en", "Sum.", "--source-url",
+                   f"https://example.org/{slug}", "--publisher", "P", "--tag", "brand-new-tag")
+    moved = sample_cli("story", "move", "i14-a", "--position", "2")
+    assert (moved.stdout, moved.stderr.splitlines()) == ("story i14-a is now code #2\n", [
+        f"story:i14-b: tags[0]: warning: {UNNAMED_TAG}", "1 warning the move left on other records"])
+    assert sample_cli("check").stderr.splitlines() == [f"story:i14-b: tags[0]: warning: {UNNAMED_TAG}",
+                                                       "0 error(s), 1 warning(s)"]
+    back = sample_cli("story", "move", "i14-a", "--position", "1")  # its own again, said as the story's
+    assert back.stderr.splitlines() == [f"story:i14-a: tags[0]: warning: {UNNAMED_TAG}", "1 warning in what was saved"]
+
+
+def test_an_edit_making_an_entry_a_draft_says_the_warnings_of_the_records_linking_to_it(sample_cli):
+    """`edit entry:gpu --set draft=true` gave every record linking to it a warning, and said none of them: it says
+    each, after the entry's own, as `check` says them, and how many."""
+    edited = sample_cli("edit", "entry:gpu", "--set", "draft=true")
+    checked = sample_cli("check").stderr.splitlines()
+    assert checked[-1] == "0 error(s), 40 warning(s)"
+    assert edited.stdout == "entry gpu: saved as version 2\n"
+    assert edited.stderr.splitlines() == [*checked[:-1], "40 warnings the edit left on other records"]
+    assert "story:i13-vllm-trainium-backend: terms[4]: " + GPU_DRAFT in checked
+    back = sample_cli("edit", "entry:gpu", "--set", "draft=false")  # warnings gone: nothing to say
+    assert (back.stdout, back.stderr) == ("entry gpu: saved as version 3\n", "")
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_an_import_says_the_warnings_it_brings_to_a_file_that_changed_nothing_in_that_file(sample_cli, tmp_path):
+    """An import of an entry made a draft, with a story linking to it unchanged: the story's new warning was left
+    to `check`. It is said in the story's file, at the field's line, after those of what was stored."""
+    out = tmp_path / "out"
+    sample_cli("export", str(out))
+    entry = out / "entries" / "gpu.yaml"
+    entry.write_text(entry.read_text(encoding="utf-8").replace("slug: gpu\n", "slug: gpu\ndraft: true\n"),
+                     encoding="utf-8")
+    story = out / "stories" / "i13-vllm-trainium-backend.yaml"
+    line = story.read_text(encoding="utf-8").splitlines().index("- gpu") + 1
+    result = sample_cli("import", str(entry), str(story))
+    assert result.stdout == "0 created, 1 updated, 1 unchanged\n"
+    said = result.stderr.splitlines()
+    assert f"{story}:{line}: terms[4]: {GPU_DRAFT}" in said
+    assert said[-1] == "40 warnings the import left on records it did not store"
+    assert len(said) == 41 and all(": warning: " in line for line in said[:-1])
+
+
+def test_an_edit_of_a_definition_says_its_own_warnings_and_none_elsewhere(sample_cli):
+    """An edit of an entry's text that other records read nothing of (its definition) says the entry's own
+    warnings, as `check` says them, and nothing of the records linking to it."""
+    edited = sample_cli("edit", "entry:gpu", "--set", "en.definition=A chip for [](https://example.org/gpu) maths.")
+    assert edited.stdout == "entry gpu: saved as version 2\n"
+    assert edited.stderr.splitlines() == [f"entry:gpu: en.definition: warning: {UNNAMED_LINK}",
+                                          "1 warning in what was saved"]
+    assert sample_cli("check").stderr.splitlines() == [f"entry:gpu: en.definition: warning: {UNNAMED_LINK}",
+                                                       "0 error(s), 1 warning(s)"]
+
+
+@pytest.mark.sqlite_only("what an edit reads does not depend on the database")
+def test_an_edit_reads_every_entry_once_whether_or_not_it_leaves_warnings_on_other_records(sample_cli):
+    """Telling the warnings a change leaves on other records from those the content had read the whole content
+    before and after every edit. An edit of what no other record reads (a definition) reads it once, to check
+    the entry as `check` would; one making the entry a draft, whose links then have a warning, reads again only
+    the rows it changed."""
+    reads: list[str] = []
+
+    def every_entry(conn, cursor, statement, parameters, context, executemany) -> None:
+        said = " ".join(statement.split())
+        if said.startswith("SELECT entries.id, entries.slug,") and "WHERE" not in said:
+            reads.append(said)
+
+    event.listen(Engine, "before_cursor_execute", every_entry)
+    try:
+        sample_cli("edit", "entry:gpu", "--set", "en.definition=A chip for maths.")
+        ordinary = len(reads)
+        assert sample_cli("edit", "entry:gpu", "--set", "draft=true").stderr.endswith(
+            "40 warnings the edit left on other records\n")
+    finally:
+        event.remove(Engine, "before_cursor_execute", every_entry)
+    assert (ordinary, len(reads) - ordinary) == (1, 1), reads
