@@ -950,6 +950,7 @@ def test_a_template_that_names_the_latest_issue_elsewhere_has_its_pages_rendered
     assert '<p class="latest">14</p>' in (site / "en" / "method" / "index.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.sqlite_only(WORKED_OUT)
 def test_pages_whose_stored_reads_cannot_be_read_are_remade_when_they_may_have_changed(sample_cli, tmp_path):
     # Reads written by another format (an older release, another Python) or damaged: a page whose
     # reads fall under a changed root is remade, since nothing says which of its reads changed.
@@ -1159,6 +1160,7 @@ def test_an_email_folder_that_holds_or_is_the_site_is_refused(sample_cli, tmp_pa
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and "work" not in p.parts} == before
 
 
+@pytest.mark.sqlite_only(WORKED_OUT)
 def test_an_edit_redoes_only_the_pages_that_read_it(sample_cli, tmp_path):
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"
@@ -1216,6 +1218,7 @@ def test_an_entry_renamed_into_another_letter_remakes_those_letters_pages_alone(
     assert _same_tree(site, fresh) == []
 
 
+@pytest.mark.sqlite_only(WORKED_OUT)
 def test_outputs_nothing_produces_any_more_are_removed(sample_cli, tmp_path):
     """A draft issue in a preview build (`--drafts`) has pages; deleted, its pages go (a published issue
     stays for good, and a scheduled one once its time has come)."""
