@@ -397,9 +397,14 @@ def _story_in_code_feeds(cli, write_files, slug: str, story: str):
             entry.content[0].value)
 
 
-EMBED_STORY = QUOTING_STORY.replace("i13-quoting", "i13-embed").replace(
-    "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n",
-    "  summary: >-\n    Watch <iframe src=\"https://www.youtube.com/embed/abc?start=5&amp;rel=0\"\n"
+def _quoting_story_as(slug: str, summary: str) -> str:
+    """QUOTING_STORY under another slug, with another summary (YAML, as it stands after `  summary: `)."""
+    return QUOTING_STORY.replace("i13-quoting", slug).replace(
+        "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n", f"  summary: {summary}")
+
+
+EMBED_STORY = _quoting_story_as("i13-embed",
+    ">-\n    Watch <iframe src=\"https://www.youtube.com/embed/abc?start=5&amp;rel=0\"\n"
     "    title=\"the talk, <b>live</b>\">no frames</iframe> now.\n")
 
 
@@ -414,9 +419,8 @@ def test_an_embed_is_a_link_to_the_page_it_embeds_in_every_feed(sample_cli, writ
         assert _reads(story.summary_detail, "Watch the talk, <b>live</b> now."), (ext, story.summary_detail)
 
 
-LOST_CONTENT_STORY = QUOTING_STORY.replace("i13-quoting", "i13-lost-content").replace(
-    "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n",
-    "  summary: >-\n    Type <xmp><b>bold</b> & more</xmp> in an <applet code=\"a.class\">old <i>applet</i></applet>,\n"
+LOST_CONTENT_STORY = _quoting_story_as("i13-lost-content",
+    ">-\n    Type <xmp><b>bold</b> & more</xmp> in an <applet code=\"a.class\">old <i>applet</i></applet>,\n"
     "    with <math alttext=\"x squared\"><msup><mi>x</mi><mn>2</mn></msup></math> and\n"
     "    <iframe src=\"//video.example.org/v\" title=\"the talk\"></iframe>.\n")
 
@@ -438,9 +442,8 @@ def test_raw_html_that_lost_its_content_reaches_every_feed(sample_cli, write_fil
             ext, story.summary_detail)
 
 
-ALT_TEXT_STORY = QUOTING_STORY.replace("i13-quoting", "i13-alt-text").replace(
-    "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n",
-    "  summary: >-\n    The chart ![*Energy* per `token` \\* &amp; <b>more</b>]"
+ALT_TEXT_STORY = _quoting_story_as("i13-alt-text",
+    ">-\n    The chart ![*Energy* per `token` \\* &amp; <b>more</b>]"
     "(https://example.org/chart.png) shows it.\n")
 
 
@@ -454,9 +457,8 @@ def test_an_image_reads_in_a_feed_summary_as_its_alt_attribute_holds_it(sample_c
         assert _reads(story.summary_detail, f"The chart {alt} shows it."), (ext, story.summary_detail)
 
 
-FORMULA_STORY = QUOTING_STORY.replace("i13-quoting", "i13-formula").replace(
-    "  summary: Amazon's &lt;b&gt;chips&lt;/b&gt; & \"Rainier\" <b>grow</b>, 1 < 2.\n",
-    "  summary: >-\n    Take <math><mi>x</mi><mo>+</mo><b>y</b><mo>+</mo><abbr title=\"z\">z</abbr></math>\n"
+FORMULA_STORY = _quoting_story_as("i13-formula",
+    ">-\n    Take <math><mi>x</mi><mo>+</mo><b>y</b><mo>+</mo><abbr title=\"z\">z</abbr></math>\n"
     "    and <mi>w</mi>.\n")
 
 
