@@ -224,6 +224,13 @@ def _text_cleaner() -> _TextCleaner:
     return _TextCleaner()
 
 
+def raw_html_text(html: str, mark: Callable[[str, str], str] | None = None, unwrap: bool = True) -> str:
+    """The text a reader is shown of `html` (raw HTML, or Markdown rendered with some in it): the tags `_unwrapped`
+    takes out gone (unless not `unwrap`), cleaned to its text, each web embed read as its link (`embeds_as_links`,
+    given to `mark` when one is given), its character references read."""
+    return html_lib.unescape(embeds_as_links(_unwrapped(html) if unwrap else html, _text_cleaner(), mark))
+
+
 #: A Markdown link to a scheme markdown-it never makes a link of: it stays as its text, brackets and all.
 _NO_LINK = re.compile(rf"\]\(\s*<?\s*({'|'.join(NEVER_LINKED)}):", re.IGNORECASE)
 

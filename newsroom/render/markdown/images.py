@@ -19,10 +19,9 @@ def alt_text(description: Sequence[Token] | None) -> str:
     if not _holds_raw_html(description):
         return "".join(_read(description, str))
     # `cleaning` imports the parser, which renders images with this module: read raw HTML only when there is some.
-    from newsroom.render.markdown.cleaning import _text_cleaner, _unwrapped, embeds_as_links
+    from newsroom.render.markdown.cleaning import raw_html_text
 
-    html = "".join(_read(description, lambda text: html_lib.escape(text, quote=False)))
-    return html_lib.unescape(embeds_as_links(_unwrapped(html), _text_cleaner()))
+    return raw_html_text("".join(_read(description, lambda text: html_lib.escape(text, quote=False))))
 
 
 def _holds_raw_html(description: Sequence[Token] | None) -> bool:

@@ -3,7 +3,6 @@ links' marks for an email's text part (`reading_text`)."""
 
 from __future__ import annotations
 
-import html as html_lib
 import re
 import secrets
 import textwrap
@@ -15,7 +14,7 @@ from functools import lru_cache
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from newsroom.render.markdown.cleaning import Cleaning, _text_cleaner, _unwrapped, embeds_as_links
+from newsroom.render.markdown.cleaning import raw_html_text
 from newsroom.render.markdown.images import alt_text
 from newsroom.render.markdown.links import LinkResolver, _classify
 from newsroom.render.markdown.memo import _STORES, PLAIN_ON_THE_SPOT, text_key
@@ -61,7 +60,7 @@ def _plain_in(md: MarkdownIt, tokens: list[Token] | _Prose, text: str) -> str:
         # A link markdown-it refused (`[text](javascript:…)`, `[text]: data:…`) stays Markdown: read its text.
         md = _link_text_parser(md.options["maxNesting"])
         tokens = _parse(md, text, as_prose=False)
-    writer = _PlainText(md, _text_cleaner(), raw_html="<" in text)
+    writer = _PlainText(md, raw_html="<" in text)
     for token in tokens:
         writer.feed(token)
     return "\n\n".join(writer.blocks)
@@ -84,7 +83,7 @@ def reading_text(text: str, *, width: int, marks: TextMarks | None = None,
     each paragraph wrapped at `width` and each list item under a hanging indent (a long word or URL is
     never broken; code keeps its lines), and each link followed by its mark (see `TextMarks`)."""
     md = _link_text_parser(max_nesting)  # a link the pages show as its Markdown reads as its text (no mark)
-    writer = _PlainText(md, _text_cleaner(), width=width, marks=marks, raw_html="<" in text)
+    writer = _PlainText(md, width=width, marks=marks, raw_html="<" in text)
     for token in _parse(md, text, as_prose=False):
         writer.feed(token)
     return "\n\n".join(writer.blocks)
@@ -100,7 +99,6 @@ class _PlainText:
     """Collects the plain-text blocks of a token stream; a whole list or table is one block."""
 
     md: MarkdownIt
-    cleaner: Cleaning
     blocks: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # of the open top-level list or table
     lists: list[bool] = field(default_factory=list)  # per open list: is it ordered?
@@ -136,8 +134,7 @@ class _PlainText:
         elif kind in ("fence", "code_block"):
             self._add(token.content.rstrip("\n"), code=True)
         elif kind == "html_block":
-            self._add(self._marked(html_lib.unescape(embeds_as_links(
-                _unwrapped(token.content), self.cleaner, self._raw_link_mark if self.marks else None)).strip()))
+            self._add(self._marked(raw_html_text(token.content, self._raw_link_mark if self.marks else None).strip()))
         if kind in ("bullet_list_close", "ordered_list_close", "table_close") and not self.lists:
             block = "\n".join(line.rstrip() for line in self.lines).strip("\n")
             self.blocks.extend([block] if block else [])
@@ -227,9 +224,8 @@ class _PlainText:
                 continue
             kept.append(Token("text", "", 0, content=" ") if token.type == "softbreak" else token)
         html = self.md.renderer.render([Token("inline", "", 0, children=kept)], self.md.options, {})
-        html = _unwrapped(html) if self.raw_html else html
         # Dropped raw HTML (a <script>, say) leaves its surrounding spaces behind.
-        text = html_lib.unescape(embeds_as_links(html, self.cleaner, self._raw_link_mark if self.marks else None))
+        text = raw_html_text(html, self._raw_link_mark if self.marks else None, unwrap=self.raw_html)
         return self._marked(_SPACES.sub(" ", text).strip())
 
     def _deferred(self, link: Token, text: list[Token]) -> str:
