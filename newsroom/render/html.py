@@ -356,8 +356,7 @@ class _Parser:
 
 
 @lru_cache(maxsize=256)
-def _used_templates(parser: _Parser, template: str, _folder: Path, _digest: str) -> tuple[str, ...] | None:
-    env = parser.env
+def _used_templates(parser: _Parser, template: str, folder: Path, digest: str) -> tuple[str, ...] | None:
     seen: list[str] = []
     todo = [template]
     while todo:
@@ -365,13 +364,21 @@ def _used_templates(parser: _Parser, template: str, _folder: Path, _digest: str)
         if name in seen:
             continue
         seen.append(name)
-        assert env.loader is not None
-        source, filename, _ = env.loader.get_source(env, name)
-        for referenced in meta.find_referenced_templates(env.parse(source, name, filename)):
+        for referenced in _referenced(parser, name, folder, digest):
             if referenced is None:
                 return None
             todo.append(referenced)
     return tuple(sorted(seen))
+
+
+@lru_cache(maxsize=1024)
+def _referenced(parser: _Parser, name: str, _folder: Path, _digest: str) -> tuple[str | None, ...]:
+    """The templates `name` itself extends, includes or imports (None for a computed name): each template is
+    parsed once, however many of the others use it (the base layout and the macros, by every page's)."""
+    env = parser.env
+    assert env.loader is not None
+    source, filename, _ = env.loader.get_source(env, name)
+    return tuple(meta.find_referenced_templates(env.parse(source, name, filename)))
 
 
 def template_fingerprint(env: Environment, template: str, folder: Path, memo: Memo | None = None) -> str:
