@@ -252,6 +252,7 @@ en: {headline: 1.50, summary: English text.}
     assert "tags:\n- '2026-11-05'\n" in shown and "headline: '2026-11-05'" in shown and "headline: '1.50'" in shown
 
 
+@pytest.mark.sqlite_only("a source's fields are one JSON value on either database; its round trip is tested in test_store")
 def test_story_add_and_edit_give_a_source_s_language(desk):
     """--source-lang pairs with its --source-url as --publisher does: the source's `lang`, which a page in
     another language marks its title with (as a content file's `lang:`)."""
@@ -1134,6 +1135,7 @@ def test_issue_new_and_edit_say_the_warnings_of_the_issue_they_stored(desk):
     assert (following.stdout, following.stderr) == ("issue 15 created (draft): 2026-11-16 – 2026-11-22\n", "")
 
 
+@pytest.mark.sqlite_only("a problem's severity is worked out in Python from the issue's state, whatever the database")
 def test_check_gives_a_draft_s_problems_as_warnings_and_a_scheduled_issue_s_as_errors(desk, tmp_path):
     """A draft is work in progress: `check` names its problems (warnings, exit 0 unless --strict) as the build
     passes; once the issue is scheduled they are errors, since the builds from its time on would stop."""
@@ -1392,6 +1394,8 @@ def test_jsonld_escapes_script_end_tags(desk):
     assert json.loads(script)["name"] == "Break </script><script>alert(1)</script>"
 
 
+@pytest.mark.sqlite_only("the editor's name is taken in Python; a correction's round trip is tested on both "
+                         "(test_a_correction_is_recorded_listed_and_shown)")
 def test_the_editor_defaults_to_the_os_user(desk, monkeypatch):
     import getpass
 
