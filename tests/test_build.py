@@ -261,8 +261,9 @@ def test_a_build_stopped_a_third_time_as_it_waits_for_a_stuck_worker_ends_at_onc
     code, said, worker = stopped
     assert code == 1 and said == [
         "stopping: waiting for the build's render workers to end",
-        "stopping: still waiting for the build's render workers to end; stopped once more (Ctrl-C) or by `kill`, the "
-        f"build ends at once, its render workers ended by force, and {site} is left as it was before this build",
+        "stopping: still waiting for the build's render workers to end; stopped once more (Ctrl-C), by `kill` or by "
+        f"its terminal closing, the build ends at once, its render workers ended by force, and {site} is left as it "
+        "was before this build",
         f"Error: stopped without waiting for the build's render workers to end: they were ended at once, and {site} "
         "is left as it was before this build: build again to bring it up to date"], said
     assert ended(worker)

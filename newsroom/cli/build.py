@@ -56,8 +56,9 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
     started = time.perf_counter()
     # A progress bar only for a person watching: on a terminal, and not with --quiet.
     progress = not app.quiet and sys.stderr.isatty()
-    stopping = Stopping(click.echo, f"stopped once more (Ctrl-C) or by `kill`, the build ends at once, its render "
-                                    f"workers ended by force, and {out} is left as it was before this build",
+    stopping = Stopping(click.echo, f"stopped once more (Ctrl-C), by `kill` or by its terminal closing, the build "
+                                    f"ends at once, its render workers ended by force, and {out} is left as it was "
+                                    "before this build",
                         frozenset(ENDED_AT_ONCE))
     try:
         with _ended_at_once_by_signals():
