@@ -19,6 +19,7 @@ from conftest import POSTGRES_ENV, Cli, Databases, Templates
 from sitebuild import OWN_SITE
 from stopping import SAID_GAP_SECONDS, ended, stopped_with_a_stuck_worker
 
+from newsroom.build import rendering
 from newsroom.build.page_specs import PageSpec
 from newsroom.render.search import search
 from newsroom.render.sitemap import render_sitemap
@@ -414,6 +415,54 @@ def test_a_build_whose_render_worker_is_killed_says_so_and_leaves_its_folder_as_
         "before this build: build again (if memory ran short, on fewer cores: `taskset -c 0 newsroom build …`)\n"
     ), process.stderr
     assert _tree(site) == before
+    assert sorted(site.parent.iterdir()) == beside
+
+
+#: `newsroom ARGS` that stops itself by Ctrl-C (SIGINT to its own process) at the moment $STOP_AT names: as it
+#: waits for its render workers ("waiting"), as it makes the sitemap once they are done, its new tree not yet
+#: swapped in ("sitemap"), or as it waits for the old tree's removal, once it has written its folder ("written").
+CTRL_C_AT = """\
+import os, runpy, signal, sys
+from newsroom.build import making, rendering, writer
+command, at = os.getpid(), os.environ["STOP_AT"]
+def stopping_first(real):
+    def stopped(*args, **kwargs):
+        if os.getpid() == command:
+            os.kill(command, signal.SIGINT)
+        return real(*args, **kwargs)
+    return stopped
+if at == "waiting":
+    rendering.wait = stopping_first(rendering.wait)
+elif at == "sitemap":
+    making.render_sitemap = stopping_first(making.render_sitemap)
+else:
+    writer.StagedTree.wait = stopping_first(writer.StagedTree.wait)
+sys.argv = ["newsroom", *sys.argv[1:]]
+runpy.run_module("newsroom", run_name="__main__")
+"""
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.parametrize("at", ["waiting", "sitemap", "written"])
+def test_a_build_stopped_once_by_ctrl_c_says_what_it_left(sample_cli, site, tmp_path, at):
+    """One Ctrl-C ends a build with a line saying what its folder is and what to do, not click's "Aborted!":
+    before the build wrote its folder (as it waits for its render workers, or after them), the folder is as it
+    was, with nothing of the build's beside it (a stop as it made the sitemap left its new tree there); once
+    written, the folder is this build's, whole."""
+    if at == "waiting" and rendering.workers() < 2:
+        pytest.skip("a build on one core forks no render worker to wait for")
+    before, beside = _tree(site), sorted(site.parent.iterdir())
+    process = subprocess.run([sys.executable, "-c", CTRL_C_AT, "--db", sample_cli.db_url, "build", "--full",
+                              "--out", str(site), "--base-url", BASE], cwd=sample_cli.cwd, capture_output=True,
+                             text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]),
+                                                          "STOP_AT": at})
+    said = process.stderr.splitlines()
+    assert process.returncode == 1 and said and said[-1] == (
+        f"Error: stopped by Ctrl-C as this build wrote {site}, which it finished first: {site} is this build's, "
+        "whole and up to date" if at == "written" else
+        f"Error: stopped by Ctrl-C: the build ended, and {site} is left as it was before this build: build again "
+        "to bring it up to date"), (process.returncode, process.stdout, process.stderr)
+    assert _tree(site) == before  # the same content: the folder a full build of it makes
     assert sorted(site.parent.iterdir()) == beside
 
 

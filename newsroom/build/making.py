@@ -37,12 +37,12 @@ from newsroom.build.publishing import IN_PLACE_SHARE, Made, publish, published
 from newsroom.build.remembered import Remembered
 from newsroom.build.rendering import PageRenderer, run_all, signals_held
 from newsroom.build.stale import AGGREGATE, largest_first, stale_groups, stale_pages
-from newsroom.build.stopped import StoppedAtOnce, StoppedOnceWritten, Stopping
+from newsroom.build.stopped import Stopping, answered_once_written
 from newsroom.build.tracking import Tracker, track_content, track_derived, untracked_fields
 from newsroom.build.urls import SITE_NAMES, SITEMAP
 from newsroom.build.values import Values
 from newsroom.build.works import Spool
-from newsroom.build.writer import StagedTree, WriteStats, changed_since, collect, discarded_on_error
+from newsroom.build.writer import StagedTree, WriteStats, changed_since, collect
 from newsroom.checks import markdown_texts
 from newsroom.db.session import WalCopy
 from newsroom.diagnostics import ContentError, Diagnostic
@@ -89,12 +89,22 @@ def load(session: Session, out: Path, full: bool, by_hand: set[str] | None) -> L
 def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool, email_out: Path | None,
          now: dt.datetime | None, preview: bool, progress: bool, keep: list[Any] | None, templates: Path,
          public: tuple[int, ...], snapshot: str, loaded: Loaded, stopping: Stopping | None = None) -> BuildResult:
-    """Check, list, plan and render what is stale, and write it (see pipeline.build)."""
+    """Check, list, plan and render what is stale, and write it (see pipeline.build).
+
+    A new tree the build opens (`staged`) is dropped if the build fails or is stopped before it is swapped in:
+    the folder stays as it was. A stop once the folder is written (`written`) says so (see answered_once_written)."""
     wal_copy = WalCopy(engine)  # what earlier commits left in SQLite's WAL, copied while this build works
+    staged: list[StagedTree] = []
+    written: list[WriteStats] = []
     try:
-        with _template_errors(templates):
-            return _make_site(engine, settings, out, today, drafts, email_out, now, preview, progress, keep,
-                              templates, public, snapshot, stopping, *loaded)
+        with answered_once_written(written), _template_errors(templates):
+            try:
+                return _make_site(engine, settings, out, today, drafts, email_out, now, preview, progress, keep,
+                                  templates, public, snapshot, stopping, staged, written, *loaded)
+            except BaseException:
+                for tree in staged if not written else ():
+                    tree.discard()
+                raise
     finally:
         wal_copy.wait()
 
@@ -102,8 +112,8 @@ def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: 
 def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
                email_out: Path | None, now: dt.datetime | None, preview: bool, progress: bool,
                keep: list[Any] | None, templates: Path, public: tuple[int, ...], snapshot: str,
-               stopping: Stopping | None, previous: state.Previous | None, memos: dict[str, Memo],
-               content: Content) -> BuildResult:
+               stopping: Stopping | None, staged: list[StagedTree], written: list[WriteStats],
+               previous: state.Previous | None, memos: dict[str, Memo], content: Content) -> BuildResult:
     assets = load_assets(templates / "assets")
     # What every page's context gets besides its own: part of every page's fingerprint.
     shared: Mapping[str, Any] = {"assets": asset_urls(assets), "preview": preview}
@@ -156,17 +166,17 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
         # A build that remakes much of the site assembles a new tree, written while it renders.
         remade = len(pages) + len(spliced)
         tree = StagedTree(out) if previous is None or remade > len(listed) // IN_PLACE_SHARE else None
-        with discarded_on_error(tree):
-            for path, (item, lines) in spliced.items():
-                if lines is None:  # the same bytes
-                    continue
-                if tree is not None:  # spliced pages join it now, spliced again and written while the others render
-                    tree.write_made(path, partial(respliced, out / path, *lines))
-                else:
-                    spliced[path] = (Made(respliced(out / path, *lines), item.output), None)
-            made, grouped = works.make(pages, groups, renderer, tracker, values, metas, progress,
-                                       [memos["references"], memos["plain"], memos["feeds"]], previous, candidates,
-                                       Spool(tree, previous, out) if tree is not None else None, stopping)
+        staged.extend([tree] if tree is not None else [])
+        for path, (item, lines) in spliced.items():
+            if lines is None:  # the same bytes
+                continue
+            if tree is not None:  # spliced pages join it now, spliced again and written while the others render
+                tree.write_made(path, partial(respliced, out / path, *lines))
+            else:
+                spliced[path] = (Made(respliced(out / path, *lines), item.output), None)
+        made, grouped = works.make(pages, groups, renderer, tracker, values, metas, progress,
+                                   [memos["references"], memos["plain"], memos["feeds"]], previous, candidates,
+                                   Spool(tree, previous, out) if tree is not None else None, stopping)
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
     made.update({path: item for path, (item, _) in spliced.items()})
@@ -190,18 +200,17 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
         made[SITEMAP] = Made(data, state.Output(hashlib.sha256(data).hexdigest(), entries.hexdigest()))
     claimed = [plan.output for plan, _ in listed] + kept_groups + group_files + [asset.path for asset in assets] \
         + list(static) + [SITEMAP]
-    with discarded_on_error(tree):
-        collect((path, b"") for path in claimed)  # refuses two outputs for one path
-        # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
-        emails = None
-        if email_out is not None:
-            latest = [latest_email(content, derived, settings, lang) for lang in settings.languages]
-            problems += [problem for _, unmade in latest for problem in unmade]
-            emails = (email_out, collect([item for files, _ in latest for item in files]))
-        _forget_superseded(memos, settings.languages)
-        _forget_unshown_parts(memos["feeds"], [group for group, *_ in groups])
-        stats = _written_whole(partial(publish, engine, out, made, previous, set(claimed), snapshot, memos, values,
-                                       tree, emails))
+    collect((path, b"") for path in claimed)  # refuses two outputs for one path
+    # Feeds and the latest issue's email leave drafts out whatever `drafts` says.
+    emails = None
+    if email_out is not None:
+        latest = [latest_email(content, derived, settings, lang) for lang in settings.languages]
+        problems += [problem for _, unmade in latest for problem in unmade]
+        emails = (email_out, collect([item for files, _ in latest for item in files]))
+    _forget_superseded(memos, settings.languages)
+    _forget_unshown_parts(memos["feeds"], [group for group, *_ in groups])
+    stats = _written_whole(partial(publish, engine, out, made, previous, set(claimed), snapshot, memos, values,
+                                   tree, emails), written)
     if tree is not None:
         tree.wait()  # the old tree's removal, which ran meanwhile
     if keep is not None:
@@ -211,25 +220,14 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
 
 
 
-def _written_whole(write: Callable[[], WriteStats]) -> WriteStats:
-    """`write()` (the files put in place and their state recorded), whole: a stop that comes meanwhile is answered
-    once it has returned (a `kill` of `build` ended it at once, and an incremental build left some files new,
-    some old), as a stop of a build that wrote its folder (StoppedAtOnce's `published`, StoppedOnceWritten);
-    after a write that failed, it is raised as it came."""
-    written = False
-    try:
-        with signals_held():
-            stats = write()
-            written = True
-    except StoppedAtOnce as stop:
-        if not written:
-            raise
-        raise StoppedAtOnce(str(stop), by_signal=stop.by_signal, published=True) from None
-    except KeyboardInterrupt:
-        if not written:
-            raise
-        raise StoppedOnceWritten("stopped by Ctrl-C once the build wrote its folder") from None
-    return stats
+def _written_whole(write: Callable[[], WriteStats], written: list[WriteStats]) -> WriteStats:
+    """`write()` (the files put in place and their state recorded), whole, its stats added to `written`: a stop
+    that comes meanwhile is answered once it has returned (a `kill` of `build` ended it at once, and an
+    incremental build left some files new, some old), as a stop of a build that wrote its folder (see
+    answered_once_written); after a write that failed, it is raised as it came."""
+    with answered_once_written(written), signals_held():
+        written.append(write())
+    return written[-1]
 
 
 @contextmanager

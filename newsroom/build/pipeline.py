@@ -49,7 +49,7 @@ import newsroom.models  # noqa: F401
 from issues.models import Issue
 from newsroom import PROJECT_ROOT
 from newsroom.build import locks, state
-from newsroom.build.stopped import Stopping
+from newsroom.build.stopped import Stopping, answered_once_written
 from newsroom.build.urls import SITE_NAMES, SITEMAP
 from newsroom.build.writer import WriteStats, changed_since, clear_leftovers, existing_files
 from newsroom.db.session import one_state, session_factory
@@ -185,8 +185,11 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
                     lambda: _made_there(engine, out))
     if email_out is not None:
         _refuse_foreign(email_out, "--email-out", frozenset(SUPPORTED_LANGUAGES))
-    with _no_collections(), _only_build_of(folders), pinned_digests():
-        return _build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep, stopping)
+    built: list[BuildResult] = []  # a stop as the build lets go of its folders is that of a build that wrote them
+    with answered_once_written(built), _no_collections(), _only_build_of(folders), pinned_digests():
+        built.append(_build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep,
+                            stopping))
+    return built[0]
 
 
 def _refuse_long_path(folder: Path, option: str) -> None:

@@ -3,8 +3,10 @@ the templates' machinery (a build with nothing to do loads none of it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 
 class WorkerLost(RuntimeError):
@@ -54,3 +56,23 @@ class Stopping:
     def still_waiting(self) -> str:
         """What is said at the stop before the last, which ends the build at once."""
         return f"stopping: still waiting for the build's render workers to end; {self.further}"
+
+
+@contextmanager
+def answered_once_written(written: list[Any]) -> Iterator[None]:
+    """A stop that comes once the build has written its folder and recorded it (`written` is then no longer
+    empty), as the rest of the build ends (the old tree's removal, the locks let go), is the stop of a build
+    that wrote its folder, whole: StoppedOnceWritten for Ctrl-C, StoppedAtOnce `published` for a signal that
+    ends it at once. One that comes before is raised as it came: the folder is as it was."""
+    try:
+        yield
+    except StoppedOnceWritten:
+        raise
+    except KeyboardInterrupt:
+        if not written:
+            raise
+        raise StoppedOnceWritten("stopped by Ctrl-C once the build wrote its folder") from None
+    except StoppedAtOnce as stop:
+        if not written or stop.published:
+            raise
+        raise StoppedAtOnce(str(stop), by_signal=stop.by_signal, published=True) from None

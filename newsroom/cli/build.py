@@ -12,8 +12,9 @@ from pathlib import Path
 
 import click
 
+from newsroom.build.pipeline import BuildResult
 from newsroom.build.pipeline import build as build_site
-from newsroom.build.stopped import StoppedAtOnce, StoppedOnceWritten, Stopping, WorkerLost
+from newsroom.build.stopped import StoppedAtOnce, StoppedOnceWritten, Stopping, WorkerLost, answered_once_written
 from newsroom.cli import App, content_errors, pass_app, report
 from newsroom.settings import public_address_problems
 
@@ -60,17 +61,22 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
                                     f"ends at once, its render workers ended by force, and {out} is left as it was "
                                     "before this build",
                         frozenset(ENDED_AT_ONCE))
+    built: list[BuildResult] = []  # a stop as the command lets go of the signals is that of a build that wrote OUT
     try:
-        with _ended_at_once_by_signals():
-            result = build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out,
-                                now=app.now(), full=full, progress=progress, keep=_HELD, stopping=stopping)
+        with answered_once_written(built), _ended_at_once_by_signals():
+            built.append(build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out,
+                                    now=app.now(), full=full, progress=progress, keep=_HELD, stopping=stopping))
     except StoppedAtOnce as stop:
         raise click.ClickException(_stopped(stop, out)) from None
     except StoppedOnceWritten:  # click would say "Aborted!" of a folder this build wrote whole
         raise click.ClickException(_written_whole("Ctrl-C", out)) from None
+    except KeyboardInterrupt:  # before the build wrote OUT: click would say "Aborted!"
+        raise click.ClickException(f"stopped by Ctrl-C: the build ended, and {out} is left as it was before this "
+                                   "build: build again to bring it up to date") from None
     except WorkerLost as lost:  # not a traceback: nothing in the content or the code is at fault
         raise click.ClickException(f"{lost}: {out} is left as it was before this build: build again (if memory ran "
                                    "short, on fewer cores: `taskset -c 0 newsroom build …`)") from None
+    result = built[0]
     # A public build at an address no reader reaches: said, for the preview's is a build's default too.
     report(result.warnings + ([] if drafts else public_address_problems(settings, ("base_url",) if base_url else ())))
     stats = result.stats
