@@ -57,6 +57,25 @@ def test_check_says_the_errors_and_warnings_of_one_place_together_by_field(sampl
     assert said[-1] == "1 error(s), 2 warning(s)"
 
 
+def test_check_counts_the_numbers_in_places_as_numbers(sample_cli, monkeypatch):
+    """Places were ordered as text: issue 10's problems before issue 9's, and story:i10-… before story:i9-x.
+    The digits of a place are counted as numbers, as a reader counts."""
+    monkeypatch.setenv("NEWSROOM_NOW", FRIDAY)
+    unnamed, correction = "See [](https://example.org/{}).", ("--correction", "--reason", "A link added")
+    sample_cli("issue", "new", "--number", "9", "--title-hu", "Kilenc")  # no English title: a warning
+    sample_cli("story", "add", "9", "--slug", "i9-x", "--section", "code", "--headline-hu", "Hír", "--headline-en",
+               "News", "--summary-hu", "Össz.", "--summary-en", unnamed.format("i9"), "--source-url",
+               "https://example.org/s", "--publisher", "P")
+    sample_cli("edit", "issue:10", "--set", "en.lead=" + unnamed.format("10"), *correction)
+    sample_cli("edit", "story:i10-ai-designed-pet-enzymes", "--set", "en.summary=" + unnamed.format("i10"),
+               *correction)
+    said = sample_cli("check").stderr.splitlines()
+    assert said[-1] == "0 error(s), 4 warning(s)", said
+    assert [line.split(": ")[:2] for line in said[:-1]] == [
+        ["issue:9", "en"], ["issue:10", "en.lead"], ["story:i9-x", "en.summary"],
+        ["story:i10-ai-designed-pet-enzymes", "en.summary"]], said
+
+
 @pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
 def test_story_move_says_the_warning_it_passes_to_another_story(sample_cli, monkeypatch):
     """A tag the site file does not name is warned at the first story carrying it: moving that story below the
