@@ -69,33 +69,6 @@ def unknown_term(location: str, index: int, term: str, severity: Severity = "err
     return Diagnostic(location, None, f"terms[{index}]", f"no glossary entry {term!r}", severity, "unknown-term")
 
 
-@dataclass
-class Report:
-    """An ordered collection of diagnostics."""
-
-    items: list[Diagnostic] = field(default_factory=list)
-
-    def add(self, diagnostic: Diagnostic) -> None:
-        self.items.append(diagnostic)
-
-    def extend(self, diagnostics: list[Diagnostic] | Report) -> None:
-        self.items.extend(diagnostics.items if isinstance(diagnostics, Report) else diagnostics)
-
-    @property
-    def errors(self) -> list[Diagnostic]:
-        return [d for d in self.items if d.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Diagnostic]:
-        return [d for d in self.items if d.severity == "warning"]
-
-    def sorted(self) -> list[Diagnostic]:
-        return in_report_order(self.items)
-
-    def __bool__(self) -> bool:
-        return bool(self.items)
-
-
 class ContentError(Exception):
     """Raised when content cannot be accepted; carries every diagnostic found."""
 
