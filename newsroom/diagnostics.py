@@ -6,6 +6,7 @@ CLI reports them in one order (`in_report_order`), each once, and errors make it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -42,45 +43,30 @@ class Diagnostic:
 NO_SITE = "no-site"
 
 
+#: A run of digits in a place: counted as a number when places are ordered.
+_DIGITS = re.compile(r"(\d+)")
+
+
+def place_order(place: str) -> tuple[tuple[str | int, ...], str]:
+    """The key that orders places (`issue:9`, `stories/i10-x.yaml`) as a reader counts: each run of digits
+    compared as a number, the rest as text (`issue:9` before `issue:10`; `0013.yaml` with `13.yaml`, then by
+    its text, so that no two places tie)."""
+    parts = _DIGITS.split(place)  # text, digits, text, …: the same kind at the same index in every place
+    return tuple(int(part) if index % 2 else part for index, part in enumerate(parts)), place
+
+
 def in_report_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """`diagnostics` as every command says them: each once, by place (file or record, then line, field and
-    message; errors and warnings of one place together), the missing site file first. The one order of
-    `check`, of a refused change and of the warnings a change leaves (see newsroom.cli.report)."""
-    return sorted(set(diagnostics), key=lambda d: (d.code != NO_SITE, d.location, d.line or 0, d.field, d.message,
-                                                  d.severity))
+    """`diagnostics` as every command says them: each once, by place (file or record, in `place_order`, then
+    line, field and message; errors and warnings of one place together), the missing site file first. The one
+    order of `check`, of a refused change and of the warnings a change leaves (see newsroom.cli.report)."""
+    return sorted(set(diagnostics), key=lambda d: (d.code != NO_SITE, place_order(d.location), d.line or 0, d.field,
+                                                  d.message, d.severity))
 
 
 def unknown_term(location: str, index: int, term: str, severity: Severity = "error") -> Diagnostic:
     """A story's `terms[index]` naming no glossary entry: as `check` finds it, and as the options of `story add`
     and `story edit` do (a draft's story may name one still to be written: a warning)."""
     return Diagnostic(location, None, f"terms[{index}]", f"no glossary entry {term!r}", severity, "unknown-term")
-
-
-@dataclass
-class Report:
-    """An ordered collection of diagnostics."""
-
-    items: list[Diagnostic] = field(default_factory=list)
-
-    def add(self, diagnostic: Diagnostic) -> None:
-        self.items.append(diagnostic)
-
-    def extend(self, diagnostics: list[Diagnostic] | Report) -> None:
-        self.items.extend(diagnostics.items if isinstance(diagnostics, Report) else diagnostics)
-
-    @property
-    def errors(self) -> list[Diagnostic]:
-        return [d for d in self.items if d.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Diagnostic]:
-        return [d for d in self.items if d.severity == "warning"]
-
-    def sorted(self) -> list[Diagnostic]:
-        return in_report_order(self.items)
-
-    def __bool__(self) -> bool:
-        return bool(self.items)
 
 
 class ContentError(Exception):

@@ -36,7 +36,7 @@ from newsroom.content.stored import MODELS, canonical, changed_fields, former_sl
 from newsroom.content.validator import Validator
 from newsroom.content.yamlio import dotted, parse, plain
 from newsroom.db.session import busy
-from newsroom.diagnostics import ContentError, Diagnostic, first_of
+from newsroom.diagnostics import ContentError, Diagnostic, first_of, in_report_order, place_order
 from newsroom.models import DELETED, Revision, revision_kinds
 from newsroom.settings import Settings
 
@@ -226,10 +226,10 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
             session.flush()
             close_up(session, Change(author, now, settings.languages, reason, reason_lang), row)
     added = all_problems(session, settings, today) - before
-    errors = sorted(problem for problem in added if problem.severity == "error")
+    errors = in_report_order(problem for problem in added if problem.severity == "error")
     if errors:
         deletion.rollback()
-        names = sorted({problem.location for problem in errors})
+        names = sorted({problem.location for problem in errors}, key=place_order)
         shown = first_of(names)
         first, *others = [f"{current.kind}:{current.key}" for current, _ in rows]
         they = f"with {first_of(others)}, they are" if others else "it is"
@@ -237,7 +237,7 @@ def delete_all(session: Session, records: list[Loaded], settings: Settings, now:
             f"not deleted: {they} used by {shown}, which would then have the error{'s' if len(errors) > 1 else ''} "
             f"named here; change {'those' if len(names) > 1 else 'that'} first")), *errors])
     deletion.commit()
-    return sorted(problem for problem in added if problem.severity == "warning")
+    return in_report_order(problem for problem in added if problem.severity == "warning")
 
 
 #: The kinds of record `rename` renames: those with a page of their own at an address made of the slug, and

@@ -15,7 +15,7 @@ from newsroom.content import manifest
 from newsroom.content.importer import ImportResult
 from newsroom.content.reader import SUFFIXES, LoadedRecord, hidden, read_content
 from newsroom.db.session import writing
-from newsroom.diagnostics import ContentError, Diagnostic, in_report_order
+from newsroom.diagnostics import ContentError, Diagnostic, in_report_order, place_order
 from newsroom.editing import import_checked
 from newsroom.settings import Settings
 
@@ -31,7 +31,7 @@ class SavedFiles:
 
     def shown(self) -> tuple[str, ...]:
         """The problems of every file held back, by file, each said once."""
-        return tuple(dict.fromkeys(said for _, problems in sorted(self.problems.items()) for said in problems))
+        return tuple(dict.fromkeys(said for path in _in_place_order(self.problems) for said in self.problems[path]))
 
     def take(self, paths: Iterable[Path]) -> tuple[int, bool]:
         """Import the saved `paths`: how many files went in, and whether all did."""
@@ -70,7 +70,7 @@ class SavedFiles:
         nothing (nothing stored of a round that fails): what the last round stored, the issues it recorded
         as published, the files held back for want of others left out (`held`: those named, and whether they
         could not even be read), and the import's advice. `left_out` (the files not read) gets theirs."""
-        unread = sorted(left_out)
+        unread = _in_place_order(left_out)
         clean: set[Path] = set()  # tried with every file left out since, without a problem of its own
         held: dict[Path, tuple[list[Path], bool]] = {}
         advice = None
@@ -86,12 +86,12 @@ class SavedFiles:
                 return result, published, held, advice
             except ContentError as error:
                 advice = error.advice or advice
-                trying = sorted({Path(item.location) for item in loaded})
+                trying = _in_place_order({Path(item.location) for item in loaded})
                 found = _by_file(trying, error.diagnostics)
                 own = {path for path in trying if any(d.location == str(path) for d in error.diagnostics)}
                 bad = own or set(trying)  # problems of no file of the save (a stored record's): all held
-                before = sorted(left_out)
-                for path in sorted(bad):
+                before = _in_place_order(left_out)
+                for path in _in_place_order(bad):
                     if path in clean:
                         held[path] = (before, False)
                     elif unread and before == unread:  # tried first without the files not read
@@ -113,13 +113,13 @@ class SavedFiles:
                            "and saved" if unread else
                            f"{path}: not imported: it needs {named}, saved with it, which did not go in; it goes "
                            f"in with {them} once fixed and saved")
-        for path in sorted(left_out):
+        for path in _in_place_order(left_out):
             self.problems[path] = (*left_out[path], *([notes[path]] if path in notes else []),
                                            *([advice] if advice else []))
             self._waiting[path] = set(held[path][0]) if path in held else set()
             if not self._waiting[path]:
                 del self._waiting[path]
-        said = dict.fromkeys(line for path in sorted(left_out) for line in left_out[path])
+        said = dict.fromkeys(line for path in _in_place_order(left_out) for line in left_out[path])
         for line in (*said, *notes.values(), *([advice] if advice else [])):
             self.say(line)
 
@@ -157,6 +157,11 @@ def _by_file(files: Sequence[Path], diagnostics: list[Diagnostic]) -> dict[Path,
         found = [d for d in diagnostics if d.location == str(path)] + unplaced
         by_file[path] = tuple(in_order(found))
     return by_file
+
+
+def _in_place_order(paths: Iterable[Path]) -> list[Path]:
+    """`paths` in the order their problems are said (see diagnostics.place_order): `i9.yaml` before `i10.yaml`."""
+    return sorted(paths, key=lambda path: place_order(str(path)))
 
 
 def in_order(diagnostics: list[Diagnostic]) -> list[str]:

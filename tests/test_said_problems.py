@@ -57,6 +57,25 @@ def test_check_says_the_errors_and_warnings_of_one_place_together_by_field(sampl
     assert said[-1] == "1 error(s), 2 warning(s)"
 
 
+def test_check_counts_the_numbers_in_places_as_numbers(sample_cli, monkeypatch):
+    """Places were ordered as text: issue 10's problems before issue 9's, and story:i10-… before story:i9-x.
+    The digits of a place are counted as numbers, as a reader counts."""
+    monkeypatch.setenv("NEWSROOM_NOW", FRIDAY)
+    unnamed, correction = "See [](https://example.org/{}).", ("--correction", "--reason", "A link added")
+    sample_cli("issue", "new", "--number", "9", "--title-hu", "Kilenc")  # no English title: a warning
+    sample_cli("story", "add", "9", "--slug", "i9-x", "--section", "code", "--headline-hu", "Hír", "--headline-en",
+               "News", "--summary-hu", "Össz.", "--summary-en", unnamed.format("i9"), "--source-url",
+               "https://example.org/s", "--publisher", "P")
+    sample_cli("edit", "issue:10", "--set", "en.lead=" + unnamed.format("10"), *correction)
+    sample_cli("edit", "story:i10-ai-designed-pet-enzymes", "--set", "en.summary=" + unnamed.format("i10"),
+               *correction)
+    said = sample_cli("check").stderr.splitlines()
+    assert said[-1] == "0 error(s), 4 warning(s)", said
+    assert [line.split(": ")[:2] for line in said[:-1]] == [
+        ["issue:9", "en"], ["issue:10", "en.lead"], ["story:i9-x", "en.summary"],
+        ["story:i10-ai-designed-pet-enzymes", "en.summary"]], said
+
+
 @pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
 def test_story_move_says_the_warning_it_passes_to_another_story(sample_cli, monkeypatch):
     """A tag the site file does not name is warned at the first story carrying it: moving that story below the
@@ -141,3 +160,103 @@ def test_an_edit_reads_every_entry_once_whether_or_not_it_leaves_warnings_on_oth
     finally:
         event.remove(Engine, "before_cursor_execute", every_entry)
     assert (ordinary, len(reads) - ordinary) == (1, 1), reads
+
+
+def _add_story(sample_cli, slug: str, *options: str, summary: str = "Sum.") -> list[str]:
+    """`story add 14 --slug SLUG` (section code) with `options`: what it says on stderr, by line."""
+    return sample_cli("story", "add", "14", "--slug", slug, "--section", "code", "--headline-hu", "Hír",
+                      "--headline-en", "News", "--summary-hu", "Össz.", "--summary-en", summary, "--source-url",
+                      f"https://example.org/{slug}", "--publisher", "P", *options).stderr.splitlines()
+
+
+CLASH = ("'chip-act-x' would share one page with the tag 'Chip-Act-X' (story:i14-b, story:i14-c), at "
+         "archive/tag/chip-act-x/: write it 'Chip-Act-X', or give it a tag of its own")
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_story_add_says_the_tag_clash_it_brings_to_another_story(sample_cli, monkeypatch):
+    """A tag written two ways is the spelling most stories carry: a third story tagged as the second made the
+    first story's spelling the odd one, a warning there that the addition says."""
+    monkeypatch.setenv("NEWSROOM_NOW", FRIDAY)
+    sample_cli("issue", "new", "--title-hu", "Tizennegyedik", "--title-en", "Fourteenth")
+    _add_story(sample_cli, "i14-a", "--tag", "chip-act-x")
+    _add_story(sample_cli, "i14-b", "--tag", "Chip-Act-X")
+    assert _add_story(sample_cli, "i14-c", "--tag", "Chip-Act-X") == [
+        f"story:i14-a: tags[0]: warning: {CLASH}", "1 warning the new story left on other records"]
+    assert f"story:i14-a: tags[0]: warning: {CLASH}" in sample_cli("check").stderr.splitlines()
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_issue_new_says_the_warning_it_brings_to_a_story_linking_to_it(sample_cli, monkeypatch):
+    """A link without text to an issue still to come is named as a link to a missing issue; once `issue new`
+    makes that issue, it is a link without text, which the new issue's command says."""
+    monkeypatch.setenv("NEWSROOM_NOW", FRIDAY)
+    sample_cli("issue", "new", "--title-hu", "Tizennegyedik", "--title-en", "Fourteenth")
+    _add_story(sample_cli, "i14-a", summary="See [](issue:15).")
+    created = sample_cli("issue", "new", "--title-hu", "Tizenötödik", "--title-en", "Fifteenth")
+    assert created.stderr.splitlines() == [
+        "story:i14-a: en.summary: warning: " + UNNAMED_LINK.replace("https://example.org/gpu", "issue:15"),
+        "1 warning the new issue left on other records"]
+
+
+@pytest.mark.sqlite_only("what a command reads does not depend on the database")
+def test_a_new_story_a_moved_one_and_a_new_issue_that_no_other_record_reads_check_the_content_once(
+        sample_cli, monkeypatch):
+    """`story add`, `story move` and `issue new` checked the whole content a second time for the warnings they
+    left on other records, though a story whose tag no other story carries, or an issue no text links to and
+    whose week is its own, can leave none: each reads the content once, to check what it stored."""
+    monkeypatch.setenv("NEWSROOM_NOW", FRIDAY)
+    sample_cli("issue", "new", "--title-hu", "Tizennegyedik", "--title-en", "Fourteenth")
+    _add_story(sample_cli, "i14-a", "--tag", "chips")
+    loads: list[str] = []
+
+    def content_load(conn, cursor, statement, parameters, context, executemany) -> None:
+        if " ".join(statement.split()) == "SELECT entries.id, entries.version, entries.content_hash FROM entries":
+            loads.append(statement)
+
+    said: list[tuple[str, int]] = []  # (stderr, content loads) of each command
+    event.listen(Engine, "before_cursor_execute", content_load)
+    try:
+        for command in (["story", "add", "14", "--slug", "i14-b", "--section", "code", "--headline-hu", "Hír",
+                         "--headline-en", "News", "--summary-hu", "Össz.", "--summary-en", "Sum.", "--source-url",
+                         "https://example.org/b", "--publisher", "P", "--tag", "own-tag-of-b"],
+                        ["story", "move", "i14-b", "--position", "1"],
+                        ["issue", "new", "--title-hu", "Tizenötödik", "--title-en", "Fifteenth"]):
+            del loads[:]
+            result = sample_cli(*command)
+            said.append((result.stderr, len(loads)))
+    finally:
+        event.remove(Engine, "before_cursor_execute", content_load)
+    assert [loaded for _, loaded in said] == [1, 1, 1], said
+    assert [stderr.splitlines()[-1:] for stderr, _ in said] == [
+        ["1 warning in what was saved"], ["1 warning in what was saved"], []], said  # the tag's own warning
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_an_import_of_a_new_issue_says_the_overlap_it_brings_to_a_later_issue(sample_cli, write_files):
+    """A new issue's week that shares days with a later-starting issue's is warned of at that later one: the
+    import of the new issue alone says it, as one it left on a record it did not store."""
+    issue = ("kind: issue\nnumber: 9\nweek: {start: 2026-10-10, end: 2026-10-16}\nstatus: draft\n"
+             "hu: {title: Kilenc}\nen: {title: Nine}\n")
+    imported = sample_cli("import", str(write_files({"issues/0009.yaml": issue}) / "issues" / "0009.yaml"))
+    assert imported.stderr.splitlines() == [
+        "issue:10: week: warning: 2026-10-12–2026-10-18 overlaps the week of issue 9 (2026-10-10–2026-10-16)",
+        "1 warning the import left on records it did not store"]
+
+
+@pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
+def test_an_import_of_a_new_story_says_the_shared_place_it_brings_to_another_story(sample_cli, write_files,
+                                                                                    monkeypatch):
+    """A story file may give a place another story has: the warning is at the later slug, here the story
+    already stored, which the import of the new one says."""
+    monkeypatch.setenv("NEWSROOM_NOW", FRIDAY)
+    sample_cli("issue", "new", "--title-hu", "Tizennegyedik", "--title-en", "Fourteenth")
+    _add_story(sample_cli, "i14-b")
+    story = ("kind: story\nslug: i14-a\nissue: 14\nsection: code\nposition: 1\n"
+             "sources: [{publisher: P, title: T, url: 'https://example.org/a'}]\n"
+             "hu: {headline: Hír, summary: Össz.}\nen: {headline: News, summary: Sum.}\n")
+    imported = sample_cli("import", str(write_files({"stories/i14-a.yaml": story})))
+    assert imported.stderr.splitlines() == [
+        "story:i14-b: position: warning: 1 is also the place of story 'i14-a' in section 'code' of issue 14: the "
+        "pages show them by slug; give each its own place (newsroom story move)",
+        "1 warning the import left on records it did not store"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, FromClause, inspect, select
+from sqlalchemy import ColumnElement, FromClause, Text, cast, inspect, or_, select
 from sqlalchemy.orm import Session
 
 from glossary.models import Entry
@@ -213,4 +213,21 @@ def load_records(session: Session, locations: Collection[str]) -> dict[str, Reco
         ids = sorted(session.scalars(query)) if keys or (kind == "story" and numbers) else []
         for record in _load(session, kind, ids).values() if ids else ():
             found[record.location] = record
+    return found
+
+
+def locations_naming(session: Session, text: str) -> set[str]:
+    """The locations of the records whose texts, in any language, hold `text` (`issue:14`), found by the
+    database (SQLite's LIKE takes capitals for small letters too: a few more found), not in the whole content
+    loaded: a query a kind of record, and the few records found read."""
+    pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    found: set[str] = set()
+    for kind, (model, _, _) in _LOADERS.items():
+        relationship = inspect(model).relationships["texts"]
+        ((_, remote),) = relationship.local_remote_pairs
+        columns = [column for column in relationship.mapper.local_table.columns
+                   if not column.primary_key and not column.foreign_keys]
+        ids = sorted(set(session.scalars(select(remote).where(
+            or_(*(cast(column, Text).like(pattern, escape="\\") for column in columns))))))
+        found.update(record.location for record in (_load(session, kind, ids).values() if ids else ()))
     return found

@@ -26,6 +26,7 @@ from issues.workflow import as_draft_work, public_issues_of, untranslated
 from newsroom.build import urls
 from newsroom.build.model import Content, Record, load_content, load_records
 from newsroom.checks import check_content, markdown_texts
+from newsroom.checks.reaching import may_reach
 from newsroom.content.records import site_to_record
 from newsroom.diagnostics import ContentError, Diagnostic, in_report_order
 from newsroom.drafts import as_draft_problem, draft_locations, method_kept_published
@@ -235,11 +236,13 @@ def brought(before: Watched, session: Session, settings: Settings, now: dt.datet
 
     Only what other records' findings read of a record can bring them one (see `_bearing`: an entry's
     existence, slug, draft state and names, an issue's status and week, a story's place and tags): a change
-    of none of that (a definition's text, a headline) brings none, and nothing more is read. Otherwise the
-    content is checked as it is and as it was (the records changed put back as `before` holds them), each
-    time the records' own problems only of those that may have changed with it: the changed records, an
-    issue's stories, and the records whose texts link to a changed one; what depends on the whole content
-    (places, tags, relations, names, weeks) is found over all of it, as `check` finds it."""
+    of none of that (a definition's text, a headline) brings none, and nothing more is read; nor do stories
+    added or moved, or an issue added, that no other record's findings can read (see reaching.may_reach: a few
+    rows read). Otherwise the content is checked as it is and as it was (the records changed put back as
+    `before` holds them), each time the records' own problems only of those that may have changed with it:
+    the changed records, an issue's stories, and the records whose texts link to a changed one; what depends
+    on the whole content (places, tags, relations, names, weeks) is found over all of it, as `check` finds
+    it."""
     session.flush()
     after = load_records(session, {*before.locations, *stored})
     site = (site_to_record(session) or {}) if before.site is not None else None
@@ -247,6 +250,8 @@ def brought(before: Watched, session: Session, settings: Settings, now: dt.datet
                if _bearing(before.records.get(location), settings) != _bearing(after.get(location), settings)}
     if not changed and site == before.site:
         return []
+    if site == before.site and not may_reach(session, before.records, after, before.locations, changed, said):
+        return []  # stories added or moved, or an issue added, that no other record's findings read
     with remembered(session) as (content, memo):
         earlier = _as_before(content, before, changed)
         rechecked = _linking(content, settings, changed) | _with_stories((earlier, content), changed)

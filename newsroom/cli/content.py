@@ -25,7 +25,7 @@ from newsroom.content.stored import stored_otherwise
 from newsroom.db.errors import cannot_connect, refused_role, shown
 from newsroom.db.migrate import SCHEMA_REVISION, copy_before_upgrade, current_revision, refuse_newer, upgrade
 from newsroom.db.session import busy, one_state
-from newsroom.diagnostics import ContentError, Diagnostic, first_of
+from newsroom.diagnostics import ContentError, Diagnostic, first_of, place_order
 from newsroom.drafts import method_draft_problems, without_drafts
 from newsroom.models import SiteText, history_key
 from newsroom.settings import AddressUse, public_address_problems
@@ -244,9 +244,9 @@ def import_(app: App, paths: tuple[Path, ...], force: bool, editor: str, reason:
     result = _import(app, list(paths), force, editor, reason, prune, correction, not unchecked, dry_run,
                      reason_lang=reason_lang)
     if dry_run:
-        for key in sorted(result.stored):
+        for key in sorted(result.stored, key=place_order):
             app.say(f"would change {key}")
-        for key in sorted(result.removed):
+        for key in sorted(result.removed, key=place_order):
             app.say(f"would delete {key}")
         app.say(f"{result.summary()} (a dry run: nothing was stored)")
         report_warnings(result.warnings, "in what would be imported")
