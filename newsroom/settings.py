@@ -101,8 +101,8 @@ EXAMPLE_HOST = "<your public host>"
 EXAMPLE_URL = f"https://{EXAMPLE_HOST}/"
 #: The example a message gives of a setting whose default is none to follow (see _type_problems).
 _EXAMPLES = {"base_url": EXAMPLE_URL, "unsubscribe_url": f"{EXAMPLE_URL}unsubscribe", "feed_id_host": EXAMPLE_HOST}
-#: The longest list id: every Message-ID is made of it (render/email.py `message_id`: at most 70 characters
-#: besides) and recorded with each send in a column of 250 (`sends.message_id`), which PostgreSQL holds to.
+#: The longest list id: every Message-ID is made of it (render/email_headers.py `message_id`: at most 70
+#: characters besides) and recorded with each send in a column of 250 (`sends.message_id`), which PostgreSQL holds to.
 LIST_ID_LENGTH = 180
 
 

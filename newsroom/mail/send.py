@@ -41,7 +41,8 @@ from newsroom.diagnostics import Diagnostic
 from newsroom.mail.models import Send
 from newsroom.mail.subscribers import (ListedSubscriber, joined_after_sending, sent_ids, sent_issues,
                                        store_subscribers, unsubscribed_ids)
-from newsroom.render.email import PreparedEmail, Recipient
+from newsroom.render.email import PreparedEmail
+from newsroom.render.email_headers import Recipient
 from newsroom.settings import (DEFAULT_SECRET, AddressUse, Settings, public_address_problems, unfit_setting,
                                unreachable_host)
 
