@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import sys
 import tempfile
 import time
@@ -51,10 +50,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
+from floor import plans_and_renders, print_by_template, second_renders, watch_parses, write_again  # noqa: E402
 from generate import generate  # noqa: E402
 from measure import BUILD_CLOCK  # noqa: E402
 from onebuild import build_here  # noqa: E402
 from run import STEPS as BENCHMARK_STEPS, compile_engine, edits  # noqa: E402
+from worker_steps import with_workers  # noqa: E402
 
 import newsroom.cli.build  # noqa: E402,F401 (what the command loads)
 from glossary import matching  # noqa: E402
@@ -108,55 +109,6 @@ REBUILD_STEPS: list[tuple[Any, str, str]] = [
 ]
 
 
-#: The steps the build's own process runs in a full build with render workers (see `--workers`), in order.
-WORKER_STEPS: list[tuple[Any, str, str]] = [
-    (making, "load", "load the content and memos"),
-    (making, "parse_ahead", "parse every text ahead, check each record"),
-    (making, "checked", "check the content"),
-    (making, "derive", "derive (mentions, lists, letters)"),
-    (making, "list_pages", "list every page"),
-    (making, "stale_pages", "find the stale pages"),
-    (making, "stale_groups", "find the stale groups"),
-    (works, "make", "make the pages and groups"),
-    (making, "publish", "write the state, swap the tree in"),
-    (publishing, "_graph", "  the dependency graph"),
-    (state, "save", "  store the outputs' rows"),
-    (publishing, "save_memos", "  store the remembered results"),
-    (writer.StagedTree, "wait", "wait for the old tree's removal"),
-]
-
-
-class Phases:
-    """Per wrapped callable of the build's process: wall seconds, this process's CPU seconds (its threads
-    included) and its reaped child processes' (the render workers), and calls."""
-
-    def __init__(self) -> None:
-        self.rows: dict[str, list[float]] = {}
-
-    def wrap(self, owner: Any, name: str, label: str) -> None:
-        inner = getattr(owner, name)
-
-        @functools.wraps(inner)
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            started, own, children = time.perf_counter(), time.process_time(), _children_cpu()
-            try:
-                return inner(*args, **kwargs)
-            finally:
-                row = self.rows.setdefault(label, [0.0, 0.0, 0.0, 0])
-                row[0] += time.perf_counter() - started
-                row[1] += time.process_time() - own
-                row[2] += _children_cpu() - children
-                row[3] += 1
-
-        setattr(owner, name, timed)
-
-
-def _children_cpu() -> float:
-    """The user and system time of this process's child processes that have ended and been waited for."""
-    times = os.times()
-    return times.children_user + times.children_system
-
-
 class Timers:
     """Inclusive times of wrapped callables (a call within a call of the same one counts once). While
     `aside` is set (a page's second rendering), what they take goes to `aside_s` instead."""
@@ -189,90 +141,6 @@ class Timers:
                     self.calls[label] = self.calls.get(label, 0) + 1
 
         setattr(owner, name, timed)
-
-
-def watch_parses(timers: Timers) -> dict[str, float]:
-    """Time markdown-it's parses: each text's first, and the repeats (a text parsed again)."""
-    parse = markdown.parsing._parse
-    seen: set[str] = set()
-    spent = {"first": 0.0, "again": 0.0, "first_calls": 0, "again_calls": 0}
-
-    def timed(md: Any, text: str, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return parse(md, text, **kwargs)
-        finally:
-            took = time.perf_counter() - started
-            if timers.aside:
-                timers.aside_s += took
-            else:
-                kind = "again" if text in seen else "first"
-                seen.add(text)
-                spent[kind] += took
-                spent[f"{kind}_calls"] += 1
-
-    for module in (markdown.cleaning, markdown.plaintext, markdown.references, markdown.renderer):
-        module._parse = timed  # each module of the package calls it by its own name
-    return spent
-
-
-def second_renders(timers: Timers, by_template: dict[str, list[float]]) -> dict[str, float]:
-    """Render each page a second time (its Markdown and term links then made), timing the templates;
-    each page's first rendering and its templates alone are added to its template's row of `by_template`
-    ([pages, planned and rendered, first rendering, templates alone], seconds; see `plans_and_renders`)."""
-    render = rendering.PageRenderer.render
-    spent = {"seconds": 0.0, "pages": 0, "again": 0.0}  # "again": every second rendering's whole time
-
-    def twice(self: rendering.PageRenderer, template: str, lang: str, context: Any) -> bytes:
-        started = time.perf_counter()
-        data = render(self, template, lang, context)
-        first = time.perf_counter() - started
-        timers.aside, before = True, timers.aside_s
-        started = time.perf_counter()
-        try:
-            render(self, template, lang, context)
-        finally:
-            took = time.perf_counter() - started
-            timers.aside = False
-            alone = took - (timers.aside_s - before)  # what Markdown and links took again
-            spent["seconds"] += alone
-            spent["pages"] += 1
-            spent["again"] += took
-            by_template[template][2] += first
-            by_template[template][3] += alone
-        return data
-
-    rendering.PageRenderer.render = twice  # type: ignore[method-assign]
-    return spent
-
-
-def plans_and_renders(templates: dict[str, float], by_template: dict[str, list[float]]) -> None:
-    """Count each page in its template's row of `by_template`, with the time it took to plan and
-    render it once (its second rendering, see `second_renders`, taken off)."""
-    work = works._page_work
-
-    def timed(plan: Any, *args: Any, **kwargs: Any) -> Any:
-        again, started = templates["again"], time.perf_counter()
-        try:
-            return work(plan, *args, **kwargs)
-        finally:
-            row = by_template[plan.template]
-            row[0] += 1
-            row[1] += time.perf_counter() - started - (templates["again"] - again)
-
-    works._page_work = timed
-
-
-def write_again(site: Path, into: Path) -> tuple[float, int, int]:
-    """Write every file of `site` into the empty folder `into`, one thread: (seconds, files, bytes)."""
-    files = [(path.relative_to(site), path.read_bytes()) for path in site.rglob("*") if path.is_file()]
-    started = time.perf_counter()
-    for relative, data in files:
-        target = into / relative
-        os.makedirs(target.parent, exist_ok=True)
-        with open(target, "wb") as file:
-            file.write(data)
-    return time.perf_counter() - started, len(files), sum(len(data) for _, data in files)
 
 
 def main() -> None:
@@ -325,51 +193,6 @@ def main() -> None:
           f"writing {files:,} files ({size / 2 ** 20:.0f} MiB) {written_s:.2f} s: {floor:.2f} s in all")
     print(f"over {cores} cores at best {best:.2f} s: at most {result.pages / best:,.0f} pages/s "
           f"(the build: {result.pages / total * cores:,.0f} pages/s were it spread perfectly)")
-
-
-def print_by_template(by_template: dict[str, list[float]]) -> None:
-    """The pages by template, most time first: planning (the page's context made) and the first
-    rendering (with the Markdown and term links a template shows), and of it the templates alone."""
-    print(f"{'pages by template':24} {'pages':>7} {'plan s':>8} {'render s':>9} {'templates alone s':>18}")
-    rows = sorted(by_template.items(), key=lambda item: -item[1][1])
-    for template, (pages, both, first, alone) in [*rows, ("all pages", [sum(row[i] for _, row in rows)
-                                                                           for i in range(4)])]:
-        print(f"{template:24} {pages:7,.0f} {both - first:8.2f} {first:9.2f} {alone:18.2f}")
-
-
-def with_workers(scale: float) -> None:
-    """Time the steps of a full build with its render workers (see the module doc)."""
-    with tempfile.TemporaryDirectory(prefix="newsroom-breakdown-") as folder:
-        work = Path(folder)
-        engine = make_engine(f"sqlite:///{work / 'bench.db'}")
-        generate(engine, scale)
-        phases = Phases()
-        for owner, name, label in WORKER_STEPS:
-            phases.wrap(owner, name, label)
-        cores = rendering.workers()
-        children = _children_cpu()
-        result, total, own = build_here(engine, work, in_process=False)
-        children = _children_cpu() - children
-    print(f"scale {scale}: a full build of {result.pages:,} pages ({result.files:,} files) on {cores} cores: "
-          f"{total:.2f} s, {own + children:.2f} s of CPU (the build's process {own:.2f}, its workers {children:.2f})")
-    print(f"{'step (inclusive)':46} {'wall s':>7} {'process CPU s':>14} {'workers CPU s':>14} {'cores busy':>11}")
-    rows = [(label, phases.rows[label]) for _, _, label in WORKER_STEPS if label in phases.rows]
-    for label, (wall, process_cpu, workers_cpu, _) in rows:
-        busy = _busy(wall, process_cpu + workers_cpu, cores)
-        print(f"{label:46} {wall:7.2f} {process_cpu:14.2f} {workers_cpu:14.2f} {busy}")
-    top = [row for label, row in rows if not label.startswith(" ")]
-    rest = [total - sum(row[0] for row in top), own - sum(row[1] for row in top),
-            children - sum(row[2] for row in top)]
-    print(f"{'the rest (the front, the sitemap, the emails)':46} {rest[0]:7.2f} {rest[1]:14.2f} {rest[2]:14.2f} "
-          f"{_busy(rest[0], rest[1] + rest[2], cores)}")
-    alone = sum(row[0] for row in top if row[2] == 0) + rest[0] * (rest[2] == 0)
-    print(f"{'the whole build':46} {total:7.2f} {own:14.2f} {children:14.2f} {_busy(total, own + children, cores)}")
-    print(f"the build's process alone (no workers running): {alone:.2f} s, {alone / total:.0%} of the build")
-
-
-def _busy(wall: float, cpu: float, cores: int) -> str:
-    """How busy `cpu` seconds over `wall` kept the cores, as a share of all of them."""
-    return f"{cpu / (wall * cores):11.0%}" if wall >= 0.01 else f"{'':11}"
 
 
 def rebuild(scale: float, step: str) -> None:

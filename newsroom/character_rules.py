@@ -1,6 +1,6 @@
 """Stored texts holding a character no page, feed or email can hold (a control character, a lone surrogate).
 
-An import and `edit` refuse such a text (see content.validator.UNSHOWABLE_RE), but an older release stored
+An import and `edit` refuse such a text (see content.field_values.UNSHOWABLE_RE), but an older release stored
 some on SQLite, from a YAML escape such as "\\x01": every build then stopped on a traceback at the feeds,
 and `check` said nothing. Each is reported here at its field, as an error that stops the build (a
 draft's, as any of its problems, is a warning in a `--drafts` preview), with the command that mends it.
@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from newsroom.build.model import Content, Record
-from newsroom.content.validator import UNSHOWABLE_RE
+from newsroom.content.field_values import UNSHOWABLE_RE
 from newsroom.content.yamlio import Path, dotted
 from newsroom.diagnostics import Diagnostic
 

@@ -23,9 +23,9 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
-from issues.assembly import close_up, removal_problems
 from issues.models import Story
 from issues.revisions import Change
+from issues.stories import close_up, removal_problems
 from newsroom.checks.changes import all_problems, buildable
 from newsroom.content.importer import ImportResult, import_records, reference_problems
 from newsroom.content.manifest import Base

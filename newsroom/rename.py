@@ -12,9 +12,9 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
 
 from glossary.records import apply_entry
-from issues.assembly import slug_problem
 from issues.models import Story
 from issues.records import apply_story
+from issues.story_slugs import slug_problem
 from newsroom.build.model import load_content
 from newsroom.checks.changes import buildable
 from newsroom.content.importer import import_records

@@ -21,7 +21,7 @@ from stopping import SAID_GAP_SECONDS, ended, stopped_with_a_stuck_worker
 
 from newsroom.build import rendering
 from newsroom.build.page_specs import PageSpec
-from newsroom.render.search import search
+from newsroom.render.search_query import search
 from newsroom.render.sitemap import render_sitemap
 
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"

@@ -197,7 +197,7 @@ def test_an_entry_deleted_while_another_editor_adds_a_term_naming_it_is_not_left
     content now waits for the other's commit and checks against it."""
     import datetime as dt
 
-    from issues.assembly import edit_story
+    from issues.stories import edit_story
     from issues.revisions import Change
     from newsroom.db.session import make_engine, writing
 

@@ -15,7 +15,7 @@ from conftest import Cli
 from sitebuild import BASE, ISSUE_14_STORY
 from sitebuild import DRAFT_ISSUE as DRAFT
 
-from newsroom.render import email as email_module
+from newsroom.render import email_images
 from newsroom.render.markdown.plaintext import closes_a_word
 
 UNTRANSLATED = """\
@@ -879,7 +879,7 @@ def test_the_longest_message_id_a_list_id_allows_fits_the_record_of_a_send():
     traceback after the message was sent): the longest list id the settings take, the highest issue number,
     a subscriber's token and a preview's mark together stay within it."""
     from newsroom.mail.models import Send
-    from newsroom.render.email import Recipient, message_id
+    from newsroom.render.email_headers import Recipient, message_id
     from newsroom.settings import LIST_ID_LENGTH, SUPPORTED_LANGUAGES, Settings
 
     settings = Settings(list_id=f"{'w' * (LIST_ID_LENGTH - 12)}.example.org")
@@ -906,10 +906,10 @@ def test_the_gap_a_decorative_image_leaves_closes_as_the_search_from_every_space
         spaces, following = gap.groups()
         return following if closes_a_word(following) or following.isspace() else spaces + following
 
-    assert email_module._gaps_closed(html) == _OLD_DECORATION_GAP.sub(closed, html)
+    assert email_images._gaps_closed(html) == _OLD_DECORATION_GAP.sub(closed, html)
 
 
 def test_decorative_images_between_spaces_leave_one_paragraph_without_gaps() -> None:
     """A paragraph of thousands of images without alt text between spaces keeps one space for each, no image."""
     html = "<p>a" + ' <img src="x.png" alt=""> ' * 2000 + "b</p>"
-    assert email_module.images_as_links(html) == "<p>a" + " " * 2000 + "b</p>"
+    assert email_images.images_as_links(html) == "<p>a" + " " * 2000 + "b</p>"

@@ -327,7 +327,7 @@ def _story_items(site: Path, lang: str) -> dict[str, str]:
 
 
 def _story_search_urls(site: Path, lang: str) -> list[str]:
-    from newsroom.render.search import search
+    from newsroom.render.search_query import search
 
     return [hit["url"] for hit in search(site / lang / "search" / "index", "vllm") if hit["kind"] == "story"]
 

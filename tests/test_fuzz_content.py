@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from glossary.matching import Term, TermMatcher
 from newsroom.content.reader import validate_text
 from newsroom.content.schema import Field, kinds
-from newsroom.content.validator import _one_line
+from newsroom.content.field_values import _one_line
 from newsroom.content.yamlio import dump
 from newsroom.diagnostics import ContentError
 

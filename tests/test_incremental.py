@@ -33,7 +33,7 @@ from newsroom import PROJECT_ROOT
 from newsroom.build import rendering
 from newsroom.db.session import make_engine, transaction
 from newsroom.render import feeds
-from newsroom.render.search import search
+from newsroom.render.search_query import search
 
 BASE = "https://news.example.org/"
 NOW_ENV = "NEWSROOM_NOW"

@@ -194,7 +194,7 @@ def test_the_breakdown_of_a_rebuild_times_each_of_its_steps():
 def test_the_breakdown_with_workers_times_each_step_of_the_build_process_and_its_workers_cpu():
     import subprocess
 
-    import breakdown
+    import worker_steps
 
     done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "breakdown.py"), "--scale", "0.02",
                            "--workers"], capture_output=True, text=True, timeout=600)
@@ -206,10 +206,10 @@ def test_the_breakdown_with_workers_times_each_step_of_the_build_process_and_its
     rows = {m.group(1).strip(): tuple(map(float, m.group(2, 3, 4))) for line in done.stdout.splitlines()[2:]
             if (m := re.fullmatch(r"(.+?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*(?:\d+%)?", line))}
     # Every step the build's process runs was timed (a renamed one would go untimed), and the rest.
-    assert {label.strip() for _, _, label in breakdown.WORKER_STEPS} <= set(rows)
+    assert {label.strip() for _, _, label in worker_steps.WORKER_STEPS} <= set(rows)
     assert rows["the whole build"] == (total, process_cpu, workers_cpu)
     assert abs(cpu - process_cpu - workers_cpu) <= 0.011  # rounding
-    top = [rows[label] for _, _, label in breakdown.WORKER_STEPS if not label.startswith(" ")]
+    top = [rows[label] for _, _, label in worker_steps.WORKER_STEPS if not label.startswith(" ")]
     top.append(rows["the rest (the front, the sitemap, the emails)"])
     for column, whole in enumerate((total, process_cpu, workers_cpu)):
         assert abs(sum(row[column] for row in top) - whole) <= 0.01 * len(top)  # the steps and the rest add up

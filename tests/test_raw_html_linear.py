@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from newsroom.render.markdown import MarkdownRenderer, conformance, left_out, tables
+from newsroom.render.markdown import MarkdownRenderer, conformance, html_tree, left_out, tables
 from newsroom.render.markdown.cleaning import _NO_LINK, _html_cleaner, _Markup, _unwrapped
 from newsroom.render.markdown.mathml import mathml_only
 from newsroom.render.markdown.parsing import DEFAULT_MAX_NESTING, _parse, _parser, _Prose
@@ -130,8 +130,8 @@ def _fit_spans_column_by_column(table) -> None:  # type: ignore[no-untyped-def]
             row.children.append(type(row)("td", f'<td colspan="{short}">' if short > 1 else "<td>"))
 
 
-def _tables_of(html: str) -> tuple[conformance._Element, list[conformance._Element]]:
-    builder = conformance._TreeBuilder()
+def _tables_of(html: str) -> tuple[html_tree._Element, list[html_tree._Element]]:
+    builder = html_tree._TreeBuilder()
     builder.feed(_html_cleaner().clean(html))
     builder.close()
     found, pending = [], [builder.root]
@@ -164,7 +164,7 @@ def test_a_table_s_spans_are_fitted_as_a_reading_of_each_row_and_column_fits_the
         tables.fit_spans(table)
     for table in old_tables:
         _fit_spans_column_by_column(table)
-    assert conformance._serialised(new_root) == conformance._serialised(old_root)
+    assert html_tree._serialised(new_root) == html_tree._serialised(old_root)
 
 
 def test_a_table_of_thousands_of_rows_each_spanning_to_its_end_is_shown_whole() -> None:
@@ -179,21 +179,21 @@ def test_a_table_of_thousands_of_rows_each_spanning_to_its_end_is_shown_whole() 
     assert html.count("<td") == 3999
 
 
-def _unwrap_level_by_level(order: list[conformance._Element]) -> None:
+def _unwrap_level_by_level(order: list[html_tree._Element]) -> None:
     """`conformance._unwrap_phrasing_around_blocks` as it was: each element unwrapped into its parent, children
     first, so that the words of thousands of nested paragraphs were copied into every level above."""
     holds_block: dict[int, bool] = {}
     for element in reversed(order):
-        children: list[conformance._Element | str] = []
+        children: list[html_tree._Element | str] = []
         block = False
         for child in element.children:
-            if isinstance(child, conformance._Element) and child.name in conformance._PHRASING_ONLY \
+            if isinstance(child, html_tree._Element) and child.name in conformance._PHRASING_ONLY \
                     and holds_block.get(id(child)):
                 children.extend(child.children)
                 block = True
                 continue
             children.append(child)
-            if isinstance(child, conformance._Element):
+            if isinstance(child, html_tree._Element):
                 block = block or child.name in conformance._FLOW_ONLY \
                     or child.name in conformance._TRANSPARENT and holds_block.get(id(child), False)
         element.children = children
@@ -203,7 +203,7 @@ def _unwrap_level_by_level(order: list[conformance._Element]) -> None:
 def _conform_level_by_level(html: str) -> str:
     """`conformance.conform` with its inline elements around blocks unwrapped level by level, and the links left
     empty dropped from the elements left in the page."""
-    builder = conformance._TreeBuilder()
+    builder = html_tree._TreeBuilder()
     builder.feed(html)
     builder.close()
     order, stack = [], [builder.root]
@@ -225,7 +225,7 @@ def _conform_level_by_level(html: str) -> str:
         pending.extend(element.elements())
     conformance._drop_links_left_empty([element for element in order if id(element) in in_page])
     conformance._fit_contexts(builder.root)
-    return conformance._serialised(builder.root)
+    return html_tree._serialised(builder.root)
 
 
 NESTING = st.lists(st.sampled_from([
@@ -254,14 +254,14 @@ def test_an_empty_link_a_paragraph_leaves_goes_alike_with_or_without_a_span_arou
     assert str(renderer.html(f"<div><span><span>{paragraphs}</span></span></div>")) == shown
 
 
-def _fixed_children_looking_up_last_each_time(parent: conformance._Element) -> list[conformance._Element | str]:
+def _fixed_children_looking_up_last_each_time(parent: html_tree._Element) -> list[html_tree._Element | str]:
     """`conformance._fixed_children` as it was: a figure's last child looked up again for each caption in it."""
-    children: list[conformance._Element | str] = []
+    children: list[html_tree._Element | str] = []
     for child in parent.children:
-        if isinstance(child, conformance._Element) \
+        if isinstance(child, html_tree._Element) \
                 and conformance._misplaced(child, parent, children, conformance._last(parent)):
             child.name, child.start = "div", "<div>"
-        elif isinstance(child, conformance._Element) and child.name == "img" \
+        elif isinstance(child, html_tree._Element) and child.name == "img" \
                 and not conformance._SRC.search(child.start):
             child = conformance._alt_text(child.start)
         children.append(child)
@@ -283,4 +283,4 @@ def test_a_figure_s_captions_are_placed_as_when_its_last_child_is_looked_up_for_
     new_figure, old_figure = new_root.elements()[0], old_root.elements()[0]
     new_figure.children = conformance._fixed_children(new_figure)
     old_figure.children = _fixed_children_looking_up_last_each_time(old_figure)
-    assert conformance._serialised(new_root) == conformance._serialised(old_root)
+    assert html_tree._serialised(new_root) == html_tree._serialised(old_root)

@@ -606,7 +606,7 @@ def test_a_reference_page_carries_article_json_ld_that_no_text_can_break_out_of(
 
 @pytest.mark.sqlite_only("the built site; the store's PostgreSQL leg is covered elsewhere")
 def test_the_search_finds_reference_pages_by_title_summary_and_section_text(indexed):
-    from newsroom.render.search import search
+    from newsroom.render.search_query import search
 
     en = indexed / "en" / "search" / "index"
     hits = search(en, "NeuronCore")

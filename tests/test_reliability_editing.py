@@ -310,9 +310,9 @@ def test_a_cli_edit_overtaken_by_another_editor_is_refused_cleanly(sample_cli, d
         pytest.skip("SQLite lets no other write in while a command changes the content: the command holds "
                     "the write lock from its start")
 
-    import issues.assembly
+    import issues.stories
 
-    real_write = issues.assembly.write_story
+    real_write = issues.stories.write_story
     other = make_engine(sample_cli.db_url)
 
     def overtaken(session, story, record, *args, **kwargs):
@@ -321,7 +321,7 @@ def test_a_cli_edit_overtaken_by_another_editor_is_refused_cleanly(sample_cli, d
                                {"slug": story.slug})
         return real_write(session, story, record, *args, **kwargs)
 
-    monkeypatch.setattr(issues.assembly, "write_story", overtaken)
+    monkeypatch.setattr(issues.stories, "write_story", overtaken)
     slug = "i13-vllm-trainium-backend"
     result = sample_cli("story", "edit", slug, "--headline-en", "Mine", "--correction", "--reason", "typo",
                         expect=1)

@@ -11,7 +11,7 @@ from sitebuild import BASE, build_sample, html_pages, language_switch, page_url,
 
 from newsroom.render import html
 from newsroom.render.html import environment
-from newsroom.render.search import search
+from newsroom.render.search_query import search
 
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 

@@ -15,8 +15,9 @@ from sitebuild import BASE, DRAFT_ISSUE, ISSUE_14_STORY, build_sample, parse, ru
 
 from glossary.collation import sort_key
 from newsroom import SAMPLE_DIR
-from newsroom.render.search import (DocumentSource, LastIndex, SearchDocument, fold, index_files, search, shard_of,
-                                    split_key, tokens)
+from newsroom.render.search import (DocumentSource, LastIndex, SearchDocument, fold, index_files, shard_of, split_key,
+                                    tokens)
+from newsroom.render.search_query import search
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -48,7 +48,8 @@ from newsroom.db.session import WalCopy
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.drafts import drafts_in, without_drafts
 from newsroom.render.assets import asset_urls, load_assets
-from newsroom.render.email import EMAIL_TEMPLATES, latest_email
+from newsroom.render.email import latest_email
+from newsroom.render.email_context import EMAIL_TEMPLATES
 from newsroom.render.folder import TEMPLATES
 from newsroom.render.html import environment
 from newsroom.render.markdown import remembered_references, text_key

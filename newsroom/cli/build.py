@@ -16,7 +16,7 @@ from newsroom.build.pipeline import BuildResult
 from newsroom.build.pipeline import build as build_site
 from newsroom.build.stopped import StoppedAtOnce, StoppedOnceWritten, Stopping, WorkerLost, answered_once_written
 from newsroom.cli import App, content_errors, pass_app, report
-from newsroom.settings import public_address_problems
+from newsroom.public_address import public_address_problems
 
 #: The signals that end a build at once (see _ended_at_once_by_signals), each as a message names it.
 ENDED_AT_ONCE = {signal.SIGTERM: "`kill` (SIGTERM)",

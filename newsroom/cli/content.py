@@ -28,7 +28,7 @@ from newsroom.db.session import busy, one_state
 from newsroom.diagnostics import ContentError, Diagnostic, first_of, place_order
 from newsroom.drafts import method_draft_problems, without_drafts
 from newsroom.models import SiteText, history_key
-from newsroom.settings import AddressUse, public_address_problems
+from newsroom.public_address import AddressUse, public_address_problems
 
 
 class _DryRun(Exception):

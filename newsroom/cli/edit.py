@@ -6,7 +6,8 @@ from typing import Any
 
 import click
 
-from issues.assembly import load_issue, move_story, require_changeable
+from issues.assembly import load_issue, require_changeable
+from issues.stories import move_story
 from issues.revisions import Change
 from issues.workflow import recheck_after_change, status_advice
 from newsroom import editing

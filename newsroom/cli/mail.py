@@ -22,8 +22,9 @@ from newsroom.drafts import method_draft_problems, without_drafts
 from newsroom.listening import netloc, reachable
 from newsroom.mail.subscribers import read_subscriber_file
 from newsroom.mail.unsubscribe import make_unsubscribe_server
+from newsroom.public_address import AddressUse, public_address_problems
 from newsroom.render.email import prepare_email, render_email
-from newsroom.settings import AddressUse, Settings, public_address_problems
+from newsroom.settings import Settings
 
 
 def _content(app: App, settings: Settings, drafts: bool) -> tuple[Content, Derived]:

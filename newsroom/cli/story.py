@@ -1,7 +1,7 @@
 """Stories of an issue: `newsroom story add`, `story edit` and `story move`.
 
 Each command parses its arguments, runs one transaction through the domain
-(`issues.assembly`, `issues.workflow`) and reports. Any refusal prints
+(`issues.stories`, `issues.workflow`) and reports. Any refusal prints
 `place: field: message`, exits 1 and changes nothing.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from issues import assembly, workflow
+from issues import stories, workflow
 from issues.models import Story
 from issues.queries import story_by_slug
 from newsroom.checks import changes
@@ -119,7 +119,7 @@ def add(app: App, number: int, section: str | None, source_url: tuple[str, ...],
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
         before = changes.watch(session, {f"issue:{number}"})  # its stories may be renumbered
-        added, warnings = assembly.add_story(session, change, number, record, correction, problems)
+        added, warnings = stories.add_story(session, change, number, record, correction, problems)
         workflow.recheck_after_change(session, app.settings, change, number)
         warnings = saved_warnings(session, app, change, f"story:{added.slug}", warnings)
         elsewhere = changes.brought(before, session, app.settings, change.now, {f"story:{added.slug}"},
@@ -167,9 +167,9 @@ def edit_story(app: App, slug: str, section: str | None, source_url: tuple[str, 
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
         before = changes.watch(session, {f"story:{slug}"})
-        changed, warnings = assembly.edit_story(session, change, slug, fields, option_texts(STORY_TEXTS, options),
+        changed, warnings = stories.edit_story(session, change, slug, fields, option_texts(STORY_TEXTS, options),
                                                 correction, problems)
-        number = assembly.load_story_issue(session, slug)
+        number = stories.load_story_issue(session, slug)
         workflow.recheck_after_change(session, app.settings, change, number)
         # An edit that stores nothing says no warning, as an unchanged `edit` or `issue edit`: `check` names them.
         warnings = saved_warnings(session, app, change, f"story:{slug}", warnings) if changed else []
@@ -199,10 +199,10 @@ def move(app: App, slug: str, number: int | None, section: str | None, position:
                                        "than one")])
     change = change_by(app, editor, reason, reason_lang)
     with app.transaction() as session:
-        left = assembly.load_story_issue(session, slug)
+        left = stories.load_story_issue(session, slug)
         was = _place(session.scalars(story_by_slug(slug)).one())
         before = changes.watch(session, {f"story:{slug}", f"issue:{left}", *([f"issue:{number}"] if number else [])})
-        moved = assembly.move_story(session, change, slug, section, position, correction, number)
+        moved = stories.move_story(session, change, slug, section, position, correction, number)
         for touched in sorted({left, moved.issue.number}):
             workflow.recheck_after_change(session, app.settings, change, touched)
         # A story left where it was stores nothing, and says nothing more, as an unchanged `story edit`.

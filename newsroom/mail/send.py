@@ -41,9 +41,10 @@ from newsroom.diagnostics import Diagnostic
 from newsroom.mail.models import Send
 from newsroom.mail.subscribers import (ListedSubscriber, joined_after_sending, sent_ids, sent_issues,
                                        store_subscribers, unsubscribed_ids)
-from newsroom.render.email import PreparedEmail, Recipient
-from newsroom.settings import (DEFAULT_SECRET, AddressUse, Settings, public_address_problems, unfit_setting,
-                               unreachable_host)
+from newsroom.public_address import AddressUse, public_address_problems, unfit_setting, unreachable_host
+from newsroom.render.email import PreparedEmail
+from newsroom.render.email_headers import Recipient
+from newsroom.settings import DEFAULT_SECRET, Settings
 
 #: SMTP errors that concern one message; the rest of the list can still be sent.
 MESSAGE_ERRORS = (smtplib.SMTPRecipientsRefused, smtplib.SMTPDataError, smtplib.SMTPSenderRefused,

@@ -13,7 +13,7 @@ from typing import Protocol
 import nh3
 from markdown_it.token import Token
 
-from newsroom.render.markdown.conformance import attribute_value
+from newsroom.render.markdown.attributes import attribute_value
 from newsroom.render.markdown.links import NEVER_LINKED, OUTSIDE_REL, OUTSIDE_SCHEMES, refused_image
 from newsroom.render.markdown.mathml import (MATHML_ATTRIBUTES, MATHML_TAGS, formula_text_kept, mathml_as_text,
                                              mathml_only, mathml_value)

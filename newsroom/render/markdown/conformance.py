@@ -7,23 +7,20 @@ whose URL the cleaner left out, a `lang` that is no language tag, `colspan="0"`,
 with a space, a <dfn> in a <dfn>, a list in a <summary>, a heading in a <dt>, a table in a <caption>, a
 `colspan` past a table's columns (`tables.fit_spans`), a paste nested deeper than browsers keep a tree, the
 empty link HTML leaves where a raw link around a paragraph opened.
-`attribute_value` (the cleaner's attribute filter) keeps a value HTML5 allows, mends a URL, and drops the
-rest; `conform` rewrites the cleaner's output so that each element sits where it may, keeping every word
-of it. Markdown's own HTML needs neither: markdown-it writes only valid structure.
+`attribute_value` (the cleaner's attribute filter, in attributes.py) keeps a value HTML5 allows, mends a URL,
+and drops the rest; `conform` rewrites the cleaner's output (read as a tree by html_tree.py) so that each
+element sits where it may, keeping every word of it. Markdown's own HTML needs neither: markdown-it writes
+only valid structure.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from html.parser import HTMLParser
-from urllib.parse import quote, urlsplit
 
-from newsroom.i18n import is_language_tag
-from newsroom.render.markdown.links import shown_image
+from newsroom.render.markdown.html_tree import _VOID, _Element, _serialised, _TreeBuilder
 from newsroom.render.markdown.tables import fit_spans
 
-_VOID = frozenset({"br", "hr", "img", "wbr"})
 #: Elements whose content is phrasing only (text and inline elements); a list, table or heading in one is not
 #: allowed, so the element's tags go and its content stays. `a`, `ins` and `del` take their parent's model.
 _PHRASING_ONLY = frozenset("""abbr b cite code dfn em h2 h3 h4 h5 h6 i kbd mark p pre q s samp small span
@@ -31,103 +28,6 @@ _PHRASING_ONLY = frozenset("""abbr b cite code dfn em h2 h3 h4 h5 h6 i kbd mark 
 _TRANSPARENT = frozenset({"a", "ins", "del"})
 #: Elements that are flow content only: not allowed where only phrasing content is.
 _FLOW_ONLY = frozenset("""blockquote details dl figure h2 h3 h4 h5 h6 hr ol p pre table ul div""".split())
-_CELL_SPAN = {"colspan": (1, 1000), "rowspan": (0, 65534)}
-_SCOPES = frozenset({"row", "col", "rowgroup", "colgroup"})
-#: What a URL's path, query and fragment keep as written; other characters are percent-encoded.
-_URL_SAFE = "/:@!$&'()*+,;=-._~%?"
-_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
-#: A URL `mended_url` would give back as it is: an http(s) host name, or no scheme, or mailto:, then only
-#: characters a URL may hold (no `%`) and at most one `#`.
-_URL_CHARACTERS = r"[A-Za-z0-9/._~!$&'()*+,;=:@?-]*"
-_PLAIN_URL = re.compile(rf"(?:https?://[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::[0-9]{{1,5}})?(?=[/?#]|\Z)"
-                        rf"|(?![A-Za-z][A-Za-z0-9+.-]*:)|mailto:){_URL_CHARACTERS}(?:#{_URL_CHARACTERS})?\Z")
-_HOST = re.compile(r"(?:(?:[\w-]+\.)*[\w-]+\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?\Z")  # bücher.example too
-
-
-def mended_url(url: str) -> str | None:
-    """`url` as HTML5 takes it: characters a URL may not hold percent-encoded (a space as `%20`, a `%` not
-    followed by two hex digits as `%25`), a backslash read as the browser reads it (`/`); None for one whose
-    host is no host name (`https:///x`, `https://a..b/`)."""
-    if _PLAIN_URL.match(url):  # most are: the site's own links, citations, a source's address
-        return url
-    url = url.strip()
-    parts = urlsplit(url.replace("\\", "/")) if url.lower().startswith(("http:", "https:")) else urlsplit(url)
-    if parts.scheme.lower() in ("http", "https") and not _HOST.match(parts.netloc.rsplit("@", 1)[-1]):
-        return None
-
-    def encoded(text: str, safe: str = _URL_SAFE) -> str:
-        return quote(_PERCENT.sub("%25", text), safe=safe)
-
-    mended = f"{parts.scheme}:" if parts.scheme else ""
-    if parts.netloc or url[len(parts.scheme) + 1 if parts.scheme else 0:].startswith("//") \
-            or parts.scheme.lower() in ("http", "https"):
-        web = parts.scheme.lower() in ("http", "https")  # its host checked above, an IDN's letters kept
-        mended += "//" + (parts.netloc if web else encoded(parts.netloc, safe=_URL_SAFE + "[]"))
-    mended += encoded(parts.path)
-    if "?" in url.split("#", 1)[0]:
-        mended += "?" + encoded(parts.query)
-    if "#" in url:
-        mended += "#" + encoded(parts.fragment, safe=_URL_SAFE.replace("?", "") + "?")
-    return mended
-
-
-def attribute_value(tag: str, attribute: str, value: str) -> str | None:
-    """The value kept for `attribute` of a raw `tag` (mended where it can be), or None to leave it out."""
-    if attribute in ("href", "src"):
-        # The cleaner allows mailto: on every URL, where only a link may lead to an address.
-        return mended_url(value) if attribute == "href" or shown_image(value) else None
-    if attribute == "lang":
-        return value if value == "" or is_language_tag(value) else None
-    if attribute == "start":
-        return value if re.fullmatch(r"-?[0-9]+", value) else None
-    if attribute in _CELL_SPAN:
-        low, high = _CELL_SPAN[attribute]
-        return value if re.fullmatch(r"[0-9]+", value) and low <= int(value) <= high else None
-    if attribute == "scope":
-        return value if value.lower() in _SCOPES else None
-    return value
-
-
-class _Element:
-    __slots__ = ("name", "start", "children")
-
-    def __init__(self, name: str, start: str) -> None:
-        self.name, self.start, self.children = name, start, []
-
-    def elements(self) -> list[_Element]:
-        return [child for child in self.children if isinstance(child, _Element)]
-
-    def holds_text(self) -> bool:
-        return any(isinstance(child, str) and child.strip() for child in self.children)
-
-
-class _TreeBuilder(HTMLParser):
-    """The cleaner's output as a tree: every element it writes is closed, so the tree is the document's."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=False)
-        self.root = _Element("", "")
-        self.open = [self.root]
-
-    def handle_starttag(self, tag: str, attrs: object) -> None:
-        element = _Element(tag, self.get_starttag_text() or f"<{tag}>")
-        self.open[-1].children.append(element)
-        if tag not in _VOID:
-            self.open.append(element)
-
-    def handle_endtag(self, tag: str) -> None:
-        if len(self.open) > 1 and self.open[-1].name == tag:
-            self.open.pop()
-
-    def handle_data(self, data: str) -> None:
-        self.open[-1].children.append(data.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
-
-    def handle_entityref(self, name: str) -> None:
-        self.open[-1].children.append(f"&{name};")
-
-    def handle_charref(self, name: str) -> None:
-        self.open[-1].children.append(f"&#{name};")
-
 
 _SRC = re.compile(r'\ssrc="')
 _ALT = re.compile(r'\salt="([^"]*)"')
@@ -405,20 +305,5 @@ def _text_of(element: _Element) -> str:
         else:
             if node.name not in _PHRASING_ONLY or node.name in _HEADINGS or node.name == "p":
                 stack.append(" ")
-            stack.extend(reversed(node.children))
-    return "".join(out)
-
-
-def _serialised(root: _Element) -> str:
-    out: list[str] = []
-    stack: list[_Element | str] = list(reversed(root.children))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            out.append(node)
-            continue
-        out.append(node.start)
-        if node.name not in _VOID:
-            stack.append(f"</{node.name.rstrip('*')}>")
             stack.extend(reversed(node.children))
     return "".join(out)

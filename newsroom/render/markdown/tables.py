@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from newsroom.render.markdown.conformance import _Element
+    from newsroom.render.markdown.html_tree import _Element
 
 _SPAN = {"colspan": re.compile(r'\scolspan="([0-9]+)"'), "rowspan": re.compile(r'\srowspan="([0-9]+)"')}
 _GROUPS = ("thead", "tbody", "tfoot")
