@@ -56,11 +56,12 @@ def place_order(place: str) -> tuple[tuple[str | int, ...], str]:
 
 
 def in_report_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """`diagnostics` as every command says them: each once, by place (file or record, in `place_order`, then
-    line, field and message; errors and warnings of one place together), the missing site file first. The one
-    order of `check`, of a refused change and of the warnings a change leaves (see newsroom.cli.report)."""
-    return sorted(set(diagnostics), key=lambda d: (d.code != NO_SITE, place_order(d.location), d.line or 0, d.field,
-                                                  d.message, d.severity))
+    """`diagnostics` as every command says them: each once, by place (file or record, then line, field and
+    message; errors and warnings of one place together; places and fields in `place_order`: `terms[2]` before
+    `terms[10]`), the missing site file first. The one order of `check`, of a refused change and of the warnings
+    a change leaves (see newsroom.cli.report)."""
+    return sorted(set(diagnostics), key=lambda d: (d.code != NO_SITE, place_order(d.location), d.line or 0,
+                                                  place_order(d.field), d.message, d.severity))
 
 
 def unknown_term(location: str, index: int, term: str, severity: Severity = "error") -> Diagnostic:

@@ -57,6 +57,7 @@ def test_check_says_the_errors_and_warnings_of_one_place_together_by_field(sampl
     assert said[-1] == "1 error(s), 2 warning(s)"
 
 
+@pytest.mark.sqlite_only("the order is worked out in Python, whatever the database")
 def test_check_counts_the_numbers_in_places_as_numbers(sample_cli, monkeypatch):
     """Places were ordered as text: issue 10's problems before issue 9's, and story:i10-… before story:i9-x.
     The digits of a place are counted as numbers, as a reader counts."""
@@ -74,6 +75,20 @@ def test_check_counts_the_numbers_in_places_as_numbers(sample_cli, monkeypatch):
     assert [line.split(": ")[:2] for line in said[:-1]] == [
         ["issue:9", "en"], ["issue:10", "en.lead"], ["story:i9-x", "en.summary"],
         ["story:i10-ai-designed-pet-enzymes", "en.summary"]], said
+
+
+@pytest.mark.sqlite_only("the order is worked out in Python, whatever the database")
+def test_check_counts_the_numbers_in_fields_as_numbers(sample_cli, monkeypatch):
+    """Within a place, fields were ordered as text too: `terms[10]` before `terms[2]`."""
+    monkeypatch.setenv("NEWSROOM_NOW", FRIDAY)
+    sample_cli("issue", "new", "--title-hu", "Tizennegyedik", "--title-en", "Fourteenth")
+    terms = [option for n in range(11) for option in ("--term", f"to-write-{n}")]  # a draft's: warnings
+    sample_cli("story", "add", "14", "--slug", "i14-a", "--section", "code", "--headline-hu", "Hír", "--headline-en",
+               "News", "--summary-hu", "Össz.", "--summary-en", "Sum.", "--source-url", "https://example.org/a",
+               "--publisher", "P", *terms)
+    said = sample_cli("check").stderr.splitlines()
+    assert said[-1] == "0 error(s), 11 warning(s)", said
+    assert [line.split(": ")[:2] for line in said[:-1]] == [["story:i14-a", f"terms[{n}]"] for n in range(11)], said
 
 
 @pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")

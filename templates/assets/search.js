@@ -24,7 +24,7 @@
   function typed(text) { return (text.toLowerCase().normalize("NFC").match(/[\p{L}\p{N}]+/gu) || []).join(" "); }
   function sameWords(title, query) { return typed(title) === typed(query); }
 
-  // The hits of `words`, each word's shard tables given, ranked as search() in newsroom/render/search.py:
+  // The hits of `words`, each word's shard tables given, ranked as search() in newsroom/render/search_query.py:
   // [{id, rank}], rank 0 if the words are one of the document's names, 1 if each is a word of its names,
   // 2 if each begins one, 3 else; in a rank entries and reference pages first, in the order of `entries`
   // (meta.json's), then tags (the ids in `tags`, meta.json's), in order, then stories and issues newest first
