@@ -223,10 +223,10 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
 
 def _written_whole(write: Callable[[], WriteStats], written: list[WriteStats]) -> WriteStats:
     """`write()` (the files put in place and their state recorded), whole, its stats added to `written`: a stop
-    that comes meanwhile is answered once it has returned (a `kill` of `build` ended it at once, and an
-    incremental build left some files new, some old), as a stop of a build that wrote its folder (see
-    answered_once_written); after a write that failed, it is raised as it came."""
-    with answered_once_written(written), signals_held():
+    that comes meanwhile is held until it has returned (a `kill` of `build` ended it at once, and an incremental
+    build left some files new, some old), and is then that of a build that wrote its folder (`make` answers it,
+    see answered_once_written); after a write that failed, it is raised as it came."""
+    with signals_held():
         written.append(write())
     return written[-1]
 
