@@ -202,15 +202,17 @@ def test_story_add_says_the_tag_clash_it_brings_to_another_story(sample_cli, mon
 
 
 @pytest.mark.sqlite_only("which warnings a command prints does not depend on the database")
-def test_issue_new_says_the_warning_it_brings_to_a_story_linking_to_it(sample_cli, monkeypatch):
+@pytest.mark.parametrize("address", ["issue:15", "issue:015"])
+def test_issue_new_says_the_warning_it_brings_to_a_story_linking_to_it(sample_cli, monkeypatch, address):
     """A link without text to an issue still to come is named as a link to a missing issue; once `issue new`
-    makes that issue, it is a link without text, which the new issue's command says."""
+    makes that issue, it is a link without text, which the new issue's command says; also when the link writes
+    the number with leading zeros (as the issue's file name does), which leads to the same issue."""
     monkeypatch.setenv("NEWSROOM_NOW", FRIDAY)
     sample_cli("issue", "new", "--title-hu", "Tizennegyedik", "--title-en", "Fourteenth")
-    _add_story(sample_cli, "i14-a", summary="See [](issue:15).")
+    _add_story(sample_cli, "i14-a", summary=f"See []({address}).")
     created = sample_cli("issue", "new", "--title-hu", "Tizenötödik", "--title-en", "Fifteenth")
     assert created.stderr.splitlines() == [
-        "story:i14-a: en.summary: warning: " + UNNAMED_LINK.replace("https://example.org/gpu", "issue:15"),
+        "story:i14-a: en.summary: warning: " + UNNAMED_LINK.replace("https://example.org/gpu", address),
         "1 warning the new issue left on other records"]
 
 

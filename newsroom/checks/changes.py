@@ -13,6 +13,7 @@ remembered wherever a record is unchanged (`remembered`), so each check reads on
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -307,9 +308,11 @@ def _linking(content: Content, settings: Settings, changed: Collection[str]) -> 
     found = set(changed)
     if not addresses:
         return found
+    # An issue's number may be written with leading zeros (`issue:015`, as its file is named): the same issue.
+    naming = re.compile("|".join(re.escape(address).replace("issue:", "issue:0*") for address in sorted(addresses)))
     for records in (content.entries, content.pages, content.issues, content.stories):
         for record in records.values():
-            if any(address in text for text in markdown_texts(record, settings.languages) for address in addresses):
+            if any(naming.search(text) for text in markdown_texts(record, settings.languages)):
                 found.add(record.location)
     return found
 
