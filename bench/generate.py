@@ -273,9 +273,18 @@ def generate(engine: Engine, scale: float) -> Writer:
 
 
 if __name__ == "__main__":
-    import sys
+    import argparse
 
     from newsroom.db.session import make_engine
 
-    path = Path(sys.argv[1])
-    generate(make_engine(f"sqlite:///{path}"), float(sys.argv[2]) if len(sys.argv) > 2 else 1.0)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("database", type=Path, help="the SQLite file to make (it must not exist yet)")
+    parser.add_argument("scale", type=float, nargs="?", default=1.0,
+                        help="1.0 = ten years (520 issues, 1,300 entries); default 1.0")
+    args = parser.parse_args()
+    if args.database.exists():
+        parser.error(f"{args.database} exists: the publication is generated into a fresh database; "
+                     "give the name of a file to make")
+    engine = make_engine(f"sqlite:///{args.database}")
+    generate(engine, args.scale)
+    engine.dispose()  # SQLite merges its write-ahead log into the file

@@ -254,6 +254,25 @@ def test_the_benchmark_prints_and_writes_every_step_at_two_scales(tmp_path: Path
     assert re.search(r"^full build time ratio, scale 0.05 / 0.005: [\d.]+", done.stdout, re.M)
 
 
+def test_the_generator_asks_for_a_new_database_file_and_leaves_an_existing_one_alone(tmp_path: Path):
+    """`bench/generate.py --help` made a database named `--help`, and a file that existed got the publication
+    mixed into it: it says how to run it, and refuses a file that exists, naming it, leaving it as it was."""
+    import subprocess
+
+    def generate(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "generate.py"), *args],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+    helped = generate("--help")
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: generate.py [-h] database [scale]")
+    assert list(tmp_path.iterdir()) == []
+    taken = tmp_path / "taken.db"
+    taken.write_bytes(b"kept")
+    refused = generate(str(taken), "0.01")
+    assert refused.returncode != 0 and f"{taken} exists" in refused.stderr.splitlines()[-1], refused.stderr
+    assert taken.read_bytes() == b"kept" and sorted(tmp_path.iterdir()) == [taken]
+
+
 def test_one_build_for_a_counter_generates_the_publication_once_and_builds_it_afresh_each_time(tmp_path: Path):
     import subprocess
 
