@@ -63,8 +63,9 @@ class Preview:
                  now: Callable[[], dt.datetime], content: Iterable[Path] = (), database_file: Path | None = None,
                  host: str = "127.0.0.1", port: int = 8000, say: Callable[[str], None] = print,
                  locale: Path = LOCALE_DIR, idle_seconds: float = IDLE_SECONDS,
-                 settings_folder: Path | None = None, folder: Path | None = None) -> None:
+                 settings_folder: Path | None = None, folder: Path | None = None, jobs: int | None = None) -> None:
         self.idle_seconds = idle_seconds
+        self.jobs = jobs  # render workers of each build (see pipeline.build)
         # newsroom.toml, the settings started with: a change is said (and shown), not taken in (see _settings_round).
         self.settings_file = settings_folder.resolve() / SETTINGS_FILE if settings_folder is not None else None
         # Named as at start-up: `newsroom.toml` (`newsroom.toml:LINE`) of the current folder, another folder's in full.
@@ -244,7 +245,7 @@ class Preview:
         seen = self._database_state() if self.database_file is None else None
         try:
             result = build(self.engine, self.settings, self.out, self.today(), drafts=True, preview=True,
-                           stopping=self.stopping)
+                           stopping=self.stopping, jobs=self.jobs)
         except ContentError as error:
             self._report(error.diagnostics)
             self._build_problems = tuple(in_order(error.diagnostics))

@@ -13,6 +13,9 @@ from pathlib import Path
 
 from newsroom import PROJECT_ROOT
 
+#: The environment of a command whose build is to fork its render workers, as on an editor's machine of two cores
+#: or more: the suite's commands render in their own process (see conftest).
+WITH_WORKERS = {"NEWSROOM_JOBS": "2"}
 #: A bound on waiting for the command: killed after it, its output ends (not a timing assertion).
 TIMEOUT = 60
 #: Between two stops: each is handled before the next comes (two of one signal pending at once are one).
@@ -50,7 +53,7 @@ def stopped_with_a_stuck_worker(args: Sequence[str], cwd: Path, stops: Sequence[
     its build forked no worker (one core). `said` is given each line it says until then. Its output ends once
     every process holding it has ended."""
     process = subprocess.Popen([sys.executable, "-c", STUCK_WORKER, *args], cwd=cwd,
-                               env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT), **(env or {})},
+                               env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT), **WITH_WORKERS, **(env or {})},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     with bounded(process):
         worker = None

@@ -17,7 +17,7 @@ import html5lib
 import pytest
 from conftest import POSTGRES_ENV, Cli, Databases, Templates
 from sitebuild import OWN_SITE
-from stopping import SAID_GAP_SECONDS, ended, stopped_with_a_stuck_worker
+from stopping import SAID_GAP_SECONDS, WITH_WORKERS, ended, stopped_with_a_stuck_worker
 
 from newsroom.build import rendering
 from newsroom.build.page_specs import PageSpec
@@ -374,7 +374,8 @@ def test_a_build_started_with_nohup_goes_on_when_its_terminal_closes(sample_cli,
     process = subprocess.run([sys.executable, "-c", HUNG_UP_AS_IT_RENDERS, "--db", sample_cli.db_url, "build",
                               "--full", "--out", str(site), "--base-url", BASE], cwd=sample_cli.cwd,
                              capture_output=True, text=True, start_new_session=True, timeout=120,
-                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), "HUNG_UP": str(hung_up)})
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), **WITH_WORKERS,
+                                  "HUNG_UP": str(hung_up)})
     if not hung_up.exists():
         pytest.skip("the build forked no worker (one core?)")
     assert process.returncode == 0 and "Error" not in process.stderr, (process.returncode, process.stdout,
@@ -407,15 +408,47 @@ def test_a_build_whose_render_worker_is_killed_says_so_and_leaves_its_folder_as_
     before, beside = _tree(site), sorted(site.parent.iterdir())
     process = subprocess.run([sys.executable, "-c", WORKER_KILLED, "--db", sample_cli.db_url, "build", "--full",
                               "--out", str(site), "--base-url", BASE], cwd=sample_cli.cwd, capture_output=True,
-                             text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+                             text=True, timeout=120,
+                             env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), **WITH_WORKERS})
     if process.returncode == 0:
         pytest.skip("the build forked no worker (one core?)")
     assert process.returncode == 1 and process.stderr == (
         f"Error: a render worker ended before its works did (killed, or out of memory?): {site} is left as it was "
-        "before this build: build again (if memory ran short, on fewer cores: `taskset -c 0 newsroom build …`)\n"
+        "before this build: build again (if memory ran short, with fewer render workers: `newsroom build --jobs 1 …`)\n"
     ), process.stderr
     assert _tree(site) == before
     assert sorted(site.parent.iterdir()) == beside
+
+
+@pytest.mark.sqlite_only("how many processes render does not depend on the database")
+def test_jobs_says_how_many_render_workers_a_build_forks_and_any_number_builds_the_same_site(sample_cli, tmp_path,
+                                                                                          monkeypatch):
+    """`build --jobs N` (or $NEWSROOM_JOBS) forks N render workers; with 1 the build renders in its own process
+    (a machine shared with other work, or short of memory). Each number builds the same site, byte for byte. A
+    number that is none is refused, naming where it was given, and nothing is built."""
+    forks: list[int] = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    built = {}
+    for jobs in ("1", "2", "3"):
+        forks.clear()
+        out = tmp_path / f"site-{jobs}"
+        if jobs == "3":
+            monkeypatch.setenv("NEWSROOM_JOBS", jobs)
+            sample_cli("build", "--out", str(out), "--base-url", BASE, "--quiet")
+        else:
+            sample_cli("build", "--out", str(out), "--base-url", BASE, "--quiet", "--jobs", jobs)
+        # The sample's pages rendered by N workers (its texts are too few to be parsed ahead by workers too).
+        assert len(forks) == (0 if jobs == "1" else int(jobs)), (jobs, len(forks))
+        built[jobs] = _tree(out)
+    assert built["1"] == built["2"] == built["3"] and len(built["1"]) > 300
+    refused = sample_cli("build", "--out", str(tmp_path / "none"), "--jobs", "0", expect=2).stderr
+    assert "Invalid value for --jobs: '0' is no number of render workers: give a whole number, 1 or more" in refused
+    monkeypatch.setenv("NEWSROOM_JOBS", "many")
+    refused = sample_cli("build", "--out", str(tmp_path / "none"), expect=2).stderr
+    assert "Invalid value for $NEWSROOM_JOBS: 'many' is no number of render workers" in refused
+    assert "Invalid value for $NEWSROOM_JOBS: 'many'" in sample_cli("serve", "--port", "0", expect=2).stderr
+    assert not (tmp_path / "none").exists()
 
 
 #: `newsroom ARGS` that stops itself by Ctrl-C (SIGINT to its own process) at the moment $STOP_AT names: as it
@@ -455,7 +488,7 @@ def test_a_build_stopped_once_by_ctrl_c_says_what_it_left(sample_cli, site, tmp_
     process = subprocess.run([sys.executable, "-c", CTRL_C_AT, "--db", sample_cli.db_url, "build", "--full",
                               "--out", str(site), "--base-url", BASE], cwd=sample_cli.cwd, capture_output=True,
                              text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]),
-                                                          "STOP_AT": at})
+                                                          **WITH_WORKERS, "STOP_AT": at})
     said = process.stderr.splitlines()
     assert process.returncode == 1 and said and said[-1] == (
         f"Error: stopped by Ctrl-C as this build wrote {site}, which it finished first: {site} is this build's, "

@@ -570,8 +570,14 @@ def _same_tree(left: Path, right: Path) -> list[str]:
 
 @pytest.mark.long
 @pytest.mark.sqlite_only("two builds an edit; the state's round trip on PostgreSQL is covered by the other tests here")
-@pytest.mark.parametrize("edits", [EDITS, MORE_EDITS], ids=["stories-entries-templates", "pages-site-issues"])
-def test_random_edits_rebuild_exactly_what_a_full_build_makes(sample_cli, tmp_path, edits):
+@pytest.mark.parametrize("edits, rebuilt, fresh_built", [(EDITS, "2", "1"), (MORE_EDITS, "1", "2")],
+                         ids=["stories-entries-templates", "pages-site-issues"])
+def test_random_edits_rebuild_exactly_what_a_full_build_makes(sample_cli, tmp_path, monkeypatch, edits, rebuilt,
+                                                               fresh_built):
+    """Each edit's rebuild and a full build from scratch make the same files and store the same state; one of the
+    two renders in two workers (`--jobs`), the other in the command's process, so that either way of rendering
+    is compared with the other at every edit."""
+    monkeypatch.setenv("NEWSROOM_JOBS", rebuilt)  # the site's builds, the edits' own included
     publication = Publication(sample_cli, tmp_path)
     site = publication.site = tmp_path / "site"
     publication.build(site)
@@ -581,7 +587,7 @@ def test_random_edits_rebuild_exactly_what_a_full_build_makes(sample_cli, tmp_pa
         done = getattr(publication, edit)()
         publication.build(site)
         fresh = tmp_path / f"fresh-{edit}"
-        publication.build(fresh, "--full")
+        publication.build(fresh, "--full", "--jobs", fresh_built)
         assert _same_tree(site, fresh) == [], done
         # What the next build starts from, too: each output's reads (kept or worked out anew) and the graph.
         assert _state(engine, site) == _state(engine, fresh), done

@@ -19,7 +19,7 @@ import pytest
 
 from newsroom import PROJECT_ROOT
 from tests.conftest import Cli
-from tests.stopping import bounded
+from tests.stopping import WITH_WORKERS, bounded
 from tests.sitegen import write_site
 
 #: Kill points per test; raise NEWSROOM_KILL_SEEDS for a longer hunt by hand.
@@ -114,7 +114,7 @@ def test_a_build_killed_while_its_workers_work_leaves_its_folder_free(sqlite_sam
     """The workers a killed build leaves behind keep none of its folder locks, and stop: the next build of the
     folder goes on at once (it was refused as "another build of this folder is running" until they finished)."""
     out = tmp_path / "_site"
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), **WITH_WORKERS}
     process = subprocess.Popen([sys.executable, "-m", "newsroom", "--db", sqlite_sample.db_url, "build", "--out",
                                 str(out)], cwd=sqlite_sample.cwd, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -164,7 +164,8 @@ def test_a_build_killed_before_its_workers_began_leaves_its_folder_free(sqlite_s
     it begins its work: the next build of the folder goes on at once."""
     out = tmp_path / "_site"
     process = subprocess.Popen([sys.executable, "-c", SLOW_TO_START, "--db", sqlite_sample.db_url, "build", "--out",
-                                str(out)], cwd=sqlite_sample.cwd, env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+                                str(out)], cwd=sqlite_sample.cwd,
+                               env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT), **WITH_WORKERS},
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     with bounded(process):
         line = process.stdout.readline()

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import html5lib
 import pytest
 from sitebuild import ISSUE_14_STORY, build_sample, parse, text_of
-from stopping import SAID_GAP_SECONDS, bounded, ended, stopped_with_a_stuck_worker
+from stopping import SAID_GAP_SECONDS, WITH_WORKERS, bounded, ended, stopped_with_a_stuck_worker
 
 from conftest import Cli
 
@@ -959,7 +959,7 @@ def _serving(db_url: str, tmp_path: Path) -> tuple[subprocess.Popen, Path]:
     """`newsroom serve --port 0` started as a process, its temporary folder (where its preview's goes) with it."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary)}
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), **WITH_WORKERS}
     return subprocess.Popen([sys.executable, "-m", "newsroom", "--db", db_url, "serve", "--port", "0"], cwd=tmp_path,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), temporary
 
@@ -1062,7 +1062,7 @@ def test_a_signal_as_the_build_forks_its_workers_stops_the_preview(databases, tm
     removed as they could still write into it). A third stop there ends them at once (see the test below)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "STOPS": stops}
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "TMPDIR": str(temporary), "STOPS": stops, **WITH_WORKERS}
     process = subprocess.Popen([sys.executable, "-c", SIGNALLED_AT_FORK, "--db", databases.new("sample"), "serve",
                                 "--port", "0"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)

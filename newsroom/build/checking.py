@@ -12,7 +12,6 @@ from issues.visibility import unpublished_locations, visible_numbers
 from newsroom.build.memos import Memo
 from newsroom.build.model import Content, Record
 from newsroom.build.rendering import progress_bar, run_all
-from newsroom.build.stopped import Stopping
 from newsroom.checks import check_content, markdown_texts, no_site, record_problems
 from newsroom.diagnostics import ContentError, Diagnostic
 from newsroom.drafts import draft_locations, method_draft_problems
@@ -27,13 +26,14 @@ MAX_TEXTS = 50
 
 def parse_ahead(records: list[Record], content: Content, settings: Settings, memos: list[Memo],
                 checks: Memo, meanwhile: Callable[[], Any] | None = None, progress: bool = False,
-                stopping: Stopping | None = None) -> None:
+                run: Callable[..., list[Any]] = run_all) -> None:
     """Find the references (plain text, HTML ahead) of every text of `records` (those new since the last
     build) the memos do not know, and check those records (their own problems, remembered in `checks`),
     over the available cores: a first or full build parses every text once and checks every record
     there, and `check`, the pages and the search index then look the answers up. `meanwhile()` runs
     once workers have started, if they do (see run_all's `started`). With `progress`, a bar counts the
-    texts read (a first or full build of a large site spends seconds here before any page is made)."""
+    texts read (a first or full build of a large site spends seconds here before any page is made). `run`
+    runs the works: run_all, as the command stops it and with its render workers (see making.make)."""
     if len(records) * MAX_TEXTS < PARSE_AHEAD_MIN:
         return  # too few to be worth it, and not worth hashing every text to count them
     # A memo that knows nothing has no text: no need to hash every one to ask (the workers hash them).
@@ -68,8 +68,8 @@ def parse_ahead(records: list[Record], content: Content, settings: Settings, mem
             bar.update(texts[index])
             return result
 
-        for result in run_all([partial(_parse_and_check, chunk, content, settings, checks) for chunk in chunks],
-                              finish, each=counted, started=meanwhile, stopping=stopping):
+        for result in run([partial(_parse_and_check, chunk, content, settings, checks) for chunk in chunks],
+                          finish, each=counted, started=meanwhile):
             if result is not None:
                 for memo, drained in zip(memos, result):
                     memo.merge(*drained)

@@ -89,8 +89,10 @@ def load(session: Session, out: Path, full: bool, by_hand: set[str] | None) -> L
 
 def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool, email_out: Path | None,
          now: dt.datetime | None, preview: bool, progress: bool, keep: list[Any] | None, templates: Path,
-         public: tuple[int, ...], snapshot: str, loaded: Loaded, stopping: Stopping | None = None) -> BuildResult:
-    """Check, list, plan and render what is stale, and write it (see pipeline.build).
+         public: tuple[int, ...], snapshot: str, loaded: Loaded, stopping: Stopping | None = None,
+         jobs: int | None = None) -> BuildResult:
+    """Check, list, plan and render what is stale, and write it (see pipeline.build), in `jobs` render workers
+    (see run_all), which `stopping` stops.
 
     A new tree the build opens (`staged`) is dropped if the build fails or is stopped before it is swapped in:
     the folder stays as it was. A stop once the folder is written (`written`) says so (see answered_once_written)."""
@@ -101,7 +103,8 @@ def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: 
         with answered_once_written(written), _template_errors(templates):
             try:
                 return _make_site(engine, settings, out, today, drafts, email_out, now, preview, progress, keep,
-                                  templates, public, snapshot, stopping, staged, written, *loaded)
+                                  templates, public, snapshot, partial(run_all, stopping=stopping, jobs=jobs),
+                                  staged, written, *loaded)
             except BaseException:
                 for tree in staged if not written else ():
                     tree.discard()
@@ -113,7 +116,7 @@ def make(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: 
 def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
                email_out: Path | None, now: dt.datetime | None, preview: bool, progress: bool,
                keep: list[Any] | None, templates: Path, public: tuple[int, ...], snapshot: str,
-               stopping: Stopping | None, staged: list[StagedTree], written: list[WriteStats],
+               run: Callable[..., list[Any]], staged: list[StagedTree], written: list[WriteStats],
                previous: state.Previous | None, memos: dict[str, Memo], content: Content) -> BuildResult:
     assets = load_assets(templates / "assets")
     # What every page's context gets besides its own: part of every page's fingerprint.
@@ -141,11 +144,11 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
         fresh = [Record(*values) for values in memos["records"].added.values()]  # read from the database
         compiled: list[Future[None]] = []  # the executor starts its thread on the first submit: after the fork
         parse_ahead(fresh, full, settings, [memos["references"], memos["plain"], ahead], memos["checks"],
-                    lambda: compiled.append(side.submit(compile_matchers)), progress, stopping)
+                    lambda: compiled.append(side.submit(compile_matchers)), progress, run)
         for done in compiled:
             done.result()
         problems = checked(full, settings, today, drafts, now, memos["checks"])
-    derived = derive(content, settings, drafts, now, memos["mentions"], partial(run_all, stopping=stopping),
+    derived = derive(content, settings, drafts, now, memos["mentions"], run,
                      matching, drafts_in(full.entries) if content is not full else None)
     tracker = Tracker()
     tracked = (track_content(content, tracker), track_derived(derived, tracker))
@@ -177,7 +180,7 @@ def _make_site(engine: Engine, settings: Settings, out: Path, today: dt.date, dr
                 spliced[path] = (Made(respliced(out / path, *lines), item.output), None)
         made, grouped = works.make(pages, groups, renderer, tracker, values, metas, progress,
                                    [memos["references"], memos["plain"], memos["feeds"]], previous, candidates,
-                                   Spool(tree, previous, out) if tree is not None else None, stopping)
+                                   Spool(tree, previous, out) if tree is not None else None, run)
         rendered = sum(1 for plan, _, _ in pages if plan.in_sitemap)
     made.update(grouped)
     made.update({path: item for path, (item, _) in spliced.items()})

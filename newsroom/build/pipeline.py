@@ -160,7 +160,7 @@ def _no_collections() -> Iterator[None]:
 def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool = False,
           email_out: Path | None = None, now: dt.datetime | None = None, preview: bool = False, *,
           full: bool = False, progress: bool = False, keep: list[Any] | None = None,
-          stopping: Stopping | None = None) -> BuildResult:
+          stopping: Stopping | None = None, jobs: int | None = None) -> BuildResult:
     """Build the site into `out` (and the latest issue's emails into `email_out`), rendering and writing
     only what changed; nothing is written on error.
 
@@ -170,6 +170,8 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
     held (records, state, memos) in place of its contents, instead of the build freeing it as it
     returns — object by object, a tenth of a second after a one-edit build of a large site.
     `stopping`: what the command's stops do and say as the build waits for its render workers (see run_all).
+    `jobs`: how many render workers it forks (default: one per core this process may use; 1: it renders in
+    this process).
     """
     folders = [out.resolve(), *([email_out.resolve()] if email_out is not None else [])]
     _refuse_long_path(out, "--out")
@@ -188,7 +190,7 @@ def build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts:
     built: list[BuildResult] = []  # a stop as the build lets go of its folders is that of a build that wrote them
     with answered_once_written(built), _no_collections(), _only_build_of(folders), pinned_digests():
         built.append(_build(engine, settings, out, today, drafts, email_out, now, preview, full, progress, keep,
-                            stopping))
+                            stopping, jobs))
     return built[0]
 
 
@@ -286,7 +288,7 @@ def _only_build_of(folders: list[Path]) -> Iterator[None]:
 
 def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts: bool,
            email_out: Path | None, now: dt.datetime | None, preview: bool, full: bool,
-           progress: bool, keep: list[Any] | None, stopping: Stopping | None) -> BuildResult:
+           progress: bool, keep: list[Any] | None, stopping: Stopping | None, jobs: int | None) -> BuildResult:
     out = out.resolve()
     templates = template_folder(settings.templates)
     inputs = build_inputs(settings, drafts, templates)
@@ -312,4 +314,4 @@ def _build(engine: Engine, settings: Settings, out: Path, today: dt.date, drafts
         state.refuse_read_only(engine)  # before a file is written: its state is stored after them
         loaded = making.load(session, out, full, by_hand)
     return making.make(engine, settings, out, today, drafts, email_out, now, preview, progress, keep, templates,
-                       public, snapshot, loaded, stopping)
+                       public, snapshot, loaded, stopping, jobs)

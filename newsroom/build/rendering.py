@@ -219,8 +219,9 @@ def progress_bar(total: int, shown: bool, unit: str = "page", desc: str | None =
 def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], list[Any]] = list,
             bar: tqdm | None = None, each: Callable[[int, Any], Any] | None = None,
             started: Callable[[], Any] | None = None, slots: Sequence[int] | None = None,
-            stopping: Stopping | None = None) -> list[Any]:
-    """Each work's result, in order; in forked workers when there are enough of them.
+            stopping: Stopping | None = None, jobs: int | None = None) -> list[Any]:
+    """Each work's result, in order; in forked workers when there are enough of them: `jobs` of them (one per
+    core this process may use, unless given; with 1, every work runs here).
 
     `finish` turns a run of results into what is sent back (it runs in the process that made
     them, after the run: results must pickle once finished). `bar` counts the works done.
@@ -237,7 +238,7 @@ def run_all(works: Sequence[Callable[[], Any]], finish: Callable[[list[Any]], li
     `stopping`, if given, says what the stops do and say as the workers' end is waited for (see _end_workers).
     """
     bar = bar if bar is not None else progress_bar(len(works), False)
-    count = workers()
+    count = jobs if jobs is not None else workers()
     if count < 2 or len(works) < PARALLEL_MIN or "fork" not in multiprocessing.get_all_start_methods():
         results = []
         for work in works:

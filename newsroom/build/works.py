@@ -18,7 +18,6 @@ from newsroom.build.page_specs import PagePlan
 from newsroom.build.pages import Planner
 from newsroom.build.publishing import Made, unchanged
 from newsroom.build.rendering import PageRenderer, progress_bar, run_all
-from newsroom.build.stopped import Stopping
 from newsroom.build.stale import Candidates, Group, group_language
 from newsroom.build.tracking import Tracker
 from newsroom.build.values import Values
@@ -50,7 +49,7 @@ def _group_work(make: Callable[[], Any], tracker: Tracker, before: state.Output 
 def make(pages: list[tuple[PagePlan, Planner, str]], groups: list[Group], renderer: PageRenderer,
          tracker: Tracker, values: Values, metas: dict[str, Any], progress: bool, memos: list[Memo],
          previous: state.Previous | None, candidates: Candidates | None,
-         spool: Spool | None, stopping: Stopping | None = None) -> tuple[dict[str, Made], dict[str, Made]]:
+         spool: Spool | None, run: Callable[..., list[Any]] = run_all) -> tuple[dict[str, Made], dict[str, Made]]:
     """Make the stale groups and pages, over the available cores; returns (pages made, group files made).
 
     Planning happens where rendering does: a worker plans and renders its pages, so the build never
@@ -60,7 +59,8 @@ def make(pages: list[tuple[PagePlan, Planner, str]], groups: list[Group], render
     of `memos` comes back with their results, so the next build remembers it. A remade output's
     reads under roots that did not change keep the values stored with it (`previous`). Each file
     made goes to `spool`, if given, and its bytes are let go: a forked worker writes its files into the
-    new tree itself (see Spool), and this process takes each file as it arrives.
+    new tree itself (see Spool), and this process takes each file as it arrives. `run` runs the works: run_all,
+    as the command stops it and with its render workers (see making.make).
     """
     planners = {id(planner): planner for _, planner, _ in pages}  # a forked worker's are its own copies
     known = previous.outputs if previous is not None and candidates is not None else {}
@@ -119,7 +119,7 @@ def make(pages: list[tuple[PagePlan, Planner, str]], groups: list[Group], render
     slots = [*(renderer.languages.index(group_language(group)) for group, *_ in groups),
              *(renderer.languages.index(plan.lang) for plan, _, _ in pages)]
     with progress_bar(len(works), progress, desc="making") as bar:
-        results = run_all(works, finish, bar, arrived, slots=slots, stopping=stopping)
+        results = run(works, finish, bar, arrived, slots=slots)
     for result in results:
         if len(result) > 4:
             for memo, (added, used) in zip(memos, result.pop()):

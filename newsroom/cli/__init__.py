@@ -248,6 +248,8 @@ pass_app = click.make_pass_decorator(App)
 #: Who makes a change, when --editor does not say (else the OS user).
 EDITOR_ENV = "NEWSROOM_EDITOR"
 WAIT_ENV = "NEWSROOM_WAIT"
+#: How many render workers a build forks, when --jobs does not say (else one per core it may use).
+JOBS_ENV = "NEWSROOM_JOBS"
 
 
 def default_editor() -> str:
@@ -269,6 +271,31 @@ def editor_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """--editor: who is recorded as making the change."""
     return click.option("--editor", envvar=EDITOR_ENV, default=default_editor, show_default="the OS user",
                         callback=editor_name, help=f"Who makes the change (or ${EDITOR_ENV}).")(func)
+
+
+def render_jobs(_ctx: click.Context, _param: click.Parameter, jobs: str | None) -> int | None:
+    """--jobs, else $NEWSROOM_JOBS (read here, so that an error names it): a whole number of render workers, 1 or
+    more; None when neither says."""
+    given = "--jobs"
+    if jobs is None:
+        jobs, given = os.environ.get(JOBS_ENV) or None, f"${JOBS_ENV}"
+        if jobs is None:
+            return None
+    try:
+        count = int(jobs)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise click.BadParameter(f"{jobs!r} is no number of render workers: give a whole number, 1 or more (1 "
+                                 "renders in the command's own process)", param_hint=given)
+    return count
+
+
+def jobs_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--jobs: how many render workers a build forks (see rendering.run_all)."""
+    return click.option("--jobs", "-j", metavar="N", callback=render_jobs,
+                        help=f"Render in N worker processes (default: one per core this process may use; 1: in "
+                             f"its own process; or ${JOBS_ENV}).")(func)
 
 
 def reason_lang_option(func: Callable[..., Any]) -> Callable[..., Any]:

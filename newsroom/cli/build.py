@@ -15,7 +15,7 @@ import click
 from newsroom.build.pipeline import BuildResult
 from newsroom.build.pipeline import build as build_site
 from newsroom.build.stopped import StoppedAtOnce, StoppedOnceWritten, Stopping, WorkerLost, answered_once_written
-from newsroom.cli import App, content_errors, pass_app, report
+from newsroom.cli import App, content_errors, jobs_option, pass_app, report
 from newsroom.public_address import public_address_problems
 
 #: The signals that end a build at once (see _ended_at_once_by_signals), each as a message names it.
@@ -39,10 +39,11 @@ _HELD: list[object] = []
               help="Template folder to use instead of the configured one.")
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no summary: print only problems (as `newsroom --quiet build`).")
+@jobs_option
 @pass_app
 @content_errors
 def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Path, full: bool,
-          templates: Path | None, quiet: bool) -> None:
+          templates: Path | None, quiet: bool, jobs: int | None) -> None:
     """Build the static site in both languages into OUT, redoing only what changed.
 
     On a terminal a progress bar counts the pages and files made; the build ends with one line:
@@ -65,7 +66,8 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
     try:
         with answered_once_written(built), _ended_at_once_by_signals():
             built.append(build_site(app.engine, settings, out, app.today(), drafts=drafts, email_out=email_out,
-                                    now=app.now(), full=full, progress=progress, keep=_HELD, stopping=stopping))
+                                    now=app.now(), full=full, progress=progress, keep=_HELD, stopping=stopping,
+                                    jobs=jobs))
     except StoppedAtOnce as stop:
         raise click.ClickException(_stopped(stop, out)) from None
     except StoppedOnceWritten:  # click would say "Aborted!" of a folder this build wrote whole
@@ -75,7 +77,7 @@ def build(app: App, out: Path, base_url: str | None, drafts: bool, email_out: Pa
                                    "build: build again to bring it up to date") from None
     except WorkerLost as lost:  # not a traceback: nothing in the content or the code is at fault
         raise click.ClickException(f"{lost}: {out} is left as it was before this build: build again (if memory ran "
-                                   "short, on fewer cores: `taskset -c 0 newsroom build …`)") from None
+                                   "short, with fewer render workers: `newsroom build --jobs 1 …`)") from None
     result = built[0]
     # A public build at an address no reader reaches: said, for the preview's is a build's default too.
     report(result.warnings + ([] if drafts else public_address_problems(settings, ("base_url",) if base_url else ())))

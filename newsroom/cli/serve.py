@@ -17,7 +17,7 @@ import click
 
 from newsroom.build.rendering import end_workers_at_once
 from newsroom.build.stopped import StoppedAtOnce
-from newsroom.cli import App, content_errors, pass_app
+from newsroom.cli import App, content_errors, jobs_option, pass_app
 from newsroom.db.session import sqlite_path
 from newsroom.listening import netloc
 from newsroom.serve import Preview
@@ -30,9 +30,10 @@ from newsroom.serve import Preview
               help="Port (0: any free port).")
 @click.option("--content", "content", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Content folder to import and watch (repeatable).")
+@jobs_option
 @pass_app
 @content_errors
-def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
+def serve(app: App, host: str, port: int, content: tuple[Path, ...], jobs: int | None) -> None:
     """Preview the site with drafts at http://HOST:PORT/, rebuilding and reloading on every change.
 
     Changed content files are imported each on its own merit: of files saved together, a bad one is held
@@ -51,7 +52,7 @@ def serve(app: App, host: str, port: int, content: tuple[Path, ...]) -> None:
             try:
                 preview = Preview(app.engine, app.settings, folder / "site", today=app.today, now=app.now,
                                   content=content, database_file=database_file, host=host, port=port,
-                                  say=click.echo, settings_folder=Path.cwd(), folder=folder)
+                                  say=click.echo, settings_folder=Path.cwd(), folder=folder, jobs=jobs)
             except OSError as error:  # the port taken, or not ours to take
                 raise click.ClickException(f"cannot listen on {netloc(host, port)}: {_why(error, port)}") from None
             stopping.append(functools.partial(preview.stopped_again, folder))
