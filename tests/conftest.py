@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import queue
 import shutil
+import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -42,7 +44,19 @@ def _backends() -> list:
     return params
 
 
+#: A folder of the machine's memory (tmpfs), where the suite's temporary folders go when --basetemp does not say: the
+#: builds write thousands of files, and one costs ~5 times the CPU on a disk's file system (0.24 ms against 0.04 ms
+#: on two cores with ext4).
+MEMORY_FOLDER = Path("/dev/shm")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own makes the temporary folders' factory from the option
 def pytest_configure(config: pytest.Config) -> None:
+    if config.option.basetemp is None and not hasattr(config, "workerinput") and MEMORY_FOLDER.is_dir() \
+            and os.access(MEMORY_FOLDER, os.W_OK | os.X_OK):
+        # The suite's own, removed when it ends (the test processes each get a folder inside it).
+        config.option.basetemp = tempfile.mkdtemp(prefix="newsroom-tests-", dir=MEMORY_FOLDER)
+        config.add_cleanup(functools.partial(shutil.rmtree, config.option.basetemp, True))
     config.addinivalue_line("markers", "sqlite_only(why): its PostgreSQL leg is not run (suite time); by default "
                                        "because what it checks does not depend on the database")
     config.addinivalue_line("markers", "long: runs for minutes of the suite's time; started before the others, so "
