@@ -31,7 +31,7 @@ hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" i
 POSTGRES_ENV = "NEWSROOM_TEST_POSTGRES"
 
 # The suite runs a test process on every core (pyproject's `-n auto`): a build forking render workers of its own
-# besides would have the cores take turns, for a fifth more CPU (a sample build 0.69 → 0.91 CPU-s). The commands
+# besides would have the cores take turns, for a third more CPU (a sample build 0.69 → 0.91 CPU-s). The commands
 # the tests run render in their own process; the tests of the render workers ask for two (--jobs 2).
 os.environ["NEWSROOM_JOBS"] = "1"
 

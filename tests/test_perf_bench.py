@@ -227,14 +227,14 @@ def test_the_benchmark_prints_and_writes_every_step_at_two_scales(tmp_path: Path
     import subprocess
 
     report = tmp_path / "bench.json"
-    done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "run.py"), "--scale", "0.05", "--runs", "1",
+    done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "run.py"), "--scale", "0.02", "--runs", "1",
                            "--json", str(report)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     import run
 
     found = json.loads(report.read_text(encoding="utf-8"))
     small, large = found["results"]
-    assert (small["scale"], large["scale"]) == (0.005, 0.05) and large["issues"] > small["issues"]
+    assert (small["scale"], large["scale"]) == (0.002, 0.02) and large["issues"] > small["issues"]
     for result in (small, large):
         steps = result["steps"]
         assert list(steps) == list(run.STEPS)
@@ -251,7 +251,7 @@ def test_the_benchmark_prints_and_writes_every_step_at_two_scales(tmp_path: Path
     rows = [line for line in done.stdout.splitlines() if re.match(r"full build +[\d.]+ ", line)]
     assert [(float(row.split()[2]), float(row.split()[4])) for row in rows] == [
         (round(r["steps"]["full build"]["wall"], 2), round(r["steps"]["full build"]["cpu"], 2)) for r in found["results"]]
-    assert re.search(r"^full build time ratio, scale 0.05 / 0.005: [\d.]+", done.stdout, re.M)
+    assert re.search(r"^full build time ratio, scale 0.02 / 0.002: [\d.]+", done.stdout, re.M)
 
 
 def test_the_generator_asks_for_a_new_database_file_and_leaves_an_existing_one_alone(tmp_path: Path):
