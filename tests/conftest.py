@@ -19,6 +19,7 @@ from click.testing import CliRunner, Result
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from newsroom.build.rendering import workers
 from newsroom.cli import main
 
 # Property-based tests: reproducible in CI (CI=1 or HYPOTHESIS_PROFILE=ci), exploring anew on a workstation.
@@ -69,11 +70,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     timer, PostgreSQL, a preview's next poll) while their builds render in their own process (NEWSROOM_JOBS
     above): with one process a core, a core idled through each wait (three files of the suite: 152 s with two
     processes, 119 s with three, 128 s with four, on two cores)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return cores + 1
+    return workers() + 1
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
