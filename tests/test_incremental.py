@@ -1821,6 +1821,38 @@ def test_a_remade_feed_makes_again_only_the_issues_and_stories_whose_reads_chang
     assert _same_tree(site, full) == []
 
 
+def test_a_correction_to_one_story_remakes_the_feeds_that_show_it_alone(sample_cli, tmp_path, monkeypatch):
+    """An edit of a published story is a correction, which dates the story's feed items (`updated`): its
+    issue's feeds and its section's are made again, in each language, and no other section's, though each
+    shows stories of the same issue. The feeds are what a full build makes."""
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    monkeypatch.setattr(rendering, "workers", lambda: 1)  # the works run here, where they are counted
+    made: list[tuple[str, str]] = []
+    real = feeds.section_items
+    monkeypatch.setattr(feeds, "section_items", lambda planner, section, *rest: made.append(
+        (planner.lang, section)) or real(planner, section, *rest))
+    latest = max(publication.load(path)["number"] for path in publication.files("issue"))
+    stories = [publication.load(path) for path in publication.files("story")]
+    sections = {story["section"] for story in stories if story["issue"] == latest}
+    path, record = next((path, record) for path, record in zip(publication.files("story"), stories)
+                        if record["issue"] == latest and record["section"] == "policy")
+    assert len(sections) > 1  # other sections' feeds show stories of that issue too
+    record["en"]["body"] = (record["en"].get("body") or "") + "\n\nA later paragraph, in English alone."
+    publication.save(path, record)
+    publication.build(site)
+    assert sorted(made) == [("en", "policy"), ("hu", "policy")]
+    for lang in ("hu", "en"):
+        feed = feedparser.parse((site / lang / "feeds" / "section-policy.atom").read_bytes())
+        item = next(entry for entry in feed.entries if entry.link.endswith(f"#story-{record['slug']}"))
+        assert item.updated_parsed > item.published_parsed, item  # dated by the correction
+    full = tmp_path / "full"
+    publication.build(full, "--full")
+    assert _same_tree(site / "en" / "feeds", full / "en" / "feeds") == []
+    assert _same_tree(site / "hu" / "feeds", full / "hu" / "feeds") == []
+
+
 @pytest.mark.sqlite_only
 def test_a_catalog_change_remakes_its_language_s_pages_alone(sample_cli, tmp_path, monkeypatch):
     """An interface string translated anew (the English catalog's "In the news") is an input of every

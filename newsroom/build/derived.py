@@ -86,6 +86,10 @@ class Derived:
     #: tag slug → its names in the site file ({lang: name}). A page that shows a tag depends on its names, not
     #: on the whole list: a tag renamed remakes the pages that show it.
     tag_names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: story → when a correction last named it in its issue (absent: never). A feed's item for a story depends on
+    #: this, not on every correction of its issue: an edit to one story of the latest issue remakes the feeds
+    #: that show it, not every section's.
+    story_corrected: Mapping[str, dt.datetime] = field(default_factory=dict)
 
 
 def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
@@ -196,7 +200,19 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
                     for lang in settings.languages},
                    lettered,
                    {f"{lang}/{slug}": token for slug, (_, tokens) in matched.items() for lang, token in tokens.items()},
-                   content.vocabulary("tags"))
+                   content.vocabulary("tags"), story_corrected(content))
+
+
+def story_corrected(content: Content) -> dict[str, dt.datetime]:
+    """{story: the time of the last correction naming it in the issue it is in} (see `Derived.story_corrected`)."""
+    found: dict[str, dt.datetime] = {}
+    for number, corrections in content.corrections.items():
+        for correction in corrections:
+            story = content.stories.get(correction.record_key) if correction.record_kind == "story" else None
+            if story is not None and story.data["issue"] == number:
+                slug = correction.record_key
+                found[slug] = max(found[slug], correction.changed_at) if slug in found else correction.changed_at
+    return found
 
 
 def issue_line(content: Content, number: int, lang: str) -> tuple[int, str]:

@@ -79,6 +79,9 @@ class IssuePages:
 
     def last_corrected(self, number: int, story: str | None = None) -> dt.datetime | None:
         """When issue `number` (or its story `story`) was last corrected, as this language shows it."""
+        record = self.content.stories.get(story) if story is not None else None
+        if record is not None and record.data["issue"] == number:  # its own corrections, shown where it is
+            return self.derived.story_corrected.get(story) if self.available(record) else None
         return max((c.changed_at for c in self.content.corrections.get(number, ())
                     if (story is None or (c.record_kind == "story" and c.record_key == story))
                     and self.correction_shown(number, c)), default=None)
