@@ -108,11 +108,14 @@ def stale_groups(tracked: tuple[TrackedContent, Derived], settings: Settings, no
                 if output.fingerprint == _group_fingerprint(inputs, index, lang)]
         feed_templates = "|".join(renderer.fingerprint(name, lang) for name in FEED_TEMPLATES)
         remember = Remembered(parts, values, content.tracker, f"{inputs}|{feed_templates}", f"feeds/{lang}")
-        groups = {  # a feed's parts are kept as its group's (see making._forget_unshown_parts)
-            **{f"{remember.scope}/{name}": make  # the group its parts are kept under (Remembered.within)
-               for name, make in feed_groups(content, derived, settings, lang, remember.within).items()},
+        # The search index first: the longest of a language's groups to make, it is started first (see
+        # largest_first), while the other worker makes the feeds.
+        groups = {
             index: partial(_search_index, partial(Planner, content, derived, settings, lang, now), folder, out,
                            last if len(last) == len(members.get(index, [])) else []),
+            # a feed's parts are kept as its group's (see making._forget_unshown_parts)
+            **{f"{remember.scope}/{name}": make  # the group its parts are kept under (Remembered.within)
+               for name, make in feed_groups(content, derived, settings, lang, remember.within).items()},
         }
         for group, make in groups.items():
             fingerprint = _group_fingerprint(f"{inputs}|{feed_templates}" if group != index else inputs, group, lang)
