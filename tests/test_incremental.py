@@ -1853,6 +1853,38 @@ def test_a_correction_to_one_story_remakes_the_feeds_that_show_it_alone(sample_c
     assert _same_tree(site / "hu" / "feeds", full / "hu" / "feeds") == []
 
 
+def test_a_section_s_feed_is_remade_when_a_story_it_shows_changes_not_when_an_older_one_is_retagged(
+        sample_cli, tmp_path, monkeypatch):
+    """A section's feed reads its own list of the newest stories and those stories: retagging a story of the
+    first issue (which no feed shows) remakes none of the section feeds, retagging one that its section's feed
+    shows remakes that feed alone, in each language, and the feeds are what a full build makes."""
+    (sample_cli.cwd / "newsroom.toml").write_text("feed_limit = 3\n", encoding="utf-8")  # the older ones unshown
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    monkeypatch.setattr(rendering, "workers", lambda: 1)  # the works run here, where they are counted
+    made: list[tuple[str, str]] = []
+    real = feeds.section_items
+    monkeypatch.setattr(feeds, "section_items", lambda planner, section, *rest: made.append(
+        (planner.lang, section)) or real(planner, section, *rest))
+    shown = {entry.link.rpartition("#story-")[2]
+             for path in site.glob("en/feeds/section-*.atom") for entry in feedparser.parse(path.read_bytes()).entries}
+    stories = [(path, publication.load(path)) for path in publication.files("story")]
+    oldest = min(record["issue"] for _, record in stories)
+    for issue, expected in ((oldest, []), (max(record["issue"] for _, record in stories), ["en", "hu"])):
+        path, record = next((path, record) for path, record in stories if record["issue"] == issue)
+        assert (record["slug"] in shown) == bool(expected)
+        record["tags"] = [*(record.get("tags") or []), "retagged"]
+        publication.save(path, record)
+        made.clear()
+        publication.build(site)
+        assert sorted(made) == [(lang, record["section"]) for lang in expected], issue
+    full = tmp_path / "full"
+    publication.build(full, "--full")
+    for lang in ("hu", "en"):
+        assert _same_tree(site / lang / "feeds", full / lang / "feeds") == []
+
+
 @pytest.mark.sqlite_only
 def test_a_catalog_change_remakes_its_language_s_pages_alone(sample_cli, tmp_path, monkeypatch):
     """An interface string translated anew (the English catalog's "In the news") is an input of every

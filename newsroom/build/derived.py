@@ -18,7 +18,7 @@ from glossary.mentions import entry_labels, in_the_news, matched_terms, matchers
 from glossary.views import letter_groups
 from issues.archive import issue_date, tag_slug
 from issues.dates import format_week
-from issues.visibility import is_public, visible_numbers
+from issues.visibility import is_public, publication_time, visible_numbers
 from newsroom.build.memos import Memo
 from newsroom.build.model import Content, Record
 from newsroom.drafts import unwritten_names
@@ -90,6 +90,10 @@ class Derived:
     #: this, not on every correction of its issue: an edit to one story of the latest issue remakes the feeds
     #: that show it, not every section's.
     story_corrected: Mapping[str, dt.datetime] = field(default_factory=dict)
+    #: section → the stories its feeds show, newest first (see `section_feeds`). A section's feed depends on its
+    #: own list (and those stories), not on every story's facts: a story of another section, or one retagged in
+    #: the archive, leaves it alone.
+    section_feeds: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def languages_of(record: Record, settings: Settings) -> tuple[str, ...]:
@@ -200,7 +204,7 @@ def derive(content: Content, settings: Settings, drafts: bool, now: dt.datetime 
                     for lang in settings.languages},
                    lettered,
                    {f"{lang}/{slug}": token for slug, (_, tokens) in matched.items() for lang, token in tokens.items()},
-                   content.vocabulary("tags"), story_corrected(content))
+                   content.vocabulary("tags"), story_corrected(content), section_feeds(content, public, settings))
 
 
 def story_corrected(content: Content) -> dict[str, dt.datetime]:
@@ -213,6 +217,21 @@ def story_corrected(content: Content) -> dict[str, dt.datetime]:
                 slug = correction.record_key
                 found[slug] = max(found[slug], correction.changed_at) if slug in found else correction.changed_at
     return found
+
+
+def section_feeds(content: Content, public: Sequence[int], settings: Settings) -> dict[str, tuple[str, ...]]:
+    """{section: the stories of the public issues (`public`, newest first) in it, at most `feed_limit`, newest
+    first: by their issue's publication, then their place in it, then the issues' order, then key}."""
+    rank = {number: index for index, number in enumerate(public)}
+    times = {number: publication_time(content.issues[number], settings.zone).timestamp() for number in rank}
+    found: dict[str, list[tuple[float, int, int, str]]] = {}
+    for slug, story in content.stories.items():
+        number = story.data["issue"]
+        if number in rank:
+            found.setdefault(story.data["section"], []).append((-times[number], story.data["position"], rank[number],
+                                                                slug))
+    return {section: tuple(row[3] for row in sorted(rows)[:settings.feed_limit])
+            for section, rows in sorted(found.items())}
 
 
 def issue_line(content: Content, number: int, lang: str) -> tuple[int, str]:

@@ -247,16 +247,12 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
     HTML remembered by `remember`), with the section's name and their tags' as their categories, each once."""
     content, settings, lang = planner.content, planner.settings, planner.lang
     name = planner.names("sections").get(section, section)
-    # Chosen by each story's facts (issue, section, position), so the feed reads only the text of
-    # the stories it shows: an edit to an older story leaves it alone. Ties keep the issues' order.
-    rank = {number: index for index, number in enumerate(published_issues(planner.derived))}
-    times = {number: publication_time(content.issues[number], settings.zone) for number in rank}
-    chosen = [(times[facts[0]], facts[2], rank[facts[0]], key) for key, facts in planner.derived.story_facts.items()
-              if facts[0] in rank and facts[1] == section]
-    chosen.sort(key=lambda row: (-row[0].timestamp(), row[1], row[2]))
+    # Chosen once per build for every section (`Derived.section_feeds`), so the feed reads its own list and only
+    # the stories it shows: an edit to an older story, or to another section's, leaves it alone.
     template = _entry_template(planner, STORY_TEMPLATE)
-    for published, _position, _rank, key in chosen[: settings.feed_limit]:
+    for key in planner.derived.section_feeds.get(section, ()):
         story = content.stories[key]
+        published = publication_time(content.issues[story.data["issue"]], settings.zone)
         text = planner.text(story)[0]
         page = settings.base_url + urls.issue(lang, story.data["issue"])
         yield FeedItem(
