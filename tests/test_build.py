@@ -10,6 +10,7 @@ import signal
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -17,7 +18,7 @@ import html5lib
 import pytest
 from conftest import POSTGRES_ENV, Cli, Databases, Templates
 from sitebuild import OWN_SITE
-from stopping import SAID_GAP_SECONDS, WITH_WORKERS, ended, stopped_with_a_stuck_worker
+from stopping import SAID_GAP_SECONDS, STUCK_WORKER, TIMEOUT, WITH_WORKERS, ended, stopped_with_a_stuck_worker
 
 from newsroom.build import rendering
 from newsroom.build.page_specs import PageSpec
@@ -294,6 +295,61 @@ def test_a_build_stopped_by_kill_ends_at_once_and_leaves_its_folder_as_it_was(sa
     assert ended(worker)
     assert _tree(site) == before
     assert sorted(site.parent.iterdir()) == beside  # its new tree too (a `.NAME.new-…` folder) is gone
+
+
+@pytest.mark.sqlite_only("a signal's handling does not depend on the database")
+@pytest.mark.skipif(not hasattr(os, "openpty") or not Path("/proc/self/task").is_dir(),
+                    reason="a real hang-up needs a pseudo-terminal, and seeing a worker ended Linux's /proc")
+def test_a_build_whose_terminal_hangs_up_ends_at_once_and_leaves_its_folder_as_it_was(sample_cli, site):
+    """A real hang-up, as when an ssh connection drops: `newsroom build` runs in a session of its own whose
+    controlling terminal (its input, output and errors) is a pseudo-terminal, and the terminal's other end is
+    closed as the build waits for its render workers, one stuck at its work: the kernel sends SIGHUP to the
+    terminal's processes. The build ends at once, with its workers, exit 1, though what it would say can no longer
+    be written anywhere; the folder is as before it, byte for byte, with nothing of the build's beside it."""
+    import fcntl
+    import select
+    import termios
+
+    before, beside = _tree(site), sorted(site.parent.iterdir())
+    controller, terminal = os.openpty()
+
+    def controlled_by_the_terminal() -> None:  # in the child, a session leader: its first terminal opened
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    process = subprocess.Popen([sys.executable, "-c", STUCK_WORKER, "--db", sample_cli.db_url, "build", "--full",
+                                "--out", str(site), "--base-url", BASE], cwd=sample_cli.cwd,
+                               env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), **WITH_WORKERS},
+                               stdin=terminal, stdout=terminal, stderr=terminal, start_new_session=True,
+                               preexec_fn=controlled_by_the_terminal)
+    os.close(terminal)
+    try:
+        shown, deadline, worker = b"", time.monotonic() + TIMEOUT, None
+        while worker is None and time.monotonic() < deadline:
+            if select.select([controller], [], [], 0.1)[0]:
+                try:
+                    shown += os.read(controller, 65536)
+                except OSError:  # the command ended, and with it the terminal's last user
+                    break
+            found = re.search(rb"a render worker is stuck: (\d+)", shown)
+            worker = int(found.group(1)) if found else None
+        if worker is None:
+            pytest.skip(f"the build forked no worker that could be seen before it ended: {shown[-500:]!r}")
+        os.close(controller)  # the terminal hangs up
+        controller = -1
+        code = process.wait(timeout=TIMEOUT)
+    finally:
+        if controller >= 0:
+            os.close(controller)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert code == 1
+    deadline = time.monotonic() + TIMEOUT
+    while not ended(worker) and time.monotonic() < deadline:  # reaped by the build, or by init once it is gone
+        time.sleep(0.05)
+    assert ended(worker)
+    assert _tree(site) == before
+    assert sorted(site.parent.iterdir()) == beside
 
 
 #: `newsroom ARGS` sent the signal $STOP (`kill`'s SIGTERM by default) by itself once its build has replaced the
