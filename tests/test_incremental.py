@@ -1821,6 +1821,17 @@ def test_a_remade_feed_makes_again_only_the_issues_and_stories_whose_reads_chang
     assert _same_tree(site, full) == []
 
 
+def _section_feeds_made(monkeypatch) -> list[tuple[str, str]]:
+    """The section feeds the builds from now on make, as (language, section): the works run in this process,
+    where they are counted."""
+    monkeypatch.setattr(rendering, "workers", lambda: 1)
+    made: list[tuple[str, str]] = []
+    real = feeds.section_items
+    monkeypatch.setattr(feeds, "section_items", lambda planner, section, *rest: made.append(
+        (planner.lang, section)) or real(planner, section, *rest))
+    return made
+
+
 def test_a_correction_to_one_story_remakes_the_feeds_that_show_it_alone(sample_cli, tmp_path, monkeypatch):
     """An edit of a published story is a correction, which dates the story's feed items (`updated`): its
     issue's feeds and its section's are made again, in each language, and no other section's, though each
@@ -1828,11 +1839,7 @@ def test_a_correction_to_one_story_remakes_the_feeds_that_show_it_alone(sample_c
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"
     publication.build(site)
-    monkeypatch.setattr(rendering, "workers", lambda: 1)  # the works run here, where they are counted
-    made: list[tuple[str, str]] = []
-    real = feeds.section_items
-    monkeypatch.setattr(feeds, "section_items", lambda planner, section, *rest: made.append(
-        (planner.lang, section)) or real(planner, section, *rest))
+    made = _section_feeds_made(monkeypatch)
     latest = max(publication.load(path)["number"] for path in publication.files("issue"))
     stories = [publication.load(path) for path in publication.files("story")]
     sections = {story["section"] for story in stories if story["issue"] == latest}
@@ -1862,11 +1869,7 @@ def test_a_section_s_feed_is_remade_when_a_story_it_shows_changes_not_when_an_ol
     publication = Publication(sample_cli, tmp_path)
     site = tmp_path / "site"
     publication.build(site)
-    monkeypatch.setattr(rendering, "workers", lambda: 1)  # the works run here, where they are counted
-    made: list[tuple[str, str]] = []
-    real = feeds.section_items
-    monkeypatch.setattr(feeds, "section_items", lambda planner, section, *rest: made.append(
-        (planner.lang, section)) or real(planner, section, *rest))
+    made = _section_feeds_made(monkeypatch)
     shown = {entry.link.rpartition("#story-")[2]
              for path in site.glob("en/feeds/section-*.atom") for entry in feedparser.parse(path.read_bytes()).entries}
     stories = [(path, publication.load(path)) for path in publication.files("story")]
