@@ -57,11 +57,31 @@ def pytest_configure(config: pytest.Config) -> None:
             and os.access(MEMORY_FOLDER, os.W_OK | os.X_OK):
         # The suite's own, removed when it ends (the test processes each get a folder inside it).
         config.option.basetemp = tempfile.mkdtemp(prefix="newsroom-tests-", dir=MEMORY_FOLDER)
-        config.add_cleanup(functools.partial(shutil.rmtree, config.option.basetemp, True))
+        config.add_cleanup(functools.partial(_removed_unless_failed, config))
     config.addinivalue_line("markers", "sqlite_only(why): its PostgreSQL leg is not run (suite time); by default "
                                        "because what it checks does not depend on the database")
     config.addinivalue_line("markers", "long: runs for minutes of the suite's time; started before the others, so "
                                        "that no core is left running it alone at the end")
+
+
+def _removed_unless_failed(config: pytest.Config) -> None:
+    """The suite's own temporary folders (see pytest_configure) removed as the run ends, unless a test failed:
+    then kept for a look at what its commands made (pytest_terminal_summary says where)."""
+    if not getattr(config, "_newsroom_failed", False):
+        shutil.rmtree(config.option.basetemp, ignore_errors=True)
+
+
+@pytest.hookimpl(tryfirst=True)  # before the terminal's summary, which asks
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config._newsroom_failed = exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    basetemp = config.option.basetemp
+    if basetemp and str(basetemp).startswith(f"{MEMORY_FOLDER}{os.sep}newsroom-tests-") \
+            and getattr(config, "_newsroom_failed", False):
+        terminalreporter.write_line(f"the failed run's temporary folders are kept in {basetemp} (in memory): "
+                                    f"remove it when done, `rm -r {basetemp}`")
 
 
 @pytest.hookimpl(optionalhook=True)
