@@ -1113,9 +1113,9 @@ def test_stopped_a_third_time_as_the_first_build_waits_for_a_stuck_worker_the_pr
     (folder,) = temporary.glob("newsroom-preview-*")
     assert code == 1 and said == [
         "stopping: waiting for the build's render workers to end",
-        "stopping: still waiting for the build's render workers to end; stopped once more (Ctrl-C, `kill`) or by "
-        f"`kill -9`, the preview ends at once, its render workers ended by force, and leaves its folder {folder} "
-        "(the site with its drafts) to remove by hand",
+        "stopping: still waiting for the build's render workers to end; stopped once more (Ctrl-C, `kill`, its "
+        "terminal closing) or by `kill -9`, the preview ends at once, its render workers ended by force, and leaves "
+        f"its folder {folder} (the site with its drafts) to remove by hand",
         f"Error: stopped without waiting for the build under way: the preview's folder {folder}, which it was "
         "writing into, is left as it is (the site with its drafts): remove it"], said
     assert ended(worker)
@@ -1184,9 +1184,9 @@ def test_stopped_again_while_a_build_runs_the_preview_says_it_still_waits(databa
     time, it ends at once, exit 1, and names the folder it leaves, the site with its drafts, to remove."""
     code, rest, folder = _stopped_while_held(databases.new("sample"), tmp_path, "build", third, [
         "stopping: waiting for the build under way to end, which writes into the preview's folder",
-        "stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`) or by "
-        "`kill -9`, the preview ends at once and leaves its folder {folder} (the site with its drafts) to "
-        "remove by hand"])
+        "stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`, its terminal "
+        "closing) or by `kill -9`, the preview ends at once and leaves its folder {folder} (the site with its "
+        "drafts) to remove by hand"])
     if third:
         assert code == 1 and rest == (f"Error: stopped without waiting for the build under way: the preview's "
                                       f"folder {folder}, which it was writing into, is left as it is (the site "
@@ -1208,9 +1208,9 @@ def test_stopped_again_while_an_import_runs_the_preview_says_it_waits_for_the_im
     may not be stored, its folder removed (nothing writes into it)."""
     code, rest, folder = _stopped_while_held(databases.new("sample"), tmp_path, "import", third, [
         "stopping: waiting for the import under way to end, which stores the saved content files in the database",
-        "stopping: still waiting for the import under way to end; stopped once more (Ctrl-C, `kill`), the preview "
-        "ends at once, and the saved files it was importing may not be stored (an import stores all of its files "
-        "or none)"])
+        "stopping: still waiting for the import under way to end; stopped once more (Ctrl-C, `kill`, its terminal "
+        "closing), the preview ends at once, and the saved files it was importing may not be stored (an import "
+        "stores all of its files or none)"])
     if third:
         assert code == 1 and rest == ("Error: stopped without waiting for the import under way: the saved files it "
                                       "was importing may not be stored (an import stores all of its files or none): "
