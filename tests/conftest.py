@@ -64,22 +64,26 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "that no core is left running it alone at the end")
 
 
+#: Whether the run failed (see pytest_sessionfinish), in the run's config.
+FAILED = pytest.StashKey[bool]()
+
+
 def _removed_unless_failed(config: pytest.Config) -> None:
     """The suite's own temporary folders (see pytest_configure) removed as the run ends, unless a test failed:
     then kept for a look at what its commands made (pytest_terminal_summary says where)."""
-    if not getattr(config, "_newsroom_failed", False):
+    if not config.stash.get(FAILED, False):
         shutil.rmtree(config.option.basetemp, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)  # before the terminal's summary, which asks
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    session.config._newsroom_failed = exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
+    session.config.stash[FAILED] = exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
     basetemp = config.option.basetemp
-    if basetemp and str(basetemp).startswith(f"{MEMORY_FOLDER}{os.sep}newsroom-tests-") \
-            and getattr(config, "_newsroom_failed", False):
+    ours = basetemp and str(basetemp).startswith(f"{MEMORY_FOLDER}{os.sep}newsroom-tests-")
+    if ours and config.stash.get(FAILED, False):
         terminalreporter.write_line(f"the failed run's temporary folders are kept in {basetemp} (in memory): "
                                     f"remove it when done, `rm -r {basetemp}`")
 

@@ -313,7 +313,7 @@ def test_a_build_whose_terminal_hangs_up_ends_at_once_and_leaves_its_folder_as_i
     before, beside = _tree(site), sorted(site.parent.iterdir())
     controller, terminal = os.openpty()
 
-    def controlled_by_the_terminal() -> None:  # in the child, a session leader: its first terminal opened
+    def controlled_by_the_terminal() -> None:  # in the child, a session's leader: its input's terminal becomes its own
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
     process = subprocess.Popen([sys.executable, "-c", STUCK_WORKER, "--db", sample_cli.db_url, "build", "--full",
