@@ -308,8 +308,10 @@ def _linking(content: Content, settings: Settings, changed: Collection[str]) -> 
     found = set(changed)
     if not addresses:
         return found
-    # An issue's number may be written with leading zeros (`issue:015`, as its file is named): the same issue.
-    naming = re.compile("|".join(re.escape(address).replace("issue:", "issue:0*") for address in sorted(addresses)))
+    # An issue's number may be written with leading zeros (`issue:015`, as its file is named): the same issue; and a
+    # link's kind in any case (`Issue:15`, see links._classify).
+    naming = re.compile("|".join(re.escape(address).replace("issue:", "issue:0*") for address in sorted(addresses)),
+                        re.IGNORECASE)
     for records in (content.entries, content.pages, content.issues, content.stories):
         for record in records.values():
             if any(naming.search(text) for text in markdown_texts(record, settings.languages)):
