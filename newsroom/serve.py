@@ -54,6 +54,8 @@ STOP_SAID_SECONDS = 1.0
 WAITED_FOR = {"build": "the build under way to end, which writes into the preview's folder",
               "import": "the import under way to end, which stores the saved content files in the database",
               None: "the preview's watch of the files and the database to end"}
+#: How the preview's lines name a stop that comes while it is stopping: any of its stops (see cli/serve.py).
+STOPPED_AGAIN = "stopped once more (Ctrl-C, `kill`, its terminal closing)"
 
 
 class Preview:
@@ -78,9 +80,9 @@ class Preview:
         # The preview's folder (`out`, or one that holds it), which a stop at once leaves, named (see stopped_again).
         self.folder = folder if folder is not None else self.out
         # What stops do as the first build, in the caller's thread, waits for its render workers (see run_all).
-        self.stopping = Stopping(say, "stopped once more (Ctrl-C, `kill`, its terminal closing) or by `kill -9`, the "
-                                      "preview ends at once, its render workers ended by force, and leaves its folder "
-                                      f"{self.folder} (the site with its drafts) to remove by hand")
+        self.stopping = Stopping(say, f"{STOPPED_AGAIN} or by `kill -9`, the preview ends at once, its render workers "
+                                      f"ended by force, and leaves its folder {self.folder} (the site with its drafts) "
+                                      "to remove by hand")
         self.content = [Path(folder).resolve() for folder in content]
         self.database_file = database_file.resolve() if database_file else None
         # The folder the build renders with: newsroom.toml's `templates`, else the bundled one.
@@ -168,13 +170,13 @@ class Preview:
             raise KeyboardInterrupt
         self._stopped_again = self._waiting_said = True
         if under_way == "build":
-            self.say("stopping: still waiting for the build under way to end; stopped once more (Ctrl-C, `kill`, its "
-                     "terminal closing) or by `kill -9`, the preview ends at once and leaves its folder "
-                     f"{folder or self.folder} (the site with its drafts) to remove by hand")
+            self.say(f"stopping: still waiting for the build under way to end; {STOPPED_AGAIN} or by `kill -9`, the "
+                     f"preview ends at once and leaves its folder {folder or self.folder} (the site with its drafts) "
+                     "to remove by hand")
         else:
-            self.say("stopping: still waiting for the import under way to end; stopped once more (Ctrl-C, `kill`, its "
-                     "terminal closing), the preview ends at once, and the saved files it was importing may not be "
-                     "stored (an import stores all of its files or none)")
+            self.say(f"stopping: still waiting for the import under way to end; {STOPPED_AGAIN}, the preview ends at "
+                     "once, and the saved files it was importing may not be stored (an import stores all of its files "
+                     "or none)")
 
     def _stop_threads(self) -> None:
         """Shut the server down and wait for the watcher's round, saying after a second what is waited for. The

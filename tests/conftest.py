@@ -49,6 +49,10 @@ def _backends() -> list:
 #: builds write thousands of files, and one costs ~5 times the CPU on a disk's file system (0.24 ms against 0.04 ms
 #: on two cores with ext4).
 MEMORY_FOLDER = Path("/dev/shm")
+#: The run's temporary folder, when it is the suite's own (see pytest_configure), and whether the run failed (see
+#: pytest_sessionfinish), in the run's config.
+OURS = pytest.StashKey[str]()
+FAILED = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own makes the temporary folders' factory from the option
@@ -56,7 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.option.basetemp is None and not hasattr(config, "workerinput") and MEMORY_FOLDER.is_dir() \
             and os.access(MEMORY_FOLDER, os.W_OK | os.X_OK):
         # The suite's own, removed when it ends (the test processes each get a folder inside it).
-        config.option.basetemp = tempfile.mkdtemp(prefix="newsroom-tests-", dir=MEMORY_FOLDER)
+        config.option.basetemp = config.stash[OURS] = tempfile.mkdtemp(prefix="newsroom-tests-", dir=MEMORY_FOLDER)
         config.add_cleanup(functools.partial(_removed_unless_failed, config))
     config.addinivalue_line("markers", "sqlite_only(why): its PostgreSQL leg is not run (suite time); by default "
                                        "because what it checks does not depend on the database")
@@ -64,15 +68,11 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "that no core is left running it alone at the end")
 
 
-#: Whether the run failed (see pytest_sessionfinish), in the run's config.
-FAILED = pytest.StashKey[bool]()
-
-
 def _removed_unless_failed(config: pytest.Config) -> None:
     """The suite's own temporary folders (see pytest_configure) removed as the run ends, unless a test failed:
     then kept for a look at what its commands made (pytest_terminal_summary says where)."""
     if not config.stash.get(FAILED, False):
-        shutil.rmtree(config.option.basetemp, ignore_errors=True)
+        shutil.rmtree(config.stash[OURS], ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)  # before the terminal's summary, which asks
@@ -81,11 +81,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-    basetemp = config.option.basetemp
-    ours = basetemp and str(basetemp).startswith(f"{MEMORY_FOLDER}{os.sep}newsroom-tests-")
-    if ours and config.stash.get(FAILED, False):
-        terminalreporter.write_line(f"the failed run's temporary folders are kept in {basetemp} (in memory): "
-                                    f"remove it when done, `rm -r {basetemp}`")
+    kept = config.stash.get(OURS, None)
+    if kept is not None and config.stash.get(FAILED, False):
+        terminalreporter.write_line(f"the failed run's temporary folders are kept in {kept} (in memory): "
+                                    f"remove it when done, `rm -r {kept}`")
 
 
 @pytest.hookimpl(optionalhook=True)

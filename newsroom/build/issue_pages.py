@@ -77,14 +77,15 @@ class IssuePages:
             "modified_date": dt.datetime.fromisoformat(modified).astimezone(zone).date() if modified else None,
         }
 
-    def last_corrected(self, number: int, story: str | None = None) -> dt.datetime | None:
-        """When issue `number` (or its story `story`) was last corrected, as this language shows it."""
-        record = self.content.stories.get(story) if story is not None else None
-        if record is not None and record.data["issue"] == number:  # its own corrections, shown where it is
-            return self.derived.story_corrected.get(story) if self.available(record) else None
-        return max((c.changed_at for c in self.content.corrections.get(number, ())
-                    if (story is None or (c.record_kind == "story" and c.record_key == story))
-                    and self.correction_shown(number, c)), default=None)
+    def last_corrected(self, number: int) -> dt.datetime | None:
+        """When issue `number` was last corrected, as this language shows it."""
+        return max((c.changed_at for c in self.content.corrections.get(number, ()) if self.correction_shown(number, c)),
+                   default=None)
+
+    def story_corrected(self, story: Record) -> dt.datetime | None:
+        """When `story` was last corrected in its issue, as this language shows it (where the story appears, see
+        correction_shown): read as its own value (`Derived.story_corrected`), not from every correction of its issue."""
+        return self.derived.story_corrected.get(story.key) if self.available(story) else None
 
     def removed_headlines(self, number: int, story: str) -> Mapping[str, str] | None:
         """The headlines a story deleted from issue `number`, or moved out of it, had there."""

@@ -259,7 +259,7 @@ def section_items(planner: Planner, section: str, remember: Remember = _made) ->
             id=tag_id(settings, f"{lang}/stories/{(story.data.get('formerly') or [story.key])[0]}"),
             title=text.get("headline") or story.key,
             link=f"{page}#story-{story.key}", published=published,
-            updated=planner.last_corrected(story.data["issue"], story.key),
+            updated=planner.story_corrected(story),
             summary=plain_text(text.get("summary") or ""),
             content=remember(f"{lang}/story/{story.key}/{page}", partial(story_html, planner, story, template, page)),
             categories=tuple(dict.fromkeys((name, *planner.tag_names(story.data.get("tags") or ())))),
