@@ -16,6 +16,7 @@ import random
 import re
 import shutil
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from sitebuild import ISSUE_15_STORY, SPECIAL_ISSUE_15, language_switch, parse
 from sqlalchemy import select
 
 from issues.models import Story
-from newsroom import PROJECT_ROOT
+from newsroom import PROJECT_ROOT, checks
 from newsroom.build import rendering
 from newsroom.db.session import make_engine, transaction
 from newsroom.render import feeds
@@ -67,22 +68,23 @@ class Publication:
         # Deliberate edits: no stale-file guard.
         self.run("import", "--force", "--correction", "--reason", "corrected", *options, str(path))
 
-    def run(self, *args: str) -> str:
+    def run(self, *args: str, said: str = "stdout") -> str:
         """A command on the publication's clock: scheduled issues appear, and are recorded as published,
-        when it passes their time (not when the real one does); returns its output."""
+        when it passes their time (not when the real one does); returns its output (`said="stderr"`: its
+        warnings and errors)."""
         before = os.environ.get(NOW_ENV)
         os.environ[NOW_ENV] = self.clock.isoformat()
         try:
-            return self.cli(*args).stdout
+            return getattr(self.cli(*args), said)
         finally:
             if before is None:
                 os.environ.pop(NOW_ENV, None)
             else:
                 os.environ[NOW_ENV] = before
 
-    def build(self, out: Path, *extra: str) -> str:
+    def build(self, out: Path, *extra: str, said: str = "stdout") -> str:
         return self.run("build", "--out", str(out), "--base-url", BASE, "--templates", str(self.templates),
-                        "--email-out", str(self.root / "email"), *extra)
+                        "--email-out", str(self.root / "email"), *extra, said=said)
 
     # -- edits -----------------------------------------------------------------
     def edit_story(self) -> str:
@@ -1858,6 +1860,35 @@ def test_a_correction_to_one_story_remakes_the_feeds_that_show_it_alone(sample_c
     publication.build(full, "--full")
     assert _same_tree(site / "en" / "feeds", full / "en" / "feeds") == []
     assert _same_tree(site / "hu" / "feeds", full / "hu" / "feeds") == []
+
+
+@pytest.mark.sqlite_only("what a build checks does not depend on the database")
+def test_the_glossary_s_relations_and_shared_names_are_checked_again_only_after_an_entry_changed(
+        sample_cli, tmp_path, monkeypatch):
+    """The relation graph's problems and the names two entries share read the entries alone: a build after an
+    edit of a story says the same warnings without looking for them again, one after an edit of an entry looks
+    again and says what it found."""
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    (path, entry), (_, other) = [(path, publication.load(path)) for path in publication.files("entry")][:2]
+    entry["en"]["aliases"] = [*(entry["en"].get("aliases") or []), other["en"]["headword"]]
+    publication.save(path, entry)
+    shared = f"{other['en']['headword']!r} is also a name of entry {entry['slug']!r}"  # said at the other
+    assert shared in publication.build(site, said="stderr")
+    looked: list[str] = []
+    for name in ("graph_problems", "label_clashes"):
+        monkeypatch.setattr(checks, name, partial(_counted, looked, name, getattr(checks, name)))
+    publication.edit_story_body()
+    assert shared in publication.build(site, said="stderr") and looked == []
+    entry["en"]["aliases"] = entry["en"]["aliases"][:-1]
+    publication.save(path, entry)
+    looked.clear()  # the import's own check of the change looks too
+    assert shared not in publication.build(site, said="stderr") and looked == ["graph_problems", "label_clashes"]
+
+
+def _counted(calls: list[str], name: str, real: Callable[..., Any], *args: Any) -> Any:
+    calls.append(name)
+    return real(*args)
 
 
 def test_a_section_s_feed_is_remade_when_a_story_it_shows_changes_not_when_an_older_one_is_retagged(

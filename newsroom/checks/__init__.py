@@ -60,7 +60,7 @@ def check_content(content: Content, settings: Settings, today: dt.date, *,
     """
     records = _checked_records(content, only, recheck)
     problems = [*_own_problems(records, content, settings, complete_translations, memo),
-                *_issue_problems(content, settings), *_content_wide_problems(content, settings, today),
+                *_issue_problems(content, settings), *_content_wide_problems(content, settings, today, memo),
                 *_story_problems(content, settings)]
     if only is not None:
         problems = [problem for problem in problems if problem.location in only]
@@ -107,9 +107,10 @@ def _issue_problems(content: Content, settings: Settings) -> Iterator[Diagnostic
             yield from _early(issue, settings)
 
 
-def _content_wide_problems(content: Content, settings: Settings, today: dt.date) -> Iterator[Diagnostic]:
+def _content_wide_problems(content: Content, settings: Settings, today: dt.date,
+                           memo: Memo | None = None) -> Iterator[Diagnostic]:
     """What no record has alone: shared weeks and places, clashing names and slugs, pages, the site's own
-    needs, the glossary's graph and staleness."""
+    needs, the glossary's graph and staleness (those of the glossary alone looked up in `memo` if given)."""
     yield from _overlapping_weeks(content)
     yield from _shared_places(content)
     yield from tag_clashes(content)
@@ -119,10 +120,27 @@ def _content_wide_problems(content: Content, settings: Settings, today: dt.date)
     yield from _site_names(content, settings.languages)
     yield from site_unshowable(content)
     yield from vocabulary_problems(content, settings.languages)
-    yield from graph_problems(content, settings.languages)
-    yield from label_clashes(content, settings.languages)
+    yield from _glossary_problems(content, settings.languages, memo)
     yield from _stale(content, settings, today)
     yield from provenance_problems(content)
+
+
+def _glossary_problems(content: Content, languages: tuple[str, ...], memo: Memo | None) -> list[Diagnostic]:
+    """The relation graph's problems and the names two entries share: they read the entries alone (and the
+    languages), so a build looks them up in its `memo` while no entry changed — an edit of a story or an issue
+    does not check the glossary's thousands of names again."""
+    if memo is None:
+        return [*graph_problems(content, languages), *label_clashes(content, languages)]
+    # An entry's record is made under the site's settings (see model.load_content): they are part of the key.
+    entries = [(slug, entry.content_hash, entry.version) for slug, entry in content.entries.items()]
+    key = hashlib.sha1(repr(("glossary-wide", languages, content.site, entries))
+                       .encode("utf-8", "surrogatepass")).hexdigest()
+    known = memo.get(key)
+    if known is not None:
+        return [Diagnostic(*problem) for problem in known]
+    found = [*graph_problems(content, languages), *label_clashes(content, languages)]
+    memo.put(key, [astuple(problem) for problem in found])
+    return found
 
 
 def _page_problems(content: Content, today: dt.date) -> Iterator[Diagnostic]:
