@@ -431,6 +431,47 @@ def test_an_index_updated_from_the_last_one_has_the_bytes_of_one_made_anew(first
     assert index_files(after, LastIndex.of([doc.digest() for doc in before], files)) == index_files(after)
 
 
+@given(st.lists(st.tuples(st.sampled_from(["entry", "story"]), _WORDS, _WORDS), min_size=20, max_size=80),
+       st.lists(st.tuples(st.sampled_from(["retitle", "edit", "append", "drop last"]), st.integers(0, 10_000),
+                          _WORDS), max_size=8))
+def test_an_update_orders_the_glossary_s_hits_as_an_index_made_anew_and_reorders_them_only_when_they_changed(
+        first, edits):
+    # Entries' hits come in the order of their headwords (`hit_order`): an update in which an entry was renamed,
+    # edited, added or dropped orders them again; one in which only stories changed keeps the last index's order,
+    # without asking any entry for its place (at least 20 documents, at most 8 edits: an update, not an index
+    # made anew, which a change of more than half the documents is).
+    asked: list[int] = []
+
+    def sources(items):
+        return [DocumentSource(kind, title, f"/{kind}/{number}", (title,), f"{title}|{text}",
+                               (lambda text=text: (text,)),
+                               hit_order=(lambda title=title, number=number: asked.append(number) or (title,))
+                               if kind == "entry" else tuple)
+                for number, (kind, title, text) in enumerate(items)]
+
+    items = list(first)
+    before = sources(items)
+    files = index_files(before)
+    glossary_changed = False
+    for kind, where, word in edits:
+        at = where % len(items)
+        if kind == "append":
+            items.append(("entry" if where % 2 else "story", word, word))
+            touched = items[-1][0] == "entry"
+        elif kind == "drop last":
+            touched = len(items) > 1 and items.pop()[0] == "entry"
+        else:
+            touched = items[at][0] == "entry"
+            items[at] = ((items[at][0], word, items[at][2]) if kind == "retitle"
+                         else (*items[at][:2], f"{items[at][2]} {word}"))
+        glossary_changed |= touched
+    after = sources(items)
+    asked.clear()
+    updated = index_files(after, LastIndex.of([doc.digest() for doc in before], files))
+    assert asked == [] or glossary_changed
+    assert updated == index_files(after)
+
+
 def test_an_entry_is_found_by_its_english_term_and_its_names_in_the_other_language(site):
     # "in English: data center" on the Hungarian page, and the Hungarian headword and aliases on the English one.
     hu, en = site / "hu/search/index", site / "en/search/index"

@@ -170,8 +170,9 @@ class DocumentSource:
     text_lang: str = ""
     #: Plain text shown for a hit (a reference page's summary), when it is not the first Markdown text's.
     snippet: str = ""
-    #: As SearchDocument's: no part of the document's tokens or row (meta.json lists it), so not of its digest.
-    hit_order: tuple[object, ...] = ()
+    #: As SearchDocument's, asked for when the order of the glossary's hits is made again (see `index_files`):
+    #: no part of the document's tokens or row (meta.json lists it), so not of its digest.
+    hit_order: Callable[[], tuple[object, ...]] = field(default=tuple, compare=False, repr=False)
 
     def digest(self) -> str:
         """The same digest, the same document (tokens and chunk row); computed once (an index update
@@ -188,7 +189,7 @@ class DocumentSource:
         plain = [plain_text(text) for text in self.markdown()]
         snippet = _snippet(self.snippet or (plain[0] if plain else ""))
         return SearchDocument(self.kind, self.title, self.url, snippet, " ".join([*self.words, *plain]),
-                              self.names, self.text_lang, self.hit_order)
+                              self.names, self.text_lang, self.hit_order())
 
 
 def _snippet(text: str) -> str:
@@ -219,11 +220,13 @@ def _row(doc: SearchDocument) -> list[str]:
 
 @dataclass(frozen=True)
 class LastIndex:
-    """An index as the last build made it: its documents' digests, its shard and chunk files."""
+    """An index as the last build made it: its documents' digests, its shard and chunk files, and the ids of
+    its entries and reference pages in the order of their hits (None if its meta.json does not say)."""
 
     digests: list[str]
     shards: list[bytes]
     chunks: dict[int, bytes]
+    entries: list[int] | None = None
 
     @classmethod
     def of(cls, digests: list[str], files: Mapping[str, bytes], folder: str = "") -> LastIndex:
@@ -231,7 +234,9 @@ class LastIndex:
         shards = [data for path, data in sorted(files.items()) if path.startswith(folder + "shards/")]
         chunks = {int(path[len(folder + "docs/"):-len(".json")]): data for path, data in files.items()
                   if path.startswith(folder + "docs/")}
-        return cls(digests, shards, chunks)
+        meta = files.get(folder + "meta.json")
+        entries = orjson.loads(meta).get("entries") if meta is not None else None
+        return cls(digests, shards, chunks, entries if isinstance(entries, list) else None)
 
 
 def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex | None = None) -> dict[str, bytes]:
@@ -307,8 +312,7 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
             shards[half] = _json(dict(sorted(tokens_.items())))
     # Hits are shown entries and reference pages first, in their `hit_order`, then tags, then stories and issues
     # newest first: the ids of the entries and reference pages in that order, and the tags' ids.
-    entries = sorted((number for number, item in enumerate(docs) if item.kind in GLOSSARY_KINDS),
-                     key=lambda number: (docs[number].hit_order, number))
+    entries = _hit_ordered(docs, last, changed, gone)
     tags = [number for number, item in enumerate(docs) if item.kind == "tag"]
     files = {"meta.json": _json({"version": INDEX_FORMAT, "documents": len(docs), "chunk": CHUNK,
                                  "shards": sorted(shards), "entries": entries, "tags": tags})}
@@ -326,6 +330,22 @@ def index_files(docs: Iterable[SearchDocument | DocumentSource], last: LastIndex
         files[name] = _json([_row(doc(number)) if number in fresh or number - start >= len(rows)
                              else rows[number - start] for number in numbers])
     return files
+
+
+def _hit_ordered(docs: list[SearchDocument | DocumentSource], last: LastIndex | None, changed: set[int] | None,
+                 gone: set[int]) -> list[int]:
+    """The ids of the entries and reference pages in the order of their hits (see `index_files`). An update in
+    which none of them changed, came or went keeps the last index's: the same documents at the same ids, each
+    with its title and address, so in the same order (its headwords' dictionary keys are not made again)."""
+    glossary = [number for number, item in enumerate(docs) if item.kind in GLOSSARY_KINDS]
+    if changed is not None and last is not None and last.entries is not None \
+            and (changed | gone).isdisjoint(last.entries) and changed.isdisjoint(glossary):
+        return last.entries
+    return sorted(glossary, key=lambda number: (_hit_order(docs[number]), number))
+
+
+def _hit_order(item: SearchDocument | DocumentSource) -> tuple[object, ...]:
+    return item.hit_order() if isinstance(item, DocumentSource) else item.hit_order
 
 
 def _json(value: object) -> bytes:

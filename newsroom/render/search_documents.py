@@ -104,7 +104,7 @@ def _entry_source(planner: Planner, slug: str) -> DocumentSource:
     return DocumentSource("entry", headword, planner.href(urls.entry(planner.lang, slug)),
                           names, f"{entry.content_hash}.{entry.version}", partial(_fields, text, "definition"),
                           "\n".join(names), "" if text_lang == planner.lang else text_lang,
-                          hit_order=_hit_order(0, headword, slug, planner.lang))
+                          hit_order=partial(_hit_order, 0, headword, slug, planner.lang))
 
 
 def _hit_order(kind: int, shown: str, slug: str, lang: str) -> tuple[object, ...]:
@@ -200,7 +200,7 @@ def _reference_source(planner: Planner, slug: str) -> DocumentSource:
     return DocumentSource("reference", title, planner.href(urls.reference(planner.lang, slug)), tuple(words),
                           f"{page.content_hash}.{page.version}", partial(_reference_texts, sections), title,
                           "" if text_lang == planner.lang else text_lang, summary,
-                          hit_order=_hit_order(1, title, slug, planner.lang))
+                          hit_order=partial(_hit_order, 1, title, slug, planner.lang))
 
 
 def _table_words(table: Mapping[str, Any] | None) -> list[str]:
