@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Row, Select, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from issues.models import Issue, Story
@@ -108,17 +109,19 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
     A change to a story counts for the issue it was in (its revision's snapshot says which) and for the
     one it moved to or was added to: a story moved out of a published issue, or deleted, is listed there.
     """
-    query = select(Issue).where(Issue.status == "published").order_by(Issue.number)
+    # Plain rows, not ORM objects: a build reads every revision of every issue and story (thousands), and
+    # making objects of them, kept in the session's identity map, cost it more than the rest of this.
+    query = select(Issue.number, Issue.published_at).where(Issue.status == "published").order_by(Issue.number)
     if number is not None:
         query = query.where(Issue.number == number)
-    issues = {issue.number: issue for issue in session.scalars(query)}
+    issues = {issue.number: issue for issue in session.execute(query)}
     if not issues:
         return {}
     current = dict(session.execute(select(Story.slug, Issue.number).join(Issue, Story.issue_id == Issue.id)).all())
-    revisions = session.scalars(select(Revision).where(Revision.record_kind.in_(("issue", "story"))).order_by(
-        Revision.id)).all()
-    issue_revisions: dict[int, list[Revision]] = {}
-    of_story: dict[str, list[Revision]] = {}
+    revisions = session.execute(select(*_REVISION_COLUMNS).where(Revision.record_kind.in_(("issue", "story")))
+                                .order_by(Revision.id)).all()
+    issue_revisions: dict[int, list[Row[Any]]] = {}
+    of_story: dict[str, list[Row[Any]]] = {}
     for revision in revisions:
         if UNPUBLISHED in revision.changed_fields:
             continue  # a story's creation before readers saw its issue
@@ -126,7 +129,7 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
             of_story.setdefault(revision.record_key, []).append(revision)
         elif revision.record_key.isdigit() and int(revision.record_key) in issues:
             issue_revisions.setdefault(int(revision.record_key), []).append(revision)
-    story_revisions: dict[int, list[tuple[Revision, str | None]]] = {}  # (revision, MOVED/MOVED_IN or None)
+    story_revisions: dict[int, list[tuple[Row[Any], str | None]]] = {}  # (revision, MOVED/MOVED_IN or None)
     for slug, kept in of_story.items():
         for i, revision in enumerate(kept):
             before = revision.snapshot.get("issue")  # None for a "created" mark
@@ -146,8 +149,14 @@ def all_corrections(session: Session, number: int | None = None) -> dict[int, li
     return dict(sorted(found.items()))
 
 
-def _after_publication(issue: Issue, issue_revisions: list[Revision],
-                       story_revisions: list[tuple[Revision, str | None]]) -> list[Correction]:
+#: What `all_corrections` reads of a revision.
+_REVISION_COLUMNS = (Revision.record_kind, Revision.record_key, Revision.snapshot, Revision.changed_fields,
+                     Revision.changed_at, Revision.changed_by, Revision.reason, Revision.reason_lang)
+
+
+def _after_publication(issue: Row[Any], issue_revisions: list[Row[Any]],
+                       story_revisions: list[tuple[Row[Any], str | None]]) -> list[Correction]:
+    """The corrections of `issue` (its number and publication time) from the revisions of it and its stories."""
     # An issue stored as published without its time (before the content files were checked for it;
     # `check` names it): published, as far as corrections go, when a revision last made it so.
     published_from = issue.published_at or dt.datetime.min.replace(tzinfo=dt.timezone.utc)
