@@ -373,6 +373,33 @@ def test_a_list_longer_than_one_postgresql_statement_takes_is_read(sample_cli, d
     assert planned.stdout.startswith("issue 13: would send 65536, 0 already sent"), planned.stdout
 
 
+def test_a_list_stores_its_new_subscribers_and_the_language_each_known_one_is_listed_in_now(sample_cli):
+    """The subscribers of a list come back in its order, each in the language it lists them in: a known one keeps
+    its row and token and takes the new language, a new one is added."""
+    import datetime as dt
+
+    from newsroom.db.session import session_factory
+    from newsroom.mail.subscribers import ListedSubscriber, store_subscribers
+
+    engine = make_engine(sample_cli.db_url)
+    now = dt.datetime(2026, 11, 30, tzinfo=dt.timezone.utc)
+
+    def listed(*items: tuple[str, str]) -> list:
+        with session_factory(engine)() as session, session.begin():
+            return store_subscribers(session, [ListedSubscriber(line, address, lang)
+                                               for line, (address, lang) in enumerate(items, 2)], "5e" * 32, now)
+
+    first = listed(("anna@example.org", "hu"), ("bela@example.org", "en"))
+    again = listed(("bela@example.org", "hu"), ("cili@example.org", "en"), ("anna@example.org", "hu"))
+    engine.dispose()
+    assert [(row.email, row.lang) for row in again] == [
+        ("bela@example.org", "hu"), ("cili@example.org", "en"), ("anna@example.org", "hu")]
+    assert {row.email: (row.id, row.token) for row in again}.items() >= {
+        row.email: (row.id, row.token) for row in first}.items()
+    assert len({row.id for row in again}) == 3
+    assert _scalar(sample_cli.db_url, "SELECT lang FROM subscribers WHERE email = 'bela@example.org'") == "hu"
+
+
 def test_a_refused_recipient_is_reported_not_recorded_and_sent_on_the_next_run(sample_cli, smtp, subscribers):
     mailbox, server = smtp
     mailbox.refuse = {"eva@example.org"}
