@@ -375,7 +375,8 @@ def test_a_list_longer_than_one_postgresql_statement_takes_is_read(sample_cli, d
 
 def test_a_list_stores_its_new_subscribers_and_the_language_each_known_one_is_listed_in_now(sample_cli):
     """The subscribers of a list come back in its order, each in the language it lists them in: a known one keeps
-    its row and token and takes the new language, a new one is added."""
+    its row and token and takes the new language, a new one is added (through the domain API: a list file names
+    an address once, `parse_subscribers` says so of a second line)."""
     import datetime as dt
 
     from newsroom.db.session import session_factory
@@ -391,13 +392,17 @@ def test_a_list_stores_its_new_subscribers_and_the_language_each_known_one_is_li
 
     first = listed(("anna@example.org", "hu"), ("bela@example.org", "en"))
     again = listed(("bela@example.org", "hu"), ("cili@example.org", "en"), ("anna@example.org", "hu"))
+    twice = listed(("cili@example.org", "hu"), ("dora@example.org", "hu"), ("cili@example.org", "en"))
     engine.dispose()
+    assert [(row.email, row.lang) for row in twice] == [  # an address listed twice: its last line's language
+        ("cili@example.org", "en"), ("dora@example.org", "hu"), ("cili@example.org", "en")]
     assert [(row.email, row.lang) for row in again] == [
         ("bela@example.org", "hu"), ("cili@example.org", "en"), ("anna@example.org", "hu")]
     assert {row.email: (row.id, row.token) for row in again}.items() >= {
         row.email: (row.id, row.token) for row in first}.items()
     assert len({row.id for row in again}) == 3
     assert _scalar(sample_cli.db_url, "SELECT lang FROM subscribers WHERE email = 'bela@example.org'") == "hu"
+    assert _scalar(sample_cli.db_url, "SELECT lang FROM subscribers WHERE email = 'cili@example.org'") == "en"
 
 
 def test_a_refused_recipient_is_reported_not_recorded_and_sent_on_the_next_run(sample_cli, smtp, subscribers):
