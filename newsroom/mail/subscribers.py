@@ -160,14 +160,15 @@ def store_subscribers(session: Session, listed: Iterable[ListedSubscriber], secr
             relisted.setdefault(langs[row.id], []).append(row.id)
     for lang, ids in relisted.items():
         for chunk in _chunks(ids):
-            session.execute(update(Subscriber.__table__).where(Subscriber.__table__.c.id.in_(chunk)).values(lang=lang))
+            session.execute(update(_TABLE).where(_TABLE.c.id.in_(chunk)).values(lang=lang))
     return [StoredSubscriber(row.id, item.email, langs[row.id], row.token)
             for item in listed for row in (stored[item.email],)]
 
 
+#: The subscribers' table, which a list is stored into and read from as plain rows.
+_TABLE = Subscriber.__table__
 #: What a stored subscriber is read as.
-_COLUMNS = (Subscriber.__table__.c.id, Subscriber.__table__.c.email, Subscriber.__table__.c.lang,
-            Subscriber.__table__.c.token)
+_COLUMNS = (_TABLE.c.id, _TABLE.c.email, _TABLE.c.lang, _TABLE.c.token)
 
 
 def _stored(session: Session, addresses: list[str]) -> dict[str, StoredSubscriber]:
@@ -202,9 +203,8 @@ def _inserted(session: Session, new: list[dict[str, Any]], now: dt.datetime) -> 
     names = ("email", "lang", "token")
     rows = func.unnest(*(bindparam(name, [row[name] for row in new], type_=postgresql.ARRAY(String))
                          for name in names)).table_valued(*names).render_derived()
-    table = Subscriber.__table__
-    listed = select(*(rows.c[name] for name in names), bindparam("now", now, type_=table.c.created_at.type))
-    inserted = session.execute(postgresql.insert(table).from_select([*names, "created_at"], listed)
+    listed = select(*(rows.c[name] for name in names), bindparam("now", now, type_=_TABLE.c.created_at.type))
+    inserted = session.execute(postgresql.insert(_TABLE).from_select([*names, "created_at"], listed)
                                .on_conflict_do_nothing(index_elements=["email"]).returning(*_COLUMNS))
     return {row.email: StoredSubscriber(*row) for row in inserted}
 
@@ -213,8 +213,8 @@ def _insert_new(session: Session) -> Insert:
     """An INSERT of subscribers that leaves out an address stored already (by another run meanwhile), on a
     database other than PostgreSQL (see `_inserted`)."""
     if session.get_bind().dialect.name == "sqlite":
-        return sqlite.insert(Subscriber.__table__).on_conflict_do_nothing(index_elements=["email"])
-    return insert(Subscriber.__table__)  # another database: a run at the same moment may still meet a duplicate
+        return sqlite.insert(_TABLE).on_conflict_do_nothing(index_elements=["email"])
+    return insert(_TABLE)  # another database: a run at the same moment may still meet a duplicate
 
 
 def unsubscribed_ids(session: Session) -> set[int]:

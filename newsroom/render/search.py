@@ -341,10 +341,11 @@ def _hit_ordered(docs: list[SearchDocument | DocumentSource], last: LastIndex | 
     if changed is not None and last is not None and last.entries is not None \
             and (changed | gone).isdisjoint(last.entries) and changed.isdisjoint(glossary):
         return last.entries
-    return sorted(glossary, key=lambda number: (_hit_order(docs[number]), number))
+    return sorted(glossary, key=lambda number: (_hit_order_of(docs[number]), number))
 
 
-def _hit_order(item: SearchDocument | DocumentSource) -> tuple[object, ...]:
+def _hit_order_of(item: SearchDocument | DocumentSource) -> tuple[object, ...]:
+    """A document's `hit_order`: a source's asked for (see DocumentSource.hit_order)."""
     return item.hit_order() if isinstance(item, DocumentSource) else item.hit_order
 
 
