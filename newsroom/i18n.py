@@ -34,9 +34,23 @@ def catalog_path(lang: str, locale_dir: Path = LOCALE_DIR) -> Path:
 
 
 def catalog_digest(lang: str) -> str:
-    """A hash of `lang`'s catalog: an input of every page, feed and email in that language."""
+    """A hash of `lang`'s catalog: an input of every page, feed and email in that language. Read again only
+    when the file's size or modification time changes: a build asks for it with every feed's fingerprint
+    (hundreds of them at scale), as `translations` asks for the compiled catalog."""
     path = catalog_path(lang)
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "-"
+    try:
+        found = path.stat()
+    except OSError:
+        return "-"
+    return _file_digest(path, found.st_mtime_ns, found.st_size)
+
+
+@lru_cache(maxsize=16)
+def _file_digest(path: Path, _mtime_ns: int, _size: int) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:  # gone since it was looked at
+        return "-"
 
 
 @lru_cache(maxsize=16)
