@@ -1496,6 +1496,41 @@ def test_adding_an_entry_or_a_reference_page_writes_only_the_search_index_files_
     assert _same_tree(site, fresh) == []
 
 
+@pytest.mark.parametrize("databases", ["sqlite"], indirect=True)  # the store is no part of it
+def test_an_issue_whose_week_is_corrected_has_its_hit_show_the_new_week(sample_cli, tmp_path):
+    """An issue's hit says its number and week ("Issue 10 · Oct 12–18, 2026"); the index update works that line
+    out only for the documents it makes, and still remakes the issue's when only its week changed (after an
+    update that made other documents alone, too): in each language its row alone changes, and the index is the
+    one a full build makes."""
+    publication = Publication(sample_cli, tmp_path)
+    site = tmp_path / "site"
+    publication.build(site)
+    publication.edit_story()  # an update of both languages' indexes that makes that story's documents alone
+    path = publication.content / "issues" / "0010.yaml"
+    record = publication.load(path)
+    assert record["week"] == {"start": "2026-10-12", "end": "2026-10-18"}
+    record["week"] = {"start": "2026-10-05", "end": "2026-10-11"}
+    index, old, written, _ = _index_updated(publication, site, lambda: publication.save(path, record))
+    for lang, folder in index.items():
+        new = _index_files(folder)
+        changed = [(place, before, after) for place, (before, after) in
+                   enumerate(zip(_index_rows(old[lang]), _index_rows(new))) if before != after]
+        assert [(before[2], after[2]) for _, before, after in changed] == [(f"/{lang}/issues/10/",) * 2]
+        (place, before, after), = changed
+        assert before[3] == {"en": "Issue 10 · Oct 12–18, 2026",
+                             "hu": "10. szám · 2026. okt. 12–18."}[lang]
+        assert after[3] == {"en": "Issue 10 · Oct 5–11, 2026",
+                            "hu": "10. szám · 2026. okt. 5–11."}[lang]
+        assert [hit["snippet"] for hit in search(folder, "10") if hit["url"] == f"/{lang}/issues/10/"] == [after[3]]
+        # Its words are the same: of the index, its row's chunk alone is written.
+        chunk = json.loads(new["meta.json"])["chunk"]
+        assert [path for path in written if path.startswith(f"{lang}/")] == \
+            [f"{lang}/search/index/docs/{place // chunk}.json"]
+    fresh = tmp_path / "fresh"
+    publication.build(fresh, "--full")
+    assert _same_tree(site, fresh) == []
+
+
 def _index_updated(publication: Publication, site: Path, change: Callable[[], Any]) \
         -> tuple[dict[str, Path], dict[str, dict[str, bytes]], list[str], Any]:
     """Build `site`, make the `change`, build again: each language's search index folder, its files before the

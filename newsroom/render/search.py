@@ -170,6 +170,11 @@ class DocumentSource:
     text_lang: str = ""
     #: Plain text shown for a hit (a reference page's summary), when it is not the first Markdown text's.
     snippet: str = ""
+    #: Makes that text when the document is made, for a snippet decided by what makes the rest: by the record
+    #: (`identity`) and what the index is made with (the code, settings and catalog; a change of any of them
+    #: makes the index anew). An issue's week as its language writes it: worked out for the few documents made,
+    #: not for every issue on every update (Babel formats a week in a tenth of a millisecond).
+    made_snippet: Callable[[], str] | None = field(default=None, compare=False, repr=False)
     #: As SearchDocument's, asked for when the order of the glossary's hits is made again (see `index_files`):
     #: no part of the document's tokens or row (meta.json lists it), so not of its digest.
     hit_order: Callable[[], tuple[object, ...]] = field(default=tuple, compare=False, repr=False)
@@ -187,7 +192,8 @@ class DocumentSource:
 
     def document(self) -> SearchDocument:
         plain = [plain_text(text) for text in self.markdown()]
-        snippet = _snippet(self.snippet or (plain[0] if plain else ""))
+        shown = self.snippet or (self.made_snippet() if self.made_snippet is not None else "")
+        snippet = _snippet(shown or (plain[0] if plain else ""))
         return SearchDocument(self.kind, self.title, self.url, snippet, " ".join([*self.words, *plain]),
                               self.names, self.text_lang, self.hit_order())
 

@@ -153,6 +153,9 @@ def _issue_source(planner: Planner, number: int, catalogs: Sequence[NullTranslat
     issue = planner.content.issues[number]
     tracked, text_lang = planner.text(issue)
     text = whole_value(tracked)
+    # Its hit's snippet, the number and week as the language writes them, is worked out only if the document is made
+    # (see DocumentSource.made_snippet): the week is read here, so an update that keeps the document depends on it.
+    issue.data["week"]
     label = format_message(planner.gettext("Issue %(number)s"), {"number": number})
     labels = [format_message(catalog.gettext("Issue %(number)s"), {"number": number}) for catalog in catalogs]
     title = text.get("title") or label
@@ -160,7 +163,8 @@ def _issue_source(planner: Planner, number: int, catalogs: Sequence[NullTranslat
                                 if name.strip()))
     return DocumentSource("issue", title, planner.href(urls.issue(planner.lang, number)), names,
                           f"{issue.content_hash}.{issue.version}", partial(_fields, text, "lead"), "\n".join(names),
-                          "" if text_lang == planner.lang else text_lang, planner.issue_line(number))
+                          "" if text_lang == planner.lang else text_lang,
+                          made_snippet=partial(planner.issue_line, number))
 
 
 def _tag_source(planner: Planner, slug: str, listing: archive.TagListing,
