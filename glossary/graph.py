@@ -6,9 +6,8 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from newsroom.build.model import Content
-from newsroom.content.reader import stored_location
 from newsroom.content.schema import relation_name
-from newsroom.diagnostics import Diagnostic
+from newsroom.diagnostics import Diagnostic, stored_location
 from newsroom.drafts import draft_link_problem, is_draft
 
 #: Display groups of an entry page, in page order.

@@ -13,8 +13,8 @@ from typing import Any
 
 from newsroom.build.model import Content, Record
 from newsroom.content.field_values import UNSHOWABLE_RE
-from newsroom.content.yamlio import Path, dotted
-from newsroom.diagnostics import Diagnostic
+from newsroom.diagnostics import Diagnostic, dotted
+from newsroom.diagnostics import FieldPath as Path
 
 
 def record_unshowable(record: Record) -> Iterator[Diagnostic]:

@@ -19,6 +19,23 @@ def first_of(names: Sequence[str], shown: int = 3) -> str:
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
+#: Where a value is in a record: its keys and list indexes from the top ("hu", "affected", 1, "section").
+FieldPath = tuple[str | int, ...]
+
+
+def dotted(path: FieldPath) -> str:
+    """A value's place as a diagnostic names its field: "hu.affected[1].section"."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def stored_location(kind: str, key: str) -> str:
+    """Where `newsroom check` places a stored record's problems: `entry:gpu`, or `site` for the site file."""
+    return "site" if kind == "site" else f"{kind}:{key}"
+
+
 @dataclass(frozen=True, order=True)
 class Diagnostic:
     location: str  # "entries/trainium.yaml" or "entry:trainium"

@@ -20,12 +20,12 @@ from newsroom.cli import (NOW_ENV, App, content_errors, editor_name, pass_app, r
 from newsroom.content import manifest
 from newsroom.content.exporter import export_all
 from newsroom.content.importer import ImportResult, reference_problems
-from newsroom.content.reader import Reading, in_files, read_content, stored_location
+from newsroom.content.reader import Reading, in_files, read_content
 from newsroom.content.stored import stored_otherwise
 from newsroom.db.errors import cannot_connect, refused_role, shown
 from newsroom.db.migrate import SCHEMA_REVISION, copy_before_upgrade, current_revision, refuse_newer, upgrade
 from newsroom.db.session import busy, one_state
-from newsroom.diagnostics import ContentError, Diagnostic, first_of, place_order
+from newsroom.diagnostics import ContentError, Diagnostic, first_of, place_order, stored_location
 from newsroom.drafts import method_draft_problems, without_drafts
 from newsroom.models import SiteText, history_key
 from newsroom.public_address import AddressUse, public_address_problems

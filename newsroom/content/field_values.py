@@ -22,9 +22,9 @@ from newsroom.content.schema import (
     page_slug_problem,
     relation_name,
 )
-from newsroom.content.yamlio import Path, dotted
 from newsroom.db.base import SLUG_LENGTH
-from newsroom.diagnostics import Diagnostic
+from newsroom.diagnostics import Diagnostic, dotted
+from newsroom.diagnostics import FieldPath as Path
 from newsroom.i18n import is_language_tag
 from newsroom.reference_rules import blank, row_problems
 

@@ -14,11 +14,11 @@ from sqlalchemy.orm import Session
 from glossary.models import Entry, EntryText
 from issues.models import Issue, Story
 from newsroom.content.manifest import Base
-from newsroom.content.reader import FileRecord, LoadedRecord, in_files, stored_location
+from newsroom.content.reader import FileRecord, LoadedRecord, in_files
 from newsroom.content.records import VOCABULARIES, where_listed
 from newsroom.content.stored import stored_hashes
 from newsroom.content.upsert import upsert
-from newsroom.diagnostics import ContentError, Diagnostic, first_of
+from newsroom.diagnostics import ContentError, Diagnostic, first_of, stored_location
 from newsroom.models import VocabularyTerm, last_versions
 
 ORDER = ("site", "entry", "reference", "page", "issue", "story")

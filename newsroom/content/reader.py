@@ -12,7 +12,7 @@ from typing import Any
 from newsroom.content.schema import kinds
 from newsroom.content.validator import Validator
 from newsroom.content.yamlio import dotted, parse
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, stored_location
 
 SUFFIXES = (".yaml", ".yml")
 #: A content file larger than this is refused rather than read into memory.
@@ -98,11 +98,6 @@ def record_hash(record: dict[str, Any]) -> str:
     """A hash of the canonical record: equal content, equal hash."""
     encoded = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
-
-
-def stored_location(kind: str, key: str) -> str:
-    """Where `newsroom check` places a stored record's problems: `entry:gpu`, or `site` for the site file."""
-    return "site" if kind == "site" else f"{kind}:{key}"
 
 
 def record_key(kind: str, record: dict[str, Any]) -> str:

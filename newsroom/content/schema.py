@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from newsroom.build.urls import SITE_FOLDERS
-from newsroom.content.yamlio import Path
+from newsroom.diagnostics import FieldPath as Path
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MONTH_RE = re.compile(r"^(\d{4})-(\d{2})$")

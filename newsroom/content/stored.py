@@ -13,11 +13,11 @@ from glossary.models import Entry
 from glossary.records import entry_to_record
 from issues.models import Issue, Story
 from issues.records import issue_to_record, story_to_record
-from newsroom.content.reader import FileRecord, LoadedRecord, record_hash, stored_location
+from newsroom.content.reader import FileRecord, LoadedRecord, record_hash
 from newsroom.content.records import page_to_record, site_to_record
 from newsroom.content.schema import MAX_INT
 from newsroom.content.validator import Validator
-from newsroom.diagnostics import ContentError
+from newsroom.diagnostics import ContentError, stored_location
 from newsroom.models import Page
 
 

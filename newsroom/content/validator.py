@@ -24,8 +24,8 @@ from newsroom.content.schema import (
     publication_time_problem,
     week_problem,
 )
-from newsroom.content.yamlio import Path
 from newsroom.diagnostics import Diagnostic
+from newsroom.diagnostics import FieldPath as Path
 
 
 @dataclass

@@ -9,9 +9,9 @@ import orjson
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from newsroom.diagnostics import ContentError, Diagnostic
+from newsroom.diagnostics import ContentError, Diagnostic, FieldPath, dotted
 
-Path = tuple[str | int, ...]
+Path = FieldPath
 
 #: libyaml's parser when PyYAML was built with it (several times faster on large imports), else pure Python.
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -75,7 +75,7 @@ class _Builder:
             # An alias (*name) of a value anchored (&name) earlier. Content files have no use for them (an
             # export writes none), and aliases of aliases make a few lines stand for billions of values: it
             # is named, and stands for no value (the one it names is not read again).
-            self.problems.append(Diagnostic(self.location, where, _dotted(path), (
+            self.problems.append(Diagnostic(self.location, where, dotted(path), (
                 f"a YAML alias of the value at line {node.start_mark.line + 1}: content files take no anchors "
                 "(&name) or aliases (*name); write the value out")))
             return None
@@ -96,11 +96,11 @@ class _Builder:
             key = _scalar(self.loader, key_node) if isinstance(key_node, ScalarNode) else None
             line = key_node.start_mark.line + 1
             if not isinstance(key, (str, int)) or isinstance(key, bool):
-                self.problems.append(Diagnostic(self.location, line, _dotted(path), "keys must be plain names"))
+                self.problems.append(Diagnostic(self.location, line, dotted(path), "keys must be plain names"))
                 continue
             key = str(key)
             if key in result:
-                self.problems.append(Diagnostic(self.location, line, _dotted((*path, key)), (
+                self.problems.append(Diagnostic(self.location, line, dotted((*path, key)), (
                     f"duplicate key (also at line {self.lines[(*path, key)]}): keep one of them")))
                 continue
             result[key] = self.construct(value_node, (*path, key), line)
@@ -137,16 +137,6 @@ def plain(text: str) -> Any:
         return _scalar(loader, ScalarNode(tag, text))
     finally:
         loader.dispose()
-
-
-def _dotted(path: Path) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-dotted = _dotted
 
 
 class _NoAliases:
