@@ -1,18 +1,23 @@
-"""Gettext catalogs for interface strings, compiled from the `.po` files in memory.
+"""Gettext catalogs for interface strings, compiled from the `.po` files.
 
 Compiling at load time means there is no committed `.mo` file that can go
 stale: what the build uses is always what `locale/*/LC_MESSAGES/messages.po`
-says. Every function takes the language explicitly. Babel is imported when a
-catalog is first compiled: a build asks for the catalogs' digests before it
-knows whether anything changed (see build/pipeline.py), and one with nothing
-to do loads none of it.
+says. The compiled catalog is kept between processes (each command is one), in
+the folder where Jinja keeps the compiled templates, under a hash of the `.po`
+file's bytes: the next command reads it back instead of compiling again. Every
+function takes the language explicitly. Babel is imported when a catalog is
+first compiled: a build asks for the catalogs' digests before it knows whether
+anything changed (see build/pipeline.py), and one with nothing to do loads none
+of it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import os
 import re
+import struct
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,14 +58,36 @@ def _file_digest(path: Path, _mtime_ns: int, _size: int) -> str:
         return "-"
 
 
+#: The version of the compiled catalogs kept between processes (part of their names): one kept by other code is
+#: never read.
+KEPT_LAYOUT = 1
+
+
 @lru_cache(maxsize=16)
 def _compiled(path: Path, mtime_ns: int, lang: str) -> NullTranslations:
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
     from babel.support import Translations
 
-    with path.open("rb") as handle:
-        catalog = read_po(handle, locale=lang)
+    source = path.read_bytes()
+    kept = _kept_path(source, lang)
+    if kept is not None:
+        try:
+            with kept.open("rb") as handle:
+                return Translations(handle, domain=DOMAIN)
+        except (OSError, ValueError, LookupError, struct.error):  # none yet, or not a catalog: compiled again
+            pass
+    compiled = _compile(path, source, lang)
+    if kept is not None:
+        _keep(kept, compiled)
+    return Translations(io.BytesIO(compiled), domain=DOMAIN)
+
+
+def _compile(path: Path, source: bytes, lang: str) -> bytes:
+    """The `.mo` bytes of the catalog `source` (the file at `path`); ContentError naming each translation
+    whose placeholders are not its message's."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    catalog = read_po(io.BytesIO(source), locale=lang)
     # A translation whose placeholders are not its message's ("%(cnt)s" for "%(count)s") would fail on
     # every page that shows it: Babel's checkers find those before anything is rendered.
     problems = [Diagnostic(str(path), message.lineno, "", f"msgid {_first(message.id)!r}: {error}")
@@ -69,8 +96,42 @@ def _compiled(path: Path, mtime_ns: int, lang: str) -> NullTranslations:
         raise ContentError(problems)
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
-    buffer.seek(0)
-    return Translations(buffer, domain=DOMAIN)
+    return buffer.getvalue()
+
+
+def _kept_path(source: bytes, lang: str) -> Path | None:
+    """Where the catalog compiled from `source` is kept (compiled by this Babel and this code), or None
+    where there is no folder to keep it in. Only a catalog that passed the placeholder check is kept."""
+    import babel
+
+    folder = _kept_folder()
+    if folder is None:
+        return None
+    key = hashlib.sha256(b"\0".join([source, lang.encode(), babel.__version__.encode()])).hexdigest()
+    return folder / f"__newsroom_catalog_{KEPT_LAYOUT}_{key}.mo"
+
+
+@lru_cache(maxsize=1)
+def _kept_folder() -> Path | None:
+    """Jinja's folder for compiled templates, the user's own in the temporary folder (made private to them
+    and checked to be so); None where it cannot be made."""
+    from jinja2 import FileSystemBytecodeCache
+
+    try:
+        return Path(FileSystemBytecodeCache().directory)
+    except (OSError, RuntimeError):
+        return None
+
+
+def _keep(path: Path, data: bytes) -> None:
+    """Write `data` to `path` whole or not at all (a process reading it meanwhile finds none, or all of it);
+    a folder that refuses it only means the next process compiles again."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
 
 
 def _first(message_id: str | tuple[str, ...]) -> str:
