@@ -15,3 +15,20 @@ def project_folder(name: str) -> Path:
     """`templates` or `locale`: the installed package's copy, else the repository's."""
     installed = BUNDLED / name
     return installed if installed.is_dir() else PROJECT_ROOT / name
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write one file whole or not at all: under a temporary name beside it, then renamed over it, so a reader
+    (another process too) never sees half of it; the temporary file is removed if writing fails."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise

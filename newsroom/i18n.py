@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import re
 import struct
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from newsroom import project_folder
+from newsroom import project_folder, write_whole
 from newsroom.diagnostics import ContentError, Diagnostic
 
 if TYPE_CHECKING:
@@ -124,14 +123,12 @@ def _kept_folder() -> Path | None:
 
 
 def _keep(path: Path, data: bytes) -> None:
-    """Write `data` to `path` whole or not at all (a process reading it meanwhile finds none, or all of it);
-    a folder that refuses it only means the next process compiles again."""
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    """Keep `data` at `path`, whole (a process reading it meanwhile finds none, or all of it); a folder that
+    refuses it only means the next process compiles again."""
     try:
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
+        write_whole(path, data)
     except OSError:
-        temporary.unlink(missing_ok=True)
+        pass
 
 
 def _first(message_id: str | tuple[str, ...]) -> str:

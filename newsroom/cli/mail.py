@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 
 from issues.visibility import publication_time
+from newsroom import write_whole
 from newsroom.build.derived import Derived, derive
 from newsroom.build.model import Content, load_content
 from newsroom.cli import App, content_errors, pass_app, report
@@ -80,15 +80,6 @@ def _published_in(settings: Settings, languages: tuple[str, ...]) -> None:
                                      f"(`languages` in newsroom.toml)", param_hint="--lang")
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Write one file atomically: a reader never sees half an email."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(data)
-    os.replace(temporary, path)
-
-
 @click.command("email")
 @click.argument("wanted", metavar="NUMBER|latest", type=IssueNumber())
 @click.option("--lang", required=True, help="Language of the email (hu, en).")
@@ -106,7 +97,7 @@ def email_command(app: App, wanted: int | str, lang: str, out: Path, base_url: s
     number = _number(derived, wanted)
     made = render_email(content, derived, settings, lang, number, draft=draft)
     for relative, data in made.files():
-        _write(out / relative, data)
+        write_whole(out / relative, data)  # a reader never sees half an email
         app.say(str(out / relative))
     if not draft:  # a preview is for the editors, at whatever address they preview the site
         report(public_address_problems(settings, ("base_url",) if base_url else (), uses=AddressUse(
